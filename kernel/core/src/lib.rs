@@ -1,0 +1,1 @@
+//! Host-independent asahi UAPI kernel driver core for the M4

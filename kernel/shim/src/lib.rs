@@ -1,0 +1,1 @@
+//! LD_PRELOAD DRM shim presenting an M4 render node backed by agx16-kernel

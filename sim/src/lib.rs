@@ -1,0 +1,1 @@
+//! Functional model of the Apple M4 GPU

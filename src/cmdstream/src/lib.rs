@@ -1,0 +1,1 @@
+//! G16 command streams, state records, descriptors and image layouts

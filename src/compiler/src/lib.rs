@@ -1,0 +1,1 @@
+//! NIR to G16 machine code compiler

@@ -1,0 +1,1 @@
+//! Gallium pipe driver for the Apple M4 GPU

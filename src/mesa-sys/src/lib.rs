@@ -1,0 +1,1 @@
+//! bindgen bindings over Mesa's NIR and Gallium headers
