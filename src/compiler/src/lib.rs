@@ -1,1 +1,9 @@
-//! NIR to G16 machine code compiler
+//! agx16-compiler: NIR → SSA IR → optimisation → register allocation with spilling →
+//! scheduling with scoreboard slots → G16 machine code.
+
+pub mod error;
+pub mod eval;
+pub mod interp;
+pub mod ir;
+
+pub use error::CompileError;

@@ -1,0 +1,219 @@
+//! Operations of the SSA IR and what each one reads and writes.
+
+use super::types::Type;
+use std::fmt;
+
+/// Comparison condition. Integer compares carry signedness in [`Op::ICmp`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    Lt,
+    Ge,
+}
+
+/// Values the hardware provides per thread (read with `get_sr`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum SysVal {
+    /// Global invocation id, per axis (thread_position_in_grid).
+    GlobalId(u8),
+    /// Local invocation id, per axis.
+    LocalId(u8),
+    /// Workgroup id, per axis.
+    GroupId(u8),
+}
+
+/// Special-function-unit operations (all unary on floats).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Sfu {
+    Rcp,
+    Rsqrt,
+    Sqrt,
+    Exp2,
+    Log2,
+    Floor,
+    Ceil,
+    Trunc,
+    Rint,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Op {
+    // Float arithmetic; the operation width follows the destination type (f32 or f16).
+    FAdd,
+    FMul,
+    /// a * b + c
+    FFma,
+    FMin,
+    FMax,
+    Sfu(Sfu),
+    FCmp(Cmp),
+    // Integer arithmetic, wrapping.
+    IAdd,
+    ISub,
+    IMul,
+    IMin { signed: bool },
+    IMax { signed: bool },
+    ICmp { cond: Cmp, signed: bool },
+    And,
+    Or,
+    Xor,
+    Not,
+    /// Shift amounts use the low 5 bits (GLSL leaves larger shifts undefined).
+    Shl,
+    Shr { signed: bool },
+    // Conversions.
+    /// float → int, rounding toward zero, saturating at the type bounds, NaN → 0.
+    F2I { signed: bool },
+    /// int → float, round to nearest even.
+    I2F { signed: bool },
+    /// f32 → f16 or f16 → f32 (by destination type).
+    FConv,
+    /// bool ? a : b
+    Select,
+    /// Plain copy; register allocation and parallel-copy lowering produce these.
+    Copy,
+    Undef,
+    /// One source per CFG predecessor, in `Instr::phi_preds` order.
+    Phi,
+    /// Build a tuple from scalar sources.
+    Collect,
+    SysVal(SysVal),
+    /// `dst = buffer[binding][index]` for `comps` consecutive 32-bit elements (asynchronous on G16).
+    LoadGlobal { binding: u8 },
+    /// `buffer[binding][index] = value` (srcs: index, value tuple).
+    StoreGlobal { binding: u8 },
+    /// Store a register tuple to per-thread scratch slot `slot` (register allocation only).
+    Spill { slot: u32 },
+    /// Load a register tuple back from per-thread scratch slot `slot`.
+    Fill { slot: u32 },
+    // Terminators (last instruction of a block only).
+    Break,
+    Continue,
+    Return,
+    Discard,
+}
+
+impl Op {
+    /// Terminators end a block and transfer control structurally.
+    pub fn is_terminator(self) -> bool {
+        matches!(self, Op::Break | Op::Continue | Op::Return | Op::Discard)
+    }
+
+    /// Has an effect beyond its destination (must not be removed or reordered freely).
+    pub fn has_side_effect(self) -> bool {
+        matches!(self, Op::StoreGlobal { .. } | Op::Spill { .. }) || self.is_terminator()
+    }
+
+    /// Completes asynchronously: consumers must name a scoreboard slot.
+    pub fn is_async(self) -> bool {
+        matches!(self, Op::LoadGlobal { .. } | Op::Fill { .. })
+    }
+
+    /// Reads memory that a store may write.
+    pub fn reads_memory(self) -> bool {
+        matches!(self, Op::LoadGlobal { .. } | Op::Fill { .. })
+    }
+
+    pub fn writes_memory(self) -> bool {
+        matches!(self, Op::StoreGlobal { .. } | Op::Spill { .. })
+    }
+
+    /// Float ops take float source modifiers (neg/abs) and a saturate flag.
+    pub fn takes_float_modifiers(self) -> bool {
+        matches!(
+            self,
+            Op::FAdd | Op::FMul | Op::FFma | Op::FMin | Op::FMax | Op::Sfu(_) | Op::FCmp(_)
+        )
+    }
+
+    /// Order of operands does not matter (for a * b, not the addend of FMA).
+    pub fn is_commutative(self) -> bool {
+        matches!(
+            self,
+            Op::FAdd
+                | Op::FMul
+                | Op::FMin
+                | Op::FMax
+                | Op::IAdd
+                | Op::IMul
+                | Op::IMin { .. }
+                | Op::IMax { .. }
+                | Op::And
+                | Op::Or
+                | Op::Xor
+        )
+    }
+
+    /// The type the op reads its sources as, given the destination type and source index.
+    /// `None` means "same as the source value's own type" (copies, phis, stores).
+    pub fn src_type(self, dst: Type, idx: usize) -> Option<Type> {
+        match self {
+            Op::FCmp(_) => None,
+            Op::ICmp { .. } => None,
+            Op::F2I { .. } => None,
+            Op::I2F { .. } => None,
+            Op::FConv => Some(if dst == Type::F16 { Type::F32 } else { Type::F16 }),
+            Op::Select if idx == 0 => Some(Type::Bool),
+            Op::LoadGlobal { .. } | Op::StoreGlobal { .. } if idx == 0 => Some(Type::I32),
+            Op::Shl | Op::Shr { .. } if idx == 1 => Some(Type::I32),
+            Op::Select | Op::Copy | Op::Phi | Op::Collect => None,
+            Op::StoreGlobal { .. } | Op::Spill { .. } => None,
+            _ => Some(dst),
+        }
+    }
+}
+
+impl fmt::Display for Op {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let cmp = |c: &Cmp| match c {
+            Cmp::Eq => "eq",
+            Cmp::Ne => "ne",
+            Cmp::Lt => "lt",
+            Cmp::Ge => "ge",
+        };
+        let su = |s: &bool| if *s { "s" } else { "u" };
+        match self {
+            Op::FAdd => write!(f, "fadd"),
+            Op::FMul => write!(f, "fmul"),
+            Op::FFma => write!(f, "ffma"),
+            Op::FMin => write!(f, "fmin"),
+            Op::FMax => write!(f, "fmax"),
+            Op::Sfu(s) => write!(f, "{}", format!("{s:?}").to_lowercase()),
+            Op::FCmp(c) => write!(f, "fcmp.{}", cmp(c)),
+            Op::IAdd => write!(f, "iadd"),
+            Op::ISub => write!(f, "isub"),
+            Op::IMul => write!(f, "imul"),
+            Op::IMin { signed } => write!(f, "imin.{}", su(signed)),
+            Op::IMax { signed } => write!(f, "imax.{}", su(signed)),
+            Op::ICmp { cond, signed } => write!(f, "icmp.{}.{}", cmp(cond), su(signed)),
+            Op::And => write!(f, "and"),
+            Op::Or => write!(f, "or"),
+            Op::Xor => write!(f, "xor"),
+            Op::Not => write!(f, "not"),
+            Op::Shl => write!(f, "shl"),
+            Op::Shr { signed } => write!(f, "shr.{}", su(signed)),
+            Op::F2I { signed } => write!(f, "f2i.{}", su(signed)),
+            Op::I2F { signed } => write!(f, "i2f.{}", su(signed)),
+            Op::FConv => write!(f, "fconv"),
+            Op::Select => write!(f, "select"),
+            Op::Copy => write!(f, "copy"),
+            Op::Undef => write!(f, "undef"),
+            Op::Phi => write!(f, "phi"),
+            Op::Collect => write!(f, "collect"),
+            Op::SysVal(s) => match s {
+                SysVal::GlobalId(a) => write!(f, "global_id.{}", b"xyz"[*a as usize] as char),
+                SysVal::LocalId(a) => write!(f, "local_id.{}", b"xyz"[*a as usize] as char),
+                SysVal::GroupId(a) => write!(f, "group_id.{}", b"xyz"[*a as usize] as char),
+            },
+            Op::LoadGlobal { binding } => write!(f, "load_global.b{binding}"),
+            Op::StoreGlobal { binding } => write!(f, "store_global.b{binding}"),
+            Op::Spill { slot } => write!(f, "spill.s{slot}"),
+            Op::Fill { slot } => write!(f, "fill.s{slot}"),
+            Op::Break => write!(f, "break"),
+            Op::Continue => write!(f, "continue"),
+            Op::Return => write!(f, "return"),
+            Op::Discard => write!(f, "discard"),
+        }
+    }
+}
