@@ -1,0 +1,90 @@
+//! GEM buffer objects.
+
+use crate::backing::Backing;
+use crate::errno::{Errno, KResult};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+const MMAP_OFFSET_SHIFT: u32 = 36;
+
+static NEXT_BO_ID: AtomicU64 = AtomicU64::new(1);
+
+pub struct Bo {
+    /// Device-unique identity (also keys dma-buf import).
+    pub id: u64,
+    pub size: u64,
+    pub flags: u32,
+    /// Owner file and VM for VM_PRIVATE objects (not exportable).
+    pub private_to: Option<(u64, u32)>,
+    /// Fake offset handed out by GEM_MMAP_OFFSET.
+    pub mmap_offset: u64,
+    backing: Box<dyn Backing>,
+    accounting: Arc<AtomicU64>,
+}
+
+impl Bo {
+    pub(crate) fn new(
+        size: u64,
+        flags: u32,
+        private_to: Option<(u64, u32)>,
+        backing: Box<dyn Backing>,
+        accounting: Arc<AtomicU64>,
+    ) -> Bo {
+        let id = NEXT_BO_ID.fetch_add(1, Ordering::Relaxed);
+        Bo {
+            id,
+            size,
+            flags,
+            private_to,
+            // The id in the high bits keeps fake offsets unique and aligned.
+            mmap_offset: id << MMAP_OFFSET_SHIFT,
+            backing,
+            accounting,
+        }
+    }
+
+    pub fn backing(&self) -> &dyn Backing {
+        &*self.backing
+    }
+
+    /// Copy out of the object. `offset..offset+out.len()` must be in bounds.
+    pub fn read(&self, offset: u64, out: &mut [u8]) -> KResult<()> {
+        self.check(offset, out.len())?;
+        // SAFETY: bounds checked; the backing lives as long as self.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                self.backing.ptr().add(offset as usize),
+                out.as_mut_ptr(),
+                out.len(),
+            )
+        };
+        Ok(())
+    }
+
+    pub fn write(&self, offset: u64, data: &[u8]) -> KResult<()> {
+        self.check(offset, data.len())?;
+        // SAFETY: bounds checked; the backing lives as long as self.
+        unsafe {
+            std::ptr::copy_nonoverlapping(
+                data.as_ptr(),
+                self.backing.ptr().add(offset as usize),
+                data.len(),
+            )
+        };
+        Ok(())
+    }
+
+    fn check(&self, offset: u64, len: usize) -> KResult<()> {
+        let end = offset.checked_add(len as u64).ok_or(Errno::EFAULT)?;
+        if end > self.size || end > self.backing.len() as u64 {
+            return Err(Errno::EFAULT);
+        }
+        Ok(())
+    }
+}
+
+impl Drop for Bo {
+    fn drop(&mut self) {
+        self.accounting.fetch_sub(self.size, Ordering::Relaxed);
+    }
+}

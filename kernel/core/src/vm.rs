@@ -1,0 +1,283 @@
+//! GPU virtual address spaces: bind/unbind with the G16 rules, and the
+//! read-only snapshot a job executes against.
+
+use crate::errno::{Errno, KResult};
+use crate::g16_ranges::{firmware_ranges, overlaps};
+use crate::gem::Bo;
+use crate::params::{PAGE_MASK, PAGE_SIZE, VM_END, VM_START};
+use crate::uapi::asahi::{GemBindOp, BIND_READ, BIND_SINGLE_PAGE, BIND_UNBIND, BIND_WRITE};
+use std::collections::BTreeMap;
+use std::ops::Range;
+use std::sync::Arc;
+
+#[derive(Clone)]
+pub struct Mapping {
+    pub va: Range<u64>,
+    pub bo: Arc<Bo>,
+    /// Offset into `bo` of `va.start` (or of the repeated page if `single`).
+    pub offset: u64,
+    pub read: bool,
+    pub write: bool,
+    pub single: bool,
+}
+
+impl Mapping {
+    /// BO offset backing `va` (which must be inside this mapping).
+    fn bo_offset(&self, va: u64) -> u64 {
+        let delta = va - self.va.start;
+        if self.single {
+            self.offset + (delta & PAGE_MASK)
+        } else {
+            self.offset + delta
+        }
+    }
+
+    /// Bytes from `va` to the end of the contiguous backing run.
+    fn run_len(&self, va: u64) -> u64 {
+        let to_end = self.va.end - va;
+        if self.single {
+            to_end.min(PAGE_SIZE - (va & PAGE_MASK))
+        } else {
+            to_end
+        }
+    }
+}
+
+pub struct Vm {
+    pub id: u32,
+    pub kernel: Range<u64>,
+    /// Destroyed by userspace but still used by a queue (g16_drm keeps it).
+    pub visible: bool,
+    mappings: BTreeMap<u64, Mapping>,
+}
+
+/// A validated bind operation, ready to apply.
+pub enum BindOp {
+    Map(Mapping),
+    Unmap(Range<u64>),
+}
+
+impl Vm {
+    pub fn new(id: u32, kernel: Range<u64>) -> Vm {
+        Vm {
+            id,
+            kernel,
+            visible: true,
+            mappings: BTreeMap::new(),
+        }
+    }
+
+    /// Checks the VA half of a bind op (g16_drm vm_bind).
+    pub fn check_range(&self, addr: u64, range: u64, offset: u64) -> KResult<Range<u64>> {
+        let end = addr.checked_add(range).ok_or(Errno::EINVAL)?;
+        let va = addr..end;
+        if range == 0
+            || (addr | range | offset) & PAGE_MASK != 0
+            || addr < VM_START
+            || end > VM_END
+            || overlaps(&va, &self.kernel)
+            || firmware_ranges().iter().any(|r| overlaps(&va, r))
+        {
+            return Err(Errno::EINVAL);
+        }
+        Ok(va)
+    }
+
+    /// Validate one user bind record. `lookup` resolves a GEM handle.
+    pub fn prepare(
+        &self,
+        file_id: u64,
+        op: &GemBindOp,
+        lookup: impl Fn(u32) -> Option<Arc<Bo>>,
+    ) -> KResult<BindOp> {
+        let GemBindOp {
+            flags,
+            handle,
+            offset,
+            range,
+            addr,
+        } = *op;
+        let va = self.check_range(addr, range, offset)?;
+        if flags == BIND_UNBIND {
+            if handle != 0 || offset != 0 {
+                return Err(Errno::EINVAL);
+            }
+            return Ok(BindOp::Unmap(va));
+        }
+        let read = flags & BIND_READ != 0;
+        let write = flags & BIND_WRITE != 0;
+        let single = flags & BIND_SINGLE_PAGE != 0;
+        if flags & !(BIND_READ | BIND_WRITE | BIND_SINGLE_PAGE) != 0 || !(read || write) {
+            return Err(Errno::EINVAL);
+        }
+        let bo = lookup(handle).ok_or(Errno::ENOENT)?;
+        if let Some(owner) = bo.private_to {
+            if owner != (file_id, self.id) {
+                return Err(Errno::EINVAL);
+            }
+        }
+        let need = if single { PAGE_SIZE } else { range };
+        if offset.checked_add(need).ok_or(Errno::EINVAL)? > bo.size {
+            return Err(Errno::EINVAL);
+        }
+        Ok(BindOp::Map(Mapping {
+            va,
+            bo,
+            offset,
+            read,
+            write,
+            single,
+        }))
+    }
+
+    /// Apply a batch atomically: on error nothing changes.
+    pub fn apply(&mut self, ops: Vec<BindOp>) -> KResult<()> {
+        let mut next = self.mappings.clone();
+        for op in ops {
+            match op {
+                BindOp::Unmap(va) => unmap_in(&mut next, &va),
+                BindOp::Map(m) => {
+                    if next.values().any(|old| overlaps(&old.va, &m.va)) {
+                        return Err(Errno::EEXIST);
+                    }
+                    next.insert(m.va.start, m);
+                }
+            }
+        }
+        self.mappings = next;
+        Ok(())
+    }
+
+    pub fn snapshot(&self) -> Arc<VmView> {
+        Arc::new(VmView {
+            mappings: self.mappings.values().cloned().collect(),
+        })
+    }
+
+    pub fn mapping_count(&self) -> usize {
+        self.mappings.len()
+    }
+}
+
+fn unmap_in(map: &mut BTreeMap<u64, Mapping>, va: &Range<u64>) {
+    let hit: Vec<u64> = map
+        .values()
+        .filter(|m| overlaps(&m.va, va))
+        .map(|m| m.va.start)
+        .collect();
+    for start in hit {
+        let m = map.remove(&start).expect("key collected above");
+        if m.va.start < va.start {
+            let mut head = m.clone();
+            head.va = m.va.start..va.start;
+            map.insert(head.va.start, head);
+        }
+        if va.end < m.va.end {
+            let mut tail = m.clone();
+            tail.offset = if m.single {
+                m.offset
+            } else {
+                m.offset + (va.end - m.va.start)
+            };
+            tail.va = va.end..m.va.end;
+            map.insert(tail.va.start, tail);
+        }
+    }
+}
+
+/// Why a GPU access failed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FaultKind {
+    Unmapped,
+    Permission,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Fault {
+    pub va: u64,
+    pub write: bool,
+    pub kind: FaultKind,
+}
+
+/// The VM as one job sees it: mappings frozen at submit time. Holding the
+/// BOs keeps their pages alive until the job is done, as the real driver
+/// pins them.
+pub struct VmView {
+    mappings: Vec<Mapping>,
+}
+
+impl VmView {
+    fn find(&self, va: u64) -> Option<&Mapping> {
+        let idx = self.mappings.partition_point(|m| m.va.start <= va);
+        let m = self.mappings.get(idx.checked_sub(1)?)?;
+        (va < m.va.end).then_some(m)
+    }
+
+    fn walk(
+        &self,
+        va: u64,
+        len: usize,
+        write: bool,
+        mut each: impl FnMut(&Mapping, u64, usize, usize),
+    ) -> Result<(), Fault> {
+        let mut done = 0usize;
+        while done < len {
+            let cur = va.checked_add(done as u64).ok_or(Fault {
+                va,
+                write,
+                kind: FaultKind::Unmapped,
+            })?;
+            let fault = |kind| Fault {
+                va: cur,
+                write,
+                kind,
+            };
+            let m = self.find(cur).ok_or(fault(FaultKind::Unmapped))?;
+            if (write && !m.write) || (!write && !m.read) {
+                return Err(fault(FaultKind::Permission));
+            }
+            let n = (m.run_len(cur) as usize).min(len - done);
+            each(m, m.bo_offset(cur), done, n);
+            done += n;
+        }
+        Ok(())
+    }
+
+    /// Check the whole range first so a faulting access has no effect.
+    pub fn check(&self, va: u64, len: usize, write: bool) -> Result<(), Fault> {
+        self.walk(va, len, write, |_, _, _, _| {})
+    }
+
+    pub fn read(&self, va: u64, out: &mut [u8]) -> Result<(), Fault> {
+        self.check(va, out.len(), false)?;
+        let len = out.len();
+        self.walk(va, len, false, |m, off, at, n| {
+            m.bo.read(off, &mut out[at..at + n])
+                .expect("mapping bounds validated at bind time");
+        })
+    }
+
+    pub fn write(&self, va: u64, data: &[u8]) -> Result<(), Fault> {
+        self.check(va, data.len(), true)?;
+        self.walk(va, data.len(), true, |m, off, at, n| {
+            m.bo.write(off, &data[at..at + n])
+                .expect("mapping bounds validated at bind time");
+        })
+    }
+
+    pub fn read_u32(&self, va: u64) -> Result<u32, Fault> {
+        let mut b = [0u8; 4];
+        self.read(va, &mut b)?;
+        Ok(u32::from_le_bytes(b))
+    }
+
+    /// Mapped ranges, for capture.
+    pub fn mappings(&self) -> &[Mapping] {
+        &self.mappings
+    }
+
+    /// Whether [va, va+len) is mapped with the given access (g16 `cover`).
+    pub fn covers(&self, va: u64, len: u64, write: bool) -> bool {
+        len != 0 && usize::try_from(len).is_ok_and(|l| self.check(va, l, write).is_ok())
+    }
+}
