@@ -188,6 +188,7 @@ pub fn eval(op: Op, dst: Type, src_tys: &[Type], s: &[u32], sat: bool) -> Option
                 s[2]
             }
         }
+        Op::Copy if sat && dst.is_float() => out_f(f(0), false),
         Op::Copy => s[0],
         _ => return None,
     };

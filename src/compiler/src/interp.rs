@@ -52,12 +52,6 @@ impl Thread<'_> {
         Ok(apply_mods(ty, bits, s.neg, s.abs))
     }
 
-    fn src_ty(&self, s: &Src, op: Op, dst: Type, k: usize) -> Type {
-        op.src_type(dst, k).unwrap_or_else(|| match s.op {
-            Operand::Value { v, .. } => self.f.ty(v),
-            _ => dst,
-        })
-    }
 
     fn block(&mut self, b: BlockId) -> Result<Flow, String> {
         let f = self.f;
@@ -137,7 +131,7 @@ impl Thread<'_> {
                 }
                 Op::Fill { slot } => out = *self.scratch.get(&slot).ok_or(format!("fill of empty slot {slot}"))?,
                 op => {
-                    let tys: Vec<Type> = i.srcs.iter().enumerate().map(|(k, s)| self.src_ty(s, op, dty, k)).collect();
+                    let tys: Vec<Type> = (0..i.srcs.len()).map(|k| f.src_ty(i, k)).collect();
                     let mut s = Vec::with_capacity(i.srcs.len());
                     for (k, src) in i.srcs.iter().enumerate() {
                         s.push(self.read(src, tys[k])?);

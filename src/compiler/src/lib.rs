@@ -5,5 +5,7 @@ pub mod error;
 pub mod eval;
 pub mod interp;
 pub mod ir;
+pub mod opt;
+pub mod target;
 
 pub use error::CompileError;

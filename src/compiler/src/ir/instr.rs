@@ -162,3 +162,28 @@ impl Function {
         self.blocks.iter().map(|b| b.instrs.len()).sum()
     }
 }
+
+impl Function {
+    /// The type source `k` of `i` is read as. Typeless operands (immediates, uniforms) of
+    /// compares and conversions take the type of a value source of the same instruction, or
+    /// the op's natural default (f32 for float ops, i32 for integer ops).
+    pub fn src_ty(&self, i: &Instr, k: usize) -> Type {
+        let dty = i.dst.map(|d| self.ty(d)).unwrap_or(Type::I32);
+        if let Some(t) = i.op.src_type(dty, k) {
+            return t;
+        }
+        let val_ty = |s: &Src| s.value().map(|v| self.ty(v));
+        if let Some(t) = val_ty(&i.srcs[k]) {
+            return t;
+        }
+        let first = if i.op == Op::Select { 1 } else { 0 };
+        if let Some(t) = i.srcs.iter().skip(first).find_map(val_ty) {
+            return t;
+        }
+        match i.op {
+            Op::FCmp(_) | Op::F2I { .. } => Type::F32,
+            Op::ICmp { .. } | Op::I2F { .. } => Type::I32,
+            _ => dty,
+        }
+    }
+}

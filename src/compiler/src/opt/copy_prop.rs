@@ -1,0 +1,91 @@
+//! Copy propagation: readers of a plain copy read its source instead; phis whose sources are
+//! all the same become copies.
+
+use crate::ir::{Function, Op, Operand, Src};
+
+/// The source a plain (unmodified, unsaturated, scalar) copy forwards, if any.
+fn forwardable(f: &Function, i: &crate::ir::Instr) -> Option<Src> {
+    if i.op != Op::Copy || i.sat || f.shape(i.dst?).comps != 1 {
+        return None;
+    }
+    let s = i.srcs[0];
+    (!s.has_modifiers()).then_some(s)
+}
+
+pub fn run(f: &mut Function) -> bool {
+    let mut changed = false;
+    // Trivial phis (all sources equal) become copies.
+    for b in &mut f.blocks {
+        for i in b.instrs.iter_mut().filter(|i| i.op == Op::Phi) {
+            if i.srcs.windows(2).all(|w| w[0] == w[1]) && !i.srcs.is_empty() && i.srcs[0].value() != i.dst {
+                i.op = Op::Copy;
+                i.srcs.truncate(1);
+                i.phi_preds.clear();
+                changed = true;
+            }
+        }
+    }
+    let mut map: Vec<Option<Src>> = vec![None; f.shapes.len()];
+    for b in &f.blocks {
+        for i in &b.instrs {
+            if let Some(s) = forwardable(f, i) {
+                map[i.dst.unwrap().0 as usize] = Some(s);
+            }
+        }
+    }
+    // Resolve chains of copies.
+    let resolve = |mut s: Src| {
+        for _ in 0..64 {
+            match s.op {
+                Operand::Value { v, comp: 0 } => match map[v.0 as usize] {
+                    Some(n) => s = Src { op: n.op, neg: s.neg, abs: s.abs },
+                    None => break,
+                },
+                _ => break,
+            }
+        }
+        s
+    };
+    let shapes = f.shapes.clone();
+    for b in &mut f.blocks {
+        for i in &mut b.instrs {
+            let mods_ok = i.op.takes_float_modifiers();
+            for s in &mut i.srcs {
+                let n = resolve(*s);
+                if n == *s {
+                    continue;
+                }
+                // Modifiers only survive on ops that apply them.
+                if s.has_modifiers() && !mods_ok && !matches!(n.op, Operand::Value { .. }) {
+                    continue;
+                }
+                // Component selects on a vector source cannot take a scalar replacement.
+                if let Operand::Value { v, .. } = s.op {
+                    if shapes[v.0 as usize].comps != 1 {
+                        continue;
+                    }
+                }
+                *s = n;
+                changed = true;
+            }
+        }
+    }
+    // If conditions name values directly.
+    fn cf(ns: &mut [crate::ir::CfNode], map: &[Option<Src>]) {
+        for c in ns {
+            match c {
+                crate::ir::CfNode::If { cond, then_body, else_body } => {
+                    while let Some(Src { op: Operand::Value { v, comp: 0 }, .. }) = map[cond.0 as usize] {
+                        *cond = v;
+                    }
+                    cf(then_body, map);
+                    cf(else_body, map);
+                }
+                crate::ir::CfNode::Loop { body } => cf(body, map),
+                crate::ir::CfNode::Block(_) => {}
+            }
+        }
+    }
+    cf(&mut f.body, &map);
+    changed
+}

@@ -1,0 +1,28 @@
+//! Machine-independent optimisation passes on the SSA IR.
+
+pub mod const_fold;
+pub mod copy_prop;
+pub mod dce;
+pub mod legalize;
+pub mod modifiers;
+pub mod uses;
+
+use crate::ir::Function;
+use crate::target::Target;
+
+/// The standard pipeline: iterate the cheap passes to a fixed point, then legalise operands
+/// (immediates and uniforms the target cannot take become register copies).
+pub fn optimize(f: &mut Function, target: &dyn Target) {
+    for _ in 0..8 {
+        let mut changed = copy_prop::run(f);
+        changed |= const_fold::run(f);
+        changed |= modifiers::run(f);
+        changed |= copy_prop::run(f);
+        changed |= dce::run(f);
+        if !changed {
+            break;
+        }
+    }
+    legalize::run(f, target);
+    dce::run(f);
+}
