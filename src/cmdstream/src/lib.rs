@@ -1,1 +1,15 @@
-//! G16 command streams, state records, descriptors and image layouts
+//! G16 (Apple M4) command streams, state records, descriptors and image layouts.
+//!
+//! Every hardware format is declared once, with [`record!`] and [`hw_enum!`]; the
+//! declaration generates pack, unpack, the printer's field table and unknown-bit
+//! tracking. Each field names its evidence (see [`evidence`]).
+
+#[macro_use]
+mod macros;
+pub mod cdm;
+pub mod evidence;
+pub mod print;
+pub mod record;
+pub mod stream;
+
+pub use record::{DecodeError, FieldType, Hex, PackError, Record, Unexplained};
