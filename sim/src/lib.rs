@@ -1,9 +1,25 @@
 //! Functional model of the Apple M4 GPU (G16, Apple9 ISA family).
 //!
-//! - [`mem`]: GPU memory as the shader core sees it ([`mem::GpuMemory`]).
+//! - [`mem`]: GPU memory as the shader core sees it ([`mem::GpuMemory`], [`mem::PageTable`]).
+//! - [`dispatch`]: compute launches ([`dispatch::run_compute`]).
+//! - [`core`]: SIMD-group state, scoreboard, exec-mask stack, interpreter.
+//! - [`lower`]: `agx16_isa` instructions to the model's executable form.
 //! - [`fp`]: measured floating-point behaviour (conversions, SFU).
-//! - [`oracle`]: the shared real-M4 executable oracles.
+//! - [`oracle`], [`harness`]: the shared real-M4 executable oracles.
+//! - [`trace`]: `AGX16_SIM_TRACE`.
 
+pub mod core;
+pub mod dispatch;
+pub mod error;
 pub mod fp;
+pub mod harness;
+pub mod lower;
 pub mod mem;
 pub mod oracle;
+pub mod program;
+pub mod trace;
+
+pub use dispatch::{run_compute, Code, ComputeLaunch, Stats};
+pub use error::SimError;
+pub use mem::{GpuMemory, PageTable};
+pub use program::Program;

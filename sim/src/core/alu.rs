@@ -1,0 +1,127 @@
+//! Per-lane arithmetic of the ALU forms.
+
+use super::ops::{Cmp, FBinOp, FMod, FType, IntBinOp, Part};
+use crate::fp::{bf16_to_f32, canon_f32, f16_to_f32, f32_to_f16, ftz, ftz_f32};
+
+/// Interprets operand bits as a float of type `ty` (16-bit types use the low
+/// half of `bits`, already extracted by the operand read). fp32 denormals read
+/// as signed zero (EXP-0047/0201, measured).
+#[inline]
+pub fn to_f32(bits: u32, ty: FType) -> f32 {
+    match ty {
+        FType::F32 => f32::from_bits(ftz(bits)),
+        FType::F16 => f16_to_f32(bits as u16),
+        FType::Bf16 => ftz_f32(bf16_to_f32(bits as u16)),
+    }
+}
+
+/// The float type a source part carries in a float op of type `op_ty`: 16-bit
+/// parts are fp16 (the fp16->fp32 widening is the ordinary falu2 with a 16-bit
+/// source; niklassheth/agx-re:docs/isa/encoding-tables.md cvt_f2h note, measured).
+#[inline]
+pub fn part_type(part: Part, op_ty: FType) -> FType {
+    match (part, op_ty) {
+        (Part::Full, FType::F32) => FType::F32,
+        (Part::Full, t) => t,
+        (_, FType::Bf16) => FType::Bf16,
+        _ => FType::F16,
+    }
+}
+
+#[inline]
+pub fn apply_mod(x: f32, m: FMod) -> f32 {
+    let x = if m.abs { x.abs() } else { x };
+    if m.neg {
+        -x
+    } else {
+        x
+    }
+}
+
+/// Rounds an fp32 arithmetic result to the destination type.
+#[inline]
+pub fn from_f32(x: f32, ty: FType) -> u32 {
+    match ty {
+        FType::F32 => ftz(canon_f32(x)),
+        FType::F16 => f32_to_f16(x) as u32,
+        FType::Bf16 => (canon_f32(x) >> 16) & 0xffff, // truncating; no bf16 results are modelled yet
+    }
+}
+
+#[inline]
+pub fn fbin(op: FBinOp, a: f32, b: f32) -> f32 {
+    match op {
+        FBinOp::Add => a + b,
+        FBinOp::Mul => a * b,
+    }
+}
+
+#[inline]
+pub fn ibin(op: IntBinOp, a: u32, b: u32) -> u32 {
+    match op {
+        IntBinOp::Add => a.wrapping_add(b),
+        IntBinOp::Sub => a.wrapping_sub(b),
+        IntBinOp::Logic(lut) => {
+            let mut r = 0;
+            for (i, sel) in [(0u32, 0u32), (0, 1), (1, 0), (1, 1)].iter().enumerate() {
+                if lut >> i & 1 != 0 {
+                    let am = if sel.0 == 1 { a } else { !a };
+                    let bm = if sel.1 == 1 { b } else { !b };
+                    r |= am & bm;
+                }
+            }
+            r
+        }
+        IntBinOp::Shl => a.checked_shl(b).unwrap_or(0),
+        IntBinOp::ShrU => a.checked_shr(b).unwrap_or(0),
+        IntBinOp::ShrS => ((a as i32) >> b.min(31)) as u32,
+        IntBinOp::MinU => a.min(b),
+        IntBinOp::MaxU => a.max(b),
+        IntBinOp::MinS => (a as i32).min(b as i32) as u32,
+        IntBinOp::MaxS => (a as i32).max(b as i32) as u32,
+    }
+}
+
+#[inline]
+pub fn compare(cmp: Cmp, a: u32, b: u32) -> bool {
+    let (fa, fb) = (f32::from_bits(ftz(a)), f32::from_bits(ftz(b)));
+    match cmp {
+        Cmp::Eq => a == b,
+        Cmp::Ne => a != b,
+        Cmp::LtU => a < b,
+        Cmp::LeU => a <= b,
+        Cmp::GtU => a > b,
+        Cmp::GeU => a >= b,
+        Cmp::LtS => (a as i32) < (b as i32),
+        Cmp::LeS => (a as i32) <= (b as i32),
+        Cmp::GtS => (a as i32) > (b as i32),
+        Cmp::GeS => (a as i32) >= (b as i32),
+        Cmp::LtF => fa < fb,
+        Cmp::LeF => fa <= fb,
+        Cmp::GtF => fa > fb,
+        Cmp::GeF => fa >= fb,
+        Cmp::EqF => fa == fb,
+        Cmp::NeF => fa != fb,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn logic_lut_is_a_truth_table_over_a_and_b() {
+        let (a, b) = (0b1100u32, 0b1010u32);
+        assert_eq!(ibin(IntBinOp::Logic(0b0110), a, b), a ^ b);
+        assert_eq!(ibin(IntBinOp::Logic(0b1000), a, b), a & b);
+        assert_eq!(ibin(IntBinOp::Logic(0b1110), a, b), a | b);
+        assert_eq!(ibin(IntBinOp::Logic(0b0011), a, b), !a);
+    }
+
+    #[test]
+    fn f32_denormal_operands_and_results_flush() {
+        assert_eq!(to_f32(1, FType::F32), 0.0);
+        let tiny = f32::from_bits(0x0080_0000);
+        assert_eq!(from_f32(tiny * 0.5, FType::F32), 0);
+    }
+}

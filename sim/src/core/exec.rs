@@ -1,0 +1,390 @@
+//! The interpreter: runs one SIMD-group until it stops or reaches a barrier.
+
+use super::alu::{apply_mod, compare, fbin, from_f32, ibin, part_type, to_f32};
+use super::ops::{Address, JumpCond, Kind, MemFormat, Op, Part, PredSel, Src};
+use super::scoreboard::{accepted_slots, Handoff};
+use super::state::SimdGroup;
+use super::{Lanes, LANES};
+use crate::error::SimError;
+use crate::fp::sfu;
+use crate::mem::GpuMemory;
+use crate::program::Program;
+use crate::trace::Trace;
+
+/// What stopped a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Yield {
+    Stop,
+    Barrier,
+}
+
+/// Everything a SIMD-group runs against.
+pub struct Ctx<'a> {
+    pub prog: &'a Program,
+    pub mem: &'a dyn GpuMemory,
+    pub uniforms: &'a [u32],
+    pub trace: Option<&'a Trace>,
+    /// Instructions still allowed (guards against endless loops).
+    pub budget: u64,
+    pub instructions: u64,
+    pub lane_instructions: u64,
+}
+
+/// Runs `sg` from its next instruction.
+pub fn run(sg: &mut SimdGroup, ctx: &mut Ctx) -> Result<Yield, SimError> {
+    let ops = &ctx.prog.ops;
+    loop {
+        let Some(op) = ops.get(sg.next) else {
+            let pc = ops.last().map(|o| o.pc + o.len as u32).unwrap_or(0);
+            return Err(SimError::RanOff { pc });
+        };
+        if ctx.budget == 0 {
+            return Err(SimError::Budget { budget: ctx.instructions, pc: op.pc });
+        }
+        ctx.budget -= 1;
+        ctx.instructions += 1;
+        let mask = sg.exec.active;
+        ctx.lane_instructions += mask.count_ones() as u64;
+        sg.next += 1;
+        let zeroed = resolve_pending(sg, op)?;
+        let written = step(sg, ctx, op, mask, zeroed)?;
+        for &(reg, part) in &op.releases {
+            release(sg, reg, part, mask);
+        }
+        if let Some(t) = ctx.trace {
+            t.instruction(ctx.prog, sg, op, mask, written.as_ref());
+        }
+        match op.kind {
+            Kind::Stop => {
+                sg.done = true;
+                return Ok(Yield::Stop);
+            }
+            Kind::Barrier => return Ok(Yield::Barrier),
+            _ => {}
+        }
+    }
+}
+
+/// Values an instruction wrote, for the trace: (register, part, values).
+pub type Written = (u8, Part, Lanes);
+
+fn unmeasured(op: &Op, what: String) -> SimError {
+    SimError::Unmeasured { pc: op.pc, what }
+}
+
+/// Applies the scoreboard rules to the pending registers `op` reads. Returns
+/// the registers that read as zero for this instruction (bit r).
+fn resolve_pending(sg: &mut SimdGroup, op: &Op) -> Result<u128, SimError> {
+    if sg.pending.count == 0 {
+        return Ok(0);
+    }
+    let mut regs = [0u8; 8];
+    let mut n = 0;
+    for src in op.kind.sources() {
+        if let Src::Gpr(r, _) = src {
+            if sg.pending.is_pending(r) && !regs[..n].contains(&r) && n < regs.len() {
+                regs[n] = r;
+                n += 1;
+            }
+        }
+    }
+    if n == 0 {
+        return Ok(0);
+    }
+    let h = op.hazard;
+    let accepted = accepted_slots(h.wait, h.wait_is_base, n as u32);
+    let slot6_pending = sg.pending.any_on(6);
+    let mut zeroed = 0u128;
+    for &r in &regs[..n] {
+        let tag = sg.pending.tag[r as usize];
+        let handoff = if h.direct_store {
+            // EXP-M4-36: named by register, valid while a slot-6 load is pending.
+            if slot6_pending {
+                Handoff::Deliver
+            } else {
+                Handoff::Zero
+            }
+        } else if !h.has_wait_field {
+            return Err(unmeasured(
+                op,
+                format!("reads r{r} while its load is pending on slot {tag}, but this form has no scoreboard wait field"),
+            ));
+        } else if accepted & (1 << (tag - 1)) != 0 {
+            Handoff::Deliver
+        } else {
+            Handoff::Zero
+        };
+        match handoff {
+            Handoff::Deliver => {
+                let (lanes, vals) = sg.pending.take(r);
+                let part = sg.pending.part[r as usize];
+                sg.write(super::ops::Dst { reg: r, part }, lanes, &vals);
+            }
+            Handoff::Zero => zeroed |= 1 << r,
+        }
+    }
+    Ok(zeroed)
+}
+
+fn release(sg: &mut SimdGroup, reg: u8, part: Part, mask: u32) {
+    sg.write(super::ops::Dst { reg, part }, mask, &[0; LANES]);
+}
+
+#[inline]
+fn read(sg: &SimdGroup, ctx: &Ctx, src: Src, zeroed: u128) -> Lanes {
+    match src {
+        Src::Gpr(r, part) => {
+            if zeroed >> r & 1 != 0 {
+                return [0; LANES];
+            }
+            let v = &sg.regs[r as usize];
+            match part {
+                Part::Full => *v,
+                Part::Lo => v.map(|x| x & 0xffff),
+                Part::Hi => v.map(|x| x >> 16),
+            }
+        }
+        Src::Uniform(u, part) => {
+            let w = ctx.uniforms.get(u as usize).copied().unwrap_or(0);
+            let w = match part {
+                Part::Full => w,
+                Part::Lo => w & 0xffff,
+                Part::Hi => w >> 16,
+            };
+            [w; LANES]
+        }
+        Src::Imm(v) => [v; LANES],
+        Src::Zero => [0; LANES],
+    }
+}
+
+fn part_of(src: Src) -> Part {
+    match src {
+        Src::Gpr(_, p) | Src::Uniform(_, p) => p,
+        _ => Part::Full,
+    }
+}
+
+fn step(sg: &mut SimdGroup, ctx: &mut Ctx, op: &Op, mask: u32, zeroed: u128) -> Result<Option<Written>, SimError> {
+    let mut out = [0u32; LANES];
+    let dst = match op.kind {
+        Kind::Stop | Kind::Nop | Kind::Barrier => return Ok(None),
+        Kind::Refuse(ref e) => return Err(e.clone()),
+        Kind::Mov { dst, src } => {
+            out = read(sg, ctx, src, zeroed);
+            dst
+        }
+        Kind::GetSr { dst, sr } => {
+            out = sg.special(sr);
+            dst
+        }
+        Kind::FBin { op: fop, ty, dst, a, am, b, bm } => {
+            let (va, vb) = (read(sg, ctx, a, zeroed), read(sg, ctx, b, zeroed));
+            let (ta, tb) = (part_type(part_of(a), ty), part_type(part_of(b), ty));
+            for l in 0..LANES {
+                let x = apply_mod(to_f32(va[l], ta), am);
+                let y = apply_mod(to_f32(vb[l], tb), bm);
+                out[l] = from_f32(fbin(fop, x, y), ty);
+            }
+            dst
+        }
+        Kind::FFma { ty, dst, a, b, c, neg_product, cm } => {
+            let (va, vb, vc) = (read(sg, ctx, a, zeroed), read(sg, ctx, b, zeroed), read(sg, ctx, c, zeroed));
+            let (ta, tb, tc) = (part_type(part_of(a), ty), part_type(part_of(b), ty), part_type(part_of(c), ty));
+            for l in 0..LANES {
+                let mut x = to_f32(va[l], ta);
+                if neg_product {
+                    x = -x;
+                }
+                let r = x.mul_add(to_f32(vb[l], tb), apply_mod(to_f32(vc[l], tc), cm));
+                out[l] = from_f32(r, ty);
+            }
+            dst
+        }
+        Kind::Sfu { func, src_ty, dst_ty, dst, src, m } => {
+            let v = read(sg, ctx, src, zeroed);
+            for l in 0..LANES {
+                let x = apply_mod(to_f32(v[l], src_ty), m);
+                let r = f32::from_bits(sfu::eval(func, x));
+                out[l] = from_f32(r, dst_ty);
+            }
+            dst
+        }
+        Kind::IBin { op: iop, dst, a, b } => {
+            let (va, vb) = (read(sg, ctx, a, zeroed), read(sg, ctx, b, zeroed));
+            for l in 0..LANES {
+                out[l] = ibin(iop, va[l], vb[l]);
+            }
+            dst
+        }
+        Kind::IMad { dst, a, b, c } => {
+            let (va, vb, vc) = (read(sg, ctx, a, zeroed), read(sg, ctx, b, zeroed), read(sg, ctx, c, zeroed));
+            for l in 0..LANES {
+                out[l] = va[l].wrapping_mul(vb[l]).wrapping_add(vc[l]);
+            }
+            dst
+        }
+        Kind::Select { cmp, dst, a, b, t, f } => {
+            let (va, vb) = (read(sg, ctx, a, zeroed), read(sg, ctx, b, zeroed));
+            let (vt, vf) = (read(sg, ctx, t, zeroed), read(sg, ctx, f, zeroed));
+            for l in 0..LANES {
+                out[l] = if compare(cmp, va[l], vb[l]) { vt[l] } else { vf[l] };
+            }
+            dst
+        }
+        Kind::PredCompare { bank, cmp, a, b, invert } => {
+            let (va, vb) = (read(sg, ctx, a, zeroed), read(sg, ctx, b, zeroed));
+            let mut bits = 0u32;
+            for l in 0..LANES {
+                if compare(cmp, va[l], vb[l]) != invert {
+                    bits |= 1 << l;
+                }
+            }
+            let p = &mut sg.preds[bank as usize];
+            *p = (*p & !mask) | (bits & mask);
+            return Ok(None);
+        }
+        Kind::Load { fmt, dst, count, addr } => {
+            load(sg, ctx, op, mask, zeroed, fmt, dst, count, addr)?;
+            return Ok(None);
+        }
+        Kind::Store { fmt, src, count, addr } => {
+            store(sg, ctx, op, mask, zeroed, fmt, src, count, addr)?;
+            return Ok(None);
+        }
+        Kind::IfPush { pred } => {
+            let taken = match pred {
+                PredSel::True => u32::MAX,
+                PredSel::False => 0,
+                PredSel::Bank { bank, invert } => {
+                    let p = sg.preds[bank as usize];
+                    if invert {
+                        !p
+                    } else {
+                        p
+                    }
+                }
+            };
+            sg.exec.push(taken).map_err(|e| unmeasured(op, e.to_string()))?;
+            return Ok(None);
+        }
+        Kind::Else => {
+            sg.exec.invert().map_err(|e| unmeasured(op, e.to_string()))?;
+            return Ok(None);
+        }
+        Kind::Pop { levels } => {
+            sg.exec.pop(levels as usize).map_err(|e| unmeasured(op, e.to_string()))?;
+            return Ok(None);
+        }
+        Kind::Jump { target, cond } => {
+            let take = match cond {
+                JumpCond::Always => true,
+                JumpCond::NoneActive => sg.exec.active == 0,
+                JumpCond::AnyActive => sg.exec.active != 0,
+            };
+            if take {
+                sg.next = target;
+            }
+            return Ok(None);
+        }
+    };
+    if sg.pending.is_pending(dst.reg) {
+        return Err(unmeasured(op, format!("writes r{} while a load into it is still in flight", dst.reg)));
+    }
+    sg.write(dst, mask, &out);
+    Ok(Some((dst.reg, dst.part, out)))
+}
+
+/// Per-lane byte address of element `i` of a memory access.
+fn addresses(sg: &SimdGroup, ctx: &Ctx, op: &Op, addr: Address, zeroed: u128) -> Result<Lanes64, SimError> {
+    let lo = ctx.uniforms.get(2 * addr.base_slot as usize).copied();
+    let hi = ctx.uniforms.get(2 * addr.base_slot as usize + 1).copied();
+    let (Some(lo), Some(hi)) = (lo, hi) else {
+        return Err(unmeasured(op, format!("buffer base slot {} is beyond the launch's uniforms", addr.base_slot)));
+    };
+    let base = (hi as u64) << 32 | lo as u64;
+    let idx = read(sg, ctx, addr.index, zeroed);
+    let mut out = [0u64; LANES];
+    for l in 0..LANES {
+        out[l] = base.wrapping_add((idx[l] as u64) << addr.shift);
+    }
+    Ok(out)
+}
+
+type Lanes64 = [u64; LANES];
+
+#[allow(clippy::too_many_arguments)]
+fn load(
+    sg: &mut SimdGroup,
+    ctx: &mut Ctx,
+    op: &Op,
+    mask: u32,
+    zeroed: u128,
+    fmt: MemFormat,
+    dst: super::ops::Dst,
+    count: u8,
+    addr: Address,
+) -> Result<(), SimError> {
+    let Some(slot) = op.hazard.produce else {
+        return Err(unmeasured(op, "device load without a scoreboard slot".into()));
+    };
+    let va = addresses(sg, ctx, op, addr, zeroed)?;
+    let size = fmt.bytes();
+    for i in 0..count as usize {
+        let mut vals = [0u32; LANES];
+        for l in 0..LANES {
+            if mask >> l & 1 == 0 {
+                continue;
+            }
+            let mut b = [0u8; 4];
+            let a = va[l] + (i * size) as u64;
+            ctx.mem.read(a, &mut b[..size]).map_err(|f| SimError::Fault(f.at_pc(op.pc)))?;
+            vals[l] = u32::from_le_bytes(b);
+        }
+        let (reg, part) = match (dst.part, i) {
+            (Part::Full, _) => (dst.reg + i as u8, Part::Full),
+            (p, 0) => (dst.reg, p),
+            (_, _) => return Err(unmeasured(op, "multi-element 16-bit loads are not modelled".into())),
+        };
+        if reg as usize >= super::GPRS {
+            return Err(unmeasured(op, format!("load destination r{reg} beyond r95")));
+        }
+        if sg.pending.is_pending(reg) {
+            return Err(unmeasured(op, format!("second load into r{reg} while the first is in flight")));
+        }
+        sg.pending.publish(reg, part, slot, mask, &vals);
+    }
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn store(
+    sg: &mut SimdGroup,
+    ctx: &mut Ctx,
+    op: &Op,
+    mask: u32,
+    zeroed: u128,
+    fmt: MemFormat,
+    src: Src,
+    count: u8,
+    addr: Address,
+) -> Result<(), SimError> {
+    let va = addresses(sg, ctx, op, addr, zeroed)?;
+    let size = fmt.bytes();
+    for i in 0..count as usize {
+        let s = match src {
+            Src::Gpr(r, Part::Full) => Src::Gpr(r + i as u8, Part::Full),
+            s if i == 0 => s,
+            _ => return Err(unmeasured(op, "multi-element 16-bit stores are not modelled".into())),
+        };
+        let vals = read(sg, ctx, s, zeroed);
+        for l in 0..LANES {
+            if mask >> l & 1 == 0 {
+                continue;
+            }
+            let a = va[l] + (i * size) as u64;
+            ctx.mem.write(a, &vals[l].to_le_bytes()[..size]).map_err(|f| SimError::Fault(f.at_pc(op.pc)))?;
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,220 @@
+//! The model's executable instruction form: every field already interpreted,
+//! so the interpreter never looks at instruction bits (those are read once, by
+//! `agx16_isa` decode, in `crate::lower`).
+
+use crate::fp::sfu::SfuFunc;
+
+/// Which bits of a 32-bit register an operand names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Part {
+    Full,
+    Lo,
+    Hi,
+}
+
+/// A source operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Src {
+    Gpr(u8, Part),
+    Uniform(u16, Part),
+    /// Immediate bits (already in the operand's type).
+    Imm(u32),
+    /// Reads zero (a released or otherwise dead operand is modelled by the state instead).
+    Zero,
+}
+
+/// A destination register part.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dst {
+    pub reg: u8,
+    pub part: Part,
+}
+
+/// How a 16-bit or 32-bit operand is interpreted by float arithmetic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FType {
+    F32,
+    F16,
+    Bf16,
+}
+
+/// Source modifiers applied before the operation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FMod {
+    pub abs: bool,
+    pub neg: bool,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FBinOp {
+    Add,
+    Mul,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IntBinOp {
+    Add,
+    Sub,
+    /// Bitwise function given as a 4-entry truth table: bit (a<<1|b) of `lut`.
+    Logic(u8),
+    Shl,
+    ShrU,
+    ShrS,
+    MinU,
+    MaxU,
+    MinS,
+    MaxS,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    Eq,
+    Ne,
+    LtU,
+    LeU,
+    GtU,
+    GeU,
+    LtS,
+    LeS,
+    GtS,
+    GeS,
+    LtF,
+    LeF,
+    GtF,
+    GeF,
+    EqF,
+    NeF,
+}
+
+/// Memory element formats of device loads and stores.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MemFormat {
+    U8,
+    U16,
+    U32,
+}
+
+impl MemFormat {
+    pub fn bytes(self) -> usize {
+        match self {
+            MemFormat::U8 => 1,
+            MemFormat::U16 => 2,
+            MemFormat::U32 => 4,
+        }
+    }
+}
+
+/// Thread-invariant and per-thread values `get_sr` can read.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum SpecialReg {
+    ThreadPositionInGrid(u8),
+    ThreadPositionInThreadgroup(u8),
+    ThreadgroupPositionInGrid(u8),
+    ThreadIndexInSimdgroup,
+    SimdgroupIndexInThreadgroup,
+}
+
+/// Where a memory access goes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Address {
+    /// Buffer base slot (a 64-bit address in uniform registers 2n, 2n+1).
+    pub base_slot: u16,
+    /// Per-lane element index (unsigned 32-bit).
+    pub index: Src,
+    /// Byte offset = index << shift.
+    pub shift: u8,
+}
+
+/// One pre-decoded instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Kind {
+    Stop,
+    /// No architectural effect in this model (e.g. a SIMD-group barrier).
+    Nop,
+    Mov { dst: Dst, src: Src },
+    GetSr { dst: Dst, sr: SpecialReg },
+    FBin { op: FBinOp, ty: FType, dst: Dst, a: Src, am: FMod, b: Src, bm: FMod },
+    /// d = ±(a*b) + c with a single rounding.
+    FFma { ty: FType, dst: Dst, a: Src, b: Src, c: Src, neg_product: bool, cm: FMod },
+    Sfu { func: SfuFunc, src_ty: FType, dst_ty: FType, dst: Dst, src: Src, m: FMod },
+    IBin { op: IntBinOp, dst: Dst, a: Src, b: Src },
+    /// d = a*b + c (wrapping, low 32 bits).
+    IMad { dst: Dst, a: Src, b: Src, c: Src },
+    Select { cmp: Cmp, dst: Dst, a: Src, b: Src, t: Src, f: Src },
+    /// Writes bank `bank` of the predicate file: lane bit = cmp(a, b) ^ invert.
+    PredCompare { bank: u8, cmp: Cmp, a: Src, b: Src, invert: bool },
+    Load { fmt: MemFormat, dst: Dst, count: u8, addr: Address },
+    Store { fmt: MemFormat, src: Src, count: u8, addr: Address },
+    /// Structured `if`: push the mask, keep lanes whose predicate (bank, or
+    /// constant true/false) matches.
+    IfPush { pred: PredSel },
+    Else,
+    Pop { levels: u8 },
+    /// Jump by `target` (index into the program) when the condition holds.
+    Jump { target: usize, cond: JumpCond },
+    Barrier,
+    /// An instruction the model will not execute (unestablished or not
+    /// implemented); reaching it stops the SIMD-group with this error.
+    Refuse(crate::error::SimError),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PredSel {
+    Bank { bank: u8, invert: bool },
+    True,
+    False,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum JumpCond {
+    Always,
+    /// No lane is active (skips an empty arm).
+    NoneActive,
+    AnyActive,
+}
+
+/// Scoreboard behaviour of one instruction.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Hazard {
+    /// Slots named by the consumer's wait field (bit s-1 = slot s).
+    pub wait: u8,
+    /// The wait field is a base-slot index (a group starts there) rather than a mask.
+    pub wait_is_base: bool,
+    /// The form has a wait field at all.
+    pub has_wait_field: bool,
+    /// This instruction publishes its result on this slot (1..=6), if a producer.
+    pub produce: Option<u8>,
+    /// A direct device store that names the pending value by register
+    /// (EXP-M4-36): has no wait field of its own.
+    pub direct_store: bool,
+}
+
+/// A pre-decoded instruction with its position and lifetime effects.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Op {
+    pub pc: u32,
+    pub len: u8,
+    pub kind: Kind,
+    pub hazard: Hazard,
+    /// Registers (with part) released by this instruction: later reads see zero.
+    pub releases: Vec<(u8, Part)>,
+}
+
+impl Kind {
+    /// Every source operand, in operand order.
+    pub fn sources(&self) -> impl Iterator<Item = Src> {
+        let v: [Option<Src>; 4] = match *self {
+            Kind::Mov { src, .. } => [Some(src), None, None, None],
+            Kind::FBin { a, b, .. } | Kind::IBin { a, b, .. } | Kind::PredCompare { a, b, .. } => {
+                [Some(a), Some(b), None, None]
+            }
+            Kind::FFma { a, b, c, .. } | Kind::IMad { a, b, c, .. } => [Some(a), Some(b), Some(c), None],
+            Kind::Sfu { src, .. } => [Some(src), None, None, None],
+            Kind::Select { a, b, t, f, .. } => [Some(a), Some(b), Some(t), Some(f)],
+            Kind::Load { addr, .. } => [Some(addr.index), None, None, None],
+            Kind::Store { src, addr, .. } => [Some(src), Some(addr.index), None, None],
+            _ => [None; 4],
+        };
+        v.into_iter().flatten()
+    }
+}

@@ -1,0 +1,87 @@
+//! Architectural state of one SIMD-group.
+
+use super::exec_mask::ExecStack;
+use super::ops::{Dst, Part, SpecialReg};
+use super::scoreboard::Pending;
+use super::{Lanes, GPRS, LANES, PRED_BANKS};
+
+/// Per-lane identity of the threads a SIMD-group runs.
+#[derive(Clone, Debug, Default)]
+pub struct ThreadIds {
+    pub grid: [Lanes; 3],
+    pub in_tg: [Lanes; 3],
+    pub tg: [u32; 3],
+    pub simd_index: u32,
+}
+
+pub struct SimdGroup {
+    pub regs: Box<[Lanes; GPRS]>,
+    pub preds: [u32; PRED_BANKS],
+    pub exec: ExecStack,
+    pub pending: Pending,
+    /// Return addresses (program indices) held by the hardware link.
+    pub link: Vec<usize>,
+    /// Index of the next instruction.
+    pub next: usize,
+    pub ids: ThreadIds,
+    pub done: bool,
+}
+
+impl SimdGroup {
+    /// A SIMD-group whose lanes `live` exist (the others never execute).
+    pub fn new(live: u32, ids: ThreadIds) -> Self {
+        SimdGroup {
+            regs: Box::new([[0; LANES]; GPRS]),
+            preds: [0; PRED_BANKS],
+            exec: ExecStack::new(live),
+            pending: Pending::default(),
+            link: Vec::new(),
+            next: 0,
+            ids,
+            done: live == 0,
+        }
+    }
+
+    /// Writes `v` to the destination part in the lanes of `mask`.
+    #[inline]
+    pub fn write(&mut self, dst: Dst, mask: u32, v: &Lanes) {
+        let r = &mut self.regs[dst.reg as usize];
+        match dst.part {
+            Part::Full => {
+                for l in 0..LANES {
+                    if mask >> l & 1 != 0 {
+                        r[l] = v[l];
+                    }
+                }
+            }
+            Part::Lo => {
+                for l in 0..LANES {
+                    if mask >> l & 1 != 0 {
+                        r[l] = (r[l] & 0xffff_0000) | (v[l] & 0xffff);
+                    }
+                }
+            }
+            Part::Hi => {
+                for l in 0..LANES {
+                    if mask >> l & 1 != 0 {
+                        r[l] = (r[l] & 0xffff) | (v[l] << 16);
+                    }
+                }
+            }
+        }
+    }
+
+    pub fn special(&self, sr: SpecialReg) -> Lanes {
+        let mut out = [0; LANES];
+        for (l, o) in out.iter_mut().enumerate() {
+            *o = match sr {
+                SpecialReg::ThreadPositionInGrid(d) => self.ids.grid[d as usize][l],
+                SpecialReg::ThreadPositionInThreadgroup(d) => self.ids.in_tg[d as usize][l],
+                SpecialReg::ThreadgroupPositionInGrid(d) => self.ids.tg[d as usize],
+                SpecialReg::ThreadIndexInSimdgroup => l as u32,
+                SpecialReg::SimdgroupIndexInThreadgroup => self.ids.simd_index,
+            };
+        }
+        out
+    }
+}

@@ -1,0 +1,111 @@
+//! Runs an executable oracle on the model and compares with the real-M4 output.
+
+use crate::dispatch::{run_compute, Code, ComputeLaunch, Stats};
+use crate::error::SimError;
+use crate::mem::{PageTable, PAGE_SIZE};
+use crate::oracle::Oracle;
+
+/// Where the harness maps buffers: one 1 MiB-aligned window per binding.
+const BUFFER_BASE: u64 = 0x10_0000_0000;
+const BUFFER_STRIDE: u64 = 0x10_0000;
+
+/// The result of one oracle.
+#[derive(Debug)]
+pub enum Outcome {
+    Pass(Stats),
+    /// Output differs: (binding, first differing word index, got, want, differing words).
+    Mismatch { binding: u32, word: usize, got: u32, want: u32, differing: usize },
+    Error(SimError),
+}
+
+/// Buffer bindings in the order the harness assigns base slots: ascending
+/// binding number, consecutive slots from 0 (oracles README; the EXP-M4-35
+/// `decoded_buffer_slots` confirm it for those programs).
+pub fn slot_order(o: &Oracle) -> Vec<u32> {
+    let mut b: Vec<u32> = o.buffers.iter().map(|b| b.binding).collect();
+    b.sort_unstable();
+    b.dedup();
+    b
+}
+
+/// Builds the launch and memory for an oracle.
+pub fn prepare(o: &Oracle) -> Result<(PageTable, ComputeLaunch), SimError> {
+    let code = o.code().ok_or_else(|| SimError::Launch(format!("{}: bad main_hex", o.name)))?;
+    let pt = PageTable::new();
+    let order = slot_order(o);
+    let mut uniforms = vec![0u32; 2 * order.len()];
+    for (slot, binding) in order.iter().enumerate() {
+        let buf = o.buffers.iter().find(|b| b.binding == *binding).expect("binding from buffers");
+        let va = BUFFER_BASE + slot as u64 * BUFFER_STRIDE;
+        let bytes: Vec<u8> = buf.words_u32.iter().flat_map(|w| w.to_le_bytes()).collect();
+        let len = (bytes.len() as u64).max(1).div_ceil(PAGE_SIZE) * PAGE_SIZE;
+        if len > BUFFER_STRIDE {
+            return Err(SimError::Launch(format!("buffer {binding} larger than the harness window")));
+        }
+        pt.map(va, len, true, true).map_err(|e| SimError::Launch(e.to_string()))?;
+        pt.host_write(va, &bytes)?;
+        uniforms[2 * slot] = va as u32;
+        uniforms[2 * slot + 1] = (va >> 32) as u32;
+    }
+    let grid = o.threads.grid;
+    // Unrecorded threadgroup sizes do not matter to these kernels (README): use
+    // the grid's x extent up to the 1024-thread limit.
+    let threadgroup = o.threads.threadgroup.unwrap_or([grid[0].clamp(1, 1024), 1, 1]);
+    let launch = ComputeLaunch {
+        code: Code::Bytes(code),
+        uniforms,
+        grid,
+        threadgroup,
+        tg_memory: 0,
+        budget: 1 << 24,
+    };
+    Ok((pt, launch))
+}
+
+/// Runs one oracle and compares every expected buffer bit for bit.
+pub fn check(o: &Oracle) -> Outcome {
+    let (pt, launch) = match prepare(o) {
+        Ok(x) => x,
+        Err(e) => return Outcome::Error(e),
+    };
+    let stats = match run_compute(&pt, &launch) {
+        Ok(s) => s,
+        Err(e) => return Outcome::Error(e),
+    };
+    let order = slot_order(o);
+    for exp in &o.expected {
+        let Some(slot) = order.iter().position(|&b| b == exp.binding) else {
+            return Outcome::Error(SimError::Launch(format!("expected binding {} is not bound", exp.binding)));
+        };
+        let va = BUFFER_BASE + slot as u64 * BUFFER_STRIDE;
+        let mut bytes = vec![0u8; exp.words_u32.len() * 4];
+        if let Err(f) = pt.host_read(va, &mut bytes) {
+            return Outcome::Error(f.into());
+        }
+        let got: Vec<u32> = bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let diffs: Vec<usize> = (0..got.len()).filter(|&i| got[i] != exp.words_u32[i]).collect();
+        if let Some(&i) = diffs.first() {
+            return Outcome::Mismatch {
+                binding: exp.binding,
+                word: i,
+                got: got[i],
+                want: exp.words_u32[i],
+                differing: diffs.len(),
+            };
+        }
+    }
+    Outcome::Pass(stats)
+}
+
+impl std::fmt::Display for Outcome {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Outcome::Pass(s) => write!(f, "pass ({} lane-instructions)", s.lane_instructions),
+            Outcome::Mismatch { binding, word, got, want, differing } => write!(
+                f,
+                "buffer {binding}: {differing} word(s) differ; first at word {word}: got {got:#010x}, M4 wrote {want:#010x}"
+            ),
+            Outcome::Error(e) => write!(f, "error: {e}"),
+        }
+    }
+}

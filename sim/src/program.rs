@@ -1,0 +1,79 @@
+//! A program pre-decoded once into the model's executable form.
+
+use crate::core::ops::{Hazard, Kind, Op};
+use crate::error::hex;
+use std::collections::HashMap;
+
+pub struct Program {
+    pub ops: Vec<Op>,
+    /// Disassembly of each op (same order), for the trace.
+    pub disasm: Vec<String>,
+    pub code: Vec<u8>,
+    index: HashMap<u32, usize>,
+}
+
+impl Program {
+    /// Decodes `code` (via `agx16_isa`) and lowers every instruction. Forms
+    /// the model cannot execute become ops that stop the SIMD-group with an
+    /// error when reached, so unreached code does not fail a launch.
+    pub fn new(code: &[u8]) -> Program {
+        let mut ops = vec![];
+        let mut disasm = vec![];
+        let mut off = 0usize;
+        while off < code.len() {
+            match crate::lower::lower_at(code, off) {
+                Ok((op, text)) => {
+                    off += op.len as usize;
+                    ops.push(op);
+                    disasm.push(text);
+                }
+                Err(e) => {
+                    let end = (off + 16).min(code.len());
+                    ops.push(Op {
+                        pc: off as u32,
+                        len: 0,
+                        kind: Kind::Refuse(e),
+                        hazard: Hazard::default(),
+                        releases: vec![],
+                    });
+                    disasm.push(format!("<undecodable {}>", hex(&code[off..end])));
+                    break;
+                }
+            }
+        }
+        let index = ops.iter().enumerate().map(|(i, o)| (o.pc, i)).collect();
+        let mut p = Program { ops, disasm, code: code.to_vec(), index };
+        p.link_branches();
+        p
+    }
+
+    pub fn index_of(&self, pc: u32) -> Option<usize> {
+        self.index.get(&pc).copied()
+    }
+
+    pub fn disasm_at(&self, pc: u32) -> &str {
+        self.index_of(pc).map(|i| self.disasm[i].as_str()).unwrap_or("?")
+    }
+
+    /// Turns branch target pcs into op indices; a target that is not an
+    /// instruction start makes the branch refuse to run.
+    fn link_branches(&mut self) {
+        for i in 0..self.ops.len() {
+            if let Kind::Jump { target, cond } = self.ops[i].kind {
+                let pc = target as u32;
+                match self.index.get(&pc) {
+                    Some(&t) => self.ops[i].kind = Kind::Jump { target: t, cond },
+                    None => {
+                        let op = &self.ops[i];
+                        self.ops[i].kind = Kind::Refuse(crate::error::SimError::Unestablished {
+                            pc: op.pc,
+                            bytes: hex(&self.code[op.pc as usize..(op.pc + op.len as u32) as usize]),
+                            form: self.disasm[i].clone(),
+                            what: format!("branch target {pc:#x} is not an instruction boundary"),
+                        })
+                    }
+                }
+            }
+        }
+    }
+}
