@@ -1,0 +1,249 @@
+//! Control flow: stop, jumps, calls, the exec-mask stack, predicate compares, barriers.
+
+use super::src::{CAN, ET, LEN, MASK};
+use crate::form::{Form, Kind::*, Role::*};
+
+const STOP: &[crate::form::Field] = &[raw!("reserved", 8, 24)];
+
+// `0f 00 54 <signed 48-bit byte offset> 00`: niklassheth/agx-re notes EXP-M4-52/53 (measured);
+// offset base not pinned down here (hypothesis), the model must check it against EXP-0010.
+const JUMP: &[crate::form::Field] = &[
+    raw!("mode", 16, 8),
+    f!("offset", [(24, 48)], ImmS(SrcA), Hypothesis, ET),
+    raw!("tail", 72, 8),
+];
+
+// byte3 = 1 | bank<<2 | invert<<5; banks 6/7 are constant true/false (EXP-M4-52/53, measured).
+const PUSH: &[crate::form::Field] = &[
+    raw!("mode", 16, 8),
+    raw!("b3_1", 25, 1),
+    f!("bank", [(26, 3)], Pred, Hardware, MASK),
+    f!("invert", [(29, 1)], Modifier, Hardware, MASK),
+    raw!("b3_hi", 30, 2),
+];
+
+const CALL: &[crate::form::Field] = &[
+    raw!("mode", 16, 8),
+    raw!("b3", 24, 8),
+    raw!("b5", 40, 8),
+    raw!("b6", 48, 8),
+    // target = call address + 4 + offset (ADevWithAnIdea/agx-re EXP-0035, A18, inferred width)
+    f!("offset", [(56, 48)], ImmS(SrcA), Hypothesis, ET),
+    raw!("tail", 104, 8),
+];
+
+const POP: &[crate::form::Field] = &[
+    raw!("mode", 16, 8),
+    f!("levels", [(24, 8)], ImmU(SrcA), Hypothesis, MASK),
+    raw!("tail", 32, 16),
+];
+
+const B2B3: &[crate::form::Field] = &[raw!("b2", 16, 8), raw!("b3", 24, 8)];
+const B2B3B4B5: &[crate::form::Field] = &[raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("b4", 32, 16)];
+
+// `8f 04 54 (2 | bank<<2 | invert<<5)` loop-mask update (EXP-M4-46/53, measured).
+const LOOP_UPDATE: &[crate::form::Field] = &[
+    raw!("b2_1", 17, 1),
+    raw!("b3_lo", 24, 2),
+    f!("bank", [(26, 3)], Pred, Hardware, MASK),
+    f!("invert", [(29, 1)], Modifier, Hardware, MASK),
+    raw!("b3_hi", 30, 2),
+];
+
+// Predicate compare: byte0 = 0x0a | invert<<4 | bank<<5 (EXP-M4-45/53, measured); sources are
+// (gpr<<1)|is32 descriptors reaching r0..r63 (GravityLinux/mesa agx_apple9_machine.c, measured).
+const PCMP6: &[crate::form::Field] = &[
+    f!("invert", [(4, 1)], Modifier, Hardware, MASK),
+    f!("bank", [(5, 3)], Pred, Hardware, MASK),
+    f!("a_size", [(8, 1)], Size(SrcA), Hardware, super::src::MC),
+    f!("a", [(9, 6)], Gpr(SrcA), Hardware, super::src::MC),
+    raw!("a_aux", 15, 1),
+    raw!("lifetime", 16, 8),
+    f!("b_size", [(24, 1)], Size(SrcB), Hardware, super::src::MC),
+    f!("b", [(25, 6)], Gpr(SrcB), Hardware, super::src::MC),
+    raw!("b_aux", 31, 1),
+    f!("cond", [(32, 8)], Modifier, CorpusOnly, ET),
+    raw!("b5", 40, 8),
+];
+const PCMP10: &[crate::form::Field] = &[
+    f!("invert", [(4, 1)], Modifier, Hardware, MASK),
+    f!("bank", [(5, 3)], Pred, Hardware, MASK),
+    f!("a_size", [(8, 1)], Size(SrcA), Hardware, super::src::MC),
+    f!("a", [(9, 6)], Gpr(SrcA), Hardware, super::src::MC),
+    raw!("a_aux", 15, 1),
+    raw!("lifetime", 17, 7),
+    f!("b_size", [(24, 1)], Size(SrcB), Hardware, super::src::MC),
+    f!("b", [(25, 6)], Gpr(SrcB), Hardware, super::src::MC),
+    raw!("b_aux", 31, 1),
+    raw!("tail", 48, 32),
+];
+
+pub static FORMS: &[Form] = &[
+    form!("stop", Stop, 4, Hardware, ET, [(0, 8, 0x0e)], STOP, []),
+    form!(
+        "jump",
+        Jump,
+        10,
+        Hardware,
+        CAN,
+        [(0, 8, 0x0f), (8, 8, 0x00)],
+        JUMP,
+        []
+    ),
+    form!(
+        "jump_exec_none",
+        JumpExecNone,
+        10,
+        Hardware,
+        MASK,
+        [(0, 8, 0x0f), (8, 8, 0x01)],
+        JUMP,
+        []
+    ),
+    form!(
+        "call",
+        Call,
+        14,
+        CorpusOnly,
+        CAN,
+        [(0, 8, 0x0f), (8, 8, 0x05), (32, 8, 0x8f)],
+        CALL,
+        []
+    ),
+    form!(
+        "if_push",
+        IfPush,
+        4,
+        Hardware,
+        MASK,
+        [(0, 8, 0x0f), (8, 8, 0x05), (24, 1, 1)],
+        PUSH,
+        []
+    ),
+    form!(
+        "else",
+        Else,
+        4,
+        Hardware,
+        MASK,
+        [(0, 8, 0x0f), (8, 8, 0x04), (16, 16, 0x1904)],
+        &[],
+        []
+    ),
+    form!(
+        "mask_op",
+        Opaque,
+        4,
+        CorpusOnly,
+        LEN,
+        [(0, 8, 0x0f), (8, 8, 0x04)],
+        B2B3,
+        []
+    ),
+    form!(
+        "pop",
+        Pop,
+        6,
+        Hardware,
+        MASK,
+        [(0, 8, 0x0f), (8, 8, 0x06)],
+        POP,
+        []
+    ),
+    form!(
+        "call_indirect",
+        CallIndirect,
+        6,
+        CorpusOnly,
+        LEN,
+        [(0, 8, 0x0f), (8, 8, 0x80)],
+        B2B3B4B5,
+        []
+    ),
+    form!(
+        "break_unwind",
+        BreakUnwind,
+        6,
+        Hardware,
+        MASK,
+        [(0, 8, 0x8f), (8, 8, 0x05)],
+        B2B3B4B5,
+        []
+    ),
+    form!(
+        "loop_update",
+        LoopMaskUpdate,
+        4,
+        Hardware,
+        MASK,
+        [(0, 8, 0x8f), (8, 8, 0x04), (16, 1, 0), (18, 6, 0x15)],
+        LOOP_UPDATE,
+        []
+    ),
+    form!(
+        "return",
+        Return,
+        4,
+        CorpusOnly,
+        LEN,
+        [(0, 8, 0x8f), (8, 4, 0x2)],
+        &[raw!("b1_hi", 12, 4), raw!("b2", 16, 8), raw!("b3", 24, 8)],
+        []
+    ),
+    form!(
+        "pcmp_ext",
+        PredCompare,
+        10,
+        Hardware,
+        super::src::MC,
+        [(0, 4, 0xa), (16, 1, 1), (32, 16, 0x0006)],
+        PCMP10,
+        [rch!(SrcA, 63, Hardware), rch!(SrcB, 63, Hardware)]
+    ),
+    form!(
+        "pcmp",
+        PredCompare,
+        6,
+        Hardware,
+        super::src::MC,
+        [(0, 4, 0xa)],
+        PCMP6,
+        [rch!(SrcA, 63, Hardware), rch!(SrcB, 63, Hardware)]
+    ),
+    form!(
+        "link_save",
+        Opaque,
+        8,
+        CorpusOnly,
+        LEN,
+        [(0, 8, 0x07), (8, 8, 0x00), (16, 8, 0x54)],
+        &[raw!("b3", 24, 8), raw!("tail", 32, 32)],
+        []
+    ),
+    // `07 04 54 <scope 0x61 tg | 0x85 dev> <flags> 00` (ADevWithAnIdea/agx-re EXP-0025, measured)
+    form!(
+        "barrier",
+        Barrier,
+        6,
+        Hardware,
+        ET,
+        [(0, 8, 0x07), (16, 8, 0x54)],
+        &[
+            raw!("b1", 8, 8),
+            f!("scope", [(24, 8)], Modifier, Hardware, ET),
+            f!("flags", [(32, 8)], Modifier, CorpusOnly, ET),
+            raw!("b5", 40, 8)
+        ],
+        []
+    ),
+    form!(
+        "fence",
+        Fence,
+        4,
+        CorpusOnly,
+        LEN,
+        [(0, 8, 0x07)],
+        &[raw!("b1", 8, 8), raw!("b2", 16, 8), raw!("b3", 24, 8)],
+        []
+    ),
+];

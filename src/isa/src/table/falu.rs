@@ -1,0 +1,376 @@
+//! 32-bit float ALU, byte-0 low nibble 9 (bit 3 set: 32-bit destination).
+//!
+//! Layout facts: niklassheth/agx-re:docs/isa/encoding-tables.md `falu2`/`falu2i`/`falu2_uni`/
+//! `falu3` (register map measured on T8132 by EXP-M4-38; minifloat EXP-0006; lifetime bits
+//! EXP-0160/0165); lengths: 4 when (byte2 & 7) < 2, else 6 + 2·(byte4 & 3) (same file,
+//! "Length rule", EXP-0228 / EXP-M4-10); reach: GravityLinux/mesa agx_apple9_machine.c.
+
+use super::src::{ET, MC, SB};
+use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
+
+/// Shared compact two-source skeleton (6-byte register form and its 8/10/12-byte extensions).
+macro_rules! f2_fields {
+    ($($tail:expr),*) => {
+        &[
+            f!("dst", [(4, 4), (22, 2), (44, 1)], Gpr(Dst), Hardware, ET),
+            f!("a_size", [(8, 1)], Size(SrcA), Hardware, ET),
+            f!("a", [(9, 6), (40, 1)], Gpr(SrcA), Hardware, ET),
+            raw!("a_aux", 15, 1),
+            f!("rel_a", [(19, 1)], Release(SrcA), Hardware, ET),
+            f!("rel_b", [(20, 1)], Release(SrcB), Hardware, ET),
+            f!("publish", [(21, 1)], Publish, Hardware, ET),
+            f!("b_size", [(24, 1)], Size(SrcB), Hardware, ET),
+            f!("b", [(25, 6), (42, 1)], Gpr(SrcB), Hardware, ET),
+            raw!("b_aux", 31, 1),
+            raw!("ctrl", 34, 5),
+            f!("b_neg", [(43, 1)], Modifier, Hardware, ET),
+            f!("wait", [(45, 3)], Wait(Index45), Hardware, SB),
+            $($tail),*
+        ]
+    };
+}
+
+const F2: &[Field] = f2_fields!();
+const F2_8: &[Field] = f2_fields!(raw!("ext", 48, 16));
+const F2_10: &[Field] = f2_fields!(raw!("ext", 48, 32));
+const F2_12: &[Field] = f2_fields!(raw!("ext", 48, 48));
+
+// srcB is the 8-bit float immediate (bit 39 set, exponent nibble >= 8).
+const F2I: &[Field] = &[
+    f!("dst", [(4, 4)], Gpr(Dst), Hardware, ET),
+    f!("imm", [(8, 7), (19, 1)], ImmF8(SrcB), Hardware, ET),
+    f!("flags", [(20, 4)], Modifier, CorpusOnly, ET),
+    f!("a_size", [(24, 1)], Size(SrcA), Hardware, ET),
+    f!("a", [(25, 6)], Gpr(SrcA), Hardware, ET),
+    raw!("a_top", 31, 1),
+    raw!("ctrl", 34, 5),
+    f!("mods", [(40, 5)], Modifier, CorpusOnly, ET),
+    f!(
+        "wait",
+        [(45, 3)],
+        Wait(Index45),
+        Hardware,
+        "niklassheth/agx-re:experiments/EXP-M4-44-falu2i-slot-selector"
+    ),
+];
+
+// srcB is a uniform register (bit 39 set, bit 15 clear): byte1 = (ureg<<1)|is32.
+const F2U: &[Field] = &[
+    f!("dst", [(4, 4)], Gpr(Dst), Hardware, ET),
+    f!("b_size", [(8, 1)], Size(SrcB), Hardware, ET),
+    f!("b", [(9, 6)], Uniform(SrcB), Hardware, ET),
+    f!("flags", [(19, 5)], Modifier, CorpusOnly, ET),
+    f!("a_size", [(24, 1)], Size(SrcA), Hardware, ET),
+    f!("a", [(25, 7)], Gpr(SrcA), CorpusOnly, ET),
+    raw!("ctrl", 34, 5),
+    f!("mods", [(40, 5)], Modifier, CorpusOnly, ET),
+    f!("wait", [(45, 3)], Wait(Index45), CorpusOnly, SB),
+];
+
+// Three-source FMA: sources are (reg<<1)|is32 descriptors in bytes 1/3/5 with bit-6 register
+// extensions at bits 56/58/38 and the destination's at bit 60 (GravityLinux/mesa
+// agx_apple9_machine.c float3_extended, r0..r95 measured); slot index at bits 61..63.
+macro_rules! f3_fields {
+    ($($tail:expr),*) => {
+        &[
+            f!("dst", [(4, 4), (22, 2), (60, 1)], Gpr(Dst), Hardware, MC),
+            f!("a_size", [(8, 1)], Size(SrcA), Hardware, ET),
+            f!("a", [(9, 6), (56, 1)], Gpr(SrcA), Hardware, MC),
+            raw!("a_aux", 15, 1),
+            f!("flags", [(19, 3)], Modifier, CorpusOnly, ET),
+            f!("b_size", [(24, 1)], Size(SrcB), Hardware, ET),
+            f!("b", [(25, 6), (58, 1)], Gpr(SrcB), Hardware, MC),
+            raw!("b_aux", 31, 1),
+            raw!("ctrl", 34, 4),
+            raw!("b4_7", 39, 1),
+            raw!("c_b0", 40, 1),
+            f!("c", [(41, 6), (38, 1)], Gpr(SrcC), Hardware, MC),
+            raw!("c_aux", 47, 1),
+            raw!("b6", 48, 8),
+            raw!("b7_1", 57, 1),
+            f!("neg_ab", [(59, 1)], Modifier, CorpusOnly, ET),
+            f!("wait", [(61, 3)], Wait(Index61), Hardware, SB),
+            $($tail),*
+        ]
+    };
+}
+const F3: &[Field] = f3_fields!();
+const F3_10: &[Field] = f3_fields!(raw!("ext", 64, 16));
+const F3_12: &[Field] = f3_fields!(raw!("ext", 64, 32));
+
+// 4-byte compact form ((byte2 & 7) < 2): reduction accumulate (ADevWithAnIdea/agx-re EXP-0025/0228, G17P).
+const FC4: &[Field] = &[
+    f!("dst", [(4, 4)], Gpr(Dst), Hypothesis, ET),
+    f!("a_size", [(8, 1)], Size(SrcA), Hypothesis, ET),
+    f!("a", [(9, 7)], Gpr(SrcA), Hypothesis, ET),
+    raw!("b2", 19, 5),
+    f!("b_size", [(24, 1)], Size(SrcB), Hypothesis, ET),
+    f!("b", [(25, 7)], Gpr(SrcB), Hypothesis, ET),
+];
+
+// Op-selects other than add/mul/fma: bits are real, meaning is not established.
+const FOPQ6: &[Field] = &[
+    raw!("dst", 4, 4),
+    raw!("b1", 8, 8),
+    raw!("opsel", 16, 3),
+    raw!("b2_hi", 19, 5),
+    raw!("b3", 24, 8),
+    raw!("b4", 34, 6),
+    raw!("b5", 40, 8),
+];
+const FOPQ8: &[Field] = &[
+    raw!("dst", 4, 4),
+    raw!("b1", 8, 8),
+    raw!("opsel", 16, 3),
+    raw!("b2_hi", 19, 5),
+    raw!("b3", 24, 8),
+    raw!("b4", 34, 6),
+    raw!("b5", 40, 8),
+    raw!("ext", 48, 16),
+];
+const FOPQ10: &[Field] = &[
+    raw!("dst", 4, 4),
+    raw!("b1", 8, 8),
+    raw!("opsel", 16, 3),
+    raw!("b2_hi", 19, 5),
+    raw!("b3", 24, 8),
+    raw!("b4", 34, 6),
+    raw!("b5", 40, 8),
+    raw!("ext", 48, 32),
+];
+const FOPQ12: &[Field] = &[
+    raw!("dst", 4, 4),
+    raw!("b1", 8, 8),
+    raw!("opsel", 16, 3),
+    raw!("b2_hi", 19, 5),
+    raw!("b3", 24, 8),
+    raw!("b4", 34, 6),
+    raw!("b5", 40, 8),
+    raw!("ext", 48, 48),
+];
+
+const R2: [crate::form::Reach; 3] = [
+    rch!(Dst, 95, Hardware),
+    rch!(SrcA, 95, Hardware),
+    rch!(SrcB, 95, Hardware),
+];
+
+pub static FORMS: &[Form] = &[
+    form!(
+        "fadd_acc",
+        FAdd,
+        4,
+        Hypothesis,
+        ET,
+        [(0, 4, 9), (16, 3, 0)],
+        FC4,
+        []
+    ),
+    form!(
+        "fmul_acc",
+        FMul,
+        4,
+        Hypothesis,
+        ET,
+        [(0, 4, 9), (16, 3, 1)],
+        FC4,
+        []
+    ),
+    // immediate and uniform overloads of the 6-byte form
+    form!(
+        "fadd_imm",
+        FAdd,
+        6,
+        Hardware,
+        ET,
+        [(0, 4, 9), (16, 3, 4), (32, 2, 0), (39, 1, 1), (15, 1, 1)],
+        F2I,
+        [rch!(Dst, 15, Hardware), rch!(SrcA, 63, Hardware)]
+    ),
+    form!(
+        "fmul_imm",
+        FMul,
+        6,
+        Hardware,
+        ET,
+        [(0, 4, 9), (16, 3, 5), (32, 2, 0), (39, 1, 1), (15, 1, 1)],
+        F2I,
+        [rch!(Dst, 15, Hardware), rch!(SrcA, 63, Hardware)]
+    ),
+    form!(
+        "fadd_uni",
+        FAdd,
+        6,
+        CorpusOnly,
+        ET,
+        [(0, 4, 9), (16, 3, 4), (32, 2, 0), (39, 1, 1), (15, 1, 0)],
+        F2U,
+        [rch!(Dst, 15, CorpusOnly)]
+    ),
+    form!(
+        "fmul_uni",
+        FMul,
+        6,
+        CorpusOnly,
+        ET,
+        [(0, 4, 9), (16, 3, 5), (32, 2, 0), (39, 1, 1), (15, 1, 0)],
+        F2U,
+        [rch!(Dst, 15, CorpusOnly)]
+    ),
+    form!(
+        "fadd",
+        FAdd,
+        6,
+        Hardware,
+        ET,
+        [(0, 4, 9), (16, 3, 4), (32, 2, 0), (39, 1, 0), (41, 1, 0)],
+        F2,
+        [R2[0], R2[1], R2[2]]
+    ),
+    form!(
+        "fmul",
+        FMul,
+        6,
+        Hardware,
+        ET,
+        [(0, 4, 9), (16, 3, 5), (32, 2, 0), (39, 1, 0), (41, 1, 0)],
+        F2,
+        [R2[0], R2[1], R2[2]]
+    ),
+    form!(
+        "fadd_x8",
+        FAdd,
+        8,
+        CorpusOnly,
+        ET,
+        [(0, 4, 9), (16, 3, 4), (32, 2, 1), (39, 1, 0), (41, 1, 0)],
+        F2_8,
+        []
+    ),
+    form!(
+        "fmul_x8",
+        FMul,
+        8,
+        CorpusOnly,
+        ET,
+        [(0, 4, 9), (16, 3, 5), (32, 2, 1), (39, 1, 0), (41, 1, 0)],
+        F2_8,
+        []
+    ),
+    form!(
+        "fadd_x10",
+        FAdd,
+        10,
+        CorpusOnly,
+        ET,
+        [(0, 4, 9), (16, 3, 4), (32, 2, 2), (39, 1, 0), (41, 1, 0)],
+        F2_10,
+        []
+    ),
+    form!(
+        "fmul_x10",
+        FMul,
+        10,
+        CorpusOnly,
+        ET,
+        [(0, 4, 9), (16, 3, 5), (32, 2, 2), (39, 1, 0), (41, 1, 0)],
+        F2_10,
+        []
+    ),
+    form!(
+        "fadd_x12",
+        FAdd,
+        12,
+        CorpusOnly,
+        ET,
+        [(0, 4, 9), (16, 3, 4), (32, 2, 3), (39, 1, 0), (41, 1, 0)],
+        F2_12,
+        []
+    ),
+    form!(
+        "fmul_x12",
+        FMul,
+        12,
+        CorpusOnly,
+        ET,
+        [(0, 4, 9), (16, 3, 5), (32, 2, 3), (39, 1, 0), (41, 1, 0)],
+        F2_12,
+        []
+    ),
+    form!(
+        "ffma",
+        FFma,
+        8,
+        Hardware,
+        ET,
+        [(0, 4, 9), (16, 3, 6), (32, 2, 1)],
+        F3,
+        [
+            rch!(Dst, 95, Hardware),
+            rch!(SrcA, 95, Hardware),
+            rch!(SrcB, 95, Hardware),
+            rch!(SrcC, 95, Hardware)
+        ]
+    ),
+    form!(
+        "ffma_x10",
+        FFma,
+        10,
+        CorpusOnly,
+        ET,
+        [(0, 4, 9), (16, 3, 6), (32, 2, 2)],
+        F3_10,
+        []
+    ),
+    form!(
+        "ffma_x12",
+        FFma,
+        12,
+        CorpusOnly,
+        ET,
+        [(0, 4, 9), (16, 3, 6), (32, 2, 3)],
+        F3_12,
+        []
+    ),
+    // everything else in the group: length rule only
+    form!(
+        "falu_q6",
+        Opaque,
+        6,
+        CorpusOnly,
+        ET,
+        [(0, 4, 9), (32, 2, 0)],
+        FOPQ6,
+        []
+    ),
+    form!(
+        "falu_q8",
+        Opaque,
+        8,
+        CorpusOnly,
+        ET,
+        [(0, 4, 9), (32, 2, 1)],
+        FOPQ8,
+        []
+    ),
+    form!(
+        "falu_q10",
+        Opaque,
+        10,
+        CorpusOnly,
+        ET,
+        [(0, 4, 9), (32, 2, 2)],
+        FOPQ10,
+        []
+    ),
+    form!(
+        "falu_q12",
+        Opaque,
+        12,
+        CorpusOnly,
+        ET,
+        [(0, 4, 9), (32, 2, 3)],
+        FOPQ12,
+        []
+    ),
+];

@@ -1,0 +1,214 @@
+//! Integer ALU: add/sub (0x9f/0x1f, 10 bytes), multiply-add (12 bytes), and the 0xa7/0x27
+//! convert / shift / bitfield / count family.
+//!
+//! niklassheth/agx-re:docs/isa/encoding-tables.md `iadd2`, `imad`, `ishift`, `ibfe`, `cvt_f2i`,
+//! `cvt_i2f`, `ibitcount` (add/sub polarity byte0 bit 7 and the byte1 bit 0 length selector
+//! measured, EXP-0007/RT-1a-FIX; bits 12..17 six-slot wait mask EXP-M4-42; dst = byte3 >> 1
+//! measured by dst sweeps). Source operand packing of iadd/imad differs between the project's
+//! own hardware rounds (EXP-0154/0160/0216 disagree), so source fields are hypotheses here.
+
+use super::src::{ET, LEN};
+use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
+
+const IADD: &[Field] = &[
+    raw!("srcB_reg_hi", 9, 3),
+    f!("wait", [(12, 6)], Wait(Mask12), Hardware, ET),
+    f!("b2_fmt", [(18, 6)], Modifier, CorpusOnly, ET),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), Hardware, ET),
+    f!("opmode", [(32, 8)], Modifier, CorpusOnly, ET),
+    raw!("imm_b0", 40, 1),
+    f!("b_imm", [(41, 8)], ImmU(SrcB), Hypothesis, ET),
+    raw!("srcB_ext_lo", 49, 2),
+    f!("a", [(51, 5)], Gpr(SrcA), Hypothesis, ET),
+    f!("b7", [(56, 8)], Modifier, CorpusOnly, ET),
+    f!("opc_tail", [(64, 8)], Modifier, CorpusOnly, ET),
+    f!("opc_tail2", [(72, 8)], Modifier, CorpusOnly, ET),
+];
+
+const IMAD: &[Field] = &[
+    raw!("b1hi", 9, 3),
+    f!("wait", [(12, 6)], Wait(Mask12), Hardware, ET),
+    f!("b2_fmt", [(18, 6)], Modifier, CorpusOnly, ET),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), Hardware, ET),
+    f!("opmode", [(32, 8)], Modifier, CorpusOnly, ET),
+    raw!("a_lo", 40, 2),
+    f!("a", [(42, 6)], Gpr(SrcA), Hypothesis, ET),
+    f!("b_zero", [(48, 1)], Modifier, Hypothesis, ET),
+    raw!("b_lo", 49, 2),
+    f!("b", [(51, 5)], Gpr(SrcB), Hypothesis, ET),
+    f!("c_mode", [(56, 2)], Modifier, Hypothesis, ET),
+    raw!("c_inert", 58, 1),
+    f!("c_sel", [(59, 5)], Modifier, Hypothesis, ET),
+    f!("mulsel", [(64, 8)], Modifier, CorpusOnly, ET),
+    f!("b9", [(72, 8)], Modifier, CorpusOnly, ET),
+    f!("b10", [(80, 8)], Modifier, CorpusOnly, ET),
+    f!("b11", [(88, 8)], Modifier, CorpusOnly, ET),
+];
+
+// Common unary/convert skeleton of the 0x27/0xa7 family: dst = byte3>>1 (r0..r95),
+// src = byte5>>2 (r0..r63), bits 12..17 wait mask (cvt_f2i/cvt_i2f/ibitcount rows, measured).
+macro_rules! un_fields {
+    ([$($head:expr),*] $($tail:expr),*) => {
+        &[
+            $($head,)*
+            f!("wait", [(12, 6)], Wait(Mask12), Hardware, ET),
+            f!("mode", [(18, 6)], Modifier, CorpusOnly, ET),
+            raw!("dst_b0", 24, 1),
+            f!("dst", [(25, 7)], Gpr(Dst), Hardware, ET),
+            f!("src_class", [(32, 8)], Modifier, CorpusOnly, ET),
+            raw!("src_b01", 40, 2),
+            f!("src", [(42, 6)], Gpr(SrcA), Hardware, ET),
+            f!("op", [(48, 8)], OpSelect, CorpusOnly, ET),
+            f!("b7", [(56, 8)], Modifier, CorpusOnly, ET),
+            $($tail),*
+        ]
+    };
+}
+const UN8: &[Field] = un_fields!([]);
+const UN8_B8: &[Field] = un_fields!([f!("form", [(8, 1)], OpSelect, Hardware, ET)]);
+const UN8_B8_11: &[Field] = un_fields!([f!("form", [(8, 4)], OpSelect, CorpusOnly, ET)]);
+const UN10: &[Field] =
+    un_fields!([] f!("b8", [(64, 8)], Modifier, CorpusOnly, ET), raw!("b9", 72, 8));
+const UN10_B9_11: &[Field] = un_fields!([f!("form", [(9, 3)], OpSelect, CorpusOnly, ET)] f!("b8", [(64, 8)], Modifier, CorpusOnly, ET), raw!("b9", 72, 8));
+const UN12: &[Field] = un_fields!([] f!("b8", [(64, 8)], Modifier, CorpusOnly, ET), raw!("b9", 72, 8), raw!("b10", 80, 16));
+const UN12_B8: &[Field] = un_fields!([f!("form", [(8, 1)], OpSelect, CorpusOnly, ET)] f!("b8", [(64, 8)], Modifier, CorpusOnly, ET), raw!("b9", 72, 8), raw!("b10", 80, 16));
+const UN12_B9_11: &[Field] = un_fields!([f!("form", [(9, 3)], OpSelect, CorpusOnly, ET)] f!("b8", [(64, 8)], Modifier, CorpusOnly, ET), raw!("b9", 72, 8), raw!("b10", 80, 16));
+
+const RU: [crate::form::Reach; 2] = [rch!(Dst, 63, Hardware), rch!(SrcA, 63, Hardware)];
+
+pub static FORMS: &[Form] = &[
+    form!(
+        "iadd",
+        IAdd,
+        10,
+        Hardware,
+        ET,
+        [(0, 8, 0x9f), (8, 1, 1)],
+        IADD,
+        []
+    ),
+    form!(
+        "isub",
+        ISub,
+        10,
+        Hardware,
+        ET,
+        [(0, 8, 0x1f), (8, 1, 1)],
+        IADD,
+        []
+    ),
+    form!(
+        "imad",
+        IMad,
+        12,
+        Hardware,
+        ET,
+        [(0, 8, 0x9f), (8, 1, 0)],
+        IMAD,
+        []
+    ),
+    form!(
+        "imad_neg",
+        IMad,
+        12,
+        CorpusOnly,
+        ET,
+        [(0, 8, 0x1f), (8, 1, 0)],
+        IMAD,
+        []
+    ),
+    // 0xa7: byte1 low nibble 7 -> 8-byte int->float; 4/5 -> 8-byte bit count; odd -> 10; even -> 12.
+    form!(
+        "i2f",
+        IntToFloat,
+        8,
+        Hardware,
+        ET,
+        [(0, 8, 0xa7), (8, 4, 7)],
+        UN8,
+        [RU[0], RU[1]]
+    ),
+    form!(
+        "bitrev_msb",
+        BitCount,
+        8,
+        Hardware,
+        ET,
+        [(0, 8, 0xa7), (9, 3, 2)],
+        UN8_B8,
+        []
+    ),
+    form!(
+        "ishr_imm",
+        ShiftRight,
+        10,
+        CorpusOnly,
+        ET,
+        [(0, 8, 0xa7), (8, 1, 1)],
+        UN10_B9_11,
+        []
+    ),
+    form!(
+        "ibfe",
+        BitfieldExtract,
+        12,
+        CorpusOnly,
+        ET,
+        [(0, 8, 0xa7), (8, 1, 0)],
+        UN12_B9_11,
+        []
+    ),
+    // 0x27: byte1 low nibble 7 -> 10-byte float->int; 0/1/2 -> 12-byte bitfield/rotate; else 8.
+    form!(
+        "f2i",
+        FloatToInt,
+        10,
+        Hardware,
+        ET,
+        [(0, 8, 0x27), (8, 4, 7)],
+        UN10,
+        [RU[0], RU[1]]
+    ),
+    form!(
+        "u27_12a",
+        Opaque,
+        12,
+        CorpusOnly,
+        LEN,
+        [(0, 8, 0x27), (9, 3, 0)],
+        UN12_B8,
+        []
+    ),
+    form!(
+        "u27_12b",
+        Opaque,
+        12,
+        CorpusOnly,
+        LEN,
+        [(0, 8, 0x27), (8, 4, 2)],
+        UN12,
+        []
+    ),
+    form!(
+        "popcount",
+        BitCount,
+        8,
+        Hardware,
+        ET,
+        [(0, 8, 0x27), (8, 4, 5)],
+        UN8,
+        []
+    ),
+    form!(
+        "u27_8",
+        Opaque,
+        8,
+        CorpusOnly,
+        LEN,
+        [(0, 8, 0x27)],
+        UN8_B8_11,
+        []
+    ),
+];

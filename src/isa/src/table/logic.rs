@@ -1,0 +1,234 @@
+//! Byte-0 low nibble 0xb: 10-byte logic / source-modifier / convert ALU and 4-byte compact moves.
+//!
+//! Sub-family by byte2 (ADevWithAnIdea/agx-re:tools/agx-isa/isadb.py instr_length, corpus
+//! tiling): 0x01 uniform move (4); low nibble 7/e/f or 0x17 10-byte ALU; low nibble b compact
+//! move (4); high nibble 2 compact move (4). `ilogic` layout and its split one-hot slot mask
+//! (bits 45..47 = slots 1..3, 61..63 = slots 4..6) are measured on M4 by EXP-M4-35
+//! (niklassheth/agx-re:APPLE9_SCOREBOARD_SLOTS.md); DEF-0171-4's "sources-read-enable" reading
+//! of byte7 bit 7 is superseded by that newer M4 result.
+
+use super::src::{ET, LEN, M435, SB};
+use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
+
+const ILOGIC: &[Field] = &[
+    f!("dst", [(4, 4)], Gpr(Dst), Hardware, ET),
+    f!("a_size", [(8, 1)], Size(SrcA), Hardware, ET),
+    f!("a", [(9, 7)], Gpr(SrcA), Hardware, ET),
+    f!("op_base", [(16, 1)], OpSelect, Hardware, ET),
+    f!("b_size", [(24, 1)], Size(SrcB), Hardware, ET),
+    f!("b", [(25, 7)], Gpr(SrcB), Hardware, ET),
+    f!("lut_a_sel", [(32, 2)], OpSelect, Hardware, ET),
+    f!("lut_a_free", [(34, 3)], OpSelect, CorpusOnly, ET),
+    f!("lut_a_z", [(37, 3)], OpSelect, CorpusOnly, ET),
+    f!("lut_b", [(40, 5)], OpSelect, Hardware, ET),
+    f!(
+        "wait",
+        [(45, 3), (61, 3)],
+        Wait(MaskSplit45_61),
+        Hardware,
+        SB
+    ),
+    raw!("z6", 48, 8),
+    f!("outmod", [(56, 5)], Modifier, CorpusOnly, ET),
+    raw!("z8", 64, 8),
+    raw!("z9", 72, 8),
+];
+
+// Other 10-byte members: bytes localised, meaning not established (EXP-M4-35 decode records name
+// them funary_imm / b_alu10_lo7 / b_alu10_lo6).
+const ALU10: &[Field] = &[
+    raw!("dst", 4, 4),
+    f!("src", [(8, 8)], Modifier, CorpusOnly, M435),
+    raw!("b2_hi", 20, 4),
+    f!("srcB", [(24, 8)], Modifier, CorpusOnly, M435),
+    f!("lut_a", [(32, 8)], Modifier, CorpusOnly, M435),
+    f!("mod", [(40, 8)], Modifier, CorpusOnly, M435),
+    raw!("tail", 48, 32),
+];
+const ALU10_FREE_B2: &[Field] = &[
+    raw!("dst", 4, 4),
+    f!("src", [(8, 8)], Modifier, CorpusOnly, M435),
+    raw!("b2", 16, 8),
+    f!("srcB", [(24, 8)], Modifier, CorpusOnly, M435),
+    f!("lut_a", [(32, 8)], Modifier, CorpusOnly, M435),
+    f!("mod", [(40, 8)], Modifier, CorpusOnly, M435),
+    raw!("tail", 48, 32),
+];
+
+// `0e` source-modifier move: byte5 = 0x00 mov / 0x02 abs / 0x0a neg (EXP-0006 family, G17P).
+const FUNARY: &[Field] = &[
+    f!("dst", [(4, 4)], Gpr(Dst), CorpusOnly, ET),
+    f!("b1", [(8, 8)], Modifier, CorpusOnly, ET),
+    f!("a_size", [(24, 1)], Size(SrcA), CorpusOnly, ET),
+    f!("a", [(25, 7)], Gpr(SrcA), CorpusOnly, ET),
+    raw!("srcmod", 32, 8),
+    f!("mod", [(40, 8)], Modifier, Hardware, ET),
+    raw!("ext", 48, 32),
+];
+
+const MOVE4: &[Field] = &[
+    raw!("dst", 4, 4),
+    raw!("b1", 8, 8),
+    raw!("b2_hi", 20, 4),
+    raw!("b3", 24, 8),
+];
+const MOVE4_LO: &[Field] = &[
+    raw!("dst", 4, 4),
+    raw!("b1", 8, 8),
+    raw!("b2_lo", 16, 4),
+    raw!("b3", 24, 8),
+];
+
+// `Xb YY 01 08`: uniform register -> GPR (ADevWithAnIdea/agx-re EXP-0020, measured).
+const UMOV: &[Field] = &[
+    f!("dst", [(4, 4)], Gpr(Dst), Hardware, ET),
+    f!("u_size", [(8, 1)], Size(SrcA), CorpusOnly, ET),
+    f!("u", [(9, 7)], Uniform(SrcA), Hardware, ET),
+    f!("b3", [(24, 8)], Modifier, CorpusOnly, ET),
+];
+
+// `Xb <src> 1b <b3>` compact move (EXP-M4-35 records `reg_move_cb`).
+const MOVECB: &[Field] = &[
+    raw!("dst", 4, 4),
+    f!("src", [(8, 8)], Modifier, CorpusOnly, M435),
+    raw!("b2_hi", 20, 4),
+    f!("b3", [(24, 8)], Modifier, CorpusOnly, M435),
+];
+
+pub static FORMS: &[Form] = &[
+    form!(
+        "uniform_mov",
+        UniformMove,
+        4,
+        Hardware,
+        ET,
+        [(0, 4, 0xb), (16, 8, 0x01)],
+        UMOV,
+        [rch!(Dst, 15, Hardware)]
+    ),
+    form!(
+        "ilogic",
+        ILogic,
+        10,
+        Hardware,
+        ET,
+        [(0, 4, 0xb), (17, 7, 0xf)],
+        ILOGIC,
+        [
+            rch!(Dst, 15, Hardware),
+            rch!(SrcA, 95, Hardware),
+            rch!(SrcB, 95, Hardware)
+        ]
+    ),
+    form!(
+        "funary",
+        FUnary,
+        10,
+        CorpusOnly,
+        ET,
+        [(0, 4, 0xb), (16, 8, 0x0e)],
+        FUNARY,
+        []
+    ),
+    form!(
+        "funary_imm",
+        Opaque,
+        10,
+        CorpusOnly,
+        M435,
+        [(0, 4, 0xb), (16, 4, 0xf)],
+        ALU10,
+        []
+    ),
+    form!(
+        "b_alu10_lo7",
+        Opaque,
+        10,
+        CorpusOnly,
+        M435,
+        [(0, 4, 0xb), (16, 4, 0x7)],
+        ALU10,
+        []
+    ),
+    form!(
+        "b_alu10_lo6",
+        Opaque,
+        10,
+        CorpusOnly,
+        M435,
+        [(0, 4, 0xb), (16, 4, 0x6)],
+        ALU10,
+        []
+    ),
+    form!(
+        "b_alu10_lo_e",
+        Opaque,
+        10,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 0xb), (16, 4, 0xe)],
+        ALU10,
+        []
+    ),
+    form!(
+        "reg_move_cb",
+        RegMove,
+        4,
+        CorpusOnly,
+        M435,
+        [(0, 4, 0xb), (16, 4, 0xb)],
+        MOVECB,
+        []
+    ),
+    form!(
+        "move_c2",
+        RegMove,
+        4,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 0xb), (20, 4, 0x2)],
+        MOVE4_LO,
+        []
+    ),
+    form!(
+        "move_c0",
+        RegMove,
+        4,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 0xb), (16, 4, 0x0)],
+        MOVE4,
+        []
+    ),
+    form!(
+        "move_c1",
+        RegMove,
+        4,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 0xb), (16, 4, 0x1)],
+        MOVE4,
+        []
+    ),
+    form!(
+        "move_c9",
+        RegMove,
+        4,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 0xb), (16, 4, 0x9)],
+        MOVE4,
+        []
+    ),
+    form!(
+        "move_cc",
+        RegMove,
+        4,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 0xb), (16, 4, 0xc)],
+        MOVE4,
+        []
+    ),
+];
+const _: &[Field] = ALU10_FREE_B2;

@@ -1,0 +1,11 @@
+//! Source citations used by the table (`repo:path`).
+
+pub const ET: &str = "niklassheth/agx-re:docs/isa/encoding-tables.md";
+pub const LEN: &str = "ADevWithAnIdea/agx-re:tools/agx-isa/isadb.py instr_length";
+pub const SB: &str = "niklassheth/agx-re:APPLE9_SCOREBOARD_SLOTS.md";
+pub const MC: &str = "GravityLinux/mesa:src/asahi/compiler/agx_apple9_machine.c";
+pub const M435: &str = "niklassheth/agx-re:experiments/EXP-M4-35-native-load-xor/RESULTS.json";
+pub const CAN: &str = "ADevWithAnIdea/agx-re:tools/agx-isa/length_canaries.json";
+pub const MASK: &str = "niklassheth/agx-re:experiments/EXP-M4-52-deep-mask-stack";
+/// Length/field regularities found by tiling the Apple-compiled corpus in ../shared/oracles/isa/corpus.
+pub const CORPUS: &str = "corpus tiling (Apple-compiled programs, ../shared/oracles/isa/corpus)";
