@@ -1,1 +1,21 @@
-//! LD_PRELOAD DRM shim presenting an M4 render node backed by agx16-kernel
+//! LD_PRELOAD DRM shim: presents `/dev/dri/renderD128` as an Apple M4
+//! platform device (compatible `apple,agx-t8132`, driver `asahi`), hides
+//! every real DRM device, and routes ioctls and mmaps on the node into
+//! `agx16-kernel`.
+//!
+//! Build: `cargo build -p agx16-drm-shim` gives `libagx16_drm_shim.so`;
+//! run a program with `LD_PRELOAD=.../libagx16_drm_shim.so`. See
+//! `device.rs` for the environment variables.
+
+mod device;
+mod fdtable;
+mod guard;
+mod hooks_dir;
+mod hooks_file;
+mod hooks_ioctl;
+mod host;
+mod log;
+mod memfd;
+mod paths;
+mod real;
+mod sync_file;

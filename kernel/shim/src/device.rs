@@ -1,0 +1,39 @@
+//! The one fake M4 of this process, created on first open of the node.
+//!
+//! Environment:
+//! - `AGX16_DUMP=DIR`: capture every submission into DIR (see agx16-kernel
+//!   `dump`).
+//! - `AGX16_JOB_TIMEOUT_MS`: watchdog bound per submission (default 30000).
+//! - `AGX16_SHIM_DEBUG=1`: log opens and ioctl errors to stderr.
+
+use crate::memfd::MemfdAllocator;
+use agx16_kernel::backend::NoBackend;
+use agx16_kernel::params::DeviceConfig;
+use agx16_kernel::{Device, GpuBackend};
+use std::sync::{Arc, OnceLock};
+
+pub fn debug() -> bool {
+    static DEBUG: OnceLock<bool> = OnceLock::new();
+    *DEBUG.get_or_init(|| std::env::var_os("AGX16_SHIM_DEBUG").is_some_and(|v| v != "0"))
+}
+
+fn backend() -> Arc<dyn GpuBackend> {
+    // The model adapter plugs in here once agx16-sim exposes dispatch.
+    Arc::new(NoBackend)
+}
+
+pub fn device() -> &'static Arc<Device> {
+    static DEVICE: OnceLock<Arc<Device>> = OnceLock::new();
+    DEVICE.get_or_init(|| {
+        crate::log::init();
+        let mut config = DeviceConfig::default();
+        if let Some(ms) = std::env::var("AGX16_JOB_TIMEOUT_MS")
+            .ok()
+            .and_then(|v| v.parse().ok())
+        {
+            config.job_timeout_ms = ms;
+        }
+        let dump = std::env::var_os("AGX16_DUMP").map(std::path::PathBuf::from);
+        Device::new(config, Box::new(MemfdAllocator), backend(), dump)
+    })
+}
