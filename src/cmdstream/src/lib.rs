@@ -11,5 +11,6 @@ pub mod evidence;
 pub mod print;
 pub mod record;
 pub mod stream;
+pub mod vdm;
 
 pub use record::{DecodeError, FieldType, Hex, PackError, Record, Unexplained};

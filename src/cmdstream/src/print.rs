@@ -87,3 +87,14 @@ pub fn format_record<R: Record>(r: &R, indent: usize, opts: PrintOptions) -> Str
         Err(e) => format!("{}{}: cannot pack: {e}\n", " ".repeat(indent), R::NAME),
     }
 }
+
+/// Formats a typed record and reports whether anything unknown was flagged.
+pub fn dump<R: Record>(r: &R, indent: usize, opts: PrintOptions) -> (String, bool) {
+    match r.pack() {
+        Ok(bytes) => format_fields(R::NAME, R::fields(), &bytes, indent, opts),
+        Err(e) => (
+            format!("{}{}: cannot pack: {e}\n", " ".repeat(indent), R::NAME),
+            true,
+        ),
+    }
+}
