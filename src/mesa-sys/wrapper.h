@@ -1,0 +1,12 @@
+/* The Mesa headers agx16 binds. Compiled with the flags meson uses for libgallium. */
+#include "compiler/nir/nir.h"
+#include "compiler/nir/nir_builder.h"
+#include "compiler/shader_enums.h"
+#include "pipe/p_context.h"
+#include "pipe/p_defines.h"
+#include "pipe/p_screen.h"
+#include "pipe/p_state.h"
+#include "util/format/u_format.h"
+#include "util/ralloc.h"
+#include "util/u_inlines.h"
+#include "util/u_screen.h"
