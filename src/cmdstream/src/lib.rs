@@ -8,6 +8,7 @@
 mod macros;
 pub mod cdm;
 pub mod evidence;
+pub mod ppp;
 pub mod print;
 pub mod record;
 pub mod stream;
