@@ -48,8 +48,17 @@ pub fn run(sg: &mut SimdGroup, ctx: &mut Ctx) -> Result<Yield, SimError> {
         sg.next += 1;
         let zeroed = resolve_pending(sg, op)?;
         let written = step(sg, ctx, op, mask, zeroed)?;
+        // Released sources read zero from now on; the destination write comes
+        // after, so a destination that reuses a released source keeps the result
+        // (EXP-0003 `fadd r0, r2, r0` releasing both sources, measured).
         for &(reg, part) in &op.releases {
             release(sg, reg, part, mask);
+        }
+        if let Some((reg, part, vals)) = &written {
+            // An ordinary write replaces an in-flight value that no consumer
+            // took: EXP-M4-44 mutations store exactly the ALU result (1.5).
+            sg.pending.cancel(*reg);
+            sg.write(super::ops::Dst { reg: *reg, part: *part }, mask, vals);
         }
         if let Some(t) = ctx.trace {
             t.instruction(ctx.prog, sg, op, mask, written.as_ref());
@@ -288,10 +297,6 @@ fn step(sg: &mut SimdGroup, ctx: &mut Ctx, op: &Op, mask: u32, zeroed: u128) -> 
             return Ok(None);
         }
     };
-    if sg.pending.is_pending(dst.reg) {
-        return Err(unmeasured(op, format!("writes r{} while a load into it is still in flight", dst.reg)));
-    }
-    sg.write(dst, mask, &out);
     Ok(Some((dst.reg, dst.part, out)))
 }
 

@@ -1,0 +1,44 @@
+//! Field-value checks: which values of not-yet-understood fields the model
+//! accepts, each because a hardware run established that value's behaviour.
+
+use agx16_isa::{Evidence, Instr, Kind as FieldKind};
+
+/// Values of one field the model accepts (observed in hardware-run programs
+/// whose outputs the model reproduces; the caller cites the experiment).
+pub type Allowed<'a> = (&'a str, &'a [u64]);
+
+/// Checks every field the lowering does not interpret itself: raw fields
+/// and modifiers must hold an allowed value (zero is allowed only when
+/// listed). `used` names the fields the caller interprets.
+pub fn fields(i: &Instr, used: &[&str], allowed: &[Allowed]) -> Result<(), String> {
+    for (f, &v) in i.form.fields.iter().zip(i.values()) {
+        if used.contains(&f.name) {
+            continue;
+        }
+        let interpreted_elsewhere = matches!(
+            f.kind,
+            FieldKind::Gpr(_)
+                | FieldKind::Size(_)
+                | FieldKind::Half(_)
+                | FieldKind::Uniform(_)
+                | FieldKind::ImmU(_)
+                | FieldKind::ImmS(_)
+                | FieldKind::ImmF8(_)
+                | FieldKind::Wait(_)
+                | FieldKind::Produce(_)
+                | FieldKind::Release(_)
+        );
+        if interpreted_elsewhere && f.evidence != Evidence::Hypothesis {
+            continue;
+        }
+        match allowed.iter().find(|(n, _)| *n == f.name) {
+            Some((_, vals)) if vals.contains(&v) => {}
+            Some((_, vals)) => {
+                return Err(format!("field {} = {v:#x} (only {vals:#x?} measured)", f.name));
+            }
+            None if v == 0 && matches!(f.kind, FieldKind::Raw) => {}
+            None => return Err(format!("field {} = {v:#x} has no established meaning here", f.name)),
+        }
+    }
+    Ok(())
+}
