@@ -12,25 +12,41 @@ fn mask(lo: u8, w: u8) -> u128 {
     }) << lo
 }
 
+macro_rules! check {
+    ($errs:ident, $cond:expr, $($fmt:tt)*) => {
+        if !$cond {
+            $errs.push(format!($($fmt)*));
+        }
+    };
+}
+
 #[test]
 fn forms_are_well_formed() {
     let mut names = HashSet::new();
+    let mut e: Vec<String> = Vec::new();
     for f in forms() {
-        assert!(names.insert(f.name), "duplicate form name {}", f.name);
-        assert!(
+        check!(e, names.insert(f.name), "duplicate form name {}", f.name);
+        check!(
+            e,
             f.len % 2 == 0 && (2..=16).contains(&f.len),
             "{}: bad length {}",
             f.name,
             f.len
         );
-        assert!(f.fields.len() <= MAX_FIELDS, "{}: too many fields", f.name);
+        check!(
+            e,
+            f.fields.len() <= MAX_FIELDS,
+            "{}: too many fields",
+            f.name
+        );
         let len_mask = mask(0, f.len * 8);
         let mut seen = 0u128;
         for m in f.matches {
             let mm = mask(m.bits.lo, m.bits.width);
-            assert_eq!(mm & !len_mask, 0, "{}: match outside length", f.name);
-            assert_eq!(seen & mm, 0, "{}: overlapping match bits", f.name);
-            assert!(
+            check!(e, mm & !len_mask == 0, "{}: match outside length", f.name);
+            check!(e, seen & mm == 0, "{}: overlapping match bits", f.name);
+            check!(
+                e,
                 m.bits.width >= 64 || m.value < (1u64 << m.bits.width),
                 "{}: match value too wide",
                 f.name
@@ -39,13 +55,15 @@ fn forms_are_well_formed() {
         }
         let mut fnames = HashSet::new();
         for fl in f.fields {
-            assert!(
+            check!(
+                e,
                 fnames.insert(fl.name),
                 "{}: duplicate field {}",
                 f.name,
                 fl.name
             );
-            assert!(
+            check!(
+                e,
                 fl.width() <= 64,
                 "{}.{}: wider than 64 bits",
                 f.name,
@@ -53,7 +71,13 @@ fn forms_are_well_formed() {
             );
             for p in fl.pieces {
                 let pm = mask(p.lo, p.width);
-                assert_eq!(pm & !len_mask, 0, "{}.{}: outside length", f.name, fl.name);
+                check!(
+                    e,
+                    pm & !len_mask == 0,
+                    "{}.{}: outside length",
+                    f.name,
+                    fl.name
+                );
                 assert_eq!(
                     seen & pm,
                     0,
@@ -73,19 +97,22 @@ fn forms_are_well_formed() {
             len_mask & !seen
         );
         for r in f.reach {
-            assert!(
+            check!(
+                e,
                 f.fields.iter().any(|fl| fl.kind == Kind::Gpr(r.role)),
                 "{}: reach for {:?} without a GPR field",
                 f.name,
                 r.role
             );
-            assert!(
+            check!(
+                e,
                 r.max_gpr <= 95,
                 "{}: reach beyond the 96-entry file",
                 f.name
             );
         }
     }
+    assert!(e.is_empty(), "{} table defects:\n{}", e.len(), e.join("\n"));
 }
 
 #[test]
@@ -96,7 +123,11 @@ fn every_form_decodes_its_own_zero_instance() {
         let i = agx16_isa::Instr::new(f);
         let bytes = i.encode();
         let d = agx16_isa::decode(&bytes).unwrap_or_else(|e| panic!("{}: {e}", f.name));
-        assert_eq!(d.form.name, f.name);
+        assert_eq!(
+            d.form.name, f.name,
+            "zero instance of {} is shadowed",
+            f.name
+        );
         assert_eq!(d.encode(), bytes, "{}", f.name);
     }
 }

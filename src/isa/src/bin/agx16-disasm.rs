@@ -76,6 +76,25 @@ fn main() -> ExitCode {
         eprintln!("usage: agx16-disasm FILE... | agx16-disasm --check DIR [-v]");
         return ExitCode::from(2);
     }
+    if args[0] == "--length-map" {
+        // Debug aid for length-rule work: the decoded length at every even offset (0 = none).
+        for a in &args[1..] {
+            let Ok(bytes) = read_program(Path::new(a)) else {
+                continue;
+            };
+            let lens: Vec<String> = (0..bytes.len())
+                .step_by(2)
+                .map(|o| {
+                    agx16_isa::decode_at(&bytes, o)
+                        .map(|i| i.form.len)
+                        .unwrap_or(0)
+                        .to_string()
+                })
+                .collect();
+            println!("{a} {}", lens.join(","));
+        }
+        return ExitCode::SUCCESS;
+    }
     if args[0] == "--check" {
         let Some(dir) = args.get(1) else {
             eprintln!("--check needs a directory");

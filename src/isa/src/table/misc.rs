@@ -1,27 +1,319 @@
-//! Everything else the corpus needs: selects, min/max, compares, stores of varyings, ...
+//! Everything else the corpus needs: selects, min/max, compares, graphics and SIMD-group ops.
+//!
+//! Lengths follow ADevWithAnIdea/agx-re:tools/agx-isa/isadb.py instr_length (corpus-fitted;
+//! the experiments it cites are named per entry) unless a hardware row says otherwise.
 
-use super::src::{ET, LEN};
-use crate::form::{Field, Form};
+use super::src::{CAN, ET, LEN, MC, SB};
+use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
 
-const B4: &[Field] = &[
-    raw!("b0_hi", 4, 4),
-    raw!("b1", 8, 8),
-    raw!("b2", 16, 8),
-    raw!("b3", 24, 8),
+macro_rules! raw_bytes {
+    ($($name:literal $lo:literal $w:literal),*) => { &[$(raw!($name, $lo, $w)),*] };
+}
+
+// Integer/float min/max (6 bytes, byte2 & 7 == 6): shared compact skeleton, register map
+// measured on T8132 (EXP-M4-38); sel 0 fmax 1 fmin 4 umax 5 umin 6 imax 7 imin (encoding-tables.md).
+const MINMAX: &[Field] = &[
+    f!("dst", [(4, 4), (22, 2), (44, 1)], Gpr(Dst), Hardware, ET),
+    f!("a_size", [(8, 1)], Size(SrcA), Hardware, ET),
+    f!("a", [(9, 6), (40, 1)], Gpr(SrcA), Hardware, ET),
+    raw!("a_aux", 15, 1),
+    f!("fmt", [(19, 3)], Modifier, CorpusOnly, ET),
+    f!("b_size", [(24, 1)], Size(SrcB), Hardware, ET),
+    f!("b", [(25, 6), (42, 1)], Gpr(SrcB), Hardware, ET),
+    raw!("b_aux", 31, 1),
+    f!("sel", [(32, 3)], OpSelect, Hardware, ET),
+    raw!("selhi", 35, 5),
+    raw!("b_file", 41, 1),
+    raw!("src_mod", 43, 1),
+    f!("wait", [(45, 3)], Wait(Index45), Hypothesis, SB),
 ];
 
+// Wide select (10 bytes): dst r0..r15, four sources as (reg<<1)|is32 descriptors in bytes
+// 1/3/5/9 with bit-6 extensions at 56/58/38/70, slot index at 61..63
+// (GravityLinux/mesa agx_apple9_machine.c select_gpr_wide, measured; canaries EXP-0234).
+const ISEL10: &[Field] = &[
+    f!("dst", [(4, 4)], Gpr(Dst), Hardware, MC),
+    f!("a_size", [(8, 1)], Size(SrcA), Hardware, MC),
+    f!("a", [(9, 6), (56, 1)], Gpr(SrcA), Hardware, MC),
+    raw!("a_aux", 15, 1),
+    f!("op", [(20, 4)], OpSelect, CorpusOnly, ET),
+    f!("b_size", [(24, 1)], Size(SrcB), Hardware, MC),
+    f!("b", [(25, 6), (58, 1)], Gpr(SrcB), Hardware, MC),
+    raw!("b_aux", 31, 1),
+    f!("cmp", [(32, 6)], Modifier, CorpusOnly, ET),
+    f!("c", [(41, 6), (38, 1)], Gpr(SrcC), Hardware, MC),
+    raw!("b4_7", 39, 1),
+    f!("c_size", [(40, 1)], Size(SrcC), Hardware, MC),
+    raw!("c_aux", 47, 1),
+    f!("cond", [(48, 8)], Modifier, CorpusOnly, ET),
+    raw!("b7_1", 57, 1),
+    raw!("b7_3", 59, 2),
+    f!("wait", [(61, 3)], Wait(Index61), Hardware, MC),
+    raw!("b8", 64, 6),
+    f!("d", [(73, 6), (70, 1)], Gpr(SrcD), Hardware, MC),
+    raw!("b8_7", 71, 1),
+    f!("d_size", [(72, 1)], Size(SrcD), Hardware, MC),
+    raw!("d_aux", 79, 1),
+];
+
+// Raw layouts with byte2 pinned by the match.
+const N2_6: &[Field] = raw_bytes!("dst" 4 4, "b1" 8 8, "b3" 24 8, "b4" 32 8, "b5" 40 8);
+const N2_10: &[Field] = raw_bytes!("dst" 4 4, "b1" 8 8, "b3" 24 8, "b4" 32 8, "tail" 40 40);
+const N2_14: &[Field] =
+    raw_bytes!("dst" 4 4, "b1" 8 8, "b3" 24 8, "b4" 32 8, "tail" 40 64, "tail2" 104 8);
+const N2_B2FREE_8: &[Field] =
+    raw_bytes!("dst" 4 4, "b1" 8 8, "b3" 24 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 24);
+const N2_B2FREE_10: &[Field] =
+    raw_bytes!("dst" 4 4, "b1" 8 8, "b3" 24 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 40);
+
+const B1_3: &[Field] = raw_bytes!("b1" 8 8, "b2" 16 8, "b3" 24 8);
+const B0HI_B1_3: &[Field] = raw_bytes!("b0_hi" 4 4, "b1" 8 8, "b2" 16 8, "b3" 24 8);
+
 pub static FORMS: &[Form] = &[
-    // 4-byte conditional select (ADevWithAnIdea/agx-re isadb.py: 0x05/0x16)
+    // ---- byte0 low nibble 2: compare / select / min-max (byte0 high nibble = destination) ----
     form!(
-        "psel",
+        "icmpsel",
         Select,
-        4,
+        14,
         CorpusOnly,
-        LEN,
-        [(0, 8, 0x05)],
-        &[raw!("b1", 8, 8), raw!("b2", 16, 8), raw!("b3", 24, 8)],
+        ET,
+        [(0, 4, 2), (16, 8, 0x1d)],
+        N2_14,
         []
     ),
+    form!(
+        "cmpsel10",
+        Select,
+        10,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (16, 8, 0x2d), (24, 8, 0x80)],
+        raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 8, "tail" 40 40),
+        []
+    ),
+    form!(
+        "icmpsel_2d",
+        Select,
+        14,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (16, 8, 0x2d)],
+        N2_14,
+        []
+    ),
+    form!(
+        "sel_21",
+        Select,
+        10,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (16, 8, 0x21)],
+        N2_10,
+        []
+    ),
+    form!(
+        "sel_25",
+        Select,
+        8,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (16, 8, 0x25), (33, 1, 0)],
+        N2_B2FREE_8,
+        []
+    ),
+    form!(
+        "sel_25w",
+        Select,
+        10,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (16, 8, 0x25), (33, 1, 1)],
+        N2_B2FREE_10,
+        []
+    ),
+    form!(
+        "madd_27",
+        Opaque,
+        8,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (16, 8, 0x27), (24, 8, 0x80), (33, 1, 0)],
+        raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 24),
+        []
+    ),
+    form!(
+        "madd_27w",
+        Opaque,
+        10,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (16, 8, 0x27), (24, 8, 0x80), (33, 1, 1)],
+        raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 40),
+        []
+    ),
+    form!(
+        "madd_2f",
+        Opaque,
+        8,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (16, 8, 0x2f), (24, 8, 0x80), (33, 1, 0)],
+        raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 24),
+        []
+    ),
+    form!(
+        "madd_2fw",
+        Opaque,
+        10,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (16, 8, 0x2f), (24, 8, 0x80), (33, 1, 1)],
+        raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 40),
+        []
+    ),
+    form!(
+        "rt_box_test",
+        RayTrace,
+        10,
+        CorpusOnly,
+        ET,
+        [(0, 4, 2), (16, 8, 0x27), (24, 8, 0x81), (32, 8, 0x22)],
+        raw_bytes!("dst" 4 4, "b1" 8 8, "tail" 40 40),
+        []
+    ),
+    form!(
+        "wsel_27",
+        Select,
+        8,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (16, 8, 0x27)],
+        raw_bytes!("dst" 4 4, "b1" 8 8, "b3" 24 8, "b4" 32 8, "tail" 40 24),
+        []
+    ),
+    form!(
+        "minmax",
+        MinMax,
+        6,
+        Hardware,
+        ET,
+        [(0, 4, 2), (16, 3, 6)],
+        MINMAX,
+        [
+            rch!(Dst, 95, Hardware),
+            rch!(SrcA, 95, Hardware),
+            rch!(SrcB, 95, Hardware)
+        ]
+    ),
+    form!(
+        "carry_gen",
+        PredCompare,
+        6,
+        Hardware,
+        ET,
+        [(0, 4, 2), (16, 8, 0x35)],
+        N2_6,
+        []
+    ),
+    form!(
+        "fcmp_pred",
+        PredCompare,
+        6,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (16, 8, 0x3d)],
+        N2_6,
+        []
+    ),
+    form!(
+        "poly_23",
+        Opaque,
+        6,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (16, 8, 0x23)],
+        N2_6,
+        []
+    ),
+    form!(
+        "rsel_2b",
+        Opaque,
+        6,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (16, 8, 0x2b)],
+        N2_6,
+        []
+    ),
+    form!(
+        "psel_03",
+        Opaque,
+        6,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (16, 8, 0x03)],
+        N2_6,
+        []
+    ),
+    // compare feeding a separate psel: byte3 low nibble 4 (EXP-0010 gsel4/dsel5, A18)
+    form!(
+        "n2_pcmp",
+        PredCompare,
+        6,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (16, 3, 7), (24, 4, 4)],
+        raw_bytes!("dst" 4 4, "b1" 8 8, "b2_3" 19 5, "b3" 28 4, "b4" 32 16),
+        []
+    ),
+    form!(
+        "isel10",
+        Select,
+        10,
+        Hardware,
+        MC,
+        [(0, 4, 2), (16, 4, 0x7)],
+        ISEL10,
+        [
+            rch!(Dst, 15, Hardware),
+            rch!(SrcA, 95, Hardware),
+            rch!(SrcB, 95, Hardware),
+            rch!(SrcC, 95, Hardware),
+            rch!(SrcD, 95, Hardware)
+        ]
+    ),
+    form!(
+        "n2_sel_f",
+        Select,
+        10,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (16, 4, 0xf)],
+        raw_bytes!("dst" 4 4, "b1" 8 8, "b2" 20 4, "b3" 24 8, "b4" 32 8, "tail" 40 40),
+        []
+    ),
+    form!(
+        "n2_zero6",
+        Opaque,
+        6,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (16, 16, 0)],
+        raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 16),
+        []
+    ),
+    form!(
+        "n2_low6",
+        Opaque,
+        6,
+        CorpusOnly,
+        LEN,
+        [(0, 4, 2), (22, 2, 0)],
+        raw_bytes!("dst" 4 4, "b1" 8 8, "b2" 16 6, "b3" 24 8, "b4" 32 8, "b5" 40 8),
+        []
+    ),
+    // ---- 4-byte conditional select (0x05 / 0x16) ----
+    form!("psel", Select, 4, CorpusOnly, LEN, [(0, 8, 0x05)], B1_3, []),
     form!(
         "psel16",
         Select,
@@ -29,8 +321,49 @@ pub static FORMS: &[Form] = &[
         CorpusOnly,
         LEN,
         [(0, 8, 0x16)],
-        &[raw!("b1", 8, 8), raw!("b2", 16, 8), raw!("b3", 24, 8)],
+        B1_3,
+        []
+    ),
+    // ---- byte0 low nibble 3: compact in-place 16-bit zero-extend / move (EXP-0161, measured) ----
+    form!(
+        "sample_id",
+        Opaque,
+        10,
+        CorpusOnly,
+        LEN,
+        [(0, 8, 0x03), (16, 8, 0x26)],
+        raw_bytes!("b1" 8 8, "b3" 24 8, "tail" 32 48),
+        []
+    ),
+    form!(
+        "n3_4",
+        RegMove,
+        4,
+        CorpusOnly,
+        ET,
+        [(0, 4, 3)],
+        B0HI_B1_3,
+        []
+    ),
+    // ---- misc 4-byte markers ----
+    form!(
+        "call_site",
+        Opaque,
+        4,
+        CorpusOnly,
+        LEN,
+        [(0, 8, 0x43)],
+        B1_3,
+        []
+    ),
+    form!(
+        "frame_word",
+        Opaque,
+        4,
+        CorpusOnly,
+        CAN,
+        [(0, 8, 0x60)],
+        B1_3,
         []
     ),
 ];
-const _: (&[Field], &str) = (B4, ET);

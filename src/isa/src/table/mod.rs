@@ -13,6 +13,7 @@ use crate::form::Form;
 mod macros;
 mod ctrl;
 mod falu;
+mod gfx;
 mod half;
 mod int;
 mod logic;
@@ -33,6 +34,7 @@ pub static GROUPS: &[&[Form]] = &[
     int::FORMS,
     logic::FORMS,
     misc::FORMS,
+    gfx::FORMS,
 ];
 
 /// Every form, flattened in decode priority order.
