@@ -5,7 +5,12 @@ pub mod error;
 pub mod eval;
 pub mod interp;
 pub mod ir;
+pub mod mir;
+pub mod ra;
+pub mod sched;
 pub mod opt;
+pub mod pipeline;
 pub mod target;
+pub mod testgen;
 
 pub use error::CompileError;

@@ -14,11 +14,13 @@ pub struct Cfg {
     pub loop_depth: Vec<u32>,
 }
 
-fn entry(n: &CfNode) -> BlockId {
+/// The first block control reaches in `n` (an `if` has none of its own: its preceding block
+/// branches).
+fn entry(n: &CfNode) -> Option<BlockId> {
     match n {
-        CfNode::Block(b) => *b,
-        CfNode::Loop { body } => entry(&body[0]),
-        CfNode::If { .. } => unreachable!("an if is always preceded by a block"),
+        CfNode::Block(b) => Some(*b),
+        CfNode::Loop { body } => body.first().and_then(entry),
+        CfNode::If { .. } => None,
     }
 }
 
@@ -37,7 +39,7 @@ impl Walker<'_> {
     /// `lp`: (header, exit) of the innermost loop.
     fn list(&mut self, nodes: &[CfNode], next: Option<BlockId>, lp: Option<(BlockId, Option<BlockId>)>, depth: u32) {
         for (i, n) in nodes.iter().enumerate() {
-            let follow = nodes.get(i + 1).map(entry).or(next);
+            let follow = nodes.get(i + 1).and_then(entry).or(next);
             match n {
                 CfNode::Block(b) => {
                     self.cfg.loop_depth[b.0 as usize] = depth;
@@ -56,9 +58,11 @@ impl Walker<'_> {
                         (Some(_), _) => {} // return / discard leave the function
                         (None, Some(CfNode::If { then_body, else_body, .. })) => {
                             self.cfg.if_cond_block[b.0 as usize] = true;
-                            let (t, e) = (entry(&then_body[0]), entry(&else_body[0]));
-                            self.edge(*b, t);
-                            self.edge(*b, e);
+                            for arm in [then_body, else_body] {
+                                if let Some(t) = arm.first().and_then(entry) {
+                                    self.edge(*b, t);
+                                }
+                            }
                         }
                         (None, _) => {
                             if let Some(t) = follow {
@@ -72,8 +76,9 @@ impl Walker<'_> {
                     self.list(else_body, follow, lp, depth);
                 }
                 CfNode::Loop { body } => {
-                    let h = entry(&body[0]);
-                    self.list(body, Some(h), Some((h, follow)), depth + 1);
+                    if let Some(h) = body.first().and_then(entry) {
+                        self.list(body, Some(h), Some((h, follow)), depth + 1);
+                    }
                 }
             }
         }

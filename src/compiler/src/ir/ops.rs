@@ -81,7 +81,8 @@ pub enum Op {
     SysVal(SysVal),
     /// `dst = buffer[binding][index]` for `comps` consecutive 32-bit elements (asynchronous on G16).
     LoadGlobal { binding: u8 },
-    /// `buffer[binding][index] = value` (srcs: index, value tuple).
+    /// `buffer[binding][index..] = value` (srcs: index, value). The value operand names a whole
+    /// value (all components of a tuple), never one component of a tuple.
     StoreGlobal { binding: u8 },
     /// Store a register tuple to per-thread scratch slot `slot` (register allocation only).
     Spill { slot: u32 },

@@ -24,6 +24,10 @@ pub fn run(f: &mut Function) -> bool {
                 changed = true;
             }
         }
+        // Keep the remaining phis at the top of the block.
+        let (mut phis, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut b.instrs).into_iter().partition(|i| i.op == Op::Phi);
+        phis.extend(rest);
+        b.instrs = phis;
     }
     let mut map: Vec<Option<Src>> = vec![None; f.shapes.len()];
     for b in &f.blocks {
@@ -50,9 +54,15 @@ pub fn run(f: &mut Function) -> bool {
     for b in &mut f.blocks {
         for i in &mut b.instrs {
             let mods_ok = i.op.takes_float_modifiers();
-            for s in &mut i.srcs {
+            let op = i.op;
+            for (k, s) in i.srcs.iter_mut().enumerate() {
                 let n = resolve(*s);
                 if n == *s {
+                    continue;
+                }
+                // Stores and spills name a whole value; a component of a tuple cannot stand in.
+                let whole = matches!(op, Op::Spill { .. }) || (matches!(op, Op::StoreGlobal { .. }) && k == 1);
+                if whole && matches!(n.op, Operand::Value { v, .. } if shapes[v.0 as usize].comps > 1) {
                     continue;
                 }
                 // Modifiers only survive on ops that apply them.

@@ -1,0 +1,313 @@
+//! Register assignment in dominance (structured program) order, and linearisation to MIR with
+//! phi parallel copies at the end of each predecessor.
+
+use super::liveness::{Liveness, ValueSet};
+use super::parallel_copy::sequentialize;
+use super::regfile::RegFile;
+use crate::error::CompileError;
+use crate::ir::print::instr_to_string;
+use crate::ir::{BlockId, CfNode, Cfg, Function, Op, Operand, Type, Value};
+use crate::mir::{MInstr, MItem, MOperand, MProgram, MSrc, Reg};
+use crate::target::RegTarget;
+
+/// Structured region of every block: each if-arm and loop body is its own region. A value may
+/// only be released by a read in its own region (a release in a divergent arm must not drop the
+/// value for lanes that take the other arm).
+fn regions(ns: &[CfNode], cur: u32, next: &mut u32, out: &mut [u32]) {
+    for n in ns {
+        match n {
+            CfNode::Block(b) => out[b.0 as usize] = cur,
+            CfNode::If { then_body, else_body, .. } => {
+                for arm in [then_body, else_body] {
+                    *next += 1;
+                    let r = *next;
+                    regions(arm, r, next, out);
+                }
+            }
+            CfNode::Loop { body } => {
+                *next += 1;
+                let r = *next;
+                regions(body, r, next, out);
+            }
+        }
+    }
+}
+
+struct Assigner<'a> {
+    f: &'a Function,
+    target: &'a dyn RegTarget,
+    cfg: Cfg,
+    lv: Liveness,
+    regs: Vec<Option<Reg>>,
+    region: Vec<u32>,
+    def_block: Vec<usize>,
+    file: RegFile,
+    prefer_high: bool,
+    copies: u32,
+}
+
+impl Assigner<'_> {
+    fn reg(&self, v: Value) -> Reg {
+        match self.regs[v.0 as usize] {
+            Some(r) => r,
+            None => panic!("%{} read before it has a register", v.0),
+        }
+    }
+
+    fn alloc(&mut self, v: Value, reach_gprs: u32, at: &str) -> Result<Reg, CompileError> {
+        let halves = self.f.shape(v).halves() as u8;
+        let reach = (reach_gprs * 2) as u16;
+        let start = if self.prefer_high && reach >= 64 { 32 } else { 0 };
+        let r = self.file.find(halves, reach, start).ok_or_else(|| CompileError::RegAlloc {
+            instr: at.to_string(),
+            why: format!("no free aligned {halves}-half tuple below r{reach_gprs}"),
+        })?;
+        self.file.take(r);
+        self.regs[v.0 as usize] = Some(r);
+        Ok(r)
+    }
+
+    /// `whole`: the operand names the entire tuple (stores, spills, tuple copies).
+    fn src(&self, s: &crate::ir::Src, ty: Type, whole: bool) -> MSrc {
+        let op = match s.op {
+            Operand::Value { v, .. } if whole => MOperand::Reg(self.reg(v)),
+            Operand::Value { v, comp } => {
+                let elem = self.f.shape(v).ty.halves() as u8;
+                MOperand::Reg(self.reg(v).comp(comp, elem.max(1)))
+            }
+            Operand::Imm(b) => MOperand::Imm(b),
+            Operand::Uniform(u) => MOperand::Uniform(u),
+        };
+        MSrc { op, ty, neg: s.neg, abs: s.abs, release: false }
+    }
+
+    fn block(&mut self, b: BlockId, out: &mut Vec<MItem>) -> Result<(), CompileError> {
+        let bi = b.0 as usize;
+        let f = self.f;
+        let instrs = &f.block(b).instrs;
+        // Occupancy at entry: exactly the live-in values.
+        self.file = self.file.clone().cleared();
+        for v in self.lv.live_in[bi].iter() {
+            let r = self.reg(v);
+            self.file.take(r);
+        }
+        // Live-after sets per instruction, from the block's end backwards.
+        let mut live = self.lv.live_out[bi].clone();
+        if let Some(c) = self.lv.branch_cond[bi] {
+            live.insert(c);
+        }
+        let mut after: Vec<ValueSet> = vec![live.clone(); instrs.len()];
+        for (k, i) in instrs.iter().enumerate().rev() {
+            after[k] = live.clone();
+            if let Some(d) = i.dst {
+                live.remove(d);
+            }
+            if i.op != Op::Phi {
+                for v in i.src_values() {
+                    live.insert(v);
+                }
+            }
+        }
+        for (k, i) in instrs.iter().enumerate() {
+            let text = || instr_to_string(f, i);
+            if i.op == Op::Phi {
+                let d = i.dst.unwrap();
+                match self.regs[d.0 as usize] {
+                    Some(r) => self.file.take(r),
+                    None => {
+                        self.alloc(d, self.target.gprs(), &text())?;
+                    }
+                }
+                continue;
+            }
+            if i.op.is_terminator() {
+                break; // emitted after the phi copies
+            }
+            let dty = i.dst.map(|d| f.ty(d)).unwrap_or(Type::I32);
+            let whole = |n: usize| match i.op {
+                Op::Spill { .. } => true,
+                Op::StoreGlobal { .. } => n == 1,
+                Op::Copy => i.dst.is_some_and(|d| f.shape(d).comps > 1),
+                _ => false,
+            };
+            let mut srcs: Vec<MSrc> = i.srcs.iter().enumerate().map(|(n, s)| self.src(s, f.src_ty(i, n), whole(n))).collect();
+            // Sources out of the form's reach are split into a reachable temporary.
+            let mut temps = Vec::new();
+            for (n, s) in srcs.iter_mut().enumerate() {
+                let MOperand::Reg(r) = s.op else { continue };
+                let reach = self.target.src_reach(i.op, s.ty, n) * 2;
+                if r.end() <= reach as u16 {
+                    continue;
+                }
+                let t = self.file.find(r.halves, reach as u16, 0).ok_or_else(|| CompileError::RegAlloc {
+                    instr: text(),
+                    why: format!("source {r} beyond r{} and no free register to split into", reach / 2),
+                })?;
+                self.file.take(t);
+                let ty = if r.halves == 1 { Type::I16 } else { Type::I32 };
+                out.extend(sequentialize(&[(t, MOperand::Reg(r))])?.into_iter().map(MItem::Instr));
+                self.copies += 1;
+                s.op = MOperand::Reg(t);
+                let _ = ty;
+                temps.push(t);
+            }
+            // Registers whose value dies here.
+            let dying: Vec<Value> = {
+                let mut d: Vec<Value> = i.src_values().filter(|v| !after[k].contains(*v)).collect();
+                d.sort();
+                d.dedup();
+                d
+            };
+            for (n, s) in i.srcs.iter().enumerate() {
+                if let Some(v) = s.value() {
+                    let last_read = i.srcs.iter().skip(n + 1).all(|t| t.value() != Some(v));
+                    if dying.contains(&v) && last_read && self.region[self.def_block[v.0 as usize]] == self.region[bi] {
+                        srcs[n].release = !temps.iter().any(|t| MOperand::Reg(*t) == srcs[n].op);
+                    }
+                }
+            }
+            let free_dying = |s: &mut Self| {
+                for v in &dying {
+                    let r = s.reg(*v);
+                    s.file.free(r);
+                }
+                for t in &temps {
+                    s.file.free(*t);
+                }
+            };
+            if !i.op.is_async() {
+                free_dying(self);
+            }
+            let dst = match i.dst {
+                Some(d) => Some(self.alloc(d, self.target.dst_reach(i.op, dty), &text())?),
+                None => None,
+            };
+            if i.op.is_async() {
+                free_dying(self);
+            }
+            let mut m = MInstr::new(i.op, dty, dst, srcs);
+            m.sat = i.sat;
+            if let Some(d) = i.dst {
+                if !after[k].contains(d) {
+                    self.file.free(dst.unwrap());
+                    m.publish = false;
+                }
+            }
+            if i.op == Op::Copy {
+                self.copies += 1;
+            }
+            out.push(MItem::Instr(m));
+        }
+        // Phi copies for the successor(s), then the terminator.
+        let mut copies = Vec::new();
+        for s in self.cfg.succs(b).to_vec() {
+            // The first predecessor to reach a phi block fixes the phis' registers.
+            self.preassign_phis(s)?;
+            for i in f.block(s).instrs.iter().take_while(|i| i.op == Op::Phi) {
+                let Some(k) = i.phi_preds.iter().position(|p| *p == b) else { continue };
+                let d = i.dst.unwrap();
+                let dr = self.regs[d.0 as usize].ok_or_else(|| CompileError::Internal(format!("phi %{} has no register at b{}", d.0, bi)))?;
+                let src = self.src(&i.srcs[k], f.ty(d), f.shape(d).comps > 1);
+                copies.push((dr, src.op));
+            }
+        }
+        let seq = sequentialize(&copies)?;
+        self.copies += seq.len() as u32;
+        out.extend(seq.into_iter().map(MItem::Instr));
+        match f.block(b).terminator() {
+            Some(Op::Break) => out.push(MItem::Break),
+            Some(Op::Continue) => out.push(MItem::Continue),
+            Some(Op::Return) => out.push(MItem::Return),
+            Some(Op::Discard) => out.push(MItem::Discard),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Phis of `b` get registers before any predecessor's copies are emitted: free with
+    /// respect to the values live into `b` (which all dominate it and are assigned already).
+    fn preassign_phis(&mut self, b: BlockId) -> Result<(), CompileError> {
+        let f = self.f;
+        let saved = self.file.clone();
+        self.file = self.file.clone().cleared();
+        for v in self.lv.live_in[b.0 as usize].iter() {
+            let r = self.reg(v);
+            self.file.take(r);
+        }
+        for i in f.block(b).instrs.iter().take_while(|i| i.op == Op::Phi) {
+            let d = i.dst.unwrap();
+            if self.regs[d.0 as usize].is_none() {
+                self.alloc(d, self.target.gprs(), &instr_to_string(f, i))?;
+            }
+        }
+        let hw = self.file.high_water;
+        self.file = saved;
+        self.file.high_water = self.file.high_water.max(hw);
+        Ok(())
+    }
+
+    fn list(&mut self, ns: &[CfNode], out: &mut Vec<MItem>) -> Result<(), CompileError> {
+        for n in ns {
+            match n {
+                CfNode::Block(b) => self.block(*b, out)?,
+                CfNode::If { cond, then_body, else_body } => {
+                    out.push(MItem::If { cond: self.reg(*cond) });
+                    self.list(then_body, out)?;
+                    out.push(MItem::Else);
+                    self.list(else_body, out)?;
+                    out.push(MItem::EndIf);
+                }
+                CfNode::Loop { body } => {
+                    out.push(MItem::Loop);
+                    self.list(body, out)?;
+                    out.push(MItem::EndLoop);
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+impl RegFile {
+    fn cleared(mut self) -> Self {
+        let hw = self.high_water;
+        let lim = self.limit;
+        self = RegFile::new(lim);
+        self.high_water = hw;
+        self
+    }
+}
+
+/// Assign registers to a function whose pressure already fits `limit_halves`.
+pub fn assign(f: &Function, target: &dyn RegTarget, limit_halves: u16, prefer_high: bool) -> Result<MProgram, CompileError> {
+    let cfg = Cfg::build(f);
+    let lv = Liveness::compute(f, &cfg);
+    let mut region = vec![0; f.blocks.len()];
+    regions(&f.body, 0, &mut 0, &mut region);
+    let mut def_block = vec![0; f.shapes.len()];
+    for (bi, b) in f.blocks.iter().enumerate() {
+        for i in &b.instrs {
+            if let Some(d) = i.dst {
+                def_block[d.0 as usize] = bi;
+            }
+        }
+    }
+    let mut a = Assigner {
+        f,
+        target,
+        cfg,
+        lv,
+        regs: vec![None; f.shapes.len()],
+        region,
+        def_block,
+        file: RegFile::new(limit_halves),
+        prefer_high,
+        copies: 0,
+    };
+    let mut items = Vec::new();
+    a.list(&f.body, &mut items)?;
+    let mut p = MProgram { items, ..Default::default() };
+    p.stats.gprs = (a.file.high_water as u32).div_ceil(2);
+    p.stats.copies = a.copies;
+    Ok(p)
+}

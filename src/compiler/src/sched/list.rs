@@ -1,0 +1,74 @@
+//! List scheduling of each block (on SSA, before register allocation): critical-path priority
+//! over the data and memory dependence graph, with the latency table.
+
+use super::latency::latency;
+use crate::ir::{Function, Instr, Op};
+
+fn schedule_block(instrs: Vec<Instr>) -> Vec<Instr> {
+    let n_phi = instrs.iter().take_while(|i| i.op == Op::Phi).count();
+    let has_term = instrs.last().is_some_and(|i| i.op.is_terminator());
+    let body_end = instrs.len() - has_term as usize;
+    if body_end - n_phi < 3 {
+        return instrs;
+    }
+    let body = &instrs[n_phi..body_end];
+    let n = body.len();
+    // preds[k]: (instruction it waits for, latency)
+    let mut preds: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
+    for k in 0..n {
+        for j in 0..k {
+            let (a, b) = (&body[j], &body[k]);
+            let data = a.dst.is_some_and(|d| b.src_values().any(|s| s == d));
+            let mem = (a.op.writes_memory() && (b.op.reads_memory() || b.op.writes_memory()))
+                || (a.op.reads_memory() && b.op.writes_memory());
+            if data {
+                preds[k].push((j, latency(a.op)));
+            } else if mem {
+                preds[k].push((j, 1));
+            }
+        }
+    }
+    // Longest latency-weighted path to the end of the block.
+    let mut height = vec![0u32; n];
+    for k in (0..n).rev() {
+        height[k] = height[k].max(latency(body[k].op));
+        for &(j, l) in &preds[k] {
+            height[j] = height[j].max(height[k] + l);
+        }
+    }
+    let mut ready_at = vec![0u32; n];
+    let mut left: Vec<usize> = preds.iter().map(|p| p.len()).collect();
+    let mut succs: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
+    for (k, ps) in preds.iter().enumerate() {
+        for &(j, l) in ps {
+            succs[j].push((k, l));
+        }
+    }
+    let mut done = vec![false; n];
+    let mut order = Vec::with_capacity(n);
+    let mut cycle = 0u32;
+    while order.len() < n {
+        let cand = (0..n)
+            .filter(|&k| !done[k] && left[k] == 0)
+            .min_by_key(|&k| (ready_at[k] > cycle, std::cmp::Reverse(height[k]), k));
+        let k = cand.expect("a dependence graph of a block is acyclic");
+        cycle = cycle.max(ready_at[k]) + 1;
+        done[k] = true;
+        order.push(k);
+        for &(s, l) in &succs[k] {
+            left[s] -= 1;
+            ready_at[s] = ready_at[s].max(cycle - 1 + l);
+        }
+    }
+    let mut out: Vec<Instr> = instrs[..n_phi].to_vec();
+    out.extend(order.into_iter().map(|k| body[k].clone()));
+    out.extend(instrs[body_end..].iter().cloned());
+    out
+}
+
+pub fn run(f: &mut Function) {
+    for b in &mut f.blocks {
+        let instrs = std::mem::take(&mut b.instrs);
+        b.instrs = schedule_block(instrs);
+    }
+}

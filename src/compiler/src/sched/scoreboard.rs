@@ -1,0 +1,103 @@
+//! Scoreboard-slot assignment after final scheduling and register allocation.
+//!
+//! Measured rules (niklassheth/agx-re APPLE9_SCOREBOARD_SLOTS.md, hardware runs on T8132):
+//! - an asynchronous producer (device load, texture, returning atomic) tags its result with a
+//!   slot 1–6; loads take slots starting at 6, from one shared pool;
+//! - the first consumer names that slot and hands the value off, freeing the slot; later reads
+//!   use slot 0; naming the wrong slot reads zeros;
+//! - a direct load → store only works with a slot-6 producer;
+//! - pending work is never carried across blocks or exec-mask changes
+//!   (GravityLinux/mesa apple9 physical scheduler; inferred as a rule).
+//! Where a consumer would need two slots, or work would cross a boundary, a hand-off copy
+//! (`r = r`, naming the slot) is inserted; that a copy onto itself completes the hand-off is
+//! inferred, not measured.
+
+use crate::ir::{Op, Type};
+use crate::mir::{MInstr, MItem, MOperand, MProgram, MSrc, Reg};
+
+/// Allocation order of the shared pool.
+const POOL: [u8; 6] = [6, 1, 2, 3, 4, 5];
+
+struct Pending {
+    slot: u8,
+    reg: Reg,
+}
+
+fn handoff(p: &Pending) -> MInstr {
+    // Copy the first 32 bits (or 16) of the tuple onto itself; that read delivers the tuple.
+    let r = Reg { half: p.reg.half, halves: p.reg.halves.min(2) };
+    let ty = if r.halves == 1 { Type::I16 } else { Type::I32 };
+    let mut m = MInstr::new(Op::Copy, ty, Some(r), [MSrc { op: MOperand::Reg(r), ty, neg: false, abs: false, release: false }]);
+    m.wait_slot = p.slot;
+    m
+}
+
+fn flush(pending: &mut Vec<Pending>, out: &mut Vec<MItem>) {
+    for p in pending.drain(..) {
+        out.push(MItem::Instr(handoff(&p)));
+    }
+}
+
+pub fn assign_slots(p: &mut MProgram) {
+    let mut out = Vec::with_capacity(p.items.len());
+    let mut pending: Vec<Pending> = Vec::new();
+    for it in std::mem::take(&mut p.items) {
+        let MItem::Instr(mut i) = it else {
+            flush(&mut pending, &mut out);
+            out.push(it);
+            continue;
+        };
+        // Which pending producers this instruction reads.
+        let mut hits: Vec<usize> = pending
+            .iter()
+            .enumerate()
+            .filter(|(_, pd)| i.src_regs().any(|r| r.overlaps(pd.reg)))
+            .map(|(k, _)| k)
+            .collect();
+        // Stores consume directly only from slot 6; anything else is handed off first.
+        let is_store = i.op.writes_memory();
+        let mut keep: Option<usize> = None;
+        for &k in &hits {
+            let ok_for_store = !is_store || pending[k].slot == 6;
+            if keep.is_none() && ok_for_store {
+                keep = Some(k);
+            }
+        }
+        hits.retain(|k| Some(*k) != keep);
+        // Everything but the one named slot is handed off before the instruction.
+        hits.sort_unstable_by(|a, b| b.cmp(a));
+        let keep_slot = keep.map(|k| pending[k].slot);
+        for k in hits {
+            let pd = pending.remove(k);
+            out.push(MItem::Instr(handoff(&pd)));
+        }
+        if let Some(s) = keep_slot {
+            i.wait_slot = s;
+            pending.retain(|pd| pd.slot != s);
+        }
+        // A write over a pending tuple (cannot happen after allocation) is handed off first.
+        if let Some(d) = i.dst {
+            while let Some(k) = pending.iter().position(|pd| pd.reg.overlaps(d)) {
+                let pd = pending.remove(k);
+                out.push(MItem::Instr(handoff(&pd)));
+            }
+        }
+        if i.op.is_async() {
+            let free = POOL.iter().copied().find(|s| !pending.iter().any(|pd| pd.slot == *s));
+            let slot = match free {
+                Some(s) => s,
+                None => {
+                    let pd = pending.remove(0);
+                    out.push(MItem::Instr(handoff(&pd)));
+                    pd.slot
+                }
+            };
+            i.produce_slot = slot;
+            pending.push(Pending { slot, reg: i.dst.expect("asynchronous ops have a destination") });
+        }
+        out.push(MItem::Instr(i));
+    }
+    flush(&mut pending, &mut out);
+    p.items = out;
+    p.stats.scoreboard_waits = p.items.iter().filter(|it| matches!(it, MItem::Instr(i) if i.wait_slot != 0)).count() as u32;
+}

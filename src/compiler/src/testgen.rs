@@ -1,0 +1,252 @@
+//! Random well-typed programs with control flow, for differential tests and benchmarks.
+//! Inputs: binding 0 holds `IN_WORDS` words per thread; outputs: binding 1, `OUT_WORDS` per thread.
+
+use crate::ir::*;
+
+pub const IN_WORDS: u32 = 8;
+pub const OUT_WORDS: u32 = 6;
+
+/// A small deterministic generator (xorshift64*), so failures reproduce from the seed.
+pub struct Rng(u64);
+
+impl Rng {
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
+    pub fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next() % n
+    }
+    pub fn chance(&mut self, pct: u64) -> bool {
+        self.below(100) < pct
+    }
+}
+
+/// Interesting input words: NaN, ±inf, denormals, ±0, extremes, small integers.
+pub fn edge_word(r: &mut Rng) -> u32 {
+    const EDGE: [u32; 14] = [
+        0x7fc0_0000, 0x7f80_0000, 0xff80_0000, 0x0000_0001, 0x8000_0001, 0x0000_0000, 0x8000_0000, 0x7f7f_ffff,
+        0x3f80_0000, 0xbf00_0000, 0x4120_0000, 0x8000_0000, 0x7fff_ffff, 0xffff_ffff,
+    ];
+    match r.below(3) {
+        0 => EDGE[r.below(EDGE.len() as u64) as usize],
+        1 => r.below(16) as u32,
+        _ => r.next() as u32,
+    }
+}
+
+struct Gen<'a> {
+    b: Builder,
+    r: &'a mut Rng,
+    floats: Vec<Value>,
+    ints: Vec<Value>,
+    base: Value,
+    ops: usize,
+    depth: u32,
+}
+
+impl Gen<'_> {
+    fn pick(&mut self, float: bool) -> Value {
+        let pool = if float { &self.floats } else { &self.ints };
+        pool[self.r.below(pool.len() as u64) as usize]
+    }
+
+    fn fsrc(&mut self) -> Src {
+        let v = self.pick(true);
+        let mut s = Src::val(v);
+        if self.r.chance(15) {
+            s.neg = true;
+        }
+        if self.r.chance(10) {
+            s.abs = true;
+        }
+        if self.r.chance(8) {
+            s = Src::imm_f32([0.5f32, 1.0, 2.0, -3.0, 0.1][self.r.below(5) as usize]);
+        }
+        s
+    }
+
+    fn isrc(&mut self) -> Src {
+        if self.r.chance(15) {
+            return Src::imm([0, 1, 3, 0x7fff_ffff, 0xffff_fff0][self.r.below(5) as usize]);
+        }
+        Src::val(self.pick(false))
+    }
+
+    fn alu(&mut self) {
+        let k = self.r.below(12);
+        match k {
+            0..=3 => {
+                let op = [Op::FAdd, Op::FMul, Op::FMin, Op::FMax][k as usize];
+                let (a, c) = (self.fsrc(), self.fsrc());
+                let v = self.b.alu(op, Type::F32, [a, c]);
+                if self.r.chance(10) {
+                    let s = self.b.op(Op::Copy, Shape::scalar(Type::F32), [Src::val(v)]);
+                    self.floats.push(s);
+                }
+                self.floats.push(v);
+            }
+            4 => {
+                let (a, c, d) = (self.fsrc(), self.fsrc(), self.fsrc());
+                let v = self.b.ffma(a, c, d);
+                self.floats.push(v);
+            }
+            5 => {
+                let s = [Sfu::Floor, Sfu::Ceil, Sfu::Trunc, Sfu::Rint, Sfu::Rcp, Sfu::Sqrt][self.r.below(6) as usize];
+                let a = self.fsrc();
+                let v = self.b.sfu(s, a);
+                self.floats.push(v);
+            }
+            6..=8 => {
+                let ops = [Op::IAdd, Op::ISub, Op::IMul, Op::And, Op::Or, Op::Xor, Op::Shl, Op::Shr { signed: true }, Op::IMin { signed: false }, Op::IMax { signed: true }];
+                let op = ops[self.r.below(ops.len() as u64) as usize];
+                let (a, c) = (self.isrc(), self.isrc());
+                let v = self.b.alu(op, Type::I32, [a, c]);
+                self.ints.push(v);
+            }
+            9 => {
+                let a = self.fsrc();
+                let v = self.b.alu(Op::F2I { signed: self.r.chance(50) }, Type::I32, [a]);
+                self.ints.push(v);
+                let i = self.isrc();
+                let w = self.b.alu(Op::I2F { signed: self.r.chance(50) }, Type::F32, [i]);
+                self.floats.push(w);
+            }
+            _ => {
+                let cmp = [Cmp::Eq, Cmp::Ne, Cmp::Lt, Cmp::Ge][self.r.below(4) as usize];
+                let c = if self.r.chance(50) {
+                    let (a, d) = (self.fsrc(), self.fsrc());
+                    self.b.fcmp(cmp, a, d)
+                } else {
+                    let (a, d) = (self.isrc(), self.isrc());
+                    self.b.icmp(cmp, self.r.chance(50), a, d)
+                };
+                let (x, y) = (self.pick(true), self.pick(true));
+                let v = self.b.select(Type::F32, c, x, y);
+                self.floats.push(v);
+            }
+        }
+    }
+
+    fn cond(&mut self) -> Value {
+        let (a, c) = (self.isrc(), self.isrc());
+        self.b.icmp(Cmp::Lt, true, a, c)
+    }
+
+    fn if_else(&mut self) {
+        let c = self.cond();
+        let (fl, il) = (self.floats.len(), self.ints.len());
+        self.b.if_(c);
+        self.body(3);
+        let tf = self.pick(true);
+        let ti = self.pick(false);
+        self.floats.truncate(fl);
+        self.ints.truncate(il);
+        self.b.else_();
+        self.body(3);
+        let ef = self.pick(true);
+        let ei = self.pick(false);
+        self.floats.truncate(fl);
+        self.ints.truncate(il);
+        let (t, e, _) = self.b.end_if();
+        let pf = self.b.phi(Shape::scalar(Type::F32), &[(t, Src::val(tf)), (e, Src::val(ef))]);
+        let pi = self.b.phi(Shape::scalar(Type::I32), &[(t, Src::val(ti)), (e, Src::val(ei))]);
+        self.floats.push(pf);
+        self.ints.push(pi);
+    }
+
+    fn loop_(&mut self) {
+        let trip = if self.r.chance(50) {
+            Src::imm(1 + self.r.below(4) as u32)
+        } else {
+            let t = self.pick(false);
+            let m = self.b.alu(Op::And, Type::I32, [Src::val(t), Src::imm(3)]);
+            let one = self.b.iadd(m, Src::imm(1));
+            Src::val(one)
+        };
+        let acc0 = self.pick(true);
+        let pre = self.b.current_block();
+        let header = self.b.loop_();
+        let i = self.b.phi(Shape::scalar(Type::I32), &[(pre, Src::imm(0))]);
+        let acc = self.b.phi(Shape::scalar(Type::F32), &[(pre, Src::val(acc0))]);
+        let (fl, il) = (self.floats.len(), self.ints.len());
+        self.floats.push(acc);
+        self.ints.push(i);
+        self.body(4);
+        let next_acc = self.pick(true);
+        let i2 = self.b.iadd(i, Src::imm(1));
+        let done = self.b.icmp(Cmp::Ge, true, i2, trip);
+        self.b.if_(done);
+        self.b.break_();
+        self.b.end_if();
+        let latch = self.b.current_block();
+        let _ = header;
+        self.b.add_phi_src(i, latch, Src::val(i2));
+        self.b.add_phi_src(acc, latch, Src::val(next_acc));
+        self.floats.truncate(fl);
+        self.ints.truncate(il);
+        self.b.end_loop();
+        self.floats.push(acc);
+        self.ints.push(i);
+    }
+
+    fn body(&mut self, n: usize) {
+        for _ in 0..n {
+            if self.ops == 0 {
+                return;
+            }
+            self.ops -= 1;
+            let k = self.r.below(100);
+            if k < 8 && self.depth < 2 {
+                self.depth += 1;
+                self.if_else();
+                self.depth -= 1;
+            } else if k < 13 && self.depth < 2 {
+                self.depth += 1;
+                self.loop_();
+                self.depth -= 1;
+            } else {
+                self.alu();
+            }
+        }
+    }
+}
+
+/// A random program of about `ops` operations.
+pub fn random_program(seed: u64, ops: usize) -> Function {
+    let mut r = Rng::new(seed);
+    let mut b = Builder::new(Stage::Compute);
+    let x = b.sysval(SysVal::GlobalId(0));
+    let base = b.alu(Op::IMul, Type::I32, [Src::val(x), Src::imm(IN_WORDS)]);
+    let mut g = Gen { b, r: &mut r, floats: Vec::new(), ints: vec![x], base, ops, depth: 0 };
+    // Scalar and vector loads.
+    let v4 = g.b.load_global(0, Src::val(base), Type::F32, 4);
+    for c in 0..4 {
+        let v = g.b.copy(Type::F32, Src::comp(v4, c));
+        g.floats.push(v);
+    }
+    for k in 4..IN_WORDS {
+        let idx = g.b.iadd(base, Src::imm(k));
+        if k % 2 == 0 {
+            let v = g.b.load_global(0, Src::val(idx), Type::I32, 1);
+            g.ints.push(v);
+        } else {
+            let v = g.b.load_global(0, Src::val(idx), Type::F32, 1);
+            g.floats.push(v);
+        }
+    }
+    let _ = g.base;
+    g.body(ops);
+    let ob = g.b.alu(Op::IMul, Type::I32, [Src::val(x), Src::imm(OUT_WORDS)]);
+    for k in 0..OUT_WORDS {
+        let idx = g.b.iadd(ob, Src::imm(k));
+        let v = if k % 2 == 0 { g.pick(true) } else { g.pick(false) };
+        g.b.store_global(1, idx, v);
+    }
+    g.b.finish()
+}
