@@ -7,10 +7,12 @@
 #[macro_use]
 mod macros;
 pub mod cdm;
+pub mod descriptors;
 pub mod evidence;
 pub mod ppp;
 pub mod print;
 pub mod record;
+pub mod render;
 pub mod stream;
 pub mod vdm;
 
