@@ -250,6 +250,9 @@ pub const KERNEL_START: u64 = 0x10_0000_0000;
 pub const KERNEL_END: u64 = 0x10_0000_0000 + 0x2000_0000;
 /// Where tests put data and USC code.
 pub const DATA_VA: u64 = 0x2_0000_0000;
+/// Control streams live below 1 << 40: CDM links carry 40-bit targets.
+pub const CMD_VA: u64 = 0x3_0000_0000;
+pub const CMD_SIZE: u64 = 0x10_0000;
 pub const USC_VA: u64 = 1 << 40;
 
 pub fn binary(handle: u32) -> a::Sync {
@@ -382,6 +385,7 @@ pub struct Rig {
     pub queue: u32,
     pub data: u32,
     pub usc: u32,
+    pub cmds: u32,
 }
 
 pub const USC_SIZE: u64 = 0x10_0000;
@@ -395,20 +399,22 @@ impl Env {
         let usc = self.bo(&file, USC_SIZE);
         self.bind(&file, vm, data, DATA_VA, DATA_SIZE, a::BIND_READ | a::BIND_WRITE).expect("bind data");
         self.bind(&file, vm, usc, USC_VA, USC_SIZE, a::BIND_READ).expect("bind usc");
+        let cmds = self.bo(&file, CMD_SIZE);
+        self.bind(&file, vm, cmds, CMD_VA, CMD_SIZE, a::BIND_READ).expect("bind cmds");
         let queue = self.queue(&file, vm);
-        Rig { file, vm, queue, data, usc }
+        Rig { file, vm, queue, data, usc, cmds }
     }
 
-    /// Put a one-launch stream for `prog` at USC offset `slot` * 0x1000
-    /// (program at +0, stream at +0x100); returns the compute cmdbuf.
+    /// Put `prog` at USC offset `slot` * 0x1000 and a one-launch stream
+    /// for it at the same offset of the command BO; returns the cmdbuf.
     pub fn one_launch(&self, rig: &Rig, slot: u64, prog: &[u8], n: u32) -> Vec<u8> {
         let base = slot * 0x1000;
         self.write_bo(&rig.file, rig.usc, base, prog);
         let mut stream = launch(USC_VA + base, [n, 1, 1], [1, 1, 1]);
         stream.extend(barrier());
         stream.extend(terminate());
-        self.write_bo(&rig.file, rig.usc, base + 0x100, &stream);
-        let start = USC_VA + base + 0x100;
+        self.write_bo(&rig.file, rig.cmds, base, &stream);
+        let start = CMD_VA + base;
         compute_cmdbuf(start, start + stream.len() as u64)
     }
 }
