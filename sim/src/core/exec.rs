@@ -2,7 +2,7 @@
 
 use super::alu::{apply_mod, compare, fbin, from_f32, ibin, part_type, to_f32};
 use super::ops::{Address, JumpCond, Kind, MemFormat, Op, Part, PredSel, Src};
-use super::scoreboard::{accepted_slots, Handoff};
+use super::scoreboard::{accepted_slots, halves, Handoff, HalfSet};
 use super::state::SimdGroup;
 use super::{Lanes, LANES};
 use crate::error::SimError;
@@ -57,7 +57,7 @@ pub fn run(sg: &mut SimdGroup, ctx: &mut Ctx) -> Result<Yield, SimError> {
         if let Some((reg, part, vals)) = &written {
             // An ordinary write replaces an in-flight value that no consumer
             // took: EXP-M4-44 mutations store exactly the ALU result (1.5).
-            sg.pending.cancel(*reg);
+            sg.pending.cancel(*reg, *part);
             sg.write(super::ops::Dst { reg: *reg, part: *part }, mask, vals);
         }
         if let Some(t) = ctx.trace {
@@ -81,31 +81,38 @@ fn unmeasured(op: &Op, what: String) -> SimError {
     SimError::Unmeasured { pc: op.pc, what }
 }
 
-/// Applies the scoreboard rules to the pending registers `op` reads. Returns
-/// the registers that read as zero for this instruction (bit r).
-fn resolve_pending(sg: &mut SimdGroup, op: &Op) -> Result<u128, SimError> {
+/// Applies the scoreboard rules to the pending values `op` reads. Returns
+/// the half registers that read as zero for this instruction.
+fn resolve_pending(sg: &mut SimdGroup, op: &Op) -> Result<HalfSet, SimError> {
+    let mut zeroed = HalfSet::default();
     if sg.pending.count == 0 {
-        return Ok(0);
+        return Ok(zeroed);
     }
+    let mut hs = [0usize; 8];
     let mut regs = [0u8; 8];
-    let mut n = 0;
+    let (mut n, mut nregs) = (0, 0);
     for src in op.kind.sources() {
-        if let Src::Gpr(r, _) = src {
-            if sg.pending.is_pending(r) && !regs[..n].contains(&r) && n < regs.len() {
-                regs[n] = r;
-                n += 1;
+        if let Src::Gpr(r, part) = src {
+            for h in halves(r, part) {
+                if sg.pending.tag[h] != 0 && !hs[..n].contains(&h) && n < hs.len() {
+                    hs[n] = h;
+                    n += 1;
+                    if !regs[..nregs].contains(&r) {
+                        regs[nregs] = r;
+                        nregs += 1;
+                    }
+                }
             }
         }
     }
     if n == 0 {
-        return Ok(0);
+        return Ok(zeroed);
     }
     let h = op.hazard;
-    let accepted = accepted_slots(h.wait, h.wait_is_base, n as u32);
+    let accepted = accepted_slots(h.wait, h.wait_is_base, nregs as u32);
     let slot6_pending = sg.pending.any_on(6);
-    let mut zeroed = 0u128;
-    for &r in &regs[..n] {
-        let tag = sg.pending.tag[r as usize];
+    for &half in &hs[..n] {
+        let tag = sg.pending.tag[half];
         let handoff = if h.direct_store {
             // EXP-M4-36: named by register, valid while a slot-6 load is pending.
             if slot6_pending {
@@ -116,7 +123,10 @@ fn resolve_pending(sg: &mut SimdGroup, op: &Op) -> Result<u128, SimError> {
         } else if !h.has_wait_field {
             return Err(unmeasured(
                 op,
-                format!("reads r{r} while its load is pending on slot {tag}, but this form has no scoreboard wait field"),
+                format!(
+                    "reads r{} while its load is pending on slot {tag}, but this form has no scoreboard wait field",
+                    half / 2
+                ),
             ));
         } else if accepted & (1 << (tag - 1)) != 0 {
             Handoff::Deliver
@@ -125,11 +135,12 @@ fn resolve_pending(sg: &mut SimdGroup, op: &Op) -> Result<u128, SimError> {
         };
         match handoff {
             Handoff::Deliver => {
-                let (lanes, vals) = sg.pending.take(r);
-                let part = sg.pending.part[r as usize];
-                sg.write(super::ops::Dst { reg: r, part }, lanes, &vals);
+                let (lanes, vals) = sg.pending.take(half);
+                let part = if half % 2 == 0 { Part::Lo } else { Part::Hi };
+                let v: Lanes = vals.map(|x| x as u32);
+                sg.write(super::ops::Dst { reg: (half / 2) as u8, part }, lanes, &v);
             }
-            Handoff::Zero => zeroed |= 1 << r,
+            Handoff::Zero => zeroed.insert(half),
         }
     }
     Ok(zeroed)
@@ -140,15 +151,17 @@ fn release(sg: &mut SimdGroup, reg: u8, part: Part, mask: u32) {
 }
 
 #[inline]
-fn read(sg: &SimdGroup, ctx: &Ctx, src: Src, zeroed: u128) -> Lanes {
+fn read(sg: &SimdGroup, ctx: &Ctx, src: Src, zeroed: HalfSet) -> Lanes {
     match src {
         Src::Gpr(r, part) => {
-            if zeroed >> r & 1 != 0 {
-                return [0; LANES];
+            let mut v = sg.regs[r as usize];
+            if !zeroed.is_empty() {
+                let (lo, hi) = (zeroed.contains(2 * r as usize), zeroed.contains(2 * r as usize + 1));
+                let keep = if lo { 0xffff_0000u32 } else { u32::MAX } & if hi { 0xffff } else { u32::MAX };
+                v = v.map(|x| x & keep);
             }
-            let v = &sg.regs[r as usize];
             match part {
-                Part::Full => *v,
+                Part::Full => v,
                 Part::Lo => v.map(|x| x & 0xffff),
                 Part::Hi => v.map(|x| x >> 16),
             }
@@ -174,7 +187,7 @@ fn part_of(src: Src) -> Part {
     }
 }
 
-fn step(sg: &mut SimdGroup, ctx: &mut Ctx, op: &Op, mask: u32, zeroed: u128) -> Result<Option<Written>, SimError> {
+fn step(sg: &mut SimdGroup, ctx: &mut Ctx, op: &Op, mask: u32, zeroed: HalfSet) -> Result<Option<Written>, SimError> {
     let mut out = [0u32; LANES];
     let dst = match op.kind {
         Kind::Stop | Kind::Nop | Kind::Barrier => return Ok(None),
@@ -301,7 +314,7 @@ fn step(sg: &mut SimdGroup, ctx: &mut Ctx, op: &Op, mask: u32, zeroed: u128) -> 
 }
 
 /// Per-lane byte address of element `i` of a memory access.
-fn addresses(sg: &SimdGroup, ctx: &Ctx, op: &Op, addr: Address, zeroed: u128) -> Result<Lanes64, SimError> {
+fn addresses(sg: &SimdGroup, ctx: &Ctx, op: &Op, addr: Address, zeroed: HalfSet) -> Result<Lanes64, SimError> {
     let lo = ctx.uniforms.get(2 * addr.base_slot as usize).copied();
     let hi = ctx.uniforms.get(2 * addr.base_slot as usize + 1).copied();
     let (Some(lo), Some(hi)) = (lo, hi) else {
@@ -324,7 +337,7 @@ fn load(
     ctx: &mut Ctx,
     op: &Op,
     mask: u32,
-    zeroed: u128,
+    zeroed: HalfSet,
     fmt: MemFormat,
     dst: super::ops::Dst,
     count: u8,
@@ -354,7 +367,8 @@ fn load(
         if reg as usize >= super::GPRS {
             return Err(unmeasured(op, format!("load destination r{reg} beyond r95")));
         }
-        if sg.pending.is_pending(reg) {
+        if sg.pending.is_pending(reg, part) {
+            // Two writers in flight gave stale data on M4 (APPLE9_SCOREBOARD_SLOTS.md, r17:r20 case).
             return Err(unmeasured(op, format!("second load into r{reg} while the first is in flight")));
         }
         sg.pending.publish(reg, part, slot, mask, &vals);
@@ -368,7 +382,7 @@ fn store(
     ctx: &mut Ctx,
     op: &Op,
     mask: u32,
-    zeroed: u128,
+    zeroed: HalfSet,
     fmt: MemFormat,
     src: Src,
     count: u8,

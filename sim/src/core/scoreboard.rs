@@ -12,26 +12,56 @@
 //! - a direct device store names the pending value by register and needs a
 //!   slot-6 scalar load among the pending producers, else it stores zero
 //!   (EXP-M4-36).
+//!
+//! Pending values are tracked per 16-bit half register (r*2 + high), so a
+//! 16-bit load into r1.lo and another into r1.hi are independent (EXP-M4-54
+//! half kernels, measured).
 
 use super::ops::Part;
-use super::{Lanes, GPRS, LANES};
+use super::{GPRS, LANES};
 
-/// Values in flight to the register file.
+pub const HALVES: usize = 2 * GPRS;
+
+/// The half registers an operand part covers.
+pub fn halves(reg: u8, part: Part) -> std::ops::Range<usize> {
+    let h = reg as usize * 2;
+    match part {
+        Part::Full => h..h + 2,
+        Part::Lo => h..h + 1,
+        Part::Hi => h + 1..h + 2,
+    }
+}
+
+/// A set of half registers.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct HalfSet([u64; 3]);
+
+impl HalfSet {
+    pub fn insert(&mut self, h: usize) {
+        self.0[h / 64] |= 1 << (h % 64);
+    }
+    pub fn contains(&self, h: usize) -> bool {
+        self.0[h / 64] >> (h % 64) & 1 != 0
+    }
+    pub fn is_empty(&self) -> bool {
+        self.0 == [0; 3]
+    }
+}
+
+/// 16-bit values in flight to the register file.
 pub struct Pending {
-    /// Slot (1..=6) each register's pending value is published on; 0 = none.
-    pub tag: [u8; GPRS],
+    /// Slot (1..=6) each half's pending value is published on; 0 = none.
+    pub tag: [u8; HALVES],
     /// Lanes the producer wrote.
-    pub lanes: [u32; GPRS],
-    /// Register part the value goes to.
-    pub part: [Part; GPRS],
-    pub vals: Box<[Lanes; GPRS]>,
-    /// Number of registers with a pending value.
+    pub lanes: [u32; HALVES],
+    pub vals: Box<[[u16; LANES]; HALVES]>,
+    /// Number of halves with a pending value.
     pub count: u32,
 }
 
 impl Default for Pending {
     fn default() -> Self {
-        Pending { tag: [0; GPRS], lanes: [0; GPRS], part: [Part::Full; GPRS], vals: Box::new([[0; LANES]; GPRS]), count: 0 }
+        Pending { tag: [0; HALVES], lanes: [0; HALVES], vals: Box::new([[0; LANES]; HALVES]), count: 0 }
     }
 }
 
@@ -61,46 +91,52 @@ pub fn accepted_slots(named: u8, base_layout: bool, group: u32) -> u8 {
 }
 
 impl Pending {
-    pub fn is_pending(&self, reg: u8) -> bool {
-        self.tag[reg as usize] != 0
+    /// Whether any half of the operand has a value in flight.
+    pub fn is_pending(&self, reg: u8, part: Part) -> bool {
+        self.count > 0 && halves(reg, part).any(|h| self.tag[h] != 0)
     }
 
-    /// Any register pending on slot `slot`.
+    /// Any value pending on slot `slot`.
     pub fn any_on(&self, slot: u8) -> bool {
-        self.count > 0 && self.tag.iter().any(|&t| t == slot)
+        self.count > 0 && self.tag.contains(&slot)
     }
 
-    pub fn publish(&mut self, reg: u8, part: Part, slot: u8, lanes: u32, vals: &Lanes) {
-        let r = reg as usize;
-        self.part[r] = part;
-        if self.tag[r] == 0 {
-            self.count += 1;
-        }
-        self.tag[r] = slot;
-        self.lanes[r] |= lanes;
-        for l in 0..LANES {
-            if lanes >> l & 1 != 0 {
-                self.vals[r][l] = vals[l];
+    /// Publishes a loaded value for `part` of `reg` (16-bit parts take the low
+    /// 16 bits of `vals`).
+    pub fn publish(&mut self, reg: u8, part: Part, slot: u8, lanes: u32, vals: &[u32; LANES]) {
+        for (k, h) in halves(reg, part).enumerate() {
+            if self.tag[h] == 0 {
+                self.count += 1;
+            }
+            self.tag[h] = slot;
+            self.lanes[h] |= lanes;
+            let shift = if part == Part::Full { 16 * k } else { 0 };
+            for l in 0..LANES {
+                if lanes >> l & 1 != 0 {
+                    self.vals[h][l] = (vals[l] >> shift) as u16;
+                }
             }
         }
     }
 
-    /// Takes a pending value out (for delivery into the register file).
-    pub fn take(&mut self, reg: u8) -> (u32, Lanes) {
-        let r = reg as usize;
-        self.tag[r] = 0;
+    /// Takes a pending half out (for delivery into the register file).
+    pub fn take(&mut self, h: usize) -> (u32, [u16; LANES]) {
+        self.tag[h] = 0;
         self.count -= 1;
-        let lanes = std::mem::take(&mut self.lanes[r]);
-        (lanes, self.vals[r])
+        (std::mem::take(&mut self.lanes[h]), self.vals[h])
     }
 
-    /// Drops a pending value without delivering it.
-    pub fn cancel(&mut self, reg: u8) {
-        let r = reg as usize;
-        if self.tag[r] != 0 {
-            self.tag[r] = 0;
-            self.lanes[r] = 0;
-            self.count -= 1;
+    /// Drops the pending values of an operand without delivering them.
+    pub fn cancel(&mut self, reg: u8, part: Part) {
+        if self.count == 0 {
+            return;
+        }
+        for h in halves(reg, part) {
+            if self.tag[h] != 0 {
+                self.tag[h] = 0;
+                self.lanes[h] = 0;
+                self.count -= 1;
+            }
         }
     }
 }
@@ -116,5 +152,17 @@ mod tests {
         assert_eq!(accepted_slots(1 << 1, true, 3), 0b00_1110);
         assert_eq!(accepted_slots(0b1001, false, 2), 0b1001);
         assert_eq!(accepted_slots(0, true, 2), 0);
+    }
+
+    #[test]
+    fn halves_are_independent() {
+        let mut p = Pending::default();
+        p.publish(1, Part::Lo, 6, 1, &[0x1234; LANES]);
+        assert!(p.is_pending(1, Part::Lo) && p.is_pending(1, Part::Full) && !p.is_pending(1, Part::Hi));
+        p.publish(1, Part::Hi, 1, 1, &[0x5678; LANES]);
+        let (lanes, v) = p.take(3);
+        assert_eq!((lanes, v[0]), (1, 0x5678));
+        p.cancel(1, Part::Full);
+        assert_eq!(p.count, 0);
     }
 }

@@ -9,9 +9,12 @@
 //!   round half toward zero.
 //! - exp2: every inexact result is the next fp32 above the true value
 //!   (2^0.5 -> 0x3fb504f4, 2^0.25 -> 0x3f9837f1).
-//! - log2: results whose true value lies less than ~0.8 ulp above an fp32
-//!   (in magnitude) round down (log2(4.25) -> 0x400598fd at 0.745 ulp; log2(1.75)
-//!   at 0.916 ulp rounds up). Modelled as a 0.33 ulp bias toward zero, then nearest.
+//! - log2: inexact results are truncated toward zero after adding 2^-26
+//!   (log2(4.25) -> 0x400598fd at 0.745 ulp and log2(131336) at 0.954 ulp go
+//!   down, log2(1.75) at 0.916 of a 2^-24 ulp goes up: an absolute, not
+//!   relative, bias). Powers of two are exact.
+//! - sine factor: round to 12 guard bits, then round half up (the value for
+//!   x = 1-2^-24 lies 1e-8 ulp below a half-way point and the M4 rounds it up).
 
 /// How an exact result is brought to fp32.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -20,8 +23,10 @@ pub enum SfuRounding {
     GuardTruncate(u32),
     /// Round away from zero (in magnitude: up) whenever inexact.
     Up,
-    /// Round to nearest after moving the value toward zero by `bias/1000` ulp.
-    BiasDown(u32),
+    /// Truncate toward zero (after any bias the caller added).
+    TowardZero,
+    /// Round to 24+`g` significant bits, then round half away from zero.
+    GuardHalfUp(u32),
 }
 
 /// Rounds a finite, nonzero f64 to fp32 bits under `mode`. Results below the
@@ -41,8 +46,9 @@ pub fn to_f32(v: f64, mode: SfuRounding) -> u32 {
         return sign | 0x7f80_0000;
     }
     let lo_bits = lo.to_bits();
-    let hi = f32::from_bits(lo_bits + 1);
-    let ulp = hi as f64 - lo as f64;
+    // ulp of the binade of `lo` (normal range; smaller results flush below).
+    let exp = ((lo_bits >> 23) as i32).max(1);
+    let ulp = 2f64.powi(exp - 127 - 23);
     let frac = (a - lo as f64) / ulp; // in [0, 1)
     let up = match mode {
         SfuRounding::GuardTruncate(g) => {
@@ -50,7 +56,11 @@ pub fn to_f32(v: f64, mode: SfuRounding) -> u32 {
             (frac * scale).floor() / scale > 0.5
         }
         SfuRounding::Up => frac > 0.0,
-        SfuRounding::BiasDown(milli) => frac - milli as f64 / 1000.0 > 0.5,
+        SfuRounding::TowardZero => false,
+        SfuRounding::GuardHalfUp(g) => {
+            let scale = (1u64 << g) as f64;
+            (frac * scale).round() / scale >= 0.5
+        }
     };
     let bits = if up { lo_bits + 1 } else { lo_bits };
     super::ftz(sign | bits)

@@ -31,7 +31,10 @@ pub enum SfuFunc {
 
 const RCP_ROUNDING: SfuRounding = SfuRounding::GuardTruncate(5);
 const EXP2_ROUNDING: SfuRounding = SfuRounding::Up;
-const LOG2_ROUNDING: SfuRounding = SfuRounding::BiasDown(330);
+const LOG2_ROUNDING: SfuRounding = SfuRounding::TowardZero;
+/// Absolute bias added to inexact log2 results before truncation.
+const LOG2_BIAS: f64 = 1.0 / (1u64 << 26) as f64;
+const SIN_ROUNDING: SfuRounding = SfuRounding::GuardHalfUp(12);
 
 /// Evaluates `f` on an fp32 input (after source modifiers), returning fp32 bits.
 pub fn eval(f: SfuFunc, x: f32) -> u32 {
@@ -79,9 +82,9 @@ pub fn eval(f: SfuFunc, x: f32) -> u32 {
             if a > 1.0 {
                 return F32_CANONICAL_NAN;
             }
-            // Within one ulp of the f64 formula (EXP-M4-55); modelled as nearest.
+            // Within one ulp of the f64 formula (EXP-M4-55).
             let v = (std::f64::consts::FRAC_PI_2 * a).sin() / a;
-            (v as f32).to_bits()
+            to_f32(v, SIN_ROUNDING)
         }
         SfuFunc::Exp2 => {
             if x == f32::NEG_INFINITY {
@@ -103,10 +106,10 @@ pub fn eval(f: SfuFunc, x: f32) -> u32 {
                 return INF;
             }
             let v = (x as f64).log2();
-            if v == 0.0 {
-                return 0;
+            if x.to_bits() & 0x7f_ffff == 0 {
+                return (v as f32).to_bits(); // a power of two: exact
             }
-            to_f32(v, LOG2_ROUNDING)
+            to_f32(v + LOG2_BIAS, LOG2_ROUNDING)
         }
         SfuFunc::Floor => x.floor().to_bits(),
         SfuFunc::Ceil => x.ceil().to_bits(),

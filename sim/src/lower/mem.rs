@@ -4,7 +4,7 @@
 //! anything else is refused.
 
 use super::{check, dst, src};
-use crate::core::ops::{Address, Kind, MemFormat, Op, Src};
+use crate::core::ops::{Address, Kind, MemFormat, Op, Part, Src};
 use agx16_isa::{Instr, Role};
 
 /// (ld_format, elem_size) -> element format of a device load.
@@ -44,7 +44,7 @@ pub fn load(i: &Instr) -> Result<Kind, String> {
     check::fields(
         i,
         &["ld_format", "elem_size"],
-        &[("space", &[0, 0x10]), ("addr_mode", &[0x54, 0x44]), ("access_desc", &[0x20]), ("ldform_hi11", &[0x10]), ("index_flag", &[0, 1])],
+        &[("space", &[0, 0x10]), ("addr_mode", &[0x54, 0x44]), ("access_desc", &[0x20]), ("ldform_hi11", &[0x10]), ("index_flag", &[0, 1]), ("dst_b0", &[0, 1])],
     )?;
     let (lf, es) = (f("ld_format"), f("elem_size"));
     let fmt = LOAD_FORMATS
@@ -53,9 +53,7 @@ pub fn load(i: &Instr) -> Result<Kind, String> {
         .map(|r| r.2)
         .ok_or_else(|| format!("load format (ld_format {lf:#x}, elem_size {es:#x}) is unmeasured"))?;
     let mut d = dst(i)?;
-    if fmt == MemFormat::U16 {
-        d.part = crate::core::ops::Part::Lo;
-    }
+    d.part = half_part(fmt, f("dst_b0"))?;
     Ok(Kind::Load { fmt, dst: d, count: 1, addr: address(i, fmt)? })
 }
 
@@ -64,7 +62,7 @@ pub fn store(i: &Instr, op: &mut Op) -> Result<Kind, String> {
     check::fields(
         i,
         &["st_format", "st_desc_hi", "elem_size", "addr_mode"],
-        &[("space", &[0, 0x10]), ("access_desc", &[0x20, 0x21]), ("index_flag", &[0, 1])],
+        &[("space", &[0, 0x10]), ("access_desc", &[0x20, 0x21]), ("index_flag", &[0, 1]), ("data_b0", &[0, 1])],
     )?;
     let mode = f("addr_mode");
     if mode != 0x54 && mode != DIRECT_STORE_MODE {
@@ -78,8 +76,22 @@ pub fn store(i: &Instr, op: &mut Op) -> Result<Kind, String> {
         .map(|r| r.3)
         .ok_or_else(|| format!("store format ({sf:#x}, {sh:#x}, {es:#x}) is unmeasured"))?;
     let mut data = src(i, Role::SrcD)?;
-    if let (MemFormat::U16, Src::Gpr(r, _)) = (fmt, data) {
-        data = Src::Gpr(r, crate::core::ops::Part::Lo);
+    if let Src::Gpr(r, _) = data {
+        data = Src::Gpr(r, half_part(fmt, f("data_b0"))?);
     }
     Ok(Kind::Store { fmt, src: data, count: 1, addr: address(i, fmt)? })
+}
+
+/// The register part a load/store moves: byte 3 names a half register
+/// (reg<<1 | high) for 16-bit formats. EXP-M4-54 half kernels (measured) load
+/// the source into r1.lo, write the SFU result to r1.hi (byte3 0x03) and store
+/// it from there while r1.lo stays live; any other reading breaks their outputs.
+/// Bit 0 set on a 32-bit access is unmeasured.
+fn half_part(fmt: MemFormat, b0: u64) -> Result<Part, String> {
+    match (fmt, b0) {
+        (MemFormat::U16, 0) => Ok(Part::Lo),
+        (MemFormat::U16, _) => Ok(Part::Hi),
+        (_, 0) => Ok(Part::Full),
+        _ => Err("byte 3 bit 0 on a 32-bit access is unmeasured".into()),
+    }
 }

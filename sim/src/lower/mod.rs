@@ -24,7 +24,17 @@ pub fn lower_at(code: &[u8], off: usize) -> Result<(Op, String), SimError> {
     let text = instr.to_string();
     let mut op = Op { pc: off as u32, len, kind: Kind::Nop, hazard: Hazard::default(), releases: vec![] };
     op.kind = match lower(&instr, &mut op) {
-        Ok(k) => k,
+        Ok(k) => {
+            // A release frees what the instruction actually read: the half a
+            // 16-bit source names, not the whole register (EXP-M4-54 half
+            // kernels release r1.hi and later store r1.lo, measured).
+            for rel in op.releases.iter_mut().filter(|r| r.1 == Part::Full) {
+                if let Some(Src::Gpr(_, p)) = k.sources().find(|s| matches!(s, Src::Gpr(r, _) if *r == rel.0)) {
+                    rel.1 = p;
+                }
+            }
+            k
+        }
         Err(what) => Kind::Refuse(SimError::Unestablished {
             pc: off as u32,
             bytes: hex(bytes),

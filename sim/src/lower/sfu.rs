@@ -13,8 +13,8 @@
 //!   rcp_*_store only there and return -1/x);
 //! - type codes 0 bf16, 1 f16, 2 f32; 16-bit sources are the register's low half;
 //! - result f16 (low half of dst) where the native half-result kernels differ
-//!   from the float-result ones: ordinary byte7 bit5 (with byte6 bit2),
-//!   reciprocal byte8 bit4 (with byte7 bit1). Native diff, inferred.
+//!   from the float-result ones: ordinary byte7 bit5, reciprocal byte8 bit4
+//!   (with byte7 bit1). Native diff, inferred.
 //!
 //! The `agx16_isa` table does not split these bits into fields yet
 //! (sim/ISA-REQUESTS.md #1), so they are read from the byte-wide field values.
@@ -38,7 +38,7 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
     check::fields(
         i,
         &["fn_hi", "fnclass", "fnsel_lo", "fnsel_hi", "precsel", "roundmode", "src_class"],
-        &[("src_cache", &[0x15]), ("sched_flag", &[0])],
+        &[("src_cache", &[0x15]), ("sched_flag", &[0]), ("dst_b0", &[0, 1]), ("src_b01", &[0, 2])],
     )?;
     let (src_ty, abs, neg, f16_result);
     if rcp_form {
@@ -57,17 +57,17 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
             return Err(format!("reciprocal b7 bit1 ({b7:#x}) without the matching result type is unmeasured"));
         }
     } else {
-        // byte6 bits 0..1: bit1 measured inert on the root classes (EXP-M4-55 90/92/b0/b2).
-        if byte6 & 0x41 != 0 || b7 & !0xa0 != 0x40 || b4 != 0x02 {
+        // byte6 bit1 measured inert on the root classes (EXP-M4-55 90/92/b0/b2);
+        // byte6 bit2 and byte4 bit0 appear in native kernels (half->half 0xac,
+        // k_sqrt byte4 0x03) whose outputs the f32-evaluate-then-round model
+        // reproduces: inert for the model.
+        if byte6 & 0x41 != 0 || b7 & !0xa0 != 0x40 || b4 & !1 != 0x02 {
             return Err(format!("SFU controls b4={b4:#x} b6={byte6:#x} b7={b7:#x} are unmeasured"));
         }
         src_ty = (byte6 >> 3) & 3;
         abs = bit(b7, 7);
         f16_result = bit(b7, 5);
         neg = bit(b8, 0);
-        if bit(byte6, 2) != f16_result {
-            return Err(format!("SFU b6 bit2 ({byte6:#x}) without the matching result type is unmeasured"));
-        }
     }
     let func = match (fn_hi, class, b8 >> 1) {
         (1, 0, _) => SfuFunc::Rcp,
@@ -85,13 +85,22 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
         2 => FType::F32,
         t => return Err(format!("SFU source type code {t} is unmeasured")),
     };
+    // 16-bit operands name a half register: dst byte3 bit0 and src byte5 bit1
+    // select the high half (EXP-M4-54 half kernels read r1.lo and write r1.hi,
+    // byte3 0x03 / byte5 0x04, and alu kernels read r1.hi, byte5 0x06; measured).
+    let src_hi = f("src_b01") == 2;
+    let dst_hi = f("dst_b0") == 1;
+    if (src_hi && src_ty == FType::F32) || (dst_hi && !f16_result) {
+        return Err("high-half select on a 32-bit SFU operand is unmeasured".into());
+    }
     let s = match src(i, Role::SrcA)? {
-        Src::Gpr(r, _) if src_ty != FType::F32 => Src::Gpr(r, Part::Lo),
-        Src::Gpr(r, _) => Src::Gpr(r, Part::Full),
+        Src::Gpr(r, _) if src_ty == FType::F32 => Src::Gpr(r, Part::Full),
+        Src::Gpr(r, _) => Src::Gpr(r, if src_hi { Part::Hi } else { Part::Lo }),
         other => other,
     };
     let d = match src(i, Role::Dst)? {
-        Src::Gpr(reg, _) => Dst { reg, part: if f16_result { Part::Lo } else { Part::Full } },
+        Src::Gpr(reg, _) if f16_result => Dst { reg, part: if dst_hi { Part::Hi } else { Part::Lo } },
+        Src::Gpr(reg, _) => Dst { reg, part: Part::Full },
         _ => return Err("SFU destination is not a register".into()),
     };
     Ok(Kind::Sfu {
