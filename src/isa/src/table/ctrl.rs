@@ -78,172 +78,24 @@ const PCMP10: &[crate::form::Field] = &[
     raw!("tail", 48, 32),
 ];
 
+#[rustfmt::skip]
 pub static FORMS: &[Form] = &[
     form!("stop", Stop, 4, Hardware, ET, [(0, 8, 0x0e)], STOP, []),
-    form!(
-        "jump",
-        Jump,
-        10,
-        Hardware,
-        CAN,
-        [(0, 8, 0x0f), (8, 8, 0x00)],
-        JUMP,
-        []
-    ),
-    form!(
-        "jump_exec_none",
-        JumpExecNone,
-        10,
-        Hardware,
-        MASK,
-        [(0, 8, 0x0f), (8, 8, 0x01)],
-        JUMP,
-        []
-    ),
-    form!(
-        "call",
-        Call,
-        14,
-        CorpusOnly,
-        CAN,
-        [(0, 8, 0x0f), (8, 8, 0x05), (32, 8, 0x8f)],
-        CALL,
-        []
-    ),
-    form!(
-        "if_push",
-        IfPush,
-        4,
-        Hardware,
-        MASK,
-        [(0, 8, 0x0f), (8, 8, 0x05), (24, 1, 1)],
-        PUSH,
-        []
-    ),
-    form!(
-        "else",
-        Else,
-        4,
-        Hardware,
-        MASK,
-        [(0, 8, 0x0f), (8, 8, 0x04), (16, 16, 0x1904)],
-        &[],
-        []
-    ),
-    form!(
-        "mask_op",
-        Opaque,
-        4,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x0f), (8, 8, 0x04)],
-        B2B3,
-        []
-    ),
-    form!(
-        "pop",
-        Pop,
-        6,
-        Hardware,
-        MASK,
-        [(0, 8, 0x0f), (8, 8, 0x06)],
-        POP,
-        []
-    ),
-    form!(
-        "call_indirect",
-        CallIndirect,
-        6,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x0f), (8, 8, 0x80)],
-        B2B3B4B5,
-        []
-    ),
-    form!(
-        "break_unwind",
-        BreakUnwind,
-        6,
-        Hardware,
-        MASK,
-        [(0, 8, 0x8f), (8, 8, 0x05)],
-        B2B3B4B5,
-        []
-    ),
-    form!(
-        "loop_update",
-        LoopMaskUpdate,
-        4,
-        Hardware,
-        MASK,
-        [(0, 8, 0x8f), (8, 8, 0x04), (16, 1, 0), (18, 6, 0x15)],
-        LOOP_UPDATE,
-        []
-    ),
-    form!(
-        "return",
-        Return,
-        4,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x8f), (8, 4, 0x2)],
-        &[raw!("b1_hi", 12, 4), raw!("b2", 16, 8), raw!("b3", 24, 8)],
-        []
-    ),
-    form!(
-        "pcmp_ext",
-        PredCompare,
-        10,
-        Hardware,
-        super::src::MC,
-        [(0, 4, 0xa), (16, 1, 1), (32, 16, 0x0006)],
-        PCMP10,
-        [rch!(SrcA, 63, Hardware), rch!(SrcB, 63, Hardware)]
-    ),
-    form!(
-        "pcmp",
-        PredCompare,
-        6,
-        Hardware,
-        super::src::MC,
-        [(0, 4, 0xa)],
-        PCMP6,
-        [rch!(SrcA, 63, Hardware), rch!(SrcB, 63, Hardware)]
-    ),
-    form!(
-        "link_save",
-        Opaque,
-        8,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x07), (8, 8, 0x00), (16, 8, 0x54)],
-        &[raw!("b3", 24, 8), raw!("tail", 32, 32)],
-        []
-    ),
+    form!("jump", Jump, 10, Hardware, CAN, [(0, 8, 0x0f), (8, 8, 0x00)], JUMP, []),
+    form!("jump_exec_none", JumpExecNone, 10, Hardware, MASK, [(0, 8, 0x0f), (8, 8, 0x01)], JUMP, []),
+    form!("call", Call, 14, CorpusOnly, CAN, [(0, 8, 0x0f), (8, 8, 0x05), (32, 8, 0x8f)], CALL, []),
+    form!("if_push", IfPush, 4, Hardware, MASK, [(0, 8, 0x0f), (8, 8, 0x05), (24, 1, 1)], PUSH, []),
+    form!("else", Else, 4, Hardware, MASK, [(0, 8, 0x0f), (8, 8, 0x04), (16, 16, 0x1904)], &[], []),
+    form!("mask_op", Opaque, 4, CorpusOnly, LEN, [(0, 8, 0x0f), (8, 8, 0x04)], B2B3, []),
+    form!("pop", Pop, 6, Hardware, MASK, [(0, 8, 0x0f), (8, 8, 0x06)], POP, []),
+    form!("call_indirect", CallIndirect, 6, CorpusOnly, LEN, [(0, 8, 0x0f), (8, 8, 0x80)], B2B3B4B5, []),
+    form!("break_unwind", BreakUnwind, 6, Hardware, MASK, [(0, 8, 0x8f), (8, 8, 0x05)], B2B3B4B5, []),
+    form!("loop_update", LoopMaskUpdate, 4, Hardware, MASK, [(0, 8, 0x8f), (8, 8, 0x04), (16, 1, 0), (18, 6, 0x15)], LOOP_UPDATE, []),
+    form!("return", Return, 4, CorpusOnly, LEN, [(0, 8, 0x8f), (8, 4, 0x2)], &[raw!("b1_hi", 12, 4), raw!("b2", 16, 8), raw!("b3", 24, 8)], []),
+    form!("pcmp_ext", PredCompare, 10, Hardware, super::src::MC, [(0, 4, 0xa), (16, 1, 1), (32, 16, 0x0006)], PCMP10, [rch!(SrcA, 63, Hardware), rch!(SrcB, 63, Hardware)]),
+    form!("pcmp", PredCompare, 6, Hardware, super::src::MC, [(0, 4, 0xa)], PCMP6, [rch!(SrcA, 63, Hardware), rch!(SrcB, 63, Hardware)]),
+    form!("link_save", Opaque, 8, CorpusOnly, LEN, [(0, 8, 0x07), (8, 8, 0x00), (16, 8, 0x54)], &[raw!("b3", 24, 8), raw!("tail", 32, 32)], []),
     // `07 04 54 <scope 0x61 tg | 0x85 dev> <flags> 00` (ADevWithAnIdea/agx-re EXP-0025, measured)
-    form!(
-        "barrier",
-        Barrier,
-        6,
-        Hardware,
-        ET,
-        [(0, 8, 0x07), (16, 8, 0x54)],
-        &[
-            raw!("b1", 8, 8),
-            f!("scope", [(24, 8)], Modifier, Hardware, ET),
-            f!("flags", [(32, 8)], Modifier, CorpusOnly, ET),
-            raw!("b5", 40, 8)
-        ],
-        []
-    ),
-    form!(
-        "fence",
-        Fence,
-        4,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x07)],
-        &[raw!("b1", 8, 8), raw!("b2", 16, 8), raw!("b3", 24, 8)],
-        []
-    ),
+    form!("barrier", Barrier, 6, Hardware, ET, [(0, 8, 0x07), (16, 8, 0x54)], &[raw!("b1", 8, 8), f!("scope", [(24, 8)], Modifier, Hardware, ET), f!("flags", [(32, 8)], Modifier, CorpusOnly, ET), raw!("b5", 40, 8)], []),
+    form!("fence", Fence, 4, CorpusOnly, LEN, [(0, 8, 0x07)], &[raw!("b1", 8, 8), raw!("b2", 16, 8), raw!("b3", 24, 8)], []),
 ];

@@ -5,7 +5,7 @@
 //! EXP-0160/0165); lengths: 4 when (byte2 & 7) < 2, else 6 + 2·(byte4 & 3) (same file,
 //! "Length rule", EXP-0228 / EXP-M4-10); reach: GravityLinux/mesa agx_apple9_machine.c.
 
-use super::src::{ET, MC, SB};
+use super::src::{CORPUS, ET, MC, SB};
 use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
 
 /// Shared compact two-source skeleton (6-byte register form and its 8/10/12-byte extensions).
@@ -45,13 +45,7 @@ const F2I: &[Field] = &[
     raw!("a_top", 31, 1),
     raw!("ctrl", 34, 5),
     f!("mods", [(40, 5)], Modifier, CorpusOnly, ET),
-    f!(
-        "wait",
-        [(45, 3)],
-        Wait(Index45),
-        Hardware,
-        "niklassheth/agx-re:experiments/EXP-M4-44-falu2i-slot-selector"
-    ),
+    f!("wait", [(45, 3)], Wait(Index45), Hardware, "niklassheth/agx-re:experiments/EXP-M4-44-falu2i-slot-selector"),
 ];
 
 // srcB is a uniform register (bit 39 set, bit 15 clear): byte1 = (ureg<<1)|is32.
@@ -98,7 +92,10 @@ const F3: &[Field] = f3_fields!();
 const F3_10: &[Field] = f3_fields!(raw!("ext", 64, 16));
 const F3_12: &[Field] = f3_fields!(raw!("ext", 64, 32));
 
-// 4-byte compact form ((byte2 & 7) < 2): reduction accumulate (ADevWithAnIdea/agx-re EXP-0025/0228, G17P).
+// 4-byte compact form (bit 18 clear): reduction accumulate for op-selects 0/1 (ADevWithAnIdea/agx-re
+// EXP-0025/0228, G17P). Bit 18 as the compact/long selector matches TellowKrinkle/applegpu's
+// M3 "L" bit and every corpus occurrence of op-selects 2/3 (4-byte spacing), so op-selects 2/3
+// are compact too (corpus-only).
 const FC4: &[Field] = &[
     f!("dst", [(4, 4)], Gpr(Dst), Hypothesis, ET),
     f!("a_size", [(8, 1)], Size(SrcA), Hypothesis, ET),
@@ -149,228 +146,66 @@ const FOPQ12: &[Field] = &[
     raw!("ext", 48, 48),
 ];
 
+const FOPQ8I: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 32, 8), raw!("b5", 40, 8), raw!("ext", 48, 16)];
+
+// byte0 low nibble 1 (bit 3 clear: 16-bit destination, e.g. `31 01 3c 81 00 c2` in k_cvt_half):
+// same compact rule (bit 18); the extension length for op-selects 4/5 with byte4&3 = 2 is 12,
+// not 10 (`11 b1 1d 03 82 ..` in EXP-M4-54 rcp_half_neg, `21 06 3d 05 0a ..` in half_div),
+// while the fma op-select keeps 10 (`11 82 26 84 06 85 ..` in bf16_fma). Corpus-only.
+const H1Q4: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("opsel", 16, 2), raw!("b2_hi", 19, 5), raw!("b3", 24, 8)];
+const H1Q6: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 34, 6), raw!("b5", 40, 8)];
+const H1Q6O: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("opsel", 16, 1), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 34, 6), raw!("b5", 40, 8)];
+const H1Q8O: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("opsel", 16, 1), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 34, 6), raw!("b5", 40, 8), raw!("ext", 48, 16)];
+const H1Q12O: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("opsel", 16, 1), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 34, 6), raw!("b5", 40, 8), raw!("ext", 48, 48)];
+const H1Q8: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 34, 6), raw!("b5", 40, 8), raw!("ext", 48, 16)];
+const H1Q10: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 34, 6), raw!("b5", 40, 8), raw!("ext", 48, 32)];
+const H1Q12: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 34, 6), raw!("b5", 40, 8), raw!("ext", 48, 48)];
+const H1Q8I: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 32, 8), raw!("b5", 40, 8), raw!("ext", 48, 16)];
+
 const R2: [crate::form::Reach; 3] = [
     rch!(Dst, 95, Hardware),
     rch!(SrcA, 95, Hardware),
     rch!(SrcB, 95, Hardware),
 ];
 
+#[rustfmt::skip]
 pub static FORMS: &[Form] = &[
-    form!(
-        "fadd_acc",
-        FAdd,
-        4,
-        Hypothesis,
-        ET,
-        [(0, 4, 9), (16, 3, 0)],
-        FC4,
-        []
-    ),
-    form!(
-        "fmul_acc",
-        FMul,
-        4,
-        Hypothesis,
-        ET,
-        [(0, 4, 9), (16, 3, 1)],
-        FC4,
-        []
-    ),
+    form!("fadd_acc", FAdd, 4, Hypothesis, ET, [(0, 4, 9), (16, 3, 0)], FC4, []),
+    form!("fmul_acc", FMul, 4, Hypothesis, ET, [(0, 4, 9), (16, 3, 1)], FC4, []),
+    form!("falu_c4_2", Opaque, 4, CorpusOnly, CORPUS, [(0, 4, 9), (16, 3, 2)], FC4, []),
+    form!("falu_c4_3", Opaque, 4, CorpusOnly, CORPUS, [(0, 4, 9), (16, 3, 3)], FC4, []),
+    // op-select 7 (fragment interpolation multiply, EXP-0037 `fmul_interp`): 8 bytes in every
+    // fragment program of the corpus (`X9 .. 2f/3f .. 00 <slot> 00 00`).
+    form!("fmul_interp", Opaque, 8, CorpusOnly, CORPUS, [(0, 4, 9), (16, 3, 7)], FOPQ8I, []),
     // immediate and uniform overloads of the 6-byte form
-    form!(
-        "fadd_imm",
-        FAdd,
-        6,
-        Hardware,
-        ET,
-        [(0, 4, 9), (16, 3, 4), (32, 2, 0), (39, 1, 1), (15, 1, 1)],
-        F2I,
-        [rch!(Dst, 15, Hardware), rch!(SrcA, 63, Hardware)]
-    ),
-    form!(
-        "fmul_imm",
-        FMul,
-        6,
-        Hardware,
-        ET,
-        [(0, 4, 9), (16, 3, 5), (32, 2, 0), (39, 1, 1), (15, 1, 1)],
-        F2I,
-        [rch!(Dst, 15, Hardware), rch!(SrcA, 63, Hardware)]
-    ),
-    form!(
-        "fadd_uni",
-        FAdd,
-        6,
-        CorpusOnly,
-        ET,
-        [(0, 4, 9), (16, 3, 4), (32, 2, 0), (39, 1, 1), (15, 1, 0)],
-        F2U,
-        [rch!(Dst, 15, CorpusOnly)]
-    ),
-    form!(
-        "fmul_uni",
-        FMul,
-        6,
-        CorpusOnly,
-        ET,
-        [(0, 4, 9), (16, 3, 5), (32, 2, 0), (39, 1, 1), (15, 1, 0)],
-        F2U,
-        [rch!(Dst, 15, CorpusOnly)]
-    ),
-    form!(
-        "fadd",
-        FAdd,
-        6,
-        Hardware,
-        ET,
-        [(0, 4, 9), (16, 3, 4), (32, 2, 0), (39, 1, 0), (41, 1, 0)],
-        F2,
-        [R2[0], R2[1], R2[2]]
-    ),
-    form!(
-        "fmul",
-        FMul,
-        6,
-        Hardware,
-        ET,
-        [(0, 4, 9), (16, 3, 5), (32, 2, 0), (39, 1, 0), (41, 1, 0)],
-        F2,
-        [R2[0], R2[1], R2[2]]
-    ),
-    form!(
-        "fadd_x8",
-        FAdd,
-        8,
-        CorpusOnly,
-        ET,
-        [(0, 4, 9), (16, 3, 4), (32, 2, 1), (39, 1, 0), (41, 1, 0)],
-        F2_8,
-        []
-    ),
-    form!(
-        "fmul_x8",
-        FMul,
-        8,
-        CorpusOnly,
-        ET,
-        [(0, 4, 9), (16, 3, 5), (32, 2, 1), (39, 1, 0), (41, 1, 0)],
-        F2_8,
-        []
-    ),
-    form!(
-        "fadd_x10",
-        FAdd,
-        10,
-        CorpusOnly,
-        ET,
-        [(0, 4, 9), (16, 3, 4), (32, 2, 2), (39, 1, 0), (41, 1, 0)],
-        F2_10,
-        []
-    ),
-    form!(
-        "fmul_x10",
-        FMul,
-        10,
-        CorpusOnly,
-        ET,
-        [(0, 4, 9), (16, 3, 5), (32, 2, 2), (39, 1, 0), (41, 1, 0)],
-        F2_10,
-        []
-    ),
-    form!(
-        "fadd_x12",
-        FAdd,
-        12,
-        CorpusOnly,
-        ET,
-        [(0, 4, 9), (16, 3, 4), (32, 2, 3), (39, 1, 0), (41, 1, 0)],
-        F2_12,
-        []
-    ),
-    form!(
-        "fmul_x12",
-        FMul,
-        12,
-        CorpusOnly,
-        ET,
-        [(0, 4, 9), (16, 3, 5), (32, 2, 3), (39, 1, 0), (41, 1, 0)],
-        F2_12,
-        []
-    ),
-    form!(
-        "ffma",
-        FFma,
-        8,
-        Hardware,
-        ET,
-        [(0, 4, 9), (16, 3, 6), (32, 2, 1)],
-        F3,
-        [
-            rch!(Dst, 95, Hardware),
-            rch!(SrcA, 95, Hardware),
-            rch!(SrcB, 95, Hardware),
-            rch!(SrcC, 95, Hardware)
-        ]
-    ),
-    form!(
-        "ffma_x10",
-        FFma,
-        10,
-        CorpusOnly,
-        ET,
-        [(0, 4, 9), (16, 3, 6), (32, 2, 2)],
-        F3_10,
-        []
-    ),
-    form!(
-        "ffma_x12",
-        FFma,
-        12,
-        CorpusOnly,
-        ET,
-        [(0, 4, 9), (16, 3, 6), (32, 2, 3)],
-        F3_12,
-        []
-    ),
+    form!("fadd_imm", FAdd, 6, Hardware, ET, [(0, 4, 9), (16, 3, 4), (32, 2, 0), (39, 1, 1), (15, 1, 1)], F2I, [rch!(Dst, 15, Hardware), rch!(SrcA, 63, Hardware)]),
+    form!("fmul_imm", FMul, 6, Hardware, ET, [(0, 4, 9), (16, 3, 5), (32, 2, 0), (39, 1, 1), (15, 1, 1)], F2I, [rch!(Dst, 15, Hardware), rch!(SrcA, 63, Hardware)]),
+    form!("fadd_uni", FAdd, 6, CorpusOnly, ET, [(0, 4, 9), (16, 3, 4), (32, 2, 0), (39, 1, 1), (15, 1, 0)], F2U, [rch!(Dst, 15, CorpusOnly)]),
+    form!("fmul_uni", FMul, 6, CorpusOnly, ET, [(0, 4, 9), (16, 3, 5), (32, 2, 0), (39, 1, 1), (15, 1, 0)], F2U, [rch!(Dst, 15, CorpusOnly)]),
+    form!("fadd", FAdd, 6, Hardware, ET, [(0, 4, 9), (16, 3, 4), (32, 2, 0), (39, 1, 0), (41, 1, 0)], F2, [R2[0], R2[1], R2[2]]),
+    form!("fmul", FMul, 6, Hardware, ET, [(0, 4, 9), (16, 3, 5), (32, 2, 0), (39, 1, 0), (41, 1, 0)], F2, [R2[0], R2[1], R2[2]]),
+    form!("fadd_x8", FAdd, 8, CorpusOnly, ET, [(0, 4, 9), (16, 3, 4), (32, 2, 1), (39, 1, 0), (41, 1, 0)], F2_8, []),
+    form!("fmul_x8", FMul, 8, CorpusOnly, ET, [(0, 4, 9), (16, 3, 5), (32, 2, 1), (39, 1, 0), (41, 1, 0)], F2_8, []),
+    form!("fadd_x10", FAdd, 10, CorpusOnly, ET, [(0, 4, 9), (16, 3, 4), (32, 2, 2), (39, 1, 0), (41, 1, 0)], F2_10, []),
+    form!("fmul_x10", FMul, 10, CorpusOnly, ET, [(0, 4, 9), (16, 3, 5), (32, 2, 2), (39, 1, 0), (41, 1, 0)], F2_10, []),
+    form!("fadd_x12", FAdd, 12, CorpusOnly, ET, [(0, 4, 9), (16, 3, 4), (32, 2, 3), (39, 1, 0), (41, 1, 0)], F2_12, []),
+    form!("fmul_x12", FMul, 12, CorpusOnly, ET, [(0, 4, 9), (16, 3, 5), (32, 2, 3), (39, 1, 0), (41, 1, 0)], F2_12, []),
+    form!("ffma", FFma, 8, Hardware, ET, [(0, 4, 9), (16, 3, 6), (32, 2, 1)], F3, [rch!(Dst, 95, Hardware), rch!(SrcA, 95, Hardware), rch!(SrcB, 95, Hardware), rch!(SrcC, 95, Hardware)]),
+    form!("ffma_x10", FFma, 10, CorpusOnly, ET, [(0, 4, 9), (16, 3, 6), (32, 2, 2)], F3_10, []),
+    form!("ffma_x12", FFma, 12, CorpusOnly, ET, [(0, 4, 9), (16, 3, 6), (32, 2, 3)], F3_12, []),
+    // 16-bit-destination variants (byte0 low nibble 1)
+    form!("f16_c4", Opaque, 4, CorpusOnly, CORPUS, [(0, 4, 1), (18, 1, 0)], H1Q4, []),
+    form!("f16_interp", Opaque, 8, CorpusOnly, CORPUS, [(0, 4, 1), (16, 3, 7)], H1Q8I, []),
+    form!("f16_addmul6", Opaque, 6, CorpusOnly, CORPUS, [(0, 4, 1), (17, 2, 2), (32, 2, 0)], H1Q6O, []),
+    form!("f16_addmul8", Opaque, 8, CorpusOnly, CORPUS, [(0, 4, 1), (17, 2, 2), (32, 2, 1)], H1Q8O, []),
+    form!("f16_addmul12", Opaque, 12, CorpusOnly, CORPUS, [(0, 4, 1), (17, 2, 2), (32, 2, 2)], H1Q12O, []),
+    form!("f16_fma6", Opaque, 6, CorpusOnly, CORPUS, [(0, 4, 1), (16, 3, 6), (32, 2, 0)], H1Q6, []),
+    form!("f16_fma8", Opaque, 8, CorpusOnly, CORPUS, [(0, 4, 1), (16, 3, 6), (32, 2, 1)], H1Q8, []),
+    form!("f16_fma10", Opaque, 10, CorpusOnly, CORPUS, [(0, 4, 1), (16, 3, 6), (32, 2, 2)], H1Q10, []),
+    form!("f16_fma12", Opaque, 12, CorpusOnly, CORPUS, [(0, 4, 1), (16, 3, 6), (32, 2, 3)], H1Q12, []),
     // everything else in the group: length rule only
-    form!(
-        "falu_q6",
-        Opaque,
-        6,
-        CorpusOnly,
-        ET,
-        [(0, 4, 9), (32, 2, 0)],
-        FOPQ6,
-        []
-    ),
-    form!(
-        "falu_q8",
-        Opaque,
-        8,
-        CorpusOnly,
-        ET,
-        [(0, 4, 9), (32, 2, 1)],
-        FOPQ8,
-        []
-    ),
-    form!(
-        "falu_q10",
-        Opaque,
-        10,
-        CorpusOnly,
-        ET,
-        [(0, 4, 9), (32, 2, 2)],
-        FOPQ10,
-        []
-    ),
-    form!(
-        "falu_q12",
-        Opaque,
-        12,
-        CorpusOnly,
-        ET,
-        [(0, 4, 9), (32, 2, 3)],
-        FOPQ12,
-        []
-    ),
+    form!("falu_q6", Opaque, 6, CorpusOnly, ET, [(0, 4, 9), (32, 2, 0)], FOPQ6, []),
+    form!("falu_q8", Opaque, 8, CorpusOnly, ET, [(0, 4, 9), (32, 2, 1)], FOPQ8, []),
+    form!("falu_q10", Opaque, 10, CorpusOnly, ET, [(0, 4, 9), (32, 2, 2)], FOPQ10, []),
+    form!("falu_q12", Opaque, 12, CorpusOnly, ET, [(0, 4, 9), (32, 2, 3)], FOPQ12, []),
 ];

@@ -25,265 +25,44 @@ const T12_B1: &[Field] = rb!("b2" 16 8, "b3" 24 8, "tail" 32 64);
 const T12_B12: &[Field] = rb!("b3" 24 8, "tail" 32 64);
 const T8_B2HI: &[Field] = rb!("b1" 8 8, "b2_1" 17 1, "b3" 24 8, "tail" 32 32);
 
+#[rustfmt::skip]
 pub static FORMS: &[Form] = &[
     // SIMD-group / quad reduce and scan (ADevWithAnIdea/agx-re EXP-0018, measured): 8 bytes, byte2 0x54/0x56.
-    form!(
-        "simd_reduce_bf",
-        SimdReduce,
-        8,
-        CorpusOnly,
-        ET,
-        [(0, 8, 0xbf), (16, 1, 0), (18, 6, 0x15)],
-        T8_B2HI,
-        []
-    ),
-    form!(
-        "simd_reduce_3f",
-        SimdReduce,
-        8,
-        CorpusOnly,
-        ET,
-        [(0, 8, 0x3f), (16, 1, 0), (18, 6, 0x15)],
-        T8_B2HI,
-        []
-    ),
-    form!(
-        "quad_reduce_b7",
-        SimdReduce,
-        8,
-        CorpusOnly,
-        ET,
-        [(0, 8, 0xb7), (16, 1, 0), (18, 6, 0x15)],
-        T8_B2HI,
-        []
-    ),
-    form!(
-        "quad_reduce_37",
-        SimdReduce,
-        8,
-        CorpusOnly,
-        ET,
-        [(0, 8, 0x37), (16, 8, 0x56)],
-        T8_B2,
-        []
-    ),
-    form!(
-        "tex_grad_setup",
-        Opaque,
-        8,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x37), (16, 8, 0x80)],
-        T8_B2,
-        []
-    ),
-    form!(
-        "derivative",
-        Derivative,
-        10,
-        CorpusOnly,
-        ET,
-        [(0, 8, 0x37)],
-        T10,
-        []
-    ),
+    form!("simd_reduce_bf", SimdReduce, 8, CorpusOnly, ET, [(0, 8, 0xbf), (16, 1, 0), (18, 6, 0x15)], T8_B2HI, []),
+    form!("simd_reduce_3f", SimdReduce, 8, CorpusOnly, ET, [(0, 8, 0x3f), (16, 1, 0), (18, 6, 0x15)], T8_B2HI, []),
+    form!("quad_reduce_b7", SimdReduce, 8, CorpusOnly, ET, [(0, 8, 0xb7), (16, 1, 0), (18, 6, 0x15)], T8_B2HI, []),
+    form!("quad_reduce_37", SimdReduce, 8, CorpusOnly, ET, [(0, 8, 0x37), (16, 8, 0x56)], T8_B2, []),
+    form!("tex_grad_setup", Opaque, 8, CorpusOnly, LEN, [(0, 8, 0x37), (16, 8, 0x80)], T8_B2, []),
+    form!("derivative", Derivative, 10, CorpusOnly, ET, [(0, 8, 0x37)], T10, []),
     // shuffle / broadcast (EXP-0018 semantics, EXP-0229 framing; canaries)
-    form!(
-        "simd_shuffle12",
-        SimdShuffle,
-        12,
-        CorpusOnly,
-        CAN,
-        [(0, 7, 0x47), (8, 8, 0x06)],
-        rb!("b0_7" 7 1, "b2" 16 8, "b3" 24 8, "tail" 32 64),
-        []
-    ),
-    form!(
-        "simd_shuffle",
-        SimdShuffle,
-        10,
-        CorpusOnly,
-        CAN,
-        [(0, 7, 0x47)],
-        rb!("b0_7" 7 1, "b1" 8 8, "b2" 16 8, "b3" 24 8, "tail" 32 48),
-        []
-    ),
+    form!("simd_shuffle12", SimdShuffle, 12, CorpusOnly, CAN, [(0, 7, 0x47), (8, 8, 0x06)], rb!("b0_7" 7 1, "b2" 16 8, "b3" 24 8, "tail" 32 64), []),
+    form!("simd_shuffle", SimdShuffle, 10, CorpusOnly, CAN, [(0, 7, 0x47)], rb!("b0_7" 7 1, "b1" 8 8, "b2" 16 8, "b3" 24 8, "tail" 32 48), []),
     // 0x17: unpack (byte1 low nibble 4) 8; texture projection setup 12; ballot/vote 10.
-    form!(
-        "unpack_convert",
-        Opaque,
-        8,
-        CorpusOnly,
-        ET,
-        [(0, 8, 0x17), (8, 4, 4)],
-        rb!("b1_hi" 12 4, "b2" 16 8, "b3" 24 8, "tail" 32 32),
-        []
-    ),
-    form!(
-        "tex_proj_setup",
-        Opaque,
-        12,
-        CorpusOnly,
-        LEN,
-        [
-            (0, 8, 0x17),
-            (8, 1, 1),
-            (10, 6, 0),
-            (16, 1, 0),
-            (18, 6, 0x15)
-        ],
-        rb!("b1_2" 9 1, "b2_1" 17 1, "b3" 24 8, "tail" 32 64),
-        []
-    ),
-    form!(
-        "rtq_dualsrc",
-        RayTrace,
-        12,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x17), (8, 8, 0x02), (16, 8, 0x00)],
-        T12_B12,
-        []
-    ),
-    form!(
-        "simd_ballot",
-        SimdBallot,
-        10,
-        CorpusOnly,
-        ET,
-        [(0, 8, 0x17)],
-        T10,
-        []
-    ),
+    form!("unpack_convert", Opaque, 8, CorpusOnly, ET, [(0, 8, 0x17), (8, 4, 4)], rb!("b1_hi" 12 4, "b2" 16 8, "b3" 24 8, "tail" 32 32), []),
+    form!("tex_proj_setup", Opaque, 12, CorpusOnly, LEN, [(0, 8, 0x17), (8, 1, 1), (10, 6, 0), (16, 1, 0), (18, 6, 0x15)], rb!("b1_2" 9 1, "b2_1" 17 1, "b3" 24 8, "tail" 32 64), []),
+    form!("rtq_dualsrc", RayTrace, 12, CorpusOnly, LEN, [(0, 8, 0x17), (8, 8, 0x02), (16, 8, 0x00)], T12_B12, []),
+    form!("simd_ballot", SimdBallot, 10, CorpusOnly, ET, [(0, 8, 0x17)], T10, []),
     // 0x97: pack convert (compute, byte2 0x56) / fragment colour pack, 10 bytes (EXP-0029/0033)
-    form!(
-        "pack_convert",
-        Opaque,
-        10,
-        CorpusOnly,
-        ET,
-        [(0, 8, 0x97)],
-        T10,
-        []
-    ),
+    form!("pack_convert", Opaque, 10, CorpusOnly, ET, [(0, 8, 0x97)], T10, []),
     // 0x57 vertex varying store 8 bytes (EXP-0037)
-    form!(
-        "vary_store",
-        VaryingStore,
-        8,
-        CorpusOnly,
-        ET,
-        [(0, 8, 0x57)],
-        T8,
-        []
-    ),
+    form!("vary_store", VaryingStore, 8, CorpusOnly, ET, [(0, 8, 0x57)], T8, []),
     // 0xd7: [[depth]] store 6 / texture write 16 (EXP-0016/0029)
-    form!(
-        "depth_store",
-        TileStore,
-        6,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0xd7), (8, 8, 0x14), (16, 8, 0x54)],
-        rb!("b3" 24 8, "b4" 32 16),
-        []
-    ),
-    form!(
-        "tex_write",
-        Texture,
-        16,
-        CorpusOnly,
-        ET,
-        [(0, 8, 0xd7)],
-        T16,
-        []
-    ),
+    form!("depth_store", TileStore, 6, CorpusOnly, LEN, [(0, 8, 0xd7), (8, 8, 0x14), (16, 8, 0x54)], rb!("b3" 24 8, "b4" 32 16), []),
+    form!("tex_write", Texture, 16, CorpusOnly, ET, [(0, 8, 0xd7)], T16, []),
     // 0x87: tile access setup 6 (byte2 0x54) / fence 4 (EXP-0029, EXP-M4-01)
-    form!(
-        "tile_setup",
-        TileRead,
-        6,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x87), (16, 8, 0x54)],
-        T6_B2,
-        []
-    ),
+    form!("tile_setup", TileRead, 6, CorpusOnly, LEN, [(0, 8, 0x87), (16, 8, 0x54)], T6_B2, []),
     form!("fence87", Fence, 4, CorpusOnly, LEN, [(0, 8, 0x87)], T4, []),
     // ray-tracing memory ops (0xdf / 0x5f), 14 bytes (EXP-0023, EXP-O2C)
-    form!(
-        "rt_as_load",
-        RayTrace,
-        14,
-        CorpusOnly,
-        ET,
-        [(0, 8, 0xdf)],
-        T14,
-        []
-    ),
-    form!(
-        "rt_ray_mem",
-        RayTrace,
-        14,
-        CorpusOnly,
-        ET,
-        [(0, 8, 0x5f), (16, 1, 0), (18, 6, 0x15)],
-        rb!("b1" 8 8, "b2_1" 17 1, "b3" 24 8, "tail" 32 64, "tail2" 96 16),
-        []
-    ),
+    form!("rt_as_load", RayTrace, 14, CorpusOnly, ET, [(0, 8, 0xdf)], T14, []),
+    form!("rt_ray_mem", RayTrace, 14, CorpusOnly, ET, [(0, 8, 0x5f), (16, 1, 0), (18, 6, 0x15)], rb!("b1" 8 8, "b2_1" 17 1, "b3" 24 8, "tail" 32 64, "tail2" 96 16), []),
     // 0xcf matrix multiply-accumulate 12 (EXP-0022); 0x6f frame prologue 6 (EXP-0038)
-    form!(
-        "matrix_mac",
-        MatrixMac,
-        12,
-        CorpusOnly,
-        CAN,
-        [(0, 8, 0xcf)],
-        T12,
-        []
-    ),
-    form!(
-        "frame_prologue",
-        Opaque,
-        6,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x6f)],
-        T6,
-        []
-    ),
+    form!("matrix_mac", MatrixMac, 12, CorpusOnly, CAN, [(0, 8, 0xcf)], T12, []),
+    form!("frame_prologue", Opaque, 6, CorpusOnly, LEN, [(0, 8, 0x6f)], T6, []),
     // ray-query traversal op (low nibble f, byte1 0x80, byte2 0x86), 8 bytes (EXP-M4-13)
-    form!(
-        "rtq_traverse",
-        RayTrace,
-        8,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 0xf), (8, 8, 0x80), (16, 8, 0x86)],
-        rb!("b0_hi" 4 4, "b3" 24 8, "tail" 32 32),
-        []
-    ),
+    form!("rtq_traverse", RayTrace, 8, CorpusOnly, LEN, [(0, 4, 0xf), (8, 8, 0x80), (16, 8, 0x86)], rb!("b0_hi" 4 4, "b3" 24 8, "tail" 32 32), []),
     // texture sample/read bundle: 4-byte companion (low 3 bits 5, byte1 high nibble 8, byte2 0x0c)
     // plus the 10-byte sampler op (EXP-0016, measured; EXP-0037 chained companions)
-    form!(
-        "tex_sample",
-        Texture,
-        14,
-        CorpusOnly,
-        ET,
-        [(0, 3, 5), (12, 4, 8), (16, 8, 0x0c)],
-        rb!("b0_hi" 3 5, "b1_lo" 8 4, "b3" 24 8, "tail" 32 64, "tail2" 96 16),
-        []
-    ),
+    form!("tex_sample", Texture, 14, CorpusOnly, ET, [(0, 3, 5), (12, 4, 8), (16, 8, 0x0c)], rb!("b0_hi" 3 5, "b1_lo" 8 4, "b3" 24 8, "tail" 32 64, "tail2" 96 16), []),
     // ray intersect (low nibble 4, byte1 0xea), 8 bytes (EXP-0023)
-    form!(
-        "rt_intersect",
-        RayTrace,
-        8,
-        CorpusOnly,
-        ET,
-        [(0, 4, 4), (8, 8, 0xea)],
-        rb!("b0_hi" 4 4, "b2" 16 8, "b3" 24 8, "tail" 32 32),
-        []
-    ),
+    form!("rt_intersect", RayTrace, 8, CorpusOnly, ET, [(0, 4, 4), (8, 8, 0xea)], rb!("b0_hi" 4 4, "b2" 16 8, "b3" 24 8, "tail" 32 32), []),
 ];

@@ -66,154 +66,21 @@ const HQ10: &[Field] = &[
     raw!("ext", 40, 40),
 ];
 
+#[rustfmt::skip]
 pub static FORMS: &[Form] = &[
-    form!(
-        "h_lane4",
-        Opaque,
-        4,
-        CorpusOnly,
-        ET,
-        [(0, 3, 0), (17, 2, 0)],
-        HC4,
-        []
-    ),
-    form!(
-        "hadd",
-        HAdd,
-        6,
-        Hardware,
-        ET,
-        [(0, 3, 0), (16, 3, 4), (32, 2, 0)],
-        H6,
-        [
-            rch!(Dst, 95, Hardware),
-            rch!(SrcA, 95, Hardware),
-            rch!(SrcB, 95, Hardware)
-        ]
-    ),
-    form!(
-        "hadd_x8",
-        HAdd,
-        8,
-        CorpusOnly,
-        ET,
-        [(0, 3, 0), (16, 3, 4), (32, 2, 1)],
-        H8,
-        []
-    ),
-    form!(
-        "hadd_x10",
-        HAdd,
-        10,
-        CorpusOnly,
-        ET,
-        [(0, 3, 0), (16, 3, 4), (32, 2, 2)],
-        H10,
-        []
-    ),
-    form!(
-        "hadd_x6",
-        HAdd,
-        6,
-        CorpusOnly,
-        ET,
-        [(0, 3, 0), (16, 3, 4), (32, 2, 3)],
-        H6,
-        []
-    ),
-    form!(
-        "hmul",
-        HMul,
-        6,
-        Hardware,
-        ET,
-        [(0, 3, 0), (16, 3, 5), (32, 2, 0)],
-        H6,
-        [
-            rch!(Dst, 95, Hardware),
-            rch!(SrcA, 95, Hardware),
-            rch!(SrcB, 95, Hardware)
-        ]
-    ),
-    form!(
-        "hmul_x8",
-        HMul,
-        8,
-        CorpusOnly,
-        ET,
-        [(0, 3, 0), (16, 3, 5), (32, 2, 1)],
-        H8,
-        []
-    ),
-    form!(
-        "hmul_x10",
-        HMul,
-        10,
-        CorpusOnly,
-        ET,
-        [(0, 3, 0), (16, 3, 5), (32, 2, 2)],
-        H10,
-        []
-    ),
-    form!(
-        "hmul_x8b",
-        HMul,
-        8,
-        CorpusOnly,
-        ET,
-        [(0, 3, 0), (16, 3, 5), (32, 2, 3)],
-        H8,
-        []
-    ),
-    form!(
-        "hfma_x6",
-        HFma,
-        6,
-        CorpusOnly,
-        ET,
-        [(0, 3, 0), (16, 3, 6), (32, 2, 0)],
-        H6,
-        []
-    ),
-    form!(
-        "hfma_x8",
-        HFma,
-        8,
-        CorpusOnly,
-        ET,
-        [(0, 3, 0), (16, 3, 6), (32, 2, 1)],
-        H8,
-        []
-    ),
-    form!(
-        "hfma_x10",
-        HFma,
-        10,
-        CorpusOnly,
-        ET,
-        [(0, 3, 0), (16, 3, 6), (32, 2, 2)],
-        H10,
-        []
-    ),
-    form!(
-        "hfma",
-        HFma,
-        12,
-        CorpusOnly,
-        ET,
-        [(0, 3, 0), (16, 3, 6), (32, 2, 3)],
-        H12,
-        []
-    ),
-    form!(
-        "h_q8",
-        Opaque,
-        8,
-        CorpusOnly,
-        ET,
-        [(0, 3, 0), (32, 2, 3)],
-        HQ8,
-        []
-    ),
+    form!("h_lane4", Opaque, 4, CorpusOnly, ET, [(0, 3, 0), (17, 2, 0)], HC4, []),
+    form!("hadd", HAdd, 6, Hardware, ET, [(0, 3, 0), (16, 3, 4), (32, 2, 0)], H6, [rch!(Dst, 95, Hardware), rch!(SrcA, 95, Hardware), rch!(SrcB, 95, Hardware)]),
+    form!("hadd_x8", HAdd, 8, CorpusOnly, ET, [(0, 3, 0), (16, 3, 4), (32, 2, 1)], H8, []),
+    form!("hadd_x10", HAdd, 10, CorpusOnly, ET, [(0, 3, 0), (16, 3, 4), (32, 2, 2)], H10, []),
+    form!("hadd_x6", HAdd, 6, CorpusOnly, ET, [(0, 3, 0), (16, 3, 4), (32, 2, 3)], H6, []),
+    form!("hmul", HMul, 6, Hardware, ET, [(0, 3, 0), (16, 3, 5), (32, 2, 0)], H6, [rch!(Dst, 95, Hardware), rch!(SrcA, 95, Hardware), rch!(SrcB, 95, Hardware)]),
+    form!("hmul_x8", HMul, 8, CorpusOnly, ET, [(0, 3, 0), (16, 3, 5), (32, 2, 1)], H8, []),
+    form!("hmul_x10", HMul, 10, CorpusOnly, ET, [(0, 3, 0), (16, 3, 5), (32, 2, 2)], H10, []),
+    form!("hmul_x8b", HMul, 8, CorpusOnly, ET, [(0, 3, 0), (16, 3, 5), (32, 2, 3)], H8, []),
+    form!("hfma_x6", HFma, 6, CorpusOnly, ET, [(0, 3, 0), (16, 3, 6), (32, 2, 0)], H6, []),
+    form!("hfma_x8", HFma, 8, CorpusOnly, ET, [(0, 3, 0), (16, 3, 6), (32, 2, 1)], H8, []),
+    form!("hfma_x10", HFma, 10, CorpusOnly, ET, [(0, 3, 0), (16, 3, 6), (32, 2, 2)], H10, []),
+    form!("hfma", HFma, 12, CorpusOnly, ET, [(0, 3, 0), (16, 3, 6), (32, 2, 3)], H12, []),
+    form!("h_q8", Opaque, 8, CorpusOnly, ET, [(0, 3, 0), (32, 2, 3)], HQ8, []),
     form!("h_q10", Opaque, 10, CorpusOnly, ET, [(0, 3, 0)], HQ10, []),
 ];

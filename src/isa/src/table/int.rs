@@ -78,137 +78,21 @@ const UN12_B9_11: &[Field] = un_fields!([f!("form", [(9, 3)], OpSelect, CorpusOn
 
 const RU: [crate::form::Reach; 2] = [rch!(Dst, 63, Hardware), rch!(SrcA, 63, Hardware)];
 
+#[rustfmt::skip]
 pub static FORMS: &[Form] = &[
-    form!(
-        "iadd",
-        IAdd,
-        10,
-        Hardware,
-        ET,
-        [(0, 8, 0x9f), (8, 1, 1)],
-        IADD,
-        []
-    ),
-    form!(
-        "isub",
-        ISub,
-        10,
-        Hardware,
-        ET,
-        [(0, 8, 0x1f), (8, 1, 1)],
-        IADD,
-        []
-    ),
-    form!(
-        "imad",
-        IMad,
-        12,
-        Hardware,
-        ET,
-        [(0, 8, 0x9f), (8, 1, 0)],
-        IMAD,
-        []
-    ),
-    form!(
-        "imad_neg",
-        IMad,
-        12,
-        CorpusOnly,
-        ET,
-        [(0, 8, 0x1f), (8, 1, 0)],
-        IMAD,
-        []
-    ),
+    form!("iadd", IAdd, 10, Hardware, ET, [(0, 8, 0x9f), (8, 1, 1)], IADD, []),
+    form!("isub", ISub, 10, Hardware, ET, [(0, 8, 0x1f), (8, 1, 1)], IADD, []),
+    form!("imad", IMad, 12, Hardware, ET, [(0, 8, 0x9f), (8, 1, 0)], IMAD, []),
+    form!("imad_neg", IMad, 12, CorpusOnly, ET, [(0, 8, 0x1f), (8, 1, 0)], IMAD, []),
     // 0xa7: byte1 low nibble 7 -> 8-byte int->float; 4/5 -> 8-byte bit count; odd -> 10; even -> 12.
-    form!(
-        "i2f",
-        IntToFloat,
-        8,
-        Hardware,
-        ET,
-        [(0, 8, 0xa7), (8, 4, 7)],
-        UN8,
-        [RU[0], RU[1]]
-    ),
-    form!(
-        "bitrev_msb",
-        BitCount,
-        8,
-        Hardware,
-        ET,
-        [(0, 8, 0xa7), (9, 3, 2)],
-        UN8_B8,
-        []
-    ),
-    form!(
-        "ishr_imm",
-        ShiftRight,
-        10,
-        CorpusOnly,
-        ET,
-        [(0, 8, 0xa7), (8, 1, 1)],
-        UN10_B9_11,
-        []
-    ),
-    form!(
-        "ibfe",
-        BitfieldExtract,
-        12,
-        CorpusOnly,
-        ET,
-        [(0, 8, 0xa7), (8, 1, 0)],
-        UN12_B9_11,
-        []
-    ),
+    form!("i2f", IntToFloat, 8, Hardware, ET, [(0, 8, 0xa7), (8, 4, 7)], UN8, [RU[0], RU[1]]),
+    form!("bitrev_msb", BitCount, 8, Hardware, ET, [(0, 8, 0xa7), (9, 3, 2)], UN8_B8, []),
+    form!("ishr_imm", ShiftRight, 10, CorpusOnly, ET, [(0, 8, 0xa7), (8, 1, 1)], UN10_B9_11, []),
+    form!("ibfe", BitfieldExtract, 12, CorpusOnly, ET, [(0, 8, 0xa7), (8, 1, 0)], UN12_B9_11, []),
     // 0x27: byte1 low nibble 7 -> 10-byte float->int; 0/1/2 -> 12-byte bitfield/rotate; else 8.
-    form!(
-        "f2i",
-        FloatToInt,
-        10,
-        Hardware,
-        ET,
-        [(0, 8, 0x27), (8, 4, 7)],
-        UN10,
-        [RU[0], RU[1]]
-    ),
-    form!(
-        "u27_12a",
-        Opaque,
-        12,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x27), (9, 3, 0)],
-        UN12_B8,
-        []
-    ),
-    form!(
-        "u27_12b",
-        Opaque,
-        12,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x27), (8, 4, 2)],
-        UN12,
-        []
-    ),
-    form!(
-        "popcount",
-        BitCount,
-        8,
-        Hardware,
-        ET,
-        [(0, 8, 0x27), (8, 4, 5)],
-        UN8,
-        []
-    ),
-    form!(
-        "u27_8",
-        Opaque,
-        8,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x27)],
-        UN8_B8_11,
-        []
-    ),
+    form!("f2i", FloatToInt, 10, Hardware, ET, [(0, 8, 0x27), (8, 4, 7)], UN10, [RU[0], RU[1]]),
+    form!("u27_12a", Opaque, 12, CorpusOnly, LEN, [(0, 8, 0x27), (9, 3, 0)], UN12_B8, []),
+    form!("u27_12b", Opaque, 12, CorpusOnly, LEN, [(0, 8, 0x27), (8, 4, 2)], UN12, []),
+    form!("popcount", BitCount, 8, Hardware, ET, [(0, 8, 0x27), (8, 4, 5)], UN8, []),
+    form!("u27_8", Opaque, 8, CorpusOnly, LEN, [(0, 8, 0x27)], UN8_B8_11, []),
 ];

@@ -7,7 +7,7 @@
 //! (niklassheth/agx-re:APPLE9_SCOREBOARD_SLOTS.md); DEF-0171-4's "sources-read-enable" reading
 //! of byte7 bit 7 is superseded by that newer M4 result.
 
-use super::src::{ET, LEN, M435, SB};
+use super::src::{CORPUS, ET, LEN, M435, SB};
 use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
 
 const ILOGIC: &[Field] = &[
@@ -21,13 +21,7 @@ const ILOGIC: &[Field] = &[
     f!("lut_a_free", [(34, 3)], OpSelect, CorpusOnly, ET),
     f!("lut_a_z", [(37, 3)], OpSelect, CorpusOnly, ET),
     f!("lut_b", [(40, 5)], OpSelect, Hardware, ET),
-    f!(
-        "wait",
-        [(45, 3), (61, 3)],
-        Wait(MaskSplit45_61),
-        Hardware,
-        SB
-    ),
+    f!("wait", [(45, 3), (61, 3)], Wait(MaskSplit45_61), Hardware, SB),
     raw!("z6", 48, 8),
     f!("outmod", [(56, 5)], Modifier, CorpusOnly, ET),
     raw!("z8", 64, 8),
@@ -40,6 +34,15 @@ const ALU10: &[Field] = &[
     raw!("dst", 4, 4),
     f!("src", [(8, 8)], Modifier, CorpusOnly, M435),
     raw!("b2_hi", 20, 4),
+    f!("srcB", [(24, 8)], Modifier, CorpusOnly, M435),
+    f!("lut_a", [(32, 8)], Modifier, CorpusOnly, M435),
+    f!("mod", [(40, 8)], Modifier, CorpusOnly, M435),
+    raw!("tail", 48, 32),
+];
+const ALU10_16: &[Field] = &[
+    raw!("dst", 4, 4),
+    f!("src", [(8, 8)], Modifier, CorpusOnly, M435),
+    raw!("b2_0", 16, 1),
     f!("srcB", [(24, 8)], Modifier, CorpusOnly, M435),
     f!("lut_a", [(32, 8)], Modifier, CorpusOnly, M435),
     f!("mod", [(40, 8)], Modifier, CorpusOnly, M435),
@@ -95,140 +98,27 @@ const MOVECB: &[Field] = &[
     f!("b3", [(24, 8)], Modifier, CorpusOnly, M435),
 ];
 
+#[rustfmt::skip]
 pub static FORMS: &[Form] = &[
-    form!(
-        "uniform_mov",
-        UniformMove,
-        4,
-        Hardware,
-        ET,
-        [(0, 4, 0xb), (16, 8, 0x01)],
-        UMOV,
-        [rch!(Dst, 15, Hardware)]
-    ),
-    form!(
-        "ilogic",
-        ILogic,
-        10,
-        Hardware,
-        ET,
-        [(0, 4, 0xb), (17, 7, 0xf)],
-        ILOGIC,
-        [
-            rch!(Dst, 15, Hardware),
-            rch!(SrcA, 95, Hardware),
-            rch!(SrcB, 95, Hardware)
-        ]
-    ),
-    form!(
-        "funary",
-        FUnary,
-        10,
-        CorpusOnly,
-        ET,
-        [(0, 4, 0xb), (16, 8, 0x0e)],
-        FUNARY,
-        []
-    ),
-    form!(
-        "funary_imm",
-        Opaque,
-        10,
-        CorpusOnly,
-        M435,
-        [(0, 4, 0xb), (16, 4, 0xf)],
-        ALU10,
-        []
-    ),
-    form!(
-        "b_alu10_lo7",
-        Opaque,
-        10,
-        CorpusOnly,
-        M435,
-        [(0, 4, 0xb), (16, 4, 0x7)],
-        ALU10,
-        []
-    ),
-    form!(
-        "b_alu10_lo6",
-        Opaque,
-        10,
-        CorpusOnly,
-        M435,
-        [(0, 4, 0xb), (16, 4, 0x6)],
-        ALU10,
-        []
-    ),
-    form!(
-        "b_alu10_lo_e",
-        Opaque,
-        10,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 0xb), (16, 4, 0xe)],
-        ALU10,
-        []
-    ),
-    form!(
-        "reg_move_cb",
-        RegMove,
-        4,
-        CorpusOnly,
-        M435,
-        [(0, 4, 0xb), (16, 4, 0xb)],
-        MOVECB,
-        []
-    ),
-    form!(
-        "move_c2",
-        RegMove,
-        4,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 0xb), (20, 4, 0x2)],
-        MOVE4_LO,
-        []
-    ),
-    form!(
-        "move_c0",
-        RegMove,
-        4,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 0xb), (16, 4, 0x0)],
-        MOVE4,
-        []
-    ),
-    form!(
-        "move_c1",
-        RegMove,
-        4,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 0xb), (16, 4, 0x1)],
-        MOVE4,
-        []
-    ),
-    form!(
-        "move_c9",
-        RegMove,
-        4,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 0xb), (16, 4, 0x9)],
-        MOVE4,
-        []
-    ),
-    form!(
-        "move_cc",
-        RegMove,
-        4,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 0xb), (16, 4, 0xc)],
-        MOVE4,
-        []
-    ),
+    form!("uniform_mov", UniformMove, 4, Hardware, ET, [(0, 4, 0xb), (16, 8, 0x01)], UMOV, [rch!(Dst, 15, Hardware)]),
+    form!("ilogic", ILogic, 10, Hardware, ET, [(0, 4, 0xb), (17, 7, 0xf)], ILOGIC, [rch!(Dst, 15, Hardware), rch!(SrcA, 95, Hardware), rch!(SrcB, 95, Hardware)]),
+    form!("funary", FUnary, 10, CorpusOnly, ET, [(0, 4, 0xb), (16, 8, 0x0e)], FUNARY, []),
+    form!("funary_imm", Opaque, 10, CorpusOnly, M435, [(0, 4, 0xb), (16, 4, 0xf)], ALU10, []),
+    form!("b_alu10_lo7", Opaque, 10, CorpusOnly, M435, [(0, 4, 0xb), (16, 4, 0x7)], ALU10, []),
+    form!("b_alu10_lo6", Opaque, 10, CorpusOnly, M435, [(0, 4, 0xb), (16, 4, 0x6)], ALU10, []),
+    form!("b_alu10_lo_e", Opaque, 10, CorpusOnly, LEN, [(0, 4, 0xb), (16, 4, 0xe)], ALU10, []),
+    form!("reg_move_cb", RegMove, 4, CorpusOnly, M435, [(0, 4, 0xb), (16, 4, 0xb)], MOVECB, []),
+    form!("move_c2", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (20, 4, 0x2)], MOVE4_LO, []),
+    form!("move_c0", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (16, 4, 0x0)], MOVE4, []),
+    form!("move_c1", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (16, 4, 0x1)], MOVE4, []),
+    form!("move_c9", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (16, 4, 0x9)], MOVE4, []),
+    form!("move_cc", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (16, 4, 0xc)], MOVE4, []),
+    // byte0 low nibble 3 (bit 3 clear): the same sub-families with a 16-bit destination. The
+    // 10-byte members are required by corpus tiling (`23 04 0f bf 10 02 00 00 00 00` in
+    // EXP-0012 tg_shift1); the 4-byte zero-extend member is measured (EXP-0161, G17P).
+    form!("logic16", Opaque, 10, CorpusOnly, CORPUS, [(0, 4, 0x3), (17, 7, 0xf)], ALU10_16, []),
+    form!("alu10_16_f", Opaque, 10, CorpusOnly, CORPUS, [(0, 4, 0x3), (16, 4, 0xf)], ALU10, []),
+    form!("alu10_16_e", Opaque, 10, CorpusOnly, CORPUS, [(0, 4, 0x3), (16, 4, 0xe)], ALU10, []),
+    form!("alu10_16_7", Opaque, 10, CorpusOnly, CORPUS, [(0, 4, 0x3), (16, 4, 0x7)], ALU10, []),
 ];
 const _: &[Field] = ALU10_FREE_B2;

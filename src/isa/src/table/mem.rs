@@ -21,21 +21,9 @@ const LOAD: &[Field] = &[
     f!("access_desc", [(48, 8)], Modifier, CorpusOnly, M435),
     raw!("reserved7", 56, 8),
     f!("ld_format", [(64, 6)], Modifier, CorpusOnly, M435),
-    f!(
-        "token",
-        [(72, 1), (70, 2)],
-        Produce(LoadToken),
-        Hardware,
-        SB
-    ),
+    f!("token", [(72, 1), (70, 2)], Produce(LoadToken), Hardware, SB),
     raw!("b9", 73, 6),
-    f!(
-        "idx_off",
-        [(79, 1), (80, 8), (88, 2)],
-        ImmU(SrcC),
-        Hardware,
-        ET
-    ),
+    f!("idx_off", [(79, 1), (80, 8), (88, 2)], ImmU(SrcC), Hardware, ET),
     f!("ldform_hi11", [(90, 6)], Modifier, CorpusOnly, M435),
     f!("elem_size", [(96, 8)], Modifier, CorpusOnly, ET),
     raw!("reserved13", 104, 8),
@@ -53,89 +41,19 @@ const STORE: &[Field] = &[
     raw!("reserved7", 56, 8),
     f!("st_format", [(64, 8)], Modifier, CorpusOnly, M435),
     raw!("st_format_ext", 72, 7),
-    f!(
-        "idx_off",
-        [(79, 1), (80, 8), (88, 2)],
-        ImmU(SrcC),
-        Hardware,
-        ET
-    ),
+    f!("idx_off", [(79, 1), (80, 8), (88, 2)], ImmU(SrcC), Hardware, ET),
     f!("st_desc_hi", [(90, 6)], Modifier, CorpusOnly, M435),
     f!("elem_size", [(96, 8)], Modifier, CorpusOnly, ET),
     raw!("reserved13", 104, 8),
 ];
 
+#[rustfmt::skip]
 pub static FORMS: &[Form] = &[
     // fragment tilebuffer read / imageblock load and colour store (ADevWithAnIdea/agx-re EXP-0029)
-    form!(
-        "tile_read",
-        TileRead,
-        12,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x67), (8, 8, 0x0e)],
-        &[raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("tail", 32, 64)],
-        []
-    ),
-    form!(
-        "imageblock_load",
-        TileRead,
-        12,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x67), (8, 3, 0x6), (12, 3, 0)],
-        &[
-            raw!("b1_3", 11, 1),
-            raw!("b1_7", 15, 1),
-            raw!("b2", 16, 8),
-            raw!("b3", 24, 8),
-            raw!("tail", 32, 64)
-        ],
-        []
-    ),
-    form!(
-        "tile_store",
-        TileStore,
-        12,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0xe7), (8, 4, 0x6), (13, 3, 0)],
-        &[
-            raw!("b1_4", 12, 1),
-            raw!("b2", 16, 8),
-            raw!("b3", 24, 8),
-            raw!("tail", 32, 64)
-        ],
-        []
-    ),
-    form!(
-        "tg_atomic",
-        Atomic,
-        12,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x67), (8, 8, 0x03)],
-        &[raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("tail", 32, 64)],
-        []
-    ),
-    form!(
-        "device_load",
-        DeviceLoad,
-        14,
-        Hardware,
-        ET,
-        [(0, 8, 0x67)],
-        LOAD,
-        [rch!(Dst, 63, Hardware)]
-    ),
-    form!(
-        "device_store",
-        DeviceStore,
-        14,
-        Hardware,
-        ET,
-        [(0, 8, 0xe7)],
-        STORE,
-        []
-    ),
+    form!("tile_read", TileRead, 12, CorpusOnly, LEN, [(0, 8, 0x67), (8, 8, 0x0e)], &[raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("tail", 32, 64)], []),
+    form!("imageblock_load", TileRead, 12, CorpusOnly, LEN, [(0, 8, 0x67), (8, 3, 0x6), (12, 3, 0)], &[raw!("b1_3", 11, 1), raw!("b1_7", 15, 1), raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("tail", 32, 64)], []),
+    form!("tile_store", TileStore, 12, CorpusOnly, LEN, [(0, 8, 0xe7), (8, 4, 0x6), (13, 3, 0)], &[raw!("b1_4", 12, 1), raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("tail", 32, 64)], []),
+    form!("tg_atomic", Atomic, 12, CorpusOnly, LEN, [(0, 8, 0x67), (8, 8, 0x03)], &[raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("tail", 32, 64)], []),
+    form!("device_load", DeviceLoad, 14, Hardware, ET, [(0, 8, 0x67)], LOAD, [rch!(Dst, 63, Hardware)]),
+    form!("device_store", DeviceStore, 14, Hardware, ET, [(0, 8, 0xe7)], STORE, []),
 ];

@@ -69,301 +69,40 @@ const N2_B2FREE_10: &[Field] =
 const B1_3: &[Field] = raw_bytes!("b1" 8 8, "b2" 16 8, "b3" 24 8);
 const B0HI_B1_3: &[Field] = raw_bytes!("b0_hi" 4 4, "b1" 8 8, "b2" 16 8, "b3" 24 8);
 
+#[rustfmt::skip]
 pub static FORMS: &[Form] = &[
     // ---- byte0 low nibble 2: compare / select / min-max (byte0 high nibble = destination) ----
-    form!(
-        "icmpsel",
-        Select,
-        14,
-        CorpusOnly,
-        ET,
-        [(0, 4, 2), (16, 8, 0x1d)],
-        N2_14,
-        []
-    ),
-    form!(
-        "cmpsel10",
-        Select,
-        10,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (16, 8, 0x2d), (24, 8, 0x80)],
-        raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 8, "tail" 40 40),
-        []
-    ),
-    form!(
-        "icmpsel_2d",
-        Select,
-        14,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (16, 8, 0x2d)],
-        N2_14,
-        []
-    ),
-    form!(
-        "sel_21",
-        Select,
-        10,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (16, 8, 0x21)],
-        N2_10,
-        []
-    ),
-    form!(
-        "sel_25",
-        Select,
-        8,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (16, 8, 0x25), (33, 1, 0)],
-        N2_B2FREE_8,
-        []
-    ),
-    form!(
-        "sel_25w",
-        Select,
-        10,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (16, 8, 0x25), (33, 1, 1)],
-        N2_B2FREE_10,
-        []
-    ),
-    form!(
-        "madd_27",
-        Opaque,
-        8,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (16, 8, 0x27), (24, 8, 0x80), (33, 1, 0)],
-        raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 24),
-        []
-    ),
-    form!(
-        "madd_27w",
-        Opaque,
-        10,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (16, 8, 0x27), (24, 8, 0x80), (33, 1, 1)],
-        raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 40),
-        []
-    ),
-    form!(
-        "madd_2f",
-        Opaque,
-        8,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (16, 8, 0x2f), (24, 8, 0x80), (33, 1, 0)],
-        raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 24),
-        []
-    ),
-    form!(
-        "madd_2fw",
-        Opaque,
-        10,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (16, 8, 0x2f), (24, 8, 0x80), (33, 1, 1)],
-        raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 40),
-        []
-    ),
-    form!(
-        "rt_box_test",
-        RayTrace,
-        10,
-        CorpusOnly,
-        ET,
-        [(0, 4, 2), (16, 8, 0x27), (24, 8, 0x81), (32, 8, 0x22)],
-        raw_bytes!("dst" 4 4, "b1" 8 8, "tail" 40 40),
-        []
-    ),
-    form!(
-        "wsel_27",
-        Select,
-        8,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (16, 8, 0x27)],
-        raw_bytes!("dst" 4 4, "b1" 8 8, "b3" 24 8, "b4" 32 8, "tail" 40 24),
-        []
-    ),
-    form!(
-        "minmax",
-        MinMax,
-        6,
-        Hardware,
-        ET,
-        [(0, 4, 2), (16, 3, 6)],
-        MINMAX,
-        [
-            rch!(Dst, 95, Hardware),
-            rch!(SrcA, 95, Hardware),
-            rch!(SrcB, 95, Hardware)
-        ]
-    ),
-    form!(
-        "carry_gen",
-        PredCompare,
-        6,
-        Hardware,
-        ET,
-        [(0, 4, 2), (16, 8, 0x35)],
-        N2_6,
-        []
-    ),
-    form!(
-        "fcmp_pred",
-        PredCompare,
-        6,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (16, 8, 0x3d)],
-        N2_6,
-        []
-    ),
-    form!(
-        "poly_23",
-        Opaque,
-        6,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (16, 8, 0x23)],
-        N2_6,
-        []
-    ),
-    form!(
-        "rsel_2b",
-        Opaque,
-        6,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (16, 8, 0x2b)],
-        N2_6,
-        []
-    ),
-    form!(
-        "psel_03",
-        Opaque,
-        6,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (16, 8, 0x03)],
-        N2_6,
-        []
-    ),
+    form!("icmpsel", Select, 14, CorpusOnly, ET, [(0, 4, 2), (16, 8, 0x1d)], N2_14, []),
+    form!("cmpsel10", Select, 10, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x2d), (24, 8, 0x80)], raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 8, "tail" 40 40), []),
+    form!("icmpsel_2d", Select, 14, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x2d)], N2_14, []),
+    form!("sel_21", Select, 10, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x21)], N2_10, []),
+    form!("sel_25", Select, 8, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x25), (33, 1, 0)], N2_B2FREE_8, []),
+    form!("sel_25w", Select, 10, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x25), (33, 1, 1)], N2_B2FREE_10, []),
+    form!("madd_27", Opaque, 8, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x27), (24, 8, 0x80), (33, 1, 0)], raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 24), []),
+    form!("madd_27w", Opaque, 10, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x27), (24, 8, 0x80), (33, 1, 1)], raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 40), []),
+    form!("madd_2f", Opaque, 8, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x2f), (24, 8, 0x80), (33, 1, 0)], raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 24), []),
+    form!("madd_2fw", Opaque, 10, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x2f), (24, 8, 0x80), (33, 1, 1)], raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 40), []),
+    form!("rt_box_test", RayTrace, 10, CorpusOnly, ET, [(0, 4, 2), (16, 8, 0x27), (24, 8, 0x81), (32, 8, 0x22)], raw_bytes!("dst" 4 4, "b1" 8 8, "tail" 40 40), []),
+    form!("wsel_27", Select, 8, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x27)], raw_bytes!("dst" 4 4, "b1" 8 8, "b3" 24 8, "b4" 32 8, "tail" 40 24), []),
+    form!("minmax", MinMax, 6, Hardware, ET, [(0, 4, 2), (16, 3, 6)], MINMAX, [rch!(Dst, 95, Hardware), rch!(SrcA, 95, Hardware), rch!(SrcB, 95, Hardware)]),
+    form!("carry_gen", PredCompare, 6, Hardware, ET, [(0, 4, 2), (16, 8, 0x35)], N2_6, []),
+    form!("fcmp_pred", PredCompare, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x3d)], N2_6, []),
+    form!("poly_23", Opaque, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x23)], N2_6, []),
+    form!("rsel_2b", Opaque, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x2b)], N2_6, []),
+    form!("psel_03", Opaque, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x03)], N2_6, []),
     // compare feeding a separate psel: byte3 low nibble 4 (EXP-0010 gsel4/dsel5, A18)
-    form!(
-        "n2_pcmp",
-        PredCompare,
-        6,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (16, 3, 7), (24, 4, 4)],
-        raw_bytes!("dst" 4 4, "b1" 8 8, "b2_3" 19 5, "b3" 28 4, "b4" 32 16),
-        []
-    ),
-    form!(
-        "isel10",
-        Select,
-        10,
-        Hardware,
-        MC,
-        [(0, 4, 2), (16, 4, 0x7)],
-        ISEL10,
-        [
-            rch!(Dst, 15, Hardware),
-            rch!(SrcA, 95, Hardware),
-            rch!(SrcB, 95, Hardware),
-            rch!(SrcC, 95, Hardware),
-            rch!(SrcD, 95, Hardware)
-        ]
-    ),
-    form!(
-        "n2_sel_f",
-        Select,
-        10,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (16, 4, 0xf)],
-        raw_bytes!("dst" 4 4, "b1" 8 8, "b2" 20 4, "b3" 24 8, "b4" 32 8, "tail" 40 40),
-        []
-    ),
-    form!(
-        "n2_zero6",
-        Opaque,
-        6,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (16, 16, 0)],
-        raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 16),
-        []
-    ),
-    form!(
-        "n2_low6",
-        Opaque,
-        6,
-        CorpusOnly,
-        LEN,
-        [(0, 4, 2), (22, 2, 0)],
-        raw_bytes!("dst" 4 4, "b1" 8 8, "b2" 16 6, "b3" 24 8, "b4" 32 8, "b5" 40 8),
-        []
-    ),
+    form!("n2_pcmp", PredCompare, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 3, 7), (24, 4, 4)], raw_bytes!("dst" 4 4, "b1" 8 8, "b2_3" 19 5, "b3" 28 4, "b4" 32 16), []),
+    form!("isel10", Select, 10, Hardware, MC, [(0, 4, 2), (16, 4, 0x7)], ISEL10, [rch!(Dst, 15, Hardware), rch!(SrcA, 95, Hardware), rch!(SrcB, 95, Hardware), rch!(SrcC, 95, Hardware), rch!(SrcD, 95, Hardware)]),
+    form!("n2_sel_f", Select, 10, CorpusOnly, LEN, [(0, 4, 2), (16, 4, 0xf)], raw_bytes!("dst" 4 4, "b1" 8 8, "b2" 20 4, "b3" 24 8, "b4" 32 8, "tail" 40 40), []),
+    form!("n2_zero6", Opaque, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 16, 0)], raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 16), []),
+    form!("n2_low6", Opaque, 6, CorpusOnly, LEN, [(0, 4, 2), (22, 2, 0)], raw_bytes!("dst" 4 4, "b1" 8 8, "b2" 16 6, "b3" 24 8, "b4" 32 8, "b5" 40 8), []),
     // ---- 4-byte conditional select (0x05 / 0x16) ----
     form!("psel", Select, 4, CorpusOnly, LEN, [(0, 8, 0x05)], B1_3, []),
-    form!(
-        "psel16",
-        Select,
-        4,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x16)],
-        B1_3,
-        []
-    ),
+    form!("psel16", Select, 4, CorpusOnly, LEN, [(0, 8, 0x16)], B1_3, []),
     // ---- byte0 low nibble 3: compact in-place 16-bit zero-extend / move (EXP-0161, measured) ----
-    form!(
-        "sample_id",
-        Opaque,
-        10,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x03), (16, 8, 0x26)],
-        raw_bytes!("b1" 8 8, "b3" 24 8, "tail" 32 48),
-        []
-    ),
-    form!(
-        "n3_4",
-        RegMove,
-        4,
-        CorpusOnly,
-        ET,
-        [(0, 4, 3)],
-        B0HI_B1_3,
-        []
-    ),
+    form!("sample_id", Opaque, 10, CorpusOnly, LEN, [(0, 8, 0x03), (16, 8, 0x26)], raw_bytes!("b1" 8 8, "b3" 24 8, "tail" 32 48), []),
+    form!("n3_4", RegMove, 4, CorpusOnly, ET, [(0, 4, 3)], B0HI_B1_3, []),
     // ---- misc 4-byte markers ----
-    form!(
-        "call_site",
-        Opaque,
-        4,
-        CorpusOnly,
-        LEN,
-        [(0, 8, 0x43)],
-        B1_3,
-        []
-    ),
-    form!(
-        "frame_word",
-        Opaque,
-        4,
-        CorpusOnly,
-        CAN,
-        [(0, 8, 0x60)],
-        B1_3,
-        []
-    ),
+    form!("call_site", Opaque, 4, CorpusOnly, LEN, [(0, 8, 0x43)], B1_3, []),
+    form!("frame_word", Opaque, 4, CorpusOnly, CAN, [(0, 8, 0x60)], B1_3, []),
 ];

@@ -45,42 +45,10 @@ const SFU_STD: &[Field] = sfu_fields!(
 
 const REACH: [crate::form::Reach; 2] = [rch!(Dst, 95, Hardware), rch!(SrcA, 63, Hardware)];
 
+#[rustfmt::skip]
 pub static FORMS: &[Form] = &[
     // 8-byte interpolate-at setup (fragment; ADevWithAnIdea/agx-re EXP-0029)
-    form!(
-        "iter_setup",
-        Iterate,
-        8,
-        CorpusOnly,
-        LEN,
-        [(0, 7, 0x2f), (16, 8, 0x54), (48, 8, 0x0a)],
-        &[
-            raw!("fn_hi", 7, 1),
-            raw!("b1", 8, 8),
-            raw!("b3", 24, 8),
-            raw!("b4", 32, 16),
-            raw!("b7", 56, 8)
-        ],
-        []
-    ),
-    form!(
-        "sfu_rcp",
-        Sfu,
-        10,
-        Hardware,
-        ET,
-        [(0, 7, 0x2f), (55, 1, 0)],
-        SFU_RCP,
-        [REACH[0], REACH[1]]
-    ),
-    form!(
-        "sfu",
-        Sfu,
-        10,
-        Hardware,
-        ET,
-        [(0, 7, 0x2f), (55, 1, 1)],
-        SFU_STD,
-        [REACH[0], REACH[1]]
-    ),
+    form!("iter_setup", Iterate, 8, CorpusOnly, LEN, [(0, 7, 0x2f), (16, 8, 0x54), (48, 8, 0x0a)], &[raw!("fn_hi", 7, 1), raw!("b1", 8, 8), raw!("b3", 24, 8), raw!("b4", 32, 16), raw!("b7", 56, 8)], []),
+    form!("sfu_rcp", Sfu, 10, Hardware, ET, [(0, 7, 0x2f), (55, 1, 0)], SFU_RCP, [REACH[0], REACH[1]]),
+    form!("sfu", Sfu, 10, Hardware, ET, [(0, 7, 0x2f), (55, 1, 1)], SFU_STD, [REACH[0], REACH[1]]),
 ];

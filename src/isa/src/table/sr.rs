@@ -10,13 +10,7 @@ use crate::form::{Field, Form, Kind::*, Role::*};
 
 const GET_SR: &[Field] = &[
     // Bit 3 as the destination size follows TellowKrinkle/applegpu's M3 VariableDstDesc: a guess on M4.
-    f!(
-        "form",
-        [(3, 1)],
-        Size(Dst),
-        Hypothesis,
-        "TellowKrinkle/applegpu:applegpu.py"
-    ),
+    f!("form", [(3, 1)], Size(Dst), Hypothesis, "TellowKrinkle/applegpu:applegpu.py"),
     f!("dst", [(4, 4)], Gpr(Dst), Hardware, ET),
     f!("sr_sel", [(8, 8)], SpecialReg, Hardware, ET),
     f!("dp_width", [(16, 8)], Modifier, CorpusOnly, ET),
@@ -29,26 +23,9 @@ const MOV_IMM: &[Field] = &[
     raw!("b1_7", 15, 1),
 ];
 
+#[rustfmt::skip]
 pub static FORMS: &[Form] = &[
-    form!(
-        "get_sr",
-        GetSr,
-        4,
-        Hardware,
-        ET,
-        [(0, 3, 4), (24, 4, 6)],
-        GET_SR,
-        [rch!(Dst, 15, Hardware)]
-    ),
-    form!(
-        "mov_imm",
-        MovImm,
-        2,
-        Hardware,
-        MC,
-        [(0, 4, 0xc)],
-        MOV_IMM,
-        [rch!(Dst, 15, Hardware)]
-    ),
+    form!("get_sr", GetSr, 4, Hardware, ET, [(0, 3, 4), (24, 4, 6)], GET_SR, [rch!(Dst, 15, Hardware)]),
+    form!("mov_imm", MovImm, 2, Hardware, MC, [(0, 4, 0xc)], MOV_IMM, [rch!(Dst, 15, Hardware)]),
 ];
 const _: &str = LEN;
