@@ -161,8 +161,13 @@ pub fn eval(op: Op, dst: Type, src_tys: &[Type], s: &[u32], sat: bool) -> Option
         Op::IMax { signed: true } => sext(dst, s[0]).max(sext(dst, s[1])) as u32 & m,
         Op::IMin { signed: false } => (s[0] & m).min(s[1] & m),
         Op::IMax { signed: false } => (s[0] & m).max(s[1] & m),
-        Op::ICmp { cond, signed: true } => bool_bits(cmp(cond, sext(src_tys[0], s[0]), sext(src_tys[1], s[1]))),
-        Op::ICmp { cond, signed: false } => bool_bits(cmp(cond, s[0], s[1])),
+        Op::ICmp { cond, signed: true } => {
+            bool_bits(cmp(cond, sext(src_tys[0], s[0]), sext(src_tys[1], s[1])))
+        }
+        Op::ICmp {
+            cond,
+            signed: false,
+        } => bool_bits(cmp(cond, s[0], s[1])),
         Op::And => s[0] & s[1],
         Op::Or => s[0] | s[1],
         Op::Xor => s[0] ^ s[1],
@@ -172,11 +177,19 @@ pub fn eval(op: Op, dst: Type, src_tys: &[Type], s: &[u32], sat: bool) -> Option
         Op::Shr { signed: true } => (sext(dst, s[0]) >> (s[1] & 31)) as u32 & m,
         Op::F2I { signed: true } => {
             let x = f(0);
-            if dst == Type::I16 { x as i16 as u16 as u32 } else { x as i32 as u32 }
+            if dst == Type::I16 {
+                x as i16 as u16 as u32
+            } else {
+                x as i32 as u32
+            }
         }
         Op::F2I { signed: false } => {
             let x = f(0);
-            if dst == Type::I16 { x as u16 as u32 } else { x as u32 }
+            if dst == Type::I16 {
+                x as u16 as u32
+            } else {
+                x as u32
+            }
         }
         Op::I2F { signed: true } => from_f(dst, sext(src_tys[0], s[0]) as f32),
         Op::I2F { signed: false } => from_f(dst, (s[0] & src_tys[0].mask()) as f32),
@@ -225,29 +238,109 @@ mod tests {
     #[test]
     fn fadd_flushes_denormals() {
         let d = f32::from_bits(1);
-        let r = eval(Op::FAdd, Type::F32, &[Type::F32; 2], &[d.to_bits(), 0], false).unwrap();
+        let r = eval(
+            Op::FAdd,
+            Type::F32,
+            &[Type::F32; 2],
+            &[d.to_bits(), 0],
+            false,
+        )
+        .unwrap();
         assert_eq!(r, 0);
-        let r = eval(Op::FMin, Type::F32, &[Type::F32; 2], &[d.to_bits(), 1.0f32.to_bits()], false).unwrap();
+        let r = eval(
+            Op::FMin,
+            Type::F32,
+            &[Type::F32; 2],
+            &[d.to_bits(), 1.0f32.to_bits()],
+            false,
+        )
+        .unwrap();
         assert_eq!(r, 1);
     }
 
     #[test]
     fn integer_ops_wrap_and_shift_mod_32() {
         let t = [Type::I32; 2];
-        assert_eq!(eval(Op::IAdd, Type::I32, &t, &[u32::MAX, 2], false), Some(1));
+        assert_eq!(
+            eval(Op::IAdd, Type::I32, &t, &[u32::MAX, 2], false),
+            Some(1)
+        );
         assert_eq!(eval(Op::Shl, Type::I32, &t, &[1, 33], false), Some(2));
-        assert_eq!(eval(Op::Shr { signed: true }, Type::I32, &t, &[0x8000_0000, 31], false), Some(u32::MAX));
-        assert_eq!(eval(Op::IMin { signed: true }, Type::I32, &t, &[u32::MAX, 0], false), Some(u32::MAX));
-        assert_eq!(eval(Op::IMin { signed: false }, Type::I32, &t, &[u32::MAX, 0], false), Some(0));
+        assert_eq!(
+            eval(
+                Op::Shr { signed: true },
+                Type::I32,
+                &t,
+                &[0x8000_0000, 31],
+                false
+            ),
+            Some(u32::MAX)
+        );
+        assert_eq!(
+            eval(
+                Op::IMin { signed: true },
+                Type::I32,
+                &t,
+                &[u32::MAX, 0],
+                false
+            ),
+            Some(u32::MAX)
+        );
+        assert_eq!(
+            eval(
+                Op::IMin { signed: false },
+                Type::I32,
+                &t,
+                &[u32::MAX, 0],
+                false
+            ),
+            Some(0)
+        );
     }
 
     #[test]
     fn conversions_saturate_and_nan_is_zero() {
         let f = [Type::F32];
-        assert_eq!(eval(Op::F2I { signed: true }, Type::I32, &f, &[f32::NAN.to_bits()], false), Some(0));
-        assert_eq!(eval(Op::F2I { signed: true }, Type::I32, &f, &[1e20f32.to_bits()], false), Some(i32::MAX as u32));
-        assert_eq!(eval(Op::F2I { signed: false }, Type::I32, &f, &[(-5.0f32).to_bits()], false), Some(0));
-        assert_eq!(eval(Op::I2F { signed: true }, Type::F32, &[Type::I32], &[u32::MAX], false), Some((-1.0f32).to_bits()));
+        assert_eq!(
+            eval(
+                Op::F2I { signed: true },
+                Type::I32,
+                &f,
+                &[f32::NAN.to_bits()],
+                false
+            ),
+            Some(0)
+        );
+        assert_eq!(
+            eval(
+                Op::F2I { signed: true },
+                Type::I32,
+                &f,
+                &[1e20f32.to_bits()],
+                false
+            ),
+            Some(i32::MAX as u32)
+        );
+        assert_eq!(
+            eval(
+                Op::F2I { signed: false },
+                Type::I32,
+                &f,
+                &[(-5.0f32).to_bits()],
+                false
+            ),
+            Some(0)
+        );
+        assert_eq!(
+            eval(
+                Op::I2F { signed: true },
+                Type::F32,
+                &[Type::I32],
+                &[u32::MAX],
+                false
+            ),
+            Some((-1.0f32).to_bits())
+        );
     }
 
     #[test]

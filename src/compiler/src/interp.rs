@@ -43,22 +43,28 @@ const STEP_LIMIT: u64 = 10_000_000;
 impl Thread<'_> {
     fn read(&self, s: &Src, ty: Type) -> Result<u32, String> {
         let bits = match s.op {
-            Operand::Value { v, comp } => {
-                self.vals[v.0 as usize].ok_or_else(|| format!("%{} read before written", v.0))?[comp as usize]
-            }
+            Operand::Value { v, comp } => self.vals[v.0 as usize]
+                .ok_or_else(|| format!("%{} read before written", v.0))?[comp as usize],
             Operand::Imm(b) => b,
-            Operand::Uniform(u) => *self.env.uniforms.get(u as usize).ok_or(format!("uniform u{u} not bound"))?,
+            Operand::Uniform(u) => *self
+                .env
+                .uniforms
+                .get(u as usize)
+                .ok_or(format!("uniform u{u} not bound"))?,
         };
         Ok(apply_mods(ty, bits, s.neg, s.abs))
     }
-
 
     fn block(&mut self, b: BlockId) -> Result<Flow, String> {
         let f = self.f;
         // Phis read their sources "on the edge": evaluate all of them before writing any.
         let mut phis = Vec::new();
         for i in f.block(b).instrs.iter().take_while(|i| i.op == Op::Phi) {
-            let k = i.phi_preds.iter().position(|p| Some(*p) == self.prev).ok_or("phi without edge from predecessor")?;
+            let k = i
+                .phi_preds
+                .iter()
+                .position(|p| Some(*p) == self.prev)
+                .ok_or("phi without edge from predecessor")?;
             let d = i.dst.unwrap();
             let comps = f.shape(d).comps as usize;
             let mut out = [0; 4];
@@ -107,36 +113,59 @@ impl Thread<'_> {
                 }
                 Op::LoadGlobal { binding } => {
                     let idx = self.read(&i.srcs[0], Type::I32)? as usize;
-                    let buf = self.env.buffers.get(&binding).ok_or(format!("binding {binding} not bound"))?;
-                    for (c, o) in out.iter_mut().enumerate().take(f.shape(i.dst.unwrap()).comps as usize) {
-                        *o = *buf.get(idx + c).ok_or(format!("load b{binding}[{}] out of bounds", idx + c))?;
+                    let buf = self
+                        .env
+                        .buffers
+                        .get(&binding)
+                        .ok_or(format!("binding {binding} not bound"))?;
+                    for (c, o) in out
+                        .iter_mut()
+                        .enumerate()
+                        .take(f.shape(i.dst.unwrap()).comps as usize)
+                    {
+                        *o = *buf
+                            .get(idx + c)
+                            .ok_or(format!("load b{binding}[{}] out of bounds", idx + c))?;
                     }
                 }
                 Op::StoreGlobal { binding } => {
                     let idx = self.read(&i.srcs[0], Type::I32)? as usize;
                     let (vals, comps) = match i.srcs[1].op {
-                        Operand::Value { v, comp } if f.shape(v).comps > 1 && comp == 0 => {
-                            (self.vals[v.0 as usize].ok_or("store of unset value")?, f.shape(v).comps as usize)
-                        }
+                        Operand::Value { v, comp } if f.shape(v).comps > 1 && comp == 0 => (
+                            self.vals[v.0 as usize].ok_or("store of unset value")?,
+                            f.shape(v).comps as usize,
+                        ),
                         _ => ([self.read(&i.srcs[1], Type::I32)?, 0, 0, 0], 1),
                     };
-                    let buf = self.env.buffers.get_mut(&binding).ok_or(format!("binding {binding} not bound"))?;
+                    let buf = self
+                        .env
+                        .buffers
+                        .get_mut(&binding)
+                        .ok_or(format!("binding {binding} not bound"))?;
                     for (c, v) in vals.iter().enumerate().take(comps) {
-                        *buf.get_mut(idx + c).ok_or(format!("store b{binding}[{}] out of bounds", idx + c))? = *v;
+                        *buf.get_mut(idx + c)
+                            .ok_or(format!("store b{binding}[{}] out of bounds", idx + c))? = *v;
                     }
                 }
                 Op::Spill { slot } => {
                     let v = i.srcs[0].value().ok_or("spill of non-value")?;
-                    self.scratch.insert(slot, self.vals[v.0 as usize].ok_or("spill of unset value")?);
+                    self.scratch
+                        .insert(slot, self.vals[v.0 as usize].ok_or("spill of unset value")?);
                 }
-                Op::Fill { slot } => out = *self.scratch.get(&slot).ok_or(format!("fill of empty slot {slot}"))?,
+                Op::Fill { slot } => {
+                    out = *self
+                        .scratch
+                        .get(&slot)
+                        .ok_or(format!("fill of empty slot {slot}"))?
+                }
                 op => {
                     let tys: Vec<Type> = (0..i.srcs.len()).map(|k| f.src_ty(i, k)).collect();
                     let mut s = Vec::with_capacity(i.srcs.len());
                     for (k, src) in i.srcs.iter().enumerate() {
                         s.push(self.read(src, tys[k])?);
                     }
-                    out[0] = eval(op, dty, &tys, &s, i.sat).ok_or_else(|| format!("cannot evaluate `{op}`"))?;
+                    out[0] = eval(op, dty, &tys, &s, i.sat)
+                        .ok_or_else(|| format!("cannot evaluate `{op}`"))?;
                 }
             }
             if let Some(d) = i.dst {
@@ -150,7 +179,11 @@ impl Thread<'_> {
         for n in nodes {
             let flow = match n {
                 CfNode::Block(b) => self.block(*b)?,
-                CfNode::If { cond, then_body, else_body } => {
+                CfNode::If {
+                    cond,
+                    then_body,
+                    else_body,
+                } => {
                     let c = self.vals[cond.0 as usize].ok_or("if condition unset")?[0];
                     self.list(if c != 0 { then_body } else { else_body })?
                 }
@@ -172,7 +205,14 @@ impl Thread<'_> {
 
 /// Run one thread of `f` against `env` (buffers are updated in place).
 pub fn run(f: &Function, env: &mut Env) -> Result<Exit, String> {
-    let mut t = Thread { f, env, vals: vec![None; f.shapes.len()], scratch: HashMap::new(), prev: None, steps: 0 };
+    let mut t = Thread {
+        f,
+        env,
+        vals: vec![None; f.shapes.len()],
+        scratch: HashMap::new(),
+        prev: None,
+        steps: 0,
+    };
     match t.list(&f.body)? {
         Flow::Exit(e) => Ok(e),
         Flow::Next => Ok(Exit::Returned),

@@ -6,10 +6,10 @@ pub mod eval;
 pub mod interp;
 pub mod ir;
 pub mod mir;
-pub mod ra;
-pub mod sched;
 pub mod opt;
 pub mod pipeline;
+pub mod ra;
+pub mod sched;
 pub mod target;
 pub mod testgen;
 

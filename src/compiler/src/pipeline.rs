@@ -17,11 +17,19 @@ pub struct Options {
 
 impl Default for Options {
     fn default() -> Self {
-        Options { gprs: 96, schedule: true }
+        Options {
+            gprs: 96,
+            schedule: true,
+        }
     }
 }
 
-pub fn compile_to_mir(f: &Function, target: &dyn Target, regs: &dyn RegTarget, opts: Options) -> Result<MProgram, CompileError> {
+pub fn compile_to_mir(
+    f: &Function,
+    target: &dyn Target,
+    regs: &dyn RegTarget,
+    opts: Options,
+) -> Result<MProgram, CompileError> {
     validate(f)?;
     let mut g = f.clone();
     crate::opt::optimize(&mut g, target);
@@ -31,6 +39,10 @@ pub fn compile_to_mir(f: &Function, target: &dyn Target, regs: &dyn RegTarget, o
     }
     let mut p = ra::allocate(&g, regs, RaOptions { gprs: opts.gprs })?;
     sched::scoreboard::assign_slots(&mut p);
-    p.stats.instrs = p.items.iter().filter(|i| matches!(i, MItem::Instr(_))).count() as u32;
+    p.stats.instrs = p
+        .items
+        .iter()
+        .filter(|i| matches!(i, MItem::Instr(_)))
+        .count() as u32;
     Ok(p)
 }

@@ -13,14 +13,14 @@ impl Rng {
     pub fn new(seed: u64) -> Self {
         Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
     }
-    pub fn next(&mut self) -> u64 {
+    pub fn next_u64(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
     pub fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
+        self.next_u64() % n
     }
     pub fn chance(&mut self, pct: u64) -> bool {
         self.below(100) < pct
@@ -30,13 +30,25 @@ impl Rng {
 /// Interesting input words: NaN, ±inf, denormals, ±0, extremes, small integers.
 pub fn edge_word(r: &mut Rng) -> u32 {
     const EDGE: [u32; 14] = [
-        0x7fc0_0000, 0x7f80_0000, 0xff80_0000, 0x0000_0001, 0x8000_0001, 0x0000_0000, 0x8000_0000, 0x7f7f_ffff,
-        0x3f80_0000, 0xbf00_0000, 0x4120_0000, 0x8000_0000, 0x7fff_ffff, 0xffff_ffff,
+        0x7fc0_0000,
+        0x7f80_0000,
+        0xff80_0000,
+        0x0000_0001,
+        0x8000_0001,
+        0x0000_0000,
+        0x8000_0000,
+        0x7f7f_ffff,
+        0x3f80_0000,
+        0xbf00_0000,
+        0x4120_0000,
+        0x8000_0000,
+        0x7fff_ffff,
+        0xffff_ffff,
     ];
     match r.below(3) {
         0 => EDGE[r.below(EDGE.len() as u64) as usize],
         1 => r.below(16) as u32,
-        _ => r.next() as u32,
+        _ => r.next_u64() as u32,
     }
 }
 
@@ -97,13 +109,31 @@ impl Gen<'_> {
                 self.floats.push(v);
             }
             5 => {
-                let s = [Sfu::Floor, Sfu::Ceil, Sfu::Trunc, Sfu::Rint, Sfu::Rcp, Sfu::Sqrt][self.r.below(6) as usize];
+                let s = [
+                    Sfu::Floor,
+                    Sfu::Ceil,
+                    Sfu::Trunc,
+                    Sfu::Rint,
+                    Sfu::Rcp,
+                    Sfu::Sqrt,
+                ][self.r.below(6) as usize];
                 let a = self.fsrc();
                 let v = self.b.sfu(s, a);
                 self.floats.push(v);
             }
             6..=8 => {
-                let ops = [Op::IAdd, Op::ISub, Op::IMul, Op::And, Op::Or, Op::Xor, Op::Shl, Op::Shr { signed: true }, Op::IMin { signed: false }, Op::IMax { signed: true }];
+                let ops = [
+                    Op::IAdd,
+                    Op::ISub,
+                    Op::IMul,
+                    Op::And,
+                    Op::Or,
+                    Op::Xor,
+                    Op::Shl,
+                    Op::Shr { signed: true },
+                    Op::IMin { signed: false },
+                    Op::IMax { signed: true },
+                ];
                 let op = ops[self.r.below(ops.len() as u64) as usize];
                 let (a, c) = (self.isrc(), self.isrc());
                 let v = self.b.alu(op, Type::I32, [a, c]);
@@ -111,10 +141,22 @@ impl Gen<'_> {
             }
             9 => {
                 let a = self.fsrc();
-                let v = self.b.alu(Op::F2I { signed: self.r.chance(50) }, Type::I32, [a]);
+                let v = self.b.alu(
+                    Op::F2I {
+                        signed: self.r.chance(50),
+                    },
+                    Type::I32,
+                    [a],
+                );
                 self.ints.push(v);
                 let i = self.isrc();
-                let w = self.b.alu(Op::I2F { signed: self.r.chance(50) }, Type::F32, [i]);
+                let w = self.b.alu(
+                    Op::I2F {
+                        signed: self.r.chance(50),
+                    },
+                    Type::F32,
+                    [i],
+                );
                 self.floats.push(w);
             }
             _ => {
@@ -154,8 +196,14 @@ impl Gen<'_> {
         self.floats.truncate(fl);
         self.ints.truncate(il);
         let (t, e, _) = self.b.end_if();
-        let pf = self.b.phi(Shape::scalar(Type::F32), &[(t, Src::val(tf)), (e, Src::val(ef))]);
-        let pi = self.b.phi(Shape::scalar(Type::I32), &[(t, Src::val(ti)), (e, Src::val(ei))]);
+        let pf = self.b.phi(
+            Shape::scalar(Type::F32),
+            &[(t, Src::val(tf)), (e, Src::val(ef))],
+        );
+        let pi = self.b.phi(
+            Shape::scalar(Type::I32),
+            &[(t, Src::val(ti)), (e, Src::val(ei))],
+        );
         self.floats.push(pf);
         self.ints.push(pi);
     }
@@ -173,7 +221,9 @@ impl Gen<'_> {
         let pre = self.b.current_block();
         let header = self.b.loop_();
         let i = self.b.phi(Shape::scalar(Type::I32), &[(pre, Src::imm(0))]);
-        let acc = self.b.phi(Shape::scalar(Type::F32), &[(pre, Src::val(acc0))]);
+        let acc = self
+            .b
+            .phi(Shape::scalar(Type::F32), &[(pre, Src::val(acc0))]);
         let (fl, il) = (self.floats.len(), self.ints.len());
         self.floats.push(acc);
         self.ints.push(i);
@@ -223,7 +273,15 @@ pub fn random_program(seed: u64, ops: usize) -> Function {
     let mut b = Builder::new(Stage::Compute);
     let x = b.sysval(SysVal::GlobalId(0));
     let base = b.alu(Op::IMul, Type::I32, [Src::val(x), Src::imm(IN_WORDS)]);
-    let mut g = Gen { b, r: &mut r, floats: Vec::new(), ints: vec![x], base, ops, depth: 0 };
+    let mut g = Gen {
+        b,
+        r: &mut r,
+        floats: Vec::new(),
+        ints: vec![x],
+        base,
+        ops,
+        depth: 0,
+    };
     // Scalar and vector loads.
     let v4 = g.b.load_global(0, Src::val(base), Type::F32, 4);
     for c in 0..4 {
@@ -242,10 +300,15 @@ pub fn random_program(seed: u64, ops: usize) -> Function {
     }
     let _ = g.base;
     g.body(ops);
-    let ob = g.b.alu(Op::IMul, Type::I32, [Src::val(x), Src::imm(OUT_WORDS)]);
+    let ob =
+        g.b.alu(Op::IMul, Type::I32, [Src::val(x), Src::imm(OUT_WORDS)]);
     for k in 0..OUT_WORDS {
         let idx = g.b.iadd(ob, Src::imm(k));
-        let v = if k % 2 == 0 { g.pick(true) } else { g.pick(false) };
+        let v = if k % 2 == 0 {
+            g.pick(true)
+        } else {
+            g.pick(false)
+        };
         g.b.store_global(1, idx, v);
     }
     g.b.finish()

@@ -15,21 +15,35 @@ const THREADS: u32 = 4;
 fn env(seed: u64) -> Env {
     let mut r = Rng::new(seed ^ 0xabcdef);
     let mut e = Env::default();
-    e.buffers.insert(0, (0..THREADS * IN_WORDS).map(|_| edge_word(&mut r)).collect());
+    e.buffers.insert(
+        0,
+        (0..THREADS * IN_WORDS).map(|_| edge_word(&mut r)).collect(),
+    );
     e.buffers.insert(1, vec![0; (THREADS * OUT_WORDS) as usize]);
     e
 }
 
 fn check(f: &Function, seed: u64, opts: Options) {
-    let p = compile_to_mir(f, &NoInline, &G16Regs, opts).unwrap_or_else(|e| panic!("seed {seed}: {e}\n{f}"));
-    assert!(p.stats.gprs <= opts.gprs, "seed {seed}: used {} GPRs, budget {}", p.stats.gprs, opts.gprs);
+    let p = compile_to_mir(f, &NoInline, &G16Regs, opts)
+        .unwrap_or_else(|e| panic!("seed {seed}: {e}\n{f}"));
+    assert!(
+        p.stats.gprs <= opts.gprs,
+        "seed {seed}: used {} GPRs, budget {}",
+        p.stats.gprs,
+        opts.gprs
+    );
     for t in 0..THREADS {
         let mut want = env(seed);
         want.global_id = [t, 0, 0];
         let mut got = want.clone();
         interp::run(f, &mut want).unwrap_or_else(|e| panic!("seed {seed}: reference: {e}"));
-        minterp::run(&p, &mut got).unwrap_or_else(|e| panic!("seed {seed} thread {t}: {e}\n{f}\n{p}"));
-        assert_eq!(want.buffers[&1], got.buffers[&1], "seed {seed} thread {t} gprs {}\n{f}\n{p}", opts.gprs);
+        minterp::run(&p, &mut got)
+            .unwrap_or_else(|e| panic!("seed {seed} thread {t}: {e}\n{f}\n{p}"));
+        assert_eq!(
+            want.buffers[&1], got.buffers[&1],
+            "seed {seed} thread {t} gprs {}\n{f}\n{p}",
+            opts.gprs
+        );
     }
 }
 
@@ -46,7 +60,10 @@ fn random_programs_match_reference_when_forced_to_spill() {
     let mut spilled = 0;
     for seed in 0..150 {
         let f = random_program(seed, 40);
-        let opts = Options { gprs: 12, schedule: true };
+        let opts = Options {
+            gprs: 12,
+            schedule: true,
+        };
         check(&f, seed, opts);
         let p = compile_to_mir(&f, &NoInline, &G16Regs, opts).unwrap();
         spilled += (p.stats.spills > 0) as u32;
@@ -59,7 +76,21 @@ fn random_programs_match_reference_when_forced_to_spill() {
 fn unscheduled_and_scheduled_agree() {
     for seed in 200..260 {
         let f = random_program(seed, 25);
-        check(&f, seed, Options { gprs: 96, schedule: false });
-        check(&f, seed, Options { gprs: 12, schedule: true });
+        check(
+            &f,
+            seed,
+            Options {
+                gprs: 96,
+                schedule: false,
+            },
+        );
+        check(
+            &f,
+            seed,
+            Options {
+                gprs: 12,
+                schedule: true,
+            },
+        );
     }
 }

@@ -6,7 +6,11 @@ use super::types::{Shape, Type};
 
 enum Frame {
     Root(Vec<CfNode>),
-    If { cond: Value, then_body: Option<Vec<CfNode>>, cur: Vec<CfNode> },
+    If {
+        cond: Value,
+        then_body: Option<Vec<CfNode>>,
+        cur: Vec<CfNode>,
+    },
     Loop(Vec<CfNode>),
 }
 
@@ -27,7 +31,12 @@ pub struct Builder {
 impl Builder {
     pub fn new(stage: Stage) -> Self {
         let mut b = Builder {
-            f: Function { stage, shapes: Vec::new(), blocks: Vec::new(), body: Vec::new() },
+            f: Function {
+                stage,
+                shapes: Vec::new(),
+                blocks: Vec::new(),
+                body: Vec::new(),
+            },
             frames: vec![Frame::Root(Vec::new())],
         };
         b.open_block();
@@ -37,7 +46,11 @@ impl Builder {
     fn open_block(&mut self) -> BlockId {
         let id = BlockId(self.f.blocks.len() as u32);
         self.f.blocks.push(Block::default());
-        self.frames.last_mut().unwrap().list().push(CfNode::Block(id));
+        self.frames
+            .last_mut()
+            .unwrap()
+            .list()
+            .push(CfNode::Block(id));
         id
     }
 
@@ -99,14 +112,32 @@ impl Builder {
     pub fn sysval(&mut self, s: SysVal) -> Value {
         self.alu(Op::SysVal(s), Type::I32, [])
     }
-    pub fn load_global(&mut self, binding: u8, index: impl Into<Src>, ty: Type, comps: u8) -> Value {
-        self.op(Op::LoadGlobal { binding }, Shape::vec(ty, comps), [index.into()])
+    pub fn load_global(
+        &mut self,
+        binding: u8,
+        index: impl Into<Src>,
+        ty: Type,
+        comps: u8,
+    ) -> Value {
+        self.op(
+            Op::LoadGlobal { binding },
+            Shape::vec(ty, comps),
+            [index.into()],
+        )
     }
     pub fn store_global(&mut self, binding: u8, index: impl Into<Src>, value: impl Into<Src>) {
-        self.emit(Instr::new(Op::StoreGlobal { binding }, None, [index.into(), value.into()]));
+        self.emit(Instr::new(
+            Op::StoreGlobal { binding },
+            None,
+            [index.into(), value.into()],
+        ));
     }
     pub fn collect(&mut self, ty: Type, comps: &[Src]) -> Value {
-        self.op(Op::Collect, Shape::vec(ty, comps.len() as u8), comps.iter().copied())
+        self.op(
+            Op::Collect,
+            Shape::vec(ty, comps.len() as u8),
+            comps.iter().copied(),
+        )
     }
 
     /// A phi in the current block; `incoming` pairs each predecessor with its value.
@@ -124,7 +155,11 @@ impl Builder {
     /// Add an incoming edge to an existing phi (loop back-edges are known only after the body).
     pub fn add_phi_src(&mut self, phi: Value, pred: BlockId, src: Src) {
         for blk in &mut self.f.blocks {
-            if let Some(i) = blk.instrs.iter_mut().find(|i| i.op == Op::Phi && i.dst == Some(phi)) {
+            if let Some(i) = blk
+                .instrs
+                .iter_mut()
+                .find(|i| i.op == Op::Phi && i.dst == Some(phi))
+            {
                 i.srcs.push(src);
                 i.phi_preds.push(pred);
                 return;
@@ -133,7 +168,11 @@ impl Builder {
     }
 
     pub fn if_(&mut self, cond: Value) -> BlockId {
-        self.frames.push(Frame::If { cond, then_body: None, cur: Vec::new() });
+        self.frames.push(Frame::If {
+            cond,
+            then_body: None,
+            cur: Vec::new(),
+        });
         self.open_block()
     }
 
@@ -147,10 +186,18 @@ impl Builder {
 
     /// Close the if; returns (last block of then, last block of else, merge block).
     pub fn end_if(&mut self) -> (BlockId, BlockId, BlockId) {
-        if let Some(Frame::If { then_body: None, .. }) = self.frames.last() {
+        if let Some(Frame::If {
+            then_body: None, ..
+        }) = self.frames.last()
+        {
             self.else_();
         }
-        let Some(Frame::If { cond, then_body: Some(then_body), cur }) = self.frames.pop() else {
+        let Some(Frame::If {
+            cond,
+            then_body: Some(then_body),
+            cur,
+        }) = self.frames.pop()
+        else {
             unreachable!("end_if without if_")
         };
         let last = |l: &Vec<CfNode>| match l.last() {
@@ -158,7 +205,11 @@ impl Builder {
             _ => unreachable!(),
         };
         let (t, e) = (last(&then_body), last(&cur));
-        self.frames.last_mut().unwrap().list().push(CfNode::If { cond, then_body, else_body: cur });
+        self.frames.last_mut().unwrap().list().push(CfNode::If {
+            cond,
+            then_body,
+            else_body: cur,
+        });
         let m = self.open_block();
         (t, e, m)
     }
@@ -172,8 +223,14 @@ impl Builder {
     /// Close the loop; returns (last block of the body, exit block).
     pub fn end_loop(&mut self) -> (BlockId, BlockId) {
         let last = self.current_block();
-        let Some(Frame::Loop(body)) = self.frames.pop() else { unreachable!("end_loop without loop_") };
-        self.frames.last_mut().unwrap().list().push(CfNode::Loop { body });
+        let Some(Frame::Loop(body)) = self.frames.pop() else {
+            unreachable!("end_loop without loop_")
+        };
+        self.frames
+            .last_mut()
+            .unwrap()
+            .list()
+            .push(CfNode::Loop { body });
         (last, self.open_block())
     }
 
@@ -196,7 +253,9 @@ impl Builder {
 
     pub fn finish(mut self) -> Function {
         assert_eq!(self.frames.len(), 1, "unclosed if/loop");
-        let Some(Frame::Root(body)) = self.frames.pop() else { unreachable!() };
+        let Some(Frame::Root(body)) = self.frames.pop() else {
+            unreachable!()
+        };
         self.f.body = body;
         self.f
     }

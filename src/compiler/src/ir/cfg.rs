@@ -37,7 +37,13 @@ impl Walker<'_> {
 
     /// `next`: where control goes after the list falls through (`None`: function exit).
     /// `lp`: (header, exit) of the innermost loop.
-    fn list(&mut self, nodes: &[CfNode], next: Option<BlockId>, lp: Option<(BlockId, Option<BlockId>)>, depth: u32) {
+    fn list(
+        &mut self,
+        nodes: &[CfNode],
+        next: Option<BlockId>,
+        lp: Option<(BlockId, Option<BlockId>)>,
+        depth: u32,
+    ) {
         for (i, n) in nodes.iter().enumerate() {
             let follow = nodes.get(i + 1).and_then(entry).or(next);
             match n {
@@ -56,7 +62,14 @@ impl Walker<'_> {
                             }
                         }
                         (Some(_), _) => {} // return / discard leave the function
-                        (None, Some(CfNode::If { then_body, else_body, .. })) => {
+                        (
+                            None,
+                            Some(CfNode::If {
+                                then_body,
+                                else_body,
+                                ..
+                            }),
+                        ) => {
                             self.cfg.if_cond_block[b.0 as usize] = true;
                             for arm in [then_body, else_body] {
                                 if let Some(t) = arm.first().and_then(entry) {
@@ -71,7 +84,11 @@ impl Walker<'_> {
                         }
                     }
                 }
-                CfNode::If { then_body, else_body, .. } => {
+                CfNode::If {
+                    then_body,
+                    else_body,
+                    ..
+                } => {
                     self.list(then_body, follow, lp, depth);
                     self.list(else_body, follow, lp, depth);
                 }

@@ -33,19 +33,35 @@ pub struct Src {
 
 impl Src {
     pub fn val(v: Value) -> Self {
-        Src { op: Operand::Value { v, comp: 0 }, neg: false, abs: false }
+        Src {
+            op: Operand::Value { v, comp: 0 },
+            neg: false,
+            abs: false,
+        }
     }
     pub fn comp(v: Value, comp: u8) -> Self {
-        Src { op: Operand::Value { v, comp }, neg: false, abs: false }
+        Src {
+            op: Operand::Value { v, comp },
+            neg: false,
+            abs: false,
+        }
     }
     pub fn imm(bits: u32) -> Self {
-        Src { op: Operand::Imm(bits), neg: false, abs: false }
+        Src {
+            op: Operand::Imm(bits),
+            neg: false,
+            abs: false,
+        }
     }
     pub fn imm_f32(x: f32) -> Self {
         Src::imm(x.to_bits())
     }
     pub fn uniform(idx: u16) -> Self {
-        Src { op: Operand::Uniform(idx), neg: false, abs: false }
+        Src {
+            op: Operand::Uniform(idx),
+            neg: false,
+            abs: false,
+        }
     }
     pub fn value(&self) -> Option<Value> {
         match self.op {
@@ -77,7 +93,13 @@ pub struct Instr {
 
 impl Instr {
     pub fn new(op: Op, dst: Option<Value>, srcs: impl IntoIterator<Item = Src>) -> Self {
-        Instr { op, dst, srcs: srcs.into_iter().collect(), sat: false, phi_preds: SmallVec::new() }
+        Instr {
+            op,
+            dst,
+            srcs: srcs.into_iter().collect(),
+            sat: false,
+            phi_preds: SmallVec::new(),
+        }
     }
 
     pub fn src_values(&self) -> impl Iterator<Item = Value> + '_ {
@@ -93,7 +115,10 @@ pub struct Block {
 impl Block {
     /// The terminator, if the block ends in one.
     pub fn terminator(&self) -> Option<Op> {
-        self.instrs.last().map(|i| i.op).filter(|op| op.is_terminator())
+        self.instrs
+            .last()
+            .map(|i| i.op)
+            .filter(|op| op.is_terminator())
     }
 }
 
@@ -102,8 +127,14 @@ impl Block {
 #[derive(Clone, Debug, PartialEq)]
 pub enum CfNode {
     Block(BlockId),
-    If { cond: Value, then_body: Vec<CfNode>, else_body: Vec<CfNode> },
-    Loop { body: Vec<CfNode> },
+    If {
+        cond: Value,
+        then_body: Vec<CfNode>,
+        else_body: Vec<CfNode>,
+    },
+    Loop {
+        body: Vec<CfNode>,
+    },
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -145,7 +176,11 @@ impl Function {
             for n in nodes {
                 match n {
                     CfNode::Block(b) => out.push(*b),
-                    CfNode::If { then_body, else_body, .. } => {
+                    CfNode::If {
+                        then_body,
+                        else_body,
+                        ..
+                    } => {
                         walk(then_body, out);
                         walk(else_body, out);
                     }

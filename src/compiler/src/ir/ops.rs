@@ -52,21 +52,34 @@ pub enum Op {
     IAdd,
     ISub,
     IMul,
-    IMin { signed: bool },
-    IMax { signed: bool },
-    ICmp { cond: Cmp, signed: bool },
+    IMin {
+        signed: bool,
+    },
+    IMax {
+        signed: bool,
+    },
+    ICmp {
+        cond: Cmp,
+        signed: bool,
+    },
     And,
     Or,
     Xor,
     Not,
     /// Shift amounts use the low 5 bits (GLSL leaves larger shifts undefined).
     Shl,
-    Shr { signed: bool },
+    Shr {
+        signed: bool,
+    },
     // Conversions.
     /// float → int, rounding toward zero, saturating at the type bounds, NaN → 0.
-    F2I { signed: bool },
+    F2I {
+        signed: bool,
+    },
     /// int → float, round to nearest even.
-    I2F { signed: bool },
+    I2F {
+        signed: bool,
+    },
     /// f32 → f16 or f16 → f32 (by destination type).
     FConv,
     /// bool ? a : b
@@ -80,14 +93,22 @@ pub enum Op {
     Collect,
     SysVal(SysVal),
     /// `dst = buffer[binding][index]` for `comps` consecutive 32-bit elements (asynchronous on G16).
-    LoadGlobal { binding: u8 },
+    LoadGlobal {
+        binding: u8,
+    },
     /// `buffer[binding][index..] = value` (srcs: index, value). The value operand names a whole
     /// value (all components of a tuple), never one component of a tuple.
-    StoreGlobal { binding: u8 },
+    StoreGlobal {
+        binding: u8,
+    },
     /// Store a register tuple to per-thread scratch slot `slot` (register allocation only).
-    Spill { slot: u32 },
+    Spill {
+        slot: u32,
+    },
     /// Load a register tuple back from per-thread scratch slot `slot`.
-    Fill { slot: u32 },
+    Fill {
+        slot: u32,
+    },
     // Terminators (last instruction of a block only).
     Break,
     Continue,
@@ -154,7 +175,11 @@ impl Op {
             Op::ICmp { .. } => None,
             Op::F2I { .. } => None,
             Op::I2F { .. } => None,
-            Op::FConv => Some(if dst == Type::F16 { Type::F32 } else { Type::F16 }),
+            Op::FConv => Some(if dst == Type::F16 {
+                Type::F32
+            } else {
+                Type::F16
+            }),
             Op::Select if idx == 0 => Some(Type::Bool),
             Op::LoadGlobal { .. } | Op::StoreGlobal { .. } if idx == 0 => Some(Type::I32),
             Op::Shl | Op::Shr { .. } if idx == 1 => Some(Type::I32),

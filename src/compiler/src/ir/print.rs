@@ -5,7 +5,9 @@ use std::fmt::{self, Write};
 
 fn src(f: &Function, s: &Src) -> String {
     let mut t = match s.op {
-        Operand::Value { v, comp } if f.shape(v).comps > 1 => format!("%{}.{}", v.0, b"xyzw"[comp as usize] as char),
+        Operand::Value { v, comp } if f.shape(v).comps > 1 => {
+            format!("%{}.{}", v.0, b"xyzw"[comp as usize] as char)
+        }
         Operand::Value { v, .. } => format!("%{}", v.0),
         Operand::Imm(bits) => format!("#{bits:#x}"),
         Operand::Uniform(u) => format!("u{u}"),
@@ -44,7 +46,11 @@ fn nodes(f: &Function, ns: &[CfNode], depth: usize, out: &mut String) -> fmt::Re
                     writeln!(out, "{pad}  {}", instr_to_string(f, i))?;
                 }
             }
-            CfNode::If { cond, then_body, else_body } => {
+            CfNode::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
                 writeln!(out, "{pad}if %{} {{", cond.0)?;
                 nodes(f, then_body, depth + 1, out)?;
                 writeln!(out, "{pad}}} else {{")?;

@@ -6,7 +6,8 @@ use super::ops::Op;
 use crate::error::CompileError;
 
 fn check_list(f: &Function, ns: &[CfNode], errs: &mut Vec<String>) {
-    if !matches!(ns.first(), Some(CfNode::Block(_))) || !matches!(ns.last(), Some(CfNode::Block(_))) {
+    if !matches!(ns.first(), Some(CfNode::Block(_))) || !matches!(ns.last(), Some(CfNode::Block(_)))
+    {
         errs.push("a control-flow list must start and end with a block".into());
     }
     for w in ns.windows(2) {
@@ -22,7 +23,11 @@ fn check_list(f: &Function, ns: &[CfNode], errs: &mut Vec<String>) {
     for n in ns {
         match n {
             CfNode::Block(_) => {}
-            CfNode::If { then_body, else_body, .. } => {
+            CfNode::If {
+                then_body,
+                else_body,
+                ..
+            } => {
                 check_list(f, then_body, errs);
                 check_list(f, else_body, errs);
             }
@@ -52,7 +57,10 @@ pub fn validate(f: &Function) -> Result<(), CompileError> {
                 want.sort();
                 got.sort();
                 if want != got || i.srcs.len() != i.phi_preds.len() {
-                    errs.push(format!("b{bi}: phi preds {:?} != cfg preds {:?}", got, want));
+                    errs.push(format!(
+                        "b{bi}: phi preds {:?} != cfg preds {:?}",
+                        got, want
+                    ));
                 }
             } else {
                 seen_non_phi = true;

@@ -56,7 +56,9 @@ impl Machine<'_> {
 
     fn write_reg(&mut self, r: Reg, bits: &[u16]) -> Result<(), String> {
         if self.pending.iter().any(|p| p.reg.overlaps(r)) {
-            return Err(format!("write to {r} while an asynchronous result is pending there"));
+            return Err(format!(
+                "write to {r} while an asynchronous result is pending there"
+            ));
         }
         if r.end() as usize > HALVES {
             return Err(format!("register {r} beyond the file"));
@@ -82,17 +84,22 @@ impl Machine<'_> {
         }
         // Read every source first (with slots), then apply releases.
         let mut vals: Vec<Vec<u16>> = Vec::new();
-        let mut slot_used = false;
         for s in &i.srcs {
             let v = match s.op {
                 MOperand::Reg(r) => {
                     let pending_here = self.pending.iter().any(|p| p.reg.overlaps(r));
-                    let slot = if pending_here && !slot_used { i.wait_slot } else if pending_here { i.wait_slot } else { 0 };
-                    slot_used |= pending_here;
+                    let slot = if pending_here { i.wait_slot } else { 0 };
                     self.read_reg(r, slot)?
                 }
                 MOperand::Imm(b) => Self::split(b, 2),
-                MOperand::Uniform(u) => Self::split(*self.env.uniforms.get(u as usize).ok_or("uniform not bound")?, 2),
+                MOperand::Uniform(u) => Self::split(
+                    *self
+                        .env
+                        .uniforms
+                        .get(u as usize)
+                        .ok_or("uniform not bound")?,
+                    2,
+                ),
             };
             vals.push(v);
         }
@@ -118,26 +125,49 @@ impl Machine<'_> {
                 2,
             )),
             Op::Undef => Some(vec![0; dst_halves]),
-            Op::Collect => Some(vals.iter().flat_map(|v| v[..i.ty.halves() as usize].to_vec()).collect()),
+            Op::Collect => Some(
+                vals.iter()
+                    .flat_map(|v| v[..i.ty.halves() as usize].to_vec())
+                    .collect(),
+            ),
             Op::Copy if dst_halves > 2 => Some(vals[0].clone()),
             Op::LoadGlobal { binding } => {
                 let idx = scalar(0) as usize;
-                let buf = self.env.buffers.get(&binding).ok_or(format!("binding {binding} not bound"))?;
+                let buf = self
+                    .env
+                    .buffers
+                    .get(&binding)
+                    .ok_or(format!("binding {binding} not bound"))?;
                 let words = dst_halves.div_ceil(2);
                 let mut out = Vec::new();
                 for c in 0..words {
-                    out.extend(Self::split(*buf.get(idx + c).ok_or(format!("load b{binding}[{}] out of bounds", idx + c))?, 2));
+                    out.extend(Self::split(
+                        *buf.get(idx + c)
+                            .ok_or(format!("load b{binding}[{}] out of bounds", idx + c))?,
+                        2,
+                    ));
                 }
                 out.truncate(dst_halves);
                 Some(out)
             }
-            Op::Fill { slot } => Some(self.scratch.get(&slot).ok_or(format!("fill of empty scratch slot {slot}"))?.clone()),
+            Op::Fill { slot } => Some(
+                self.scratch
+                    .get(&slot)
+                    .ok_or(format!("fill of empty scratch slot {slot}"))?
+                    .clone(),
+            ),
             Op::StoreGlobal { binding } => {
                 let idx = scalar(0) as usize;
                 let data = vals[1].clone();
-                let buf = self.env.buffers.get_mut(&binding).ok_or(format!("binding {binding} not bound"))?;
+                let buf = self
+                    .env
+                    .buffers
+                    .get_mut(&binding)
+                    .ok_or(format!("binding {binding} not bound"))?;
                 for (c, w) in data.chunks(2).enumerate() {
-                    *buf.get_mut(idx + c).ok_or(format!("store b{binding}[{}] out of bounds", idx + c))? = Self::join(w);
+                    *buf.get_mut(idx + c)
+                        .ok_or(format!("store b{binding}[{}] out of bounds", idx + c))? =
+                        Self::join(w);
                 }
                 None
             }
@@ -158,12 +188,23 @@ impl Machine<'_> {
                     return Err(format!("asynchronous `{i}` has no scoreboard slot"));
                 }
                 if self.pending.iter().any(|p| p.slot == i.produce_slot) {
-                    return Err(format!("`{i}` reuses slot {} while it is still pending", i.produce_slot));
+                    return Err(format!(
+                        "`{i}` reuses slot {} while it is still pending",
+                        i.produce_slot
+                    ));
                 }
                 self.write_reg(d, &vec![0; d.halves as usize])?;
-                self.pending.push(Pending { slot: i.produce_slot, reg: d, bits });
+                self.pending.push(Pending {
+                    slot: i.produce_slot,
+                    reg: d,
+                    bits,
+                });
             } else {
-                let bits = if i.publish { bits } else { vec![0; d.halves as usize] };
+                let bits = if i.publish {
+                    bits
+                } else {
+                    vec![0; d.halves as usize]
+                };
                 self.write_reg(d, &bits)?;
             }
         }
@@ -172,7 +213,10 @@ impl Machine<'_> {
 
     fn boundary(&self, what: &str) -> Result<(), String> {
         match self.pending.first() {
-            Some(p) => Err(format!("result pending in {} (slot {}) carried across {what}", p.reg, p.slot)),
+            Some(p) => Err(format!(
+                "result pending in {} (slot {}) carried across {what}",
+                p.reg, p.slot
+            )),
             None => Ok(()),
         }
     }
@@ -186,7 +230,11 @@ impl Machine<'_> {
                     self.boundary("if")?;
                     let (els, endif) = self.matches[&pc];
                     let c = Self::join(&self.read_reg(*cond, 0)?);
-                    let flow = if c != 0 { self.seq(pc + 1, els)? } else { self.seq(els + 1, endif)? };
+                    let flow = if c != 0 {
+                        self.seq(pc + 1, els)?
+                    } else {
+                        self.seq(els + 1, endif)?
+                    };
                     self.boundary("end of if arm")?;
                     if !matches!(flow, Flow::Next) {
                         return Ok(flow);
@@ -208,9 +256,13 @@ impl Machine<'_> {
                 }
                 MItem::Break => return self.boundary("break").map(|_| Flow::Break),
                 MItem::Continue => return self.boundary("continue").map(|_| Flow::Continue),
-                MItem::Return => return self.boundary("return").map(|_| Flow::Exit(Exit::Returned)),
+                MItem::Return => {
+                    return self.boundary("return").map(|_| Flow::Exit(Exit::Returned))
+                }
                 MItem::Discard => return Ok(Flow::Exit(Exit::Discarded)),
-                MItem::Else | MItem::EndIf | MItem::EndLoop => return Err(format!("unbalanced {:?}", p.items[pc])),
+                MItem::Else | MItem::EndIf | MItem::EndLoop => {
+                    return Err(format!("unbalanced {:?}", p.items[pc]))
+                }
             }
             pc += 1;
         }
@@ -243,7 +295,15 @@ fn match_markers(items: &[MItem]) -> Result<HashMap<usize, (usize, usize)>, Stri
 /// Run one thread of `p` against `env`.
 pub fn run(p: &MProgram, env: &mut Env) -> Result<Exit, String> {
     let matches = match_markers(&p.items)?;
-    let mut m = Machine { p, env, file: [0; HALVES], pending: Vec::new(), scratch: HashMap::new(), matches, steps: 0 };
+    let mut m = Machine {
+        p,
+        env,
+        file: [0; HALVES],
+        pending: Vec::new(),
+        scratch: HashMap::new(),
+        matches,
+        steps: 0,
+    };
     let flow = m.seq(0, p.items.len())?;
     m.boundary("end of program")?;
     match flow {

@@ -27,7 +27,10 @@ impl Reg {
     }
     /// The `comp`-th component of `elem_halves` each.
     pub fn comp(self, comp: u8, elem_halves: u8) -> Reg {
-        Reg { half: self.half + (comp * elem_halves) as u16, halves: elem_halves }
+        Reg {
+            half: self.half + (comp * elem_halves) as u16,
+            halves: elem_halves,
+        }
     }
 }
 
@@ -78,7 +81,16 @@ pub struct MInstr {
 
 impl MInstr {
     pub fn new(op: Op, ty: Type, dst: Option<Reg>, srcs: impl IntoIterator<Item = MSrc>) -> Self {
-        MInstr { op, ty, dst, srcs: srcs.into_iter().collect(), sat: false, produce_slot: 0, wait_slot: 0, publish: true }
+        MInstr {
+            op,
+            ty,
+            dst,
+            srcs: srcs.into_iter().collect(),
+            sat: false,
+            produce_slot: 0,
+            wait_slot: 0,
+            publish: true,
+        }
     }
     pub fn src_regs(&self) -> impl Iterator<Item = Reg> + '_ {
         self.srcs.iter().filter_map(|s| match s.op {
@@ -92,7 +104,9 @@ impl MInstr {
 pub enum MItem {
     Instr(MInstr),
     /// Push the exec mask: lanes where `cond` (a bool register) is true run the then-arm.
-    If { cond: Reg },
+    If {
+        cond: Reg,
+    },
     Else,
     EndIf,
     Loop,
@@ -128,7 +142,13 @@ impl fmt::Display for MInstr {
         if let Some(d) = self.dst {
             write!(f, "{d}{} = ", if self.publish { "" } else { "(nopub)" })?;
         }
-        write!(f, "{}.{}{}", self.op, self.ty, if self.sat { ".sat" } else { "" })?;
+        write!(
+            f,
+            "{}.{}{}",
+            self.op,
+            self.ty,
+            if self.sat { ".sat" } else { "" }
+        )?;
         for (k, s) in self.srcs.iter().enumerate() {
             let mut t = match s.op {
                 MOperand::Reg(r) => r.to_string(),

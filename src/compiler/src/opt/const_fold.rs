@@ -26,7 +26,11 @@ pub fn run(f: &mut Function) -> bool {
             let vals: Option<Vec<u32>> = i.srcs.iter().zip(&tys).map(|(s, t)| imm(s, *t)).collect();
             if let Some(vals) = vals {
                 if let Some(r) = eval(i.op, dty, &tys, &vals, i.sat) {
-                    new.push((bi, ii, crate::ir::Instr::new(Op::Copy, Some(d), [Src::imm(r)])));
+                    new.push((
+                        bi,
+                        ii,
+                        crate::ir::Instr::new(Op::Copy, Some(d), [Src::imm(r)]),
+                    ));
                     continue;
                 }
             }
@@ -44,7 +48,11 @@ pub fn run(f: &mut Function) -> bool {
                 let (a, bimm) = (i.srcs[0], imm(&i.srcs[1], dty).map(|x| x & m));
                 let aimm = imm(&i.srcs[0], dty).map(|x| x & m);
                 let keep = match (i.op, aimm, bimm) {
-                    (Op::IAdd | Op::ISub | Op::Or | Op::Xor | Op::Shl | Op::Shr { .. }, _, Some(0)) => Some(a),
+                    (
+                        Op::IAdd | Op::ISub | Op::Or | Op::Xor | Op::Shl | Op::Shr { .. },
+                        _,
+                        Some(0),
+                    ) => Some(a),
                     (Op::IMul, _, Some(1)) => Some(a),
                     (Op::And, _, Some(x)) if x == m => Some(a),
                     (Op::IAdd | Op::Or | Op::Xor, Some(0), _) => Some(i.srcs[1]),
@@ -88,7 +96,7 @@ mod tests {
         interp(&f, &mut env2).unwrap();
         assert_eq!(env.buffers[&0], env2.buffers[&0]);
         assert_eq!(env2.buffers[&0][0] as i32, 7); // floor(-3.0) + 10
-        // Only the two constant materialisations (index, value) and the store remain.
+                                                   // Only the two constant materialisations (index, value) and the store remain.
         assert_eq!(f.instr_count(), 3, "{f}");
     }
 

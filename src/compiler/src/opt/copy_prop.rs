@@ -17,7 +17,10 @@ pub fn run(f: &mut Function) -> bool {
     // Trivial phis (all sources equal) become copies.
     for b in &mut f.blocks {
         for i in b.instrs.iter_mut().filter(|i| i.op == Op::Phi) {
-            if i.srcs.windows(2).all(|w| w[0] == w[1]) && !i.srcs.is_empty() && i.srcs[0].value() != i.dst {
+            if i.srcs.windows(2).all(|w| w[0] == w[1])
+                && !i.srcs.is_empty()
+                && i.srcs[0].value() != i.dst
+            {
                 i.op = Op::Copy;
                 i.srcs.truncate(1);
                 i.phi_preds.clear();
@@ -25,7 +28,9 @@ pub fn run(f: &mut Function) -> bool {
             }
         }
         // Keep the remaining phis at the top of the block.
-        let (mut phis, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut b.instrs).into_iter().partition(|i| i.op == Op::Phi);
+        let (mut phis, rest): (Vec<_>, Vec<_>) = std::mem::take(&mut b.instrs)
+            .into_iter()
+            .partition(|i| i.op == Op::Phi);
         phis.extend(rest);
         b.instrs = phis;
     }
@@ -42,7 +47,13 @@ pub fn run(f: &mut Function) -> bool {
         for _ in 0..64 {
             match s.op {
                 Operand::Value { v, comp: 0 } => match map[v.0 as usize] {
-                    Some(n) => s = Src { op: n.op, neg: s.neg, abs: s.abs },
+                    Some(n) => {
+                        s = Src {
+                            op: n.op,
+                            neg: s.neg,
+                            abs: s.abs,
+                        }
+                    }
                     None => break,
                 },
                 _ => break,
@@ -61,8 +72,11 @@ pub fn run(f: &mut Function) -> bool {
                     continue;
                 }
                 // Stores and spills name a whole value; a component of a tuple cannot stand in.
-                let whole = matches!(op, Op::Spill { .. }) || (matches!(op, Op::StoreGlobal { .. }) && k == 1);
-                if whole && matches!(n.op, Operand::Value { v, .. } if shapes[v.0 as usize].comps > 1) {
+                let whole = matches!(op, Op::Spill { .. })
+                    || (matches!(op, Op::StoreGlobal { .. }) && k == 1);
+                if whole
+                    && matches!(n.op, Operand::Value { v, .. } if shapes[v.0 as usize].comps > 1)
+                {
                     continue;
                 }
                 // Modifiers only survive on ops that apply them.
@@ -84,8 +98,16 @@ pub fn run(f: &mut Function) -> bool {
     fn cf(ns: &mut [crate::ir::CfNode], map: &[Option<Src>]) {
         for c in ns {
             match c {
-                crate::ir::CfNode::If { cond, then_body, else_body } => {
-                    while let Some(Src { op: Operand::Value { v, comp: 0 }, .. }) = map[cond.0 as usize] {
+                crate::ir::CfNode::If {
+                    cond,
+                    then_body,
+                    else_body,
+                } => {
+                    while let Some(Src {
+                        op: Operand::Value { v, comp: 0 },
+                        ..
+                    }) = map[cond.0 as usize]
+                    {
                         *cond = v;
                     }
                     cf(then_body, map);

@@ -10,7 +10,8 @@ pub fn run(f: &mut Function) -> bool {
         let mut removed = false;
         for b in &mut f.blocks {
             b.instrs.retain(|i| {
-                let dead = !i.op.has_side_effect() && i.dst.is_some_and(|d| uses[d.0 as usize] == 0);
+                let dead =
+                    !i.op.has_side_effect() && i.dst.is_some_and(|d| uses[d.0 as usize] == 0);
                 removed |= dead;
                 !dead
             });

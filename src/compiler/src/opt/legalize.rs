@@ -34,11 +34,22 @@ pub fn run(f: &mut Function, target: &dyn Target) {
                 };
                 if !ok {
                     let v = f.new_value(Shape::scalar(sty));
-                    let mut c = Instr::new(Op::Copy, Some(v), [Src { neg: false, abs: false, ..s }]);
+                    let mut c = Instr::new(
+                        Op::Copy,
+                        Some(v),
+                        [Src {
+                            neg: false,
+                            abs: false,
+                            ..s
+                        }],
+                    );
                     c.sat = false;
                     out.push(c);
                     // The copy holds the raw bits; the reader keeps its modifiers.
-                    i.srcs[k] = Src { op: Operand::Value { v, comp: 0 }, ..s };
+                    i.srcs[k] = Src {
+                        op: Operand::Value { v, comp: 0 },
+                        ..s
+                    };
                 }
             }
             out.push(i);

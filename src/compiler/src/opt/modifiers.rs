@@ -25,15 +25,27 @@ pub fn run(f: &mut Function) -> bool {
                 continue;
             }
             for s in &mut i.srcs {
-                let Operand::Value { v, comp: 0 } = s.op else { continue };
-                let Some((db, di)) = sites[v.0 as usize] else { continue };
+                let Operand::Value { v, comp: 0 } = s.op else {
+                    continue;
+                };
+                let Some((db, di)) = sites[v.0 as usize] else {
+                    continue;
+                };
                 let d = &snapshot[db][di];
-                if d.op != Op::Copy || d.sat || !d.srcs[0].has_modifiers() || !shapes[v.0 as usize].ty.is_float() {
+                if d.op != Op::Copy
+                    || d.sat
+                    || !d.srcs[0].has_modifiers()
+                    || !shapes[v.0 as usize].ty.is_float()
+                {
                     continue;
                 }
                 let inner = d.srcs[0];
                 let (neg, abs) = compose(*s, inner);
-                *s = Src { op: inner.op, neg, abs };
+                *s = Src {
+                    op: inner.op,
+                    neg,
+                    abs,
+                };
                 changed = true;
             }
         }
@@ -47,10 +59,18 @@ pub fn run(f: &mut Function) -> bool {
             if i.op != Op::Copy || !i.sat || i.srcs[0].has_modifiers() {
                 continue;
             }
-            let Operand::Value { v, comp: 0 } = i.srcs[0].op else { continue };
-            let Some((db, di)) = sites[v.0 as usize] else { continue };
+            let Operand::Value { v, comp: 0 } = i.srcs[0].op else {
+                continue;
+            };
+            let Some((db, di)) = sites[v.0 as usize] else {
+                continue;
+            };
             let d = &f.blocks[db].instrs[di];
-            if uses[v.0 as usize] == 1 && !d.sat && d.op.takes_float_modifiers() && !matches!(d.op, Op::FCmp(_)) {
+            if uses[v.0 as usize] == 1
+                && !d.sat
+                && d.op.takes_float_modifiers()
+                && !matches!(d.op, Op::FCmp(_))
+            {
                 fold.push(((bi, ii), (db, di)));
             }
         }
@@ -69,10 +89,16 @@ mod tests {
     use crate::ir::*;
 
     fn neg(v: Value) -> Src {
-        Src { neg: true, ..Src::val(v) }
+        Src {
+            neg: true,
+            ..Src::val(v)
+        }
     }
     fn abs(v: Value) -> Src {
-        Src { abs: true, ..Src::val(v) }
+        Src {
+            abs: true,
+            ..Src::val(v)
+        }
     }
 
     #[test]
@@ -97,8 +123,16 @@ mod tests {
                 }
             }
             let mut b2 = f0.clone();
-            b2.blocks[0].instrs.push(Instr::new(Op::StoreGlobal { binding: 1 }, None, [Src::imm(0), Src::val(sat)]));
-            b2.blocks[0].instrs.push(Instr::new(Op::StoreGlobal { binding: 1 }, None, [Src::imm(1), Src::val(m)]));
+            b2.blocks[0].instrs.push(Instr::new(
+                Op::StoreGlobal { binding: 1 },
+                None,
+                [Src::imm(0), Src::val(sat)],
+            ));
+            b2.blocks[0].instrs.push(Instr::new(
+                Op::StoreGlobal { binding: 1 },
+                None,
+                [Src::imm(1), Src::val(m)],
+            ));
             let mut f = b2.clone();
             let mut env = Env::default();
             env.buffers.insert(0, vec![input.to_bits()]);
@@ -109,7 +143,11 @@ mod tests {
             interp(&f, &mut env2).unwrap();
             assert_eq!(env.buffers[&1], env2.buffers[&1], "input {input}\n{f}");
             // All three modifier copies folded into the multiply.
-            let mul = f.blocks[0].instrs.iter().find(|i| i.op == Op::FMul).unwrap();
+            let mul = f.blocks[0]
+                .instrs
+                .iter()
+                .find(|i| i.op == Op::FMul)
+                .unwrap();
             assert!(mul.srcs[0].neg && mul.srcs[0].abs, "{f}");
         }
     }
@@ -126,7 +164,11 @@ mod tests {
         let mut f = b.finish();
         let last = f.blocks[0].instrs.len() - 1;
         f.blocks[0].instrs[last] = s;
-        f.blocks[0].instrs.push(Instr::new(Op::StoreGlobal { binding: 1 }, None, [Src::imm(0), Src::val(v)]));
+        f.blocks[0].instrs.push(Instr::new(
+            Op::StoreGlobal { binding: 1 },
+            None,
+            [Src::imm(0), Src::val(v)],
+        ));
         for input in [0.3f32, 2.0, -1.0, f32::NAN] {
             let mut g = f.clone();
             let mut env = Env::default();
@@ -137,8 +179,17 @@ mod tests {
             crate::opt::optimize(&mut g, &crate::target::NoInline);
             interp(&g, &mut env2).unwrap();
             assert_eq!(env.buffers[&1], env2.buffers[&1]);
-            assert!(g.blocks[0].instrs.iter().any(|i| i.op == Op::FAdd && i.sat), "{g}");
-            assert!(!g.blocks[0].instrs.iter().any(|i| i.op == Op::Copy && i.src_values().any(|s| s == m)), "{g}");
+            assert!(
+                g.blocks[0].instrs.iter().any(|i| i.op == Op::FAdd && i.sat),
+                "{g}"
+            );
+            assert!(
+                !g.blocks[0]
+                    .instrs
+                    .iter()
+                    .any(|i| i.op == Op::Copy && i.src_values().any(|s| s == m)),
+                "{g}"
+            );
         }
     }
 }

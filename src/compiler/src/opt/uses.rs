@@ -33,7 +33,11 @@ pub fn use_counts(f: &Function) -> Vec<u32> {
     fn cf(ns: &[crate::ir::CfNode], n: &mut [u32]) {
         for c in ns {
             match c {
-                crate::ir::CfNode::If { cond, then_body, else_body } => {
+                crate::ir::CfNode::If {
+                    cond,
+                    then_body,
+                    else_body,
+                } => {
                     n[cond.0 as usize] += 1;
                     cf(then_body, n);
                     cf(else_body, n);

@@ -17,7 +17,11 @@ fn regions(ns: &[CfNode], cur: u32, next: &mut u32, out: &mut [u32]) {
     for n in ns {
         match n {
             CfNode::Block(b) => out[b.0 as usize] = cur,
-            CfNode::If { then_body, else_body, .. } => {
+            CfNode::If {
+                then_body,
+                else_body,
+                ..
+            } => {
                 for arm in [then_body, else_body] {
                     *next += 1;
                     let r = *next;
@@ -57,11 +61,18 @@ impl Assigner<'_> {
     fn alloc(&mut self, v: Value, reach_gprs: u32, at: &str) -> Result<Reg, CompileError> {
         let halves = self.f.shape(v).halves() as u8;
         let reach = (reach_gprs * 2) as u16;
-        let start = if self.prefer_high && reach >= 64 { 32 } else { 0 };
-        let r = self.file.find(halves, reach, start).ok_or_else(|| CompileError::RegAlloc {
-            instr: at.to_string(),
-            why: format!("no free aligned {halves}-half tuple below r{reach_gprs}"),
-        })?;
+        let start = if self.prefer_high && reach >= 64 {
+            32
+        } else {
+            0
+        };
+        let r = self
+            .file
+            .find(halves, reach, start)
+            .ok_or_else(|| CompileError::RegAlloc {
+                instr: at.to_string(),
+                why: format!("no free aligned {halves}-half tuple below r{reach_gprs}"),
+            })?;
         self.file.take(r);
         self.regs[v.0 as usize] = Some(r);
         Ok(r)
@@ -78,7 +89,13 @@ impl Assigner<'_> {
             Operand::Imm(b) => MOperand::Imm(b),
             Operand::Uniform(u) => MOperand::Uniform(u),
         };
-        MSrc { op, ty, neg: s.neg, abs: s.abs, release: false }
+        MSrc {
+            op,
+            ty,
+            neg: s.neg,
+            abs: s.abs,
+            release: false,
+        }
     }
 
     fn block(&mut self, b: BlockId, out: &mut Vec<MItem>) -> Result<(), CompileError> {
@@ -130,7 +147,12 @@ impl Assigner<'_> {
                 Op::Copy => i.dst.is_some_and(|d| f.shape(d).comps > 1),
                 _ => false,
             };
-            let mut srcs: Vec<MSrc> = i.srcs.iter().enumerate().map(|(n, s)| self.src(s, f.src_ty(i, n), whole(n))).collect();
+            let mut srcs: Vec<MSrc> = i
+                .srcs
+                .iter()
+                .enumerate()
+                .map(|(n, s)| self.src(s, f.src_ty(i, n), whole(n)))
+                .collect();
             // Sources out of the form's reach are split into a reachable temporary.
             let mut temps = Vec::new();
             for (n, s) in srcs.iter_mut().enumerate() {
@@ -139,13 +161,22 @@ impl Assigner<'_> {
                 if r.end() <= reach as u16 {
                     continue;
                 }
-                let t = self.file.find(r.halves, reach as u16, 0).ok_or_else(|| CompileError::RegAlloc {
-                    instr: text(),
-                    why: format!("source {r} beyond r{} and no free register to split into", reach / 2),
+                let t = self.file.find(r.halves, reach as u16, 0).ok_or_else(|| {
+                    CompileError::RegAlloc {
+                        instr: text(),
+                        why: format!(
+                            "source {r} beyond r{} and no free register to split into",
+                            reach / 2
+                        ),
+                    }
                 })?;
                 self.file.take(t);
                 let ty = if r.halves == 1 { Type::I16 } else { Type::I32 };
-                out.extend(sequentialize(&[(t, MOperand::Reg(r))])?.into_iter().map(MItem::Instr));
+                out.extend(
+                    sequentialize(&[(t, MOperand::Reg(r))])?
+                        .into_iter()
+                        .map(MItem::Instr),
+                );
                 self.copies += 1;
                 s.op = MOperand::Reg(t);
                 let _ = ty;
@@ -161,7 +192,10 @@ impl Assigner<'_> {
             for (n, s) in i.srcs.iter().enumerate() {
                 if let Some(v) = s.value() {
                     let last_read = i.srcs.iter().skip(n + 1).all(|t| t.value() != Some(v));
-                    if dying.contains(&v) && last_read && self.region[self.def_block[v.0 as usize]] == self.region[bi] {
+                    if dying.contains(&v)
+                        && last_read
+                        && self.region[self.def_block[v.0 as usize]] == self.region[bi]
+                    {
                         srcs[n].release = !temps.iter().any(|t| MOperand::Reg(*t) == srcs[n].op);
                     }
                 }
@@ -204,9 +238,13 @@ impl Assigner<'_> {
             // The first predecessor to reach a phi block fixes the phis' registers.
             self.preassign_phis(s)?;
             for i in f.block(s).instrs.iter().take_while(|i| i.op == Op::Phi) {
-                let Some(k) = i.phi_preds.iter().position(|p| *p == b) else { continue };
+                let Some(k) = i.phi_preds.iter().position(|p| *p == b) else {
+                    continue;
+                };
                 let d = i.dst.unwrap();
-                let dr = self.regs[d.0 as usize].ok_or_else(|| CompileError::Internal(format!("phi %{} has no register at b{}", d.0, bi)))?;
+                let dr = self.regs[d.0 as usize].ok_or_else(|| {
+                    CompileError::Internal(format!("phi %{} has no register at b{}", d.0, bi))
+                })?;
                 let src = self.src(&i.srcs[k], f.ty(d), f.shape(d).comps > 1);
                 copies.push((dr, src.op));
             }
@@ -250,8 +288,14 @@ impl Assigner<'_> {
         for n in ns {
             match n {
                 CfNode::Block(b) => self.block(*b, out)?,
-                CfNode::If { cond, then_body, else_body } => {
-                    out.push(MItem::If { cond: self.reg(*cond) });
+                CfNode::If {
+                    cond,
+                    then_body,
+                    else_body,
+                } => {
+                    out.push(MItem::If {
+                        cond: self.reg(*cond),
+                    });
                     self.list(then_body, out)?;
                     out.push(MItem::Else);
                     self.list(else_body, out)?;
@@ -279,7 +323,12 @@ impl RegFile {
 }
 
 /// Assign registers to a function whose pressure already fits `limit_halves`.
-pub fn assign(f: &Function, target: &dyn RegTarget, limit_halves: u16, prefer_high: bool) -> Result<MProgram, CompileError> {
+pub fn assign(
+    f: &Function,
+    target: &dyn RegTarget,
+    limit_halves: u16,
+    prefer_high: bool,
+) -> Result<MProgram, CompileError> {
     let cfg = Cfg::build(f);
     let lv = Liveness::compute(f, &cfg);
     let mut region = vec![0; f.blocks.len()];
@@ -306,7 +355,10 @@ pub fn assign(f: &Function, target: &dyn RegTarget, limit_halves: u16, prefer_hi
     };
     let mut items = Vec::new();
     a.list(&f.body, &mut items)?;
-    let mut p = MProgram { items, ..Default::default() };
+    let mut p = MProgram {
+        items,
+        ..Default::default()
+    };
     p.stats.gprs = (a.file.high_water as u32).div_ceil(2);
     p.stats.copies = a.copies;
     Ok(p)

@@ -1,7 +1,7 @@
 //! Block-level liveness of SSA values (phi sources are live out of their predecessor, phi
 //! destinations are defined at block entry, an `if` condition is read at the end of its block).
 
-use crate::ir::{BlockId, Cfg, CfNode, Function, Op, Value};
+use crate::ir::{BlockId, CfNode, Cfg, Function, Op, Value};
 
 /// A dense set of values.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -34,7 +34,9 @@ impl ValueSet {
     }
     pub fn iter(&self) -> impl Iterator<Item = Value> + '_ {
         self.0.iter().enumerate().flat_map(|(w, bits)| {
-            (0..64).filter(move |b| bits >> b & 1 == 1).map(move |b| Value((w * 64 + b) as u32))
+            (0..64)
+                .filter(move |b| bits >> b & 1 == 1)
+                .map(move |b| Value((w * 64 + b) as u32))
         })
     }
 }
@@ -49,7 +51,11 @@ pub struct Liveness {
 fn conds(ns: &[CfNode], out: &mut Vec<Option<Value>>) {
     for (k, n) in ns.iter().enumerate() {
         match n {
-            CfNode::If { cond, then_body, else_body } => {
+            CfNode::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
                 if let Some(CfNode::Block(b)) = k.checked_sub(1).map(|p| &ns[p]) {
                     out[b.0 as usize] = Some(*cond);
                 }
@@ -122,6 +128,10 @@ impl Liveness {
                 }
             }
         }
-        Liveness { live_in, live_out, branch_cond }
+        Liveness {
+            live_in,
+            live_out,
+            branch_cond,
+        }
     }
 }

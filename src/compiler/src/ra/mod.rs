@@ -22,7 +22,11 @@ pub struct RaOptions {
 
 /// Allocate registers, spilling if needed. Retries with a smaller spill target when alignment
 /// fragmentation leaves no aligned tuple although the pressure fits.
-pub fn allocate(f: &Function, target: &dyn RegTarget, opts: RaOptions) -> Result<MProgram, CompileError> {
+pub fn allocate(
+    f: &Function,
+    target: &dyn RegTarget,
+    opts: RaOptions,
+) -> Result<MProgram, CompileError> {
     let budget = opts.gprs.min(target.gprs()) * 2;
     let mut last_err = None;
     let mut spill_target = budget;

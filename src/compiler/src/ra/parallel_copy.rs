@@ -13,7 +13,13 @@ struct Move {
 }
 
 fn src(op: MOperand, ty: Type) -> MSrc {
-    MSrc { op, ty, neg: false, abs: false, release: false }
+    MSrc {
+        op,
+        ty,
+        neg: false,
+        abs: false,
+        release: false,
+    }
 }
 
 fn unit_ty(r: Reg) -> Type {
@@ -28,11 +34,24 @@ fn unit_ty(r: Reg) -> Type {
 fn units(dst: Reg, s: MOperand) -> Vec<Move> {
     match s {
         MOperand::Reg(sr) => {
-            let step = if dst.half % 2 == 0 && sr.half % 2 == 0 && dst.halves % 2 == 0 { 2 } else { 1 };
+            let step = if dst.half.is_multiple_of(2)
+                && sr.half.is_multiple_of(2)
+                && dst.halves.is_multiple_of(2)
+            {
+                2
+            } else {
+                1
+            };
             (0..dst.halves / step)
                 .map(|k| Move {
-                    dst: Reg { half: dst.half + (k * step) as u16, halves: step },
-                    src: MOperand::Reg(Reg { half: sr.half + (k * step) as u16, halves: step }),
+                    dst: Reg {
+                        half: dst.half + (k * step) as u16,
+                        halves: step,
+                    },
+                    src: MOperand::Reg(Reg {
+                        half: sr.half + (k * step) as u16,
+                        halves: step,
+                    }),
                 })
                 .collect()
         }
@@ -42,26 +61,49 @@ fn units(dst: Reg, s: MOperand) -> Vec<Move> {
 
 /// Sequential copies implementing `dst_i = src_i` for all i at once.
 pub fn sequentialize(copies: &[(Reg, MOperand)]) -> Result<Vec<MInstr>, CompileError> {
-    let mut pending: Vec<Move> = copies.iter().flat_map(|&(d, s)| units(d, s)).filter(|m| m.src != MOperand::Reg(m.dst)).collect();
+    let mut pending: Vec<Move> = copies
+        .iter()
+        .flat_map(|&(d, s)| units(d, s))
+        .filter(|m| m.src != MOperand::Reg(m.dst))
+        .collect();
     let mut out = Vec::new();
     let reads = |ms: &[Move], r: Reg, skip: usize| {
-        ms.iter().enumerate().any(|(k, m)| k != skip && matches!(m.src, MOperand::Reg(s) if s.overlaps(r)))
+        ms.iter()
+            .enumerate()
+            .any(|(k, m)| k != skip && matches!(m.src, MOperand::Reg(s) if s.overlaps(r)))
     };
     while !pending.is_empty() {
         if let Some(k) = (0..pending.len()).find(|&k| !reads(&pending, pending[k].dst, k)) {
             let m = pending.remove(k);
-            out.push(MInstr::new(Op::Copy, unit_ty(m.dst), Some(m.dst), [src(m.src, unit_ty(m.dst))]));
+            out.push(MInstr::new(
+                Op::Copy,
+                unit_ty(m.dst),
+                Some(m.dst),
+                [src(m.src, unit_ty(m.dst))],
+            ));
             continue;
         }
         // Every remaining destination is still read: the moves form cycles of registers.
         let m = pending.remove(0);
-        let MOperand::Reg(s) = m.src else { unreachable!("immediates never block") };
+        let MOperand::Reg(s) = m.src else {
+            unreachable!("immediates never block")
+        };
         if s.halves != m.dst.halves || s.overlaps(m.dst) {
-            return Err(CompileError::Internal(format!("parallel copy cycle with mixed units {} <- {s}", m.dst)));
+            return Err(CompileError::Internal(format!(
+                "parallel copy cycle with mixed units {} <- {s}",
+                m.dst
+            )));
         }
         let ty = unit_ty(s);
         let (a, b) = (m.dst, s);
-        let xor = |d: Reg, x: Reg, y: Reg| MInstr::new(Op::Xor, ty, Some(d), [src(MOperand::Reg(x), ty), src(MOperand::Reg(y), ty)]);
+        let xor = |d: Reg, x: Reg, y: Reg| {
+            MInstr::new(
+                Op::Xor,
+                ty,
+                Some(d),
+                [src(MOperand::Reg(x), ty), src(MOperand::Reg(y), ty)],
+            )
+        };
         out.push(xor(a, a, b));
         out.push(xor(b, b, a));
         out.push(xor(a, a, b));
@@ -73,7 +115,9 @@ pub fn sequentialize(copies: &[(Reg, MOperand)]) -> Result<Vec<MInstr>, CompileE
                 } else if *r == b {
                     *r = a;
                 } else if r.overlaps(a) || r.overlaps(b) {
-                    return Err(CompileError::Internal(format!("parallel copy partial overlap at {a}")));
+                    return Err(CompileError::Internal(format!(
+                        "parallel copy partial overlap at {a}"
+                    )));
                 }
             }
         }
@@ -90,7 +134,10 @@ mod tests {
     fn run(file: &mut [u16; 16], prog: &[MInstr]) {
         for i in prog {
             let rd = |f: &[u16; 16], s: &MSrc| match s.op {
-                MOperand::Reg(r) => (r.half..r.end()).map(|h| f[h as usize] as u32).rev().fold(0, |a, x| a << 16 | x),
+                MOperand::Reg(r) => (r.half..r.end())
+                    .map(|h| f[h as usize] as u32)
+                    .rev()
+                    .fold(0, |a, x| a << 16 | x),
                 MOperand::Imm(b) => b,
                 _ => unreachable!(),
             };

@@ -37,13 +37,24 @@ pub fn scan(f: &Function, lv: &Liveness) -> Vec<PointInfo> {
             }
             // `live` is now the set before the instruction.
             let dst_sz = i.dst.map(|d| f.shape(d).halves()).unwrap_or(0);
-            let keep = if i.op.is_async() || i.op == Op::Phi { size(f, &live) } else { size(f, &live.clone().tap_remove_dead(&after)) };
+            let keep = if i.op.is_async() || i.op == Op::Phi {
+                size(f, &live)
+            } else {
+                size(f, &live.clone().tap_remove_dead(&after))
+            };
             let pressure = keep + dst_sz;
             let through = live
                 .iter()
-                .filter(|v| after.contains(*v) && Some(*v) != i.dst && !i.src_values().any(|s| s == *v))
+                .filter(|v| {
+                    after.contains(*v) && Some(*v) != i.dst && !i.src_values().any(|s| s == *v)
+                })
                 .collect();
-            out.push(PointInfo { block: bi, instr: ii, pressure, through });
+            out.push(PointInfo {
+                block: bi,
+                instr: ii,
+                pressure,
+                through,
+            });
         }
     }
     out

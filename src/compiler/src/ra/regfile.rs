@@ -15,7 +15,11 @@ pub struct RegFile {
 
 impl RegFile {
     pub fn new(limit_halves: u16) -> Self {
-        RegFile { used: [false; MAX_HALVES], limit: limit_halves.min(MAX_HALVES as u16), high_water: 0 }
+        RegFile {
+            used: [false; MAX_HALVES],
+            limit: limit_halves.min(MAX_HALVES as u16),
+            high_water: 0,
+        }
     }
     pub fn is_free(&self, r: Reg) -> bool {
         r.end() <= self.limit && (r.half..r.end()).all(|h| !self.used[h as usize])
@@ -35,7 +39,9 @@ impl RegFile {
     /// (searching from `start` first); wider tuples take the highest fit, so scalars do not
     /// fragment the space tuples need.
     pub fn find(&self, halves: u8, reach: u16, start: u16) -> Option<Reg> {
-        let align = (halves as u16).next_power_of_two().max(if halves >= 2 { 2 } else { 1 });
+        let align = (halves as u16)
+            .next_power_of_two()
+            .max(if halves >= 2 { 2 } else { 1 });
         let end = reach.min(self.limit);
         if halves > 2 {
             let mut h = (end.saturating_sub(halves as u16) / align) * align;

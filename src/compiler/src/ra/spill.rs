@@ -5,8 +5,8 @@
 use super::liveness::Liveness;
 use super::pressure::scan;
 use crate::error::CompileError;
-use crate::ir::{CfNode, Cfg, Function, Instr, Op, Operand, Src, Value};
 use crate::ir::print::instr_to_string;
+use crate::ir::{CfNode, Cfg, Function, Instr, Op, Operand, Src, Value};
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SpillStats {
@@ -19,7 +19,11 @@ fn set_cond(ns: &mut [CfNode], from: Value, to: Value, after_block: usize) {
     for k in 0..ns.len() {
         let prev_is = matches!(k.checked_sub(1).map(|p| &ns[p]), Some(CfNode::Block(b)) if b.0 as usize == after_block);
         match &mut ns[k] {
-            CfNode::If { cond, then_body, else_body } => {
+            CfNode::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
                 if prev_is && *cond == from {
                     *cond = to;
                 }
@@ -80,7 +84,13 @@ fn spill_value(f: &mut Function, lv: &Liveness, v: Value, slot: u32, stats: &mut
     // Phi sources and branch conditions read v at the end of a predecessor block.
     for bi in 0..f.blocks.len() {
         let reads_as_phi = f.blocks.iter().any(|b| {
-            b.instrs.iter().any(|i| i.op == Op::Phi && i.srcs.iter().zip(&i.phi_preds).any(|(s, p)| s.value() == Some(v) && p.0 as usize == bi))
+            b.instrs.iter().any(|i| {
+                i.op == Op::Phi
+                    && i.srcs
+                        .iter()
+                        .zip(&i.phi_preds)
+                        .any(|(s, p)| s.value() == Some(v) && p.0 as usize == bi)
+            })
         });
         let branch = lv.branch_cond[bi] == Some(v);
         if !reads_as_phi && !branch {
@@ -108,14 +118,25 @@ fn spill_value(f: &mut Function, lv: &Liveness, v: Value, slot: u32, stats: &mut
 }
 
 /// Spill until every point's pressure fits `budget_halves`.
-pub fn spill_to_fit(f: &mut Function, budget_halves: u32, first_slot: u32) -> Result<SpillStats, CompileError> {
-    let mut stats = SpillStats { slots: first_slot, ..Default::default() };
+pub fn spill_to_fit(
+    f: &mut Function,
+    budget_halves: u32,
+    first_slot: u32,
+) -> Result<SpillStats, CompileError> {
+    let mut stats = SpillStats {
+        slots: first_slot,
+        ..Default::default()
+    };
     let mut unspillable = vec![false; f.shapes.len()];
     for _round in 0..10_000 {
         let cfg = Cfg::build(f);
         let lv = Liveness::compute(f, &cfg);
         let points = scan(f, &lv);
-        let Some(worst) = points.iter().filter(|p| p.pressure > budget_halves).max_by_key(|p| p.pressure) else {
+        let Some(worst) = points
+            .iter()
+            .filter(|p| p.pressure > budget_halves)
+            .max_by_key(|p| p.pressure)
+        else {
             return Ok(stats);
         };
         unspillable.resize(f.shapes.len(), false);
@@ -136,13 +157,21 @@ pub fn spill_to_fit(f: &mut Function, budget_halves: u32, first_slot: u32) -> Re
             .through
             .iter()
             .filter(|v| !unspillable[v.0 as usize])
-            .min_by_key(|v| (cost[v.0 as usize] * 8 / f.shape(**v).halves().max(1) as u64, v.0))
+            .min_by_key(|v| {
+                (
+                    cost[v.0 as usize] * 8 / f.shape(**v).halves().max(1) as u64,
+                    v.0,
+                )
+            })
             .copied();
         let Some(v) = victim else {
             let i = &f.blocks[worst.block].instrs[worst.instr];
             return Err(CompileError::RegAlloc {
                 instr: instr_to_string(f, i),
-                why: format!("{} halves needed, {budget_halves} available, nothing left to spill", worst.pressure),
+                why: format!(
+                    "{} halves needed, {budget_halves} available, nothing left to spill",
+                    worst.pressure
+                ),
             });
         };
         let before = f.shapes.len();

@@ -8,6 +8,7 @@
 //! - a direct load → store only works with a slot-6 producer;
 //! - pending work is never carried across blocks or exec-mask changes
 //!   (GravityLinux/mesa apple9 physical scheduler; inferred as a rule).
+//!
 //! Where a consumer would need two slots, or work would cross a boundary, a hand-off copy
 //! (`r = r`, naming the slot) is inserted; that a copy onto itself completes the hand-off is
 //! inferred, not measured.
@@ -25,9 +26,23 @@ struct Pending {
 
 fn handoff(p: &Pending) -> MInstr {
     // Copy the first 32 bits (or 16) of the tuple onto itself; that read delivers the tuple.
-    let r = Reg { half: p.reg.half, halves: p.reg.halves.min(2) };
+    let r = Reg {
+        half: p.reg.half,
+        halves: p.reg.halves.min(2),
+    };
     let ty = if r.halves == 1 { Type::I16 } else { Type::I32 };
-    let mut m = MInstr::new(Op::Copy, ty, Some(r), [MSrc { op: MOperand::Reg(r), ty, neg: false, abs: false, release: false }]);
+    let mut m = MInstr::new(
+        Op::Copy,
+        ty,
+        Some(r),
+        [MSrc {
+            op: MOperand::Reg(r),
+            ty,
+            neg: false,
+            abs: false,
+            release: false,
+        }],
+    );
     m.wait_slot = p.slot;
     m
 }
@@ -83,7 +98,10 @@ pub fn assign_slots(p: &mut MProgram) {
             }
         }
         if i.op.is_async() {
-            let free = POOL.iter().copied().find(|s| !pending.iter().any(|pd| pd.slot == *s));
+            let free = POOL
+                .iter()
+                .copied()
+                .find(|s| !pending.iter().any(|pd| pd.slot == *s));
             let slot = match free {
                 Some(s) => s,
                 None => {
@@ -93,11 +111,18 @@ pub fn assign_slots(p: &mut MProgram) {
                 }
             };
             i.produce_slot = slot;
-            pending.push(Pending { slot, reg: i.dst.expect("asynchronous ops have a destination") });
+            pending.push(Pending {
+                slot,
+                reg: i.dst.expect("asynchronous ops have a destination"),
+            });
         }
         out.push(MItem::Instr(i));
     }
     flush(&mut pending, &mut out);
     p.items = out;
-    p.stats.scoreboard_waits = p.items.iter().filter(|it| matches!(it, MItem::Instr(i) if i.wait_slot != 0)).count() as u32;
+    p.stats.scoreboard_waits = p
+        .items
+        .iter()
+        .filter(|it| matches!(it, MItem::Instr(i) if i.wait_slot != 0))
+        .count() as u32;
 }
