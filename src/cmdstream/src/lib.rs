@@ -9,6 +9,7 @@ mod macros;
 pub mod cdm;
 pub mod descriptors;
 pub mod evidence;
+pub mod layout;
 pub mod ppp;
 pub mod print;
 pub mod record;

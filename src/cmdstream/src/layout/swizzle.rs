@@ -1,0 +1,159 @@
+//! Fast CPU conversion between a linear image and a twiddled plane (for transfers).
+//!
+//! Within a tile the Morton offset splits into a sum of an x part and a y part, so each row
+//! is copied with two small lookup tables; even/odd x pairs are adjacent in memory, so
+//! texels move two at a time.
+
+use super::plane::{morton_interleave, PlaneLayout};
+use super::LayoutError;
+
+/// Per-coordinate contributions to the within-tile element index.
+fn tables(p: &PlaneLayout) -> (Vec<u32>, Vec<u32>) {
+    let (tw, th) = (p.tile_w, p.tile_h);
+    let m = tw.min(th);
+    let sq = m * m;
+    let xt = (0..tw)
+        .map(|x| morton_interleave(x & (m - 1), 0) as u32 + if tw > th { (x / m) * sq } else { 0 })
+        .collect();
+    let yt = (0..th)
+        .map(|y| morton_interleave(0, y & (m - 1)) as u32 + if th > tw { (y / m) * sq } else { 0 })
+        .collect();
+    (xt, yt)
+}
+
+fn check(p: &PlaneLayout, linear: usize, stride: usize, tiled: usize) -> Result<(), LayoutError> {
+    if !p.is_twiddled() {
+        return Err(LayoutError::Unsupported("plane is not twiddled"));
+    }
+    let row = p.width as usize * p.element_bytes as usize;
+    if stride < row {
+        return Err(LayoutError::Buffer {
+            have: stride,
+            need: row,
+        });
+    }
+    let need_linear = stride * (p.height as usize - 1) + row;
+    if linear < need_linear {
+        return Err(LayoutError::Buffer {
+            have: linear,
+            need: need_linear,
+        });
+    }
+    if tiled < p.size as usize {
+        return Err(LayoutError::Buffer {
+            have: tiled,
+            need: p.size as usize,
+        });
+    }
+    Ok(())
+}
+
+fn to_tiled<const B: usize>(p: &PlaneLayout, linear: &[u8], stride: usize, tiled: &mut [u8]) {
+    let (xt, yt) = tables(p);
+    let (tw, th) = (p.tile_w as usize, p.tile_h as usize);
+    let width = p.width as usize;
+    for y in 0..p.height as usize {
+        let yo = yt[y % th] as usize;
+        let tile_row = (y / th) * p.cols as usize;
+        let row = &linear[y * stride..y * stride + width * B];
+        for (tx, chunk) in row.chunks(tw * B).enumerate() {
+            let base = (tile_row + tx) * tw * th + yo;
+            let mut pairs = chunk.chunks_exact(2 * B);
+            for (k, pair) in (&mut pairs).enumerate() {
+                let d = (base + xt[2 * k] as usize) * B;
+                tiled[d..d + 2 * B].copy_from_slice(pair);
+            }
+            let rest = pairs.remainder();
+            if !rest.is_empty() {
+                let d = (base + xt[chunk.len() / B - 1] as usize) * B;
+                tiled[d..d + B].copy_from_slice(rest);
+            }
+        }
+    }
+}
+
+fn from_tiled<const B: usize>(p: &PlaneLayout, linear: &mut [u8], stride: usize, tiled: &[u8]) {
+    let (xt, yt) = tables(p);
+    let (tw, th) = (p.tile_w as usize, p.tile_h as usize);
+    let width = p.width as usize;
+    for y in 0..p.height as usize {
+        let yo = yt[y % th] as usize;
+        let tile_row = (y / th) * p.cols as usize;
+        let row = &mut linear[y * stride..y * stride + width * B];
+        for (tx, chunk) in row.chunks_mut(tw * B).enumerate() {
+            let base = (tile_row + tx) * tw * th + yo;
+            let last = chunk.len() / B - 1;
+            let mut pairs = chunk.chunks_exact_mut(2 * B);
+            for (k, pair) in (&mut pairs).enumerate() {
+                let d = (base + xt[2 * k] as usize) * B;
+                pair.copy_from_slice(&tiled[d..d + 2 * B]);
+            }
+            let rest = pairs.into_remainder();
+            if !rest.is_empty() {
+                let d = (base + xt[last] as usize) * B;
+                rest.copy_from_slice(&tiled[d..d + B]);
+            }
+        }
+    }
+}
+
+fn per_element(p: &PlaneLayout, mut f: impl FnMut(usize, usize, usize)) {
+    // A tile one element wide cannot pair texels; address every element.
+    let b = p.element_bytes as usize;
+    for y in 0..p.height {
+        for x in 0..p.width {
+            f(p.offset(x, y) as usize, y as usize, x as usize * b);
+        }
+    }
+}
+
+/// Copies a linear image (`stride` bytes per row) into twiddled plane `p` in `tiled`.
+/// Padding outside the image is left as it was.
+pub fn tile_plane(
+    p: &PlaneLayout,
+    linear: &[u8],
+    stride: usize,
+    tiled: &mut [u8],
+) -> Result<(), LayoutError> {
+    check(p, linear.len(), stride, tiled.len())?;
+    let b = p.element_bytes as usize;
+    if p.tile_w < 2 {
+        per_element(p, |d, y, xo| {
+            tiled[d..d + b].copy_from_slice(&linear[y * stride + xo..][..b])
+        });
+        return Ok(());
+    }
+    match b {
+        1 => to_tiled::<1>(p, linear, stride, tiled),
+        2 => to_tiled::<2>(p, linear, stride, tiled),
+        4 => to_tiled::<4>(p, linear, stride, tiled),
+        8 => to_tiled::<8>(p, linear, stride, tiled),
+        _ => to_tiled::<16>(p, linear, stride, tiled),
+    }
+    Ok(())
+}
+
+/// Copies twiddled plane `p` out of `tiled` into a linear image with `stride` bytes per row.
+pub fn untile_plane(
+    p: &PlaneLayout,
+    tiled: &[u8],
+    linear: &mut [u8],
+    stride: usize,
+) -> Result<(), LayoutError> {
+    check(p, linear.len(), stride, tiled.len())?;
+    let b = p.element_bytes as usize;
+    if p.tile_w < 2 {
+        per_element(p, |d, y, xo| {
+            linear[y * stride + xo..][..b].copy_from_slice(&tiled[d..d + b])
+        });
+        return Ok(());
+    }
+    match b {
+        1 => from_tiled::<1>(p, linear, stride, tiled),
+        2 => from_tiled::<2>(p, linear, stride, tiled),
+        4 => from_tiled::<4>(p, linear, stride, tiled),
+        8 => from_tiled::<8>(p, linear, stride, tiled),
+        _ => from_tiled::<16>(p, linear, stride, tiled),
+    }
+    Ok(())
+}
