@@ -18,6 +18,11 @@ pub enum Outcome {
     Error(SimError),
 }
 
+/// GPU VA of the buffer in base slot `slot`.
+pub fn buffer_va(slot: u64) -> u64 {
+    BUFFER_BASE + slot * BUFFER_STRIDE
+}
+
 /// Buffer bindings in the order the harness assigns base slots: ascending
 /// binding number, consecutive slots from 0 (oracles README; the EXP-M4-35
 /// `decoded_buffer_slots` confirm it for those programs).
@@ -36,7 +41,7 @@ pub fn prepare(o: &Oracle) -> Result<(PageTable, ComputeLaunch), SimError> {
     let mut uniforms = vec![0u32; 2 * order.len()];
     for (slot, binding) in order.iter().enumerate() {
         let buf = o.buffers.iter().find(|b| b.binding == *binding).expect("binding from buffers");
-        let va = BUFFER_BASE + slot as u64 * BUFFER_STRIDE;
+        let va = buffer_va(slot as u64);
         let bytes: Vec<u8> = buf.words_u32.iter().flat_map(|w| w.to_le_bytes()).collect();
         let len = (bytes.len() as u64).max(1).div_ceil(PAGE_SIZE) * PAGE_SIZE;
         if len > BUFFER_STRIDE {
@@ -77,7 +82,7 @@ pub fn check(o: &Oracle) -> Outcome {
         let Some(slot) = order.iter().position(|&b| b == exp.binding) else {
             return Outcome::Error(SimError::Launch(format!("expected binding {} is not bound", exp.binding)));
         };
-        let va = BUFFER_BASE + slot as u64 * BUFFER_STRIDE;
+        let va = buffer_va(slot as u64);
         let mut bytes = vec![0u8; exp.words_u32.len() * 4];
         if let Err(f) = pt.host_read(va, &mut bytes) {
             return Outcome::Error(f.into());

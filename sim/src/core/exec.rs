@@ -2,7 +2,7 @@
 
 use super::alu::{apply_mod, compare, fbin, from_f32, ibin, part_type, to_f32};
 use super::ops::{Address, JumpCond, Kind, MemFormat, Op, Part, PredSel, Src};
-use super::scoreboard::{accepted_slots, halves, Handoff, HalfSet};
+use super::scoreboard::{halves, hands_off, Handoff, HalfSet};
 use super::state::SimdGroup;
 use super::{Lanes, LANES};
 use crate::error::SimError;
@@ -89,18 +89,15 @@ fn resolve_pending(sg: &mut SimdGroup, op: &Op) -> Result<HalfSet, SimError> {
         return Ok(zeroed);
     }
     let mut hs = [0usize; 8];
-    let mut regs = [0u8; 8];
-    let (mut n, mut nregs) = (0, 0);
+    let mut n = 0;
+    let mut tags = 0u8;
     for src in op.kind.sources() {
         if let Src::Gpr(r, part) = src {
             for h in halves(r, part) {
                 if sg.pending.tag[h] != 0 && !hs[..n].contains(&h) && n < hs.len() {
                     hs[n] = h;
                     n += 1;
-                    if !regs[..nregs].contains(&r) {
-                        regs[nregs] = r;
-                        nregs += 1;
-                    }
+                    tags |= 1 << (sg.pending.tag[h] - 1);
                 }
             }
         }
@@ -109,7 +106,7 @@ fn resolve_pending(sg: &mut SimdGroup, op: &Op) -> Result<HalfSet, SimError> {
         return Ok(zeroed);
     }
     let h = op.hazard;
-    let accepted = accepted_slots(h.wait, h.wait_is_base, nregs as u32);
+    let group_ok = hands_off(h.wait, h.wait_is_base, tags);
     let slot6_pending = sg.pending.any_on(6);
     for &half in &hs[..n] {
         let tag = sg.pending.tag[half];
@@ -128,7 +125,7 @@ fn resolve_pending(sg: &mut SimdGroup, op: &Op) -> Result<HalfSet, SimError> {
                     half / 2
                 ),
             ));
-        } else if accepted & (1 << (tag - 1)) != 0 {
+        } else if group_ok {
             Handoff::Deliver
         } else {
             Handoff::Zero

@@ -74,20 +74,28 @@ pub enum Handoff {
     Zero,
 }
 
-/// Slots a consumer accepts: `named` (bit s-1 = slot s) for a mask layout, or
-/// for an index layout the group of `group` slots starting at the named base.
-pub fn accepted_slots(named: u8, base_layout: bool, group: u32) -> u8 {
-    if !base_layout || named == 0 {
-        return named;
+/// Whether a consumer's wait field takes over the pending values it reads,
+/// published on the slot set `tags` (bit s-1 = slot s). All or nothing: a
+/// group either hands off whole or every member reads zero.
+/// - index layouts name the group's base: the tags must be exactly the
+///   contiguous run of slots from the base (wrapping 6 -> 1), so two loads on
+///   slot 6 need base 6 and a load(6)+texture(1) pair needs base 6;
+/// - mask layouts name slots one-hot: every tag must be named.
+pub fn hands_off(named: u8, base_layout: bool, tags: u8) -> bool {
+    if named == 0 || tags == 0 {
+        return false;
+    }
+    if !base_layout {
+        return tags & !named == 0;
     }
     let base = named.trailing_zeros() as u8 + 1;
-    let mut set = 0u8;
+    let mut window = 0u8;
     let mut s = base;
-    for _ in 0..group.clamp(1, 6) {
-        set |= 1 << (s - 1);
+    for _ in 0..tags.count_ones() {
+        window |= 1 << (s - 1);
         s = if s == 6 { 1 } else { s + 1 };
     }
-    set
+    window == tags
 }
 
 impl Pending {
@@ -145,13 +153,25 @@ impl Pending {
 mod tests {
     use super::*;
 
+    const S1: u8 = 1;
+    const S2: u8 = 2;
+    const S6: u8 = 1 << 5;
+
     #[test]
     fn base_selector_groups_wrap_from_six_to_one() {
-        assert_eq!(accepted_slots(1 << 5, true, 2), 0b10_0001);
-        assert_eq!(accepted_slots(1 << 5, true, 1), 0b10_0000);
-        assert_eq!(accepted_slots(1 << 1, true, 3), 0b00_1110);
-        assert_eq!(accepted_slots(0b1001, false, 2), 0b1001);
-        assert_eq!(accepted_slots(0, true, 2), 0);
+        assert!(hands_off(S6, true, S6));
+        assert!(hands_off(S6, true, S6 | S1));
+        assert!(!hands_off(S1, true, S6 | S1));
+        assert!(!hands_off(1 << 4, true, S6), "a neighbouring base zeroes the group");
+        assert!(hands_off(S1, true, S1 | S2));
+        assert!(!hands_off(0, true, S6));
+    }
+
+    #[test]
+    fn mask_selectors_must_name_every_tag() {
+        assert!(hands_off(S6, false, S6));
+        assert!(hands_off(S6 | S1, false, S6));
+        assert!(!hands_off(S2 | 4, false, S6), "FALU's binary 6 read as a mask names slots 2 and 3");
     }
 
     #[test]

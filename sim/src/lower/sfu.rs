@@ -9,8 +9,8 @@
 //! - ordinary form (byte6 bit7 set): source type byte6 bits 4:3, release bit5,
 //!   abs byte7 bit7, negate byte8 bit0;
 //! - reciprocal form: source type byte7 bits 3:2, release byte6 bit4, abs
-//!   byte8 bit6; byte4 bit0 negates (native rcp_*_neg kernels, which differ from
-//!   rcp_*_store only there and return -1/x);
+//!   byte8 bit6; no negate (native rcp_*_neg kernels negate with a separate
+//!   instruction; their byte4 bit0, like k_sqrt's, leaves the result unchanged);
 //! - type codes 0 bf16, 1 f16, 2 f32; 16-bit sources are the register's low half;
 //! - result f16 (low half of dst) where the native half-result kernels differ
 //!   from the float-result ones: ordinary byte7 bit5, reciprocal byte8 bit4
@@ -51,7 +51,7 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
         }
         src_ty = (b7 >> 2) & 3;
         abs = bit(b8, 6);
-        neg = bit(b4, 0);
+        neg = false;
         f16_result = bit(b8, 4);
         if bit(b7, 1) != f16_result {
             return Err(format!("reciprocal b7 bit1 ({b7:#x}) without the matching result type is unmeasured"));
