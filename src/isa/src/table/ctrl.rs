@@ -16,7 +16,6 @@ const JUMP: &[crate::form::Field] = &[
 // byte3 = 1 | bank<<2 | invert<<5; banks 6/7 are constant true/false (EXP-M4-52/53, measured).
 const PUSH: &[crate::form::Field] = &[
     raw!("mode", 16, 8),
-    raw!("b3_1", 25, 1),
     f!("bank", [(26, 3)], Pred, Hardware, MASK),
     f!("invert", [(29, 1)], Modifier, Hardware, MASK),
     raw!("b3_hi", 30, 2),
@@ -84,7 +83,12 @@ pub static FORMS: &[Form] = &[
     form!("jump", Jump, 10, Hardware, CAN, [(0, 8, 0x0f), (8, 8, 0x00)], JUMP, []),
     form!("jump_exec_none", JumpExecNone, 10, Hardware, MASK, [(0, 8, 0x0f), (8, 8, 0x01)], JUMP, []),
     form!("call", Call, 14, CorpusOnly, CAN, [(0, 8, 0x0f), (8, 8, 0x05), (32, 8, 0x8f)], CALL, []),
-    form!("if_push", IfPush, 4, Hardware, MASK, [(0, 8, 0x0f), (8, 8, 0x05), (24, 1, 1)], PUSH, []),
+    form!("if_push", IfPush, 4, Hardware, MASK, [(0, 8, 0x0f), (8, 8, 0x05), (24, 2, 1)], PUSH, []),
+    // `0f 05 54 1a`: byte3 low bits 2 = loop-mask push (GravityLinux/mesa LOOP_MASK_PUSH, measured;
+    // EXP-0010 prodloop), same bank/invert layout
+    form!("loop_push", IfPush, 4, Hardware, MASK, [(0, 8, 0x0f), (8, 8, 0x05), (24, 2, 2)], PUSH, []),
+    // `0f 0d 54 01` / `0f 0d 64 01` in fragment programs before discards (EXP-0050), 4 bytes
+    form!("cf_0d", Opaque, 4, CorpusOnly, super::src::CORPUS, [(0, 8, 0x0f), (8, 8, 0x0d)], B2B3, []),
     form!("else", Else, 4, Hardware, MASK, [(0, 8, 0x0f), (8, 8, 0x04), (16, 16, 0x1904)], &[], []),
     form!("mask_op", Opaque, 4, CorpusOnly, LEN, [(0, 8, 0x0f), (8, 8, 0x04)], B2B3, []),
     form!("pop", Pop, 6, Hardware, MASK, [(0, 8, 0x0f), (8, 8, 0x06)], POP, []),

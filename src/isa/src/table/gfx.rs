@@ -45,6 +45,8 @@ pub static FORMS: &[Form] = &[
     // 0x97: pack convert (compute, byte2 0x56) / fragment colour pack, 10 bytes (EXP-0029/0033)
     form!("pack_convert", Opaque, 10, CorpusOnly, ET, [(0, 8, 0x97)], T10, []),
     // 0x57 vertex varying store 8 bytes (EXP-0037)
+    // 0x57 with byte1 bit 1 clear: 6-byte fragment sample submit (encoding-tables.md frag_sample_submit)
+    form!("frag_sample_submit", Opaque, 6, CorpusOnly, ET, [(0, 8, 0x57), (9, 1, 0)], rb!("b1_0" 8 1, "b1_hi" 10 6, "b2" 16 8, "b3" 24 8, "b4" 32 16), []),
     form!("vary_store", VaryingStore, 8, CorpusOnly, ET, [(0, 8, 0x57)], T8, []),
     // 0xd7: [[depth]] store 6 / texture write 16 (EXP-0016/0029)
     form!("depth_store", TileStore, 6, CorpusOnly, LEN, [(0, 8, 0xd7), (8, 8, 0x14), (16, 8, 0x54)], rb!("b3" 24 8, "b4" 32 16), []),
@@ -62,7 +64,12 @@ pub static FORMS: &[Form] = &[
     form!("rtq_traverse", RayTrace, 8, CorpusOnly, LEN, [(0, 4, 0xf), (8, 8, 0x80), (16, 8, 0x86)], rb!("b0_hi" 4 4, "b3" 24 8, "tail" 32 32), []),
     // texture sample/read bundle: 4-byte companion (low 3 bits 5, byte1 high nibble 8, byte2 0x0c)
     // plus the 10-byte sampler op (EXP-0016, measured; EXP-0037 chained companions)
-    form!("tex_sample", Texture, 14, CorpusOnly, ET, [(0, 3, 5), (12, 4, 8), (16, 8, 0x0c)], rb!("b0_hi" 3 5, "b1_lo" 8 4, "b3" 24 8, "tail" 32 64, "tail2" 96 16), []),
+    // byte1 high nibble 0 too (`45 00 0c 38 b0 25 ..` in texture_sample__tex_half), corpus tiling
+    form!("tex_sample", Texture, 14, CorpusOnly, ET, [(0, 3, 5), (12, 3, 0), (16, 8, 0x0c)], rb!("b0_hi" 3 5, "b1_lo" 8 4, "b1_7" 15 1, "b3" 24 8, "tail" 32 64, "tail2" 96 16), []),
+    // 2-byte words between SFU range-reduction steps and before compact ALU ops
+    // (isadb.py EXP-M4-12 S1; `06 02 | 2f 03 54 ..` in EXP-M4-55 k_sin/k_cos), corpus tiling
+    form!("word_0602", Opaque, 2, CorpusOnly, LEN, [(0, 16, 0x0206)], &[], []),
+    form!("word_80", Opaque, 2, CorpusOnly, LEN, [(0, 8, 0x80), (8, 2, 0), (12, 4, 0)], rb!("b1_23" 10 2), []),
     // ray intersect (low nibble 4, byte1 0xea), 8 bytes (EXP-0023)
     form!("rt_intersect", RayTrace, 8, CorpusOnly, ET, [(0, 4, 4), (8, 8, 0xea)], rb!("b0_hi" 4 4, "b2" 16 8, "b3" 24 8, "tail" 32 32), []),
 ];

@@ -3,7 +3,7 @@
 //! Lengths follow ADevWithAnIdea/agx-re:tools/agx-isa/isadb.py instr_length (corpus-fitted;
 //! the experiments it cites are named per entry) unless a hardware row says otherwise.
 
-use super::src::{CAN, ET, LEN, MC, SB};
+use super::src::{CAN, CORPUS, ET, LEN, MC, SB};
 use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
 
 macro_rules! raw_bytes {
@@ -40,7 +40,7 @@ const ISEL10: &[Field] = &[
     f!("b_size", [(24, 1)], Size(SrcB), Hardware, MC),
     f!("b", [(25, 6), (58, 1)], Gpr(SrcB), Hardware, MC),
     raw!("b_aux", 31, 1),
-    f!("cmp", [(32, 6)], Modifier, CorpusOnly, ET),
+    f!("cmp", [(32, 1), (34, 4)], Modifier, CorpusOnly, ET),
     f!("c", [(41, 6), (38, 1)], Gpr(SrcC), Hardware, MC),
     raw!("b4_7", 39, 1),
     f!("c_size", [(40, 1)], Size(SrcC), Hardware, MC),
@@ -92,8 +92,13 @@ pub static FORMS: &[Form] = &[
     form!("psel_03", Opaque, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x03)], N2_6, []),
     // compare feeding a separate psel: byte3 low nibble 4 (EXP-0010 gsel4/dsel5, A18)
     form!("n2_pcmp", PredCompare, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 3, 7), (24, 4, 4)], raw_bytes!("dst" 4 4, "b1" 8 8, "b2_3" 19 5, "b3" 28 4, "b4" 32 16), []),
-    form!("isel10", Select, 10, Hardware, MC, [(0, 4, 2), (16, 4, 0x7)], ISEL10, [rch!(Dst, 15, Hardware), rch!(SrcA, 95, Hardware), rch!(SrcB, 95, Hardware), rch!(SrcC, 95, Hardware), rch!(SrcD, 95, Hardware)]),
-    form!("n2_sel_f", Select, 10, CorpusOnly, LEN, [(0, 4, 2), (16, 4, 0xf)], raw_bytes!("dst" 4 4, "b1" 8 8, "b2" 20 4, "b3" 24 8, "b4" 32 8, "tail" 40 40), []),
+    // Select family: byte2 low nibble 7 / f; byte4 bit 1 adds a trailing parcel (8 -> 10 bytes),
+    // the same rule the 0x25/0x27/0x2f rows use (isadb.py EXP-M4-01) and what the canaries
+    // (isel10, b4 = 0x06) and native epilogues (`02 0b 0f 80 20 80 06 02`, b4 = 0x20) show.
+    form!("isel10", Select, 10, Hardware, MC, [(0, 4, 2), (16, 4, 0x7), (33, 1, 1)], ISEL10, [rch!(Dst, 15, Hardware), rch!(SrcA, 95, Hardware), rch!(SrcB, 95, Hardware), rch!(SrcC, 95, Hardware), rch!(SrcD, 95, Hardware)]),
+    form!("sel8_7", Select, 8, CorpusOnly, CORPUS, [(0, 4, 2), (16, 4, 0x7), (33, 1, 0)], raw_bytes!("dst" 4 4, "b1" 8 8, "b2" 20 4, "b3" 24 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 24), []),
+    form!("sel10_f", Select, 10, CorpusOnly, LEN, [(0, 4, 2), (16, 4, 0xf), (33, 1, 1)], raw_bytes!("dst" 4 4, "b1" 8 8, "b2" 20 4, "b3" 24 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 40), []),
+    form!("sel8_f", Select, 8, CorpusOnly, CORPUS, [(0, 4, 2), (16, 4, 0xf), (33, 1, 0)], raw_bytes!("dst" 4 4, "b1" 8 8, "b2" 20 4, "b3" 24 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 24), []),
     form!("n2_zero6", Opaque, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 16, 0)], raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 16), []),
     form!("n2_low6", Opaque, 6, CorpusOnly, LEN, [(0, 4, 2), (22, 2, 0)], raw_bytes!("dst" 4 4, "b1" 8 8, "b2" 16 6, "b3" 24 8, "b4" 32 8, "b5" 40 8), []),
     // ---- 4-byte conditional select (0x05 / 0x16) ----

@@ -29,12 +29,12 @@ pub static GROUPS: &[&[Form]] = &[
     sr::FORMS,
     mem::FORMS,
     sfu::FORMS,
+    gfx::FORMS,
     falu::FORMS,
     half::FORMS,
     int::FORMS,
     logic::FORMS,
     misc::FORMS,
-    gfx::FORMS,
 ];
 
 /// Every form, flattened in decode priority order.

@@ -5,7 +5,7 @@
 //! EXP-M4-38 and GravityLinux/mesa agx_apple9_machine.c GET_SR). mov_imm: 2-byte `<dst>c <imm7>`
 //! (GravityLinux/mesa agx_apple9_machine.c MOV_IMM_COMPACT, measured, r0..r15).
 
-use super::src::{ET, LEN, MC};
+use super::src::{CAN, CORPUS, ET, LEN, MC};
 use crate::form::{Field, Form, Kind::*, Role::*};
 
 const GET_SR: &[Field] = &[
@@ -13,7 +13,7 @@ const GET_SR: &[Field] = &[
     f!("form", [(3, 1)], Size(Dst), Hypothesis, "TellowKrinkle/applegpu:applegpu.py"),
     f!("dst", [(4, 4)], Gpr(Dst), Hardware, ET),
     f!("sr_sel", [(8, 8)], SpecialReg, Hardware, ET),
-    f!("dp_width", [(16, 8)], Modifier, CorpusOnly, ET),
+    f!("dp_width", [(16, 4)], Modifier, CorpusOnly, ET),
     raw!("dst_hi", 28, 4),
 ];
 
@@ -23,9 +23,27 @@ const MOV_IMM: &[Field] = &[
     raw!("b1_7", 15, 1),
 ];
 
+macro_rules! rb {
+    ($($name:literal $lo:literal $w:literal),*) => { &[$(raw!($name, $lo, $w)),*] };
+}
+
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[
-    form!("get_sr", GetSr, 4, Hardware, ET, [(0, 3, 4), (24, 4, 6)], GET_SR, [rch!(Dst, 15, Hardware)]),
-    form!("mov_imm", MovImm, 2, Hardware, MC, [(0, 4, 0xc)], MOV_IMM, [rch!(Dst, 15, Hardware)]),
+    // byte2 high nibble 1 in every observed get_sr (`1c a0 10 06`, `54 82 14 66`, `04 c2 11 06`);
+    // without it `2c 0e 0f 06` (mov_imm + pop) would be taken for a get_sr.
+    form!("get_sr", GetSr, 4, Hardware, ET, [(0, 3, 4), (20, 4, 1), (24, 4, 6)], GET_SR, [rch!(Dst, 15, Hardware)]),
+    form!("mov_imm", MovImm, 2, Hardware, MC, [(0, 4, 0xc), (15, 1, 0)], MOV_IMM, [rch!(Dst, 15, Hardware)]),
+    // `?c 80 (09|dst_hi<<6) a7 00 (slot<<5) 00 00`: atomic-result publication (EXP-M4-49, measured)
+    form!("atomic_publish", Opaque, 8, CorpusOnly, ET, [(0, 4, 0xc), (8, 8, 0x80), (24, 8, 0xa7)], rb!("dst" 4 4, "b2" 16 8, "b4" 32 8, "b5" 40 8, "b6" 48 16), []),
+    // 8-byte wide immediate move (EXP-M4-37 "mode 2", r0..r63); field layout not yet established here.
+    form!("mov_imm32", MovImm, 8, CorpusOnly, MC, [(0, 4, 0xc), (15, 1, 1)], rb!("dst" 4 4, "b1" 8 7, "b2" 16 8, "b3" 24 8, "tail" 32 32), []),
+    // wide special-register read (byte1 bit 7 set, byte3 0), 8 bytes (EXP-M4-13 n4_tex)
+    form!("sr_read_wide", GetSr, 8, CorpusOnly, LEN, [(0, 4, 4), (15, 1, 1), (24, 8, 0)], rb!("dst" 4 4, "b1" 8 7, "b2" 16 8, "tail" 32 32), []),
+    form!("centroid_read", Opaque, 8, CorpusOnly, LEN, [(0, 8, 0x04), (15, 1, 1)], rb!("b1" 8 7, "b2" 16 8, "b3" 24 8, "tail" 32 32), []),
+    // 12-byte low-nibble-4 forms: only the two canaries op04_compiler_prefix (EXP-0157, G17P)
+    form!("op04_12a", Opaque, 12, CorpusOnly, CAN, [(0, 8, 0x04), (8, 8, 0x02), (16, 16, 0x8000)], rb!("tail" 32 64), []),
+    form!("op04_12b", Opaque, 12, CorpusOnly, CAN, [(0, 8, 0x04), (8, 8, 0x42), (16, 8, 0xa2)], rb!("b3" 24 8, "tail" 32 64), []),
+    // other reads with byte1 bit 7 clear: 4 bytes (`04 02 80 0a` before a 10-byte select in
+    // controlflow__select_float; `04 01 00 00` before pops), corpus tiling
+    form!("n4_word", Opaque, 4, CorpusOnly, CORPUS, [(0, 4, 4), (15, 1, 0)], rb!("b0_hi" 4 4, "b1" 8 7, "b2" 16 8, "b3" 24 8), []),
 ];
-const _: &str = LEN;
