@@ -17,8 +17,8 @@ fn special(sel: u64) -> Option<SpecialReg> {
 }
 
 pub fn get_sr(i: &Instr) -> Result<Kind, String> {
-    // dp_width 0x10 and both size bits are what the hardware-run programs use.
-    check::fields(i, &["sr_sel", "form"], &[("dp_width", &[0x10])])?;
+    // dp_width 0 (bits 16..19) and both size bits are what the hardware-run programs use.
+    check::fields(i, &["sr_sel", "form"], &[("dp_width", &[0])])?;
     let sel = i.field("sr_sel").unwrap_or(0);
     let sr = special(sel).ok_or_else(|| format!("special register {sel:#x} is not modelled"))?;
     // The size bit is a hypothesis in the table; both values appear in
