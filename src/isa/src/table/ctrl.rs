@@ -89,6 +89,8 @@ pub static FORMS: &[Form] = &[
     form!("loop_push", IfPush, 4, Hardware, MASK, [(0, 8, 0x0f), (8, 8, 0x05), (24, 2, 2)], PUSH, []),
     // `0f 0d 54 01` / `0f 0d 64 01` in fragment programs before discards (EXP-0050), 4 bytes
     form!("cf_0d", Opaque, 4, CorpusOnly, super::src::CORPUS, [(0, 8, 0x0f), (8, 8, 0x0d)], B2B3, []),
+    // `0f 0f 22 10` before the final store in EXP-M4-55 k_cospi, 4 bytes (corpus tiling)
+    form!("cf_0f", Opaque, 4, CorpusOnly, super::src::CORPUS, [(0, 8, 0x0f), (8, 8, 0x0f)], B2B3, []),
     form!("else", Else, 4, Hardware, MASK, [(0, 8, 0x0f), (8, 8, 0x04), (16, 16, 0x1904)], &[], []),
     form!("mask_op", Opaque, 4, CorpusOnly, LEN, [(0, 8, 0x0f), (8, 8, 0x04)], B2B3, []),
     form!("pop", Pop, 6, Hardware, MASK, [(0, 8, 0x0f), (8, 8, 0x06)], POP, []),

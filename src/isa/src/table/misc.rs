@@ -83,7 +83,9 @@ pub static FORMS: &[Form] = &[
     form!("madd_2f", Opaque, 8, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x2f), (24, 8, 0x80), (33, 1, 0)], raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 24), []),
     form!("madd_2fw", Opaque, 10, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x2f), (24, 8, 0x80), (33, 1, 1)], raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 40), []),
     form!("rt_box_test", RayTrace, 10, CorpusOnly, ET, [(0, 4, 2), (16, 8, 0x27), (24, 8, 0x81), (32, 8, 0x22)], raw_bytes!("dst" 4 4, "b1" 8 8, "tail" 40 40), []),
-    form!("wsel_27", Select, 8, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x27)], raw_bytes!("dst" 4 4, "b1" 8 8, "b3" 24 8, "b4" 32 8, "tail" 40 24), []),
+    form!("wsel_27", Select, 8, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x27), (33, 1, 0)], raw_bytes!("dst" 4 4, "b1" 8 8, "b3" 24 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 24), []),
+    // byte4 bit 1 set: 10 bytes (`42 81 27 09 82 04 03 02 00 80` in EXP-M4-55 k_sqrt_precise)
+    form!("wsel_27w", Select, 10, CorpusOnly, CORPUS, [(0, 4, 2), (16, 8, 0x27), (33, 1, 1)], raw_bytes!("dst" 4 4, "b1" 8 8, "b3" 24 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 40), []),
     form!("minmax", MinMax, 6, Hardware, ET, [(0, 4, 2), (16, 3, 6)], MINMAX, [rch!(Dst, 95, Hardware), rch!(SrcA, 95, Hardware), rch!(SrcB, 95, Hardware)]),
     form!("carry_gen", PredCompare, 6, Hardware, ET, [(0, 4, 2), (16, 8, 0x35)], N2_6, []),
     form!("fcmp_pred", PredCompare, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x3d)], N2_6, []),
@@ -103,6 +105,8 @@ pub static FORMS: &[Form] = &[
     form!("n2_low6", Opaque, 6, CorpusOnly, LEN, [(0, 4, 2), (22, 2, 0)], raw_bytes!("dst" 4 4, "b1" 8 8, "b2" 16 6, "b3" 24 8, "b4" 32 8, "b5" 40 8), []),
     // ---- 4-byte conditional select (0x05 / 0x16) ----
     form!("psel", Select, 4, CorpusOnly, LEN, [(0, 8, 0x05)], B1_3, []),
+    // `?6 02`: 2-byte word (isadb.py `06 02`; `16 02 | 2f 03 54 ..` in EXP-M4-55 k_cospi)
+    form!("word_x602", Opaque, 2, CorpusOnly, LEN, [(0, 4, 6), (8, 8, 0x02)], raw_bytes!("b0_hi" 4 4), []),
     form!("psel16", Select, 4, CorpusOnly, LEN, [(0, 8, 0x16)], B1_3, []),
     // ---- byte0 low nibble 3: compact in-place 16-bit zero-extend / move (EXP-0161, measured) ----
     form!("sample_id", Opaque, 10, CorpusOnly, LEN, [(0, 8, 0x03), (16, 8, 0x26)], raw_bytes!("b1" 8 8, "b3" 24 8, "tail" 32 48), []),

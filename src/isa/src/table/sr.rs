@@ -20,7 +20,6 @@ const GET_SR: &[Field] = &[
 const MOV_IMM: &[Field] = &[
     f!("dst", [(4, 4)], Gpr(Dst), Hardware, MC),
     f!("imm", [(8, 7)], ImmU(SrcA), Hardware, MC),
-    raw!("b1_7", 15, 1),
 ];
 
 macro_rules! rb {
@@ -45,5 +44,7 @@ pub static FORMS: &[Form] = &[
     form!("op04_12b", Opaque, 12, CorpusOnly, CAN, [(0, 8, 0x04), (8, 8, 0x42), (16, 8, 0xa2)], rb!("b3" 24 8, "tail" 32 64), []),
     // other reads with byte1 bit 7 clear: 4 bytes (`04 02 80 0a` before a 10-byte select in
     // controlflow__select_float; `04 01 00 00` before pops), corpus tiling
+    // `04 00` + store head: 2-byte mesh output-store source (canary mesh_source_canonical, EXP-0157)
+    form!("mesh_out_src", Opaque, 2, CorpusOnly, CAN, [(0, 8, 0x04), (8, 8, 0x00)], &[], []),
     form!("n4_word", Opaque, 4, CorpusOnly, CORPUS, [(0, 4, 4), (15, 1, 0)], rb!("b0_hi" 4 4, "b1" 8 7, "b2" 16 8, "b3" 24 8), []),
 ];
