@@ -35,8 +35,11 @@ fn main() {
         .clang_args(&flags)
         .allowlist_type("(nir|glsl|pipe|gl|mesa|exec|util|u)_.*")
         .allowlist_type("shader_info|float_controls|gc_ctx")
-        .allowlist_function("(nir|glsl|pipe|util_format|ralloc|rzalloc|u_default)_.*")
+        .allowlist_function("(nir|glsl|pipe|util_format|ralloc|rzalloc|u_default|u_upload)_.*")
         .allowlist_function("u_init_pipe_screen_caps|_mesa_shader_stage_to_string")
+        .allowlist_function(
+            "util_(copy|unreference)_framebuffer_state|util_set_vertex_buffers_mask",
+        )
         .allowlist_var("(nir|PIPE)_.*")
         .prepend_enum_name(false)
         .derive_default(true)

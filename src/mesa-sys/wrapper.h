@@ -8,5 +8,8 @@
 #include "pipe/p_state.h"
 #include "util/format/u_format.h"
 #include "util/ralloc.h"
+#include "util/u_framebuffer.h"
+#include "util/u_helpers.h"
 #include "util/u_inlines.h"
 #include "util/u_screen.h"
+#include "util/u_upload_mgr.h"

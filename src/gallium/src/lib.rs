@@ -1,1 +1,16 @@
-//! Gallium pipe driver for the Apple M4 GPU
+//! agx16: the Gallium pipe driver for the Apple M4 GPU (G16G, T8132).
+//!
+//! Built as the one Rust staticlib inside Mesa's libgallium (see the root meson.build). Mesa calls
+//! `agx16_drm_screen_create` for render nodes whose kernel driver is "asahi".
+
+mod caps;
+mod context;
+mod debug;
+mod device;
+mod ffi;
+mod formats;
+mod screen;
+mod shader;
+mod state;
+
+pub use screen::agx16_drm_screen_create;

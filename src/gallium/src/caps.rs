@@ -1,0 +1,129 @@
+//! What the screen tells Mesa it can do. Rule: a feature cap is on only when the driver implements it;
+//! a limit is the hardware's, with its evidence.
+//!
+//! Evidence key: "asahi-25.0" = Mesa 25.0.7 `src/gallium/drivers/asahi/agx_pipe.c` (the G13–G15 driver;
+//! the M4 is assumed to share the limit: inferred, not measured on M4).
+//!
+//! For GLES 3.0, Mesa (`src/mesa/main/version.c`, `compute_version_es2`) additionally needs transform
+//! feedback, UBOs, texture arrays, instancing, primitive restart, float/sRGB/snorm/packed formats and
+//! 4+ colour attachments; each cap below flips when its feature exists end to end.
+
+use agx16_mesa_sys as sys;
+
+/// Fills `screen.caps` after Mesa's defaults.
+///
+/// # Safety
+/// `screen` must point to a pipe_screen whose callbacks are set (u_init_pipe_screen_caps queries them).
+pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
+    sys::u_init_pipe_screen_caps(screen, 1);
+    let caps = &mut (*screen).caps;
+
+    // GLES 2.0 is the floor below which EGL cannot create any GLES context; these two are part of it.
+    // The driver accepts and stores such state; drawing itself is not implemented yet (draw_vbo says so).
+    caps.npot_textures = true; // hardware: asahi-25.0
+    caps.blend_equation_separate = true; // hardware: asahi-25.0
+
+    // Fixed-function features the hardware lacks: Mesa lowers them into the shaders (asahi-25.0).
+    caps.flatshade = false;
+    caps.alpha_test = false;
+    caps.two_sided_color = false;
+    caps.clip_planes = 0;
+
+    // Limits (hardware).
+    caps.max_texture_2d_size = 16384; // asahi-25.0
+    caps.max_texture_cube_levels = 15; // asahi-25.0: 16384 x 16384
+    caps.max_texture_3d_levels = 12; // asahi-25.0: 2048^3
+    caps.max_texture_array_layers = 2048; // asahi-25.0
+    caps.max_render_targets = 8; // Mesa 25.0.7 src/asahi/compiler/agx_compile.h AGX_MAX_RTS
+    caps.max_varyings = 16; // asahi-25.0
+    caps.max_viewports = 1;
+    caps.min_line_width = 1.0;
+    caps.min_line_width_aa = 1.0;
+    caps.max_line_width = 16.0; // asahi-25.0: 4.4 fixed-point encoding
+    caps.max_line_width_aa = 16.0;
+    caps.line_width_granularity = 0.1;
+    caps.min_point_size = 1.0;
+    caps.min_point_size_aa = 1.0;
+    caps.max_point_size = 511.95; // asahi-25.0
+    caps.max_point_size_aa = 511.95;
+    caps.point_size_granularity = 0.1;
+    caps.max_texture_lod_bias = 16.0;
+    caps.uma = true; // Apple silicon: GPU and CPU share memory (asahi-25.0)
+    caps.endianness = sys::PIPE_ENDIAN_LITTLE;
+
+    // The NIR the driver gets is the only IR; no TGSI.
+    caps.glsl_feature_level = 120;
+    caps.glsl_feature_level_compatibility = 120;
+    caps.essl_feature_level = 100;
+}
+
+/// Per-stage limits. Only vertex and fragment exist; every other stage reports 0 (unsupported).
+pub fn shader_param(stage: sys::pipe_shader_type, param: sys::pipe_shader_cap) -> i32 {
+    if stage != sys::PIPE_SHADER_VERTEX && stage != sys::PIPE_SHADER_FRAGMENT {
+        return 0;
+    }
+    let vertex = stage == sys::PIPE_SHADER_VERTEX;
+    match param {
+        sys::PIPE_SHADER_CAP_MAX_INSTRUCTIONS
+        | sys::PIPE_SHADER_CAP_MAX_ALU_INSTRUCTIONS
+        | sys::PIPE_SHADER_CAP_MAX_TEX_INSTRUCTIONS
+        | sys::PIPE_SHADER_CAP_MAX_TEX_INDIRECTIONS => 16384, // asahi-25.0
+        sys::PIPE_SHADER_CAP_MAX_CONTROL_FLOW_DEPTH => 1024, // asahi-25.0
+        sys::PIPE_SHADER_CAP_MAX_INPUTS => {
+            if vertex {
+                16 // Mesa 25.0.7 src/asahi/lib/agx_nir_lower_vbo.h AGX_MAX_ATTRIBS
+            } else {
+                16
+            }
+        }
+        sys::PIPE_SHADER_CAP_MAX_OUTPUTS => {
+            if vertex {
+                16
+            } else {
+                8 // render targets, AGX_MAX_RTS
+            }
+        }
+        sys::PIPE_SHADER_CAP_MAX_TEMPS => 256,
+        sys::PIPE_SHADER_CAP_MAX_CONST_BUFFER0_SIZE => 16 * 1024 * 4, // asahi-25.0
+        sys::PIPE_SHADER_CAP_MAX_CONST_BUFFERS => 1,
+        sys::PIPE_SHADER_CAP_CONT_SUPPORTED => 1,
+        sys::PIPE_SHADER_CAP_INTEGERS => 1,
+        sys::PIPE_SHADER_CAP_INDIRECT_TEMP_ADDR | sys::PIPE_SHADER_CAP_INDIRECT_CONST_ADDR => 1,
+        sys::PIPE_SHADER_CAP_MAX_TEXTURE_SAMPLERS | sys::PIPE_SHADER_CAP_MAX_SAMPLER_VIEWS => 16, // asahi-25.0
+        sys::PIPE_SHADER_CAP_SUPPORTED_IRS => 1 << sys::PIPE_SHADER_IR_NIR,
+        _ => 0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_vertex_and_fragment_stages_exist() {
+        let max = sys::PIPE_SHADER_CAP_MAX_INSTRUCTIONS;
+        assert!(shader_param(sys::PIPE_SHADER_VERTEX, max) > 0);
+        assert!(shader_param(sys::PIPE_SHADER_FRAGMENT, max) > 0);
+        for stage in [
+            sys::PIPE_SHADER_GEOMETRY,
+            sys::PIPE_SHADER_TESS_CTRL,
+            sys::PIPE_SHADER_TESS_EVAL,
+            sys::PIPE_SHADER_COMPUTE,
+        ] {
+            assert_eq!(
+                shader_param(stage, max),
+                0,
+                "stage {stage} must report unsupported"
+            );
+        }
+    }
+
+    #[test]
+    fn nir_is_the_only_ir() {
+        let irs = shader_param(
+            sys::PIPE_SHADER_FRAGMENT,
+            sys::PIPE_SHADER_CAP_SUPPORTED_IRS,
+        );
+        assert_eq!(irs, 1 << sys::PIPE_SHADER_IR_NIR);
+    }
+}

@@ -1,0 +1,259 @@
+//! The pipe_context: records state (state.rs, shader.rs); anything that would need GPU work not written
+//! yet refuses with a message.
+
+use crate::ffi::{guard, unimplemented};
+use crate::{shader, state};
+use agx16_mesa_sys as sys;
+use std::ffi::{c_uint, c_void};
+use std::ptr::null_mut;
+
+/// Mesa sees `base`; `base` must stay first.
+#[repr(C)]
+pub struct Context {
+    pub base: sys::pipe_context,
+    pub state: Box<state::State>,
+    refused_draws: u64,
+}
+
+impl Context {
+    /// # Safety
+    /// `ctx` must be a live context made by `create`, used from one thread at a time (Gallium's rule).
+    pub unsafe fn get<'a>(ctx: *mut sys::pipe_context) -> &'a mut Context {
+        &mut *(ctx as *mut Context)
+    }
+}
+
+pub unsafe extern "C" fn create(
+    screen: *mut sys::pipe_screen,
+    _priv: *mut c_void,
+    _flags: c_uint,
+) -> *mut sys::pipe_context {
+    guard("context_create", null_mut(), || {
+        let ctx = Box::into_raw(Box::new(Context {
+            // SAFETY: pipe_context is plain C data; all-zero means no callbacks.
+            base: std::mem::zeroed(),
+            state: state::State::new(),
+            refused_draws: 0,
+        }));
+        let base = &mut (*ctx).base;
+        base.screen = screen;
+        base.priv_ = _priv;
+        install_hooks(base);
+        // Mesa's upload managers; they allocate buffers through resource_create on first use.
+        base.stream_uploader = sys::u_upload_create_default(base);
+        base.const_uploader = base.stream_uploader;
+        ctx as *mut sys::pipe_context
+    })
+}
+
+fn install_hooks(c: &mut sys::pipe_context) {
+    use state::*;
+    c.destroy = Some(destroy);
+    c.flush = Some(flush);
+    c.draw_vbo = Some(draw_vbo);
+    c.clear = Some(clear);
+    c.blit = Some(blit);
+    c.resource_copy_region = Some(resource_copy_region);
+    c.buffer_map = Some(map);
+    c.texture_map = Some(map);
+    c.buffer_unmap = Some(unmap);
+    c.texture_unmap = Some(unmap);
+    c.transfer_flush_region = Some(transfer_flush_region);
+    c.buffer_subdata = Some(buffer_subdata);
+    c.texture_subdata = Some(texture_subdata);
+    c.create_sampler_view = Some(create_sampler_view);
+    c.sampler_view_destroy = Some(sampler_view_destroy);
+    c.create_surface = Some(create_surface);
+    c.surface_destroy = Some(surface_destroy);
+
+    c.create_vs_state = Some(shader::create_vs_state);
+    c.bind_vs_state = Some(shader::bind_vs_state);
+    c.delete_vs_state = Some(shader::delete_shader_state);
+    c.create_fs_state = Some(shader::create_fs_state);
+    c.bind_fs_state = Some(shader::bind_fs_state);
+    c.delete_fs_state = Some(shader::delete_shader_state);
+
+    c.create_blend_state = Some(create_blend_state);
+    c.bind_blend_state = Some(bind_blend_state);
+    c.delete_blend_state = Some(delete_blend_state);
+    c.create_rasterizer_state = Some(create_rasterizer_state);
+    c.bind_rasterizer_state = Some(bind_rasterizer_state);
+    c.delete_rasterizer_state = Some(delete_rasterizer_state);
+    c.create_depth_stencil_alpha_state = Some(create_depth_stencil_alpha_state);
+    c.bind_depth_stencil_alpha_state = Some(bind_depth_stencil_alpha_state);
+    c.delete_depth_stencil_alpha_state = Some(delete_depth_stencil_alpha_state);
+    c.create_sampler_state = Some(create_sampler_state);
+    c.bind_sampler_states = Some(bind_sampler_states);
+    c.delete_sampler_state = Some(delete_sampler_state);
+    c.create_vertex_elements_state = Some(create_vertex_elements_state);
+    c.bind_vertex_elements_state = Some(bind_vertex_elements_state);
+    c.delete_vertex_elements_state = Some(delete_vertex_elements_state);
+
+    c.set_blend_color = Some(set_blend_color);
+    c.set_stencil_ref = Some(set_stencil_ref);
+    c.set_sample_mask = Some(set_sample_mask);
+    c.set_min_samples = Some(set_min_samples);
+    c.set_clip_state = Some(set_clip_state);
+    c.set_polygon_stipple = Some(set_polygon_stipple);
+    c.set_scissor_states = Some(set_scissor_states);
+    c.set_viewport_states = Some(set_viewport_states);
+    c.set_framebuffer_state = Some(set_framebuffer_state);
+    c.set_constant_buffer = Some(set_constant_buffer);
+    c.set_sampler_views = Some(set_sampler_views);
+    c.set_vertex_buffers = Some(set_vertex_buffers);
+}
+
+unsafe extern "C" fn destroy(ctx: *mut sys::pipe_context) {
+    guard("context destroy", (), || {
+        let mut ctx = Box::from_raw(ctx as *mut Context);
+        if ctx.refused_draws > 0 {
+            eprintln!(
+                "agx16: {} draw call(s) were not executed (drawing is not implemented yet)",
+                ctx.refused_draws
+            );
+        }
+        ctx.state.release();
+        if !ctx.base.stream_uploader.is_null() {
+            sys::u_upload_destroy(ctx.base.stream_uploader);
+        }
+    })
+}
+
+/// Nothing is ever queued on the GPU yet, so a flush has nothing to submit; the fence is "none".
+unsafe extern "C" fn flush(
+    _: *mut sys::pipe_context,
+    fence: *mut *mut sys::pipe_fence_handle,
+    _flags: c_uint,
+) {
+    if !fence.is_null() {
+        *fence = null_mut();
+    }
+}
+
+unsafe extern "C" fn draw_vbo(
+    ctx: *mut sys::pipe_context,
+    _: *const sys::pipe_draw_info,
+    _: c_uint,
+    _: *const sys::pipe_draw_indirect_info,
+    _: *const sys::pipe_draw_start_count_bias,
+    _: c_uint,
+) {
+    guard("draw_vbo", (), || {
+        let ctx = Context::get(ctx);
+        if ctx.refused_draws == 0 {
+            unimplemented("draw_vbo (drawing)");
+        }
+        ctx.refused_draws += 1;
+    })
+}
+
+unsafe extern "C" fn clear(
+    _: *mut sys::pipe_context,
+    _: c_uint,
+    _: *const sys::pipe_scissor_state,
+    _: *const sys::pipe_color_union,
+    _: f64,
+    _: c_uint,
+) {
+    unimplemented("clear");
+}
+
+unsafe extern "C" fn blit(_: *mut sys::pipe_context, _: *const sys::pipe_blit_info) {
+    unimplemented("blit");
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn resource_copy_region(
+    _: *mut sys::pipe_context,
+    _: *mut sys::pipe_resource,
+    _: c_uint,
+    _: c_uint,
+    _: c_uint,
+    _: c_uint,
+    _: *mut sys::pipe_resource,
+    _: c_uint,
+    _: *const sys::pipe_box,
+) {
+    unimplemented("resource_copy_region");
+}
+
+unsafe extern "C" fn map(
+    _: *mut sys::pipe_context,
+    _: *mut sys::pipe_resource,
+    _: c_uint,
+    _: c_uint,
+    _: *const sys::pipe_box,
+    transfer: *mut *mut sys::pipe_transfer,
+) -> *mut c_void {
+    unimplemented("resource mapping");
+    if !transfer.is_null() {
+        *transfer = null_mut();
+    }
+    null_mut()
+}
+
+unsafe extern "C" fn unmap(_: *mut sys::pipe_context, _: *mut sys::pipe_transfer) {
+    unimplemented("resource unmapping");
+}
+
+unsafe extern "C" fn transfer_flush_region(
+    _: *mut sys::pipe_context,
+    _: *mut sys::pipe_transfer,
+    _: *const sys::pipe_box,
+) {
+    unimplemented("transfer_flush_region");
+}
+
+unsafe extern "C" fn buffer_subdata(
+    _: *mut sys::pipe_context,
+    _: *mut sys::pipe_resource,
+    _: c_uint,
+    _: c_uint,
+    _: c_uint,
+    _: *const c_void,
+) {
+    unimplemented("buffer_subdata");
+}
+
+#[allow(clippy::too_many_arguments)]
+unsafe extern "C" fn texture_subdata(
+    _: *mut sys::pipe_context,
+    _: *mut sys::pipe_resource,
+    _: c_uint,
+    _: c_uint,
+    _: *const sys::pipe_box,
+    _: *const c_void,
+    _: c_uint,
+    _: usize,
+) {
+    unimplemented("texture_subdata");
+}
+
+unsafe extern "C" fn create_sampler_view(
+    _: *mut sys::pipe_context,
+    _: *mut sys::pipe_resource,
+    _: *const sys::pipe_sampler_view,
+) -> *mut sys::pipe_sampler_view {
+    unimplemented("create_sampler_view");
+    null_mut()
+}
+
+unsafe extern "C" fn sampler_view_destroy(
+    _: *mut sys::pipe_context,
+    _: *mut sys::pipe_sampler_view,
+) {
+    unimplemented("sampler_view_destroy");
+}
+
+unsafe extern "C" fn create_surface(
+    _: *mut sys::pipe_context,
+    _: *mut sys::pipe_resource,
+    _: *const sys::pipe_surface,
+) -> *mut sys::pipe_surface {
+    unimplemented("create_surface");
+    null_mut()
+}
+
+unsafe extern "C" fn surface_destroy(_: *mut sys::pipe_context, _: *mut sys::pipe_surface) {
+    unimplemented("surface_destroy");
+}

@@ -1,0 +1,37 @@
+//! AGX16_DEBUG: comma-separated debug switches.
+
+use std::sync::OnceLock;
+
+#[derive(Clone, Copy, Debug, Default)]
+pub struct DebugFlags {
+    /// Print per-shader statistics in Mesa's shader-db style to stderr.
+    pub shaderdb: bool,
+}
+
+pub fn flags() -> DebugFlags {
+    static FLAGS: OnceLock<DebugFlags> = OnceLock::new();
+    *FLAGS.get_or_init(|| parse(&std::env::var("AGX16_DEBUG").unwrap_or_default()))
+}
+
+fn parse(value: &str) -> DebugFlags {
+    let mut flags = DebugFlags::default();
+    for word in value.split(',').map(str::trim).filter(|w| !w.is_empty()) {
+        match word {
+            "shaderdb" => flags.shaderdb = true,
+            other => eprintln!("agx16: unknown AGX16_DEBUG flag {other:?} (known: shaderdb)"),
+        }
+    }
+    flags
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse;
+
+    #[test]
+    fn parses_known_flags_and_ignores_spaces() {
+        assert!(parse(" shaderdb ").shaderdb);
+        assert!(parse("bogus,shaderdb").shaderdb);
+        assert!(!parse("").shaderdb);
+    }
+}

@@ -1,0 +1,148 @@
+//! The formats the screen accepts, and for which uses. One table; `is_format_supported` only reads it.
+//!
+//! This is the driver's acceptance list, not the hardware pixel-format encoding (that belongs to
+//! agx16-cmdstream's descriptor tables). Evidence: "asahi-25.0" = Mesa 25.0.7
+//! `src/gallium/drivers/asahi/agx_pipe.c` `agx_is_format_supported` and `src/asahi/layout/formats.c`
+//! (G13–G15; inferred for the M4).
+
+use agx16_mesa_sys as sys;
+
+const COLOR: u32 = sys::PIPE_BIND_RENDER_TARGET
+    | sys::PIPE_BIND_SAMPLER_VIEW
+    | sys::PIPE_BIND_DISPLAY_TARGET
+    | sys::PIPE_BIND_SCANOUT
+    | sys::PIPE_BIND_SHARED
+    | sys::PIPE_BIND_BLENDABLE;
+const DEPTH: u32 = sys::PIPE_BIND_DEPTH_STENCIL | sys::PIPE_BIND_SAMPLER_VIEW;
+const VERTEX: u32 = sys::PIPE_BIND_VERTEX_BUFFER;
+
+/// (format, the binds accepted for it, evidence)
+const TABLE: &[(sys::pipe_format, u32, &str)] = &[
+    (
+        sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+        COLOR,
+        "asahi-25.0: renderable",
+    ),
+    (
+        sys::PIPE_FORMAT_R8G8B8X8_UNORM,
+        COLOR,
+        "asahi-25.0: renderable",
+    ),
+    (
+        sys::PIPE_FORMAT_B8G8R8A8_UNORM,
+        COLOR,
+        "asahi-25.0: renderable",
+    ),
+    (
+        sys::PIPE_FORMAT_B8G8R8X8_UNORM,
+        COLOR,
+        "asahi-25.0: renderable",
+    ),
+    (
+        sys::PIPE_FORMAT_B5G6R5_UNORM,
+        COLOR,
+        "asahi-25.0: renderable",
+    ),
+    (
+        sys::PIPE_FORMAT_Z16_UNORM,
+        DEPTH,
+        "asahi-25.0: native depth",
+    ),
+    (
+        sys::PIPE_FORMAT_Z32_FLOAT,
+        DEPTH,
+        "asahi-25.0: native depth",
+    ),
+    (
+        sys::PIPE_FORMAT_S8_UINT,
+        DEPTH,
+        "asahi-25.0: native stencil",
+    ),
+    (
+        sys::PIPE_FORMAT_R32_FLOAT,
+        VERTEX,
+        "asahi-25.0: vertex fetch",
+    ),
+    (
+        sys::PIPE_FORMAT_R32G32_FLOAT,
+        VERTEX,
+        "asahi-25.0: vertex fetch",
+    ),
+    (
+        sys::PIPE_FORMAT_R32G32B32_FLOAT,
+        VERTEX,
+        "asahi-25.0: vertex fetch",
+    ),
+    (
+        sys::PIPE_FORMAT_R32G32B32A32_FLOAT,
+        VERTEX,
+        "asahi-25.0: vertex fetch",
+    ),
+];
+
+/// Binds that only describe placement or lifetime and never restrict a format.
+const NEUTRAL: u32 = sys::PIPE_BIND_LINEAR;
+
+/// Whether `format` may be used with every bind in `usage`, for a single-sampled `target`.
+pub fn is_supported(
+    format: sys::pipe_format,
+    target: sys::pipe_texture_target,
+    samples: u32,
+    usage: u32,
+) -> bool {
+    if samples > 1 {
+        return false; // MSAA is not implemented.
+    }
+    if target == sys::PIPE_BUFFER && usage & !(VERTEX | NEUTRAL) != 0 {
+        return false; // texture buffers, SSBO/image formats are not implemented.
+    }
+    TABLE
+        .iter()
+        .any(|&(f, binds, _)| f == format && usage & !(binds | NEUTRAL) == 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn display_targets_needed_by_egl_are_accepted() {
+        // Mesa's DRI frontend builds EGL configs only from formats accepting RENDER_TARGET|DISPLAY_TARGET.
+        let usage = sys::PIPE_BIND_RENDER_TARGET | sys::PIPE_BIND_DISPLAY_TARGET;
+        for f in [
+            sys::PIPE_FORMAT_B8G8R8A8_UNORM,
+            sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+        ] {
+            assert!(is_supported(f, sys::PIPE_TEXTURE_2D, 1, usage));
+        }
+    }
+
+    #[test]
+    fn depth_formats_are_not_colour_targets_and_msaa_is_refused() {
+        assert!(is_supported(
+            sys::PIPE_FORMAT_Z32_FLOAT,
+            sys::PIPE_TEXTURE_2D,
+            0,
+            sys::PIPE_BIND_DEPTH_STENCIL
+        ));
+        assert!(!is_supported(
+            sys::PIPE_FORMAT_Z32_FLOAT,
+            sys::PIPE_TEXTURE_2D,
+            0,
+            sys::PIPE_BIND_RENDER_TARGET
+        ));
+        assert!(!is_supported(
+            sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+            sys::PIPE_TEXTURE_2D,
+            4,
+            sys::PIPE_BIND_RENDER_TARGET
+        ));
+        // Z24S8 would need the u_transfer_helper split asahi does; not implemented.
+        assert!(!is_supported(
+            sys::PIPE_FORMAT_Z24_UNORM_S8_UINT,
+            sys::PIPE_TEXTURE_2D,
+            1,
+            sys::PIPE_BIND_DEPTH_STENCIL
+        ));
+    }
+}
