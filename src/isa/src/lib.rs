@@ -8,6 +8,7 @@ mod encode;
 pub mod evidence;
 pub mod form;
 mod instr;
+pub mod meaning;
 pub mod minifloat;
 pub mod op;
 mod parse;

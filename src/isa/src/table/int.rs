@@ -7,7 +7,7 @@
 //! measured by dst sweeps). Source operand packing of iadd/imad differs between the project's
 //! own hardware rounds (EXP-0154/0160/0216 disagree), so source fields are hypotheses here.
 
-use super::src::{ET, LEN};
+use super::src::{ET, LEN, M435};
 use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
 
 const IADD: &[Field] = &[
@@ -18,9 +18,9 @@ const IADD: &[Field] = &[
     f!("dst", [(25, 7)], Gpr(Dst), Hardware, ET),
     f!("opmode", [(32, 8)], Modifier, CorpusOnly, ET),
     raw!("imm_b0", 40, 1),
-    f!("b_imm", [(41, 8)], ImmU(SrcB), Hypothesis, ET),
+    f!("b_imm", [(41, 8)], ImmU(SrcB), Hardware, M435),
     raw!("srcB_ext_lo", 49, 2),
-    f!("a", [(51, 5)], Gpr(SrcA), Hypothesis, ET),
+    f!("a", [(51, 5)], Gpr(SrcA), Hardware, M435),
     f!("b7", [(56, 8)], Modifier, CorpusOnly, ET),
     f!("opc_tail", [(64, 8)], Modifier, CorpusOnly, ET),
     f!("opc_tail2", [(72, 8)], Modifier, CorpusOnly, ET),

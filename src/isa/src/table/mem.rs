@@ -8,12 +8,16 @@
 //! (get_sr/iadd results feed byte 5, ilogic results feed store byte 3): corpus-only.
 
 use super::src::{ET, LEN, M435, SB};
+
+/// 16-bit formats: byte 3 is a half-register index (`reg<<1 | high`), measured by the EXP-M4-54
+/// half kernels on M4 (`6710540300..` loads r1.hi, `e700540302..` stores r1.hi).
+const M54: &str = "niklassheth/agx-re:experiments/EXP-M4-54-sfu-source-controls";
 use crate::form::{Field, Form, Kind::*, ProduceLayout::*, Role::*};
 
 const LOAD: &[Field] = &[
     f!("space", [(8, 8)], Modifier, CorpusOnly, ET),
     f!("addr_mode", [(16, 8)], Modifier, CorpusOnly, M435),
-    raw!("dst_b0", 24, 1),
+    f!("dst_hi", [(24, 1)], Modifier, Hardware, M54),
     f!("dst", [(25, 7)], Gpr(Dst), CorpusOnly, M435),
     f!("base_slot", [(32, 8)], ImmU(SrcA), Hardware, ET),
     f!("index", [(40, 7)], Gpr(SrcB), Hardware, ET),
@@ -32,7 +36,7 @@ const LOAD: &[Field] = &[
 const STORE: &[Field] = &[
     f!("space", [(8, 8)], Modifier, CorpusOnly, ET),
     f!("addr_mode", [(16, 8)], Modifier, CorpusOnly, M435),
-    raw!("data_b0", 24, 1),
+    f!("data_hi", [(24, 1)], Modifier, Hardware, M54),
     f!("data", [(25, 7)], Gpr(SrcD), CorpusOnly, M435),
     f!("base_slot", [(32, 8)], ImmU(SrcA), Hardware, ET),
     f!("index", [(40, 7)], Gpr(SrcB), Hardware, ET),

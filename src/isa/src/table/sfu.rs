@@ -12,35 +12,62 @@ use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
 
 const M54: &str = "niklassheth/agx-re:experiments/EXP-M4-54-sfu-source-controls";
 
+// Shared head: function select, wait mask, destination, source class and source register.
+// Half-register bits (bit 24: 16-bit result goes to the high half; bit 41: 16-bit source is the
+// high half) are measured by the EXP-M4-54 half kernels on M4 (hardware outputs only match this
+// reading; sim/ISA-REQUESTS.md item 4).
 macro_rules! sfu_fields {
-    ($($mid:expr),*) => {
+    ($($tail:expr),*) => {
         &[
             f!("fn_hi", [(7, 1)], OpSelect, Hardware, ET),
             f!("fnclass", [(8, 4)], OpSelect, Hardware, ET),
             f!("wait", [(12, 6)], Wait(Mask12), Hardware, ET),
             raw!("src_cache", 18, 6),
-            raw!("dst_b0", 24, 1),
+            f!("dst_hi", [(24, 1)], Modifier, Hardware, M54),
             f!("dst", [(25, 7)], Gpr(Dst), Hardware, ET),
             f!("src_class", [(32, 8)], Modifier, Hardware, ET),
-            raw!("src_b01", 40, 2),
+            raw!("src_b0", 40, 1),
+            f!("src_hi", [(41, 1)], Modifier, Hardware, M54),
             f!("src", [(42, 6)], Gpr(SrcA), Hardware, ET),
-            $($mid,)*
-            f!("precsel", [(56, 8)], Modifier, Hardware, M54),
-            f!("roundmode", [(64, 8)], Modifier, Hardware, ET),
+            $($tail,)*
             raw!("sched_flag", 72, 8),
         ]
     };
 }
 
+// Reciprocal datapath (byte6 bit 7 clear). EXP-M4-54 (M4, measured): release byte6 bit 4,
+// source type byte7 bits 3:2 (0 bf16, 1 f16, 2 f32), absolute source byte8 bit 6; result type
+// byte8 bit 4 (f32 `10 48 20` vs f16 `10 46 30` in the native kernels: corpus diff).
 const SFU_RCP: &[Field] = sfu_fields!(
     f!("fnsel_lo", [(48, 4)], OpSelect, Hardware, M54),
     f!("rel", [(52, 1)], Release(SrcA), Hardware, M54),
-    f!("fnsel_hi", [(53, 2)], OpSelect, Hardware, M54)
+    f!("fnsel_hi", [(53, 2)], OpSelect, Hardware, M54),
+    f!("precsel_lo", [(56, 2)], Modifier, CorpusOnly, M54),
+    f!("src_type", [(58, 2)], Modifier, Hardware, M54),
+    f!("precsel_hi", [(60, 4)], Modifier, CorpusOnly, M54),
+    raw!("b8_lo", 64, 4),
+    f!("res_f16", [(68, 1)], Modifier, CorpusOnly, M54),
+    f!("rcp_flag", [(69, 1)], Modifier, CorpusOnly, ET),
+    f!("src_abs", [(70, 1)], Modifier, Hardware, M54),
+    raw!("b8_7", 71, 1)
 );
+
+// Standard datapath (byte6 bit 7 set). EXP-M4-54 (M4, measured): source type byte6 bits 4:3,
+// release byte6 bit 5, absolute source byte7 bit 7, negate source byte8 bit 0 (niklassheth's
+// G17P sweep read byte8 bit 0 as "NaN, do not emit"; the newer M4 native negate kernels win).
+// Result type byte7 bit 5 (f32 `b0 40` vs f16 `ac 60`: corpus diff). Round mode = byte8 >> 1:
+// 1 floor, 2 ceil, 3 trunc (encoding-tables.md 0x2/0x4/0x6; floor measured by EXP-M4-54).
 const SFU_STD: &[Field] = sfu_fields!(
-    f!("fnsel_lo", [(48, 5)], OpSelect, Hardware, M54),
+    f!("fnsel_lo", [(48, 3)], OpSelect, Hardware, M54),
+    f!("src_type", [(51, 2)], Modifier, Hardware, M54),
     f!("rel", [(53, 1)], Release(SrcA), Hardware, M54),
-    f!("fnsel_hi", [(54, 1)], OpSelect, Hardware, M54)
+    f!("fnsel_hi", [(54, 1)], OpSelect, Hardware, M54),
+    f!("precsel", [(56, 5)], Modifier, CorpusOnly, M54),
+    f!("res_f16", [(61, 1)], Modifier, CorpusOnly, M54),
+    raw!("b7_6", 62, 1),
+    f!("src_abs", [(63, 1)], Modifier, Hardware, M54),
+    f!("src_neg", [(64, 1)], Modifier, Hardware, M54),
+    f!("roundmode", [(65, 7)], Modifier, Hardware, ET)
 );
 
 const REACH: [crate::form::Reach; 2] = [rch!(Dst, 95, Hardware), rch!(SrcA, 63, Hardware)];
