@@ -2,7 +2,8 @@
 //! programs, and static statistics totals printed once.
 
 use agx16_compiler::pipeline::{compile_to_mir, Options};
-use agx16_compiler::target::{G16Regs, NoInline};
+use agx16_compiler::isel::G16Regs;
+use agx16_compiler::target::NoInline;
 use agx16_compiler::testgen::random_program;
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::time::Instant;

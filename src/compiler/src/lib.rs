@@ -5,6 +5,7 @@ pub mod error;
 pub mod eval;
 pub mod interp;
 pub mod ir;
+pub mod isel;
 pub mod mir;
 pub mod opt;
 pub mod pipeline;

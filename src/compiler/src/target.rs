@@ -1,13 +1,17 @@
 //! What the target can take as an operand directly. The G16 answers come from agx16-isa's form
 //! table (see `isel`); `NoInline` keeps every operand in a register and is valid for any target.
 
-use crate::ir::{Op, Type};
+use crate::ir::{Instr, Op, Type};
 
 pub trait Target {
     /// Can source `src` of `op` (operating on `ty`) be the immediate `bits`?
     fn inline_imm(&self, op: Op, ty: Type, src: usize, bits: u32) -> bool;
     /// Can source `src` of `op` read a uniform register directly?
     fn uniform_src(&self, op: Op, ty: Type, src: usize) -> bool;
+    /// Split vector device loads/stores into scalar accesses (no validated tuple forms).
+    fn split_vector_memory(&self) -> bool {
+        false
+    }
 }
 
 /// Every operand in a register.
@@ -27,38 +31,23 @@ impl Target for NoInline {
 pub trait RegTarget {
     /// GPRs the file has (96 on G16).
     fn gprs(&self) -> u32;
-    /// Exclusive upper bound of the GPR a destination of `op` can name.
-    fn dst_reach(&self, op: Op, ty: Type) -> u32;
-    /// Exclusive upper bound of the GPR source `src` of `op` can name.
-    fn src_reach(&self, op: Op, ty: Type, src: usize) -> u32;
+    /// Exclusive upper bound of the GPR the destination of `i` can name.
+    fn dst_reach(&self, i: &Instr, ty: Type) -> u32;
+    /// Exclusive upper bound of the GPR source `src` of `i` can name.
+    fn src_reach(&self, i: &Instr, ty: Type, src: usize) -> u32;
 }
 
-/// G16 register-file facts.
-///
-/// - 96 GPRs; r96 is a hard boundary on M4 (ADevWithAnIdea/agx-re docs/m4-deltas.md §2, measured).
-/// - `get_sr` destinations only r0–r15: high destination bits are inert
-///   (niklassheth/agx-re EXP-M4-38, measured; niklassheth/mesa agx_apple9_machine.c agrees).
-/// - `device_load` destinations only r0–r63: r≥64 silently zeroes (ADevWithAnIdea/agx-re
-///   EXP-0141, measured; niklassheth/mesa agx_apple9_machine.c table).
-/// - move-immediate reaches r0–r63 in its 8-byte form (niklassheth/agx-re EXP-M4-37, measured).
-/// - `float_special` (SFU) sources r0–r63 (niklassheth/mesa agx_apple9_machine.c table, inferred).
-pub struct G16Regs;
+/// Any register anywhere in a 96-entry file (for testing the allocator without form limits).
+pub struct AnyReg;
 
-impl RegTarget for G16Regs {
+impl RegTarget for AnyReg {
     fn gprs(&self) -> u32 {
         96
     }
-    fn dst_reach(&self, op: Op, _ty: Type) -> u32 {
-        match op {
-            Op::SysVal(_) => 16,
-            Op::LoadGlobal { .. } | Op::Fill { .. } => 64,
-            _ => 96,
-        }
+    fn dst_reach(&self, _: &Instr, _: Type) -> u32 {
+        96
     }
-    fn src_reach(&self, op: Op, _ty: Type, _src: usize) -> u32 {
-        match op {
-            Op::Sfu(_) => 64,
-            _ => 96,
-        }
+    fn src_reach(&self, _: &Instr, _: Type, _: usize) -> u32 {
+        96
     }
 }

@@ -35,10 +35,15 @@ pub fn run(f: &mut Function) -> bool {
         b.instrs = phis;
     }
     let mut map: Vec<Option<Src>> = vec![None; f.shapes.len()];
+    // Components of a `collect` are its (unmodified) sources.
+    let mut collects: Vec<Option<Vec<Src>>> = vec![None; f.shapes.len()];
     for b in &f.blocks {
         for i in &b.instrs {
             if let Some(s) = forwardable(f, i) {
                 map[i.dst.unwrap().0 as usize] = Some(s);
+            }
+            if i.op == Op::Collect && i.srcs.iter().all(|s| !s.has_modifiers()) {
+                collects[i.dst.unwrap().0 as usize] = Some(i.srcs.to_vec());
             }
         }
     }
@@ -66,12 +71,22 @@ pub fn run(f: &mut Function) -> bool {
         for i in &mut b.instrs {
             let mods_ok = i.op.takes_float_modifiers();
             let op = i.op;
+            let dst_vec = i.dst.is_some_and(|d| shapes[d.0 as usize].comps > 1);
             for (k, s) in i.srcs.iter_mut().enumerate() {
                 let n = resolve(*s);
                 if n == *s {
                     continue;
                 }
-                // Stores and spills name a whole value; a component of a tuple cannot stand in.
+                // Stores and spills name a whole value; a component of a tuple cannot stand in,
+                // and a whole tuple is not its first component.
+                if let Operand::Value { v, .. } = s.op {
+                    let whole_pos = matches!(op, Op::Spill { .. })
+                        || (matches!(op, Op::StoreGlobal { .. }) && k == 1)
+                        || (matches!(op, Op::Phi | Op::Copy) && dst_vec);
+                    if shapes[v.0 as usize].comps != 1 && whole_pos {
+                        continue;
+                    }
+                }
                 let whole = matches!(op, Op::Spill { .. })
                     || (matches!(op, Op::StoreGlobal { .. }) && k == 1);
                 if whole
@@ -82,12 +97,6 @@ pub fn run(f: &mut Function) -> bool {
                 // Modifiers only survive on ops that apply them.
                 if s.has_modifiers() && !mods_ok && !matches!(n.op, Operand::Value { .. }) {
                     continue;
-                }
-                // Component selects on a vector source cannot take a scalar replacement.
-                if let Operand::Value { v, .. } = s.op {
-                    if shapes[v.0 as usize].comps != 1 {
-                        continue;
-                    }
                 }
                 *s = n;
                 changed = true;

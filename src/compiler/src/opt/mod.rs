@@ -5,6 +5,7 @@ pub mod copy_prop;
 pub mod dce;
 pub mod legalize;
 pub mod modifiers;
+pub mod split_vectors;
 pub mod uses;
 
 use crate::ir::Function;
@@ -13,6 +14,9 @@ use crate::target::Target;
 /// The standard pipeline: iterate the cheap passes to a fixed point, then legalise operands
 /// (immediates and uniforms the target cannot take become register copies).
 pub fn optimize(f: &mut Function, target: &dyn Target) {
+    if target.split_vector_memory() {
+        split_vectors::run(f);
+    }
     for _ in 0..8 {
         let mut changed = copy_prop::run(f);
         changed |= const_fold::run(f);

@@ -157,7 +157,7 @@ impl Assigner<'_> {
             let mut temps = Vec::new();
             for (n, s) in srcs.iter_mut().enumerate() {
                 let MOperand::Reg(r) = s.op else { continue };
-                let reach = self.target.src_reach(i.op, s.ty, n) * 2;
+                let reach = self.target.src_reach(i, s.ty, n) * 2;
                 if r.end() <= reach as u16 {
                     continue;
                 }
@@ -213,7 +213,7 @@ impl Assigner<'_> {
                 free_dying(self);
             }
             let dst = match i.dst {
-                Some(d) => Some(self.alloc(d, self.target.dst_reach(i.op, dty), &text())?),
+                Some(d) => Some(self.alloc(d, self.target.dst_reach(i, dty), &text())?),
                 None => None,
             };
             if i.op.is_async() {

@@ -1,0 +1,32 @@
+//! Which table form implements a MIR instruction (shared by encoding and register reach).
+
+use crate::ir::{Op, Type};
+use crate::mir::MOperand;
+
+/// The form name for `op` on `ty`, given whether source 1 is an immediate and whether source 0
+/// is an immediate. `None`: no validated form.
+pub fn form_name(op: Op, ty: Type, src0_imm: bool, src1_imm: bool) -> Option<&'static str> {
+    Some(match (op, ty) {
+        (Op::SysVal(_), _) => "get_sr",
+        (Op::FAdd, Type::F32) if src1_imm => "fadd_imm",
+        (Op::FMul, Type::F32) if src1_imm => "fmul_imm",
+        (Op::FAdd, Type::F32) => "fadd",
+        (Op::FMul, Type::F32) => "fmul",
+        (Op::FFma, Type::F32) => "ffma",
+        (Op::FAdd, Type::F16) => "hadd",
+        (Op::FMul, Type::F16) => "hmul",
+        (Op::IAdd, Type::I32) if src1_imm => "iadd",
+        (Op::ISub, Type::I32) if src1_imm => "isub",
+        (Op::Xor, Type::I32) => "ilogic",
+        (Op::Copy, _) if src0_imm => "mov_imm",
+        // No validated general move: a 32-bit copy is `iadd d, s, #0`.
+        (Op::Copy, Type::I32 | Type::F32 | Type::Bool) => "iadd",
+        (Op::LoadGlobal { .. }, _) => "device_load",
+        (Op::StoreGlobal { .. }, _) => "device_store",
+        _ => return None,
+    })
+}
+
+pub fn is_imm(o: Option<&MOperand>) -> bool {
+    matches!(o, Some(MOperand::Imm(_)))
+}

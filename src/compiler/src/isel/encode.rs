@@ -1,0 +1,200 @@
+//! Encoding MIR through the ISA table.
+
+use super::choose::{form_name, is_imm};
+use crate::error::CompileError;
+use crate::ir::{Op, SysVal, Type};
+use crate::mir::{MInstr, MItem, MOperand, MProgram, MSrc, Reg};
+use agx16_isa::{form_by_name, Instr, Kind, Part, Role, SlotSet};
+
+/// Machine code and what it holds.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Encoded {
+    pub code: Vec<u8>,
+    pub instrs: u32,
+}
+
+fn err(i: &MInstr, why: impl Into<String>) -> CompileError {
+    CompileError::NoForm { instr: i.to_string(), why: why.into() }
+}
+
+fn enc_err(i: &MInstr, e: agx16_isa::EncodeError) -> CompileError {
+    CompileError::Encode { instr: i.to_string(), why: e.to_string() }
+}
+
+fn part(r: Reg) -> Part {
+    match (r.halves, r.half % 2) {
+        (1, 0) => Part::Lo,
+        (1, _) => Part::Hi,
+        _ => Part::Full,
+    }
+}
+
+fn reg_of(i: &MInstr, s: &MSrc) -> Result<Reg, CompileError> {
+    match s.op {
+        MOperand::Reg(r) if r.halves <= 2 => Ok(r),
+        MOperand::Reg(r) => Err(err(i, format!("tuple operand {r} (vector memory is split before allocation)"))),
+        _ => Err(err(i, "expected a register operand")),
+    }
+}
+
+/// Set the field of `kind` (first match) to `v`.
+fn set_kind(x: &mut Instr, kind: Kind, v: u64) -> Result<(), agx16_isa::EncodeError> {
+    let name = x.form.fields.iter().find(|f| f.kind == kind).map(|f| f.name);
+    match name {
+        Some(n) => x.set(n, v).map(|_| ()),
+        None => Err(agx16_isa::EncodeError::Other(format!("{} has no {kind:?} field", x.form.name))),
+    }
+}
+
+/// Corpus-only modifier values of the forms, as in Apple-compiled hardware-run programs.
+fn modifiers(name: &str) -> &'static [(&'static str, u64)] {
+    match name {
+        // EXP-M4-35 `get_sr r1` = 1ca01006: thread_position_in_grid.x is selector 0xa0.
+        "get_sr" => &[("dp_width", 0x10)],
+        // EXP-M4-35 `iadd r2, r1, #37` = 9f115404034a08041104.
+        "iadd" | "isub" => &[("b2_fmt", 0x15), ("opmode", 3), ("b7", 4), ("opc_tail", 0x11), ("opc_tail2", 4)],
+        // EXP-M4-44 falu2i (in + 1.5): flags 1, mods 0.
+        "fadd_imm" | "fmul_imm" => &[("flags", 1)],
+        // EXP-M4-35 32-bit loads: 6700540000802000510100404600.
+        "device_load" => &[("addr_mode", 0x54), ("index_flag", 1), ("access_desc", 0x20), ("ld_format", 0x11), ("ldform_hi11", 0x10), ("elem_size", 0x46)],
+        // EXP-M4-35 32-bit stores: e700540002012100110000901100.
+        "device_store" => &[("addr_mode", 0x54), ("access_desc", 0x21), ("st_format", 0x11), ("st_desc_hi", 0x24), ("elem_size", 0x11)],
+        // EXP-M4-35 `ilogic` XOR: lut_a_sel 2, lut_b 8.
+        "ilogic" => &[("lut_a_sel", 2), ("lut_b", 8)],
+        _ => &[],
+    }
+}
+
+fn select(i: &MInstr) -> Result<Instr, CompileError> {
+    let name = form_name(i.op, i.ty, is_imm(i.srcs.first().map(|s| &s.op)), is_imm(i.srcs.get(1).map(|s| &s.op)))
+        .ok_or_else(|| err(i, format!("no validated form for {} on {}", i.op, i.ty)))?;
+    let form = form_by_name(name).ok_or_else(|| err(i, format!("form {name} missing from the table")))?;
+    if !form.emittable() {
+        return Err(err(i, format!("form {name} is not hardware-validated")));
+    }
+    if i.sat {
+        return Err(err(i, "saturate has no validated encoding"));
+    }
+    if i.srcs.iter().any(|s| s.abs) {
+        return Err(err(i, "abs source modifier has no validated encoding"));
+    }
+    let mut x = Instr::new(form);
+    for (n, v) in modifiers(name) {
+        x.set(n, *v).map_err(|e| enc_err(i, e))?;
+    }
+    let e = |r: Result<&mut Instr, agx16_isa::EncodeError>| r.map(|_| ()).map_err(|e| enc_err(i, e));
+    if let Some(d) = i.dst {
+        e(x.set_gpr(Role::Dst, d.gpr(), part(d)))?;
+    }
+    match i.op {
+        Op::SysVal(SysVal::GlobalId(0)) => {
+            e(x.set("sr_sel", 0xa0))?;
+        }
+        Op::SysVal(s) => return Err(err(i, format!("{s:?} has no measured special-register selector"))),
+        Op::Copy if is_imm(i.srcs.first().map(|s| &s.op)) => {
+            let MOperand::Imm(v) = i.srcs[0].op else { unreachable!() };
+            e(x.set("imm", v as u64))?;
+        }
+        Op::Copy => {
+            e(x.set_gpr(Role::SrcA, reg_of(i, &i.srcs[0])?.gpr(), Part::Full))?;
+            e(x.set("b_imm", 0))?;
+        }
+        Op::FAdd | Op::FMul | Op::IAdd | Op::ISub | Op::Xor => {
+            let (mut a, mut b) = (i.srcs[0], i.srcs[1]);
+            // Only B has a negate; addition and multiplication commute.
+            if a.neg && !b.neg && matches!(i.op, Op::FAdd | Op::FMul) && !is_imm(Some(&b.op)) {
+                std::mem::swap(&mut a, &mut b);
+            }
+            if a.neg || (b.neg && !matches!(i.op, Op::FAdd | Op::FMul)) {
+                return Err(err(i, "negate on this source has no validated encoding"));
+            }
+            let ra = reg_of(i, &a)?;
+            e(x.set_gpr(Role::SrcA, ra.gpr(), part(ra)))?;
+            match b.op {
+                MOperand::Imm(v) if matches!(i.op, Op::FAdd | Op::FMul) => {
+                    let v = if b.neg { v ^ 0x8000_0000 } else { v };
+                    let packed = agx16_isa::minifloat::encode(f32::from_bits(v)).ok_or_else(|| err(i, "immediate not encodable as minifloat"))?;
+                    e(set_kind(&mut x, Kind::ImmF8(Role::SrcB), packed).map(|_| &mut x))?;
+                }
+                MOperand::Imm(v) => e(x.set("b_imm", v as u64))?,
+                _ => {
+                    let rb = reg_of(i, &b)?;
+                    e(x.set_gpr(Role::SrcB, rb.gpr(), part(rb)))?;
+                    if b.neg {
+                        e(x.set("b_neg", 1))?;
+                    }
+                }
+            }
+        }
+        Op::FFma => {
+            let neg_product = i.srcs[0].neg ^ i.srcs[1].neg;
+            if i.srcs[2].neg {
+                return Err(err(i, "negated addend has no validated encoding"));
+            }
+            for (k, role) in [Role::SrcA, Role::SrcB, Role::SrcC].into_iter().enumerate() {
+                let r = reg_of(i, &i.srcs[k])?;
+                e(x.set_gpr(role, r.gpr(), part(r)))?;
+            }
+            if neg_product {
+                e(x.set("neg_ab", 1))?;
+            }
+        }
+        Op::LoadGlobal { binding } | Op::StoreGlobal { binding } => {
+            if i.ty != Type::I32 && i.ty != Type::F32 && i.op != (Op::StoreGlobal { binding }) {
+                return Err(err(i, "only 32-bit device access has a measured format here"));
+            }
+            let idx = reg_of(i, &i.srcs[0])?;
+            e(x.set_gpr(Role::SrcB, idx.gpr(), Part::Full))?;
+            e(x.set("base_slot", binding as u64))?;
+            if let Op::StoreGlobal { .. } = i.op {
+                let d = reg_of(i, &i.srcs[1])?;
+                if d.halves != 2 {
+                    return Err(err(i, "only 32-bit stores have a measured format here"));
+                }
+                e(x.set_gpr(Role::SrcD, d.gpr(), Part::Full))?;
+            }
+        }
+        _ => return Err(err(i, "not selected")),
+    }
+    // Scoreboard and lifetime bits.
+    if i.produce_slot != 0 {
+        e(x.set_produce(i.produce_slot))?;
+    }
+    if i.wait_slot != 0 {
+        e(x.set_wait(SlotSet(1 << (i.wait_slot - 1))))?;
+    }
+    for (k, s) in i.srcs.iter().enumerate() {
+        if !s.release {
+            continue;
+        }
+        let role = [Role::SrcA, Role::SrcB, Role::SrcC][k.min(2)];
+        // Forms without a release field keep the register: a missed release only costs reuse.
+        if x.form.fields.iter().any(|f| f.kind == Kind::Release(role)) {
+            e(set_kind(&mut x, Kind::Release(role), 1).map(|_| &mut x))?;
+        }
+    }
+    if x.form.fields.iter().any(|f| f.kind == Kind::Publish) && i.publish {
+        e(set_kind(&mut x, Kind::Publish, 1).map(|_| &mut x))?;
+    }
+    Ok(x)
+}
+
+/// Encode a straight-line program; control flow is not selected yet.
+pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
+    let mut out = Encoded::default();
+    for it in &p.items {
+        match it {
+            MItem::Instr(i) => {
+                let x = select(i)?;
+                x.encode_into(&mut out.code);
+                out.instrs += 1;
+            }
+            MItem::Return => break,
+            other => return Err(CompileError::NoForm { instr: format!("{other:?}"), why: "control flow is not selected yet".into() }),
+        }
+    }
+    let stop = Instr::build("stop", &[]).map_err(|e| CompileError::Encode { instr: "stop".into(), why: e.to_string() })?;
+    stop.encode_into(&mut out.code);
+    out.instrs += 1;
+    Ok(out)
+}

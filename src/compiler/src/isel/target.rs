@@ -1,0 +1,82 @@
+//! G16 answers to the allocator's and legaliser's questions, read from the ISA form table.
+
+use super::choose::form_name;
+use crate::ir::{Instr, Op, Operand, Type};
+use crate::target::{RegTarget, Target};
+use agx16_isa::{form_by_name, Kind, Role};
+
+/// Highest GPR + 1 a role of a form can name: the table's measured reach, else the width of
+/// its register field, capped at the 96-entry file.
+fn reach(name: &str, role: Role) -> u32 {
+    let Some(form) = form_by_name(name) else { return 96 };
+    if let Some(r) = form.reach(role) {
+        return (r.max_gpr as u32 + 1).min(96);
+    }
+    form.fields
+        .iter()
+        .find(|f| f.kind == Kind::Gpr(role))
+        .map(|f| (1u32 << f.width()).min(96))
+        .unwrap_or(96)
+}
+
+fn role(src: usize, op: Op) -> Role {
+    match (op, src) {
+        (Op::LoadGlobal { .. } | Op::StoreGlobal { .. }, 0) => Role::SrcB, // the index register
+        (Op::StoreGlobal { .. }, _) => Role::SrcD,                         // the data register
+        (_, 0) => Role::SrcA,
+        (_, 1) => Role::SrcB,
+        _ => Role::SrcC,
+    }
+}
+
+fn imm(i: &Instr, k: usize) -> bool {
+    i.srcs.get(k).is_some_and(|s| matches!(s.op, Operand::Imm(_)))
+}
+
+/// Register facts: 96 GPRs (ADevWithAnIdea/agx-re docs/m4-deltas.md §2, measured); per-form
+/// reach from the table; device loads below r64 (ADevWithAnIdea/agx-re EXP-0141: r≥64
+/// silently zeroes, measured).
+pub struct G16Regs;
+
+impl RegTarget for G16Regs {
+    fn gprs(&self) -> u32 {
+        96
+    }
+    fn dst_reach(&self, i: &Instr, ty: Type) -> u32 {
+        let Some(name) = form_name(i.op, ty, imm(i, 0), imm(i, 1)) else { return 96 };
+        let r = reach(name, Role::Dst);
+        if matches!(i.op, Op::LoadGlobal { .. } | Op::Fill { .. }) {
+            r.min(64)
+        } else {
+            r
+        }
+    }
+    fn src_reach(&self, i: &Instr, ty: Type, src: usize) -> u32 {
+        match form_name(i.op, ty, imm(i, 0), imm(i, 1)) {
+            Some(name) => reach(name, role(src, i.op)),
+            None => 96,
+        }
+    }
+}
+
+/// Operand capabilities: float immediates where the 8-bit minifloat encodes them exactly
+/// (`fadd_imm`/`fmul_imm` source B), integer immediates in `iadd`/`isub` source B (8-bit
+/// field), small move-immediates.
+pub struct G16Target;
+
+impl Target for G16Target {
+    fn inline_imm(&self, op: Op, ty: Type, src: usize, bits: u32) -> bool {
+        match (op, ty, src) {
+            (Op::FAdd | Op::FMul, Type::F32, 1) => agx16_isa::minifloat::encode(f32::from_bits(bits)).is_some(),
+            (Op::IAdd | Op::ISub, Type::I32, 1) => bits <= 0xff,
+            (Op::LoadGlobal { .. } | Op::StoreGlobal { .. }, _, _) => false,
+            _ => false,
+        }
+    }
+    fn uniform_src(&self, _op: Op, _ty: Type, _src: usize) -> bool {
+        false
+    }
+    fn split_vector_memory(&self) -> bool {
+        true
+    }
+}
