@@ -67,7 +67,10 @@ pub fn read_program(path: &Path) -> std::io::Result<Vec<u8>> {
         .copied()
         .filter(|b| !b.is_ascii_whitespace())
         .collect();
-    if !text.is_empty() && text.len() % 2 == 0 && text.iter().all(|b| b.is_ascii_hexdigit()) {
+    if !text.is_empty()
+        && text.len().is_multiple_of(2)
+        && text.iter().all(|b| b.is_ascii_hexdigit())
+    {
         let s = std::str::from_utf8(&text).expect("hex digits are ASCII");
         Ok((0..s.len() / 2)
             .map(|k| u8::from_str_radix(&s[2 * k..2 * k + 2], 16).expect("checked hex"))

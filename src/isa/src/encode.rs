@@ -29,6 +29,24 @@ impl Instr {
         v
     }
 
+    /// Encode and verify that the bytes decode back to this very instruction (same form, same
+    /// field values). A compiler should use this: a value combination that an earlier table
+    /// entry claims would otherwise be emitted as something else.
+    pub fn encode_checked(&self) -> Result<Vec<u8>, EncodeError> {
+        let bytes = self.encode();
+        match crate::decode::decode(&bytes) {
+            Ok(d) if d == *self => Ok(bytes),
+            Ok(d) => Err(EncodeError::Other(format!(
+                "{} encodes to bytes that decode as {} ({})",
+                self.form.name, d.form.name, d
+            ))),
+            Err(e) => Err(EncodeError::Other(format!(
+                "{} does not decode back: {e}",
+                self.form.name
+            ))),
+        }
+    }
+
     /// Build an instruction of the form called `name` from `(field, value)` pairs; other fields are 0.
     pub fn build(name: &str, fields: &[(&str, u64)]) -> Result<Instr, EncodeError> {
         let form = form_by_name(name)

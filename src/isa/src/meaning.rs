@@ -34,13 +34,29 @@ pub static SPECIAL_REGS: &[SpecialReg] = &[
     sr(0xa0, "thread_position_in_grid.x", Evidence::Hardware),
     sr(0xa1, "thread_position_in_grid.y", Evidence::CorpusOnly),
     sr(0xa2, "thread_position_in_grid.z", Evidence::CorpusOnly),
-    sr(0xa4, "thread_position_in_threadgroup.x", Evidence::CorpusOnly),
-    sr(0xa5, "thread_position_in_threadgroup.y", Evidence::CorpusOnly),
-    sr(0xa6, "thread_position_in_threadgroup.z", Evidence::CorpusOnly),
+    sr(
+        0xa4,
+        "thread_position_in_threadgroup.x",
+        Evidence::CorpusOnly,
+    ),
+    sr(
+        0xa5,
+        "thread_position_in_threadgroup.y",
+        Evidence::CorpusOnly,
+    ),
+    sr(
+        0xa6,
+        "thread_position_in_threadgroup.z",
+        Evidence::CorpusOnly,
+    ),
 ];
 
 const fn sr(sel: u8, name: &'static str, evidence: Evidence) -> SpecialReg {
-    SpecialReg { sel, name, evidence }
+    SpecialReg {
+        sel,
+        name,
+        evidence,
+    }
 }
 
 /// Source of the special-register table.

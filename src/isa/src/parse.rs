@@ -34,6 +34,13 @@ fn parse_int(s: &str) -> Option<i64> {
     Some(if neg { -v } else { v })
 }
 
+fn parse_u64(s: &str) -> Option<u64> {
+    match s.strip_prefix("0x") {
+        Some(h) => u64::from_str_radix(h, 16).ok(),
+        None => s.parse().ok(),
+    }
+}
+
 fn parse_part(s: &str) -> (&str, Part) {
     if let Some(b) = s.strip_suffix(".l") {
         (b, Part::Lo)
@@ -168,12 +175,8 @@ pub fn parse_line(text: &str, line: usize) -> Result<Option<Instr>, ParseError> 
                 u128::from_str_radix(h, 16).map_err(|_| err(line, format!("bad hex {v}")))?;
             continue;
         }
-        let val = parse_int(v)
-            .filter(|x| *x >= 0)
-            .ok_or_else(|| err(line, format!("bad value {t}")))?;
-        instr
-            .set(k, val as u64)
-            .map_err(|e| err(line, e.to_string()))?;
+        let val = parse_u64(v).ok_or_else(|| err(line, format!("bad value {t}")))?;
+        instr.set(k, val).map_err(|e| err(line, e.to_string()))?;
     }
     Ok(Some(instr))
 }

@@ -53,7 +53,11 @@ fn mapping(mnemonic: &str, field: &str) -> Option<&'static str> {
         ("imad", "srcC_desc") => "c_mode | c_inert<<2 | c_sel<<3",
         ("imad", f @ ("mulsel" | "b9" | "b10" | "b11")) => leak(f),
         ("reg_move_cb", f @ ("b3" | "dst" | "src")) => leak(f),
-        ("device_store" | "device_load", f @ ("access_desc" | "addr_mode" | "base_slot" | "elem_size" | "idx_off" | "reserved13" | "reserved7" | "space")) => leak(f),
+        (
+            "device_store" | "device_load",
+            f @ ("access_desc" | "addr_mode" | "base_slot" | "elem_size" | "idx_off" | "reserved13"
+            | "reserved7" | "space"),
+        ) => leak(f),
         ("device_store" | "device_load", "index_reg") => "index | index_flag<<7",
         ("device_store", "extmode") => "data_hi | data<<1",
         ("device_store", f @ ("st_desc_hi" | "st_format" | "st_format_ext")) => leak(f),
@@ -75,7 +79,10 @@ fn mapping(mnemonic: &str, field: &str) -> Option<&'static str> {
         ("b_alu10_lo7" | "b_alu10_lo6", "ext9") => "tail[24:8]",
         ("funary_imm", f @ ("dst" | "lut_a" | "mod" | "src" | "srcB")) => leak(f),
         ("funary_imm", "modtail") => "tail",
-        ("ilogic", f @ ("dst" | "lut_a_free" | "lut_a_sel" | "lut_a_z" | "op_base" | "z6" | "z8" | "z9")) => leak(f),
+        (
+            "ilogic",
+            f @ ("dst" | "lut_a_free" | "lut_a_sel" | "lut_a_z" | "op_base" | "z6" | "z8" | "z9"),
+        ) => leak(f),
         ("ilogic", "lut_b") => "lut_b | wait[0:3]<<5",
         ("ilogic", "outmod") => "outmod | wait[3:3]<<5",
         ("ilogic", "srcA") => "a_size | a<<1",
@@ -144,7 +151,10 @@ fn exp_m4_35_decode_records_agree() {
                 }
             };
             if i.form.len as usize != len || !forms_for(mn).contains(&i.form.name) {
-                problems.push(format!("{kernel}@{}: {mn}/{len} decoded as {}/{}", r["offset"], i.form.name, i.form.len));
+                problems.push(format!(
+                    "{kernel}@{}: {mn}/{len} decoded as {}/{}",
+                    r["offset"], i.form.name, i.form.len
+                ));
                 continue;
             }
             form_ok += 1;
@@ -152,10 +162,10 @@ fn exp_m4_35_decode_records_agree() {
                 let want = want.as_u64().unwrap();
                 let got = if mn == "iadd2" && name == "addsub" {
                     Some(u64::from(i.form.name == "iadd"))
-                } else if mn == "imad" && name == "b0bit7" {
-                    Some(1)
-                } else if mn == "reg_move_cb" && name == "form" {
-                    Some(1) // byte0 bit 3, a match bit of the 0x?b family
+                } else if (mn == "imad" && name == "b0bit7")
+                    || (mn == "reg_move_cb" && name == "form")
+                {
+                    Some(1) // byte0 bit 7 of 0x9f / bit 3 of the 0x?b family: match bits
                 } else if mn == "falu2i" && name == "opsel" {
                     Some(if i.form.name == "fadd_imm" { 4 } else { 5 })
                 } else if (mn == "iadd2" || mn == "imad") && name == "store_en" {
@@ -166,12 +176,20 @@ fn exp_m4_35_decode_records_agree() {
                 compared += 1;
                 match got {
                     Some(g) if g == want => agreed += 1,
-                    g => problems.push(format!("{kernel}@{} {mn}.{name}: record {want}, ours {g:?}", r["offset"])),
+                    g => problems.push(format!(
+                        "{kernel}@{} {mn}.{name}: record {want}, ours {g:?}",
+                        r["offset"]
+                    )),
                 }
             }
         }
     }
     println!("EXP-M4-35: {form_ok}/{records} records agree on form and length; {agreed}/{compared} fields agree");
     assert_eq!(records, 133);
-    assert!(problems.is_empty(), "{} disagreements:\n{}", problems.len(), problems.join("\n"));
+    assert!(
+        problems.is_empty(),
+        "{} disagreements:\n{}",
+        problems.len(),
+        problems.join("\n")
+    );
 }

@@ -45,7 +45,13 @@ const F2I: &[Field] = &[
     raw!("a_top", 31, 1),
     raw!("ctrl", 34, 5),
     f!("mods", [(40, 5)], Modifier, CorpusOnly, ET),
-    f!("wait", [(45, 3)], Wait(Index45), Hardware, "niklassheth/agx-re:experiments/EXP-M4-44-falu2i-slot-selector"),
+    f!(
+        "wait",
+        [(45, 3)],
+        Wait(Index45),
+        Hardware,
+        "niklassheth/agx-re:experiments/EXP-M4-44-falu2i-slot-selector"
+    ),
 ];
 
 // srcB is a uniform register (bit 39 set, bit 15 clear): byte1 = (ureg<<1)|is32.
@@ -146,21 +152,100 @@ const FOPQ12: &[Field] = &[
     raw!("ext", 48, 48),
 ];
 
-const FOPQ8I: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 32, 8), raw!("b5", 40, 8), raw!("ext", 48, 16)];
+const FOPQ8I: &[Field] = &[
+    raw!("dst", 4, 4),
+    raw!("b1", 8, 8),
+    raw!("b2_hi", 19, 5),
+    raw!("b3", 24, 8),
+    raw!("b4", 32, 8),
+    raw!("b5", 40, 8),
+    raw!("ext", 48, 16),
+];
 
 // byte0 low nibble 1 (bit 3 clear: 16-bit destination, e.g. `31 01 3c 81 00 c2` in k_cvt_half):
 // same compact rule (bit 18); the extension length for op-selects 4/5 with byte4&3 = 2 is 12,
 // not 10 (`11 b1 1d 03 82 ..` in EXP-M4-54 rcp_half_neg, `21 06 3d 05 0a ..` in half_div),
 // while the fma op-select keeps 10 (`11 82 26 84 06 85 ..` in bf16_fma). Corpus-only.
-const H1Q4: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("opsel", 16, 2), raw!("b2_hi", 19, 5), raw!("b3", 24, 8)];
-const H1Q6: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 34, 6), raw!("b5", 40, 8)];
-const H1Q6O: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("opsel", 16, 1), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 34, 6), raw!("b5", 40, 8)];
-const H1Q8O: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("opsel", 16, 1), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 34, 6), raw!("b5", 40, 8), raw!("ext", 48, 16)];
-const H1Q12O: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("opsel", 16, 1), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 34, 6), raw!("b5", 40, 8), raw!("ext", 48, 48)];
-const H1Q8: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 34, 6), raw!("b5", 40, 8), raw!("ext", 48, 16)];
-const H1Q10: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 34, 6), raw!("b5", 40, 8), raw!("ext", 48, 32)];
-const H1Q12: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 34, 6), raw!("b5", 40, 8), raw!("ext", 48, 48)];
-const H1Q8I: &[Field] = &[raw!("dst", 4, 4), raw!("b1", 8, 8), raw!("b2_hi", 19, 5), raw!("b3", 24, 8), raw!("b4", 32, 8), raw!("b5", 40, 8), raw!("ext", 48, 16)];
+const H1Q4: &[Field] = &[
+    raw!("dst", 4, 4),
+    raw!("b1", 8, 8),
+    raw!("opsel", 16, 2),
+    raw!("b2_hi", 19, 5),
+    raw!("b3", 24, 8),
+];
+const H1Q6: &[Field] = &[
+    raw!("dst", 4, 4),
+    raw!("b1", 8, 8),
+    raw!("b2_hi", 19, 5),
+    raw!("b3", 24, 8),
+    raw!("b4", 34, 6),
+    raw!("b5", 40, 8),
+];
+const H1Q6O: &[Field] = &[
+    raw!("dst", 4, 4),
+    raw!("b1", 8, 8),
+    raw!("opsel", 16, 1),
+    raw!("b2_hi", 19, 5),
+    raw!("b3", 24, 8),
+    raw!("b4", 34, 6),
+    raw!("b5", 40, 8),
+];
+const H1Q8O: &[Field] = &[
+    raw!("dst", 4, 4),
+    raw!("b1", 8, 8),
+    raw!("opsel", 16, 1),
+    raw!("b2_hi", 19, 5),
+    raw!("b3", 24, 8),
+    raw!("b4", 34, 6),
+    raw!("b5", 40, 8),
+    raw!("ext", 48, 16),
+];
+const H1Q12O: &[Field] = &[
+    raw!("dst", 4, 4),
+    raw!("b1", 8, 8),
+    raw!("opsel", 16, 1),
+    raw!("b2_hi", 19, 5),
+    raw!("b3", 24, 8),
+    raw!("b4", 34, 6),
+    raw!("b5", 40, 8),
+    raw!("ext", 48, 48),
+];
+const H1Q8: &[Field] = &[
+    raw!("dst", 4, 4),
+    raw!("b1", 8, 8),
+    raw!("b2_hi", 19, 5),
+    raw!("b3", 24, 8),
+    raw!("b4", 34, 6),
+    raw!("b5", 40, 8),
+    raw!("ext", 48, 16),
+];
+const H1Q10: &[Field] = &[
+    raw!("dst", 4, 4),
+    raw!("b1", 8, 8),
+    raw!("b2_hi", 19, 5),
+    raw!("b3", 24, 8),
+    raw!("b4", 34, 6),
+    raw!("b5", 40, 8),
+    raw!("ext", 48, 32),
+];
+const H1Q12: &[Field] = &[
+    raw!("dst", 4, 4),
+    raw!("b1", 8, 8),
+    raw!("b2_hi", 19, 5),
+    raw!("b3", 24, 8),
+    raw!("b4", 34, 6),
+    raw!("b5", 40, 8),
+    raw!("ext", 48, 48),
+];
+const H1Q8I: &[Field] = &[
+    raw!("dst", 4, 4),
+    raw!("b1", 8, 8),
+    raw!("b2_hi", 19, 5),
+    raw!("b3", 24, 8),
+    raw!("b4", 32, 8),
+    raw!("b5", 40, 8),
+    raw!("ext", 48, 16),
+];
 
 const R2: [crate::form::Reach; 3] = [
     rch!(Dst, 95, Hardware),

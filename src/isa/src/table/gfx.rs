@@ -21,7 +21,6 @@ const T16: &[Field] = rb!("b1" 8 8, "b2" 16 8, "b3" 24 8, "tail" 32 64, "tail2" 
 // Variants with byte2 pinned (field omitted) or byte1 pinned.
 const T8_B2: &[Field] = rb!("b1" 8 8, "b3" 24 8, "tail" 32 32);
 const T6_B2: &[Field] = rb!("b1" 8 8, "b3" 24 8, "b4" 32 16);
-const T12_B1: &[Field] = rb!("b2" 16 8, "b3" 24 8, "tail" 32 64);
 const T12_B12: &[Field] = rb!("b3" 24 8, "tail" 32 64);
 const T8_B2HI: &[Field] = rb!("b1" 8 8, "b2_1" 17 1, "b3" 24 8, "tail" 32 32);
 

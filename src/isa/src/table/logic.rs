@@ -21,7 +21,13 @@ const ILOGIC: &[Field] = &[
     f!("lut_a_free", [(34, 3)], OpSelect, CorpusOnly, ET),
     f!("lut_a_z", [(37, 3)], OpSelect, CorpusOnly, ET),
     f!("lut_b", [(40, 5)], OpSelect, Hardware, ET),
-    f!("wait", [(45, 3), (61, 3)], Wait(MaskSplit45_61), Hardware, SB),
+    f!(
+        "wait",
+        [(45, 3), (61, 3)],
+        Wait(MaskSplit45_61),
+        Hardware,
+        SB
+    ),
     raw!("z6", 48, 8),
     f!("outmod", [(56, 5)], Modifier, CorpusOnly, ET),
     raw!("z8", 64, 8),

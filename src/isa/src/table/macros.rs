@@ -10,7 +10,13 @@ macro_rules! f {
 /// `raw!(name, lo, width)`: bits localised but not understood.
 macro_rules! raw {
     ($name:literal, $lo:expr, $w:expr) => {
-        $crate::form::fld($name, &[$crate::form::b($lo, $w)], $crate::form::Kind::Raw, $crate::evidence::Evidence::Hypothesis, "")
+        $crate::form::fld(
+            $name,
+            &[$crate::form::b($lo, $w)],
+            $crate::form::Kind::Raw,
+            $crate::evidence::Evidence::Hypothesis,
+            "",
+        )
     };
 }
 

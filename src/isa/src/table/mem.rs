@@ -25,9 +25,21 @@ const LOAD: &[Field] = &[
     f!("access_desc", [(48, 8)], Modifier, CorpusOnly, M435),
     raw!("reserved7", 56, 8),
     f!("ld_format", [(64, 6)], Modifier, CorpusOnly, M435),
-    f!("token", [(72, 1), (70, 2)], Produce(LoadToken), Hardware, SB),
+    f!(
+        "token",
+        [(72, 1), (70, 2)],
+        Produce(LoadToken),
+        Hardware,
+        SB
+    ),
     raw!("b9", 73, 6),
-    f!("idx_off", [(79, 1), (80, 8), (88, 2)], ImmU(SrcC), Hardware, ET),
+    f!(
+        "idx_off",
+        [(79, 1), (80, 8), (88, 2)],
+        ImmU(SrcC),
+        Hardware,
+        ET
+    ),
     f!("ldform_hi11", [(90, 6)], Modifier, CorpusOnly, M435),
     f!("elem_size", [(96, 8)], Modifier, CorpusOnly, ET),
     raw!("reserved13", 104, 8),
@@ -45,7 +57,13 @@ const STORE: &[Field] = &[
     raw!("reserved7", 56, 8),
     f!("st_format", [(64, 8)], Modifier, CorpusOnly, M435),
     raw!("st_format_ext", 72, 7),
-    f!("idx_off", [(79, 1), (80, 8), (88, 2)], ImmU(SrcC), Hardware, ET),
+    f!(
+        "idx_off",
+        [(79, 1), (80, 8), (88, 2)],
+        ImmU(SrcC),
+        Hardware,
+        ET
+    ),
     f!("st_desc_hi", [(90, 6)], Modifier, CorpusOnly, M435),
     f!("elem_size", [(96, 8)], Modifier, CorpusOnly, ET),
     raw!("reserved13", 104, 8),

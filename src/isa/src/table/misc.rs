@@ -93,7 +93,7 @@ pub static FORMS: &[Form] = &[
     form!("rsel_2b", Opaque, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x2b)], N2_6, []),
     form!("psel_03", Opaque, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x03)], N2_6, []),
     // compare feeding a separate psel: byte3 low nibble 4 (EXP-0010 gsel4/dsel5, A18)
-    form!("n2_pcmp", PredCompare, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 3, 7), (24, 4, 4)], raw_bytes!("dst" 4 4, "b1" 8 8, "b2_3" 19 5, "b3" 28 4, "b4" 32 16), []),
+    form!("n2_pcmp", PredCompare, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 4, 0xf), (24, 4, 4)], raw_bytes!("dst" 4 4, "b1" 8 8, "b2_hi" 20 4, "b3" 28 4, "b4" 32 16), []),
     // Select family: byte2 low nibble 7 / f; byte4 bit 1 adds a trailing parcel (8 -> 10 bytes),
     // the same rule the 0x25/0x27/0x2f rows use (isadb.py EXP-M4-01) and what the canaries
     // (isel10, b4 = 0x06) and native epilogues (`02 0b 0f 80 20 80 06 02`, b4 = 0x20) show.

@@ -10,7 +10,13 @@ use crate::form::{Field, Form, Kind::*, Role::*};
 
 const GET_SR: &[Field] = &[
     // Bit 3 as the destination size follows TellowKrinkle/applegpu's M3 VariableDstDesc: a guess on M4.
-    f!("form", [(3, 1)], Size(Dst), Hypothesis, "TellowKrinkle/applegpu:applegpu.py"),
+    f!(
+        "form",
+        [(3, 1)],
+        Size(Dst),
+        Hypothesis,
+        "TellowKrinkle/applegpu:applegpu.py"
+    ),
     f!("dst", [(4, 4)], Gpr(Dst), Hardware, ET),
     f!("sr_sel", [(8, 8)], SpecialReg, Hardware, ET),
     f!("dp_width", [(16, 4)], Modifier, CorpusOnly, ET),
