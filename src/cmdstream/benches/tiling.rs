@@ -12,6 +12,8 @@ fn bench(c: &mut Criterion) {
     let mut back = vec![0u8; linear.len()];
     let mut g = c.benchmark_group("rgba8_2048");
     g.throughput(Throughput::Bytes(linear.len() as u64));
+    // Baseline: a straight copy of the same bytes on this machine.
+    g.bench_function("memcpy", |b| b.iter(|| back.copy_from_slice(&linear)));
     g.bench_function("tile", |b| {
         b.iter(|| tile_plane(&p, &linear, stride, &mut tiled).unwrap())
     });

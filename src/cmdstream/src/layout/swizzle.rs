@@ -48,25 +48,42 @@ fn check(p: &PlaneLayout, linear: usize, stride: usize, tiled: usize) -> Result<
     Ok(())
 }
 
+// Full tiles move 2x2 quads: Morton keeps (x, y), (x+1, y), (x, y+1), (x+1, y+1) adjacent
+// for even x and y, so each quad is two 2-element reads and one 4-element write. Partial
+// tiles at the right and bottom edges go element by element.
 fn to_tiled<const B: usize>(p: &PlaneLayout, linear: &[u8], stride: usize, tiled: &mut [u8]) {
     let (xt, yt) = tables(p);
     let (tw, th) = (p.tile_w as usize, p.tile_h as usize);
-    let width = p.width as usize;
-    for y in 0..p.height as usize {
-        let yo = yt[y % th] as usize;
-        let tile_row = (y / th) * p.cols as usize;
-        let row = &linear[y * stride..y * stride + width * B];
-        for (tx, chunk) in row.chunks(tw * B).enumerate() {
-            let base = (tile_row + tx) * tw * th + yo;
-            let mut pairs = chunk.chunks_exact(2 * B);
-            for (k, pair) in (&mut pairs).enumerate() {
-                let d = (base + xt[2 * k] as usize) * B;
-                tiled[d..d + 2 * B].copy_from_slice(pair);
+    let (w, h) = (p.width as usize, p.height as usize);
+    let tile_bytes = tw * th * B;
+    for ty in 0..h.div_ceil(th) {
+        for tx in 0..w.div_ceil(tw) {
+            let t0 = (ty * p.cols as usize + tx) * tile_bytes;
+            let tile = &mut tiled[t0..t0 + tile_bytes];
+            let (x0, y0) = (tx * tw, ty * th);
+            if x0 + tw > w || y0 + th > h || th < 2 {
+                for y in y0..h.min(y0 + th) {
+                    for x in x0..w.min(x0 + tw) {
+                        let d = (yt[y - y0] + xt[x - x0]) as usize * B;
+                        tile[d..d + B].copy_from_slice(&linear[y * stride + x * B..][..B]);
+                    }
+                }
+                continue;
             }
-            let rest = pairs.remainder();
-            if !rest.is_empty() {
-                let d = (base + xt[chunk.len() / B - 1] as usize) * B;
-                tiled[d..d + B].copy_from_slice(rest);
+            for y in (0..th).step_by(2) {
+                let r0 = &linear[(y0 + y) * stride + x0 * B..][..tw * B];
+                let r1 = &linear[(y0 + y + 1) * stride + x0 * B..][..tw * B];
+                let yo = yt[y] as usize;
+                for ((a, b), xo) in r0
+                    .chunks_exact(2 * B)
+                    .zip(r1.chunks_exact(2 * B))
+                    .zip(xt.iter().step_by(2))
+                {
+                    let d = (yo + *xo as usize) * B;
+                    let q = &mut tile[d..d + 4 * B];
+                    q[..2 * B].copy_from_slice(a);
+                    q[2 * B..].copy_from_slice(b);
+                }
             }
         }
     }
@@ -75,23 +92,37 @@ fn to_tiled<const B: usize>(p: &PlaneLayout, linear: &[u8], stride: usize, tiled
 fn from_tiled<const B: usize>(p: &PlaneLayout, linear: &mut [u8], stride: usize, tiled: &[u8]) {
     let (xt, yt) = tables(p);
     let (tw, th) = (p.tile_w as usize, p.tile_h as usize);
-    let width = p.width as usize;
-    for y in 0..p.height as usize {
-        let yo = yt[y % th] as usize;
-        let tile_row = (y / th) * p.cols as usize;
-        let row = &mut linear[y * stride..y * stride + width * B];
-        for (tx, chunk) in row.chunks_mut(tw * B).enumerate() {
-            let base = (tile_row + tx) * tw * th + yo;
-            let last = chunk.len() / B - 1;
-            let mut pairs = chunk.chunks_exact_mut(2 * B);
-            for (k, pair) in (&mut pairs).enumerate() {
-                let d = (base + xt[2 * k] as usize) * B;
-                pair.copy_from_slice(&tiled[d..d + 2 * B]);
+    let (w, h) = (p.width as usize, p.height as usize);
+    let tile_bytes = tw * th * B;
+    for ty in 0..h.div_ceil(th) {
+        for tx in 0..w.div_ceil(tw) {
+            let t0 = (ty * p.cols as usize + tx) * tile_bytes;
+            let tile = &tiled[t0..t0 + tile_bytes];
+            let (x0, y0) = (tx * tw, ty * th);
+            if x0 + tw > w || y0 + th > h || th < 2 {
+                for y in y0..h.min(y0 + th) {
+                    for x in x0..w.min(x0 + tw) {
+                        let d = (yt[y - y0] + xt[x - x0]) as usize * B;
+                        linear[y * stride + x * B..][..B].copy_from_slice(&tile[d..d + B]);
+                    }
+                }
+                continue;
             }
-            let rest = pairs.into_remainder();
-            if !rest.is_empty() {
-                let d = (base + xt[last] as usize) * B;
-                rest.copy_from_slice(&tiled[d..d + B]);
+            for y in (0..th).step_by(2) {
+                let yo = yt[y] as usize;
+                let (top, bottom) = linear.split_at_mut((y0 + y + 1) * stride);
+                let r0 = &mut top[(y0 + y) * stride + x0 * B..][..tw * B];
+                let r1 = &mut bottom[x0 * B..][..tw * B];
+                for ((a, b), xo) in r0
+                    .chunks_exact_mut(2 * B)
+                    .zip(r1.chunks_exact_mut(2 * B))
+                    .zip(xt.iter().step_by(2))
+                {
+                    let d = (yo + *xo as usize) * B;
+                    let q = &tile[d..d + 4 * B];
+                    a.copy_from_slice(&q[..2 * B]);
+                    b.copy_from_slice(&q[2 * B..]);
+                }
             }
         }
     }
