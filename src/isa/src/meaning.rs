@@ -123,3 +123,111 @@ pub fn sfu_function(i: &Instr) -> Result<(SfuFn, Evidence), String> {
     };
     Ok(r)
 }
+
+/// A two-input boolean function as its truth table: bit `2*a + b` is f(a, b).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct LogicFn {
+    pub name: &'static str,
+    pub truth: u8,
+}
+
+impl LogicFn {
+    /// Apply bitwise to two 32-bit words.
+    pub fn apply(self, a: u32, b: u32) -> u32 {
+        let t = |i: u8| {
+            if self.truth >> i & 1 == 1 {
+                u32::MAX
+            } else {
+                0
+            }
+        };
+        (!a & !b & t(0)) | (!a & b & t(1)) | (a & !b & t(2)) | (a & b & t(3))
+    }
+}
+
+/// One measured `ilogic` encoding: `(op_base, lut_a & 3, lut_b & 0xf)` selects the function.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LogicEncoding {
+    pub function: LogicFn,
+    pub op_base: u8,
+    pub lut_a: u8,
+    pub lut_b: u8,
+}
+
+const fn lut(name: &'static str, truth: u8, op_base: u8, lut_a: u8, lut_b: u8) -> LogicEncoding {
+    LogicEncoding {
+        function: LogicFn { name, truth },
+        op_base,
+        lut_a,
+        lut_b,
+    }
+}
+
+/// All 16 functions, each executed on M4 (ADevWithAnIdea/agx-re:experiments/EXP-0146-m4-emit-
+/// int-misc/analysis/ilogic_lut_table.md, both gated runs agreeing). Truth bit order f(0,0),
+/// f(0,1), f(1,0), f(1,1) from bit 0. `a` is the byte1 source, `b` the byte3 source.
+pub static ILOGIC_LUT: &[LogicEncoding] = &[
+    lut("zero", 0b0000, 0, 0, 0x0),
+    lut("and", 0b1000, 1, 0, 0x0),
+    lut("a_and_not_b", 0b0100, 0, 0, 0x8),
+    lut("a", 0b1100, 0, 0, 0x9),
+    lut("not_a_and_b", 0b0010, 0, 2, 0x0),
+    lut("b", 0b1010, 0, 2, 0x2),
+    lut("xor", 0b0110, 0, 2, 0x8),
+    lut("or", 0b1110, 1, 2, 0x8),
+    lut("nor", 0b0001, 0, 1, 0x0),
+    lut("xnor", 0b1001, 1, 1, 0x0),
+    lut("not_b", 0b0101, 0, 1, 0x2),
+    lut("a_or_not_b", 0b1101, 1, 1, 0x8),
+    lut("not_a", 0b0011, 0, 1, 0x1),
+    lut("not_a_or_b", 0b1011, 1, 3, 0x0),
+    lut("nand", 0b0111, 0, 3, 0x8),
+    lut("one", 0b1111, 0, 1, 0x5),
+];
+
+/// The boolean function of an `ilogic` instruction. The lut fields must be exactly one of the
+/// measured encodings (lut_a bits 2..4 and lut_b bit 4 are don't-care per the same source;
+/// lut_a bits 5..7 must be clear).
+pub fn logic_function(i: &Instr) -> Result<(LogicFn, Evidence), String> {
+    if i.form.op != Op::ILogic {
+        return Err(format!("{} is not an ilogic instruction", i.form.name));
+    }
+    let get = |n: &str| i.field(n).unwrap_or(0) as u8;
+    if get("lut_a_z") != 0 {
+        return Err("ilogic lut_a bits 5..7 set: not established".into());
+    }
+    let key = (get("op_base"), get("lut_a_sel"), get("lut_b") & 0xf);
+    ILOGIC_LUT
+        .iter()
+        .find(|e| (e.op_base, e.lut_a, e.lut_b) == key)
+        .map(|e| (e.function, Evidence::Hardware))
+        .ok_or_else(|| format!("ilogic selector {key:?} not among the measured encodings"))
+}
+
+/// The measured encoding of a boolean function, for the compiler.
+pub fn logic_encoding(name: &str) -> Option<LogicEncoding> {
+    ILOGIC_LUT.iter().copied().find(|e| e.function.name == name)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lut_table_is_complete_and_consistent() {
+        // 16 distinct truth tables; each name's truth table matches its meaning on bits.
+        let mut seen = [false; 16];
+        for e in ILOGIC_LUT {
+            seen[e.function.truth as usize] = true;
+        }
+        assert!(seen.iter().all(|s| *s));
+        let (a, b) = (0b1100u32, 0b1010u32);
+        let f = |n| logic_encoding(n).unwrap().function.apply(a, b) & 0xf;
+        assert_eq!(f("and"), a & b);
+        assert_eq!(f("or"), a | b);
+        assert_eq!(f("xor"), a ^ b);
+        assert_eq!(f("a_and_not_b"), a & !b & 0xf);
+        assert_eq!(f("not_a_or_b"), (!a | b) & 0xf);
+        assert_eq!(f("nand"), !(a & b) & 0xf);
+    }
+}

@@ -8,6 +8,8 @@
 //! of byte7 bit 7 is superseded by that newer M4 result.
 
 use super::src::{CORPUS, ET, LEN, M435, SB};
+
+const M54: &str = "niklassheth/agx-re:experiments/EXP-M4-54-sfu-source-controls";
 use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
 
 const ILOGIC: &[Field] = &[
@@ -64,12 +66,15 @@ const ALU10_FREE_B2: &[Field] = &[
     raw!("tail", 48, 32),
 ];
 
-// `0e` source-modifier move: byte5 = 0x00 mov / 0x02 abs / 0x0a neg (EXP-0006 family, G17P).
+// `0e` source-modifier move: byte5 = 0x00 mov / 0x02 abs / 0x0a neg (encoding-tables.md
+// `funary`, G17P measured). The source is the byte1 descriptor `(reg<<1)|is32`, as in ilogic:
+// EXP-M4-54 rcp_float_neg `0b 01 0e 11 02 0a ..` negates the rcp result in r0 (hash-matched
+// output, data flow; sim/ISA-REQUESTS.md item 5), so byte3 is not the source.
 const FUNARY: &[Field] = &[
     f!("dst", [(4, 4)], Gpr(Dst), CorpusOnly, ET),
-    f!("b1", [(8, 8)], Modifier, CorpusOnly, ET),
-    f!("a_size", [(24, 1)], Size(SrcA), CorpusOnly, ET),
-    f!("a", [(25, 7)], Gpr(SrcA), CorpusOnly, ET),
+    f!("a_size", [(8, 1)], Size(SrcA), CorpusOnly, M54),
+    f!("a", [(9, 7)], Gpr(SrcA), CorpusOnly, M54),
+    raw!("b3", 24, 8),
     raw!("srcmod", 32, 8),
     f!("mod", [(40, 8)], Modifier, Hardware, ET),
     raw!("ext", 48, 32),
