@@ -1,8 +1,8 @@
 //! Backend compile time per shader (SSA IR → scheduled, allocated MIR) over a corpus of random
 //! programs, and static statistics totals printed once.
 
-use agx16_compiler::pipeline::{compile_to_mir, Options};
 use agx16_compiler::isel::G16Regs;
+use agx16_compiler::pipeline::{compile_to_mir, Options};
 use agx16_compiler::target::NoInline;
 use agx16_compiler::testgen::random_program;
 use criterion::{criterion_group, criterion_main, Criterion};

@@ -4,6 +4,11 @@
 //! fp32 add/mul/FMA flush denormal inputs and outputs to zero on G16 (measured:
 //! ADevWithAnIdea/agx-re EXP-0047 and EXP-0201 per /work/shared/notes/isa.md "Performance facts");
 //! other float ops keep denormals (not measured; IEEE behaviour assumed).
+//!
+//! Every NaN a float operation produces is the canonical quiet NaN: 0x7fc00000 for fp32
+//! (niklassheth/agx-re experiments/EXP-M4-55-sqrt-sine-assist, measured: whatever the input
+//! payload) and 0x7e00 for fp16 (EXP-M4-54 half kernels, measured). Measured on the SFU; taken
+//! to hold for the float ALU too (inferred; the model agrees).
 
 use crate::ir::{Cmp, Op, Sfu, Type};
 
@@ -143,6 +148,13 @@ pub fn eval(op: Op, dst: Type, src_tys: &[Type], s: &[u32], sat: bool) -> Option
         let x = if flush && dst == Type::F32 { ftz(x) } else { x };
         let x = if sat { x.clamp(0.0, 1.0) } else { x }; // clamp keeps NaN as NaN
         let x = if sat && x.is_nan() { 0.0 } else { x };
+        if x.is_nan() {
+            return if dst == Type::F16 {
+                0x7e00
+            } else {
+                0x7fc0_0000
+            };
+        }
         from_f(dst, x)
     };
     let m = dst.mask();

@@ -46,3 +46,25 @@ pub fn compile_to_mir(
         .count() as u32;
     Ok(p)
 }
+
+/// Machine code for G16 plus its statistics.
+#[derive(Clone, Debug)]
+pub struct Compiled {
+    pub code: Vec<u8>,
+    pub mir: MProgram,
+    pub stats: crate::mir::Stats,
+}
+
+/// The whole backend for G16: SSA IR → optimised, scheduled, allocated → machine code.
+pub fn compile_g16(f: &Function, opts: Options) -> Result<Compiled, CompileError> {
+    let mir = compile_to_mir(f, &crate::isel::G16Target, &crate::isel::G16Regs, opts)?;
+    let enc = crate::isel::encode_program(&mir)?;
+    let mut stats = mir.stats;
+    stats.instrs = enc.instrs;
+    stats.bytes = enc.code.len() as u32;
+    Ok(Compiled {
+        code: enc.code,
+        mir,
+        stats,
+    })
+}

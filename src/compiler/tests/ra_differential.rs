@@ -5,9 +5,9 @@
 
 use agx16_compiler::interp::{self, Env};
 use agx16_compiler::ir::Function;
+use agx16_compiler::isel::G16Regs;
 use agx16_compiler::mir::interp as minterp;
 use agx16_compiler::pipeline::{compile_to_mir, Options};
-use agx16_compiler::isel::G16Regs;
 use agx16_compiler::target::NoInline;
 use agx16_compiler::testgen::{edge_word, random_program, Rng, IN_WORDS, OUT_WORDS};
 

@@ -9,14 +9,12 @@ pub fn form_name(op: Op, ty: Type, src0_imm: bool, src1_imm: bool) -> Option<&'s
     Some(match (op, ty) {
         (Op::SysVal(_), _) => "get_sr",
         (Op::FAdd, Type::F32) if src1_imm => "fadd_imm",
-        (Op::FMul, Type::F32) if src1_imm => "fmul_imm",
         (Op::FAdd, Type::F32) => "fadd",
         (Op::FMul, Type::F32) => "fmul",
         (Op::FFma, Type::F32) => "ffma",
         (Op::FAdd, Type::F16) => "hadd",
         (Op::FMul, Type::F16) => "hmul",
         (Op::IAdd, Type::I32) if src1_imm => "iadd",
-        (Op::ISub, Type::I32) if src1_imm => "isub",
         (Op::Xor, Type::I32) => "ilogic",
         (Op::Copy, _) if src0_imm => "mov_imm",
         // No validated general move: a 32-bit copy is `iadd d, s, #0`.

@@ -14,11 +14,17 @@ pub struct Encoded {
 }
 
 fn err(i: &MInstr, why: impl Into<String>) -> CompileError {
-    CompileError::NoForm { instr: i.to_string(), why: why.into() }
+    CompileError::NoForm {
+        instr: i.to_string(),
+        why: why.into(),
+    }
 }
 
 fn enc_err(i: &MInstr, e: agx16_isa::EncodeError) -> CompileError {
-    CompileError::Encode { instr: i.to_string(), why: e.to_string() }
+    CompileError::Encode {
+        instr: i.to_string(),
+        why: e.to_string(),
+    }
 }
 
 fn part(r: Reg) -> Part {
@@ -32,43 +38,92 @@ fn part(r: Reg) -> Part {
 fn reg_of(i: &MInstr, s: &MSrc) -> Result<Reg, CompileError> {
     match s.op {
         MOperand::Reg(r) if r.halves <= 2 => Ok(r),
-        MOperand::Reg(r) => Err(err(i, format!("tuple operand {r} (vector memory is split before allocation)"))),
+        MOperand::Reg(r) => Err(err(
+            i,
+            format!("tuple operand {r} (vector memory is split before allocation)"),
+        )),
         _ => Err(err(i, "expected a register operand")),
     }
 }
 
 /// Set the field of `kind` (first match) to `v`.
 fn set_kind(x: &mut Instr, kind: Kind, v: u64) -> Result<(), agx16_isa::EncodeError> {
-    let name = x.form.fields.iter().find(|f| f.kind == kind).map(|f| f.name);
+    let name = x
+        .form
+        .fields
+        .iter()
+        .find(|f| f.kind == kind)
+        .map(|f| f.name);
     match name {
         Some(n) => x.set(n, v).map(|_| ()),
-        None => Err(agx16_isa::EncodeError::Other(format!("{} has no {kind:?} field", x.form.name))),
+        None => Err(agx16_isa::EncodeError::Other(format!(
+            "{} has no {kind:?} field",
+            x.form.name
+        ))),
     }
 }
 
-/// Corpus-only modifier values of the forms, as in Apple-compiled hardware-run programs.
-fn modifiers(name: &str) -> &'static [(&'static str, u64)] {
-    match name {
-        // EXP-M4-35 `get_sr r1` = 1ca01006: thread_position_in_grid.x is selector 0xa0.
-        "get_sr" => &[("dp_width", 0x10)],
-        // EXP-M4-35 `iadd r2, r1, #37` = 9f115404034a08041104.
-        "iadd" | "isub" => &[("b2_fmt", 0x15), ("opmode", 3), ("b7", 4), ("opc_tail", 0x11), ("opc_tail2", 4)],
-        // EXP-M4-44 falu2i (in + 1.5): flags 1, mods 0.
-        "fadd_imm" | "fmul_imm" => &[("flags", 1)],
-        // EXP-M4-35 32-bit loads: 6700540000802000510100404600.
-        "device_load" => &[("addr_mode", 0x54), ("index_flag", 1), ("access_desc", 0x20), ("ld_format", 0x11), ("ldform_hi11", 0x10), ("elem_size", 0x46)],
-        // EXP-M4-35 32-bit stores: e700540002012100110000901100.
-        "device_store" => &[("addr_mode", 0x54), ("access_desc", 0x21), ("st_format", 0x11), ("st_desc_hi", 0x24), ("elem_size", 0x11)],
-        // EXP-M4-35 `ilogic` XOR: lut_a_sel 2, lut_b 8.
-        "ilogic" => &[("lut_a_sel", 2), ("lut_b", 8)],
-        _ => &[],
+/// Apple-compiled instructions from hardware-run M4 programs, one per form: the template
+/// whose modifier and raw fields (the bits whose meaning is not established) are kept, while
+/// operands, scoreboard and lifetime fields are overwritten. Captured bytes, measured outputs:
+/// niklassheth/agx-re experiments EXP-M4-35 (get_sr, iadd, ilogic, device load/store),
+/// EXP-M4-54 (fadd, fmul, ffma, mov_imm kernels), EXP-M4-44 (falu2i `in + 1.5`, slot field
+/// cleared).
+fn template(name: &str) -> Option<&'static str> {
+    Some(match name {
+        "get_sr" => "1ca01006",
+        "iadd" => "9f115404034a08041104",
+        "ilogic" => "0b051e01020800800000",
+        "device_load" => "6700440001012000510100404600",
+        "device_store" => "e700540002012000110000901100",
+        "fadd" => "09051c0100c0",
+        "fmul" => "09051d0100c0",
+        "ffma" => "29812609210a02c2",
+        "fadd_imm" => "09b914018000",
+        "mov_imm" => "1c07",
+        _ => return None,
+    })
+}
+
+fn from_template(name: &str) -> Option<Instr> {
+    let hex = template(name)?;
+    let bytes: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .map(|k| u8::from_str_radix(&hex[k..k + 2], 16).ok())
+        .collect::<Option<_>>()?;
+    let mut x = agx16_isa::decode_at(&bytes, 0).ok()?;
+    if x.form.name != name {
+        return None;
     }
+    // Clear what the compiler decides: scoreboard, lifetime bits.
+    let clear: Vec<&str> = x
+        .form
+        .fields
+        .iter()
+        .filter(|f| {
+            matches!(
+                f.kind,
+                Kind::Wait(_) | Kind::Release(_) | Kind::Publish | Kind::Produce(_)
+            )
+        })
+        .map(|f| f.name)
+        .collect();
+    for n in clear {
+        x.set(n, 0).ok()?;
+    }
+    Some(x)
 }
 
 fn select(i: &MInstr) -> Result<Instr, CompileError> {
-    let name = form_name(i.op, i.ty, is_imm(i.srcs.first().map(|s| &s.op)), is_imm(i.srcs.get(1).map(|s| &s.op)))
-        .ok_or_else(|| err(i, format!("no validated form for {} on {}", i.op, i.ty)))?;
-    let form = form_by_name(name).ok_or_else(|| err(i, format!("form {name} missing from the table")))?;
+    let name = form_name(
+        i.op,
+        i.ty,
+        is_imm(i.srcs.first().map(|s| &s.op)),
+        is_imm(i.srcs.get(1).map(|s| &s.op)),
+    )
+    .ok_or_else(|| err(i, format!("no validated form for {} on {}", i.op, i.ty)))?;
+    let form =
+        form_by_name(name).ok_or_else(|| err(i, format!("form {name} missing from the table")))?;
     if !form.emittable() {
         return Err(err(i, format!("form {name} is not hardware-validated")));
     }
@@ -78,11 +133,11 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
     if i.srcs.iter().any(|s| s.abs) {
         return Err(err(i, "abs source modifier has no validated encoding"));
     }
-    let mut x = Instr::new(form);
-    for (n, v) in modifiers(name) {
-        x.set(n, *v).map_err(|e| enc_err(i, e))?;
-    }
-    let e = |r: Result<&mut Instr, agx16_isa::EncodeError>| r.map(|_| ()).map_err(|e| enc_err(i, e));
+    let mut x = from_template(name)
+        .ok_or_else(|| err(i, format!("no hardware-run template for {name}")))?;
+    let _ = form;
+    let e =
+        |r: Result<&mut Instr, agx16_isa::EncodeError>| r.map(|_| ()).map_err(|e| enc_err(i, e));
     if let Some(d) = i.dst {
         e(x.set_gpr(Role::Dst, d.gpr(), part(d)))?;
     }
@@ -90,9 +145,16 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
         Op::SysVal(SysVal::GlobalId(0)) => {
             e(x.set("sr_sel", 0xa0))?;
         }
-        Op::SysVal(s) => return Err(err(i, format!("{s:?} has no measured special-register selector"))),
+        Op::SysVal(s) => {
+            return Err(err(
+                i,
+                format!("{s:?} has no measured special-register selector"),
+            ))
+        }
         Op::Copy if is_imm(i.srcs.first().map(|s| &s.op)) => {
-            let MOperand::Imm(v) = i.srcs[0].op else { unreachable!() };
+            let MOperand::Imm(v) = i.srcs[0].op else {
+                unreachable!()
+            };
             e(x.set("imm", v as u64))?;
         }
         Op::Copy => {
@@ -113,7 +175,8 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
             match b.op {
                 MOperand::Imm(v) if matches!(i.op, Op::FAdd | Op::FMul) => {
                     let v = if b.neg { v ^ 0x8000_0000 } else { v };
-                    let packed = agx16_isa::minifloat::encode(f32::from_bits(v)).ok_or_else(|| err(i, "immediate not encodable as minifloat"))?;
+                    let packed = agx16_isa::minifloat::encode(f32::from_bits(v))
+                        .ok_or_else(|| err(i, "immediate not encodable as minifloat"))?;
                     e(set_kind(&mut x, Kind::ImmF8(Role::SrcB), packed).map(|_| &mut x))?;
                 }
                 MOperand::Imm(v) => e(x.set("b_imm", v as u64))?,
@@ -141,7 +204,10 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
         }
         Op::LoadGlobal { binding } | Op::StoreGlobal { binding } => {
             if i.ty != Type::I32 && i.ty != Type::F32 && i.op != (Op::StoreGlobal { binding }) {
-                return Err(err(i, "only 32-bit device access has a measured format here"));
+                return Err(err(
+                    i,
+                    "only 32-bit device access has a measured format here",
+                ));
             }
             let idx = reg_of(i, &i.srcs[0])?;
             e(x.set_gpr(Role::SrcB, idx.gpr(), Part::Full))?;
@@ -190,10 +256,18 @@ pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
                 out.instrs += 1;
             }
             MItem::Return => break,
-            other => return Err(CompileError::NoForm { instr: format!("{other:?}"), why: "control flow is not selected yet".into() }),
+            other => {
+                return Err(CompileError::NoForm {
+                    instr: format!("{other:?}"),
+                    why: "control flow is not selected yet".into(),
+                })
+            }
         }
     }
-    let stop = Instr::build("stop", &[]).map_err(|e| CompileError::Encode { instr: "stop".into(), why: e.to_string() })?;
+    let stop = Instr::build("stop", &[]).map_err(|e| CompileError::Encode {
+        instr: "stop".into(),
+        why: e.to_string(),
+    })?;
     stop.encode_into(&mut out.code);
     out.instrs += 1;
     Ok(out)

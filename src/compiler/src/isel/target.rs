@@ -8,7 +8,9 @@ use agx16_isa::{form_by_name, Kind, Role};
 /// Highest GPR + 1 a role of a form can name: the table's measured reach, else the width of
 /// its register field, capped at the 96-entry file.
 fn reach(name: &str, role: Role) -> u32 {
-    let Some(form) = form_by_name(name) else { return 96 };
+    let Some(form) = form_by_name(name) else {
+        return 96;
+    };
     if let Some(r) = form.reach(role) {
         return (r.max_gpr as u32 + 1).min(96);
     }
@@ -30,7 +32,9 @@ fn role(src: usize, op: Op) -> Role {
 }
 
 fn imm(i: &Instr, k: usize) -> bool {
-    i.srcs.get(k).is_some_and(|s| matches!(s.op, Operand::Imm(_)))
+    i.srcs
+        .get(k)
+        .is_some_and(|s| matches!(s.op, Operand::Imm(_)))
 }
 
 /// Register facts: 96 GPRs (ADevWithAnIdea/agx-re docs/m4-deltas.md §2, measured); per-form
@@ -43,7 +47,9 @@ impl RegTarget for G16Regs {
         96
     }
     fn dst_reach(&self, i: &Instr, ty: Type) -> u32 {
-        let Some(name) = form_name(i.op, ty, imm(i, 0), imm(i, 1)) else { return 96 };
+        let Some(name) = form_name(i.op, ty, imm(i, 0), imm(i, 1)) else {
+            return 96;
+        };
         let r = reach(name, Role::Dst);
         if matches!(i.op, Op::LoadGlobal { .. } | Op::Fill { .. }) {
             r.min(64)
@@ -60,15 +66,17 @@ impl RegTarget for G16Regs {
 }
 
 /// Operand capabilities: float immediates where the 8-bit minifloat encodes them exactly
-/// (`fadd_imm`/`fmul_imm` source B), integer immediates in `iadd`/`isub` source B (8-bit
-/// field), small move-immediates.
+/// (`fadd_imm` source B), integer immediates in `iadd` source B (8-bit field).
 pub struct G16Target;
 
 impl Target for G16Target {
     fn inline_imm(&self, op: Op, ty: Type, src: usize, bits: u32) -> bool {
         match (op, ty, src) {
-            (Op::FAdd | Op::FMul, Type::F32, 1) => agx16_isa::minifloat::encode(f32::from_bits(bits)).is_some(),
-            (Op::IAdd | Op::ISub, Type::I32, 1) => bits <= 0xff,
+            // fadd_imm has a hardware-run template (EXP-M4-44); fmul_imm and isub do not.
+            (Op::FAdd, Type::F32, 1) => {
+                agx16_isa::minifloat::encode(f32::from_bits(bits)).is_some()
+            }
+            (Op::IAdd, Type::I32, 1) => bits <= 0xff,
             (Op::LoadGlobal { .. } | Op::StoreGlobal { .. }, _, _) => false,
             _ => false,
         }

@@ -51,6 +51,14 @@ pub fn run(f: &mut Function) -> bool {
     let resolve = |mut s: Src| {
         for _ in 0..64 {
             match s.op {
+                Operand::Value { v, comp } if collects[v.0 as usize].is_some() => {
+                    let n = collects[v.0 as usize].as_ref().unwrap()[comp as usize];
+                    s = Src {
+                        op: n.op,
+                        neg: s.neg,
+                        abs: s.abs,
+                    };
+                }
                 Operand::Value { v, comp: 0 } => match map[v.0 as usize] {
                     Some(n) => {
                         s = Src {

@@ -10,7 +10,8 @@ pub fn run(f: &mut Function) -> bool {
         let old = std::mem::take(&mut f.blocks[bi].instrs);
         let mut out = Vec::with_capacity(old.len());
         for i in old {
-            let vec_load = matches!(i.op, Op::LoadGlobal { .. }) && i.dst.is_some_and(|d| f.shape(d).comps > 1);
+            let vec_load = matches!(i.op, Op::LoadGlobal { .. })
+                && i.dst.is_some_and(|d| f.shape(d).comps > 1);
             let vec_store = matches!(i.op, Op::StoreGlobal { .. })
                 && matches!(i.srcs[1].op, Operand::Value { v, .. } if f.shape(v).comps > 1);
             if !vec_load && !vec_store {
