@@ -313,3 +313,55 @@ pub fn random_program(seed: u64, ops: usize) -> Function {
     }
     g.b.finish()
 }
+
+/// A random straight-line kernel using only operations with validated G16 forms (fadd/fmul on
+/// registers, fadd with a minifloat immediate, iadd with a small immediate, xor), reading
+/// `inputs` buffers at the thread index and writing `outputs` words per thread to the next
+/// binding (`out[x + k * threads]`).
+pub fn random_g16_kernel(seed: u64, ops: usize, inputs: u8, outputs: u32, threads: u32) -> Function {
+    let mut r = Rng::new(seed);
+    let mut b = Builder::new(Stage::Compute);
+    let x = b.sysval(SysVal::GlobalId(0));
+    let mut floats = Vec::new();
+    let mut ints = Vec::new();
+    for k in 0..inputs {
+        if k % 2 == 0 {
+            floats.push(b.load_global(k, x, Type::F32, 1));
+        } else {
+            ints.push(b.load_global(k, x, Type::I32, 1));
+        }
+    }
+    if ints.is_empty() {
+        ints.push(x);
+    }
+    for _ in 0..ops {
+        let pick = |r: &mut Rng, p: &Vec<Value>| p[r.below(p.len() as u64) as usize];
+        match r.below(6) {
+            0 | 1 => {
+                let (a, c) = (pick(&mut r, &floats), pick(&mut r, &floats));
+                let cs = Src { neg: r.chance(30), ..Src::val(c) };
+                let op = if r.chance(50) { Op::FAdd } else { Op::FMul };
+                floats.push(b.alu(op, Type::F32, [Src::val(a), cs]));
+            }
+            2 => {
+                let a = pick(&mut r, &floats);
+                let imm = [0.5f32, 1.0, 1.5, -2.0, 30.0][r.below(5) as usize];
+                floats.push(b.fadd(a, Src::imm_f32(imm)));
+            }
+            3 | 4 => {
+                let a = pick(&mut r, &ints);
+                ints.push(b.iadd(a, Src::imm(r.below(200) as u32)));
+            }
+            _ => {
+                let (a, c) = (pick(&mut r, &ints), pick(&mut r, &ints));
+                ints.push(b.alu(Op::Xor, Type::I32, [Src::val(a), Src::val(c)]));
+            }
+        }
+    }
+    for k in 0..outputs {
+        let v = if k % 2 == 0 { floats[floats.len() - 1 - (k as usize / 2) % floats.len()] } else { ints[ints.len() - 1 - (k as usize / 2) % ints.len()] };
+        let idx = if k == 0 { x } else { b.iadd(x, Src::imm(k * threads)) };
+        b.store_global(inputs, idx, v);
+    }
+    b.finish()
+}

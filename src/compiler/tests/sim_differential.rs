@@ -5,7 +5,7 @@
 use agx16_compiler::interp::{self, Env};
 use agx16_compiler::ir::*;
 use agx16_compiler::pipeline::{compile_g16, Options};
-use agx16_compiler::testgen::{edge_word, Rng};
+use agx16_compiler::testgen::{edge_word, random_g16_kernel, Rng};
 use agx16_sim::{run_compute, Code, ComputeLaunch, PageTable};
 
 const THREADS: u32 = 64;
@@ -156,5 +156,15 @@ fn vector_load_is_split_and_matches_reference() {
     let f = b.finish();
     for seed in 0..4 {
         check(&f, 1, seed, Options::default());
+    }
+}
+
+#[test]
+fn random_straight_line_kernels_match_reference_on_the_model() {
+    for seed in 0..60 {
+        // Four outputs per thread: the output buffer holds 2 * THREADS words, so k * THREADS
+        // must stay below that: outputs 0 and 1.
+        let f = random_g16_kernel(seed, 12 + (seed as usize % 4) * 8, 2, 2, THREADS);
+        check(&f, 2, seed, Options::default());
     }
 }
