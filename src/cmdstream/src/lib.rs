@@ -6,7 +6,9 @@
 
 #[macro_use]
 mod macros;
+pub mod capture;
 pub mod cdm;
+pub mod decode;
 pub mod descriptors;
 pub mod evidence;
 pub mod layout;

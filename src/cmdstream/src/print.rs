@@ -51,7 +51,8 @@ pub fn format_fields(
     for f in fields.iter().filter(|f| f.fixed.is_none()) {
         let raw = get_bits(bytes, f.start, f.width);
         let (text, bad) = value_text(f, raw);
-        flagged |= bad || f.display == Display::Unexplained && raw != 0;
+        // Unexplained bits are documented positions: printed as such, not counted as unknown.
+        flagged |= bad;
         let _ = write!(out, "{pad}  {:<28} {}", f.name, text);
         if opts.evidence {
             let _ = write!(

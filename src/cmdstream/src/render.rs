@@ -190,6 +190,6 @@ pub fn tile_counts(width: u32, height: u32) -> (u32, u32) {
 /// Layer stride word for depth/stencil arrays: `((bytes / 16 KiB - 1) << 14) | 1`.
 pub fn zls_layer_stride(bytes: u64) -> Option<u32> {
     let pages = bytes / 0x4000;
-    (bytes % 0x4000 == 0 && pages >= 1 && pages - 1 < (1 << 18))
+    (bytes.is_multiple_of(0x4000) && pages >= 1 && pages - 1 < (1 << 18))
         .then(|| (((pages - 1) as u32) << 14) | 1)
 }

@@ -566,7 +566,7 @@ pub fn walk(
     let mut stack = Vec::new();
     let mut va = start;
     for _ in 0..limits.max_blocks {
-        let mut buf = vec![0u8; MAX_BLOCK];
+        let mut buf = [0u8; MAX_BLOCK];
         // Read as much as is mapped, up to the longest block.
         let mut have = MAX_BLOCK;
         while mem.read(va, &mut buf[..have]).is_err() {

@@ -184,9 +184,7 @@ proptest! {
 
     #[test]
     fn texture_fields_round_trip(w in 1u32..=16384, h in 1u32..=16384, va in 0u64..(1 << 44), ch in 0u64..128) {
-        let mut t = Texture::default();
-        t.width = w; t.height = h; t.address = va << 4;
-        t.channels = Channels::from_u64(ch);
+        let t = Texture { width: w, height: h, address: va << 4, channels: Channels::from_u64(ch), ..Default::default() };
         let back = Texture::unpack(&t.pack().unwrap()).unwrap();
         prop_assert_eq!(back, t);
     }

@@ -144,9 +144,14 @@ fn golden_mesa_page() {
 fn records_tile_the_page_without_overlap() {
     let mut used = [false; 256];
     for (off, words, name) in PPP_RECORDS {
-        for b in off..off + words as usize * 4 {
-            assert!(!used[b], "{name} overlaps at {b:#x}");
-            used[b] = true;
+        for (b, u) in used
+            .iter_mut()
+            .enumerate()
+            .skip(off)
+            .take(words as usize * 4)
+        {
+            assert!(!*u, "{name} overlaps at {b:#x}");
+            *u = true;
         }
     }
 }

@@ -1,0 +1,79 @@
+//! agx16-decode: prints every command, record and descriptor a captured submission reaches.
+//!
+//! Usage: agx16-decode [--evidence] CAPTURE...
+//!        agx16-decode --cdm BASE_VA FILE     (a raw CDM stream mapped at BASE_VA)
+
+use agx16_cmdstream::capture::Capture;
+use agx16_cmdstream::cdm::CdmReader;
+use agx16_cmdstream::decode::decode_capture;
+use agx16_cmdstream::print::PrintOptions;
+use std::process::ExitCode;
+
+fn parse_va(s: &str) -> Option<u64> {
+    let s = s.trim_start_matches("0x");
+    u64::from_str_radix(s, 16).ok()
+}
+
+fn main() -> ExitCode {
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    let opts = PrintOptions {
+        evidence: args.iter().any(|a| a == "--evidence"),
+    };
+    args.retain(|a| a != "--evidence");
+    if args.is_empty() || args[0] == "--help" {
+        eprintln!("usage: agx16-decode [--evidence] CAPTURE... | --cdm BASE_VA FILE");
+        return ExitCode::from(2);
+    }
+    if args[0] == "--cdm" {
+        let (Some(base), Some(path)) = (args.get(1).and_then(|s| parse_va(s)), args.get(2)) else {
+            eprintln!("--cdm needs BASE_VA (hex) and FILE");
+            return ExitCode::from(2);
+        };
+        let bytes = match std::fs::read(path) {
+            Ok(b) => b,
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
+        let mut bad = false;
+        for item in CdmReader::new(&bytes) {
+            match item {
+                Ok(i) => {
+                    println!("CDM @ {:#x} ({} bytes)", base + i.at, i.size);
+                    print!("{}", i.block.format(2, opts).0);
+                }
+                Err(e) => {
+                    println!("ERROR at {:#x}: {}", base + e.at, e.kind);
+                    bad = true;
+                }
+            }
+        }
+        return if bad {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        };
+    }
+    let mut status = ExitCode::SUCCESS;
+    for path in &args {
+        let parsed = std::fs::read(path)
+            .map_err(|e| e.to_string())
+            .and_then(|b| Capture::parse(&b).map_err(|e| e.to_string()));
+        match parsed {
+            Ok(cap) => {
+                println!("== {path}");
+                let r = decode_capture(&cap, opts);
+                print!("{}", r.text);
+                if r.errors > 0 {
+                    status = ExitCode::FAILURE;
+                }
+            }
+            Err(e) => {
+                eprintln!("{path}: {e}");
+                status = ExitCode::FAILURE;
+            }
+        }
+    }
+    status
+}
