@@ -4,7 +4,9 @@
 set -euo pipefail
 out=$1
 root=$(cd "$(dirname "$0")/.." && pwd -P)
-target=${CARGO_TARGET_DIR:-$root/target}
+# A target dir of its own: workspace builds may unify other features into agx16-mesa-sys (e.g.
+# `link-mesa-static` for standalone tests), which must never reach the staticlib inside libgallium.
+target="$root/target/mesa/cargo"
 profile=${AGX16_CARGO_PROFILE:-dev}
 case "$profile" in
 dev) dir=debug ;;

@@ -69,13 +69,9 @@ pub fn shader_param(stage: sys::pipe_shader_type, param: sys::pipe_shader_cap) -
         | sys::PIPE_SHADER_CAP_MAX_TEX_INSTRUCTIONS
         | sys::PIPE_SHADER_CAP_MAX_TEX_INDIRECTIONS => 16384, // asahi-25.0
         sys::PIPE_SHADER_CAP_MAX_CONTROL_FLOW_DEPTH => 1024, // asahi-25.0
-        sys::PIPE_SHADER_CAP_MAX_INPUTS => {
-            if vertex {
-                16 // Mesa 25.0.7 src/asahi/lib/agx_nir_lower_vbo.h AGX_MAX_ATTRIBS
-            } else {
-                16
-            }
-        }
+        // Vertex: 16 attributes (Mesa 25.0.7 src/asahi/lib/agx_nir_lower_vbo.h AGX_MAX_ATTRIBS);
+        // fragment: 16 varyings (caps.max_varyings).
+        sys::PIPE_SHADER_CAP_MAX_INPUTS => 16,
         sys::PIPE_SHADER_CAP_MAX_OUTPUTS => {
             if vertex {
                 16
