@@ -6,6 +6,7 @@
 
 #[macro_use]
 mod macros;
+pub mod builder;
 pub mod capture;
 pub mod cdm;
 pub mod decode;
