@@ -220,3 +220,43 @@ proptest! {
         prop_assert_eq!(VdmPppUpdate::unpack(&u.pack().unwrap()).unwrap(), u);
     }
 }
+
+/// A native G17P triangle stream, as a public m1n1 G17P render test expects it word for
+/// word ("test_direct_render_encoder_matches_coherent_native_triangle"; agx-re
+/// docs/m4-deltas.md states the command stream is identical on M4).
+#[test]
+fn golden_native_g17p_triangle() {
+    let s = words(&[
+        0x4000002e, 0, 0x01000000, 0x4a00, 0x404, 0, 0, 0x500, 0x40, 0x700, 0x58000, 0x500,
+        0x5801c, 0x700, 0x58030, 0x500, 0x5804c, 0xa00, 0x68900, 0x300, 0x58060, 0x200, 0x5806c,
+        0x200, 0x48000, 0x61c40600, 3, 1, 0, 0xc0000000,
+    ]);
+    let blocks = decode_all(&s);
+    let VdmBlock::State(st) = &blocks[0] else {
+        panic!()
+    };
+    let w1 = st.vertex_word1.as_ref().unwrap();
+    assert_eq!((w1.pipeline_word.0, w1.launch), (0x0100_0000, 0x4a00 << 6));
+    let out = st.vertex_outputs.as_ref().unwrap();
+    assert_eq!((out.count_1, out.count_2), (4, 4), "position only");
+    let ptrs: Vec<(u8, u32)> = blocks[1..10]
+        .iter()
+        .map(|b| match b {
+            VdmBlock::PppUpdate(p) => {
+                assert!(p.fully_known());
+                (p.size_words, p.pointer)
+            }
+            _ => panic!(),
+        })
+        .collect();
+    assert_eq!(ptrs[1], (7, 0x58000));
+    assert_eq!(ptrs[8], (2, 0x48000));
+    let VdmBlock::IndexList(d) = &blocks[10] else {
+        panic!()
+    };
+    assert_eq!(
+        (d.header.primitive, d.count, d.instances),
+        (Primitive::Triangles, Some(3), Some(1))
+    );
+    assert!(d.header.fully_known());
+}
