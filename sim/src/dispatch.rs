@@ -70,10 +70,15 @@ pub fn run_compute(mem: &dyn GpuMemory, launch: &ComputeLaunch) -> Result<Stats,
     let tg = launch.threadgroup;
     let tg_threads = tg.iter().map(|&d| d as u64).product::<u64>();
     if tg_threads == 0 || tg_threads > MAX_TG_THREADS as u64 {
-        return Err(SimError::Launch(format!("threadgroup {tg:?} must hold 1..={MAX_TG_THREADS} threads")));
+        return Err(SimError::Launch(format!(
+            "threadgroup {tg:?} must hold 1..={MAX_TG_THREADS} threads"
+        )));
     }
     if launch.tg_memory > MAX_TG_MEMORY {
-        return Err(SimError::Launch(format!("{} bytes of threadgroup memory > 32 KiB", launch.tg_memory)));
+        return Err(SimError::Launch(format!(
+            "{} bytes of threadgroup memory > 32 KiB",
+            launch.tg_memory
+        )));
     }
     let groups: [u32; 3] = std::array::from_fn(|d| launch.grid[d].div_ceil(tg[d]));
     let trace = Trace::from_env();
@@ -88,13 +93,14 @@ pub fn run_compute(mem: &dyn GpuMemory, launch: &ComputeLaunch) -> Result<Stats,
     };
     let mut stats = Stats::default();
     let mut simd_counter = 0u32;
+    let mut pool: Vec<SimdGroup> = Vec::new();
     for gz in 0..groups[2] {
         for gy in 0..groups[1] {
             for gx in 0..groups[0] {
-                let sgs = simdgroups_of(launch, [gx, gy, gz]);
+                let n = simdgroups_of(launch, [gx, gy, gz], &mut pool);
                 stats.threadgroups += 1;
-                stats.simdgroups += sgs.len() as u64;
-                run_threadgroup(sgs, &mut ctx, &mut simd_counter)?;
+                stats.simdgroups += n as u64;
+                run_threadgroup(&mut pool[..n], &mut ctx, &mut simd_counter)?;
             }
         }
     }
@@ -103,14 +109,19 @@ pub fn run_compute(mem: &dyn GpuMemory, launch: &ComputeLaunch) -> Result<Stats,
     Ok(stats)
 }
 
-/// The SIMD-groups of threadgroup `tgid`: threads in x-fastest linear order,
-/// 32 per SIMD-group; threads outside the grid are lanes that never run.
-fn simdgroups_of(launch: &ComputeLaunch, tgid: [u32; 3]) -> Vec<SimdGroup> {
+/// Sets up the SIMD-groups of threadgroup `tgid` in `pool` (reusing its
+/// allocations) and returns how many there are: threads in x-fastest linear
+/// order, 32 per SIMD-group; threads outside the grid are lanes that never run.
+fn simdgroups_of(launch: &ComputeLaunch, tgid: [u32; 3], pool: &mut Vec<SimdGroup>) -> usize {
     let tg = launch.threadgroup;
     let n = tg[0] * tg[1] * tg[2];
-    let mut out = vec![];
-    for s in 0..n.div_ceil(LANES as u32) {
-        let mut ids = ThreadIds { tg: tgid, simd_index: s, ..Default::default() };
+    let count = n.div_ceil(LANES as u32) as usize;
+    for s in 0..count as u32 {
+        let mut ids = ThreadIds {
+            tg: tgid,
+            simd_index: s,
+            ..Default::default()
+        };
         let mut live = 0u32;
         for l in 0..LANES as u32 {
             let t = s * LANES as u32 + l;
@@ -129,13 +140,20 @@ fn simdgroups_of(launch: &ComputeLaunch, tgid: [u32; 3]) -> Vec<SimdGroup> {
                 live |= 1 << l;
             }
         }
-        out.push(SimdGroup::new(live, ids));
+        match pool.get_mut(s as usize) {
+            Some(sg) => sg.reset(live, ids),
+            None => pool.push(SimdGroup::new(live, ids)),
+        }
     }
-    out
+    count
 }
 
 /// Runs the SIMD-groups of one threadgroup, meeting at barriers.
-fn run_threadgroup(mut sgs: Vec<SimdGroup>, ctx: &mut Ctx, counter: &mut u32) -> Result<(), SimError> {
+fn run_threadgroup(
+    sgs: &mut [SimdGroup],
+    ctx: &mut Ctx,
+    counter: &mut u32,
+) -> Result<(), SimError> {
     let first = *counter;
     *counter += sgs.len() as u32;
     loop {

@@ -8,7 +8,12 @@ pub enum SimError {
     /// The program contains an encoding, field value or bit whose behaviour
     /// is not established (or not implemented): the model refuses to guess.
     #[error("pc {pc:#x} [{bytes}] {form}: {what}")]
-    Unestablished { pc: u32, bytes: String, form: String, what: String },
+    Unestablished {
+        pc: u32,
+        bytes: String,
+        form: String,
+        what: String,
+    },
     /// `agx16_isa` could not decode the bytes at `pc`.
     #[error("pc {pc:#x}: cannot decode: {what}")]
     Decode { pc: u32, what: String },

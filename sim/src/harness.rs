@@ -14,7 +14,13 @@ const BUFFER_STRIDE: u64 = 0x10_0000;
 pub enum Outcome {
     Pass(Stats),
     /// Output differs: (binding, first differing word index, got, want, differing words).
-    Mismatch { binding: u32, word: usize, got: u32, want: u32, differing: usize },
+    Mismatch {
+        binding: u32,
+        word: usize,
+        got: u32,
+        want: u32,
+        differing: usize,
+    },
     Error(SimError),
 }
 
@@ -35,19 +41,28 @@ pub fn slot_order(o: &Oracle) -> Vec<u32> {
 
 /// Builds the launch and memory for an oracle.
 pub fn prepare(o: &Oracle) -> Result<(PageTable, ComputeLaunch), SimError> {
-    let code = o.code().ok_or_else(|| SimError::Launch(format!("{}: bad main_hex", o.name)))?;
+    let code = o
+        .code()
+        .ok_or_else(|| SimError::Launch(format!("{}: bad main_hex", o.name)))?;
     let pt = PageTable::new();
     let order = slot_order(o);
     let mut uniforms = vec![0u32; 2 * order.len()];
     for (slot, binding) in order.iter().enumerate() {
-        let buf = o.buffers.iter().find(|b| b.binding == *binding).expect("binding from buffers");
+        let buf = o
+            .buffers
+            .iter()
+            .find(|b| b.binding == *binding)
+            .expect("binding from buffers");
         let va = buffer_va(slot as u64);
         let bytes: Vec<u8> = buf.words_u32.iter().flat_map(|w| w.to_le_bytes()).collect();
         let len = (bytes.len() as u64).max(1).div_ceil(PAGE_SIZE) * PAGE_SIZE;
         if len > BUFFER_STRIDE {
-            return Err(SimError::Launch(format!("buffer {binding} larger than the harness window")));
+            return Err(SimError::Launch(format!(
+                "buffer {binding} larger than the harness window"
+            )));
         }
-        pt.map(va, len, true, true).map_err(|e| SimError::Launch(e.to_string()))?;
+        pt.map(va, len, true, true)
+            .map_err(|e| SimError::Launch(e.to_string()))?;
         pt.host_write(va, &bytes)?;
         uniforms[2 * slot] = va as u32;
         uniforms[2 * slot + 1] = (va >> 32) as u32;
@@ -55,7 +70,10 @@ pub fn prepare(o: &Oracle) -> Result<(PageTable, ComputeLaunch), SimError> {
     let grid = o.threads.grid;
     // Unrecorded threadgroup sizes do not matter to these kernels (README): use
     // the grid's x extent up to the 1024-thread limit.
-    let threadgroup = o.threads.threadgroup.unwrap_or([grid[0].clamp(1, 1024), 1, 1]);
+    let threadgroup = o
+        .threads
+        .threadgroup
+        .unwrap_or([grid[0].clamp(1, 1024), 1, 1]);
     let launch = ComputeLaunch {
         code: Code::Bytes(code),
         uniforms,
@@ -80,15 +98,23 @@ pub fn check(o: &Oracle) -> Outcome {
     let order = slot_order(o);
     for exp in &o.expected {
         let Some(slot) = order.iter().position(|&b| b == exp.binding) else {
-            return Outcome::Error(SimError::Launch(format!("expected binding {} is not bound", exp.binding)));
+            return Outcome::Error(SimError::Launch(format!(
+                "expected binding {} is not bound",
+                exp.binding
+            )));
         };
         let va = buffer_va(slot as u64);
         let mut bytes = vec![0u8; exp.words_u32.len() * 4];
         if let Err(f) = pt.host_read(va, &mut bytes) {
             return Outcome::Error(f.into());
         }
-        let got: Vec<u32> = bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-        let diffs: Vec<usize> = (0..got.len()).filter(|&i| got[i] != exp.words_u32[i]).collect();
+        let got: Vec<u32> = bytes
+            .chunks(4)
+            .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect();
+        let diffs: Vec<usize> = (0..got.len())
+            .filter(|&i| got[i] != exp.words_u32[i])
+            .collect();
         if let Some(&i) = diffs.first() {
             return Outcome::Mismatch {
                 binding: exp.binding,

@@ -42,7 +42,12 @@ impl Program {
             }
         }
         let index = ops.iter().enumerate().map(|(i, o)| (o.pc, i)).collect();
-        let mut p = Program { ops, disasm, code: code.to_vec(), index };
+        let mut p = Program {
+            ops,
+            disasm,
+            code: code.to_vec(),
+            index,
+        };
         p.link_branches();
         p
     }
@@ -52,7 +57,9 @@ impl Program {
     }
 
     pub fn disasm_at(&self, pc: u32) -> &str {
-        self.index_of(pc).map(|i| self.disasm[i].as_str()).unwrap_or("?")
+        self.index_of(pc)
+            .map(|i| self.disasm[i].as_str())
+            .unwrap_or("?")
     }
 
     /// Turns branch target pcs into op indices; a target that is not an

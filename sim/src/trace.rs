@@ -25,11 +25,17 @@ impl Trace {
     }
 
     pub fn parse(spec: &str) -> Result<Trace, String> {
-        let mut t = Trace { groups: vec![], lanes: 0, current_group: Cell::new(0) };
+        let mut t = Trace {
+            groups: vec![],
+            lanes: 0,
+            current_group: Cell::new(0),
+        };
         let spec = spec.trim();
         if !(spec.is_empty() || spec == "1" || spec == "all") {
             for item in spec.split(',') {
-                let (k, v) = item.split_once('=').ok_or_else(|| format!("bad trace item {item:?}"))?;
+                let (k, v) = item
+                    .split_once('=')
+                    .ok_or_else(|| format!("bad trace item {item:?}"))?;
                 let (a, b) = match v.split_once('-') {
                     Some((a, b)) => (a.parse::<u32>(), b.parse::<u32>()),
                     None => (v.parse::<u32>(), v.parse::<u32>()),
@@ -62,7 +68,14 @@ impl Trace {
         self.groups.is_empty() || self.groups.iter().any(|&(a, b)| (a..=b).contains(&g))
     }
 
-    pub fn instruction(&self, prog: &Program, _sg: &SimdGroup, op: &Op, mask: u32, written: Option<&Written>) {
+    pub fn instruction(
+        &self,
+        prog: &Program,
+        _sg: &SimdGroup,
+        op: &Op,
+        mask: u32,
+        written: Option<&Written>,
+    ) {
         if !self.wants_group() {
             return;
         }
@@ -80,8 +93,10 @@ impl Trace {
                 Part::Hi => ".hi",
             };
             line.push_str(&format!(" r{reg}{p}="));
-            let shown: Vec<String> =
-                (0..32).filter(|l| self.lanes >> l & 1 != 0).map(|l| format!("{l}:{:#x}", vals[l])).collect();
+            let shown: Vec<String> = (0..32)
+                .filter(|l| self.lanes >> l & 1 != 0)
+                .map(|l| format!("{l}:{:#x}", vals[l]))
+                .collect();
             line.push_str(&shown.join(" "));
         }
         eprintln!("{line}");

@@ -13,12 +13,27 @@ fn load(name: &str) -> Oracle {
 /// Re-encodes the program with `edit` applied to the first instruction of form `form`.
 fn mutate(o: &Oracle, form: &str, edit: impl Fn(&mut Instr)) -> Oracle {
     let code = o.code().unwrap();
-    let mut instrs: Vec<Instr> = decode_program(&code).unwrap().into_iter().map(|(_, i)| i).collect();
-    assert_eq!(encode_program(&instrs), code, "{}: decode/encode round trip", o.name);
-    let i = instrs.iter_mut().find(|i| i.form.name == form).unwrap_or_else(|| panic!("no {form} in {}", o.name));
+    let mut instrs: Vec<Instr> = decode_program(&code)
+        .unwrap()
+        .into_iter()
+        .map(|(_, i)| i)
+        .collect();
+    assert_eq!(
+        encode_program(&instrs),
+        code,
+        "{}: decode/encode round trip",
+        o.name
+    );
+    let i = instrs
+        .iter_mut()
+        .find(|i| i.form.name == form)
+        .unwrap_or_else(|| panic!("no {form} in {}", o.name));
     edit(i);
     let mut m = o.clone();
-    m.main_hex = encode_program(&instrs).iter().map(|b| format!("{b:02x}")).collect();
+    m.main_hex = encode_program(&instrs)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
     m
 }
 
@@ -28,10 +43,20 @@ fn run_words(o: &Oracle, binding: u32) -> Vec<u32> {
     run_compute(&pt, &launch).unwrap();
     let order = agx16_sim::harness::slot_order(o);
     let slot = order.iter().position(|&b| b == binding).unwrap() as u64;
-    let n = o.buffers.iter().find(|b| b.binding == binding).unwrap().words_u32.len();
+    let n = o
+        .buffers
+        .iter()
+        .find(|b| b.binding == binding)
+        .unwrap()
+        .words_u32
+        .len();
     let mut bytes = vec![0u8; n * 4];
-    pt.host_read(agx16_sim::harness::buffer_va(slot), &mut bytes).unwrap();
-    bytes.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    pt.host_read(agx16_sim::harness::buffer_va(slot), &mut bytes)
+        .unwrap();
+    bytes
+        .chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 #[test]
@@ -44,7 +69,12 @@ fn consumer_naming_the_wrong_slot_reads_zero() {
     assert!(matches!(check(&o), Outcome::Pass(_)));
     for slot in [0u8, 5, 1] {
         let m = mutate(&o, "fadd", |i| {
-            i.set_wait(if slot == 0 { SlotSet(0) } else { SlotSet(1 << (slot - 1)) }).unwrap();
+            i.set_wait(if slot == 0 {
+                SlotSet(0)
+            } else {
+                SlotSet(1 << (slot - 1))
+            })
+            .unwrap();
         });
         let out = run_words(&m, 2);
         assert_eq!(&out[..8], &[0u32; 8], "slot {slot}");
@@ -68,9 +98,21 @@ fn releasing_a_live_source_matches_the_hardware_mutation() {
     // Setting the SFU release bit of the retained-source kernels must give what
     // the M4 gave for the same mutation (EXP-M4-54 forced_release oracles).
     for (native, form, mutated) in [
-        ("EXP-M4-54__native__rcp_float_reuse", "sfu_rcp", "EXP-M4-54__mutation__rcp_float_reuse__forced_release"),
-        ("EXP-M4-54__native__exp2_float_reuse", "sfu", "EXP-M4-54__mutation__exp2_float_reuse__forced_release"),
-        ("EXP-M4-54__native__floor_half_reuse", "sfu", "EXP-M4-54__mutation__floor_half_reuse__forced_release"),
+        (
+            "EXP-M4-54__native__rcp_float_reuse",
+            "sfu_rcp",
+            "EXP-M4-54__mutation__rcp_float_reuse__forced_release",
+        ),
+        (
+            "EXP-M4-54__native__exp2_float_reuse",
+            "sfu",
+            "EXP-M4-54__mutation__exp2_float_reuse__forced_release",
+        ),
+        (
+            "EXP-M4-54__native__floor_half_reuse",
+            "sfu",
+            "EXP-M4-54__mutation__floor_half_reuse__forced_release",
+        ),
     ] {
         let o = load(native);
         assert!(matches!(check(&o), Outcome::Pass(_)), "{native}");
@@ -78,14 +120,24 @@ fn releasing_a_live_source_matches_the_hardware_mutation() {
             i.set("rel", 1).unwrap();
         });
         let hw = load(mutated);
-        assert_eq!(m.main_hex, hw.main_hex, "the re-encoded mutation is the measured one");
+        assert_eq!(
+            m.main_hex, hw.main_hex,
+            "the re-encoded mutation is the measured one"
+        );
         let mut m = m;
         m.expected = hw.expected.clone();
-        assert!(matches!(check(&m), Outcome::Pass(_)), "{mutated}: {}", check(&m));
+        assert!(
+            matches!(check(&m), Outcome::Pass(_)),
+            "{mutated}: {}",
+            check(&m)
+        );
         // and the native expectation no longer holds: the later x + bias reads 0 + bias
         let mut unchanged = m.clone();
         unchanged.expected = o.expected.clone();
-        assert!(matches!(check(&unchanged), Outcome::Mismatch { .. }), "{native}: release had no effect");
+        assert!(
+            matches!(check(&unchanged), Outcome::Mismatch { .. }),
+            "{native}: release had no effect"
+        );
     }
 }
 
@@ -97,7 +149,10 @@ fn launch_from_gpu_va_reads_the_same_program() {
     let va = 0x20_0000_0000u64;
     pt.map(va, agx16_sim::mem::PAGE_SIZE, true, false).unwrap();
     pt.host_write(va, &code).unwrap();
-    launch.code = Code::Va { va, len: code.len() };
+    launch.code = Code::Va {
+        va,
+        len: code.len(),
+    };
     let stats = run_compute(&pt, &launch).unwrap();
     assert_eq!(stats.simdgroups, 1);
     assert!(stats.lane_instructions >= 8 * 5);

@@ -14,7 +14,11 @@ const MIN_PASSING: usize = 89;
 fn oracles_pass_or_are_refused_never_wrong() {
     let dir = oracles_dir().join("sim");
     let files = oracle_files(&dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display()));
-    assert!(files.len() >= 100, "expected the 110 shared oracles in {}", dir.display());
+    assert!(
+        files.len() >= 100,
+        "expected the 110 shared oracles in {}",
+        dir.display()
+    );
     let (mut passed, mut refused, mut wrong) = (0, vec![], vec![]);
     for f in &files {
         let o = Oracle::load(f).unwrap();
@@ -26,7 +30,18 @@ fn oracles_pass_or_are_refused_never_wrong() {
             other => wrong.push(format!("{}: {other}", o.name)),
         }
     }
-    eprintln!("{passed} passed, {} refused, {} wrong", refused.len(), wrong.len());
-    assert!(wrong.is_empty(), "model disagrees with the M4:\n{}", wrong.join("\n"));
-    assert!(passed >= MIN_PASSING, "only {passed} oracles pass (was {MIN_PASSING}); refused: {refused:?}");
+    eprintln!(
+        "{passed} passed, {} refused, {} wrong",
+        refused.len(),
+        wrong.len()
+    );
+    assert!(
+        wrong.is_empty(),
+        "model disagrees with the M4:\n{}",
+        wrong.join("\n")
+    );
+    assert!(
+        passed >= MIN_PASSING,
+        "only {passed} oracles pass (was {MIN_PASSING}); refused: {refused:?}"
+    );
 }

@@ -43,7 +43,10 @@ fn check_cmd(path: &std::path::Path) -> ExitCode {
     };
     let (mut passed, mut failed) = (0, 0);
     for f in files {
-        let name = f.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        let name = f
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
         match Oracle::load(&f) {
             Err(e) => {
                 failed += 1;

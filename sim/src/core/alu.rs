@@ -48,6 +48,24 @@ pub fn from_f32(x: f32, ty: FType) -> u32 {
     }
 }
 
+/// fp32 fused multiply-add with one rounding (computed exactly in f64 and
+/// rounded to odd there, so the final rounding to f32 is correct).
+#[inline]
+pub fn fma_f32(a: f32, b: f32, c: f32) -> f32 {
+    let p = a as f64 * b as f64; // exact: 24+24 bits
+    let c = c as f64;
+    let s = p + c;
+    // TwoSum error of the f64 addition.
+    let bb = s - p;
+    let err = (p - (s - bb)) + (c - bb);
+    // Round to odd: if inexact and even, step one f64 ulp toward the exact
+    // value (branch-free so lane loops stay tight).
+    let bits = s.to_bits() as i64;
+    let fix = err.is_finite() & (err != 0.0) & (bits & 1 == 0);
+    let step = if (err > 0.0) == (s > 0.0) { 1 } else { -1 };
+    f64::from_bits((bits + if fix { step } else { 0 }) as u64) as f32
+}
+
 #[inline]
 pub fn fbin(op: FBinOp, a: f32, b: f32) -> f32 {
     match op {
@@ -116,6 +134,30 @@ mod tests {
         assert_eq!(ibin(IntBinOp::Logic(0b1000), a, b), a & b);
         assert_eq!(ibin(IntBinOp::Logic(0b1110), a, b), a | b);
         assert_eq!(ibin(IntBinOp::Logic(0b0011), a, b), !a);
+    }
+
+    #[test]
+    fn fma_rounds_once() {
+        // (1 + 2^-23) * (1 - 2^-23) = 1 - 2^-46: exact in FMA, 1.0 - tiny
+        let (a, b) = (1.0 + f32::EPSILON, 1.0 - f32::EPSILON);
+        assert_eq!(fma_f32(a, b, -1.0), -(2f32.powi(-46)));
+        // double rounding: a*b + c lands just above an f32 midpoint only
+        // beyond f64 precision
+        let a = 1.0 + 2f32.powi(-12);
+        let b = 1.0 + 2f32.powi(-12) + 2f32.powi(-23);
+        let c = -(2f32.powi(-11) + 2f32.powi(-23));
+        assert_eq!(fma_f32(a, b, c), a.mul_add(b, c));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn fma_matches_the_correctly_rounded_reference(a: u32, b: u32, c: u32) {
+            let (a, b, c) = (f32::from_bits(a), f32::from_bits(b), f32::from_bits(c));
+            let want = a.mul_add(b, c);
+            let got = fma_f32(a, b, c);
+            proptest::prop_assert!(got.to_bits() == want.to_bits() || (got.is_nan() && want.is_nan()),
+                "{a:e} * {b:e} + {c:e}: {got:e} vs {want:e}");
+        }
     }
 
     #[test]

@@ -1,11 +1,12 @@
 //! The interpreter: runs one SIMD-group until it stops or reaches a barrier.
 
-use super::alu::{apply_mod, compare, fbin, from_f32, ibin, part_type, to_f32};
-use super::ops::{Address, JumpCond, Kind, MemFormat, Op, Part, PredSel, Src};
-use super::scoreboard::{halves, hands_off, Handoff, HalfSet};
+use super::alu::{apply_mod, compare, fbin, fma_f32, from_f32, ibin, part_type, to_f32};
+use super::ops::{Address, FBinOp, FMod, FType, JumpCond, Kind, MemFormat, Op, Part, PredSel, Src};
+use super::scoreboard::{halves, hands_off, HalfSet, Handoff};
 use super::state::SimdGroup;
 use super::{Lanes, LANES};
 use crate::error::SimError;
+use crate::fp::ftz;
 use crate::fp::sfu;
 use crate::mem::GpuMemory;
 use crate::program::Program;
@@ -39,7 +40,10 @@ pub fn run(sg: &mut SimdGroup, ctx: &mut Ctx) -> Result<Yield, SimError> {
             return Err(SimError::RanOff { pc });
         };
         if ctx.budget == 0 {
-            return Err(SimError::Budget { budget: ctx.instructions, pc: op.pc });
+            return Err(SimError::Budget {
+                budget: ctx.instructions,
+                pc: op.pc,
+            });
         }
         ctx.budget -= 1;
         ctx.instructions += 1;
@@ -58,7 +62,14 @@ pub fn run(sg: &mut SimdGroup, ctx: &mut Ctx) -> Result<Yield, SimError> {
             // An ordinary write replaces an in-flight value that no consumer
             // took: EXP-M4-44 mutations store exactly the ALU result (1.5).
             sg.pending.cancel(*reg, *part);
-            sg.write(super::ops::Dst { reg: *reg, part: *part }, mask, vals);
+            sg.write(
+                super::ops::Dst {
+                    reg: *reg,
+                    part: *part,
+                },
+                mask,
+                vals,
+            );
         }
         if let Some(t) = ctx.trace {
             t.instruction(ctx.prog, sg, op, mask, written.as_ref());
@@ -135,7 +146,14 @@ fn resolve_pending(sg: &mut SimdGroup, op: &Op) -> Result<HalfSet, SimError> {
                 let (lanes, vals) = sg.pending.take(half);
                 let part = if half % 2 == 0 { Part::Lo } else { Part::Hi };
                 let v: Lanes = vals.map(|x| x as u32);
-                sg.write(super::ops::Dst { reg: (half / 2) as u8, part }, lanes, &v);
+                sg.write(
+                    super::ops::Dst {
+                        reg: (half / 2) as u8,
+                        part,
+                    },
+                    lanes,
+                    &v,
+                );
             }
             Handoff::Zero => zeroed.insert(half),
         }
@@ -153,8 +171,12 @@ fn read(sg: &SimdGroup, ctx: &Ctx, src: Src, zeroed: HalfSet) -> Lanes {
         Src::Gpr(r, part) => {
             let mut v = sg.regs[r as usize];
             if !zeroed.is_empty() {
-                let (lo, hi) = (zeroed.contains(2 * r as usize), zeroed.contains(2 * r as usize + 1));
-                let keep = if lo { 0xffff_0000u32 } else { u32::MAX } & if hi { 0xffff } else { u32::MAX };
+                let (lo, hi) = (
+                    zeroed.contains(2 * r as usize),
+                    zeroed.contains(2 * r as usize + 1),
+                );
+                let keep =
+                    if lo { 0xffff_0000u32 } else { u32::MAX } & if hi { 0xffff } else { u32::MAX };
                 v = v.map(|x| x & keep);
             }
             match part {
@@ -184,7 +206,13 @@ fn part_of(src: Src) -> Part {
     }
 }
 
-fn step(sg: &mut SimdGroup, ctx: &mut Ctx, op: &Op, mask: u32, zeroed: HalfSet) -> Result<Option<Written>, SimError> {
+fn step(
+    sg: &mut SimdGroup,
+    ctx: &mut Ctx,
+    op: &Op,
+    mask: u32,
+    zeroed: HalfSet,
+) -> Result<Option<Written>, SimError> {
     let mut out = [0u32; LANES];
     let dst = match op.kind {
         Kind::Stop | Kind::Nop | Kind::Barrier => return Ok(None),
@@ -197,9 +225,27 @@ fn step(sg: &mut SimdGroup, ctx: &mut Ctx, op: &Op, mask: u32, zeroed: HalfSet) 
             out = sg.special(sr);
             dst
         }
-        Kind::FBin { op: fop, ty, dst, a, am, b, bm } => {
+        Kind::FBin {
+            op: fop,
+            ty,
+            dst,
+            a,
+            am,
+            b,
+            bm,
+        } => {
             let (va, vb) = (read(sg, ctx, a, zeroed), read(sg, ctx, b, zeroed));
             let (ta, tb) = (part_type(part_of(a), ty), part_type(part_of(b), ty));
+            if (ty, ta, tb, am) == (FType::F32, FType::F32, FType::F32, FMod::default()) {
+                // the common case, kept free of per-lane dispatch
+                let neg = if bm.neg { 0x8000_0000 } else { 0 };
+                let abs = if bm.abs { 0x7fff_ffff } else { u32::MAX };
+                match fop {
+                    FBinOp::Add => f32_lanes(&mut out, &va, &vb, |x, y| x + y, abs, neg),
+                    FBinOp::Mul => f32_lanes(&mut out, &va, &vb, |x, y| x * y, abs, neg),
+                }
+                return Ok(Some((dst.reg, dst.part, out)));
+            }
             for l in 0..LANES {
                 let x = apply_mod(to_f32(va[l], ta), am);
                 let y = apply_mod(to_f32(vb[l], tb), bm);
@@ -207,20 +253,65 @@ fn step(sg: &mut SimdGroup, ctx: &mut Ctx, op: &Op, mask: u32, zeroed: HalfSet) 
             }
             dst
         }
-        Kind::FFma { ty, dst, a, b, c, neg_product, cm } => {
-            let (va, vb, vc) = (read(sg, ctx, a, zeroed), read(sg, ctx, b, zeroed), read(sg, ctx, c, zeroed));
-            let (ta, tb, tc) = (part_type(part_of(a), ty), part_type(part_of(b), ty), part_type(part_of(c), ty));
+        Kind::FFma {
+            ty,
+            dst,
+            a,
+            b,
+            c,
+            neg_product,
+            cm,
+        } => {
+            let (va, vb, vc) = (
+                read(sg, ctx, a, zeroed),
+                read(sg, ctx, b, zeroed),
+                read(sg, ctx, c, zeroed),
+            );
+            let (ta, tb, tc) = (
+                part_type(part_of(a), ty),
+                part_type(part_of(b), ty),
+                part_type(part_of(c), ty),
+            );
+            if (ty, ta, tb, tc, cm)
+                == (
+                    FType::F32,
+                    FType::F32,
+                    FType::F32,
+                    FType::F32,
+                    FMod::default(),
+                )
+            {
+                let neg = if neg_product { 0x8000_0000 } else { 0 };
+                for l in 0..LANES {
+                    let x = f32::from_bits(ftz(va[l]) ^ neg);
+                    let r = fma_f32(x, f32::from_bits(ftz(vb[l])), f32::from_bits(ftz(vc[l])));
+                    let bits = if r.is_nan() {
+                        crate::fp::F32_CANONICAL_NAN
+                    } else {
+                        r.to_bits()
+                    };
+                    out[l] = ftz(bits);
+                }
+                return Ok(Some((dst.reg, dst.part, out)));
+            }
             for l in 0..LANES {
                 let mut x = to_f32(va[l], ta);
                 if neg_product {
                     x = -x;
                 }
-                let r = x.mul_add(to_f32(vb[l], tb), apply_mod(to_f32(vc[l], tc), cm));
+                let r = fma_f32(x, to_f32(vb[l], tb), apply_mod(to_f32(vc[l], tc), cm));
                 out[l] = from_f32(r, ty);
             }
             dst
         }
-        Kind::Sfu { func, src_ty, dst_ty, dst, src, m } => {
+        Kind::Sfu {
+            func,
+            src_ty,
+            dst_ty,
+            dst,
+            src,
+            m,
+        } => {
             let v = read(sg, ctx, src, zeroed);
             for l in 0..LANES {
                 let x = apply_mod(to_f32(v[l], src_ty), m);
@@ -237,21 +328,42 @@ fn step(sg: &mut SimdGroup, ctx: &mut Ctx, op: &Op, mask: u32, zeroed: HalfSet) 
             dst
         }
         Kind::IMad { dst, a, b, c } => {
-            let (va, vb, vc) = (read(sg, ctx, a, zeroed), read(sg, ctx, b, zeroed), read(sg, ctx, c, zeroed));
+            let (va, vb, vc) = (
+                read(sg, ctx, a, zeroed),
+                read(sg, ctx, b, zeroed),
+                read(sg, ctx, c, zeroed),
+            );
             for l in 0..LANES {
                 out[l] = va[l].wrapping_mul(vb[l]).wrapping_add(vc[l]);
             }
             dst
         }
-        Kind::Select { cmp, dst, a, b, t, f } => {
+        Kind::Select {
+            cmp,
+            dst,
+            a,
+            b,
+            t,
+            f,
+        } => {
             let (va, vb) = (read(sg, ctx, a, zeroed), read(sg, ctx, b, zeroed));
             let (vt, vf) = (read(sg, ctx, t, zeroed), read(sg, ctx, f, zeroed));
             for l in 0..LANES {
-                out[l] = if compare(cmp, va[l], vb[l]) { vt[l] } else { vf[l] };
+                out[l] = if compare(cmp, va[l], vb[l]) {
+                    vt[l]
+                } else {
+                    vf[l]
+                };
             }
             dst
         }
-        Kind::PredCompare { bank, cmp, a, b, invert } => {
+        Kind::PredCompare {
+            bank,
+            cmp,
+            a,
+            b,
+            invert,
+        } => {
             let (va, vb) = (read(sg, ctx, a, zeroed), read(sg, ctx, b, zeroed));
             let mut bits = 0u32;
             for l in 0..LANES {
@@ -263,11 +375,21 @@ fn step(sg: &mut SimdGroup, ctx: &mut Ctx, op: &Op, mask: u32, zeroed: HalfSet) 
             *p = (*p & !mask) | (bits & mask);
             return Ok(None);
         }
-        Kind::Load { fmt, dst, count, addr } => {
+        Kind::Load {
+            fmt,
+            dst,
+            count,
+            addr,
+        } => {
             load(sg, ctx, op, mask, zeroed, fmt, dst, count, addr)?;
             return Ok(None);
         }
-        Kind::Store { fmt, src, count, addr } => {
+        Kind::Store {
+            fmt,
+            src,
+            count,
+            addr,
+        } => {
             store(sg, ctx, op, mask, zeroed, fmt, src, count, addr)?;
             return Ok(None);
         }
@@ -284,15 +406,21 @@ fn step(sg: &mut SimdGroup, ctx: &mut Ctx, op: &Op, mask: u32, zeroed: HalfSet) 
                     }
                 }
             };
-            sg.exec.push(taken).map_err(|e| unmeasured(op, e.to_string()))?;
+            sg.exec
+                .push(taken)
+                .map_err(|e| unmeasured(op, e.to_string()))?;
             return Ok(None);
         }
         Kind::Else => {
-            sg.exec.invert().map_err(|e| unmeasured(op, e.to_string()))?;
+            sg.exec
+                .invert()
+                .map_err(|e| unmeasured(op, e.to_string()))?;
             return Ok(None);
         }
         Kind::Pop { levels } => {
-            sg.exec.pop(levels as usize).map_err(|e| unmeasured(op, e.to_string()))?;
+            sg.exec
+                .pop(levels as usize)
+                .map_err(|e| unmeasured(op, e.to_string()))?;
             return Ok(None);
         }
         Kind::Jump { target, cond } => {
@@ -310,12 +438,48 @@ fn step(sg: &mut SimdGroup, ctx: &mut Ctx, op: &Op, mask: u32, zeroed: HalfSet) 
     Ok(Some((dst.reg, dst.part, out)))
 }
 
+/// `out = f(a, b')` per lane on fp32 bits, with b' = (b & abs) ^ neg, flushing
+/// denormal inputs and outputs and canonicalising NaNs.
+#[inline(always)]
+fn f32_lanes(
+    out: &mut Lanes,
+    a: &Lanes,
+    b: &Lanes,
+    f: impl Fn(f32, f32) -> f32,
+    abs: u32,
+    neg: u32,
+) {
+    for l in 0..LANES {
+        let x = f32::from_bits(ftz(a[l]));
+        let y = f32::from_bits(ftz(b[l]) & abs ^ neg);
+        let r = f(x, y);
+        let bits = if r.is_nan() {
+            crate::fp::F32_CANONICAL_NAN
+        } else {
+            r.to_bits()
+        };
+        out[l] = ftz(bits);
+    }
+}
+
 /// Per-lane byte address of element `i` of a memory access.
-fn addresses(sg: &SimdGroup, ctx: &Ctx, op: &Op, addr: Address, zeroed: HalfSet) -> Result<Lanes64, SimError> {
+fn addresses(
+    sg: &SimdGroup,
+    ctx: &Ctx,
+    op: &Op,
+    addr: Address,
+    zeroed: HalfSet,
+) -> Result<Lanes64, SimError> {
     let lo = ctx.uniforms.get(2 * addr.base_slot as usize).copied();
     let hi = ctx.uniforms.get(2 * addr.base_slot as usize + 1).copied();
     let (Some(lo), Some(hi)) = (lo, hi) else {
-        return Err(unmeasured(op, format!("buffer base slot {} is beyond the launch's uniforms", addr.base_slot)));
+        return Err(unmeasured(
+            op,
+            format!(
+                "buffer base slot {} is beyond the launch's uniforms",
+                addr.base_slot
+            ),
+        ));
     };
     let base = (hi as u64) << 32 | lo as u64;
     let idx = read(sg, ctx, addr.index, zeroed);
@@ -341,7 +505,10 @@ fn load(
     addr: Address,
 ) -> Result<(), SimError> {
     let Some(slot) = op.hazard.produce else {
-        return Err(unmeasured(op, "device load without a scoreboard slot".into()));
+        return Err(unmeasured(
+            op,
+            "device load without a scoreboard slot".into(),
+        ));
     };
     let va = addresses(sg, ctx, op, addr, zeroed)?;
     let size = fmt.bytes();
@@ -353,20 +520,33 @@ fn load(
             }
             let mut b = [0u8; 4];
             let a = va[l] + (i * size) as u64;
-            ctx.mem.read(a, &mut b[..size]).map_err(|f| SimError::Fault(f.at_pc(op.pc)))?;
+            ctx.mem
+                .read(a, &mut b[..size])
+                .map_err(|f| SimError::Fault(f.at_pc(op.pc)))?;
             vals[l] = u32::from_le_bytes(b);
         }
         let (reg, part) = match (dst.part, i) {
             (Part::Full, _) => (dst.reg + i as u8, Part::Full),
             (p, 0) => (dst.reg, p),
-            (_, _) => return Err(unmeasured(op, "multi-element 16-bit loads are not modelled".into())),
+            (_, _) => {
+                return Err(unmeasured(
+                    op,
+                    "multi-element 16-bit loads are not modelled".into(),
+                ))
+            }
         };
         if reg as usize >= super::GPRS {
-            return Err(unmeasured(op, format!("load destination r{reg} beyond r95")));
+            return Err(unmeasured(
+                op,
+                format!("load destination r{reg} beyond r95"),
+            ));
         }
         if sg.pending.is_pending(reg, part) {
             // Two writers in flight gave stale data on M4 (APPLE9_SCOREBOARD_SLOTS.md, r17:r20 case).
-            return Err(unmeasured(op, format!("second load into r{reg} while the first is in flight")));
+            return Err(unmeasured(
+                op,
+                format!("second load into r{reg} while the first is in flight"),
+            ));
         }
         sg.pending.publish(reg, part, slot, mask, &vals);
     }
@@ -391,7 +571,12 @@ fn store(
         let s = match src {
             Src::Gpr(r, Part::Full) => Src::Gpr(r + i as u8, Part::Full),
             s if i == 0 => s,
-            _ => return Err(unmeasured(op, "multi-element 16-bit stores are not modelled".into())),
+            _ => {
+                return Err(unmeasured(
+                    op,
+                    "multi-element 16-bit stores are not modelled".into(),
+                ))
+            }
         };
         let vals = read(sg, ctx, s, zeroed);
         for l in 0..LANES {
@@ -399,7 +584,9 @@ fn store(
                 continue;
             }
             let a = va[l] + (i * size) as u64;
-            ctx.mem.write(a, &vals[l].to_le_bytes()[..size]).map_err(|f| SimError::Fault(f.at_pc(op.pc)))?;
+            ctx.mem
+                .write(a, &vals[l].to_le_bytes()[..size])
+                .map_err(|f| SimError::Fault(f.at_pc(op.pc)))?;
         }
     }
     Ok(())

@@ -26,7 +26,10 @@ pub enum MaskError {
 
 impl ExecStack {
     pub fn new(active: u32) -> Self {
-        ExecStack { active, saved: Vec::with_capacity(MAX_DEPTH) }
+        ExecStack {
+            active,
+            saved: Vec::with_capacity(MAX_DEPTH),
+        }
     }
 
     pub fn depth(&self) -> usize {

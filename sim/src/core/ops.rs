@@ -131,27 +131,96 @@ pub enum Kind {
     Stop,
     /// No architectural effect in this model (e.g. a SIMD-group barrier).
     Nop,
-    Mov { dst: Dst, src: Src },
-    GetSr { dst: Dst, sr: SpecialReg },
-    FBin { op: FBinOp, ty: FType, dst: Dst, a: Src, am: FMod, b: Src, bm: FMod },
+    Mov {
+        dst: Dst,
+        src: Src,
+    },
+    GetSr {
+        dst: Dst,
+        sr: SpecialReg,
+    },
+    FBin {
+        op: FBinOp,
+        ty: FType,
+        dst: Dst,
+        a: Src,
+        am: FMod,
+        b: Src,
+        bm: FMod,
+    },
     /// d = ±(a*b) + c with a single rounding.
-    FFma { ty: FType, dst: Dst, a: Src, b: Src, c: Src, neg_product: bool, cm: FMod },
-    Sfu { func: SfuFunc, src_ty: FType, dst_ty: FType, dst: Dst, src: Src, m: FMod },
-    IBin { op: IntBinOp, dst: Dst, a: Src, b: Src },
+    FFma {
+        ty: FType,
+        dst: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+        neg_product: bool,
+        cm: FMod,
+    },
+    Sfu {
+        func: SfuFunc,
+        src_ty: FType,
+        dst_ty: FType,
+        dst: Dst,
+        src: Src,
+        m: FMod,
+    },
+    IBin {
+        op: IntBinOp,
+        dst: Dst,
+        a: Src,
+        b: Src,
+    },
     /// d = a*b + c (wrapping, low 32 bits).
-    IMad { dst: Dst, a: Src, b: Src, c: Src },
-    Select { cmp: Cmp, dst: Dst, a: Src, b: Src, t: Src, f: Src },
+    IMad {
+        dst: Dst,
+        a: Src,
+        b: Src,
+        c: Src,
+    },
+    Select {
+        cmp: Cmp,
+        dst: Dst,
+        a: Src,
+        b: Src,
+        t: Src,
+        f: Src,
+    },
     /// Writes bank `bank` of the predicate file: lane bit = cmp(a, b) ^ invert.
-    PredCompare { bank: u8, cmp: Cmp, a: Src, b: Src, invert: bool },
-    Load { fmt: MemFormat, dst: Dst, count: u8, addr: Address },
-    Store { fmt: MemFormat, src: Src, count: u8, addr: Address },
+    PredCompare {
+        bank: u8,
+        cmp: Cmp,
+        a: Src,
+        b: Src,
+        invert: bool,
+    },
+    Load {
+        fmt: MemFormat,
+        dst: Dst,
+        count: u8,
+        addr: Address,
+    },
+    Store {
+        fmt: MemFormat,
+        src: Src,
+        count: u8,
+        addr: Address,
+    },
     /// Structured `if`: push the mask, keep lanes whose predicate (bank, or
     /// constant true/false) matches.
-    IfPush { pred: PredSel },
+    IfPush {
+        pred: PredSel,
+    },
     Else,
-    Pop { levels: u8 },
+    Pop {
+        levels: u8,
+    },
     /// Jump by `target` (index into the program) when the condition holds.
-    Jump { target: usize, cond: JumpCond },
+    Jump {
+        target: usize,
+        cond: JumpCond,
+    },
     Barrier,
     /// An instruction the model will not execute (unestablished or not
     /// implemented); reaching it stops the SIMD-group with this error.
@@ -208,7 +277,9 @@ impl Kind {
             Kind::FBin { a, b, .. } | Kind::IBin { a, b, .. } | Kind::PredCompare { a, b, .. } => {
                 [Some(a), Some(b), None, None]
             }
-            Kind::FFma { a, b, c, .. } | Kind::IMad { a, b, c, .. } => [Some(a), Some(b), Some(c), None],
+            Kind::FFma { a, b, c, .. } | Kind::IMad { a, b, c, .. } => {
+                [Some(a), Some(b), Some(c), None]
+            }
             Kind::Sfu { src, .. } => [Some(src), None, None, None],
             Kind::Select { a, b, t, f, .. } => [Some(a), Some(b), Some(t), Some(f)],
             Kind::Load { addr, .. } => [Some(addr.index), None, None, None],

@@ -61,7 +61,12 @@ pub struct Pending {
 
 impl Default for Pending {
     fn default() -> Self {
-        Pending { tag: [0; HALVES], lanes: [0; HALVES], vals: Box::new([[0; LANES]; HALVES]), count: 0 }
+        Pending {
+            tag: [0; HALVES],
+            lanes: [0; HALVES],
+            vals: Box::new([[0; LANES]; HALVES]),
+            count: 0,
+        }
     }
 }
 
@@ -127,6 +132,15 @@ impl Pending {
         }
     }
 
+    /// Forgets everything in flight.
+    pub fn clear(&mut self) {
+        if self.count != 0 {
+            self.tag = [0; HALVES];
+            self.lanes = [0; HALVES];
+            self.count = 0;
+        }
+    }
+
     /// Takes a pending half out (for delivery into the register file).
     pub fn take(&mut self, h: usize) -> (u32, [u16; LANES]) {
         self.tag[h] = 0;
@@ -162,7 +176,10 @@ mod tests {
         assert!(hands_off(S6, true, S6));
         assert!(hands_off(S6, true, S6 | S1));
         assert!(!hands_off(S1, true, S6 | S1));
-        assert!(!hands_off(1 << 4, true, S6), "a neighbouring base zeroes the group");
+        assert!(
+            !hands_off(1 << 4, true, S6),
+            "a neighbouring base zeroes the group"
+        );
         assert!(hands_off(S1, true, S1 | S2));
         assert!(!hands_off(0, true, S6));
     }
@@ -171,14 +188,19 @@ mod tests {
     fn mask_selectors_must_name_every_tag() {
         assert!(hands_off(S6, false, S6));
         assert!(hands_off(S6 | S1, false, S6));
-        assert!(!hands_off(S2 | 4, false, S6), "FALU's binary 6 read as a mask names slots 2 and 3");
+        assert!(
+            !hands_off(S2 | 4, false, S6),
+            "FALU's binary 6 read as a mask names slots 2 and 3"
+        );
     }
 
     #[test]
     fn halves_are_independent() {
         let mut p = Pending::default();
         p.publish(1, Part::Lo, 6, 1, &[0x1234; LANES]);
-        assert!(p.is_pending(1, Part::Lo) && p.is_pending(1, Part::Full) && !p.is_pending(1, Part::Hi));
+        assert!(
+            p.is_pending(1, Part::Lo) && p.is_pending(1, Part::Full) && !p.is_pending(1, Part::Hi)
+        );
         p.publish(1, Part::Hi, 1, 1, &[0x5678; LANES]);
         let (lanes, v) = p.take(3);
         assert_eq!((lanes, v[0]), (1, 0x5678));

@@ -25,6 +25,8 @@ pub struct SimdGroup {
     pub next: usize,
     pub ids: ThreadIds,
     pub done: bool,
+    /// Registers written since the last reset (bit r), so a reset clears only those.
+    dirty: u128,
 }
 
 impl SimdGroup {
@@ -39,14 +41,36 @@ impl SimdGroup {
             next: 0,
             ids,
             done: live == 0,
+            dirty: 0,
         }
+    }
+
+    /// Makes this SIMD-group a fresh one (registers zero, nothing in flight),
+    /// reusing its allocations.
+    pub fn reset(&mut self, live: u32, ids: ThreadIds) {
+        let mut d = self.dirty;
+        while d != 0 {
+            let r = d.trailing_zeros() as usize;
+            self.regs[r] = [0; LANES];
+            d &= d - 1;
+        }
+        self.dirty = 0;
+        self.preds = [0; PRED_BANKS];
+        self.exec = ExecStack::new(live);
+        self.pending.clear();
+        self.link.clear();
+        self.next = 0;
+        self.ids = ids;
+        self.done = live == 0;
     }
 
     /// Writes `v` to the destination part in the lanes of `mask`.
     #[inline]
     pub fn write(&mut self, dst: Dst, mask: u32, v: &Lanes) {
+        self.dirty |= 1 << dst.reg;
         let r = &mut self.regs[dst.reg as usize];
         match dst.part {
+            Part::Full if mask == u32::MAX => *r = *v,
             Part::Full => {
                 for l in 0..LANES {
                     if mask >> l & 1 != 0 {

@@ -16,11 +16,13 @@ pub const F16_CANONICAL_NAN: u16 = 0x7e00;
 /// EXP-M4-55 for the SFU factors, measured).
 #[inline]
 pub fn ftz(bits: u32) -> u32 {
-    if bits & 0x7f80_0000 == 0 {
-        bits & 0x8000_0000
+    // branch-free so lane loops vectorise
+    let keep = if bits & 0x7f80_0000 == 0 {
+        0x8000_0000
     } else {
-        bits
-    }
+        u32::MAX
+    };
+    bits & keep
 }
 
 #[inline]

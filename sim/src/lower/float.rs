@@ -12,11 +12,21 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
     let name = i.form.name;
     match i.form.op {
         F::FAdd | F::FMul => {
-            let op = if i.form.op == F::FAdd { FBinOp::Add } else { FBinOp::Mul };
+            let op = if i.form.op == F::FAdd {
+                FBinOp::Add
+            } else {
+                FBinOp::Mul
+            };
             // The immediate/uniform overloads' `flags`/`mods` bits are not
             // decoded; accept the values of hardware-run programs only:
             // flags=1/mods=0 (EXP-M4-44 falu2i, measured: out = in + 1.5).
-            let allowed: &[check::Allowed] = &[("flags", &[1]), ("mods", &[0]), ("ctrl", &[0]), ("a_aux", &[0]), ("b_aux", &[0])];
+            let allowed: &[check::Allowed] = &[
+                ("flags", &[1]),
+                ("mods", &[0]),
+                ("ctrl", &[0]),
+                ("a_aux", &[0]),
+                ("b_aux", &[0]),
+            ];
             check::fields(i, &["b_neg", "publish"], allowed)?;
             let bneg = i.field("b_neg").unwrap_or(0) != 0;
             let (a, b) = (src(i, Role::SrcA)?, src(i, Role::SrcB)?);
@@ -27,11 +37,18 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
                 a,
                 am: FMod::default(),
                 b,
-                bm: FMod { abs: false, neg: bneg },
+                bm: FMod {
+                    abs: false,
+                    neg: bneg,
+                },
             })
         }
         F::FFma => {
-            check::fields(i, &["neg_ab"], &[("flags", &[0]), ("ctrl", &[0]), ("b6", &[0])])?;
+            check::fields(
+                i,
+                &["neg_ab"],
+                &[("flags", &[0]), ("ctrl", &[0]), ("b6", &[0])],
+            )?;
             Ok(Kind::FFma {
                 ty: FType::F32,
                 dst: dst(i)?,
@@ -43,20 +60,38 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
             })
         }
         F::HAdd | F::HMul => {
-            let op = if i.form.op == F::HAdd { FBinOp::Add } else { FBinOp::Mul };
-            check::fields(i, &["a_neg", "publish"], &[("ctrl", &[0]), ("b_file", &[0])])?;
+            let op = if i.form.op == F::HAdd {
+                FBinOp::Add
+            } else {
+                FBinOp::Mul
+            };
+            check::fields(
+                i,
+                &["a_neg", "publish"],
+                &[("ctrl", &[0]), ("b_file", &[0])],
+            )?;
             let half = |s: Src| match s {
                 Src::Gpr(r, Part::Full) => Src::Gpr(r, Part::Lo),
                 s => s,
             };
             let d = dst(i)?;
-            let d = if d.part == Part::Full { crate::core::ops::Dst { reg: d.reg, part: Part::Lo } } else { d };
+            let d = if d.part == Part::Full {
+                crate::core::ops::Dst {
+                    reg: d.reg,
+                    part: Part::Lo,
+                }
+            } else {
+                d
+            };
             Ok(Kind::FBin {
                 op,
                 ty: FType::F16,
                 dst: d,
                 a: half(src(i, Role::SrcA)?),
-                am: FMod { abs: false, neg: i.field("a_neg").unwrap_or(0) != 0 },
+                am: FMod {
+                    abs: false,
+                    neg: i.field("a_neg").unwrap_or(0) != 0,
+                },
                 b: half(src(i, Role::SrcB)?),
                 bm: FMod::default(),
             })

@@ -25,7 +25,10 @@ pub fn get_sr(i: &Instr) -> Result<Kind, String> {
     // hardware-run oracles (0ca01006 / 1ca01006) with the same results, so the
     // model writes the 32-bit value for size 1 and the low half for size 0.
     let d = match i.operand(Role::Dst).map(|o| o.value) {
-        Some(agx16_isa::Operand::Gpr { reg, part }) => crate::core::ops::Dst { reg, part: super::part_of(part) },
+        Some(agx16_isa::Operand::Gpr { reg, part }) => crate::core::ops::Dst {
+            reg,
+            part: super::part_of(part),
+        },
         _ => return Err("get_sr destination".into()),
     };
     Ok(Kind::GetSr { dst: d, sr })
@@ -33,28 +36,66 @@ pub fn get_sr(i: &Instr) -> Result<Kind, String> {
 
 pub fn mov_imm(i: &Instr) -> Result<Kind, String> {
     check::fields(i, &[], &[("b1_7", &[0, 1])])?;
-    Ok(Kind::Mov { dst: dst(i)?, src: src(i, Role::SrcA)? })
+    Ok(Kind::Mov {
+        dst: dst(i)?,
+        src: src(i, Role::SrcA)?,
+    })
 }
 
-const IADD_ALLOWED: &[check::Allowed] =
-    &[("b2_fmt", &[0x15]), ("opmode", &[3, 2]), ("b7", &[4]), ("opc_tail", &[0x11]), ("opc_tail2", &[4])];
+const IADD_ALLOWED: &[check::Allowed] = &[
+    ("b2_fmt", &[0x15]),
+    ("opmode", &[3, 2]),
+    ("b7", &[4]),
+    ("opc_tail", &[0x11]),
+    ("opc_tail2", &[4]),
+];
 
 pub fn lower(i: &Instr) -> Result<Kind, String> {
     match i.form.op {
         F::IAdd | F::ISub => {
-            let op = if i.form.op == F::IAdd { IntBinOp::Add } else { IntBinOp::Sub };
+            let op = if i.form.op == F::IAdd {
+                IntBinOp::Add
+            } else {
+                IntBinOp::Sub
+            };
             // Format/mode bytes as in the hardware-run EXP-M4-35 programs (i+37 etc.).
             check::fields(i, &[], IADD_ALLOWED)?;
-            Ok(Kind::IBin { op, dst: dst(i)?, a: src(i, Role::SrcA)?, b: src(i, Role::SrcB)? })
+            Ok(Kind::IBin {
+                op,
+                dst: dst(i)?,
+                a: src(i, Role::SrcA)?,
+                b: src(i, Role::SrcB)?,
+            })
         }
         F::ILogic => {
-            check::fields(i, &["lut_a_sel", "lut_a_free", "lut_a_z", "lut_b", "op_base", "outmod"], &[])?;
+            check::fields(
+                i,
+                &[
+                    "lut_a_sel",
+                    "lut_a_free",
+                    "lut_a_z",
+                    "lut_b",
+                    "op_base",
+                    "outmod",
+                ],
+                &[],
+            )?;
             let lut = logic_lut(i)?;
-            Ok(Kind::IBin { op: IntBinOp::Logic(lut), dst: dst(i)?, a: src(i, Role::SrcA)?, b: src(i, Role::SrcB)? })
+            Ok(Kind::IBin {
+                op: IntBinOp::Logic(lut),
+                dst: dst(i)?,
+                a: src(i, Role::SrcA)?,
+                b: src(i, Role::SrcB)?,
+            })
         }
         F::IMad => {
             check::fields(i, &[], &[])?;
-            Ok(Kind::IMad { dst: dst(i)?, a: src(i, Role::SrcA)?, b: src(i, Role::SrcB)?, c: src(i, Role::SrcC)? })
+            Ok(Kind::IMad {
+                dst: dst(i)?,
+                a: src(i, Role::SrcA)?,
+                b: src(i, Role::SrcB)?,
+                c: src(i, Role::SrcC)?,
+            })
         }
         other => Err(format!("{other:?} is not modelled")),
     }

@@ -11,15 +11,32 @@ use agx16_isa::{Instr, Role};
 /// Each row: the experiment whose hardware run exercised it.
 const LOAD_FORMATS: &[(u64, u64, MemFormat, &str)] = &[
     // 32-bit scalar: EXP-0003 add/mul, EXP-M4-35 xor kernels, EXP-M4-54 float kernels (measured)
-    (0x11, 0x46, MemFormat::U32, "niklassheth/agx-re EXP-M4-35/54"),
+    (
+        0x11,
+        0x46,
+        MemFormat::U32,
+        "niklassheth/agx-re EXP-M4-35/54",
+    ),
     // 16-bit scalar into a register's low half: EXP-M4-54 half/bfloat kernels (measured)
     (0x01, 0x44, MemFormat::U16, "niklassheth/agx-re EXP-M4-54"),
 ];
 
 /// (st_format, st_desc_hi, elem_size) -> element format of a device store.
 const STORE_FORMATS: &[(u64, u64, u64, MemFormat, &str)] = &[
-    (0x11, 0x24, 0x11, MemFormat::U32, "niklassheth/agx-re EXP-M4-35/54"),
-    (0x01, 0x04, 0x11, MemFormat::U16, "niklassheth/agx-re EXP-M4-54 half kernels"),
+    (
+        0x11,
+        0x24,
+        0x11,
+        MemFormat::U32,
+        "niklassheth/agx-re EXP-M4-35/54",
+    ),
+    (
+        0x01,
+        0x04,
+        0x11,
+        MemFormat::U16,
+        "niklassheth/agx-re EXP-M4-54 half kernels",
+    ),
 ];
 
 /// Address modes seen in hardware-run programs: 0x54/0x44 ordinary, 0x56 the
@@ -36,7 +53,11 @@ fn address(i: &Instr, fmt: MemFormat) -> Result<Address, String> {
     if idx_off != 0 {
         return Err(format!("immediate index offset {idx_off} is not modelled"));
     }
-    Ok(Address { base_slot: base, index: src(i, Role::SrcB)?, shift: fmt.bytes().trailing_zeros() as u8 })
+    Ok(Address {
+        base_slot: base,
+        index: src(i, Role::SrcB)?,
+        shift: fmt.bytes().trailing_zeros() as u8,
+    })
 }
 
 pub fn load(i: &Instr) -> Result<Kind, String> {
@@ -44,17 +65,31 @@ pub fn load(i: &Instr) -> Result<Kind, String> {
     check::fields(
         i,
         &["ld_format", "elem_size"],
-        &[("space", &[0, 0x10]), ("addr_mode", &[0x54, 0x44]), ("access_desc", &[0x20]), ("ldform_hi11", &[0x10]), ("index_flag", &[0, 1]), ("dst_b0", &[0, 1])],
+        &[
+            ("space", &[0, 0x10]),
+            ("addr_mode", &[0x54, 0x44]),
+            ("access_desc", &[0x20]),
+            ("ldform_hi11", &[0x10]),
+            ("index_flag", &[0, 1]),
+            ("dst_hi", &[0, 1]),
+        ],
     )?;
     let (lf, es) = (f("ld_format"), f("elem_size"));
     let fmt = LOAD_FORMATS
         .iter()
         .find(|r| r.0 == lf && r.1 == es)
         .map(|r| r.2)
-        .ok_or_else(|| format!("load format (ld_format {lf:#x}, elem_size {es:#x}) is unmeasured"))?;
+        .ok_or_else(|| {
+            format!("load format (ld_format {lf:#x}, elem_size {es:#x}) is unmeasured")
+        })?;
     let mut d = dst(i)?;
-    d.part = half_part(fmt, f("dst_b0"))?;
-    Ok(Kind::Load { fmt, dst: d, count: 1, addr: address(i, fmt)? })
+    d.part = half_part(fmt, f("dst_hi"))?;
+    Ok(Kind::Load {
+        fmt,
+        dst: d,
+        count: 1,
+        addr: address(i, fmt)?,
+    })
 }
 
 pub fn store(i: &Instr, op: &mut Op) -> Result<Kind, String> {
@@ -62,7 +97,12 @@ pub fn store(i: &Instr, op: &mut Op) -> Result<Kind, String> {
     check::fields(
         i,
         &["st_format", "st_desc_hi", "elem_size", "addr_mode"],
-        &[("space", &[0, 0x10]), ("access_desc", &[0x20, 0x21]), ("index_flag", &[0, 1]), ("data_b0", &[0, 1])],
+        &[
+            ("space", &[0, 0x10]),
+            ("access_desc", &[0x20, 0x21]),
+            ("index_flag", &[0, 1]),
+            ("data_hi", &[0, 1]),
+        ],
     )?;
     let mode = f("addr_mode");
     if mode != 0x54 && mode != DIRECT_STORE_MODE {
@@ -77,9 +117,14 @@ pub fn store(i: &Instr, op: &mut Op) -> Result<Kind, String> {
         .ok_or_else(|| format!("store format ({sf:#x}, {sh:#x}, {es:#x}) is unmeasured"))?;
     let mut data = src(i, Role::SrcD)?;
     if let Src::Gpr(r, _) = data {
-        data = Src::Gpr(r, half_part(fmt, f("data_b0"))?);
+        data = Src::Gpr(r, half_part(fmt, f("data_hi"))?);
     }
-    Ok(Kind::Store { fmt, src: data, count: 1, addr: address(i, fmt)? })
+    Ok(Kind::Store {
+        fmt,
+        src: data,
+        count: 1,
+        addr: address(i, fmt)?,
+    })
 }
 
 /// The register part a load/store moves: byte 3 names a half register

@@ -17,19 +17,30 @@ use agx16_isa::{Evidence, Instr, Operand, Role, SlotLayout};
 
 /// Decodes and lowers the instruction at `off`. Returns the op and its disassembly.
 pub fn lower_at(code: &[u8], off: usize) -> Result<(Op, String), SimError> {
-    let instr =
-        agx16_isa::decode_at(code, off).map_err(|e| SimError::Decode { pc: off as u32, what: e.to_string() })?;
+    let instr = agx16_isa::decode_at(code, off).map_err(|e| SimError::Decode {
+        pc: off as u32,
+        what: e.to_string(),
+    })?;
     let len = instr.form.len;
     let bytes = &code[off..off + len as usize];
     let text = instr.to_string();
-    let mut op = Op { pc: off as u32, len, kind: Kind::Nop, hazard: Hazard::default(), releases: vec![] };
+    let mut op = Op {
+        pc: off as u32,
+        len,
+        kind: Kind::Nop,
+        hazard: Hazard::default(),
+        releases: vec![],
+    };
     op.kind = match lower(&instr, &mut op) {
         Ok(k) => {
             // A release frees what the instruction actually read: the half a
             // 16-bit source names, not the whole register (EXP-M4-54 half
             // kernels release r1.hi and later store r1.lo, measured).
             for rel in op.releases.iter_mut().filter(|r| r.1 == Part::Full) {
-                if let Some(Src::Gpr(_, p)) = k.sources().find(|s| matches!(s, Src::Gpr(r, _) if *r == rel.0)) {
+                if let Some(Src::Gpr(_, p)) = k
+                    .sources()
+                    .find(|s| matches!(s, Src::Gpr(r, _) if *r == rel.0))
+                {
                     rel.1 = p;
                 }
             }
@@ -48,7 +59,10 @@ pub fn lower_at(code: &[u8], off: usize) -> Result<(Op, String), SimError> {
 fn lower(i: &Instr, op: &mut Op) -> Result<Kind, String> {
     use agx16_isa::Op as F;
     if i.unmapped != 0 {
-        return Err(format!("bits {:#x} are outside every known field", i.unmapped));
+        return Err(format!(
+            "bits {:#x} are outside every known field",
+            i.unmapped
+        ));
     }
     if i.form.evidence == Evidence::Hypothesis {
         return Err("the form itself is a hypothesis".into());
@@ -113,9 +127,14 @@ fn part_of(p: agx16_isa::Part) -> Part {
 /// The operand of `role` as a model source. Register and immediate operands
 /// must be at least corpus-grade (read off hardware-run data flow).
 fn src(i: &Instr, role: Role) -> Result<Src, String> {
-    let o = i.operand(role).ok_or_else(|| format!("no {} operand", role.as_str()))?;
+    let o = i
+        .operand(role)
+        .ok_or_else(|| format!("no {} operand", role.as_str()))?;
     if o.evidence == Evidence::Hypothesis {
-        return Err(format!("operand {} decodes only by hypothesis", role.as_str()));
+        return Err(format!(
+            "operand {} decodes only by hypothesis",
+            role.as_str()
+        ));
     }
     check_reach(i, role, &o.value)?;
     Ok(match o.value {
@@ -123,7 +142,11 @@ fn src(i: &Instr, role: Role) -> Result<Src, String> {
         Operand::Uniform { index, part } => Src::Uniform(index, part_of(part)),
         Operand::ImmInt(v) => Src::Imm(v as u32),
         Operand::ImmFloat(x) => Src::Imm(x.to_bits()),
-        Operand::ImmF8Raw(v) => return Err(format!("8-bit float immediate {v:#x} has no established value")),
+        Operand::ImmF8Raw(v) => {
+            return Err(format!(
+                "8-bit float immediate {v:#x} has no established value"
+            ))
+        }
         Operand::Pred(_) => return Err("predicate operand used as a value".into()),
     })
 }
@@ -144,7 +167,11 @@ fn check_reach(i: &Instr, role: Role, v: &Operand) -> Result<(), String> {
         }
         if let Some(r) = i.form.reach(role) {
             if *reg > r.max_gpr {
-                return Err(format!("r{reg} is beyond the measured reach r0..r{} of operand {}", r.max_gpr, role.as_str()));
+                return Err(format!(
+                    "r{reg} is beyond the measured reach r0..r{} of operand {}",
+                    r.max_gpr,
+                    role.as_str()
+                ));
             }
         }
     }
@@ -159,8 +186,13 @@ pub fn dump(code: &[u8]) -> String {
         match agx16_isa::decode_at(code, off) {
             Ok(i) => {
                 let len = i.form.len as usize;
-                let fields: Vec<String> =
-                    i.form.fields.iter().zip(i.values()).map(|(f, v)| format!("{}={v:#x}", f.name)).collect();
+                let fields: Vec<String> = i
+                    .form
+                    .fields
+                    .iter()
+                    .zip(i.values())
+                    .map(|(f, v)| format!("{}={v:#x}", f.name))
+                    .collect();
                 let model = match lower_at(code, off) {
                     Ok((op, _)) => match op.kind {
                         Kind::Refuse(e) => format!("REFUSED: {e}"),

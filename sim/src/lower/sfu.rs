@@ -1,10 +1,11 @@
 //! Special-function unit (byte0 0x2f/0xaf, 10 bytes).
-//!
+
 //! Function, source type, modifiers and result type as measured on M4 by
 //! niklassheth/agx-re EXP-M4-54-sfu-source-controls (RESULTS.md, HARDWARE.json,
 //! MIXED.json) and EXP-M4-55-sqrt-sine-assist:
 //! - function by (byte0 bit7, byte1 class): af/0 rcp, af/1 rsqrt, af/2 exp2,
-//!   2f/0 rounding (byte8 bits 7:1 = 1: floor), 2f/1 sqrt factor, 2f/2 log2,
+//!   2f/0 rounding (byte8 bits 7:1: 1 floor measured; 2 ceil, 3 trunc per
+//!   niklassheth/agx-re:docs/isa/encoding-tables.md), 2f/1 sqrt factor, 2f/2 log2,
 //!   2f/3 sine factor; af/3 matched rsqrt on the EXP-M4-55 edge vector;
 //! - ordinary form (byte6 bit7 set): source type byte6 bits 4:3, release bit5,
 //!   abs byte7 bit7, negate byte8 bit0;
@@ -15,81 +16,82 @@
 //! - result f16 (low half of dst) where the native half-result kernels differ
 //!   from the float-result ones: ordinary byte7 bit5, reciprocal byte8 bit4
 //!   (with byte7 bit1). Native diff, inferred.
-//!
-//! The `agx16_isa` table does not split these bits into fields yet
-//! (sim/ISA-REQUESTS.md #1), so they are read from the byte-wide field values.
 
 use super::{check, src};
 use crate::core::ops::{Dst, FMod, FType, Kind, Part, Src};
 use crate::fp::sfu::SfuFunc;
 use agx16_isa::{Instr, Role};
 
-fn bit(v: u64, b: u32) -> bool {
-    v >> b & 1 != 0
-}
+/// Values of the not-yet-understood control bits that hardware-run programs
+/// hold (EXP-M4-54 native/mixed/mutations, EXP-M4-55 k_sqrt and root_* runs).
+/// `src_class` bit 0 (k_sqrt, rcp_*_neg) and `fnsel_lo` bit 1 (rcp b6_02/b6_12,
+/// root_*_92) left the measured results unchanged; std `fnsel_lo` bit 2 appears
+/// in every native half->half kernel.
+const COMMON: &[check::Allowed] = &[
+    ("src_class", &[2, 3]),
+    ("src_cache", &[0x15]),
+    ("dst_hi", &[0, 1]),
+    ("src_hi", &[0, 1]),
+];
+const RCP: &[check::Allowed] = &[
+    ("fnsel_lo", &[0, 2]),
+    ("precsel_lo", &[0, 2]),
+    ("precsel_hi", &[4]),
+    ("rcp_flag", &[1]),
+    ("res_f16", &[0, 1]),
+    ("src_abs", &[0, 1]),
+];
+const STD: &[check::Allowed] = &[
+    ("fnsel_lo", &[0, 2, 4]),
+    ("precsel", &[0]),
+    ("b7_6", &[1]),
+    ("res_f16", &[0, 1]),
+    ("src_abs", &[0, 1]),
+    ("src_neg", &[0, 1]),
+    ("roundmode", &[0, 1, 2, 3]),
+];
 
 pub fn lower(i: &Instr) -> Result<Kind, String> {
     let f = |n: &str| i.field(n).unwrap_or(0);
     let rcp_form = i.form.name == "sfu_rcp";
-    let (fn_hi, class) = (f("fn_hi"), f("fnclass"));
-    let (lo, hi, b7, b8, b4) = (f("fnsel_lo"), f("fnsel_hi"), f("precsel"), f("roundmode"), f("src_class"));
-    // byte6 = lo | rel<<4 | hi<<5 (rcp) or lo | rel<<5 | hi<<6 (ordinary)
-    let byte6 = if rcp_form { lo | f("rel") << 4 | hi << 5 } else { lo | f("rel") << 5 | hi << 6 | 0x80 };
-    check::fields(
-        i,
-        &["fn_hi", "fnclass", "fnsel_lo", "fnsel_hi", "precsel", "roundmode", "src_class"],
-        &[("src_cache", &[0x15]), ("sched_flag", &[0]), ("dst_b0", &[0, 1]), ("src_b01", &[0, 2])],
-    )?;
-    let (src_ty, abs, neg, f16_result);
-    if rcp_form {
-        // byte6: bit1 measured inert (EXP-M4-54 b6_02 / b6_12 mutations); others clear.
-        if byte6 & !0x12 != 0 {
-            return Err(format!("reciprocal byte6 {byte6:#04x}: bits other than 1 and 4 are unmeasured"));
-        }
-        if b7 & !0x0e != 0x40 || b4 & !1 != 0x02 || b8 & !0x50 != 0x20 {
-            return Err(format!("reciprocal controls b4={b4:#x} b7={b7:#x} b8={b8:#x} are unmeasured"));
-        }
-        src_ty = (b7 >> 2) & 3;
-        abs = bit(b8, 6);
-        neg = false;
-        f16_result = bit(b8, 4);
-        if bit(b7, 1) != f16_result {
-            return Err(format!("reciprocal b7 bit1 ({b7:#x}) without the matching result type is unmeasured"));
-        }
-    } else {
-        // byte6 bit1 measured inert on the root classes (EXP-M4-55 90/92/b0/b2);
-        // byte6 bit2 and byte4 bit0 appear in native kernels (half->half 0xac,
-        // k_sqrt byte4 0x03) whose outputs the f32-evaluate-then-round model
-        // reproduces: inert for the model.
-        if byte6 & 0x41 != 0 || b7 & !0xa0 != 0x40 || b4 & !1 != 0x02 {
-            return Err(format!("SFU controls b4={b4:#x} b6={byte6:#x} b7={b7:#x} are unmeasured"));
-        }
-        src_ty = (byte6 >> 3) & 3;
-        abs = bit(b7, 7);
-        f16_result = bit(b7, 5);
-        neg = bit(b8, 0);
+    let allowed: Vec<check::Allowed> = COMMON
+        .iter()
+        .chain(if rcp_form { RCP } else { STD })
+        .copied()
+        .collect();
+    check::fields(i, &["fn_hi", "fnclass", "src_type"], &allowed)?;
+    let f16_result = f("res_f16") == 1;
+    if rcp_form && (f("precsel_lo") == 2) != f16_result {
+        return Err("reciprocal byte7 bit1 without the matching result type is unmeasured".into());
     }
-    let func = match (fn_hi, class, b8 >> 1) {
+    let abs = f("src_abs") == 1;
+    let neg = !rcp_form && f("src_neg") == 1;
+    let round = if rcp_form { 0 } else { f("roundmode") };
+    let func = match (f("fn_hi"), f("fnclass"), round) {
         (1, 0, _) => SfuFunc::Rcp,
         (1, 1, 0) | (1, 3, 0) => SfuFunc::Rsqrt,
         (1, 2, 0) => SfuFunc::Exp2,
         (0, 0, 1) => SfuFunc::Floor,
+        (0, 0, 2) => SfuFunc::Ceil,
+        (0, 0, 3) => SfuFunc::Trunc,
         (0, 1, 0) => SfuFunc::SqrtFactor,
         (0, 2, 0) => SfuFunc::Log2,
         (0, 3, 0) => SfuFunc::SinFactor,
-        (h, c, m) => return Err(format!("SFU function (byte0 bit7 {h}, class {c}, byte8 mode {m:#x}) is unmeasured")),
+        (h, c, m) => {
+            return Err(format!(
+                "SFU function (byte0 bit7 {h}, class {c}, round mode {m}) is unmeasured"
+            ))
+        }
     };
-    let src_ty = match src_ty {
+    let src_ty = match f("src_type") {
         0 => FType::Bf16,
         1 => FType::F16,
         2 => FType::F32,
         t => return Err(format!("SFU source type code {t} is unmeasured")),
     };
-    // 16-bit operands name a half register: dst byte3 bit0 and src byte5 bit1
-    // select the high half (EXP-M4-54 half kernels read r1.lo and write r1.hi,
-    // byte3 0x03 / byte5 0x04, and alu kernels read r1.hi, byte5 0x06; measured).
-    let src_hi = f("src_b01") == 2;
-    let dst_hi = f("dst_b0") == 1;
+    // 16-bit operands name a half register (EXP-M4-54 half kernels read r1.lo,
+    // write r1.hi, and alu kernels read r1.hi; measured).
+    let (src_hi, dst_hi) = (f("src_hi") == 1, f("dst_hi") == 1);
     if (src_hi && src_ty == FType::F32) || (dst_hi && !f16_result) {
         return Err("high-half select on a 32-bit SFU operand is unmeasured".into());
     }
@@ -99,8 +101,14 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
         other => other,
     };
     let d = match src(i, Role::Dst)? {
-        Src::Gpr(reg, _) if f16_result => Dst { reg, part: if dst_hi { Part::Hi } else { Part::Lo } },
-        Src::Gpr(reg, _) => Dst { reg, part: Part::Full },
+        Src::Gpr(reg, _) if f16_result => Dst {
+            reg,
+            part: if dst_hi { Part::Hi } else { Part::Lo },
+        },
+        Src::Gpr(reg, _) => Dst {
+            reg,
+            part: Part::Full,
+        },
         _ => return Err("SFU destination is not a register".into()),
     };
     Ok(Kind::Sfu {

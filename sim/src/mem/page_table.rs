@@ -21,6 +21,9 @@ struct Page {
 pub struct PageTable {
     pages: RefCell<HashMap<u64, Page>>,
     faults: Cell<u64>,
+    /// The last page an in-page GPU access hit: (page number + 1, data
+    /// pointer, read, write); 0 = empty. Cleared by every (un)map/protect.
+    last: Cell<(u64, *mut u8, bool, bool)>,
 }
 
 impl PageTable {
@@ -38,6 +41,7 @@ impl PageTable {
             .checked_add(len)
             .filter(|&e| e <= VA_LIMIT)
             .ok_or(MapError::OutOfRange { va, len })?;
+        self.last.set((0, std::ptr::null_mut(), false, false));
         let mut pages = self.pages.borrow_mut();
         for p in (va >> PAGE_SHIFT)..(end >> PAGE_SHIFT) {
             if pages.contains_key(&p) {
@@ -61,6 +65,7 @@ impl PageTable {
 
     /// Removes the mapping of every page in `[va, va+len)`.
     pub fn unmap(&self, va: u64, len: u64) {
+        self.last.set((0, std::ptr::null_mut(), false, false));
         let mut pages = self.pages.borrow_mut();
         let end = va.saturating_add(len);
         for p in (va >> PAGE_SHIFT)..end.div_ceil(PAGE_SIZE) {
@@ -70,6 +75,7 @@ impl PageTable {
 
     /// Changes the permissions of mapped pages in `[va, va+len)`.
     pub fn protect(&self, va: u64, len: u64, read: bool, write: bool) {
+        self.last.set((0, std::ptr::null_mut(), false, false));
         let mut pages = self.pages.borrow_mut();
         let end = va.saturating_add(len);
         for p in (va >> PAGE_SHIFT)..end.div_ceil(PAGE_SIZE) {
@@ -156,14 +162,51 @@ impl PageTable {
     }
 }
 
+impl PageTable {
+    /// The page data of an access that stays inside one page, if it is the
+    /// cached page and allowed; refreshes the cache from the map otherwise.
+    #[inline]
+    fn in_page(&self, va: u64, len: usize, write: bool) -> Option<*mut u8> {
+        let off = (va & (PAGE_SIZE - 1)) as usize;
+        if off + len > PAGE_SIZE as usize || va >= VA_LIMIT {
+            return None;
+        }
+        let key = (va >> PAGE_SHIFT) + 1;
+        let (k, ptr, r, w) = self.last.get();
+        let (ptr, r, w) = if k == key {
+            (ptr, r, w)
+        } else {
+            let mut pages = self.pages.borrow_mut();
+            let page = pages.get_mut(&(key - 1))?;
+            let e = (page.data.as_mut_ptr(), page.read, page.write);
+            self.last.set((key, e.0, e.1, e.2));
+            e
+        };
+        let ok = if write { w } else { r };
+        ok.then(|| ptr.wrapping_add(off))
+    }
+}
+
 impl GpuMemory for PageTable {
     fn read(&self, va: u64, out: &mut [u8]) -> Result<(), Fault> {
+        if let Some(p) = self.in_page(va, out.len(), false) {
+            // SAFETY: `p` points into a live page's boxed data (the cache is
+            // cleared whenever pages change) with `out.len()` bytes in range.
+            unsafe { std::ptr::copy_nonoverlapping(p, out.as_mut_ptr(), out.len()) };
+            return Ok(());
+        }
         let len = out.len();
         self.access(va, len, Access::Read, true, |page, off, range| {
             out[range.clone()].copy_from_slice(&page.data[off..off + range.len()]);
         })
     }
     fn write(&self, va: u64, data: &[u8]) -> Result<(), Fault> {
+        if let Some(p) = self.in_page(va, data.len(), true) {
+            // SAFETY: as in `read`; no other reference to the page bytes is
+            // live during this copy (single-threaded, no borrow held).
+            unsafe { std::ptr::copy_nonoverlapping(data.as_ptr(), p, data.len()) };
+            return Ok(());
+        }
         self.access(va, data.len(), Access::Write, true, |page, off, range| {
             page.data[off..off + range.len()].copy_from_slice(&data[range]);
         })
@@ -214,6 +257,18 @@ mod tests {
         pt.host_write(8, &7u32.to_le_bytes()).unwrap();
         assert_eq!(pt.read_u32(8).unwrap(), 7);
         assert_eq!(pt.fault_count(), 1);
+    }
+
+    #[test]
+    fn cached_page_follows_unmap_and_protect() {
+        let pt = PageTable::new();
+        pt.map(0, PAGE_SIZE, true, true).unwrap();
+        pt.write_u32(4, 9).unwrap();
+        assert_eq!(pt.read_u32(4).unwrap(), 9);
+        pt.protect(0, PAGE_SIZE, true, false);
+        assert_eq!(pt.write_u32(4, 1).unwrap_err().kind, FaultKind::Permission);
+        pt.unmap(0, PAGE_SIZE);
+        assert_eq!(pt.read_u32(4).unwrap_err().kind, FaultKind::Unmapped);
     }
 
     #[test]
