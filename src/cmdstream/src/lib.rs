@@ -12,6 +12,7 @@ pub mod cdm;
 pub mod decode;
 pub mod descriptors;
 pub mod evidence;
+pub mod launch;
 pub mod layout;
 pub mod ppp;
 pub mod print;
