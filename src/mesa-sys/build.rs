@@ -167,7 +167,8 @@ fn link_mesa_static(build: &Path) {
         ("src/compiler/nir", "nir"),
         ("src/compiler", "compiler"),
         ("src/util", "mesa_util"),
-        ("src/util", "mesa_util_c11"),
+        ("src/util", "mesa_util_sse41"),
+        ("src/c11/impl", "mesa_util_c11"),
     ] {
         let path = build.join(dir);
         if !path.join(format!("lib{lib}.a")).exists() {

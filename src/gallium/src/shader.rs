@@ -71,7 +71,7 @@ unsafe fn create(state: *const sys::pipe_shader_state) -> *mut c_void {
     let nir_instrs = if entry.is_null() {
         0
     } else {
-        sys::nir_index_instrs(entry)
+        sys::nir_iter::instr_count(entry)
     };
     let compiled = compile(nir);
     match &compiled {

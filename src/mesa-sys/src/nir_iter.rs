@@ -25,3 +25,15 @@ pub unsafe fn exec_list_iter<'a, T: 'a>(
         }
     })
 }
+
+/// Number of instructions in a function implementation (NIR numbers blocks' start and end too, so
+/// `nir_index_instrs` alone over-counts by two per block).
+///
+/// # Safety
+/// `impl_` must be a valid function implementation; instruction and block indices are rewritten.
+pub unsafe fn instr_count(impl_: *mut crate::nir_function_impl) -> u32 {
+    unsafe {
+        crate::nir_index_blocks(impl_);
+        crate::nir_index_instrs(impl_) - 2 * (*impl_).num_blocks
+    }
+}
