@@ -3,6 +3,7 @@
 use std::sync::OnceLock;
 
 use crate::bits::{form_masks, get_field, word_from, FormMasks};
+use crate::form::Form;
 use crate::instr::{Instr, MAX_FIELDS};
 use crate::table::forms;
 
@@ -23,9 +24,20 @@ impl DecodeError {
     }
 }
 
-pub(crate) fn masks() -> &'static [FormMasks] {
-    static MASKS: OnceLock<Vec<FormMasks>> = OnceLock::new();
-    MASKS.get_or_init(|| forms().iter().map(|f| form_masks(f)).collect())
+/// Candidate forms per first byte, in table order, with their masks (built once).
+fn buckets() -> &'static [Vec<(&'static Form, FormMasks)>] {
+    static BUCKETS: OnceLock<Vec<Vec<(&'static Form, FormMasks)>>> = OnceLock::new();
+    BUCKETS.get_or_init(|| {
+        let all: Vec<_> = forms().iter().map(|f| (*f, form_masks(f))).collect();
+        (0u128..256)
+            .map(|b0| {
+                all.iter()
+                    .filter(|(_, m)| (b0 & m.match_mask & 0xff) == (m.match_value & 0xff))
+                    .copied()
+                    .collect()
+            })
+            .collect()
+    })
 }
 
 /// Decode the instruction at the start of `bytes`.
@@ -44,8 +56,7 @@ pub fn decode_at(bytes: &[u8], offset: usize) -> Result<Instr, DecodeError> {
         });
     }
     let w = word_from(rest);
-    let masks = masks();
-    for (form, mk) in forms().iter().copied().zip(masks) {
+    for &(form, ref mk) in &buckets()[rest[0] as usize] {
         let len = form.len as usize;
         if len > rest.len() {
             continue;

@@ -1,15 +1,20 @@
 //! Table-driven encoder.
 
-use crate::bits::{form_masks, put_field, Word};
+use crate::bits::{form_masks, put, put_field, Word};
 use crate::instr::{EncodeError, Instr};
 use crate::table::form_by_name;
 
 impl Instr {
     /// The instruction as one little-endian word (bits above its length are zero).
     pub fn to_word(&self) -> Word {
-        let mk = form_masks(self.form);
-        let mut w =
-            mk.match_value | (self.unmapped & !mk.match_mask & !mk.field_mask & mk.len_mask);
+        let mut w: Word = 0;
+        for m in self.form.matches {
+            put(&mut w, m.bits, m.value);
+        }
+        if self.unmapped != 0 {
+            let mk = form_masks(self.form);
+            w |= self.unmapped & !mk.match_mask & !mk.field_mask & mk.len_mask;
+        }
         for (f, v) in self.form.fields.iter().zip(self.values()) {
             put_field(&mut w, f, *v);
         }
