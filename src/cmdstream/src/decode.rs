@@ -135,7 +135,7 @@ fn ppp_record(r: &mut Report, cap: &Capture, index: usize, va: u64, words: u8, o
                     r,
                     cap,
                     "fragment launch program",
-                    cap.usc_exec_base | fs.launch,
+                    cap.usc_exec_base + fs.launch,
                 );
             }
         }
@@ -247,7 +247,7 @@ fn decode_render(r: &mut Report, cap: &Capture, payload: &[u8], opts: PrintOptio
                         r,
                         cap,
                         "vertex launch program",
-                        cap.usc_exec_base | w1.launch,
+                        cap.usc_exec_base + w1.launch,
                     );
                 }
             }

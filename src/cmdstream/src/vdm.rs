@@ -612,3 +612,47 @@ pub fn walk(
         StreamErrorKind::TooManyBlocks(limits.max_blocks),
     ))
 }
+
+/// One draw as the hardware sees it after walking the stream: the vertex state latched so
+/// far (later state updates override the parts they carry), the PPP updates emitted since the
+/// previous draw, and the index list.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Draw {
+    /// VA of the index-list block.
+    pub at: u64,
+    pub state: VdmState,
+    pub ppp_updates: Vec<VdmPppUpdate>,
+    pub index_list: VdmIndexList,
+}
+
+/// Groups a walked VDM stream into draws.
+pub fn draws(items: &[VdmItem]) -> Vec<Draw> {
+    let mut state = VdmState::default();
+    let mut ppp = Vec::new();
+    let mut out = Vec::new();
+    for it in items {
+        match &it.block {
+            VdmBlock::State(s) => {
+                macro_rules! latch {
+                    ($($f:ident),*) => {$( if s.$f.is_some() { state.$f = s.$f.clone(); } )*};
+                }
+                latch!(
+                    restart_index,
+                    vertex_word0,
+                    vertex_word1,
+                    vertex_outputs,
+                    vertex_unknown
+                );
+            }
+            VdmBlock::PppUpdate(u) => ppp.push(u.clone()),
+            VdmBlock::IndexList(d) => out.push(Draw {
+                at: it.at,
+                state: state.clone(),
+                ppp_updates: std::mem::take(&mut ppp),
+                index_list: d.clone(),
+            }),
+            _ => {}
+        }
+    }
+    out
+}

@@ -211,3 +211,24 @@ proptest! {
         prop_assert_eq!(CdmLink::unpack(&l.pack().unwrap()).unwrap().target(), t << 2);
     }
 }
+
+proptest! {
+    /// A random sequence of blocks packs into a stream the reader splits back exactly.
+    #[test]
+    fn reader_splits_random_streams(kinds in proptest::collection::vec(0u8..5, 1..40), g: u32) {
+        let mut blocks = Vec::new();
+        for k in kinds {
+            blocks.push(match k {
+                0 => { let mut l = CdmLaunchDirect { global_x: g, ..Default::default() }; l.set_pipeline(0x100_0000_0040).unwrap(); CdmBlock::LaunchDirect(l) }
+                1 => { let mut l = CdmLaunchIndirectGlobal::default(); l.set_indirect(g as u64 * 4); CdmBlock::LaunchIndirectGlobal(l) }
+                2 => CdmBlock::LaunchIndirectLocal(CdmLaunchIndirectLocal::default()),
+                3 => CdmBlock::Barrier(CdmBarrier::from_word(BARRIER_FULL).unwrap()),
+                _ => CdmBlock::Link(CdmLink::to(g as u64 & !3, g & 1 == 1).unwrap()),
+            });
+        }
+        blocks.push(CdmBlock::Terminate(CdmTerminate::default()));
+        let bytes: Vec<u8> = blocks.iter().flat_map(|b| b.pack().unwrap()).collect();
+        let back: Vec<CdmBlock> = CdmReader::new(&bytes).map(|i| i.unwrap().block).collect();
+        prop_assert_eq!(back, blocks);
+    }
+}

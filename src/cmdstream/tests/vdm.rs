@@ -260,3 +260,50 @@ fn golden_native_g17p_triangle() {
     );
     assert!(d.header.fully_known());
 }
+
+#[test]
+fn draws_latch_state_and_collect_ppp_updates() {
+    let base = RENDER_CONTEXT_BASE + 0x20000;
+    let mut w = mesa_direct_stream(0x100, &[0x61c4_0600, 3, 1, 0]);
+    w.extend([0x4000_0001, 0xffff]); // restart-only state keeps the earlier vertex words
+    w.extend([0x500, 0x200, 0x61c4_0600, 6, 2, 3, 0xc000_0000]);
+    let mem = FlatMemory {
+        base,
+        bytes: words(&w),
+    };
+    let items = walk(&mem, base, WalkLimits::default()).unwrap();
+    let d = draws(&items);
+    assert_eq!(d.len(), 2);
+    assert_eq!(d[0].ppp_updates.len(), 9);
+    assert_eq!(d[1].ppp_updates.len(), 1);
+    assert_eq!(
+        d[1].state.vertex_outputs, d[0].state.vertex_outputs,
+        "latched"
+    );
+    assert_eq!(
+        d[1].state.restart_index.as_ref().map(|r| r.value),
+        Some(0xffff)
+    );
+    assert_eq!(
+        (d[1].index_list.count, d[1].index_list.start),
+        (Some(6), Some(3))
+    );
+}
+
+proptest! {
+    #[test]
+    fn state_round_trip(r: Option<u32>, pw: u32, launch in 0u64..(1 << 32), n: u8, prov in 0u64..3, pid: bool) {
+        let st = VdmState {
+            restart_index: r.map(|value| VdmRestartIndex { value, unknown: [0] }),
+            vertex_word0: Some(VdmVertexWord0::default()),
+            vertex_word1: Some(VdmVertexWord1 { pipeline_word: agx16_cmdstream::Unexplained(pw as u64), launch: launch << 6, unknown: [0; 2] }),
+            vertex_outputs: Some(VdmVertexOutputs { count_1: n, count_2: n, unknown: [0] }),
+            vertex_unknown: Some(VdmVertexUnknown { flat_shading_control: <ProvokingVertex as agx16_cmdstream::FieldType>::from_u64(prov), generate_primitive_id: pid, ..Default::default() }),
+        };
+        let b = VdmBlock::State(st);
+        let bytes = b.pack().unwrap();
+        let (back, n) = VdmBlock::decode(&bytes).unwrap();
+        prop_assert_eq!(n, bytes.len());
+        prop_assert_eq!(back, b);
+    }
+}
