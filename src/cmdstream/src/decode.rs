@@ -241,6 +241,7 @@ fn decode_render(r: &mut Report, cap: &Capture, payload: &[u8], opts: PrintOptio
                 run += 1;
                 continue;
             }
+            VdmBlock::IndexList(d) => indices(r, cap, d),
             VdmBlock::State(s) => {
                 if let Some(w1) = &s.vertex_word1 {
                     disassemble(
@@ -255,6 +256,31 @@ fn decode_render(r: &mut Report, cap: &Capture, payload: &[u8], opts: PrintOptio
         }
         run = 0;
     }
+}
+
+/// Prints the first indices an indexed draw reads (at most 16).
+fn indices(r: &mut Report, cap: &Capture, d: &vdm::VdmIndexList) {
+    let Some(va) = d.index_buffer() else { return };
+    let size = match d.header.index_size {
+        vdm::IndexSize::U8 => 1,
+        vdm::IndexSize::U16 => 2,
+        vdm::IndexSize::U32 => 4,
+        vdm::IndexSize::Unknown(_) => return,
+    };
+    let n = d.count.unwrap_or(0).min(16) as usize;
+    let b = read_upto(cap, va, n * size);
+    if b.len() < n * size {
+        return r.error(format!("index buffer at {va:#x} is not mapped"));
+    }
+    let list: Vec<String> = b
+        .chunks(size)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..size].copy_from_slice(c);
+            u32::from_le_bytes(w).to_string()
+        })
+        .collect();
+    r.line(format!("      indices @ {va:#x}: {}", list.join(" ")));
 }
 
 fn scissor(r: &mut Report, cap: &Capture, base: u64, index: u16, opts: PrintOptions) {

@@ -8,7 +8,7 @@ use agx16_cmdstream::decode::decode_capture;
 use agx16_cmdstream::print::PrintOptions;
 use agx16_cmdstream::render::{CmdCompute, CmdHeader, CmdRender, CMD_COMPUTE, CMD_RENDER};
 use agx16_cmdstream::vdm::{
-    Primitive, VdmBlock, VdmIndexList, VdmPppUpdate, RENDER_CONTEXT_BASE, USC_BASE,
+    IndexSize, Primitive, VdmBlock, VdmIndexList, VdmPppUpdate, RENDER_CONTEXT_BASE, USC_BASE,
 };
 use agx16_cmdstream::{Hex, Record, Unexplained};
 
@@ -171,6 +171,21 @@ fn decodes_render_capture() {
             .pack()
             .unwrap(),
     );
+    let ib = USC_BASE + 0x3_0000;
+    stream.extend(
+        VdmBlock::IndexList(VdmIndexList::indexed(
+            Primitive::Triangles,
+            IndexSize::U16,
+            ib,
+            6,
+            3,
+            1,
+            0,
+            false,
+        ))
+        .pack()
+        .unwrap(),
+    );
     stream.extend(words(&[0xc000_0000]));
     let vdm_va = RENDER_CONTEXT_BASE + 0x18000;
     let scissor_va = 0x6_0000_0000u64;
@@ -194,6 +209,7 @@ fn decodes_render_capture() {
             map(vlaunch, usc),
             map(USC_BASE + cf as u64, cfb),
             map(scissor_va, scissors),
+            map(ib, vec![2, 0, 1, 0, 0, 0]),
         ],
     };
     let r = decode_capture(&cap, PrintOptions::default());

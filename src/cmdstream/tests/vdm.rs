@@ -307,3 +307,21 @@ proptest! {
         prop_assert_eq!(back, b);
     }
 }
+
+#[test]
+fn golden_agxre_indexed_indirect_order() {
+    // agx-re EXP-0027: indexed indirect opcode 0x6432 keeps the index buffer pointer inline
+    // first, then the arguments pointer (high, low).
+    let s = words(&[0x6432_0600, 0x0030_0000, 0x1, 0x8000, 11, 1, 0xc000_0000]);
+    let (b, n) = VdmBlock::decode(&s).unwrap();
+    let VdmBlock::IndexList(d) = b else { panic!() };
+    assert_eq!(d.header.index_size, IndexSize::U16);
+    assert_eq!(d.buffer_lo, Some(0x0030_0000));
+    let i = d.indirect.unwrap();
+    assert_eq!((i.address_hi, i.address_lo), (1, 0x8000));
+    assert_eq!(
+        (d.buffer_size_words_minus1, d.buffer_hi),
+        (Some(11), Some(1))
+    );
+    assert_eq!(n, 24);
+}
