@@ -5,6 +5,10 @@
 use agx16_isa::{decode, decode_program, forms, parse_line, Instr};
 use proptest::prelude::*;
 
+/// `ilogic` with op_base 0, A released, B kept (byte2 0x0e) is the documented `funary`
+/// source-modifier move (niklassheth/agx-re encoding-tables.md), which the table tries first.
+const KNOWN_OVERLAPS: &[(&str, &str)] = &[("ilogic", "funary")];
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]
 
@@ -43,10 +47,15 @@ proptest! {
         }
         let bytes = i.encode();
         prop_assert_eq!(bytes.len(), form.len as usize);
-        // A hardware-validated form is never shadowed by another table entry.
+        // A hardware-validated form is never shadowed by another table entry, except for the
+        // documented overlap below; there encode_checked refuses instead of mis-emitting.
         let d = decode(&bytes).unwrap();
-        prop_assert_eq!(d.form.name, form.name, "{} decodes as {}", i, d);
-        prop_assert_eq!(d, i);
-        prop_assert!(i.encode_checked().is_ok());
+        if d.form.name != form.name {
+            prop_assert!(KNOWN_OVERLAPS.contains(&(form.name, d.form.name)), "{} decodes as {}", i, d);
+            prop_assert!(i.encode_checked().is_err());
+        } else {
+            prop_assert_eq!(d, i);
+            prop_assert!(i.encode_checked().is_ok());
+        }
     }
 }

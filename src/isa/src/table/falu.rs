@@ -5,7 +5,7 @@
 //! EXP-0160/0165); lengths: 4 when (byte2 & 7) < 2, else 6 + 2·(byte4 & 3) (same file,
 //! "Length rule", EXP-0228 / EXP-M4-10); reach: GravityLinux/mesa agx_apple9_machine.c.
 
-use super::src::{CORPUS, ET, MC, SB};
+use super::src::{CORPUS, ET, MC, PK, SB};
 use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
 
 /// Shared compact two-source skeleton (6-byte register form and its 8/10/12-byte extensions).
@@ -15,13 +15,13 @@ macro_rules! f2_fields {
             f!("dst", [(4, 4), (22, 2), (44, 1)], Gpr(Dst), Hardware, ET),
             f!("a_size", [(8, 1)], Size(SrcA), Hardware, ET),
             f!("a", [(9, 6), (40, 1)], Gpr(SrcA), Hardware, ET),
-            raw!("a_aux", 15, 1),
+            f!("a_keep", [(15, 1)], Modifier, CorpusOnly, PK),
             f!("rel_a", [(19, 1)], Release(SrcA), Hardware, ET),
             f!("rel_b", [(20, 1)], Release(SrcB), Hardware, ET),
             f!("publish", [(21, 1)], Publish, Hardware, ET),
             f!("b_size", [(24, 1)], Size(SrcB), Hardware, ET),
             f!("b", [(25, 6), (42, 1)], Gpr(SrcB), Hardware, ET),
-            raw!("b_aux", 31, 1),
+            f!("b_keep", [(31, 1)], Modifier, CorpusOnly, PK),
             raw!("ctrl", 34, 5),
             f!("b_neg", [(43, 1)], Modifier, Hardware, ET),
             f!("wait", [(45, 3)], Wait(Index45), Hardware, SB),
@@ -76,16 +76,18 @@ macro_rules! f3_fields {
             f!("dst", [(4, 4), (22, 2), (60, 1)], Gpr(Dst), Hardware, MC),
             f!("a_size", [(8, 1)], Size(SrcA), Hardware, ET),
             f!("a", [(9, 6), (56, 1)], Gpr(SrcA), Hardware, MC),
-            raw!("a_aux", 15, 1),
-            f!("flags", [(19, 3)], Modifier, CorpusOnly, ET),
+            f!("a_keep", [(15, 1)], Modifier, CorpusOnly, PK),
+            f!("rel_a", [(19, 1)], Release(SrcA), Hardware, ET),
+            f!("rel_b", [(20, 1)], Release(SrcB), Hardware, ET),
+            f!("publish", [(21, 1)], Publish, Hardware, ET),
             f!("b_size", [(24, 1)], Size(SrcB), Hardware, ET),
             f!("b", [(25, 6), (58, 1)], Gpr(SrcB), Hardware, MC),
-            raw!("b_aux", 31, 1),
+            f!("b_keep", [(31, 1)], Modifier, CorpusOnly, PK),
             raw!("ctrl", 34, 4),
-            raw!("b4_7", 39, 1),
+            f!("rel_c", [(39, 1)], Release(SrcC), CorpusOnly, PK),
             raw!("c_b0", 40, 1),
             f!("c", [(41, 6), (38, 1)], Gpr(SrcC), Hardware, MC),
-            raw!("c_aux", 47, 1),
+            f!("c_keep", [(47, 1)], Modifier, CorpusOnly, PK),
             raw!("b6", 48, 8),
             raw!("b7_1", 57, 1),
             f!("neg_ab", [(59, 1)], Modifier, CorpusOnly, ET),

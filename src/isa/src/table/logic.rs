@@ -7,7 +7,7 @@
 //! (niklassheth/agx-re:APPLE9_SCOREBOARD_SLOTS.md); DEF-0171-4's "sources-read-enable" reading
 //! of byte7 bit 7 is superseded by that newer M4 result.
 
-use super::src::{CORPUS, ET, LEN, M435, SB};
+use super::src::{CORPUS, ET, LEN, M435, PK, SB};
 
 const M54: &str = "niklassheth/agx-re:experiments/EXP-M4-54-sfu-source-controls";
 use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
@@ -15,10 +15,15 @@ use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
 const ILOGIC: &[Field] = &[
     f!("dst", [(4, 4)], Gpr(Dst), Hardware, ET),
     f!("a_size", [(8, 1)], Size(SrcA), Hardware, ET),
-    f!("a", [(9, 7)], Gpr(SrcA), Hardware, ET),
+    f!("a", [(9, 6)], Gpr(SrcA), Hardware, ET),
+    f!("a_keep", [(15, 1)], Modifier, CorpusOnly, PK),
     f!("op_base", [(16, 1)], OpSelect, Hardware, ET),
+    f!("rel_a", [(19, 1)], Release(SrcA), Hardware, PK),
+    f!("rel_b", [(20, 1)], Release(SrcB), Hardware, PK),
+    raw!("b2_21", 21, 1),
     f!("b_size", [(24, 1)], Size(SrcB), Hardware, ET),
-    f!("b", [(25, 7)], Gpr(SrcB), Hardware, ET),
+    f!("b", [(25, 6)], Gpr(SrcB), Hardware, ET),
+    f!("b_keep", [(31, 1)], Modifier, CorpusOnly, PK),
     f!("lut_a_sel", [(32, 2)], OpSelect, Hardware, ET),
     f!("lut_a_free", [(34, 3)], OpSelect, CorpusOnly, ET),
     f!("lut_a_z", [(37, 3)], OpSelect, CorpusOnly, ET),
@@ -38,6 +43,11 @@ const ILOGIC: &[Field] = &[
 
 // Other 10-byte members: bytes localised, meaning not established (EXP-M4-35 decode records name
 // them funary_imm / b_alu10_lo7 / b_alu10_lo6).
+// NS/GravityLinux packer golden vectors for the same layout: keeping a source live clears its
+// release bit (19 A, 20 B) and sets its byte's bit 7 (test-apple9.cpp
+// ExtendedLogicCarriesSourceLiveness); the EXP-M4-35 load_xor_load_retain oracle (hash-matched
+// on M4) is exactly that encoding (`2b 83 06 81 ..`).
+
 const ALU10: &[Field] = &[
     raw!("dst", 4, 4),
     f!("src", [(8, 8)], Modifier, CorpusOnly, M435),
@@ -51,6 +61,16 @@ const ALU10_16: &[Field] = &[
     raw!("dst", 4, 4),
     f!("src", [(8, 8)], Modifier, CorpusOnly, M435),
     raw!("b2_0", 16, 1),
+    f!("srcB", [(24, 8)], Modifier, CorpusOnly, M435),
+    f!("lut_a", [(32, 8)], Modifier, CorpusOnly, M435),
+    f!("mod", [(40, 8)], Modifier, CorpusOnly, M435),
+    raw!("tail", 48, 32),
+];
+const ALU10_X: &[Field] = &[
+    raw!("dst", 4, 4),
+    f!("src", [(8, 8)], Modifier, CorpusOnly, M435),
+    raw!("b2_0", 16, 1),
+    raw!("b2_hi", 19, 5),
     f!("srcB", [(24, 8)], Modifier, CorpusOnly, M435),
     f!("lut_a", [(32, 8)], Modifier, CorpusOnly, M435),
     f!("mod", [(40, 8)], Modifier, CorpusOnly, M435),
@@ -112,12 +132,12 @@ const MOVECB: &[Field] = &[
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[
     form!("uniform_mov", UniformMove, 4, Hardware, ET, [(0, 4, 0xb), (16, 8, 0x01)], UMOV, [rch!(Dst, 15, Hardware)]),
-    form!("ilogic", ILogic, 10, Hardware, ET, [(0, 4, 0xb), (17, 7, 0xf)], ILOGIC, [rch!(Dst, 15, Hardware), rch!(SrcA, 95, Hardware), rch!(SrcB, 95, Hardware)]),
     form!("funary", FUnary, 10, CorpusOnly, ET, [(0, 4, 0xb), (16, 8, 0x0e)], FUNARY, []),
-    form!("funary_imm", Opaque, 10, CorpusOnly, M435, [(0, 4, 0xb), (16, 4, 0xf)], ALU10, []),
-    form!("b_alu10_lo7", Opaque, 10, CorpusOnly, M435, [(0, 4, 0xb), (16, 4, 0x7)], ALU10, []),
-    form!("b_alu10_lo6", Opaque, 10, CorpusOnly, M435, [(0, 4, 0xb), (16, 4, 0x6)], ALU10, []),
-    form!("b_alu10_lo_e", Opaque, 10, CorpusOnly, LEN, [(0, 4, 0xb), (16, 4, 0xe)], ALU10, []),
+    // byte2 bits 17..18 set: the extended logic family (release variants 0x06/0x07/0x16/0x26 ..
+    // included; EXP-M4-35's b_alu10_lo6/lo7 and funary_imm records are members).
+    form!("ilogic", ILogic, 10, Hardware, ET, [(0, 4, 0xb), (17, 2, 3), (22, 2, 0)], ILOGIC, [rch!(Dst, 15, Hardware), rch!(SrcA, 63, Hardware), rch!(SrcB, 63, Hardware)]),
+    // the same sub-family with byte2 bits 22..23 set (meaning unknown)
+    form!("b_alu10_x", Opaque, 10, CorpusOnly, LEN, [(0, 4, 0xb), (17, 2, 3)], ALU10_X, []),
     form!("reg_move_cb", RegMove, 4, CorpusOnly, M435, [(0, 4, 0xb), (16, 4, 0xb)], MOVECB, []),
     form!("move_c2", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (20, 4, 0x2)], MOVE4_LO, []),
     form!("move_c0", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (16, 4, 0x0)], MOVE4, []),

@@ -3,7 +3,7 @@
 //! Lengths follow ADevWithAnIdea/agx-re:tools/agx-isa/isadb.py instr_length (corpus-fitted;
 //! the experiments it cites are named per entry) unless a hardware row says otherwise.
 
-use super::src::{CAN, CORPUS, ET, LEN, MC, SB};
+use super::src::{CAN, CORPUS, ET, LEN, MC, PK, SB};
 use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
 
 macro_rules! raw_bytes {
@@ -16,11 +16,13 @@ const MINMAX: &[Field] = &[
     f!("dst", [(4, 4), (22, 2), (44, 1)], Gpr(Dst), Hardware, ET),
     f!("a_size", [(8, 1)], Size(SrcA), Hardware, ET),
     f!("a", [(9, 6), (40, 1)], Gpr(SrcA), Hardware, ET),
-    raw!("a_aux", 15, 1),
-    f!("fmt", [(19, 3)], Modifier, CorpusOnly, ET),
+    f!("a_keep", [(15, 1)], Modifier, CorpusOnly, PK),
+    f!("rel_a", [(19, 1)], Release(SrcA), CorpusOnly, PK),
+    f!("rel_b", [(20, 1)], Release(SrcB), CorpusOnly, PK),
+    f!("publish", [(21, 1)], Publish, CorpusOnly, PK),
     f!("b_size", [(24, 1)], Size(SrcB), Hardware, ET),
     f!("b", [(25, 6), (42, 1)], Gpr(SrcB), Hardware, ET),
-    raw!("b_aux", 31, 1),
+    f!("b_keep", [(31, 1)], Modifier, CorpusOnly, PK),
     f!("sel", [(32, 3)], OpSelect, Hardware, ET),
     raw!("selhi", 35, 5),
     raw!("b_file", 41, 1),
@@ -92,8 +94,6 @@ pub static FORMS: &[Form] = &[
     form!("poly_23", Opaque, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x23)], N2_6, []),
     form!("rsel_2b", Opaque, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x2b)], N2_6, []),
     form!("psel_03", Opaque, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 8, 0x03)], N2_6, []),
-    // compare feeding a separate psel: byte3 low nibble 4 (EXP-0010 gsel4/dsel5, A18)
-    form!("n2_pcmp", PredCompare, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 4, 0xf), (24, 4, 4)], raw_bytes!("dst" 4 4, "b1" 8 8, "b2_hi" 20 4, "b3" 28 4, "b4" 32 16), []),
     // Select family: byte2 low nibble 7 / f; byte4 bit 1 adds a trailing parcel (8 -> 10 bytes),
     // the same rule the 0x25/0x27/0x2f rows use (isadb.py EXP-M4-01) and what the canaries
     // (isel10, b4 = 0x06) and native epilogues (`02 0b 0f 80 20 80 06 02`, b4 = 0x20) show.

@@ -28,6 +28,25 @@ const MOV_IMM: &[Field] = &[
     f!("imm", [(8, 7)], ImmU(SrcA), Hardware, MC),
 ];
 
+// value bits 0..6 | 7..10 | 11..12 | 13..20 | 21..24 | 25..31 live in bytes 1, 4, 5, 6, 7, 3.
+const MOV_IMM32: &[Field] = &[
+    f!("dst", [(4, 4), (22, 2)], Gpr(Dst), Hardware, MC),
+    f!(
+        "imm",
+        [(8, 7), (33, 4), (42, 2), (48, 8), (56, 4), (25, 7)],
+        ImmU(SrcA),
+        Hardware,
+        MC
+    ),
+    raw!("b2_5", 21, 1),
+    raw!("b3_0", 24, 1),
+    raw!("b4_0", 32, 1),
+    raw!("b4_hi", 37, 3),
+    raw!("b5_lo", 40, 2),
+    raw!("b5_hi", 44, 4),
+    raw!("b7_hi", 60, 4),
+];
+
 macro_rules! rb {
     ($($name:literal $lo:literal $w:literal),*) => { &[$(raw!($name, $lo, $w)),*] };
 }
@@ -40,8 +59,12 @@ pub static FORMS: &[Form] = &[
     form!("mov_imm", MovImm, 2, Hardware, MC, [(0, 4, 0xc), (15, 1, 0)], MOV_IMM, [rch!(Dst, 15, Hardware)]),
     // `?c 80 (09|dst_hi<<6) a7 00 (slot<<5) 00 00`: atomic-result publication (EXP-M4-49, measured)
     form!("atomic_publish", Opaque, 8, CorpusOnly, ET, [(0, 4, 0xc), (8, 8, 0x80), (24, 8, 0xa7)], rb!("dst" 4 4, "b2" 16 8, "b4" 32 8, "b5" 40 8, "b6" 48 16), []),
-    // 8-byte wide immediate move (EXP-M4-37 "mode 2", r0..r63); field layout not yet established here.
-    form!("mov_imm32", MovImm, 8, CorpusOnly, MC, [(0, 4, 0xc), (15, 1, 1)], rb!("dst" 4 4, "b1" 8 7, "b2" 16 8, "b3" 24 8, "tail" 32 32), []),
+    // 8-byte raw-literal move, "mode 2" (EXP-M4-37 on T8132: 32 one-bit own-source diffs
+    // recover every payload bit, 33 controls execute exactly; GravityLinux/mesa
+    // agx_apple9_machine.c MOV_IMM32 and its packer vectors). `0c 80 02 3e 00 00 00 0c` in
+    // EXP-0001 k09_write_buf1 is r0 = 0x3f800000 (1.0).
+    form!("mov_imm32", MovImm, 8, Hardware, MC, [(0, 4, 0xc), (15, 1, 1), (16, 5, 2)], MOV_IMM32, [rch!(Dst, 63, Hardware)]),
+    form!("mov_imm32_x", MovImm, 8, CorpusOnly, MC, [(0, 4, 0xc), (15, 1, 1)], rb!("dst" 4 4, "b1" 8 7, "b2" 16 8, "b3" 24 8, "tail" 32 32), []),
     // wide special-register read (byte1 bit 7 set, byte3 0), 8 bytes (EXP-M4-13 n4_tex)
     form!("sr_read_wide", GetSr, 8, CorpusOnly, LEN, [(0, 4, 4), (15, 1, 1), (24, 8, 0)], rb!("dst" 4 4, "b1" 8 7, "b2" 16 8, "tail" 32 32), []),
     form!("centroid_read", Opaque, 8, CorpusOnly, LEN, [(0, 8, 0x04), (15, 1, 1)], rb!("b1" 8 7, "b2" 16 8, "b3" 24 8, "tail" 32 32), []),

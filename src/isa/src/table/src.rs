@@ -9,3 +9,5 @@ pub const CAN: &str = "ADevWithAnIdea/agx-re:tools/agx-isa/length_canaries.json"
 pub const MASK: &str = "niklassheth/agx-re:experiments/EXP-M4-52-deep-mask-stack";
 /// Length/field regularities found by tiling the Apple-compiled corpus in ../shared/oracles/isa/corpus.
 pub const CORPUS: &str = "corpus tiling (Apple-compiled programs, ../shared/oracles/isa/corpus)";
+/// Packer golden vectors: keeping a source live clears its release bit and sets its keep bit.
+pub const PK: &str = "GravityLinux/mesa:src/asahi/compiler/test/test-apple9.cpp";
