@@ -6,7 +6,7 @@
 //! - [`lower`]: `agx16_isa` instructions to the model's executable form.
 //! - [`fp`]: measured floating-point behaviour (conversions, SFU).
 //! - [`oracle`], [`harness`]: the shared real-M4 executable oracles.
-//! - [`trace`]: `AGX16_SIM_TRACE`.
+//! - [`trace`]: the `AGX16_SIM_TRACE` instruction trace.
 
 pub mod core;
 pub mod dispatch;

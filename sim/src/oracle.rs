@@ -147,7 +147,7 @@ pub fn oracle_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
 
 pub fn decode_hex(s: &str) -> Option<Vec<u8>> {
     let s = s.trim();
-    if s.len() % 2 != 0 {
+    if !s.len().is_multiple_of(2) {
         return None;
     }
     (0..s.len())

@@ -165,7 +165,7 @@ fn release(sg: &mut SimdGroup, reg: u8, part: Part, mask: u32) {
     sg.write(super::ops::Dst { reg, part }, mask, &[0; LANES]);
 }
 
-#[inline]
+#[inline(always)]
 fn read(sg: &SimdGroup, ctx: &Ctx, src: Src, zeroed: HalfSet) -> Lanes {
     match src {
         Src::Gpr(r, part) => {

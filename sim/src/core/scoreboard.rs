@@ -124,9 +124,9 @@ impl Pending {
             self.tag[h] = slot;
             self.lanes[h] |= lanes;
             let shift = if part == Part::Full { 16 * k } else { 0 };
-            for l in 0..LANES {
+            for (l, (dst, v)) in self.vals[h].iter_mut().zip(vals).enumerate() {
                 if lanes >> l & 1 != 0 {
-                    self.vals[h][l] = (vals[l] >> shift) as u16;
+                    *dst = (v >> shift) as u16;
                 }
             }
         }

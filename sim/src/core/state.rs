@@ -65,7 +65,7 @@ impl SimdGroup {
     }
 
     /// Writes `v` to the destination part in the lanes of `mask`.
-    #[inline]
+    #[inline(always)]
     pub fn write(&mut self, dst: Dst, mask: u32, v: &Lanes) {
         self.dirty |= 1 << dst.reg;
         let r = &mut self.regs[dst.reg as usize];

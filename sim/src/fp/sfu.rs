@@ -49,7 +49,7 @@ pub fn eval(f: SfuFunc, x: f32) -> u32 {
                 return if neg { NEG_INF } else { INF };
             }
             if x.is_infinite() {
-                return (x.to_bits() & 0x8000_0000) as u32;
+                return x.to_bits() & 0x8000_0000;
             }
             to_f32(1.0 / x as f64, RCP_ROUNDING)
         }

@@ -34,7 +34,7 @@ impl PageTable {
     /// Maps zero-filled pages covering `[va, va+len)` with the given
     /// permissions. `va` and `len` must be page aligned and inside the VA range.
     pub fn map(&self, va: u64, len: u64, read: bool, write: bool) -> Result<(), MapError> {
-        if va % PAGE_SIZE != 0 || len % PAGE_SIZE != 0 || len == 0 {
+        if !va.is_multiple_of(PAGE_SIZE) || !len.is_multiple_of(PAGE_SIZE) || len == 0 {
             return Err(MapError::Unaligned { va, len });
         }
         let end = va
