@@ -7,6 +7,8 @@ pub mod interp;
 pub mod ir;
 pub mod isel;
 pub mod mir;
+#[cfg(feature = "nir")]
+pub mod nir;
 pub mod opt;
 pub mod pipeline;
 pub mod ra;

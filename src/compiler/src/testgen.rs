@@ -318,7 +318,13 @@ pub fn random_program(seed: u64, ops: usize) -> Function {
 /// registers, fadd with a minifloat immediate, iadd with a small immediate, xor), reading
 /// `inputs` buffers at the thread index and writing `outputs` words per thread to the next
 /// binding (`out[x + k * threads]`).
-pub fn random_g16_kernel(seed: u64, ops: usize, inputs: u8, outputs: u32, threads: u32) -> Function {
+pub fn random_g16_kernel(
+    seed: u64,
+    ops: usize,
+    inputs: u8,
+    outputs: u32,
+    threads: u32,
+) -> Function {
     let mut r = Rng::new(seed);
     let mut b = Builder::new(Stage::Compute);
     let x = b.sysval(SysVal::GlobalId(0));
@@ -339,7 +345,10 @@ pub fn random_g16_kernel(seed: u64, ops: usize, inputs: u8, outputs: u32, thread
         match r.below(6) {
             0 | 1 => {
                 let (a, c) = (pick(&mut r, &floats), pick(&mut r, &floats));
-                let cs = Src { neg: r.chance(30), ..Src::val(c) };
+                let cs = Src {
+                    neg: r.chance(30),
+                    ..Src::val(c)
+                };
                 let op = if r.chance(50) { Op::FAdd } else { Op::FMul };
                 floats.push(b.alu(op, Type::F32, [Src::val(a), cs]));
             }
@@ -359,8 +368,16 @@ pub fn random_g16_kernel(seed: u64, ops: usize, inputs: u8, outputs: u32, thread
         }
     }
     for k in 0..outputs {
-        let v = if k % 2 == 0 { floats[floats.len() - 1 - (k as usize / 2) % floats.len()] } else { ints[ints.len() - 1 - (k as usize / 2) % ints.len()] };
-        let idx = if k == 0 { x } else { b.iadd(x, Src::imm(k * threads)) };
+        let v = if k % 2 == 0 {
+            floats[floats.len() - 1 - (k as usize / 2) % floats.len()]
+        } else {
+            ints[ints.len() - 1 - (k as usize / 2) % ints.len()]
+        };
+        let idx = if k == 0 {
+            x
+        } else {
+            b.iadd(x, Src::imm(k * threads))
+        };
         b.store_global(inputs, idx, v);
     }
     b.finish()

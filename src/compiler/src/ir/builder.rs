@@ -106,6 +106,14 @@ impl Builder {
     pub fn select(&mut self, ty: Type, c: Value, a: impl Into<Src>, b: impl Into<Src>) -> Value {
         self.alu(Op::Select, ty, [Src::val(c), a.into(), b.into()])
     }
+    /// `clamp(a, 0, 1)` as a saturating copy (folded into its producer by the optimiser).
+    pub fn saturate(&mut self, ty: Type, a: impl Into<Src>) -> Value {
+        let dst = self.f.new_value(Shape::scalar(ty));
+        let mut i = Instr::new(Op::Copy, Some(dst), [a.into()]);
+        i.sat = true;
+        self.emit(i);
+        dst
+    }
     pub fn copy(&mut self, ty: Type, a: impl Into<Src>) -> Value {
         self.alu(Op::Copy, ty, [a.into()])
     }

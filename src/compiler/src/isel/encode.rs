@@ -76,6 +76,8 @@ fn template(name: &str) -> Option<&'static str> {
         "ilogic" => "0b051e01020800800000",
         "device_load" => "6700440001012000510100404600",
         "device_store" => "e700540002012000110000901100",
+        // Direct store of a pending slot-6 load (addr_mode 0x56; EXP-M4-35/36, measured).
+        "device_store_direct" => "e700560003012100110000901100",
         "fadd" => "09051c0100c0",
         "fmul" => "09051d0100c0",
         "ffma" => "29812609210a02c2",
@@ -92,7 +94,7 @@ fn from_template(name: &str) -> Option<Instr> {
         .map(|k| u8::from_str_radix(&hex[k..k + 2], 16).ok())
         .collect::<Option<_>>()?;
     let mut x = agx16_isa::decode_at(&bytes, 0).ok()?;
-    if x.form.name != name {
+    if x.form.name != name.trim_end_matches("_direct") {
         return None;
     }
     // Clear what the compiler decides: scoreboard, lifetime bits.
@@ -133,8 +135,11 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
     if i.srcs.iter().any(|s| s.abs) {
         return Err(err(i, "abs source modifier has no validated encoding"));
     }
-    let mut x = from_template(name)
-        .ok_or_else(|| err(i, format!("no hardware-run template for {name}")))?;
+    // A store of a still-pending load result uses the direct mode, which has no wait field.
+    let direct = i.op.writes_memory() && i.wait_slot == 6;
+    let tname = if direct { "device_store_direct" } else { name };
+    let mut x = from_template(tname)
+        .ok_or_else(|| err(i, format!("no hardware-run template for {tname}")))?;
     let _ = form;
     let e =
         |r: Result<&mut Instr, agx16_isa::EncodeError>| r.map(|_| ()).map_err(|e| enc_err(i, e));
@@ -226,7 +231,7 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
     if i.produce_slot != 0 {
         e(x.set_produce(i.produce_slot))?;
     }
-    if i.wait_slot != 0 {
+    if i.wait_slot != 0 && !direct {
         e(x.set_wait(SlotSet(1 << (i.wait_slot - 1))))?;
     }
     for (k, s) in i.srcs.iter().enumerate() {

@@ -72,8 +72,18 @@ pub fn assign_slots(p: &mut MProgram) {
         // Stores consume directly only from slot 6; anything else is handed off first.
         let is_store = i.op.writes_memory();
         let mut keep: Option<usize> = None;
+        let store_data = if is_store {
+            match i.srcs.get(1).map(|s| s.op) {
+                Some(MOperand::Reg(r)) => Some(r),
+                _ => None,
+            }
+        } else {
+            None
+        };
         for &k in &hits {
-            let ok_for_store = !is_store || pending[k].slot == 6;
+            // A store takes only its data straight from a slot-6 load (direct store mode).
+            let ok_for_store = !is_store
+                || (pending[k].slot == 6 && store_data.is_some_and(|r| r.overlaps(pending[k].reg)));
             if keep.is_none() && ok_for_store {
                 keep = Some(k);
             }

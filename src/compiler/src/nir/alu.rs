@@ -1,0 +1,162 @@
+//! NIR ALU instructions → IR ops (after scalarisation and 32-bit booleans).
+
+use super::import::{cstr, Importer};
+use crate::error::CompileError;
+use crate::ir::{Cmp, Op, Sfu, Src, Type};
+use agx16_mesa_sys as m;
+
+/// The IR type of an ALU result from NIR's output type and the def's bit size.
+fn result_type(op: m::nir_op, bits: u8) -> Result<Type, CompileError> {
+    let out = unsafe { m::nir_op_infos[op as usize].output_type };
+    let base = out & 0x86; // NIR_ALU_TYPE_BASE_TYPE_MASK
+    Ok(match (base, bits) {
+        (0x80, 32) => Type::F32,
+        (0x80, 16) => Type::F16,
+        (0x06, 32) | (0x06, 1) => Type::Bool,
+        (_, 32) => Type::I32,
+        (_, 16) => Type::I16,
+        (_, b) => return Err(CompileError::Unsupported(format!("{b}-bit ALU result"))),
+    })
+}
+
+fn cmp(c: Cmp) -> Op {
+    Op::FCmp(c)
+}
+
+/// IR op for a NIR op name (plus how sources are modified).
+enum Map {
+    Op(Op),
+    Neg,
+    Abs,
+    Sat,
+    Sub,
+    INeg,
+    Vec,
+    BoolTo(u32),
+}
+
+fn map(name: &str) -> Option<Map> {
+    use Map::*;
+    Some(match name {
+        "fadd" => Op(crate::ir::Op::FAdd),
+        "fmul" => Op(crate::ir::Op::FMul),
+        "ffma" => Op(crate::ir::Op::FFma),
+        "fmin" => Op(crate::ir::Op::FMin),
+        "fmax" => Op(crate::ir::Op::FMax),
+        "fneg" => Neg,
+        "fabs" => Abs,
+        "fsat" => Sat,
+        "fsub" => Sub,
+        "frcp" => Op(crate::ir::Op::Sfu(Sfu::Rcp)),
+        "frsq" => Op(crate::ir::Op::Sfu(Sfu::Rsqrt)),
+        "fsqrt" => Op(crate::ir::Op::Sfu(Sfu::Sqrt)),
+        "fexp2" => Op(crate::ir::Op::Sfu(Sfu::Exp2)),
+        "flog2" => Op(crate::ir::Op::Sfu(Sfu::Log2)),
+        "ffloor" => Op(crate::ir::Op::Sfu(Sfu::Floor)),
+        "fceil" => Op(crate::ir::Op::Sfu(Sfu::Ceil)),
+        "ftrunc" => Op(crate::ir::Op::Sfu(Sfu::Trunc)),
+        "fround_even" => Op(crate::ir::Op::Sfu(Sfu::Rint)),
+        "flt32" | "flt" => Op(cmp(Cmp::Lt)),
+        "fge32" | "fge" => Op(cmp(Cmp::Ge)),
+        "feq32" | "feq" => Op(cmp(Cmp::Eq)),
+        "fneu32" | "fneu" => Op(cmp(Cmp::Ne)),
+        "ilt32" | "ilt" => Op(crate::ir::Op::ICmp {
+            cond: Cmp::Lt,
+            signed: true,
+        }),
+        "ige32" | "ige" => Op(crate::ir::Op::ICmp {
+            cond: Cmp::Ge,
+            signed: true,
+        }),
+        "ieq32" | "ieq" => Op(crate::ir::Op::ICmp {
+            cond: Cmp::Eq,
+            signed: true,
+        }),
+        "ine32" | "ine" => Op(crate::ir::Op::ICmp {
+            cond: Cmp::Ne,
+            signed: true,
+        }),
+        "ult32" | "ult" => Op(crate::ir::Op::ICmp {
+            cond: Cmp::Lt,
+            signed: false,
+        }),
+        "uge32" | "uge" => Op(crate::ir::Op::ICmp {
+            cond: Cmp::Ge,
+            signed: false,
+        }),
+        "iadd" => Op(crate::ir::Op::IAdd),
+        "isub" => Op(crate::ir::Op::ISub),
+        "ineg" => INeg,
+        "imul" => Op(crate::ir::Op::IMul),
+        "imin" => Op(crate::ir::Op::IMin { signed: true }),
+        "imax" => Op(crate::ir::Op::IMax { signed: true }),
+        "umin" => Op(crate::ir::Op::IMin { signed: false }),
+        "umax" => Op(crate::ir::Op::IMax { signed: false }),
+        "iand" => Op(crate::ir::Op::And),
+        "ior" => Op(crate::ir::Op::Or),
+        "ixor" => Op(crate::ir::Op::Xor),
+        "inot" => Op(crate::ir::Op::Not),
+        "ishl" => Op(crate::ir::Op::Shl),
+        "ishr" => Op(crate::ir::Op::Shr { signed: true }),
+        "ushr" => Op(crate::ir::Op::Shr { signed: false }),
+        "f2i32" | "f2i16" => Op(crate::ir::Op::F2I { signed: true }),
+        "f2u32" | "f2u16" => Op(crate::ir::Op::F2I { signed: false }),
+        "i2f32" | "i2f16" => Op(crate::ir::Op::I2F { signed: true }),
+        "u2f32" | "u2f16" => Op(crate::ir::Op::I2F { signed: false }),
+        "f2f16" | "f2f32" | "f2f16_rtne" => Op(crate::ir::Op::FConv),
+        "b32csel" | "bcsel" => Op(crate::ir::Op::Select),
+        "mov" => Op(crate::ir::Op::Copy),
+        "vec2" | "vec3" | "vec4" => Vec,
+        "b2f32" => BoolTo(1.0f32.to_bits()),
+        "b2i32" => BoolTo(1),
+        _ => return None,
+    })
+}
+
+pub(super) unsafe fn import(
+    im: &mut Importer,
+    a: *const m::nir_alu_instr,
+) -> Result<(), CompileError> {
+    unsafe {
+        let op = (*a).op;
+        let info = &m::nir_op_infos[op as usize];
+        let name = cstr(info.name);
+        let bits = (*a).def.bit_size;
+        let comps = (*a).def.num_components;
+        let ty = result_type(op, bits)?;
+        let n = info.num_inputs as usize;
+        let srcs = (*a).src.as_slice(n);
+        let mut s = Vec::with_capacity(n);
+        for x in srcs {
+            s.push(im.comp(x.src.ssa, x.swizzle[0])?);
+        }
+        let mapped =
+            map(&name).ok_or_else(|| CompileError::Unsupported(format!("NIR ALU op `{name}`")))?;
+        if comps != 1 && !matches!(mapped, Map::Vec) {
+            return Err(CompileError::Unsupported(format!(
+                "vector NIR ALU op `{name}` (scalarise first)"
+            )));
+        }
+        let neg = |x: Src| Src { neg: !x.neg, ..x };
+        let v = match mapped {
+            Map::Op(o) => im.b.alu(o, ty, s),
+            Map::Neg => im.b.alu(Op::Copy, ty, [neg(s[0])]),
+            Map::Abs => im.b.alu(
+                Op::Copy,
+                ty,
+                [Src {
+                    abs: true,
+                    neg: false,
+                    ..s[0]
+                }],
+            ),
+            Map::Sat => im.b.saturate(ty, s[0]),
+            Map::Sub => im.b.alu(Op::FAdd, ty, [s[0], neg(s[1])]),
+            Map::INeg => im.b.alu(Op::ISub, ty, [Src::imm(0), s[0]]),
+            Map::Vec => im.b.collect(ty, &s),
+            Map::BoolTo(one) => im.b.alu(Op::Select, ty, [s[0], Src::imm(one), Src::imm(0)]),
+        };
+        im.define(&(*a).def, v);
+        Ok(())
+    }
+}

@@ -1,0 +1,30 @@
+//! The NIR front-end (feature `nir`): Mesa's own lowering and optimisation passes with agx16's
+//! options, then import into the SSA IR, and the entry points the Gallium driver calls.
+
+mod alu;
+pub mod api;
+mod import;
+mod intrinsic;
+pub mod options;
+pub mod prepare;
+
+pub use import::import;
+
+use crate::error::CompileError;
+use crate::pipeline::{compile_g16, Compiled, Options};
+use agx16_mesa_sys::nir_shader;
+
+/// Lower/optimise `shader` in place with Mesa's passes, import it and compile it for G16.
+///
+/// # Safety
+/// `shader` must be a valid NIR shader that nothing else mutates during the call.
+pub unsafe fn compile_nir(
+    shader: *mut nir_shader,
+    opts: Options,
+) -> Result<Compiled, CompileError> {
+    unsafe {
+        prepare::run(shader);
+        let f = import(shader)?;
+        compile_g16(&f, opts)
+    }
+}

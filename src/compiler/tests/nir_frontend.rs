@@ -1,0 +1,203 @@
+//! The NIR front-end: compute shaders built with Mesa's nir_builder go through Mesa's passes,
+//! the importer and the G16 backend, then run on the M4 model; results are compared with values
+//! computed here on the CPU. Needs the Mesa build (`--features nir-static`).
+#![cfg(feature = "nir-static")]
+
+use agx16_compiler::nir::api::{agx16_compile_nir, agx16_compile_result_free, Agx16CompileResult};
+use agx16_compiler::nir::{compile_nir, options::options};
+use agx16_compiler::pipeline::Options;
+use agx16_mesa_sys as m;
+use agx16_sim::{run_compute, Code, ComputeLaunch, PageTable};
+
+const THREADS: u32 = 32;
+
+struct Shader(m::nir_builder);
+
+impl Shader {
+    fn new() -> Self {
+        unsafe {
+            m::glsl_type_singleton_init_or_ref();
+            Shader(m::nir_builder_init_simple_shader(
+                m::MESA_SHADER_COMPUTE as _,
+                options(),
+                c"agx16-test".as_ptr(),
+            ))
+        }
+    }
+    fn b(&mut self) -> *mut m::nir_builder {
+        &mut self.0
+    }
+    fn intrinsic(
+        &mut self,
+        op: m::nir_intrinsic_op,
+        comps: u32,
+        srcs: &[*mut m::nir_def],
+        dest: bool,
+    ) -> *mut m::nir_intrinsic_instr {
+        unsafe {
+            let i = m::nir_intrinsic_instr_create(self.0.shader, op);
+            (*i).num_components = comps as u8;
+            let s = (*i).src.as_mut_slice(srcs.len());
+            for (k, d) in srcs.iter().enumerate() {
+                s[k] = m::nir_src_for_ssa(*d);
+            }
+            if dest {
+                m::nir_def_init(&mut (*i).instr, &mut (*i).def, comps, 32);
+            }
+            i
+        }
+    }
+    fn insert(&mut self, i: *mut m::nir_intrinsic_instr) {
+        unsafe { m::nir_builder_instr_insert(&mut self.0, &mut (*i).instr) }
+    }
+    fn global_id_x(&mut self) -> *mut m::nir_def {
+        let i = self.intrinsic(m::nir_intrinsic_load_global_invocation_id, 3, &[], true);
+        self.insert(i);
+        unsafe { m::nir_channel(self.b(), &mut (*i).def, 0) }
+    }
+    fn load_ssbo(&mut self, binding: i32, off: *mut m::nir_def) -> *mut m::nir_def {
+        unsafe {
+            let buf = m::nir_imm_int(self.b(), binding);
+            let i = self.intrinsic(m::nir_intrinsic_load_ssbo, 1, &[buf, off], true);
+            m::nir_intrinsic_set_align(i, 4, 0);
+            self.insert(i);
+            &mut (*i).def
+        }
+    }
+    fn store_ssbo(&mut self, v: *mut m::nir_def, binding: i32, off: *mut m::nir_def) {
+        unsafe {
+            let buf = m::nir_imm_int(self.b(), binding);
+            let i = self.intrinsic(m::nir_intrinsic_store_ssbo, 1, &[v, buf, off], false);
+            m::nir_intrinsic_set_write_mask(i, 1);
+            m::nir_intrinsic_set_align(i, 4, 0);
+            self.insert(i);
+        }
+    }
+}
+
+impl Drop for Shader {
+    fn drop(&mut self) {
+        unsafe { m::ralloc_free(self.0.shader as *mut _) }
+    }
+}
+
+fn run(code: &[u8], input: &[u32]) -> Vec<u32> {
+    let pt = PageTable::new();
+    let (a, b) = (0x10_0000_0000u64, 0x10_0010_0000u64);
+    pt.map(a, 0x10000, true, true).unwrap();
+    pt.map(b, 0x10000, true, true).unwrap();
+    pt.host_write(
+        a,
+        &input
+            .iter()
+            .flat_map(|w| w.to_le_bytes())
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let launch = ComputeLaunch {
+        code: Code::Bytes(code.to_vec()),
+        uniforms: vec![a as u32, (a >> 32) as u32, b as u32, (b >> 32) as u32],
+        grid: [THREADS, 1, 1],
+        threadgroup: [THREADS, 1, 1],
+        tg_memory: 0,
+        budget: 1 << 20,
+    };
+    run_compute(&pt, &launch).unwrap();
+    let mut out = vec![0u8; input.len() * 4];
+    pt.host_read(b, &mut out).unwrap();
+    out.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
+}
+
+/// fp32 add as M4 does it: denormals flushed, NaNs canonical (see eval.rs for the evidence).
+fn m4_fadd(a: f32, b: f32) -> u32 {
+    let ftz = |x: f32| {
+        if x.is_subnormal() {
+            0.0f32.copysign(x)
+        } else {
+            x
+        }
+    };
+    let r = ftz(ftz(a) + ftz(b));
+    if r.is_nan() {
+        0x7fc0_0000
+    } else {
+        r.to_bits()
+    }
+}
+
+#[test]
+fn ssbo_add_constant_runs_on_the_model() {
+    let mut s = Shader::new();
+    let x = s.global_id_x();
+    let off = unsafe { m::nir_ishl_imm(s.b(), x, 2) };
+    let v = s.load_ssbo(0, off);
+    let c = unsafe { m::nir_imm_float(s.b(), 1.5) };
+    let r = unsafe { m::nir_fadd(s.b(), v, c) };
+    s.store_ssbo(r, 1, off);
+    let compiled = unsafe { compile_nir(s.0.shader, Options::default()) }.unwrap();
+    assert!(compiled.stats.instrs >= 4 && compiled.stats.bytes as usize == compiled.code.len());
+    let input: Vec<u32> = (0..THREADS)
+        .map(|k| {
+            [
+                1.0f32.to_bits(),
+                0x7f80_0000,
+                0xff80_0000,
+                0x0000_0001,
+                0xffff_ffff,
+                (-1.5f32).to_bits(),
+                1e30f32.to_bits(),
+                k,
+            ][k as usize % 8]
+        })
+        .collect();
+    let got = run(&compiled.code, &input);
+    let want: Vec<u32> = input
+        .iter()
+        .map(|w| m4_fadd(f32::from_bits(*w), 1.5))
+        .collect();
+    assert_eq!(got, want);
+}
+
+#[test]
+fn unsupported_nir_is_an_error_naming_the_instruction() {
+    let mut s = Shader::new();
+    let x = s.global_id_x();
+    let off = unsafe { m::nir_ishl_imm(s.b(), x, 2) };
+    let v = s.load_ssbo(0, off);
+    let r = unsafe { m::nir_bitfield_reverse(s.b(), v) };
+    s.store_ssbo(r, 1, off);
+    let e = unsafe { compile_nir(s.0.shader, Options::default()) }.unwrap_err();
+    assert!(e.to_string().contains("bitfield_reverse"), "{e}");
+}
+
+#[test]
+fn c_entry_point_reports_errors_and_code() {
+    let mut r = Agx16CompileResult {
+        code: std::ptr::null_mut(),
+        code_size: 0,
+        stats: Default::default(),
+        error: std::ptr::null_mut(),
+    };
+    assert!(!unsafe { agx16_compile_nir(std::ptr::null_mut(), &mut r) });
+    assert!(!r.error.is_null());
+    unsafe { agx16_compile_result_free(&mut r) };
+
+    let mut s = Shader::new();
+    let x = s.global_id_x();
+    let off = unsafe { m::nir_ishl_imm(s.b(), x, 2) };
+    let v = s.load_ssbo(0, off);
+    s.store_ssbo(v, 1, off);
+    let ok = unsafe { agx16_compile_nir(s.0.shader, &mut r) };
+    assert!(
+        ok,
+        "{}",
+        unsafe { std::ffi::CStr::from_ptr(r.error) }.to_string_lossy()
+    );
+    assert!(r.error.is_null() && r.code_size > 0 && r.stats.bytes as usize == r.code_size);
+    let code = unsafe { std::slice::from_raw_parts(r.code, r.code_size) }.to_vec();
+    let input: Vec<u32> = (0..THREADS).map(|k| k.wrapping_mul(0x9e37_79b9)).collect();
+    assert_eq!(run(&code, &input), input);
+    unsafe { agx16_compile_result_free(&mut r) };
+}
