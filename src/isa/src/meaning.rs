@@ -124,7 +124,8 @@ pub fn sfu_function(i: &Instr) -> Result<(SfuFn, Evidence), String> {
     Ok(r)
 }
 
-/// A two-input boolean function as its truth table: bit `2*a + b` is f(a, b).
+/// A two-input boolean function f(x, y) as its truth table: bit `2*x + y` is f(x, y). The
+/// function names use x and y as "a" and "b" (`a_and_not_b` = x & !y).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct LogicFn {
     pub name: &'static str,
@@ -132,8 +133,8 @@ pub struct LogicFn {
 }
 
 impl LogicFn {
-    /// Apply bitwise to two 32-bit words.
-    pub fn apply(self, a: u32, b: u32) -> u32 {
+    /// Apply bitwise to two 32-bit words: f(x, y).
+    pub fn apply(self, x: u32, y: u32) -> u32 {
         let t = |i: u8| {
             if self.truth >> i & 1 == 1 {
                 u32::MAX
@@ -141,7 +142,16 @@ impl LogicFn {
                 0
             }
         };
-        (!a & !b & t(0)) | (!a & b & t(1)) | (a & !b & t(2)) | (a & b & t(3))
+        (!x & !y & t(0)) | (!x & y & t(1)) | (x & !y & t(2)) | (x & y & t(3))
+    }
+
+    /// Apply to an `ilogic` instruction's operands: the table's x is the byte3 source (our
+    /// `Role::SrcB`) and y the byte1 source (`Role::SrcA`). niklassheth/agx-re
+    /// encoding-tables.md `ilogic` DEF-0154-5 (G17P, measured: 16/16 only with this reading, the
+    /// 8 asymmetric functions fail otherwise); EXP-M4-13 `andnot_u32` (a & ~b with a in byte1)
+    /// uses the selector of `not_a_and_b`, consistent with it.
+    pub fn apply_ilogic(self, src_a: u32, src_b: u32) -> u32 {
+        self.apply(src_b, src_a)
     }
 }
 
@@ -165,7 +175,8 @@ const fn lut(name: &'static str, truth: u8, op_base: u8, lut_a: u8, lut_b: u8) -
 
 /// All 16 functions, each executed on M4 (ADevWithAnIdea/agx-re:experiments/EXP-0146-m4-emit-
 /// int-misc/analysis/ilogic_lut_table.md, both gated runs agreeing). Truth bit order f(0,0),
-/// f(0,1), f(1,0), f(1,1) from bit 0. `a` is the byte1 source, `b` the byte3 source.
+/// f(0,1), f(1,0), f(1,1) from bit 0 with x = byte3 source, y = byte1 source (see
+/// `LogicFn::apply_ilogic`).
 pub static ILOGIC_LUT: &[LogicEncoding] = &[
     lut("zero", 0b0000, 0, 0, 0x0),
     lut("and", 0b1000, 1, 0, 0x0),
@@ -223,6 +234,9 @@ mod tests {
         assert!(seen.iter().all(|s| *s));
         let (a, b) = (0b1100u32, 0b1010u32);
         let f = |n| logic_encoding(n).unwrap().function.apply(a, b) & 0xf;
+        // ilogic operand order: x is the byte3 source
+        let xor = logic_encoding("a_and_not_b").unwrap().function;
+        assert_eq!(xor.apply_ilogic(b, a) & 0xf, a & !b & 0xf);
         assert_eq!(f("and"), a & b);
         assert_eq!(f("or"), a | b);
         assert_eq!(f("xor"), a ^ b);
@@ -230,4 +244,25 @@ mod tests {
         assert_eq!(f("not_a_or_b"), (!a | b) & 0xf);
         assert_eq!(f("nand"), !(a & b) & 0xf);
     }
+}
+
+/// Device-load/store data formats (`ld_format` / `st_format` low 6 bits): element bits and count.
+/// niklassheth/agx-re encoding-tables.md `device_load` (own-MSL byte diffs; 0x11 also in every
+/// hash-matched EXP-M4-35/54 oracle, 0x01 in the EXP-M4-54 half kernels).
+pub static MEMORY_FORMATS: &[(u8, u8, u8, Evidence)] = &[
+    (0x11, 32, 1, Evidence::Hardware),
+    (0x01, 16, 1, Evidence::Hardware),
+    (0x21, 8, 1, Evidence::CorpusOnly),
+    (0x19, 32, 2, Evidence::CorpusOnly),
+    (0x1d, 32, 3, Evidence::CorpusOnly),
+    (0x17, 32, 4, Evidence::CorpusOnly),
+    (0x07, 16, 4, Evidence::CorpusOnly),
+];
+
+/// `(element bits, component count, evidence)` of a memory format code.
+pub fn memory_format(code: u8) -> Option<(u8, u8, Evidence)> {
+    MEMORY_FORMATS
+        .iter()
+        .find(|f| f.0 == code)
+        .map(|f| (f.1, f.2, f.3))
 }

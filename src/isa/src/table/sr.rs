@@ -20,6 +20,8 @@ const GET_SR: &[Field] = &[
     f!("dst", [(4, 4)], Gpr(Dst), Hardware, ET),
     f!("sr_sel", [(8, 8)], SpecialReg, Hardware, ET),
     f!("dp_width", [(16, 4)], Modifier, CorpusOnly, ET),
+    raw!("dp_5", 21, 1),
+    f!("dst_bank", [(22, 1)], Modifier, Hypothesis, ET),
     raw!("dst_hi", 28, 4),
 ];
 
@@ -53,9 +55,10 @@ macro_rules! rb {
 
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[
-    // byte2 high nibble 1 in every observed get_sr (`1c a0 10 06`, `54 82 14 66`, `04 c2 11 06`);
-    // without it `2c 0e 0f 06` (mov_imm + pop) would be taken for a get_sr.
-    form!("get_sr", GetSr, 4, Hardware, ET, [(0, 3, 4), (20, 4, 1), (24, 4, 6)], GET_SR, [rch!(Dst, 15, Hardware)]),
+    // byte2 bit 4 set and bit 7 clear: EXP-0140 (G17P) accepts exactly (v & 0xd3) == 0x10 in
+    // compute and fragment programs use 0x11/0x14; 0x50 moves the destination bank (EXP-0207).
+    // Without this gate `2c 0e 0f 06` (mov_imm + pop) would be taken for a get_sr.
+    form!("get_sr", GetSr, 4, Hardware, ET, [(0, 3, 4), (20, 1, 1), (23, 1, 0), (24, 4, 6)], GET_SR, [rch!(Dst, 15, Hardware)]),
     form!("mov_imm", MovImm, 2, Hardware, MC, [(0, 4, 0xc), (15, 1, 0)], MOV_IMM, [rch!(Dst, 15, Hardware)]),
     // `?c 80 (09|dst_hi<<6) a7 00 (slot<<5) 00 00`: atomic-result publication (EXP-M4-49, measured)
     form!("atomic_publish", Opaque, 8, CorpusOnly, ET, [(0, 4, 0xc), (8, 8, 0x80), (24, 8, 0xa7)], rb!("dst" 4 4, "b2" 16 8, "b4" 32 8, "b5" 40 8, "b6" 48 16), []),
