@@ -220,6 +220,27 @@ pub fn logic_encoding(name: &str) -> Option<LogicEncoding> {
     ILOGIC_LUT.iter().copied().find(|e| e.function.name == name)
 }
 
+/// Device-load/store data formats (`ld_format` / `st_format` low 6 bits): element bits and count.
+/// niklassheth/agx-re encoding-tables.md `device_load` (own-MSL byte diffs; 0x11 also in every
+/// hash-matched EXP-M4-35/54 oracle, 0x01 in the EXP-M4-54 half kernels).
+pub static MEMORY_FORMATS: &[(u8, u8, u8, Evidence)] = &[
+    (0x11, 32, 1, Evidence::Hardware),
+    (0x01, 16, 1, Evidence::Hardware),
+    (0x21, 8, 1, Evidence::CorpusOnly),
+    (0x19, 32, 2, Evidence::CorpusOnly),
+    (0x1d, 32, 3, Evidence::CorpusOnly),
+    (0x17, 32, 4, Evidence::CorpusOnly),
+    (0x07, 16, 4, Evidence::CorpusOnly),
+];
+
+/// `(element bits, component count, evidence)` of a memory format code.
+pub fn memory_format(code: u8) -> Option<(u8, u8, Evidence)> {
+    MEMORY_FORMATS
+        .iter()
+        .find(|f| f.0 == code)
+        .map(|f| (f.1, f.2, f.3))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -244,25 +265,4 @@ mod tests {
         assert_eq!(f("not_a_or_b"), (!a | b) & 0xf);
         assert_eq!(f("nand"), !(a & b) & 0xf);
     }
-}
-
-/// Device-load/store data formats (`ld_format` / `st_format` low 6 bits): element bits and count.
-/// niklassheth/agx-re encoding-tables.md `device_load` (own-MSL byte diffs; 0x11 also in every
-/// hash-matched EXP-M4-35/54 oracle, 0x01 in the EXP-M4-54 half kernels).
-pub static MEMORY_FORMATS: &[(u8, u8, u8, Evidence)] = &[
-    (0x11, 32, 1, Evidence::Hardware),
-    (0x01, 16, 1, Evidence::Hardware),
-    (0x21, 8, 1, Evidence::CorpusOnly),
-    (0x19, 32, 2, Evidence::CorpusOnly),
-    (0x1d, 32, 3, Evidence::CorpusOnly),
-    (0x17, 32, 4, Evidence::CorpusOnly),
-    (0x07, 16, 4, Evidence::CorpusOnly),
-];
-
-/// `(element bits, component count, evidence)` of a memory format code.
-pub fn memory_format(code: u8) -> Option<(u8, u8, Evidence)> {
-    MEMORY_FORMATS
-        .iter()
-        .find(|f| f.0 == code)
-        .map(|f| (f.1, f.2, f.3))
 }

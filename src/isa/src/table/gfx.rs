@@ -67,7 +67,6 @@ pub static FORMS: &[Form] = &[
     form!("tex_sample", Texture, 14, CorpusOnly, ET, [(0, 3, 5), (12, 3, 0), (16, 8, 0x0c)], rb!("b0_hi" 3 5, "b1_lo" 8 4, "b1_7" 15 1, "b3" 24 8, "tail" 32 64, "tail2" 96 16), []),
     // 2-byte words between SFU range-reduction steps and before compact ALU ops
     // (isadb.py EXP-M4-12 S1; `06 02 | 2f 03 54 ..` in EXP-M4-55 k_sin/k_cos), corpus tiling
-    form!("word_80", Opaque, 2, CorpusOnly, LEN, [(0, 8, 0x80), (8, 2, 0), (12, 4, 0)], rb!("b1_23" 10 2), []),
     // ray intersect (low nibble 4, byte1 0xea), 8 bytes (EXP-0023)
     form!("rt_intersect", RayTrace, 8, CorpusOnly, ET, [(0, 4, 4), (8, 8, 0xea)], rb!("b0_hi" 4 4, "b2" 16 8, "b3" 24 8, "tail" 32 32), []),
 ];
