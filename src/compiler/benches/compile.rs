@@ -2,8 +2,8 @@
 //! programs, and static statistics totals printed once.
 
 use agx16_compiler::isel::G16Regs;
+use agx16_compiler::isel::G16Target;
 use agx16_compiler::pipeline::{compile_to_mir, Options};
-use agx16_compiler::target::NoInline;
 use agx16_compiler::testgen::random_program;
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::time::Instant;
@@ -23,7 +23,7 @@ fn percentiles(c: &mut Criterion) {
             (0..5)
                 .map(|_| {
                     let t = Instant::now();
-                    let p = compile_to_mir(f, &NoInline, &G16Regs, Options::default()).unwrap();
+                    let p = compile_to_mir(f, &G16Target, &G16Regs, Options::default()).unwrap();
                     std::hint::black_box(p);
                     t.elapsed().as_secs_f64() * 1e3
                 })
@@ -33,7 +33,7 @@ fn percentiles(c: &mut Criterion) {
     times.sort_by(f64::total_cmp);
     let (mut instrs, mut gprs, mut spills, mut waits, mut copies) = (0, 0, 0, 0, 0);
     for f in &shaders {
-        let p = compile_to_mir(f, &NoInline, &G16Regs, Options::default()).unwrap();
+        let p = compile_to_mir(f, &G16Target, &G16Regs, Options::default()).unwrap();
         instrs += p.stats.instrs;
         gprs += p.stats.gprs;
         spills += p.stats.spills;
@@ -50,7 +50,7 @@ fn percentiles(c: &mut Criterion) {
         b.iter(|| {
             for f in &shaders {
                 std::hint::black_box(
-                    compile_to_mir(f, &NoInline, &G16Regs, Options::default()).unwrap(),
+                    compile_to_mir(f, &G16Target, &G16Regs, Options::default()).unwrap(),
                 );
             }
         })

@@ -1,13 +1,24 @@
-use agx16_compiler::ir::*;
+use agx16_compiler::isel::{G16Regs, G16Target};
+use agx16_compiler::pipeline::{compile_to_mir, Options};
+use std::time::Instant;
 fn main() {
-    let mut b = Builder::new(Stage::Compute);
-    let x = b.sysval(SysVal::GlobalId(0));
-    let v = b.load_global(0, x, Type::F32, 2);
-    let s = b.fadd(Src::comp(v, 0), Src::comp(v, 1));
-    b.store_global(1, x, s);
-    let mut f = b.finish();
-    agx16_compiler::opt::split_vectors::run(&mut f);
-    println!("{f}");
-    agx16_compiler::opt::copy_prop::run(&mut f);
-    println!("{f}");
+    let mut worst = (0.0, 0);
+    for s in 0..100u64 {
+        let f = agx16_compiler::testgen::random_program(1000 + s, 20 + (s as usize % 5) * 20);
+        let t = Instant::now();
+        let p = compile_to_mir(&f, &G16Target, &G16Regs, Options::default()).unwrap();
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        if ms > worst.0 {
+            worst = (ms, s);
+        }
+        if p.stats.spills > 0 {
+            println!(
+                "seed {} spills {} gprs {}",
+                1000 + s,
+                p.stats.spills,
+                p.stats.gprs
+            );
+        }
+    }
+    println!("worst {:?}", worst);
 }

@@ -47,6 +47,8 @@ struct Assigner<'a> {
     def_block: Vec<usize>,
     file: RegFile,
     prefer_high: bool,
+    /// Halves kept free at the bottom for destinations limited to r0–r15.
+    low_reserve: u16,
     copies: u32,
 }
 
@@ -61,8 +63,12 @@ impl Assigner<'_> {
     fn alloc(&mut self, v: Value, reach_gprs: u32, at: &str) -> Result<Reg, CompileError> {
         let halves = self.f.shape(v).halves() as u8;
         let reach = (reach_gprs * 2) as u16;
+        // Unconstrained values start above the low registers that constrained destinations
+        // (get_sr, compact forms: r0–r15) need at most at once.
         let start = if self.prefer_high && reach >= 64 {
             32
+        } else if reach > 32 {
+            self.low_reserve
         } else {
             0
         };
@@ -322,6 +328,46 @@ impl RegFile {
     }
 }
 
+/// Most halves that values with a destination limited to r0–r15 occupy at any one point.
+fn low_reserve(f: &Function, target: &dyn RegTarget) -> u16 {
+    let mut low = vec![false; f.shapes.len()];
+    for b in &f.blocks {
+        for i in &b.instrs {
+            if let Some(d) = i.dst {
+                low[d.0 as usize] = target.dst_reach(i, f.ty(d)) <= 16;
+            }
+        }
+    }
+    let cfg = Cfg::build(f);
+    let lv = Liveness::compute(f, &cfg);
+    let size = |set: &ValueSet| -> u32 {
+        set.iter()
+            .filter(|v| low[v.0 as usize])
+            .map(|v| f.shape(v).halves())
+            .sum()
+    };
+    let mut most = 0;
+    for (bi, b) in f.blocks.iter().enumerate() {
+        let mut live = lv.live_out[bi].clone();
+        if let Some(c) = lv.branch_cond[bi] {
+            live.insert(c);
+        }
+        most = most.max(size(&live));
+        for i in b.instrs.iter().rev() {
+            if i.op != Op::Phi {
+                for v in i.src_values() {
+                    live.insert(v);
+                }
+            }
+            most = most.max(size(&live));
+            if let Some(d) = i.dst {
+                live.remove(d);
+            }
+        }
+    }
+    (most.min(32) as u16).next_multiple_of(2)
+}
+
 /// Assign registers to a function whose pressure already fits `limit_halves`.
 pub fn assign(
     f: &Function,
@@ -351,6 +397,7 @@ pub fn assign(
         def_block,
         file: RegFile::new(limit_halves),
         prefer_high,
+        low_reserve: low_reserve(f, target),
         copies: 0,
     };
     let mut items = Vec::new();
