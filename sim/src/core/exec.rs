@@ -199,6 +199,19 @@ fn read(sg: &SimdGroup, ctx: &Ctx, src: Src, zeroed: HalfSet) -> Lanes {
     }
 }
 
+/// A source's lanes: the register itself when it can be read in place,
+/// otherwise `buf` filled by [`read`].
+#[inline(always)]
+fn operand<'a>(sg: &'a SimdGroup, ctx: &Ctx, src: Src, zeroed: HalfSet, buf: &'a mut Lanes) -> &'a Lanes {
+    match src {
+        Src::Gpr(r, Part::Full) if zeroed.is_empty() => &sg.regs[r as usize],
+        _ => {
+            *buf = read(sg, ctx, src, zeroed);
+            buf
+        }
+    }
+}
+
 fn part_of(src: Src) -> Part {
     match src {
         Src::Gpr(_, p) | Src::Uniform(_, p) => p,
@@ -234,15 +247,17 @@ fn step(
             b,
             bm,
         } => {
-            let (va, vb) = (read(sg, ctx, a, zeroed), read(sg, ctx, b, zeroed));
+            let (mut buf_a, mut buf_b) = ([0; LANES], [0; LANES]);
+            let va = operand(sg, ctx, a, zeroed, &mut buf_a);
+            let vb = operand(sg, ctx, b, zeroed, &mut buf_b);
             let (ta, tb) = (part_type(part_of(a), ty), part_type(part_of(b), ty));
             if (ty, ta, tb, am) == (FType::F32, FType::F32, FType::F32, FMod::default()) {
                 // the common case, kept free of per-lane dispatch
                 let neg = if bm.neg { 0x8000_0000 } else { 0 };
                 let abs = if bm.abs { 0x7fff_ffff } else { u32::MAX };
                 match fop {
-                    FBinOp::Add => f32_lanes(&mut out, &va, &vb, |x, y| x + y, abs, neg),
-                    FBinOp::Mul => f32_lanes(&mut out, &va, &vb, |x, y| x * y, abs, neg),
+                    FBinOp::Add => f32_lanes(&mut out, va, vb, |x, y| x + y, abs, neg),
+                    FBinOp::Mul => f32_lanes(&mut out, va, vb, |x, y| x * y, abs, neg),
                 }
                 return Ok(Some((dst.reg, dst.part, out)));
             }
@@ -262,11 +277,10 @@ fn step(
             neg_product,
             cm,
         } => {
-            let (va, vb, vc) = (
-                read(sg, ctx, a, zeroed),
-                read(sg, ctx, b, zeroed),
-                read(sg, ctx, c, zeroed),
-            );
+            let (mut buf_a, mut buf_b, mut buf_c) = ([0; LANES], [0; LANES], [0; LANES]);
+            let va = operand(sg, ctx, a, zeroed, &mut buf_a);
+            let vb = operand(sg, ctx, b, zeroed, &mut buf_b);
+            let vc = operand(sg, ctx, c, zeroed, &mut buf_c);
             let (ta, tb, tc) = (
                 part_type(part_of(a), ty),
                 part_type(part_of(b), ty),
@@ -328,11 +342,10 @@ fn step(
             dst
         }
         Kind::IMad { dst, a, b, c } => {
-            let (va, vb, vc) = (
-                read(sg, ctx, a, zeroed),
-                read(sg, ctx, b, zeroed),
-                read(sg, ctx, c, zeroed),
-            );
+            let (mut buf_a, mut buf_b, mut buf_c) = ([0; LANES], [0; LANES], [0; LANES]);
+            let va = operand(sg, ctx, a, zeroed, &mut buf_a);
+            let vb = operand(sg, ctx, b, zeroed, &mut buf_b);
+            let vc = operand(sg, ctx, c, zeroed, &mut buf_c);
             for l in 0..LANES {
                 out[l] = va[l].wrapping_mul(vb[l]).wrapping_add(vc[l]);
             }
