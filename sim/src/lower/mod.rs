@@ -6,6 +6,7 @@
 //! SIMD-group with an error naming pc, bytes and the unknown.
 
 mod check;
+mod ctrl;
 mod float;
 mod int;
 mod mem;
@@ -80,6 +81,7 @@ fn lower(i: &Instr, op: &mut Op) -> Result<Kind, String> {
         F::IAdd | F::ISub | F::IMad | F::ILogic => int::lower(i),
         F::DeviceLoad => mem::load(i),
         F::DeviceStore => mem::store(i, op),
+        F::IfPush | F::Else | F::Pop | F::Jump | F::JumpExecNone => ctrl::lower(i, op.pc),
         other => Err(format!("{other:?} forms are not modelled")),
     }
 }
