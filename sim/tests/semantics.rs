@@ -1,0 +1,142 @@
+//! Model behaviour on small programs assembled with agx16-isa, checked
+//! against the documented meaning of each instruction (not against the model).
+
+use agx16_isa::{encode_program, Instr};
+use agx16_sim::mem::{FaultKind, PAGE_SIZE};
+use agx16_sim::{run_compute, Code, ComputeLaunch, PageTable, SimError};
+
+const OUT: u64 = 0x40_0000_0000;
+
+fn b(name: &str, f: &[(&str, u64)]) -> Instr {
+    Instr::build(name, f).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// `out[r_index] = r_data` as the Apple-compiled 32-bit stores encode it.
+fn store(base: u64, index: u64, data: u64) -> Instr {
+    b(
+        "device_store",
+        &[
+            ("addr_mode", 0x54),
+            ("data", data),
+            ("base_slot", base),
+            ("index", index),
+            ("access_desc", 0x21),
+            ("st_format", 0x11),
+            ("st_desc_hi", 0x24),
+            ("elem_size", 0x11),
+        ],
+    )
+}
+
+fn run(prog: Vec<Instr>, grid: u32, out_mapped: bool) -> (PageTable, Result<agx16_sim::Stats, SimError>) {
+    let pt = PageTable::new();
+    if out_mapped {
+        pt.map(OUT, PAGE_SIZE, true, true).unwrap();
+    }
+    let launch = ComputeLaunch {
+        code: Code::Bytes(encode_program(&prog)),
+        uniforms: vec![OUT as u32, (OUT >> 32) as u32],
+        grid: [grid, 1, 1],
+        threadgroup: [grid.min(1024), 1, 1],
+        tg_memory: 0,
+        budget: 1 << 20,
+    };
+    let r = run_compute(&pt, &launch);
+    (pt, r)
+}
+
+fn words(pt: &PageTable, n: usize) -> Vec<u32> {
+    let mut b = vec![0u8; 4 * n];
+    pt.host_read(OUT, &mut b).unwrap();
+    b.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+fn gid() -> Instr {
+    b("get_sr", &[("form", 1), ("dst", 1), ("sr_sel", 0xa0)])
+}
+
+#[test]
+fn if_else_pop_with_constant_predicates() {
+    // if (false) out[i] = 5; else out[i] = 9;  then after the pop out[i+40] = 5
+    // Banks 6/7 are constant true/false (EXP-M4-52/53).
+    let prog = vec![
+        gid(),
+        b("mov_imm", &[("dst", 2), ("imm", 5)]),
+        b("mov_imm", &[("dst", 3), ("imm", 9)]),
+        b("if_push", &[("mode", 0x54), ("bank", 7)]),
+        store(0, 1, 2),
+        b("else", &[]),
+        store(0, 1, 3),
+        b("pop", &[("mode", 4), ("levels", 1)]),
+        b("stop", &[]),
+    ];
+    let (pt, r) = run(prog, 40, true);
+    r.unwrap();
+    assert_eq!(words(&pt, 40), vec![9; 40]);
+}
+
+#[test]
+fn store_to_unmapped_memory_is_a_fault_with_pc() {
+    let prog = vec![gid(), b("mov_imm", &[("dst", 2), ("imm", 5)]), store(0, 1, 2), b("stop", &[])];
+    let (_, r) = run(prog, 8, false);
+    match r {
+        Err(SimError::Fault(f)) => {
+            assert_eq!(f.kind, FaultKind::Unmapped);
+            assert_eq!(f.addr, OUT);
+            assert_eq!(f.pc, Some(6), "get_sr (4 bytes) + mov_imm (2 bytes)");
+        }
+        other => panic!("expected a fault, got {other:?}"),
+    }
+}
+
+#[test]
+fn read_only_page_refuses_stores() {
+    let prog = vec![gid(), b("mov_imm", &[("dst", 2), ("imm", 5)]), store(0, 1, 2), b("stop", &[])];
+    let pt = PageTable::new();
+    pt.map(OUT, PAGE_SIZE, true, false).unwrap();
+    let launch = ComputeLaunch {
+        code: Code::Bytes(encode_program(&prog)),
+        uniforms: vec![OUT as u32, (OUT >> 32) as u32],
+        grid: [4, 1, 1],
+        threadgroup: [4, 1, 1],
+        tg_memory: 0,
+        budget: 1 << 20,
+    };
+    let e = run_compute(&pt, &launch).unwrap_err();
+    assert!(matches!(e, SimError::Fault(f) if f.kind == FaultKind::Permission));
+}
+
+#[test]
+fn unknown_field_values_stop_with_pc_and_bytes() {
+    // get_sr of a special register the model has no measurement for
+    let prog = vec![b("get_sr", &[("form", 1), ("dst", 1), ("sr_sel", 0x3)]), b("stop", &[])];
+    let (_, r) = run(prog, 1, true);
+    match r {
+        Err(SimError::Unestablished { pc: 0, bytes, form, what }) => {
+            assert_eq!(bytes.len(), 8);
+            assert_eq!(form, "get_sr");
+            assert!(what.contains("0x3"), "{what}");
+        }
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn partial_threadgroups_leave_outside_lanes_alone() {
+    // grid of 37 threads: lanes 37..63 of the second SIMD-group never store
+    let prog = vec![gid(), b("mov_imm", &[("dst", 2), ("imm", 1)]), store(0, 1, 2), b("stop", &[])];
+    let (pt, r) = run(prog, 37, true);
+    let s = r.unwrap();
+    assert_eq!(s.simdgroups, 2);
+    let w = words(&pt, 64);
+    assert_eq!(&w[..37], &[1; 37][..]);
+    assert_eq!(&w[37..], &[0; 27][..]);
+    assert_eq!(s.lane_instructions, 37 * 4);
+}
+
+#[test]
+fn endless_programs_hit_the_budget() {
+    let prog = vec![b("jump", &[("mode", 0x54), ("offset", 0)])];
+    let (_, r) = run(prog, 1, true);
+    assert!(matches!(r, Err(SimError::Budget { .. })), "{r:?}");
+}
