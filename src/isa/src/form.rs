@@ -65,6 +65,9 @@ pub enum ProduceLayout {
     LoadToken,
     /// Atomic byte+1 high nibble one-hot: 1 -> slot 6, 2 -> slot 1, 4 -> slot 2 (same source, corpus correlation).
     AtomicNibble,
+    /// Atomic-result publication code (bits 45..47): 1 -> slot 6, 2 -> 1, 3 -> 3, 4 -> 2, 5 -> 4,
+    /// 6 -> 5; 7 unresolved (niklassheth/agx-re encoding-tables.md `atomic_result`, EXP-M4-49).
+    AtomicResultCode,
 }
 
 /// What a field means. Register-bearing kinds carry the operand role they belong to.

@@ -5,6 +5,9 @@ use crate::evidence::Evidence;
 use crate::form::{Field, Form, Kind, ProduceLayout, Role, SlotLayout};
 use crate::minifloat;
 
+/// Slot published by atomic-result codes 1..=6.
+const ATOMIC_RESULT_SLOTS: [u8; 6] = [6, 1, 3, 2, 4, 5];
+
 /// Most fields any form has.
 pub const MAX_FIELDS: usize = 24;
 
@@ -374,6 +377,10 @@ impl Instr {
                 4 => 2,
                 _ => return None,
             },
+            ProduceLayout::AtomicResultCode => match v {
+                1..=6 => ATOMIC_RESULT_SLOTS[v as usize - 1],
+                _ => return None,
+            },
         };
         Some((slot, f.evidence))
     }
@@ -404,6 +411,10 @@ impl Instr {
                     )))
                 }
             },
+            ProduceLayout::AtomicResultCode => ATOMIC_RESULT_SLOTS
+                .iter()
+                .position(|s| *s == slot)
+                .map_or(0, |p| p as u64 + 1),
         };
         self.set_index(i, v)
     }

@@ -241,6 +241,44 @@ pub fn memory_format(code: u8) -> Option<(u8, u8, Evidence)> {
         .map(|f| (f.1, f.2, f.3))
 }
 
+/// Comparison of a predicate compare.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Compare {
+    FloatEq,
+    FloatGt,
+    FloatLt,
+    UintGt,
+    UintLt,
+    SintGt,
+    SintLt,
+    /// Integer / bitwise equality (differs from IEEE equality for -0 and NaN).
+    BitEq,
+}
+
+/// The comparison of a `pcmp` (byte4) or `pcmp_ext` (byte6) instruction and whether the second
+/// operand is the compact-immediate class (bit 0x10). niklassheth/agx-re encoding-tables.md
+/// icmp_pred_ordered6 / icmp_pred_extended10 (own-MSL byte diffs; EXP-M4-45/53 hardware runs).
+pub fn compare_condition(i: &Instr) -> Result<(Compare, bool, Evidence), String> {
+    let (v, ext) = match i.form.name {
+        "pcmp" => (i.field("cond").unwrap_or(0), false),
+        "pcmp_ext" => (i.field("relation").unwrap_or(0), true),
+        n => return Err(format!("{n} is not a predicate compare")),
+    };
+    let imm = v & 0x10 != 0;
+    let c = match (ext, v & !0x10) {
+        (false, 2) | (true, 2) => Compare::FloatGt,
+        (false, 3) | (true, 3) => Compare::FloatLt,
+        (false, 4) => Compare::UintGt,
+        (false, 5) => Compare::UintLt,
+        (false, 6) => Compare::SintGt,
+        (false, 7) => Compare::SintLt,
+        (true, 0) => Compare::FloatEq,
+        (true, 7) => Compare::BitEq,
+        (_, x) => return Err(format!("{}: condition {x:#x} not established", i.form.name)),
+    };
+    Ok((c, imm, Evidence::CorpusOnly))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -52,32 +52,39 @@ const LOOP_UPDATE: &[crate::form::Field] = &[
 ];
 
 // Predicate compare: byte0 = 0x0a | invert<<4 | bank<<5 (EXP-M4-45/53, measured); sources are
-// (gpr<<1)|is32 descriptors reaching r0..r63 (GravityLinux/mesa agx_apple9_machine.c, measured).
-const PCMP6: &[crate::form::Field] = &[
-    f!("invert", [(4, 1)], Modifier, Hardware, MASK),
-    f!("bank", [(5, 3)], Pred, Hardware, MASK),
-    f!("a_size", [(8, 1)], Size(SrcA), Hardware, super::src::MC),
-    f!("a", [(9, 6)], Gpr(SrcA), Hardware, super::src::MC),
-    raw!("a_aux", 15, 1),
-    raw!("lifetime", 16, 8),
-    f!("b_size", [(24, 1)], Size(SrcB), Hardware, super::src::MC),
-    f!("b", [(25, 6)], Gpr(SrcB), Hardware, super::src::MC),
-    raw!("b_aux", 31, 1),
-    f!("cond", [(32, 8)], Modifier, CorpusOnly, ET),
-    raw!("b5", 40, 8),
-];
-const PCMP10: &[crate::form::Field] = &[
-    f!("invert", [(4, 1)], Modifier, Hardware, MASK),
-    f!("bank", [(5, 3)], Pred, Hardware, MASK),
-    f!("a_size", [(8, 1)], Size(SrcA), Hardware, super::src::MC),
-    f!("a", [(9, 6)], Gpr(SrcA), Hardware, super::src::MC),
-    raw!("a_aux", 15, 1),
-    raw!("lifetime", 17, 7),
-    f!("b_size", [(24, 1)], Size(SrcB), Hardware, super::src::MC),
-    f!("b", [(25, 6)], Gpr(SrcB), Hardware, super::src::MC),
-    raw!("b_aux", 31, 1),
-    raw!("tail", 48, 32),
-];
+// (gpr<<1)|is32 descriptors reaching r0..r63 (GravityLinux/mesa agx_apple9_machine.c, measured);
+// byte2 bits 3/4 release sources A/B, byte4 is the condition of the 6-byte form and byte6 the
+// relation of the 10-byte form (niklassheth/agx-re encoding-tables.md icmp_pred_ordered6 /
+// icmp_pred_extended10; see `meaning::compare_condition`).
+macro_rules! pcmp_head {
+    ($($tail:expr),*) => {
+        &[
+            f!("invert", [(4, 1)], Modifier, Hardware, MASK),
+            f!("bank", [(5, 3)], Pred, Hardware, MASK),
+            f!("a_size", [(8, 1)], Size(SrcA), Hardware, super::src::MC),
+            f!("a", [(9, 6)], Gpr(SrcA), Hardware, super::src::MC),
+            f!("a_keep", [(15, 1)], Modifier, CorpusOnly, ET),
+            raw!("ctrl_lo", 17, 2),
+            f!("rel_a", [(19, 1)], Release(SrcA), CorpusOnly, ET),
+            f!("rel_b", [(20, 1)], Release(SrcB), CorpusOnly, ET),
+            raw!("ctrl_hi", 21, 3),
+            f!("b_size", [(24, 1)], Size(SrcB), Hardware, super::src::MC),
+            f!("b", [(25, 6)], Gpr(SrcB), Hardware, super::src::MC),
+            f!("b_keep", [(31, 1)], Modifier, CorpusOnly, ET),
+            $($tail),*
+        ]
+    };
+}
+const PCMP6: &[crate::form::Field] = pcmp_head!(
+    raw!("ext", 16, 1),
+    f!("cond", [(32, 8)], OpSelect, CorpusOnly, ET),
+    f!("operand_tail", [(40, 8)], Modifier, CorpusOnly, ET)
+);
+const PCMP10: &[crate::form::Field] = pcmp_head!(
+    f!("relation", [(48, 8)], OpSelect, CorpusOnly, ET),
+    f!("operand_tail", [(56, 8)], Modifier, CorpusOnly, ET),
+    raw!("extension", 64, 16)
+);
 
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[

@@ -12,7 +12,7 @@ use super::src::{ET, LEN, M435, SB};
 /// 16-bit formats: byte 3 is a half-register index (`reg<<1 | high`), measured by the EXP-M4-54
 /// half kernels on M4 (`6710540300..` loads r1.hi, `e700540302..` stores r1.hi).
 const M54: &str = "niklassheth/agx-re:experiments/EXP-M4-54-sfu-source-controls";
-use crate::form::{Field, Form, Kind::*, ProduceLayout::*, Role::*};
+use crate::form::{Field, Form, Kind::*, ProduceLayout::*, Role::*, SlotLayout::*};
 
 const LOAD: &[Field] = &[
     f!("space", [(8, 8)], Modifier, CorpusOnly, ET),
@@ -43,6 +43,28 @@ const LOAD: &[Field] = &[
     f!("ldform_hi11", [(90, 6)], Modifier, CorpusOnly, M435),
     f!("elem_size", [(96, 8)], Modifier, CorpusOnly, ET),
     raw!("reserved13", 104, 8),
+];
+
+// General device atomic (niklassheth/agx-re encoding-tables.md `atomic_device`; op enum at
+// byte12 bits 1..5 measured, EXP-0018/M4-47/M4-50; data register in byte5 bit 7 + byte6 bits 0..5
+// measured EXP-0141; bits 12..17 the input wait mask).
+const ATOMIC: &[Field] = &[
+    f!("wait", [(12, 6)], Wait(Mask12), Hardware, ET),
+    raw!("rsv3", 24, 8),
+    f!("base_slot", [(32, 8)], ImmU(SrcA), Hardware, ET),
+    f!("index", [(40, 7)], Gpr(SrcB), CorpusOnly, ET),
+    f!("data", [(47, 7)], Gpr(SrcD), Hardware, ET),
+    raw!("addr_desc_hi", 54, 2),
+    f!("input_desc0", [(56, 8)], Modifier, CorpusOnly, ET),
+    f!("input_desc1", [(64, 8)], Modifier, CorpusOnly, ET),
+    f!("result_mode", [(72, 8)], Modifier, CorpusOnly, ET),
+    f!("rsv10", [(80, 8)], Modifier, CorpusOnly, ET),
+    f!("rsv11", [(88, 8)], Modifier, CorpusOnly, ET),
+    raw!("op_lsb", 96, 1),
+    f!("op", [(97, 5)], OpSelect, Hardware, ET),
+    f!("per_lane", [(102, 1)], Modifier, CorpusOnly, ET),
+    raw!("op_msb", 103, 1),
+    f!("amode_hi", [(104, 8)], Modifier, CorpusOnly, ET),
 ];
 
 const STORE: &[Field] = &[
@@ -76,6 +98,8 @@ pub static FORMS: &[Form] = &[
     form!("imageblock_load", TileRead, 12, CorpusOnly, LEN, [(0, 8, 0x67), (8, 3, 0x6), (12, 3, 0)], &[raw!("b1_3", 11, 1), raw!("b1_7", 15, 1), raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("tail", 32, 64)], []),
     form!("tile_store", TileStore, 12, CorpusOnly, LEN, [(0, 8, 0xe7), (8, 4, 0x6), (13, 3, 0)], &[raw!("b1_4", 12, 1), raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("tail", 32, 64)], []),
     form!("tg_atomic", Atomic, 12, CorpusOnly, LEN, [(0, 8, 0x67), (8, 8, 0x03)], &[raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("tail", 32, 64)], []),
+    // byte1 low nibble 1 with byte2 high six bits 0x15: the atomic packet (`67 11 54 ..`, `67 21 ..`)
+    form!("atomic", Atomic, 14, Hardware, ET, [(0, 8, 0x67), (8, 4, 1), (18, 6, 0x15)], ATOMIC, []),
     form!("device_load", DeviceLoad, 14, Hardware, ET, [(0, 8, 0x67)], LOAD, [rch!(Dst, 63, Hardware)]),
     form!("device_store", DeviceStore, 14, Hardware, ET, [(0, 8, 0xe7)], STORE, []),
 ];

@@ -6,7 +6,7 @@
 //! (GravityLinux/mesa agx_apple9_machine.c MOV_IMM_COMPACT, measured, r0..r15).
 
 use super::src::{CAN, CORPUS, ET, LEN, MC};
-use crate::form::{Field, Form, Kind::*, Role::*};
+use crate::form::{Field, Form, Kind::*, ProduceLayout::*, Role::*};
 
 const GET_SR: &[Field] = &[
     // Bit 3 as the destination size follows TellowKrinkle/applegpu's M3 VariableDstDesc: a guess on M4.
@@ -28,6 +28,17 @@ const GET_SR: &[Field] = &[
 const MOV_IMM: &[Field] = &[
     f!("dst", [(4, 4)], Gpr(Dst), Hardware, MC),
     f!("imm", [(8, 7)], ImmU(SrcA), Hardware, MC),
+];
+
+const ATOMIC_RESULT: &[Field] = &[
+    f!("dst", [(4, 4), (22, 2)], Gpr(Dst), Hardware, ET),
+    f!(
+        "publication",
+        [(45, 3)],
+        Produce(AtomicResultCode),
+        Hardware,
+        ET
+    ),
 ];
 
 // value bits 0..6 | 7..10 | 11..12 | 13..20 | 21..24 | 25..31 live in bytes 1, 4, 5, 6, 7, 3.
@@ -60,8 +71,10 @@ pub static FORMS: &[Form] = &[
     // Without this gate `2c 0e 0f 06` (mov_imm + pop) would be taken for a get_sr.
     form!("get_sr", GetSr, 4, Hardware, ET, [(0, 3, 4), (20, 1, 1), (23, 1, 0), (24, 4, 6)], GET_SR, [rch!(Dst, 15, Hardware)]),
     form!("mov_imm", MovImm, 2, Hardware, MC, [(0, 4, 0xc), (15, 1, 0)], MOV_IMM, [rch!(Dst, 15, Hardware)]),
-    // `?c 80 (09|dst_hi<<6) a7 00 (slot<<5) 00 00`: atomic-result publication (EXP-M4-49, measured)
-    form!("atomic_publish", Opaque, 8, CorpusOnly, ET, [(0, 4, 0xc), (8, 8, 0x80), (24, 8, 0xa7)], rb!("dst" 4 4, "b2" 16 8, "b4" 32 8, "b5" 40 8, "b6" 48 16), []),
+    // `?c 80 (09|dst_hi<<6) a7 00 (code<<5) 00 00`: destination and publication slot of a returning
+    // device atomic (niklassheth/agx-re encoding-tables.md `atomic_result`, EXP-M4-49, measured).
+    form!("atomic_result", Opaque, 8, Hardware, ET, [(0, 4, 0xc), (8, 8, 0x80), (16, 6, 0x09), (24, 16, 0x00a7), (40, 5, 0), (48, 16, 0)], ATOMIC_RESULT, [rch!(Dst, 63, Hardware)]),
+    form!("atomic_publish_x", Opaque, 8, CorpusOnly, ET, [(0, 4, 0xc), (8, 8, 0x80), (24, 8, 0xa7)], rb!("dst" 4 4, "b2" 16 8, "b4" 32 8, "b5" 40 8, "b6" 48 16), []),
     // 8-byte raw-literal move, "mode 2" (EXP-M4-37 on T8132: 32 one-bit own-source diffs
     // recover every payload bit, 33 controls execute exactly; GravityLinux/mesa
     // agx_apple9_machine.c MOV_IMM32 and its packer vectors). `0c 80 02 3e 00 00 00 0c` in
