@@ -48,6 +48,68 @@ fn check(p: &PlaneLayout, linear: usize, stride: usize, tiled: usize) -> Result<
     Ok(())
 }
 
+// Square full tiles are written in Morton order as 4x4 blocks: each block is 16 consecutive
+// elements, assembled from two 2-element pieces of each of four source rows.
+fn block_coords(t: usize) -> Vec<(usize, usize)> {
+    let n = t / 4;
+    let compact = |mut v: usize| {
+        let mut out = 0;
+        for bit in 0..16 {
+            out |= (v & 1) << bit;
+            v >>= 2;
+        }
+        out
+    };
+    (0..n * n).map(|b| (compact(b), compact(b >> 1))).collect()
+}
+
+/// Offset (in elements) inside a 4x4 block of the first element of row r's two pieces.
+const ROW_BASE: [usize; 4] = [0, 2, 8, 10];
+
+fn full_square(p: &PlaneLayout, tx: usize, ty: usize) -> bool {
+    let t = p.tile_w as usize;
+    p.tile_w == p.tile_h
+        && t >= 4
+        && (tx + 1) * t <= p.width as usize
+        && (ty + 1) * t <= p.height as usize
+}
+
+fn square_to_tiled<const B: usize>(
+    linear: &[u8],
+    stride: usize,
+    tile: &mut [u8],
+    x0: usize,
+    y0: usize,
+    coords: &[(usize, usize)],
+) {
+    for (dst, &(bx, by)) in tile.chunks_exact_mut(16 * B).zip(coords) {
+        let (x, y) = (x0 + 4 * bx, y0 + 4 * by);
+        for (r, base) in ROW_BASE.iter().enumerate() {
+            let src = &linear[(y + r) * stride + x * B..][..4 * B];
+            dst[base * B..(base + 2) * B].copy_from_slice(&src[..2 * B]);
+            dst[(base + 4) * B..(base + 6) * B].copy_from_slice(&src[2 * B..]);
+        }
+    }
+}
+
+fn square_from_tiled<const B: usize>(
+    linear: &mut [u8],
+    stride: usize,
+    tile: &[u8],
+    x0: usize,
+    y0: usize,
+    coords: &[(usize, usize)],
+) {
+    for (src, &(bx, by)) in tile.chunks_exact(16 * B).zip(coords) {
+        let (x, y) = (x0 + 4 * bx, y0 + 4 * by);
+        for (r, base) in ROW_BASE.iter().enumerate() {
+            let dst = &mut linear[(y + r) * stride + x * B..][..4 * B];
+            dst[..2 * B].copy_from_slice(&src[base * B..(base + 2) * B]);
+            dst[2 * B..].copy_from_slice(&src[(base + 4) * B..(base + 6) * B]);
+        }
+    }
+}
+
 // Full tiles move 2x2 quads: Morton keeps (x, y), (x+1, y), (x, y+1), (x+1, y+1) adjacent
 // for even x and y, so each quad is two 2-element reads and one 4-element write. Partial
 // tiles at the right and bottom edges go element by element.
@@ -56,11 +118,16 @@ fn to_tiled<const B: usize>(p: &PlaneLayout, linear: &[u8], stride: usize, tiled
     let (tw, th) = (p.tile_w as usize, p.tile_h as usize);
     let (w, h) = (p.width as usize, p.height as usize);
     let tile_bytes = tw * th * B;
+    let coords = block_coords(tw.min(th));
     for ty in 0..h.div_ceil(th) {
         for tx in 0..w.div_ceil(tw) {
             let t0 = (ty * p.cols as usize + tx) * tile_bytes;
             let tile = &mut tiled[t0..t0 + tile_bytes];
             let (x0, y0) = (tx * tw, ty * th);
+            if full_square(p, tx, ty) {
+                square_to_tiled::<B>(linear, stride, tile, x0, y0, &coords);
+                continue;
+            }
             if x0 + tw > w || y0 + th > h || th < 2 {
                 for y in y0..h.min(y0 + th) {
                     for x in x0..w.min(x0 + tw) {
@@ -94,11 +161,16 @@ fn from_tiled<const B: usize>(p: &PlaneLayout, linear: &mut [u8], stride: usize,
     let (tw, th) = (p.tile_w as usize, p.tile_h as usize);
     let (w, h) = (p.width as usize, p.height as usize);
     let tile_bytes = tw * th * B;
+    let coords = block_coords(tw.min(th));
     for ty in 0..h.div_ceil(th) {
         for tx in 0..w.div_ceil(tw) {
             let t0 = (ty * p.cols as usize + tx) * tile_bytes;
             let tile = &tiled[t0..t0 + tile_bytes];
             let (x0, y0) = (tx * tw, ty * th);
+            if full_square(p, tx, ty) {
+                square_from_tiled::<B>(linear, stride, tile, x0, y0, &coords);
+                continue;
+            }
             if x0 + tw > w || y0 + th > h || th < 2 {
                 for y in y0..h.min(y0 + th) {
                     for x in x0..w.min(x0 + tw) {
