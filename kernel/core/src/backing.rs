@@ -25,7 +25,7 @@ pub trait BackingAllocator: Send + Sync {
     fn allocate(&self, size: u64) -> KResult<Box<dyn Backing>>;
 }
 
-/// Page-aligned heap memory.
+/// Heap memory (tests and hosts without shared memory).
 pub struct HeapBacking {
     ptr: *mut u8,
     layout: Layout,
@@ -59,8 +59,10 @@ pub struct HeapAllocator;
 impl BackingAllocator for HeapAllocator {
     fn allocate(&self, size: u64) -> KResult<Box<dyn Backing>> {
         let size = usize::try_from(size).map_err(|_| Errno::ENOMEM)?;
-        let layout = Layout::from_size_align(size, crate::params::PAGE_SIZE as usize)
-            .map_err(|_| Errno::ENOMEM)?;
+        // Small alignment on purpose: the system allocator then zeroes
+        // through calloc, which leaves large untouched buffers uncommitted
+        // (an over-aligned request would be memset page by page).
+        let layout = Layout::from_size_align(size, 16).map_err(|_| Errno::ENOMEM)?;
         // SAFETY: size is non-zero (callers round up to a page).
         let ptr = unsafe { alloc_zeroed(layout) };
         if ptr.is_null() {

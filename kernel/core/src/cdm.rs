@@ -75,7 +75,9 @@ pub fn walk(vm: &VmView, base: u64, end: u64) -> Result<CdmProgram, GpuError> {
                 [l.local_x, l.local_y, l.local_z],
                 Some(l.indirect()),
             ),
-            CdmBlock::LaunchIndirectLocal(l) => (2, l.pipeline(), [0; 3], [0; 3], Some(l.indirect())),
+            CdmBlock::LaunchIndirectLocal(l) => {
+                (2, l.pipeline(), [0; 3], [0; 3], Some(l.indirect()))
+            }
             CdmBlock::Terminate(_) if next != end => {
                 return Err(bad(item.at, "terminate before the stream end"));
             }
@@ -114,8 +116,5 @@ pub fn walk(vm: &VmView, base: u64, end: u64) -> Result<CdmProgram, GpuError> {
     let at = items.last().map_or(base, |i| i.at);
     let resource = resource.ok_or_else(|| bad(at, "stream has no launch"))?;
     vm.check(resource, 0x4000, false)?;
-    Ok(CdmProgram {
-        launches,
-        resource,
-    })
+    Ok(CdmProgram { launches, resource })
 }

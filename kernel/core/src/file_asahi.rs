@@ -19,6 +19,10 @@ use std::sync::atomic::Ordering;
 /// Limits on VM_BIND batches (g16_drm vm_bind).
 const MAX_BINDS: u32 = 4096;
 const MAX_BIND_BYTES: usize = 1 << 20;
+/// Each queue owns a GPU thread here, so a file may hold a bounded number
+/// (a host resource limit; beyond it QUEUE_CREATE fails with ENOMEM as a
+/// kernel out of memory would).
+pub const MAX_QUEUES_PER_FILE: usize = 64;
 
 impl File {
     pub(crate) fn get_params(&self, host: &dyn Host, v: &mut a::GetParams) -> KResult<i32> {
@@ -216,6 +220,9 @@ impl File {
         let s = &mut *s;
         if !s.vms.get(&v.vm_id).is_some_and(|vm| vm.visible) {
             return Err(Errno::ENOENT);
+        }
+        if s.queues.len() >= MAX_QUEUES_PER_FILE {
+            return Err(Errno::ENOMEM);
         }
         let id = next_id(&mut s.next_queue, &s.queues).ok_or(Errno::ENOSPC)?;
         let worker = Worker::spawn(

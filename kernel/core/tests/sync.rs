@@ -32,7 +32,8 @@ fn poll(env: &Env, f: &agx16_kernel::File, handles: &[u32], flags: u32) -> Resul
         flags,
         ..Default::default()
     };
-    env.core(f, d::NR_SYNCOBJ_WAIT, &mut w).map(|_| w.first_signaled)
+    env.core(f, d::NR_SYNCOBJ_WAIT, &mut w)
+        .map(|_| w.first_signaled)
 }
 
 #[test]
@@ -40,14 +41,25 @@ fn binary_create_signal_reset_wait() {
     let env = Env::new();
     let f = env.open();
     let a = env.syncobj(&f);
-    let mut c = d::DrmSyncobjCreate { handle: 0, flags: d::SYNCOBJ_CREATE_SIGNALED };
+    let mut c = d::DrmSyncobjCreate {
+        handle: 0,
+        flags: d::SYNCOBJ_CREATE_SIGNALED,
+    };
     env.core(&f, d::NR_SYNCOBJ_CREATE, &mut c).unwrap();
     let b = c.handle;
     // No fence yet and no WAIT_FOR_SUBMIT: EINVAL.
     assert_eq!(poll(&env, &f, &[a], 0), Err(Errno::EINVAL));
     assert_eq!(poll(&env, &f, &[b], 0), Ok(0));
     // WAIT_FOR_SUBMIT on an empty syncobj times out (ETIME).
-    assert_eq!(poll(&env, &f, &[a, b], d::SYNCOBJ_WAIT_FOR_SUBMIT | d::SYNCOBJ_WAIT_ALL), Err(Errno::ETIME));
+    assert_eq!(
+        poll(
+            &env,
+            &f,
+            &[a, b],
+            d::SYNCOBJ_WAIT_FOR_SUBMIT | d::SYNCOBJ_WAIT_ALL
+        ),
+        Err(Errno::ETIME)
+    );
     assert_eq!(poll(&env, &f, &[a, b], d::SYNCOBJ_WAIT_FOR_SUBMIT), Ok(1));
     let mut s = array(&env, &[a]);
     assert_eq!(env.core(&f, d::NR_SYNCOBJ_SIGNAL, &mut s), Ok(0));
@@ -57,15 +69,30 @@ fn binary_create_signal_reset_wait() {
     assert_eq!(poll(&env, &f, &[b], 0), Err(Errno::EINVAL));
     // Errors: unknown handle, zero count, bad flags, bad pad.
     let mut s = array(&env, &[a, 99]);
-    assert_eq!(env.core(&f, d::NR_SYNCOBJ_SIGNAL, &mut s), Err(Errno::ENOENT));
+    assert_eq!(
+        env.core(&f, d::NR_SYNCOBJ_SIGNAL, &mut s),
+        Err(Errno::ENOENT)
+    );
     let mut s = array(&env, &[]);
-    assert_eq!(env.core(&f, d::NR_SYNCOBJ_SIGNAL, &mut s), Err(Errno::EINVAL));
+    assert_eq!(
+        env.core(&f, d::NR_SYNCOBJ_SIGNAL, &mut s),
+        Err(Errno::EINVAL)
+    );
     assert_eq!(poll(&env, &f, &[a], 0x100), Err(Errno::EINVAL));
-    let mut cr = d::DrmSyncobjCreate { handle: 0, flags: 2 };
-    assert_eq!(env.core(&f, d::NR_SYNCOBJ_CREATE, &mut cr), Err(Errno::EINVAL));
+    let mut cr = d::DrmSyncobjCreate {
+        handle: 0,
+        flags: 2,
+    };
+    assert_eq!(
+        env.core(&f, d::NR_SYNCOBJ_CREATE, &mut cr),
+        Err(Errno::EINVAL)
+    );
     let mut de = d::DrmSyncobjDestroy { handle: a, pad: 0 };
     assert_eq!(env.core(&f, d::NR_SYNCOBJ_DESTROY, &mut de), Ok(0));
-    assert_eq!(env.core(&f, d::NR_SYNCOBJ_DESTROY, &mut de), Err(Errno::EINVAL));
+    assert_eq!(
+        env.core(&f, d::NR_SYNCOBJ_DESTROY, &mut de),
+        Err(Errno::EINVAL)
+    );
 }
 
 #[test]
@@ -104,7 +131,10 @@ fn timeline_points_query_and_wait() {
     assert_eq!(query(0), 3);
     assert_eq!(query(d::SYNCOBJ_QUERY_LAST_SUBMITTED), 5);
     assert_eq!(env.wait(&f, h, 2, Duration::ZERO), Ok(0));
-    assert_eq!(env.wait(&f, h, 4, Duration::from_millis(10)), Err(Errno::ETIME));
+    assert_eq!(
+        env.wait(&f, h, 4, Duration::from_millis(10)),
+        Err(Errno::ETIME)
+    );
     // WAIT_AVAILABLE only needs the point to exist.
     let mut w = d::DrmSyncobjTimelineWait {
         handles: env.host.user_pod(&[h]),
@@ -121,13 +151,19 @@ fn timeline_points_query_and_wait() {
         count_handles: 1,
         ..Default::default()
     };
-    assert_eq!(env.core(&f, d::NR_SYNCOBJ_TIMELINE_WAIT, &mut w), Err(Errno::EINVAL));
+    assert_eq!(
+        env.core(&f, d::NR_SYNCOBJ_TIMELINE_WAIT, &mut w),
+        Err(Errno::EINVAL)
+    );
     pending.signal(Ok(()));
     assert_eq!(query(0), 5);
     assert_eq!(env.wait(&f, h, 5, Duration::ZERO), Ok(0));
     let mut bad = tl_array(&env, &[h], &[1]);
     bad.flags = 1;
-    assert_eq!(env.core(&f, d::NR_SYNCOBJ_TIMELINE_SIGNAL, &mut bad), Err(Errno::EINVAL));
+    assert_eq!(
+        env.core(&f, d::NR_SYNCOBJ_TIMELINE_SIGNAL, &mut bad),
+        Err(Errno::EINVAL)
+    );
 }
 
 #[test]
@@ -139,24 +175,48 @@ fn transfer_between_binary_and_timeline() {
     let pending = agx16_kernel::fence::Fence::new(&env.dev.hub);
     f.syncobj(tl).unwrap().add_point(7, pending.clone());
     // timeline point 7 -> binary
-    let mut t = d::DrmSyncobjTransfer { src_handle: tl, dst_handle: bin, src_point: 7, ..Default::default() };
+    let mut t = d::DrmSyncobjTransfer {
+        src_handle: tl,
+        dst_handle: bin,
+        src_point: 7,
+        ..Default::default()
+    };
     assert_eq!(env.core(&f, d::NR_SYNCOBJ_TRANSFER, &mut t), Ok(0));
     assert_eq!(env.wait(&f, bin, 0, Duration::ZERO), Err(Errno::ETIME));
     // binary -> timeline point 2 of a fresh syncobj
     let tl2 = env.syncobj(&f);
-    let mut t2 = d::DrmSyncobjTransfer { src_handle: bin, dst_handle: tl2, dst_point: 2, ..Default::default() };
+    let mut t2 = d::DrmSyncobjTransfer {
+        src_handle: bin,
+        dst_handle: tl2,
+        dst_point: 2,
+        ..Default::default()
+    };
     assert_eq!(env.core(&f, d::NR_SYNCOBJ_TRANSFER, &mut t2), Ok(0));
     pending.signal(Ok(()));
     assert_eq!(env.wait(&f, bin, 0, Duration::from_secs(1)), Ok(0));
     assert_eq!(env.wait(&f, tl2, 2, Duration::from_secs(1)), Ok(0));
     // Missing source point / handles.
-    let mut t3 = d::DrmSyncobjTransfer { src_handle: tl, dst_handle: bin, src_point: 8, ..Default::default() };
-    assert_eq!(env.core(&f, d::NR_SYNCOBJ_TRANSFER, &mut t3), Err(Errno::EINVAL));
+    let mut t3 = d::DrmSyncobjTransfer {
+        src_handle: tl,
+        dst_handle: bin,
+        src_point: 8,
+        ..Default::default()
+    };
+    assert_eq!(
+        env.core(&f, d::NR_SYNCOBJ_TRANSFER, &mut t3),
+        Err(Errno::EINVAL)
+    );
     t3.src_handle = 50;
-    assert_eq!(env.core(&f, d::NR_SYNCOBJ_TRANSFER, &mut t3), Err(Errno::ENOENT));
+    assert_eq!(
+        env.core(&f, d::NR_SYNCOBJ_TRANSFER, &mut t3),
+        Err(Errno::ENOENT)
+    );
     t3.src_handle = tl;
     t3.pad = 1;
-    assert_eq!(env.core(&f, d::NR_SYNCOBJ_TRANSFER, &mut t3), Err(Errno::EINVAL));
+    assert_eq!(
+        env.core(&f, d::NR_SYNCOBJ_TRANSFER, &mut t3),
+        Err(Errno::EINVAL)
+    );
 }
 
 #[test]
@@ -166,35 +226,81 @@ fn syncobj_and_sync_file_fds() {
     let f2 = env.open();
     let h = env.syncobj(&f1);
     // Share the syncobj itself with another open.
-    let mut e = d::DrmSyncobjHandle { handle: h, ..Default::default() };
+    let mut e = d::DrmSyncobjHandle {
+        handle: h,
+        ..Default::default()
+    };
     assert_eq!(env.core(&f1, d::NR_SYNCOBJ_HANDLE_TO_FD, &mut e), Ok(0));
-    let mut i = d::DrmSyncobjHandle { fd: e.fd, ..Default::default() };
+    let mut i = d::DrmSyncobjHandle {
+        fd: e.fd,
+        ..Default::default()
+    };
     assert_eq!(env.core(&f2, d::NR_SYNCOBJ_FD_TO_HANDLE, &mut i), Ok(0));
     let mut s = array(&env, &[h]);
     env.core(&f1, d::NR_SYNCOBJ_SIGNAL, &mut s).unwrap();
-    assert_eq!(env.wait(&f2, i.handle, 0, Duration::ZERO), Ok(0), "same object in both opens");
+    assert_eq!(
+        env.wait(&f2, i.handle, 0, Duration::ZERO),
+        Ok(0),
+        "same object in both opens"
+    );
     // Export a sync file of a pending fence, import it into another syncobj.
     let pending = agx16_kernel::fence::Fence::new(&env.dev.hub);
     f1.syncobj(h).unwrap().replace(Some(pending.clone()));
-    let mut x = d::DrmSyncobjHandle { handle: h, flags: d::SYNCOBJ_HANDLE_TO_FD_EXPORT_SYNC_FILE, ..Default::default() };
+    let mut x = d::DrmSyncobjHandle {
+        handle: h,
+        flags: d::SYNCOBJ_HANDLE_TO_FD_EXPORT_SYNC_FILE,
+        ..Default::default()
+    };
     assert_eq!(env.core(&f1, d::NR_SYNCOBJ_HANDLE_TO_FD, &mut x), Ok(0));
     let target = env.syncobj(&f2);
-    let mut im = d::DrmSyncobjHandle { handle: target, fd: x.fd, flags: d::SYNCOBJ_FD_TO_HANDLE_IMPORT_SYNC_FILE, ..Default::default() };
+    let mut im = d::DrmSyncobjHandle {
+        handle: target,
+        fd: x.fd,
+        flags: d::SYNCOBJ_FD_TO_HANDLE_IMPORT_SYNC_FILE,
+        ..Default::default()
+    };
     assert_eq!(env.core(&f2, d::NR_SYNCOBJ_FD_TO_HANDLE, &mut im), Ok(0));
     assert_eq!(env.wait(&f2, target, 0, Duration::ZERO), Err(Errno::ETIME));
     pending.signal(Err(Errno::EIO));
     assert_eq!(env.wait(&f2, target, 0, Duration::ZERO), Ok(0));
     // Wrong kinds of fd.
-    let mut w = d::DrmSyncobjHandle { fd: x.fd, ..Default::default() };
-    assert_eq!(env.core(&f2, d::NR_SYNCOBJ_FD_TO_HANDLE, &mut w), Err(Errno::EINVAL));
-    let mut w = d::DrmSyncobjHandle { handle: target, fd: e.fd, flags: d::SYNCOBJ_FD_TO_HANDLE_IMPORT_SYNC_FILE, ..Default::default() };
-    assert_eq!(env.core(&f2, d::NR_SYNCOBJ_FD_TO_HANDLE, &mut w), Err(Errno::EINVAL));
-    let mut w = d::DrmSyncobjHandle { fd: 12345, ..Default::default() };
-    assert_eq!(env.core(&f2, d::NR_SYNCOBJ_FD_TO_HANDLE, &mut w), Err(Errno::EBADF));
+    let mut w = d::DrmSyncobjHandle {
+        fd: x.fd,
+        ..Default::default()
+    };
+    assert_eq!(
+        env.core(&f2, d::NR_SYNCOBJ_FD_TO_HANDLE, &mut w),
+        Err(Errno::EINVAL)
+    );
+    let mut w = d::DrmSyncobjHandle {
+        handle: target,
+        fd: e.fd,
+        flags: d::SYNCOBJ_FD_TO_HANDLE_IMPORT_SYNC_FILE,
+        ..Default::default()
+    };
+    assert_eq!(
+        env.core(&f2, d::NR_SYNCOBJ_FD_TO_HANDLE, &mut w),
+        Err(Errno::EINVAL)
+    );
+    let mut w = d::DrmSyncobjHandle {
+        fd: 12345,
+        ..Default::default()
+    };
+    assert_eq!(
+        env.core(&f2, d::NR_SYNCOBJ_FD_TO_HANDLE, &mut w),
+        Err(Errno::EBADF)
+    );
     // Exporting a sync file from an empty syncobj fails.
     let empty = env.syncobj(&f1);
-    let mut x = d::DrmSyncobjHandle { handle: empty, flags: d::SYNCOBJ_HANDLE_TO_FD_EXPORT_SYNC_FILE, ..Default::default() };
-    assert_eq!(env.core(&f1, d::NR_SYNCOBJ_HANDLE_TO_FD, &mut x), Err(Errno::EINVAL));
+    let mut x = d::DrmSyncobjHandle {
+        handle: empty,
+        flags: d::SYNCOBJ_HANDLE_TO_FD_EXPORT_SYNC_FILE,
+        ..Default::default()
+    };
+    assert_eq!(
+        env.core(&f1, d::NR_SYNCOBJ_HANDLE_TO_FD, &mut x),
+        Err(Errno::EINVAL)
+    );
     // libdrm 2.4.114 passes the 16-byte struct: still accepted.
     let short = [h, 0, 0, 0u32];
     let addr = env.host.user_pod(&short);

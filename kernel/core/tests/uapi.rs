@@ -25,8 +25,14 @@ fn get_params_reports_the_m4() {
     let size = std::mem::size_of::<a::ParamsGlobal>();
     let bytes = env.host.read_user(out, 800);
     let p: a::ParamsGlobal = bytemuck::pod_read_unaligned(&bytes[..size]);
-    assert_eq!((p.gpu_generation, p.gpu_variant, p.chip_id), (16, b'G' as u32, 0x8132));
-    assert_eq!((p.num_dies, p.num_clusters_total, p.num_cores_per_cluster), (1, 1, 10));
+    assert_eq!(
+        (p.gpu_generation, p.gpu_variant, p.chip_id),
+        (16, b'G' as u32, 0x8132)
+    );
+    assert_eq!(
+        (p.num_dies, p.num_clusters_total, p.num_cores_per_cluster),
+        (1, 1, 10)
+    );
     assert_eq!((p.vm_start, p.vm_end), (0x4000, (1 << 42) - 0x8000));
     assert_eq!(p.vm_kernel_min_size, 0x2000_0000);
     assert_eq!((p.max_commands_per_submission, p.max_attachments), (64, 16));
@@ -78,7 +84,10 @@ fn version_and_caps() {
     let mut x = 0u64;
     assert_eq!(env.core(&f, 0x02, &mut x), Err(Errno::EACCES));
     assert_eq!(env.raw(&f, drm_iowr(0xf0, 8), &mut x), Err(Errno::EINVAL));
-    assert_eq!(env.raw(&f, drm_iowr(DRM_COMMAND_BASE + 11, 8), &mut x), Err(Errno::EINVAL));
+    assert_eq!(
+        env.raw(&f, drm_iowr(DRM_COMMAND_BASE + 11, 8), &mut x),
+        Err(Errno::EINVAL)
+    );
 }
 
 #[test]
@@ -96,10 +105,16 @@ fn vm_create_rules() {
     };
     assert_eq!(ok(KERNEL_START, KERNEL_END, 0), Ok(1));
     assert_eq!(ok(KERNEL_START, KERNEL_END, 0), Ok(2));
-    assert_eq!(ok(KERNEL_START, KERNEL_END - PAGE_SIZE, 0), Err(Errno::EINVAL)); // < min size
+    assert_eq!(
+        ok(KERNEL_START, KERNEL_END - PAGE_SIZE, 0),
+        Err(Errno::EINVAL)
+    ); // < min size
     assert_eq!(ok(KERNEL_START + 4, KERNEL_END + 4, 0), Err(Errno::EINVAL)); // alignment
     assert_eq!(ok(0, 0x2000_0000, 0), Err(Errno::EINVAL)); // below vm_start
-    assert_eq!(ok(VM_END - 0x2000_0000, VM_END + PAGE_SIZE, 0), Err(Errno::EINVAL));
+    assert_eq!(
+        ok(VM_END - 0x2000_0000, VM_END + PAGE_SIZE, 0),
+        Err(Errno::EINVAL)
+    );
     assert_eq!(ok(KERNEL_END, KERNEL_START, 0), Err(Errno::EINVAL));
     assert_eq!(ok(KERNEL_START, KERNEL_END, 1), Err(Errno::EINVAL));
     assert_eq!(f.counts().vms, 2);
@@ -125,7 +140,7 @@ fn gem_create_rounds_to_pages_and_checks_flags() {
     for (size, flags, vm_id, want) in [
         (0, 0, 0, Errno::EINVAL),
         (4096, 4, 0, Errno::EINVAL),
-        (4096, 0, 1, Errno::EINVAL),             // vm_id without VM_PRIVATE
+        (4096, 0, 1, Errno::EINVAL), // vm_id without VM_PRIVATE
         (4096, a::GEM_VM_PRIVATE, 7, Errno::ENOENT), // no such VM
         (u64::MAX, 0, 0, Errno::EINVAL),
         (1 << 40, 0, 0, Errno::ENOMEM), // above the device's memory
@@ -136,11 +151,18 @@ fn gem_create_rounds_to_pages_and_checks_flags() {
             vm_id,
             ..Default::default()
         };
-        assert_eq!(env.asahi(&f, a::GEM_CREATE, &mut g), Err(want), "{size} {flags} {vm_id}");
+        assert_eq!(
+            env.asahi(&f, a::GEM_CREATE, &mut g),
+            Err(want),
+            "{size} {flags} {vm_id}"
+        );
     }
     assert_eq!(f.counts().bos, 1);
     let mut close = d::DrmGemClose { handle: 5, pad: 0 };
-    assert_eq!(env.core(&f, d::NR_GEM_CLOSE, &mut close), Err(Errno::EINVAL));
+    assert_eq!(
+        env.core(&f, d::NR_GEM_CLOSE, &mut close),
+        Err(Errno::EINVAL)
+    );
     close.handle = g.handle;
     assert_eq!(env.core(&f, d::NR_GEM_CLOSE, &mut close), Ok(0));
     assert_eq!(env.dev.memory_used(), 0);
@@ -153,16 +175,36 @@ fn mmap_offset_is_per_object_and_checked() {
     let env = Env::new();
     let f = env.open();
     let h = env.bo(&f, 3 * PAGE_SIZE);
-    let mut m = a::GemMmapOffset { handle: h, flags: 0, offset: 0 };
+    let mut m = a::GemMmapOffset {
+        handle: h,
+        flags: 0,
+        offset: 0,
+    };
     assert_eq!(env.asahi(&f, a::GEM_MMAP_OFFSET, &mut m), Ok(0));
     assert_eq!(m.offset % PAGE_SIZE, 0);
     assert!(f.mmap_lookup(m.offset, 3 * PAGE_SIZE).is_ok());
-    assert_eq!(f.mmap_lookup(m.offset, 4 * PAGE_SIZE).err(), Some(Errno::EINVAL));
-    assert_eq!(f.mmap_lookup(m.offset + PAGE_SIZE, PAGE_SIZE).err(), Some(Errno::EINVAL));
+    assert_eq!(
+        f.mmap_lookup(m.offset, 4 * PAGE_SIZE).err(),
+        Some(Errno::EINVAL)
+    );
+    assert_eq!(
+        f.mmap_lookup(m.offset + PAGE_SIZE, PAGE_SIZE).err(),
+        Some(Errno::EINVAL)
+    );
     m.flags = 1;
-    assert_eq!(env.asahi(&f, a::GEM_MMAP_OFFSET, &mut m), Err(Errno::EINVAL));
-    m = a::GemMmapOffset { handle: 99, flags: 0, offset: 0 };
-    assert_eq!(env.asahi(&f, a::GEM_MMAP_OFFSET, &mut m), Err(Errno::ENOENT));
+    assert_eq!(
+        env.asahi(&f, a::GEM_MMAP_OFFSET, &mut m),
+        Err(Errno::EINVAL)
+    );
+    m = a::GemMmapOffset {
+        handle: 99,
+        flags: 0,
+        offset: 0,
+    };
+    assert_eq!(
+        env.asahi(&f, a::GEM_MMAP_OFFSET, &mut m),
+        Err(Errno::ENOENT)
+    );
 }
 
 #[test]
@@ -175,16 +217,35 @@ fn vm_bind_g16_rules() {
     let bind = |addr, range, flags| env.bind(&f, vm, h, addr, range, flags);
     assert_eq!(bind(DATA_VA, 4 * PAGE_SIZE, rw), Ok(0));
     assert_eq!(bind(DATA_VA, PAGE_SIZE, rw), Err(Errno::EEXIST));
-    assert_eq!(bind(DATA_VA + 0x10_0000, 5 * PAGE_SIZE, rw), Err(Errno::EINVAL)); // beyond BO
-    assert_eq!(bind(DATA_VA + 0x10_0000 + 4, PAGE_SIZE, rw), Err(Errno::EINVAL)); // alignment
+    assert_eq!(
+        bind(DATA_VA + 0x10_0000, 5 * PAGE_SIZE, rw),
+        Err(Errno::EINVAL)
+    ); // beyond BO
+    assert_eq!(
+        bind(DATA_VA + 0x10_0000 + 4, PAGE_SIZE, rw),
+        Err(Errno::EINVAL)
+    ); // alignment
     assert_eq!(bind(DATA_VA + 0x10_0000, 0, rw), Err(Errno::EINVAL));
     assert_eq!(bind(DATA_VA + 0x10_0000, PAGE_SIZE, 0), Err(Errno::EINVAL)); // no access
-    assert_eq!(bind(DATA_VA + 0x10_0000, PAGE_SIZE, 0x10 | rw), Err(Errno::EINVAL));
+    assert_eq!(
+        bind(DATA_VA + 0x10_0000, PAGE_SIZE, 0x10 | rw),
+        Err(Errno::EINVAL)
+    );
     assert_eq!(bind(0, PAGE_SIZE, rw), Err(Errno::EINVAL)); // below vm_start
-    assert_eq!(bind(VM_END - PAGE_SIZE, 2 * PAGE_SIZE, rw), Err(Errno::EINVAL));
+    assert_eq!(
+        bind(VM_END - PAGE_SIZE, 2 * PAGE_SIZE, rw),
+        Err(Errno::EINVAL)
+    );
     assert_eq!(bind(KERNEL_START, PAGE_SIZE, rw), Err(Errno::EINVAL)); // kernel window
-    // G16 firmware ranges (g16_drm vm_bind, g16_compute, g16_render).
-    for fw in [0x71_0000_0000u64, 0x72_ffff_c000, 0x70_0000_0000, 0x70_02cc_0000, 0x10_00c6_0000, 0x10_0008_8000 + 3 * 0x2_8000] {
+                                                                       // G16 firmware ranges (g16_drm vm_bind, g16_compute, g16_render).
+    for fw in [
+        0x71_0000_0000u64,
+        0x72_ffff_c000,
+        0x70_0000_0000,
+        0x70_02cc_0000,
+        0x10_00c6_0000,
+        0x10_0008_8000 + 3 * 0x2_8000,
+    ] {
         // The kernel window of this VM sits at 0x10_0000_0000, so use a
         // second VM whose window is elsewhere for the 0x10_xxxx ranges.
         let mut v = a::VmCreate {
@@ -193,11 +254,24 @@ fn vm_bind_g16_rules() {
             ..Default::default()
         };
         env.asahi(&f, a::VM_CREATE, &mut v).unwrap();
-        assert_eq!(env.bind(&f, v.vm_id, h, fw, PAGE_SIZE, rw), Err(Errno::EINVAL), "{fw:#x}");
-        assert_eq!(env.bind(&f, v.vm_id, h, 0x50_0000_0000, PAGE_SIZE, rw), Ok(0));
+        assert_eq!(
+            env.bind(&f, v.vm_id, h, fw, PAGE_SIZE, rw),
+            Err(Errno::EINVAL),
+            "{fw:#x}"
+        );
+        assert_eq!(
+            env.bind(&f, v.vm_id, h, 0x50_0000_0000, PAGE_SIZE, rw),
+            Ok(0)
+        );
     }
     // Single-page binds repeat one page; the offset must leave a page.
-    let op = |flags, offset, range, addr| a::GemBindOp { flags, handle: h, offset, range, addr };
+    let op = |flags, offset, range, addr| a::GemBindOp {
+        flags,
+        handle: h,
+        offset,
+        range,
+        addr,
+    };
     let batch = |ops: &[a::GemBindOp]| {
         let mut b = a::VmBind {
             vm_id: vm,
@@ -209,8 +283,14 @@ fn vm_bind_g16_rules() {
         env.asahi(&f, a::VM_BIND, &mut b)
     };
     let single = a::BIND_READ | a::BIND_SINGLE_PAGE;
-    assert_eq!(batch(&[op(single, 3 * PAGE_SIZE, 64 * PAGE_SIZE, 0x3_0000_0000)]), Ok(0));
-    assert_eq!(batch(&[op(single, 4 * PAGE_SIZE, PAGE_SIZE, 0x3_1000_0000)]), Err(Errno::EINVAL));
+    assert_eq!(
+        batch(&[op(single, 3 * PAGE_SIZE, 64 * PAGE_SIZE, 0x3_0000_0000)]),
+        Ok(0)
+    );
+    assert_eq!(
+        batch(&[op(single, 4 * PAGE_SIZE, PAGE_SIZE, 0x3_1000_0000)]),
+        Err(Errno::EINVAL)
+    );
     // A batch with one bad record changes nothing.
     let before = f.counts();
     assert_eq!(
@@ -219,14 +299,29 @@ fn vm_bind_g16_rules() {
     );
     assert_eq!(f.counts(), before);
     // Unbind splits a mapping; handle/offset must be zero.
-    assert_eq!(batch(&[op(a::BIND_UNBIND, 0, PAGE_SIZE, DATA_VA + PAGE_SIZE)]), Err(Errno::EINVAL));
-    let unbind = a::GemBindOp { flags: a::BIND_UNBIND, handle: 0, offset: 0, range: PAGE_SIZE, addr: DATA_VA + PAGE_SIZE };
+    assert_eq!(
+        batch(&[op(a::BIND_UNBIND, 0, PAGE_SIZE, DATA_VA + PAGE_SIZE)]),
+        Err(Errno::EINVAL)
+    );
+    let unbind = a::GemBindOp {
+        flags: a::BIND_UNBIND,
+        handle: 0,
+        offset: 0,
+        range: PAGE_SIZE,
+        addr: DATA_VA + PAGE_SIZE,
+    };
     let n = f.counts().mappings;
     assert_eq!(batch(&[unbind]), Ok(0));
     assert_eq!(f.counts().mappings, n + 1);
     assert_eq!(bind(DATA_VA + PAGE_SIZE, PAGE_SIZE, rw), Ok(0));
     // Batch limits.
-    let mut b = a::VmBind { vm_id: vm, num_binds: 4097, stride: 32, pad: 0, userptr: 0 };
+    let mut b = a::VmBind {
+        vm_id: vm,
+        num_binds: 4097,
+        stride: 32,
+        pad: 0,
+        userptr: 0,
+    };
     assert_eq!(env.asahi(&f, a::VM_BIND, &mut b), Err(Errno::EINVAL));
     b.num_binds = 1;
     b.stride = 0;
@@ -239,7 +334,13 @@ fn vm_bind_g16_rules() {
     // Longer records are fine if the extra bytes are zero (UAPI rule).
     let mut rec = bytemuck::bytes_of(&op(rw, 0, PAGE_SIZE, 0x6_0000_0000)).to_vec();
     rec.extend([0u8; 8]);
-    let mut b = a::VmBind { vm_id: vm, num_binds: 1, stride: 40, pad: 0, userptr: env.host.user(&rec) };
+    let mut b = a::VmBind {
+        vm_id: vm,
+        num_binds: 1,
+        stride: 40,
+        pad: 0,
+        userptr: env.host.user(&rec),
+    };
     assert_eq!(env.asahi(&f, a::VM_BIND, &mut b), Ok(0));
     rec[39] = 1;
     rec[24..32].copy_from_slice(&0x6_1000_0000u64.to_le_bytes());
@@ -253,13 +354,28 @@ fn vm_private_objects_stay_in_their_vm() {
     let f = env.open();
     let vm1 = env.vm(&f);
     let vm2 = env.vm(&f);
-    let mut g = a::GemCreate { size: PAGE_SIZE, flags: a::GEM_VM_PRIVATE, vm_id: vm1, ..Default::default() };
+    let mut g = a::GemCreate {
+        size: PAGE_SIZE,
+        flags: a::GEM_VM_PRIVATE,
+        vm_id: vm1,
+        ..Default::default()
+    };
     env.asahi(&f, a::GEM_CREATE, &mut g).unwrap();
     let rw = a::BIND_READ | a::BIND_WRITE;
-    assert_eq!(env.bind(&f, vm2, g.handle, DATA_VA, PAGE_SIZE, rw), Err(Errno::EINVAL));
+    assert_eq!(
+        env.bind(&f, vm2, g.handle, DATA_VA, PAGE_SIZE, rw),
+        Err(Errno::EINVAL)
+    );
     assert_eq!(env.bind(&f, vm1, g.handle, DATA_VA, PAGE_SIZE, rw), Ok(0));
-    let mut p = d::DrmPrimeHandle { handle: g.handle, flags: d::DRM_CLOEXEC, fd: -1 };
-    assert_eq!(env.core(&f, d::NR_PRIME_HANDLE_TO_FD, &mut p), Err(Errno::EINVAL));
+    let mut p = d::DrmPrimeHandle {
+        handle: g.handle,
+        flags: d::DRM_CLOEXEC,
+        fd: -1,
+    };
+    assert_eq!(
+        env.core(&f, d::NR_PRIME_HANDLE_TO_FD, &mut p),
+        Err(Errno::EINVAL)
+    );
 }
 
 #[test]
@@ -268,7 +384,13 @@ fn queue_rules() {
     let f = env.open();
     let vm = env.vm(&f);
     let q = |flags, vm_id, priority, usc| {
-        let mut c = a::QueueCreate { flags, vm_id, priority, queue_id: 0, usc_exec_base: usc };
+        let mut c = a::QueueCreate {
+            flags,
+            vm_id,
+            priority,
+            queue_id: 0,
+            usc_exec_base: usc,
+        };
         env.asahi(&f, a::QUEUE_CREATE, &mut c).map(|_| c.queue_id)
     };
     assert_eq!(q(0, vm, 0, 1 << 40), Ok(1));
@@ -283,11 +405,17 @@ fn queue_rules() {
     assert_eq!(q(0, vm, 0, 1 << 40), Err(Errno::ENOENT));
     assert_eq!(f.counts().vms, 1);
     for id in [1, 2] {
-        let mut d = a::QueueDestroy { queue_id: id, pad: 0 };
+        let mut d = a::QueueDestroy {
+            queue_id: id,
+            pad: 0,
+        };
         assert_eq!(env.asahi(&f, a::QUEUE_DESTROY, &mut d), Ok(0));
     }
     assert_eq!(f.counts().vms, 0);
-    let mut d = a::QueueDestroy { queue_id: 1, pad: 0 };
+    let mut d = a::QueueDestroy {
+        queue_id: 1,
+        pad: 0,
+    };
     assert_eq!(env.asahi(&f, a::QUEUE_DESTROY, &mut d), Err(Errno::ENOENT));
 }
 
@@ -309,7 +437,10 @@ fn timestamp_objects_and_get_time() {
     type Mutation = fn(&mut a::GemBindObject);
     let cases: [(Mutation, Errno); 6] = [
         (|b: &mut a::GemBindObject| b.flags = 0, Errno::EINVAL),
-        (|b: &mut a::GemBindObject| b.range = 3 * PAGE_SIZE, Errno::EINVAL),
+        (
+            |b: &mut a::GemBindObject| b.range = 3 * PAGE_SIZE,
+            Errno::EINVAL,
+        ),
         (|b: &mut a::GemBindObject| b.offset = 12, Errno::EINVAL),
         (|b: &mut a::GemBindObject| b.vm_id = 1, Errno::EINVAL),
         (|b: &mut a::GemBindObject| b.handle = 9, Errno::ENOENT),
@@ -320,9 +451,16 @@ fn timestamp_objects_and_get_time() {
         mutate(&mut c);
         assert_eq!(env.asahi(&f, a::GEM_BIND_OBJECT, &mut c), Err(want));
     }
-    let mut u = a::GemBindObject { op: a::BIND_OBJECT_OP_UNBIND, object_handle: 1, ..Default::default() };
+    let mut u = a::GemBindObject {
+        op: a::BIND_OBJECT_OP_UNBIND,
+        object_handle: 1,
+        ..Default::default()
+    };
     assert_eq!(env.asahi(&f, a::GEM_BIND_OBJECT, &mut u), Ok(0));
-    assert_eq!(env.asahi(&f, a::GEM_BIND_OBJECT, &mut u), Err(Errno::ENOENT));
+    assert_eq!(
+        env.asahi(&f, a::GEM_BIND_OBJECT, &mut u),
+        Err(Errno::ENOENT)
+    );
     let mut t0 = a::GetTime::default();
     let mut t1 = a::GetTime::default();
     env.asahi(&f, a::GET_TIME, &mut t0).unwrap();

@@ -104,7 +104,11 @@ unsafe fn next(dir: *mut DIR) -> *mut libc::dirent64 {
 
 #[no_mangle]
 pub unsafe extern "C" fn readdir64(dir: *mut DIR) -> *mut libc::dirent64 {
-    hook(|| (real().readdir64)(dir), || next(dir), std::ptr::null_mut())
+    hook(
+        || (real().readdir64)(dir),
+        || next(dir),
+        std::ptr::null_mut(),
+    )
 }
 
 /// glibc's `struct dirent` has the 64-bit layout on LP64 Linux.

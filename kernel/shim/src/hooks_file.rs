@@ -75,7 +75,12 @@ pub unsafe extern "C" fn __open_2(p: *const c_char, flags: c_int) -> c_int {
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn openat64(dir: c_int, p: *const c_char, flags: c_int, mode: mode_t) -> c_int {
+pub unsafe extern "C" fn openat64(
+    dir: c_int,
+    p: *const c_char,
+    flags: c_int,
+    mode: mode_t,
+) -> c_int {
     hook(
         || (real().openat64)(dir, p, flags, mode),
         || {
@@ -203,7 +208,12 @@ fn stat_path(p: &[u8], st: &mut libc::stat64, follow: bool) -> Option<c_int> {
     let dir = libc::S_IFDIR | 0o755;
     match classify(p) {
         PathKind::RenderNode => {
-            fake_stat(st, chr, paths::makedev(paths::DRM_MAJOR, paths::RENDER_MINOR), 0);
+            fake_stat(
+                st,
+                chr,
+                paths::makedev(paths::DRM_MAJOR, paths::RENDER_MINOR),
+                0,
+            );
         }
         PathKind::SysDevice | PathKind::SysDeviceDrm => fake_stat(st, dir, 0, 0),
         PathKind::Subsystem if !follow => fake_stat(st, libc::S_IFLNK | 0o777, 0, 0),
@@ -274,7 +284,12 @@ pub unsafe extern "C" fn fstatat64(
 }
 
 #[no_mangle]
-pub unsafe extern "C" fn fstatat(dir: c_int, p: *const c_char, st: *mut libc::stat64, f: c_int) -> c_int {
+pub unsafe extern "C" fn fstatat(
+    dir: c_int,
+    p: *const c_char,
+    st: *mut libc::stat64,
+    f: c_int,
+) -> c_int {
     fstatat64(dir, p, st, f)
 }
 

@@ -96,7 +96,8 @@ impl Host for ShimHost {
             FdObject::SyncFile(fence) => {
                 let fd = new_token_fd(cloexec)?;
                 // SAFETY: the callback gets its own duplicate to write to.
-                let dup = unsafe { (real().fcntl)(fd, libc::F_DUPFD_CLOEXEC, std::ptr::null_mut()) };
+                let dup =
+                    unsafe { (real().fcntl)(fd, libc::F_DUPFD_CLOEXEC, std::ptr::null_mut()) };
                 if dup >= 0 {
                     fence.on_signal(move |_| unsafe {
                         let one: u64 = 1;

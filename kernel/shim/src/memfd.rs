@@ -45,10 +45,7 @@ impl BackingAllocator for MemfdAllocator {
         let len = usize::try_from(size).map_err(|_| Errno::ENOMEM)?;
         // SAFETY: plain syscalls on an fd we create.
         unsafe {
-            let fd = libc::memfd_create(
-                c"agx16-bo".as_ptr(),
-                libc::MFD_CLOEXEC,
-            );
+            let fd = libc::memfd_create(c"agx16-bo".as_ptr(), libc::MFD_CLOEXEC);
             if fd < 0 {
                 return Err(Errno::ENOMEM);
             }

@@ -13,7 +13,8 @@ pub struct Real {
     pub dup: unsafe extern "C" fn(c_int) -> c_int,
     pub dup2: unsafe extern "C" fn(c_int, c_int) -> c_int,
     pub dup3: unsafe extern "C" fn(c_int, c_int, c_int) -> c_int,
-    pub mmap64: unsafe extern "C" fn(*mut c_void, size_t, c_int, c_int, c_int, off64_t) -> *mut c_void,
+    pub mmap64:
+        unsafe extern "C" fn(*mut c_void, size_t, c_int, c_int, c_int, off64_t) -> *mut c_void,
     pub stat64: unsafe extern "C" fn(*const c_char, *mut libc::stat64) -> c_int,
     pub lstat64: unsafe extern "C" fn(*const c_char, *mut libc::stat64) -> c_int,
     pub fstat64: unsafe extern "C" fn(c_int, *mut libc::stat64) -> c_int,

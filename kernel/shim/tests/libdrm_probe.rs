@@ -14,7 +14,9 @@ pub fn shim_path() -> PathBuf {
     if here.exists() {
         return here;
     }
-    deps.parent().expect("profile dir").join("libagx16_drm_shim.so")
+    deps.parent()
+        .expect("profile dir")
+        .join("libagx16_drm_shim.so")
 }
 
 #[test]
@@ -31,7 +33,10 @@ fn libdrm_enumerates_and_uses_the_node() {
         .args(["-I/usr/include/libdrm", "-ldrm"])
         .status()
         .expect("run cc (needs a C compiler and libdrm-dev)");
-    assert!(cc.success(), "compiling the probe failed: is libdrm-dev installed?");
+    assert!(
+        cc.success(),
+        "compiling the probe failed: is libdrm-dev installed?"
+    );
     let out = Command::new(&bin)
         .env("LD_PRELOAD", &shim)
         .output()

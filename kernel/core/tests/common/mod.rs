@@ -3,7 +3,9 @@
 //! scripted fake GPU backend to exercise the submission plumbing.
 #![allow(dead_code)]
 
-use agx16_cmdstream::cdm::{CdmBarrier, CdmBlock, CdmLaunchDirect, CdmLink, CdmReturn, CdmTerminate};
+use agx16_cmdstream::cdm::{
+    CdmBarrier, CdmBlock, CdmLaunchDirect, CdmLink, CdmReturn, CdmTerminate,
+};
 use agx16_kernel::backend::{ComputeContext, ComputeLaunch, GpuBackend, GpuError, JobControl};
 use agx16_kernel::backing::HeapAllocator;
 use agx16_kernel::params::DeviceConfig;
@@ -13,13 +15,14 @@ use agx16_kernel::uapi::ioctl::{drm_iowr, DRM_COMMAND_BASE};
 use agx16_kernel::{Device, Errno, FdObject, File, Host, KResult, VmView};
 use bytemuck::Pod;
 use parking_lot::Mutex;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicI32, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 pub struct TestHost {
-    regions: Mutex<Vec<Box<[u8]>>>,
+    /// Registered user buffers by start address.
+    regions: Mutex<BTreeMap<u64, Box<[u8]>>>,
     fds: Mutex<HashMap<i32, FdObject>>,
     next_fd: AtomicI32,
     epoch: Instant,
@@ -28,7 +31,7 @@ pub struct TestHost {
 impl Default for TestHost {
     fn default() -> Self {
         TestHost {
-            regions: Mutex::new(Vec::new()),
+            regions: Mutex::new(BTreeMap::new()),
             fds: Mutex::new(HashMap::new()),
             next_fd: AtomicI32::new(100),
             epoch: Instant::now(),
@@ -39,9 +42,13 @@ impl Default for TestHost {
 impl TestHost {
     /// Register bytes as user memory; returns their "user address".
     pub fn user(&self, bytes: &[u8]) -> u64 {
-        let b: Box<[u8]> = if bytes.is_empty() { vec![0u8; 1].into() } else { bytes.into() };
+        let b: Box<[u8]> = if bytes.is_empty() {
+            vec![0u8; 1].into()
+        } else {
+            bytes.into()
+        };
         let addr = b.as_ptr() as u64;
-        self.regions.lock().push(b);
+        self.regions.lock().insert(addr, b);
         addr
     }
 
@@ -58,14 +65,9 @@ impl TestHost {
 
     fn find(&self, addr: u64, len: usize) -> Option<*mut u8> {
         let regions = self.regions.lock();
-        for r in regions.iter() {
-            let start = r.as_ptr() as u64;
-            let end = start + r.len() as u64;
-            if addr >= start && addr.checked_add(len as u64)? <= end {
-                return Some(addr as usize as *mut u8);
-            }
-        }
-        None
+        let (&start, r) = regions.range(..=addr).next_back()?;
+        let end = start + r.len() as u64;
+        (addr.checked_add(len as u64)? <= end).then_some(addr as usize as *mut u8)
     }
 
     pub fn fd_count(&self) -> usize {
@@ -141,7 +143,11 @@ impl Env {
 
     /// asahi ioctl by command index (DRM_IOWR-encoded like the header's W/WR).
     pub fn asahi<T: Pod>(&self, f: &File, cmd: u32, v: &mut T) -> KResult<i32> {
-        self.raw(f, drm_iowr(DRM_COMMAND_BASE + cmd, std::mem::size_of::<T>()), v)
+        self.raw(
+            f,
+            drm_iowr(DRM_COMMAND_BASE + cmd, std::mem::size_of::<T>()),
+            v,
+        )
     }
 
     pub fn raw<T: Pod>(&self, f: &File, request: u64, v: &mut T) -> KResult<i32> {
@@ -171,7 +177,15 @@ impl Env {
         g.handle
     }
 
-    pub fn bind(&self, f: &File, vm: u32, handle: u32, addr: u64, range: u64, flags: u32) -> KResult<i32> {
+    pub fn bind(
+        &self,
+        f: &File,
+        vm: u32,
+        handle: u32,
+        addr: u64,
+        range: u64,
+        flags: u32,
+    ) -> KResult<i32> {
         let op = a::GemBindOp {
             flags,
             handle,
@@ -206,7 +220,14 @@ impl Env {
         c.handle
     }
 
-    pub fn submit(&self, f: &File, queue: u32, cmdbuf: &[u8], ins: &[a::Sync], outs: &[a::Sync]) -> KResult<i32> {
+    pub fn submit(
+        &self,
+        f: &File,
+        queue: u32,
+        cmdbuf: &[u8],
+        ins: &[a::Sync],
+        outs: &[a::Sync],
+    ) -> KResult<i32> {
         let mut syncs = ins.to_vec();
         syncs.extend_from_slice(outs);
         let mut s = a::Submit {
@@ -235,12 +256,18 @@ impl Env {
     }
 
     pub fn write_bo(&self, f: &File, handle: u32, offset: u64, data: &[u8]) {
-        f.bo(handle).expect("bo").write(offset, data).expect("in bounds");
+        f.bo(handle)
+            .expect("bo")
+            .write(offset, data)
+            .expect("in bounds");
     }
 
     pub fn read_bo(&self, f: &File, handle: u32, offset: u64, len: usize) -> Vec<u8> {
         let mut out = vec![0u8; len];
-        f.bo(handle).expect("bo").read(offset, &mut out).expect("in bounds");
+        f.bo(handle)
+            .expect("bo")
+            .read(offset, &mut out)
+            .expect("in bounds");
         out
     }
 }
@@ -306,7 +333,9 @@ pub fn launch(pipeline: u64, global: [u32; 3], local: [u32; 3]) -> Vec<u8> {
     CdmBlock::LaunchDirect(l).pack().expect("pack")
 }
 pub fn link(target: u64, call: bool) -> Vec<u8> {
-    CdmBlock::Link(CdmLink::to(target, call).expect("link")).pack().expect("pack")
+    CdmBlock::Link(CdmLink::to(target, call).expect("link"))
+        .pack()
+        .expect("pack")
 }
 pub fn barrier() -> Vec<u8> {
     CdmBlock::Barrier(CdmBarrier::from_word(agx16_cmdstream::cdm::BARRIER_FULL).expect("barrier"))
@@ -314,7 +343,9 @@ pub fn barrier() -> Vec<u8> {
         .expect("pack")
 }
 pub fn terminate() -> Vec<u8> {
-    CdmBlock::Terminate(CdmTerminate::default()).pack().expect("pack")
+    CdmBlock::Terminate(CdmTerminate::default())
+        .pack()
+        .expect("pack")
 }
 pub fn ret() -> Vec<u8> {
     CdmBlock::Return(CdmReturn::default()).pack().expect("pack")
@@ -337,7 +368,13 @@ pub fn program(op: u64, a: u64, b: u64, c: u64) -> Vec<u8> {
 }
 
 impl GpuBackend for ScriptBackend {
-    fn run_compute(&self, vm: &VmView, _: &ComputeContext, l: &ComputeLaunch, ctl: &JobControl) -> Result<(), GpuError> {
+    fn run_compute(
+        &self,
+        vm: &VmView,
+        _: &ComputeContext,
+        l: &ComputeLaunch,
+        ctl: &JobControl,
+    ) -> Result<(), GpuError> {
         let mut p = [0u8; 32];
         vm.read(l.pipeline, &mut p)?;
         let w = |i: usize| u64::from_le_bytes(p[i * 8..i * 8 + 8].try_into().unwrap());
@@ -364,7 +401,9 @@ impl GpuBackend for ScriptBackend {
             }
             OP_SPIN => loop {
                 if ctl.expired() {
-                    return Err(GpuError::Timeout { pc: Some(l.pipeline) });
+                    return Err(GpuError::Timeout {
+                        pc: Some(l.pipeline),
+                    });
                 }
                 std::hint::spin_loop();
             },
@@ -397,12 +436,29 @@ impl Env {
         let vm = self.vm(&file);
         let data = self.bo(&file, DATA_SIZE);
         let usc = self.bo(&file, USC_SIZE);
-        self.bind(&file, vm, data, DATA_VA, DATA_SIZE, a::BIND_READ | a::BIND_WRITE).expect("bind data");
-        self.bind(&file, vm, usc, USC_VA, USC_SIZE, a::BIND_READ).expect("bind usc");
+        self.bind(
+            &file,
+            vm,
+            data,
+            DATA_VA,
+            DATA_SIZE,
+            a::BIND_READ | a::BIND_WRITE,
+        )
+        .expect("bind data");
+        self.bind(&file, vm, usc, USC_VA, USC_SIZE, a::BIND_READ)
+            .expect("bind usc");
         let cmds = self.bo(&file, CMD_SIZE);
-        self.bind(&file, vm, cmds, CMD_VA, CMD_SIZE, a::BIND_READ).expect("bind cmds");
+        self.bind(&file, vm, cmds, CMD_VA, CMD_SIZE, a::BIND_READ)
+            .expect("bind cmds");
         let queue = self.queue(&file, vm);
-        Rig { file, vm, queue, data, usc, cmds }
+        Rig {
+            file,
+            vm,
+            queue,
+            data,
+            usc,
+            cmds,
+        }
     }
 
     /// Put `prog` at USC offset `slot` * 0x1000 and a one-launch stream
@@ -420,5 +476,8 @@ impl Env {
 }
 
 pub fn words(bytes: &[u8]) -> Vec<u32> {
-    bytes.chunks_exact(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect()
 }
