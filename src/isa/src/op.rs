@@ -28,6 +28,8 @@ pub enum Op {
     MovImm,
     UniformMove,
     RegMove,
+    /// r[n] = r[n] & 0xffff in place.
+    ZeroExtend16,
     // float ALU (32-bit)
     FAdd,
     FMul,

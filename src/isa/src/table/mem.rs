@@ -49,7 +49,9 @@ const LOAD: &[Field] = &[
 // byte12 bits 1..5 measured, EXP-0018/M4-47/M4-50; data register in byte5 bit 7 + byte6 bits 0..5
 // measured EXP-0141; bits 12..17 the input wait mask).
 const ATOMIC: &[Field] = &[
-    f!("wait", [(12, 6)], Wait(Mask12), Hardware, ET),
+    // the doc calls these an input dependency mask; `67 11 54 ..` after a slot-6 load names slot 1,
+    // so which producer it waits for is not settled: corpus-only
+    f!("wait", [(12, 6)], Wait(Mask12), CorpusOnly, ET),
     raw!("rsv3", 24, 8),
     f!("base_slot", [(32, 8)], ImmU(SrcA), Hardware, ET),
     f!("index", [(40, 7)], Gpr(SrcB), CorpusOnly, ET),

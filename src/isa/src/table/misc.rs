@@ -68,6 +68,13 @@ const N2_B2FREE_8: &[Field] =
 const N2_B2FREE_10: &[Field] =
     raw_bytes!("dst" 4 4, "b1" 8 8, "b3" 24 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 40);
 
+const ZEXT16: &[Field] = &[
+    f!("dst", [(4, 4)], Gpr(Dst), Hardware, ET),
+    raw!("b1", 8, 8),
+    raw!("b2_345", 19, 3),
+    raw!("extend", 27, 5),
+];
+
 const B1_3: &[Field] = raw_bytes!("b1" 8 8, "b2" 16 8, "b3" 24 8);
 const B0HI_B1_3: &[Field] = raw_bytes!("b0_hi" 4 4, "b1" 8 8, "b2" 16 8, "b3" 24 8);
 
@@ -110,6 +117,9 @@ pub static FORMS: &[Form] = &[
     form!("psel16", Select, 4, CorpusOnly, LEN, [(0, 8, 0x16)], B1_3, []),
     // ---- byte0 low nibble 3: compact in-place 16-bit zero-extend / move (EXP-0161, measured) ----
     form!("sample_id", Opaque, 10, CorpusOnly, LEN, [(0, 8, 0x03), (16, 8, 0x26)], raw_bytes!("b1" 8 8, "b3" 24 8, "tail" 32 48), []),
+    // `<n>3 xx yy z1` with byte2 & 0xc7 == 0: r[n] = r[n] & 0xffff in place (encoding-tables.md
+    // `mov_zext16`, EXP-0161 dense sweeps on G17P; byte1 inert)
+    form!("zext16", ZeroExtend16, 4, Hardware, ET, [(0, 4, 3), (16, 3, 0), (22, 2, 0), (24, 3, 1)], ZEXT16, [rch!(Dst, 10, Hardware)]),
     form!("n3_4", RegMove, 4, CorpusOnly, ET, [(0, 4, 3)], B0HI_B1_3, []),
     // ---- misc 4-byte markers ----
     form!("call_site", Opaque, 4, CorpusOnly, LEN, [(0, 8, 0x43)], B1_3, []),
