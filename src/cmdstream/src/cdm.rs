@@ -450,3 +450,46 @@ pub fn walk(
         StreamErrorKind::TooManyBlocks(limits.max_blocks),
     ))
 }
+
+/// Constant words T8132 Mesa's direct-buffers compute ABI writes (agx_apple9_launch.c):
+/// header config 0x00880000 (bits 19 and 23) and word 1 = 0x01000040.
+pub const T8132_WORD1: u64 = 0x0100_0040;
+
+impl CdmLaunchDirect {
+    /// A direct launch with the T8132 constants: `pipeline` is the launch program VA (64-byte
+    /// aligned), sizes are in threads.
+    pub fn t8132(pipeline: u64, global: [u32; 3], local: [u32; 3]) -> Result<Self, PackError> {
+        let mut l = CdmLaunchDirect {
+            unk_19: Unexplained(1),
+            register_tier: true,
+            unk_word1: Unexplained(T8132_WORD1),
+            global_x: global[0],
+            global_y: global[1],
+            global_z: global[2],
+            local_x: local[0],
+            local_y: local[1],
+            local_z: local[2],
+            ..Default::default()
+        };
+        l.set_pipeline(pipeline)?;
+        Ok(l)
+    }
+}
+
+impl CdmLaunchIndirectGlobal {
+    /// An indirect launch reading three global sizes (threads) at `indirect`.
+    pub fn t8132(pipeline: u64, indirect: u64, local: [u32; 3]) -> Result<Self, PackError> {
+        let mut l = CdmLaunchIndirectGlobal {
+            unk_19: Unexplained(1),
+            register_tier: true,
+            unk_word1: Unexplained(T8132_WORD1),
+            local_x: local[0],
+            local_y: local[1],
+            local_z: local[2],
+            ..Default::default()
+        };
+        l.set_pipeline(pipeline)?;
+        l.set_indirect(indirect);
+        Ok(l)
+    }
+}

@@ -232,3 +232,24 @@ proptest! {
         prop_assert_eq!(back, blocks);
     }
 }
+
+#[test]
+fn t8132_constructor_matches_mesa_bytes() {
+    let launch = 0x100_0021_0040;
+    let l = CdmLaunchDirect::t8132(launch, [64, 2, 1], [32, 1, 1]).unwrap();
+    assert_eq!(
+        l.pack().unwrap(),
+        mesa_direct(launch, [64, 2, 1], [32, 1, 1])
+    );
+    assert!(
+        CdmLaunchDirect::t8132(launch + 4, [1; 3], [1; 3]).is_err(),
+        "launch must be 64-byte aligned"
+    );
+    let i = CdmLaunchIndirectGlobal::t8132(launch, 0x15_dead_bee0, [8, 4, 1]).unwrap();
+    let b = i.pack().unwrap();
+    assert_eq!(
+        u32::from_le_bytes(b[0..4].try_into().unwrap()),
+        0x0888_0000,
+        "mode 1 over config 0x00880000"
+    );
+}
