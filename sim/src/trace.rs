@@ -102,3 +102,22 @@ impl Trace {
         eprintln!("{line}");
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trace_filters_parse() {
+        let t = Trace::parse("group=2-3,lane=5").unwrap();
+        assert_eq!(t.lanes, 1 << 5);
+        t.set_group(1);
+        assert!(!t.wants_group());
+        t.set_group(3);
+        assert!(t.wants_group());
+        let all = Trace::parse("1").unwrap();
+        assert_eq!(all.lanes, 0xf);
+        assert!(all.wants_group());
+        assert!(Trace::parse("lanes=1").is_err());
+    }
+}
