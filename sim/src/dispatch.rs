@@ -67,6 +67,13 @@ pub fn run_compute(mem: &dyn GpuMemory, launch: &ComputeLaunch) -> Result<Stats,
             Arc::new(Program::new(&b))
         }
     };
+    let needed = prog.uniforms_needed();
+    if launch.uniforms.len() < needed {
+        return Err(SimError::Launch(format!(
+            "the program reads {needed} uniform registers, the launch provides {}",
+            launch.uniforms.len()
+        )));
+    }
     let tg = launch.threadgroup;
     let tg_threads = tg.iter().map(|&d| d as u64).product::<u64>();
     if tg_threads == 0 || tg_threads > MAX_TG_THREADS as u64 {

@@ -1,6 +1,6 @@
 //! A program pre-decoded once into the model's executable form.
 
-use crate::core::ops::{Hazard, Kind, Op};
+use crate::core::ops::{Hazard, Kind, Op, Src};
 use crate::error::hex;
 use std::collections::HashMap;
 
@@ -50,6 +50,23 @@ impl Program {
         };
         p.link_branches();
         p
+    }
+
+    /// Number of uniform registers the program reads (buffer base slot n
+    /// counts as uniforms 2n and 2n+1).
+    pub fn uniforms_needed(&self) -> usize {
+        let mut n = 0;
+        for op in &self.ops {
+            for s in op.kind.sources() {
+                if let Src::Uniform(u, _) = s {
+                    n = n.max(u as usize + 1);
+                }
+            }
+            if let Kind::Load { addr, .. } | Kind::Store { addr, .. } = &op.kind {
+                n = n.max(2 * addr.base_slot as usize + 2);
+            }
+        }
+        n
     }
 
     pub fn index_of(&self, pc: u32) -> Option<usize> {

@@ -140,3 +140,19 @@ fn endless_programs_hit_the_budget() {
     let (_, r) = run(prog, 1, true);
     assert!(matches!(r, Err(SimError::Budget { .. })), "{r:?}");
 }
+
+#[test]
+fn launch_without_the_buffer_slots_a_program_uses_is_refused() {
+    let prog = vec![gid(), b("mov_imm", &[("dst", 2), ("imm", 5)]), store(3, 1, 2), b("stop", &[])];
+    let pt = PageTable::new();
+    let launch = ComputeLaunch {
+        code: Code::Bytes(encode_program(&prog)),
+        uniforms: vec![0; 2],
+        grid: [4, 1, 1],
+        threadgroup: [4, 1, 1],
+        tg_memory: 0,
+        budget: 1 << 20,
+    };
+    let e = run_compute(&pt, &launch).unwrap_err();
+    assert!(matches!(e, SimError::Launch(ref m) if m.contains("8 uniform")), "{e}");
+}

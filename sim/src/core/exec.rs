@@ -186,6 +186,7 @@ fn read(sg: &SimdGroup, ctx: &Ctx, src: Src, zeroed: HalfSet) -> Lanes {
             }
         }
         Src::Uniform(u, part) => {
+            // in range: run_compute checks uniforms_needed() up front
             let w = ctx.uniforms.get(u as usize).copied().unwrap_or(0);
             let w = match part {
                 Part::Full => w,
