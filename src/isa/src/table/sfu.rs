@@ -20,7 +20,7 @@ macro_rules! sfu_fields {
     ($($tail:expr),*) => {
         &[
             f!("fn_hi", [(7, 1)], OpSelect, Hardware, ET),
-            f!("fnclass", [(8, 4)], OpSelect, Hardware, ET),
+            f!("fnclass", [(8, 2), (11, 1)], OpSelect, Hardware, ET),
             f!("wait", [(12, 6)], Wait(Mask12), Hardware, ET),
             raw!("src_cache", 18, 6),
             f!("dst_hi", [(24, 1)], Modifier, Hardware, M54),
@@ -70,12 +70,29 @@ const SFU_STD: &[Field] = sfu_fields!(
     f!("roundmode", [(65, 7)], Modifier, Hardware, ET)
 );
 
+const ITER: &[Field] = &[
+    raw!("b1_01", 8, 2),
+    raw!("b1_3", 11, 1),
+    f!("wait", [(12, 6)], Wait(Mask12), CorpusOnly, ET),
+    raw!("b2_hi", 18, 6),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), CorpusOnly, LEN),
+    f!("count", [(32, 8)], Modifier, CorpusOnly, LEN),
+    f!("slot", [(40, 8)], Modifier, CorpusOnly, LEN),
+    raw!("tail", 48, 32),
+];
+
 const REACH: [crate::form::Reach; 2] = [rch!(Dst, 95, Hardware), rch!(SrcA, 63, Hardware)];
 
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[
     // 8-byte interpolate-at setup (fragment; ADevWithAnIdea/agx-re EXP-0029)
     form!("iter_setup", Iterate, 8, CorpusOnly, LEN, [(0, 7, 0x2f), (16, 8, 0x54), (48, 8, 0x0a)], &[raw!("fn_hi", 7, 1), raw!("b1", 8, 8), raw!("b3", 24, 8), raw!("b4", 32, 16), raw!("b7", 56, 8)], []),
-    form!("sfu_rcp", Sfu, 10, Hardware, ET, [(0, 7, 0x2f), (55, 1, 0)], SFU_RCP, [REACH[0], REACH[1]]),
-    form!("sfu", Sfu, 10, Hardware, ET, [(0, 7, 0x2f), (55, 1, 1)], SFU_STD, [REACH[0], REACH[1]]),
+    // function classes with bit 2 set are not SFU functions (encoding-tables.md `fspecial`, G17P:
+    // they store nothing or fault); 0x2f with such a class is the fragment varying iteration
+    // (ADevWithAnIdea/agx-re EXP-0029 `iter`, `2f 05 54 ..`, 10 bytes)
+    form!("iter", Iterate, 10, CorpusOnly, LEN, [(0, 8, 0x2f), (10, 1, 1)], ITER, []),
+    form!("sfu_class4", Opaque, 10, CorpusOnly, ET, [(0, 8, 0xaf), (10, 1, 1)], ITER, []),
+    form!("sfu_rcp", Sfu, 10, Hardware, ET, [(0, 7, 0x2f), (10, 1, 0), (55, 1, 0)], SFU_RCP, [REACH[0], REACH[1]]),
+    form!("sfu", Sfu, 10, Hardware, ET, [(0, 7, 0x2f), (10, 1, 0), (55, 1, 1)], SFU_STD, [REACH[0], REACH[1]]),
 ];
