@@ -261,12 +261,10 @@ fn decode_render(r: &mut Report, cap: &Capture, payload: &[u8], opts: PrintOptio
 /// Prints the first indices an indexed draw reads (at most 16).
 fn indices(r: &mut Report, cap: &Capture, d: &vdm::VdmIndexList) {
     let Some(va) = d.index_buffer() else { return };
-    let size = match d.header.index_size {
-        vdm::IndexSize::U8 => 1,
-        vdm::IndexSize::U16 => 2,
-        vdm::IndexSize::U32 => 4,
-        vdm::IndexSize::Unknown(_) => return,
+    let Some(size) = d.header.index_size.bytes() else {
+        return;
     };
+    let size = size as usize;
     let n = d.count.unwrap_or(0).min(16) as usize;
     let b = read_upto(cap, va, n * size);
     if b.len() < n * size {

@@ -329,6 +329,19 @@ impl PppPage {
         Ok(page)
     }
 
+    /// True when every bit and value of all nine records is documented.
+    pub fn fully_known(&self) -> bool {
+        self.varying_counts.fully_known()
+            && self.fragment_shader.fully_known()
+            && self.output_select.fully_known()
+            && self.fragment_faces.fully_known()
+            && self.fragment_control_2.fully_known()
+            && self.viewport.fully_known()
+            && self.w_clamp_cull_2.fully_known()
+            && self.cull.fully_known()
+            && self.scissor_depth_bias.fully_known()
+    }
+
     /// Human-readable dump; the flag says whether anything unknown was found.
     pub fn format(&self, indent: usize, opts: PrintOptions) -> (String, bool) {
         let parts = [

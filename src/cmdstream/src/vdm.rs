@@ -59,6 +59,18 @@ hw_enum! {
     }
 }
 
+impl IndexSize {
+    /// Bytes per index, or `None` for a value no source names.
+    pub fn bytes(self) -> Option<u32> {
+        match self {
+            IndexSize::U8 => Some(1),
+            IndexSize::U16 => Some(2),
+            IndexSize::U32 => Some(4),
+            IndexSize::Unknown(_) => None,
+        }
+    }
+}
+
 record! {
     /// Points the PPP at `size_words` words of state at a render-context offset (8 bytes).
     pub struct VdmPppUpdate : 8 {
@@ -473,6 +485,27 @@ impl VdmBlock {
             block_type => return Err(StreamErrorKind::UnknownBlockType { block_type, header }),
         };
         Ok((block, r.pos))
+    }
+
+    /// True when every bit and value of the block is documented.
+    pub fn fully_known(&self) -> bool {
+        match self {
+            VdmBlock::PppUpdate(r) => r.fully_known(),
+            VdmBlock::Barrier(r) => r.fully_known(),
+            VdmBlock::Link(r) => r.fully_known(),
+            VdmBlock::Terminate(r) => r.fully_known(),
+            VdmBlock::State(s) => {
+                s.header().fully_known()
+                    && s.restart_index.as_ref().is_none_or(|x| x.fully_known())
+                    && s.vertex_word0.as_ref().is_none_or(|x| x.fully_known())
+                    && s.vertex_word1.as_ref().is_none_or(|x| x.fully_known())
+                    && s.vertex_outputs.as_ref().is_none_or(|x| x.fully_known())
+                    && s.vertex_unknown.as_ref().is_none_or(|x| x.fully_known())
+            }
+            VdmBlock::IndexList(d) => {
+                d.header.fully_known() && d.indirect.as_ref().is_none_or(|x| x.fully_known())
+            }
+        }
     }
 
     /// Encodes the block.

@@ -91,6 +91,10 @@ fn golden_mesa_direct_draw() {
     };
     assert_eq!(d.header.primitive, Primitive::Triangles);
     assert_eq!((d.count, d.instances, d.start), (Some(3), Some(1), Some(0)));
+    assert!(
+        blocks.iter().all(|b| b.fully_known()),
+        "Mesa's stream has no undocumented bits"
+    );
     assert_eq!(d.index_buffer(), None);
     assert_eq!(*d, VdmIndexList::direct(Primitive::Triangles, 3, 1, 0));
 }
