@@ -39,8 +39,9 @@ pub enum LaunchError {
     TooManyResources(usize),
 }
 
-/// USC offset of the entry for entry-block `index` (blocks follow the helper directory;
-/// placement after the directory is inferred from the sizes given).
+/// USC offset of the entry for entry-block `index`: blocks follow the helper directory
+/// (also `GravityLinux/mesa:src/asahi/lib/agx_apple9_layout.h`: header 0x340, blocks 0xc0,
+/// code at +0x80).
 pub fn entry_offset(index: u64) -> u64 {
     HELPER_DIRECTORY_BYTES + index * ENTRY_BLOCK_BYTES + ENTRY_IN_BLOCK
 }
