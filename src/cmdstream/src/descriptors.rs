@@ -18,7 +18,8 @@ hw_enum! {
 }
 
 hw_enum! {
-    /// Memory layout of an image.
+    /// Memory layout of an image. Names are G13's; on G16 T8132 Mesa's tightly packed linear
+    /// R32F texture uses value 2, so the names are unconfirmed for G16.
     pub enum Layout { Linear = 0 => "linear", Twiddled = 1 => "twiddled", Gpu = 2 => "GPU", Interchange = 3 => "interchange" }
 }
 
