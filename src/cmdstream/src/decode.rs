@@ -327,7 +327,12 @@ pub fn decode_capture(cap: &Capture, opts: PrintOptions) -> Report {
             CMD_COMPUTE => decode_compute(&mut r, cap, payload, opts),
             CMD_RENDER => decode_render(&mut r, cap, payload, opts),
             CMD_SET_VERTEX_ATTACHMENTS..=CMD_SET_COMPUTE_ATTACHMENTS => {
-                r.line(format!("  {} attachment hints", payload.len() / 24));
+                for a in payload.chunks(Attachment::SIZE) {
+                    match Attachment::unpack(a) {
+                        Ok(a) => r.add(dump(&a, 2, opts)),
+                        Err(e) => r.error(format!("attachment: {e}")),
+                    }
+                }
             }
             t => {
                 r.flagged += 1;

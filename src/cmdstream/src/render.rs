@@ -18,6 +18,16 @@ record! {
     }
 }
 
+record! {
+    /// `drm_asahi_attachment`: a memory range a command touches (a hint; 24 bytes).
+    pub struct Attachment : 24 {
+        pointer: Hex = [0, 64] plain, UAPI;
+        size: u64 = [64, 64] plain, UAPI;
+        pad: u32 = [128, 32] plain, UAPI;
+        flags: Hex = [160, 32] plain, UAPI;
+    }
+}
+
 /// `drm_asahi_cmd_type` values.
 pub const CMD_RENDER: u16 = 0;
 pub const CMD_COMPUTE: u16 = 1;
