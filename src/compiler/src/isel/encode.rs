@@ -247,7 +247,40 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
     if x.form.fields.iter().any(|f| f.kind == Kind::Publish) && i.publish {
         e(set_kind(&mut x, Kind::Publish, 1).map(|_| &mut x))?;
     }
-    Ok(x)
+    round_trip(i, x)
+}
+
+/// The bytes must decode back to the same form and fields; otherwise the table has another form
+/// claiming those bits. Dropping the release bits (always safe: the register simply stays
+/// allocated) is tried before giving up.
+fn round_trip(i: &MInstr, mut x: Instr) -> Result<Instr, CompileError> {
+    let same = |x: &Instr| {
+        agx16_isa::decode_at(&x.encode(), 0)
+            .is_ok_and(|d| d.form.name == x.form.name && d.values() == x.values())
+    };
+    if same(&x) {
+        return Ok(x);
+    }
+    let rel: Vec<&str> = x
+        .form
+        .fields
+        .iter()
+        .filter(|f| matches!(f.kind, Kind::Release(_)))
+        .map(|f| f.name)
+        .collect();
+    for n in rel {
+        x.set(n, 0).map_err(|e| enc_err(i, e))?;
+    }
+    if same(&x) {
+        return Ok(x);
+    }
+    let other = agx16_isa::decode_at(&x.encode(), 0)
+        .map(|d| d.form.name.to_string())
+        .unwrap_or_else(|e| e.to_string());
+    Err(CompileError::Encode {
+        instr: i.to_string(),
+        why: format!("{} bytes decode as {other}", x.form.name),
+    })
 }
 
 /// Encode a straight-line program; control flow is not selected yet.

@@ -39,7 +39,7 @@ unsafe fn element_index(im: &mut Importer, off: *const m::nir_def) -> Result<Src
             }
             if name == "iadd" {
                 for (x, c) in [(0, 1), (1, 0)] {
-                    if is_const(c) && m::nir_src_as_uint(srcs[c].src) % 4 == 0 {
+                    if is_const(c) && m::nir_src_as_uint(srcs[c].src).is_multiple_of(4) {
                         let k = (m::nir_src_as_uint(srcs[c].src) / 4) as u32;
                         let base = element_index(im, srcs[x].src.ssa)?;
                         return Ok(Src::val(im.b.iadd(base, Src::imm(k))));

@@ -14,34 +14,35 @@ static OPTIONS: OnceLock<Opts> = OnceLock::new();
 pub fn options() -> &'static nir_shader_compiler_options {
     &OPTIONS
         .get_or_init(|| {
-            let mut o = nir_shader_compiler_options::default();
             // No divide, power, modulo, flrp, sign or fract instructions are selected: Mesa
-            // expands them into multiplies, reciprocals, exp2/log2 and floor.
-            o.lower_fdiv = true;
-            o.lower_fpow = true;
-            o.lower_fmod = true;
-            o.lower_flrp16 = true;
-            o.lower_flrp32 = true;
-            o.lower_flrp64 = true;
-            o.lower_fsign = true;
-            o.lower_isign = true;
-            o.lower_ffract = true;
-            o.lower_fdph = true;
-            o.lower_scmp = true;
-            o.lower_vector_cmp = true;
-            o.lower_ldexp = true;
-            o.lower_sincos = true;
-            o.lower_fisnormal = true;
-            o.lower_bitfield_extract = true;
-            o.lower_bitfield_insert = true;
-            o.lower_uadd_carry = true;
-            o.lower_usub_borrow = true;
-            o.lower_mul_high = true;
-            // The IR carries negate as a source modifier; keep fneg/ineg visible.
-            o.lower_ineg = true;
-            // Fused multiply-add is a native form (ffma, EXP-M4-54 kernels).
-            o.fuse_ffma32 = true;
-            Opts(o)
+            // expands them into multiplies, reciprocals, exp2/log2 and floor. Negation is a
+            // source modifier in the IR (ineg becomes 0 - x). Fused multiply-add is native
+            // (ffma, EXP-M4-54 kernels).
+            Opts(nir_shader_compiler_options {
+                lower_fdiv: true,
+                lower_fpow: true,
+                lower_fmod: true,
+                lower_flrp16: true,
+                lower_flrp32: true,
+                lower_flrp64: true,
+                lower_fsign: true,
+                lower_isign: true,
+                lower_ffract: true,
+                lower_fdph: true,
+                lower_scmp: true,
+                lower_vector_cmp: true,
+                lower_ldexp: true,
+                lower_sincos: true,
+                lower_fisnormal: true,
+                lower_bitfield_extract: true,
+                lower_bitfield_insert: true,
+                lower_uadd_carry: true,
+                lower_usub_borrow: true,
+                lower_mul_high: true,
+                lower_ineg: true,
+                fuse_ffma32: true,
+                ..Default::default()
+            })
         })
         .0
 }
