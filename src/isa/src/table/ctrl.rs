@@ -103,6 +103,9 @@ pub static FORMS: &[Form] = &[
     form!("else", Else, 4, Hardware, MASK, [(0, 8, 0x0f), (8, 8, 0x04), (16, 16, 0x1904)], &[], []),
     form!("mask_op", Opaque, 4, CorpusOnly, LEN, [(0, 8, 0x0f), (8, 8, 0x04)], B2B3, []),
     form!("pop", Pop, 6, Hardware, MASK, [(0, 8, 0x0f), (8, 8, 0x06)], POP, []),
+    // `0f 0e 24 02 00 00` / `0f 0e 04 02 00 00` in fragment discard programs (EXP-0050): the pop
+    // layout with byte1 bit 3 set, 6 bytes (corpus tiling)
+    form!("pop_0e", Pop, 6, CorpusOnly, super::src::CORPUS, [(0, 8, 0x0f), (8, 8, 0x0e)], POP, []),
     form!("call_indirect", CallIndirect, 6, CorpusOnly, LEN, [(0, 8, 0x0f), (8, 8, 0x80)], B2B3B4B5, []),
     form!("break_unwind", BreakUnwind, 6, Hardware, MASK, [(0, 8, 0x8f), (8, 8, 0x05)], B2B3B4B5, []),
     form!("loop_update", LoopMaskUpdate, 4, Hardware, MASK, [(0, 8, 0x8f), (8, 8, 0x04), (16, 1, 0), (18, 6, 0x15)], LOOP_UPDATE, []),

@@ -101,7 +101,11 @@ pub static FORMS: &[Form] = &[
     form!("fence87", Fence, 4, CorpusOnly, LEN, [(0, 8, 0x87)], T4, []),
     // ray-tracing memory ops (0xdf / 0x5f), 14 bytes (EXP-0023, EXP-O2C)
     form!("rt_as_load", RayTrace, 14, CorpusOnly, ET, [(0, 8, 0xdf)], T14, []),
-    form!("rt_ray_mem", RayTrace, 14, CorpusOnly, ET, [(0, 8, 0x5f), (16, 1, 0), (18, 6, 0x15)], rb!("b1" 8 8, "b2_1" 17 1, "b3" 24 8, "tail" 32 64, "tail2" 96 16), []),
+    // byte2 0x04 also occurs (`5f 02 04 0a ..` in the dec2_n8 ray-tracing programs): 14 bytes
+    form!("rt_ray_mem", RayTrace, 14, CorpusOnly, ET, [(0, 8, 0x5f)], T14, []),
+    // coordinate / interpolation fused mul-add leader `?e/?6 xx 23 a0 42 ..`, 10 bytes
+    // (encoding-tables.md coord_madf for 0x2e/0x3e; `26 8f 23 a0 42 ..` in texture_sample__texcube)
+    form!("coord_madf", Opaque, 10, CorpusOnly, ET, [(0, 3, 6), (16, 8, 0x23)], rb!("b0_3" 3 5, "b1" 8 8, "b3" 24 8, "tail" 32 48), []),
     // 0xcf matrix multiply-accumulate 12 (EXP-0022); 0x6f frame prologue 6 (EXP-0038)
     form!("matrix_mac", MatrixMac, 12, CorpusOnly, CAN, [(0, 8, 0xcf)], T12, []),
     form!("frame_prologue", Opaque, 6, CorpusOnly, LEN, [(0, 8, 0x6f)], T6, []),

@@ -66,15 +66,22 @@ const ALU10_16: &[Field] = &[
     f!("mod", [(40, 8)], Modifier, CorpusOnly, M435),
     raw!("tail", 48, 32),
 ];
-const ALU10_X: &[Field] = &[
+const ALU10_X18: &[Field] = &[
     raw!("dst", 4, 4),
     f!("src", [(8, 8)], Modifier, CorpusOnly, M435),
-    raw!("b2_0", 16, 1),
+    raw!("b2_lo", 16, 2),
     raw!("b2_hi", 19, 5),
     f!("srcB", [(24, 8)], Modifier, CorpusOnly, M435),
     f!("lut_a", [(32, 8)], Modifier, CorpusOnly, M435),
     f!("mod", [(40, 8)], Modifier, CorpusOnly, M435),
     raw!("tail", 48, 32),
+];
+const MOVE4_X18: &[Field] = &[
+    raw!("dst", 4, 4),
+    raw!("b1", 8, 8),
+    raw!("b2_lo", 16, 2),
+    raw!("b2_hi", 19, 5),
+    raw!("b3", 24, 8),
 ];
 const ALU10_FREE_B2: &[Field] = &[
     raw!("dst", 4, 4),
@@ -136,14 +143,18 @@ pub static FORMS: &[Form] = &[
     // byte2 bits 17..18 set: the extended logic family (release variants 0x06/0x07/0x16/0x26 ..
     // included; EXP-M4-35's b_alu10_lo6/lo7 and funary_imm records are members).
     form!("ilogic", ILogic, 10, Hardware, ET, [(0, 4, 0xb), (17, 2, 3), (22, 2, 0)], ILOGIC, [rch!(Dst, 15, Hardware), rch!(SrcA, 63, Hardware), rch!(SrcB, 63, Hardware)]),
-    // the same sub-family with byte2 bits 22..23 set (meaning unknown)
-    form!("b_alu10_x", Opaque, 10, CorpusOnly, LEN, [(0, 4, 0xb), (17, 2, 3)], ALU10_X, []),
     form!("reg_move_cb", RegMove, 4, CorpusOnly, M435, [(0, 4, 0xb), (16, 4, 0xb)], MOVECB, []),
     form!("move_c2", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (20, 4, 0x2)], MOVE4_LO, []),
     form!("move_c0", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (16, 4, 0x0)], MOVE4, []),
     form!("move_c1", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (16, 4, 0x1)], MOVE4, []),
     form!("move_c9", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (16, 4, 0x9)], MOVE4, []),
     form!("move_cc", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (16, 4, 0xc)], MOVE4, []),
+    // Remaining members follow byte2 bit 18 (the compact/long bit of the float ALU, TellowKrinkle's
+    // M3 "L" bit): clear = 4 bytes (`1b 0b 1a 03` and-compact in bitops__and_u32v4, `0b 97 33 01`
+    // in int_arith__long_div), set = 10 bytes; byte2 low nibble 0xc stays 4 (`2b 05 3c 06`
+    // shift-amount op, isadb.py EXP-M4-01). Corpus tiling.
+    form!("b_alu10_x", Opaque, 10, CorpusOnly, CORPUS, [(0, 4, 0xb), (18, 1, 1)], ALU10_X18, []),
+    form!("move_x", RegMove, 4, CorpusOnly, CORPUS, [(0, 4, 0xb), (18, 1, 0)], MOVE4_X18, []),
     // byte0 low nibble 3 (bit 3 clear): the same sub-families with a 16-bit destination. The
     // 10-byte members are required by corpus tiling (`23 04 0f bf 10 02 00 00 00 00` in
     // EXP-0012 tg_shift1); the 4-byte zero-extend member is measured (EXP-0161, G17P).
