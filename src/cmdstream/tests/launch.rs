@@ -65,7 +65,7 @@ fn entry_blocks_follow_the_directory() {
     assert_eq!(entry_offset(0), 0x340 + 0x80);
     assert_eq!(entry_offset(3), 0x340 + 3 * 0xc0 + 0x80);
     // AGX_APPLE9_ENTRY_MAX_OFFSET = (0xffffff - 0x2a) / 2 is the last encodable even entry.
-    let max = (0xff_ffff - 0x2a) / 2 & !1;
+    let max = ((0xff_ffff - 0x2a) / 2) & !1;
     assert!(stage_target(max).is_ok());
     assert!(stage_target(max + 2).is_err());
 }
