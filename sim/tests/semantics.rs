@@ -28,7 +28,11 @@ fn store(base: u64, index: u64, data: u64) -> Instr {
     )
 }
 
-fn run(prog: Vec<Instr>, grid: u32, out_mapped: bool) -> (PageTable, Result<agx16_sim::Stats, SimError>) {
+fn run(
+    prog: Vec<Instr>,
+    grid: u32,
+    out_mapped: bool,
+) -> (PageTable, Result<agx16_sim::Stats, SimError>) {
     let pt = PageTable::new();
     if out_mapped {
         pt.map(OUT, PAGE_SIZE, true, true).unwrap();
@@ -48,7 +52,9 @@ fn run(prog: Vec<Instr>, grid: u32, out_mapped: bool) -> (PageTable, Result<agx1
 fn words(pt: &PageTable, n: usize) -> Vec<u32> {
     let mut b = vec![0u8; 4 * n];
     pt.host_read(OUT, &mut b).unwrap();
-    b.chunks(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    b.chunks(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+        .collect()
 }
 
 fn gid() -> Instr {
@@ -77,7 +83,12 @@ fn if_else_pop_with_constant_predicates() {
 
 #[test]
 fn store_to_unmapped_memory_is_a_fault_with_pc() {
-    let prog = vec![gid(), b("mov_imm", &[("dst", 2), ("imm", 5)]), store(0, 1, 2), b("stop", &[])];
+    let prog = vec![
+        gid(),
+        b("mov_imm", &[("dst", 2), ("imm", 5)]),
+        store(0, 1, 2),
+        b("stop", &[]),
+    ];
     let (_, r) = run(prog, 8, false);
     match r {
         Err(SimError::Fault(f)) => {
@@ -91,7 +102,12 @@ fn store_to_unmapped_memory_is_a_fault_with_pc() {
 
 #[test]
 fn read_only_page_refuses_stores() {
-    let prog = vec![gid(), b("mov_imm", &[("dst", 2), ("imm", 5)]), store(0, 1, 2), b("stop", &[])];
+    let prog = vec![
+        gid(),
+        b("mov_imm", &[("dst", 2), ("imm", 5)]),
+        store(0, 1, 2),
+        b("stop", &[]),
+    ];
     let pt = PageTable::new();
     pt.map(OUT, PAGE_SIZE, true, false).unwrap();
     let launch = ComputeLaunch {
@@ -109,10 +125,18 @@ fn read_only_page_refuses_stores() {
 #[test]
 fn unknown_field_values_stop_with_pc_and_bytes() {
     // get_sr of a special register the model has no measurement for
-    let prog = vec![b("get_sr", &[("form", 1), ("dst", 1), ("sr_sel", 0x3)]), b("stop", &[])];
+    let prog = vec![
+        b("get_sr", &[("form", 1), ("dst", 1), ("sr_sel", 0x3)]),
+        b("stop", &[]),
+    ];
     let (_, r) = run(prog, 1, true);
     match r {
-        Err(SimError::Unestablished { pc: 0, bytes, form, what }) => {
+        Err(SimError::Unestablished {
+            pc: 0,
+            bytes,
+            form,
+            what,
+        }) => {
             assert_eq!(bytes.len(), 8);
             assert_eq!(form, "get_sr");
             assert!(what.contains("0x3"), "{what}");
@@ -124,7 +148,12 @@ fn unknown_field_values_stop_with_pc_and_bytes() {
 #[test]
 fn partial_threadgroups_leave_outside_lanes_alone() {
     // grid of 37 threads: lanes 37..63 of the second SIMD-group never store
-    let prog = vec![gid(), b("mov_imm", &[("dst", 2), ("imm", 1)]), store(0, 1, 2), b("stop", &[])];
+    let prog = vec![
+        gid(),
+        b("mov_imm", &[("dst", 2), ("imm", 1)]),
+        store(0, 1, 2),
+        b("stop", &[]),
+    ];
     let (pt, r) = run(prog, 37, true);
     let s = r.unwrap();
     assert_eq!(s.simdgroups, 2);
@@ -143,7 +172,12 @@ fn endless_programs_hit_the_budget() {
 
 #[test]
 fn launch_without_the_buffer_slots_a_program_uses_is_refused() {
-    let prog = vec![gid(), b("mov_imm", &[("dst", 2), ("imm", 5)]), store(3, 1, 2), b("stop", &[])];
+    let prog = vec![
+        gid(),
+        b("mov_imm", &[("dst", 2), ("imm", 5)]),
+        store(3, 1, 2),
+        b("stop", &[]),
+    ];
     let pt = PageTable::new();
     let launch = ComputeLaunch {
         code: Code::Bytes(encode_program(&prog)),
@@ -154,5 +188,8 @@ fn launch_without_the_buffer_slots_a_program_uses_is_refused() {
         budget: 1 << 20,
     };
     let e = run_compute(&pt, &launch).unwrap_err();
-    assert!(matches!(e, SimError::Launch(ref m) if m.contains("8 uniform")), "{e}");
+    assert!(
+        matches!(e, SimError::Launch(ref m) if m.contains("8 uniform")),
+        "{e}"
+    );
 }

@@ -203,7 +203,13 @@ fn read(sg: &SimdGroup, ctx: &Ctx, src: Src, zeroed: HalfSet) -> Lanes {
 /// A source's lanes: the register itself when it can be read in place,
 /// otherwise `buf` filled by [`read`].
 #[inline(always)]
-fn operand<'a>(sg: &'a SimdGroup, ctx: &Ctx, src: Src, zeroed: HalfSet, buf: &'a mut Lanes) -> &'a Lanes {
+fn operand<'a>(
+    sg: &'a SimdGroup,
+    ctx: &Ctx,
+    src: Src,
+    zeroed: HalfSet,
+    buf: &'a mut Lanes,
+) -> &'a Lanes {
     match src {
         Src::Gpr(r, Part::Full) if zeroed.is_empty() => &sg.regs[r as usize],
         _ => {
@@ -252,6 +258,11 @@ fn step(
             let va = operand(sg, ctx, a, zeroed, &mut buf_a);
             let vb = operand(sg, ctx, b, zeroed, &mut buf_b);
             let (ta, tb) = (part_type(part_of(a), ty), part_type(part_of(b), ty));
+            let tb = if bm.bf16 && tb != FType::F32 {
+                FType::Bf16
+            } else {
+                tb
+            };
             if (ty, ta, tb, am) == (FType::F32, FType::F32, FType::F32, FMod::default()) {
                 // the common case, kept free of per-lane dispatch
                 let neg = if bm.neg { 0x8000_0000 } else { 0 };
@@ -316,6 +327,14 @@ fn step(
                 }
                 let r = fma_f32(x, to_f32(vb[l], tb), apply_mod(to_f32(vc[l], tc), cm));
                 out[l] = from_f32(r, ty);
+            }
+            dst
+        }
+        Kind::FUnary { dst, a, m } => {
+            let v = read(sg, ctx, a, zeroed);
+            let ta = part_type(part_of(a), FType::F32);
+            for l in 0..LANES {
+                out[l] = from_f32(apply_mod(to_f32(v[l], ta), m), FType::F32);
             }
             dst
         }

@@ -43,6 +43,8 @@ pub enum FType {
 pub struct FMod {
     pub abs: bool,
     pub neg: bool,
+    /// A 16-bit source holds bfloat16 rather than binary16.
+    pub bf16: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -147,6 +149,12 @@ pub enum Kind {
         am: FMod,
         b: Src,
         bm: FMod,
+    },
+    /// d = mod(a) on fp32 (fmov/fabs/fneg).
+    FUnary {
+        dst: Dst,
+        a: Src,
+        m: FMod,
     },
     /// d = ±(a*b) + c with a single rounding.
     FFma {
@@ -274,6 +282,7 @@ impl Kind {
     pub fn sources(&self) -> impl Iterator<Item = Src> {
         let v: [Option<Src>; 4] = match *self {
             Kind::Mov { src, .. } => [Some(src), None, None, None],
+            Kind::FUnary { a, .. } => [Some(a), None, None, None],
             Kind::FBin { a, b, .. } | Kind::IBin { a, b, .. } | Kind::PredCompare { a, b, .. } => {
                 [Some(a), Some(b), None, None]
             }

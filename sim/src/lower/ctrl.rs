@@ -18,10 +18,17 @@ pub fn lower(i: &Instr, pc: u32) -> Result<Kind, String> {
             check::fields(i, &["bank", "invert"], &[("mode", &[0x54])])?;
             let invert = f("invert") == 1;
             let pred = match (f("bank"), invert) {
-                (b @ 0..=5, _) => PredSel::Bank { bank: b as u8, invert },
+                (b @ 0..=5, _) => PredSel::Bank {
+                    bank: b as u8,
+                    invert,
+                },
                 (6, false) => PredSel::True,
                 (7, false) => PredSel::False,
-                (b, inv) => return Err(format!("push of constant bank {b} with invert={inv} is unmeasured")),
+                (b, inv) => {
+                    return Err(format!(
+                        "push of constant bank {b} with invert={inv} is unmeasured"
+                    ))
+                }
             };
             Ok(Kind::IfPush { pred })
         }
@@ -44,8 +51,15 @@ pub fn lower(i: &Instr, pc: u32) -> Result<Kind, String> {
             if target < 0 {
                 return Err(format!("jump target {target} is before the program"));
             }
-            let cond = if i.form.op == F::Jump { JumpCond::Always } else { JumpCond::NoneActive };
-            Ok(Kind::Jump { target: target as usize, cond })
+            let cond = if i.form.op == F::Jump {
+                JumpCond::Always
+            } else {
+                JumpCond::NoneActive
+            };
+            Ok(Kind::Jump {
+                target: target as usize,
+                cond,
+            })
         }
         other => Err(format!("{other:?} forms are not modelled")),
     }

@@ -1,15 +1,28 @@
-//! Float ALU forms: fadd/fmul (register, immediate, uniform), ffma, hadd/hmul.
+//! Float ALU forms: fadd/fmul (register, immediate, uniform, 8-byte), ffma,
+//! hadd/hmul, funary.
 //!
 //! Semantics: d = a op [-]b, rounded to nearest even, fp32 denormals flushed
 //! (niklassheth/agx-re:docs/isa/encoding-tables.md falu2/falu3/half_alu,
 //! measured on T8132 by EXP-M4-38; flushing EXP-0047/0201).
 
 use super::{check, dst, src};
-use crate::core::ops::{FBinOp, FMod, FType, Kind, Part, Src};
+use crate::core::ops::{Dst, FBinOp, FMod, FType, Kind, Part, Src};
 use agx16_isa::{Instr, Op as F, Role};
+
+/// The immediate/uniform overloads' `flags`/`mods` bits are not decoded;
+/// accept the values of hardware-run programs only: flags=1/mods=0 (EXP-M4-44
+/// falu2i, measured: out = in + 1.5).
+const F2_ALLOWED: &[check::Allowed] = &[
+    ("flags", &[1]),
+    ("mods", &[0]),
+    ("ctrl", &[0]),
+    ("a_aux", &[0]),
+    ("b_aux", &[0]),
+];
 
 pub fn lower(i: &Instr) -> Result<Kind, String> {
     let name = i.form.name;
+    let flag = |n: &str| i.field(n).unwrap_or(0) != 0;
     match i.form.op {
         F::FAdd | F::FMul => {
             let op = if i.form.op == F::FAdd {
@@ -17,19 +30,26 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
             } else {
                 FBinOp::Mul
             };
-            // The immediate/uniform overloads' `flags`/`mods` bits are not
-            // decoded; accept the values of hardware-run programs only:
-            // flags=1/mods=0 (EXP-M4-44 falu2i, measured: out = in + 1.5).
-            let allowed: &[check::Allowed] = &[
-                ("flags", &[1]),
-                ("mods", &[0]),
-                ("ctrl", &[0]),
-                ("a_aux", &[0]),
-                ("b_aux", &[0]),
-            ];
-            check::fields(i, &["b_neg", "publish"], allowed)?;
-            let bneg = i.field("b_neg").unwrap_or(0) != 0;
+            check::fields(i, &["b_neg", "publish", "ext"], F2_ALLOWED)?;
             let (a, b) = (src(i, Role::SrcA)?, src(i, Role::SrcB)?);
+            // The 8-byte extension 0x8100 of the EXP-M4-54 mixed *_bfloat_reuse
+            // kernels (`09011c0401000081`, float(bf16 in) + pending bias) must
+            // carry both "source B is bf16" and the slot-6 wait (the hardware
+            // result needs both); until agx16-isa exposes those fields the
+            // extension is refused (sim/ISA-REQUESTS.md #6).
+            let bf16 = match i.field("ext") {
+                None | Some(0) => false,
+                Some(e) => {
+                    return Err(format!(
+                        "extension {e:#x} (source type / wait bits) is not decoded"
+                    ))
+                }
+            };
+            let bm = FMod {
+                neg: flag("b_neg"),
+                bf16,
+                ..FMod::default()
+            };
             Ok(Kind::FBin {
                 op,
                 ty: FType::F32,
@@ -37,10 +57,7 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
                 a,
                 am: FMod::default(),
                 b,
-                bm: FMod {
-                    abs: false,
-                    neg: bneg,
-                },
+                bm,
             })
         }
         F::FFma => {
@@ -55,7 +72,7 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
                 a: src(i, Role::SrcA)?,
                 b: src(i, Role::SrcB)?,
                 c: src(i, Role::SrcC)?,
-                neg_product: i.field("neg_ab").unwrap_or(0) != 0,
+                neg_product: flag("neg_ab"),
                 cm: FMod::default(),
             })
         }
@@ -76,7 +93,7 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
             };
             let d = dst(i)?;
             let d = if d.part == Part::Full {
-                crate::core::ops::Dst {
+                Dst {
                     reg: d.reg,
                     part: Part::Lo,
                 }
@@ -89,11 +106,35 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
                 dst: d,
                 a: half(src(i, Role::SrcA)?),
                 am: FMod {
-                    abs: false,
-                    neg: i.field("a_neg").unwrap_or(0) != 0,
+                    neg: flag("a_neg"),
+                    ..FMod::default()
                 },
                 b: half(src(i, Role::SrcB)?),
                 bm: FMod::default(),
+            })
+        }
+        F::FUnary => {
+            // mod 0x00 mov, 0x02 abs, 0x0a neg (niklassheth/agx-re:docs/isa/
+            // encoding-tables.md funary, HW-validated); b3/srcmod as in the
+            // hardware-run EXP-M4-54 rcp_float_neg (`0b010e11020a00000000`).
+            check::fields(i, &["mod"], &[("b3", &[0x11]), ("srcmod", &[2])])?;
+            let m = match i.field("mod").unwrap_or(0) {
+                0x00 => FMod::default(),
+                0x02 => FMod {
+                    abs: true,
+                    ..FMod::default()
+                },
+                0x0a => FMod {
+                    abs: true,
+                    neg: true,
+                    ..FMod::default()
+                },
+                v => return Err(format!("funary modifier {v:#x} is unmeasured")),
+            };
+            Ok(Kind::FUnary {
+                dst: dst(i)?,
+                a: src(i, Role::SrcA)?,
+                m,
             })
         }
         _ => Err(format!("{name}: not a float ALU form")),

@@ -117,6 +117,10 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
         dst_ty: if f16_result { FType::F16 } else { FType::F32 },
         dst: d,
         src: s,
-        m: FMod { abs, neg },
+        m: FMod {
+            abs,
+            neg,
+            bf16: false,
+        },
     })
 }
