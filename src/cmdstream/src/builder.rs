@@ -133,7 +133,6 @@ impl StreamBuilder {
         Ok(match self.kind {
             Kind::Cdm => CdmLink::to(target, false)?.pack()?,
             Kind::Vdm => VdmLink {
-                target_hi: 0,
                 with_return: false,
                 target: (target - RENDER_CONTEXT_BASE) as u32,
                 unknown: [0; 2],

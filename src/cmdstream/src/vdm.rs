@@ -74,13 +74,15 @@ impl IndexSize {
 record! {
     /// Points the PPP at `size_words` words of state at a render-context offset (8 bytes).
     pub struct VdmPppUpdate : 8 {
-        /// Pointer bits 39:32; zero on G16 (32-bit context offsets).
-        pointer_hi: u8 = [0, 8] plain, GENXML_G13;
         size_words: u8 = [8, 8] plain, MESA_APPLE9;
         /// Render-context offset of the state words.
         pointer: u32 = [32, 32] plain, MESA_APPLE9;
     }
-    fixed { block_type = [29, 3] == 0, GENXML_G13; }
+    fixed {
+        // G13's pointer bits 39:32; G16 points with 32-bit context offsets.
+        pointer_hi = [0, 8] == 0, MESA_APPLE9;
+        block_type = [29, 3] == 0, GENXML_G13;
+    }
 }
 
 record! {
@@ -221,13 +223,15 @@ pub struct VdmIndexList {
 record! {
     /// Jump or call to more VDM stream at a render-context offset (8 bytes).
     pub struct VdmLink : 8 {
-        /// Must be zero on G16.
-        target_hi: u8 = [0, 8] plain, GENXML_G16;
         with_return: bool = [28, 1] plain, GENXML_G13;
         /// Render-context offset of the target.
         target: u32 = [32, 32] plain, GENXML_G16;
     }
-    fixed { block_type = [29, 3] == 4, GENXML_G13; }
+    fixed {
+        // "G16 uses a 32-bit render-context offset: Target hi must be zero."
+        target_hi = [0, 8] == 0, GENXML_G16;
+        block_type = [29, 3] == 4, GENXML_G13;
+    }
 }
 
 record! {

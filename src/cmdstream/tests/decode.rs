@@ -157,7 +157,6 @@ fn decodes_render_capture() {
     ] {
         stream.extend(
             VdmPppUpdate {
-                pointer_hi: 0,
                 size_words: n,
                 pointer: ctx_page + off,
                 unknown: [0; 2],

@@ -78,10 +78,7 @@ fn golden_mesa_direct_draw() {
     let sizes: Vec<u8> = blocks[1..10]
         .iter()
         .map(|b| match b {
-            VdmBlock::PppUpdate(p) => {
-                assert_eq!(p.pointer_hi, 0, "32-bit context offsets");
-                p.size_words
-            }
+            VdmBlock::PppUpdate(p) => p.size_words,
             _ => panic!("expected PPP update"),
         })
         .collect();
@@ -177,7 +174,6 @@ fn barrier_and_unknown_blocks() {
 fn walk_follows_context_links() {
     let base = RENDER_CONTEXT_BASE + 0x18000;
     let mut bytes = VdmBlock::Link(VdmLink {
-        target_hi: 0,
         with_return: true,
         target: 0x18100,
         unknown: [0; 2],
@@ -220,7 +216,7 @@ proptest! {
 
     #[test]
     fn ppp_update_round_trip(size: u8, ptr: u32) {
-        let u = VdmPppUpdate { pointer_hi: 0, size_words: size, pointer: ptr, unknown: [0; 2] };
+        let u = VdmPppUpdate { size_words: size, pointer: ptr, unknown: [0; 2] };
         prop_assert_eq!(VdmPppUpdate::unpack(&u.pack().unwrap()).unwrap(), u);
     }
 }
