@@ -178,8 +178,6 @@ pub struct VdmState {
 record! {
     /// Header of an index list (draw); presence bits select the payload words.
     pub struct VdmIndexListHeader : 4 {
-        /// Index buffer bits 39:32 (G13). G16 carries the high bits in a trailing word.
-        index_buffer_hi: u8 = [0, 8] plain, GENXML_G13;
         primitive: Primitive = [8, 8] plain, AGXRE_CMDSTREAM;
         restart_enable: bool = [16, 1] plain, MESA_APPLE9;
         index_size: IndexSize = [17, 3] plain, MESA_APPLE9;
@@ -190,7 +188,11 @@ record! {
         start_present: bool = [24, 1] plain, GENXML_G13;
         indirect_buffer_present: bool = [26, 1] plain, AGXRE_CMDSTREAM;
     }
-    fixed { block_type = [29, 3] == 3, GENXML_G13; }
+    fixed {
+        // G13's index buffer bits 39:32; G16 carries the high bits in a trailing word.
+        index_buffer_hi = [0, 8] == 0, MESA_APPLE9;
+        block_type = [29, 3] == 3, GENXML_G13;
+    }
 }
 
 record! {
