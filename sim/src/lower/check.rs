@@ -7,6 +7,12 @@ use agx16_isa::{Evidence, Instr, Kind as FieldKind};
 /// whose outputs the model reproduces; the caller cites the experiment).
 pub type Allowed<'a> = (&'a str, &'a [u64]);
 
+/// Source keep bits (byte1/byte3 bit 7): set when a source stays live, i.e.
+/// no release; the model keeps sources unless a release bit says otherwise
+/// (agx16-isa table: NS/GravityLinux packer golden vectors and the EXP-M4-35
+/// load_xor_load_retain oracle, hash-matched on M4).
+pub const KEEP: [Allowed<'static>; 2] = [("a_keep", &[0, 1]), ("b_keep", &[0, 1])];
+
 /// Checks every field the lowering does not interpret itself: raw fields
 /// and modifiers must hold an allowed value (zero is allowed only when
 /// listed). `used` names the fields the caller interprets.
@@ -37,7 +43,11 @@ pub fn fields(i: &Instr, used: &[&str], allowed: &[Allowed]) -> Result<(), Strin
         if matches!(f.kind, FieldKind::Wait(_)) {
             continue;
         }
-        match allowed.iter().find(|(n, _)| *n == f.name) {
+        match allowed
+            .iter()
+            .chain(KEEP.iter())
+            .find(|(n, _)| *n == f.name)
+        {
             Some((_, vals)) if vals.contains(&v) => {}
             Some((_, vals)) => {
                 return Err(format!(

@@ -63,7 +63,7 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
         F::FFma => {
             check::fields(
                 i,
-                &["neg_ab"],
+                &["neg_ab", "publish"], // publish (bit 21) marks the result as published; value unchanged
                 &[("flags", &[0]), ("ctrl", &[0]), ("b6", &[0])],
             )?;
             Ok(Kind::FFma {

@@ -78,7 +78,8 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
                     "op_base",
                     "outmod",
                 ],
-                &[],
+                // bit 21 (publish in falu2's layout) set in hardware-run k_* programs
+                &[("b2_21", &[0, 1])],
             )?;
             let lut = logic_lut(i)?;
             Ok(Kind::IBin {
