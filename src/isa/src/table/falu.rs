@@ -24,16 +24,35 @@ macro_rules! f2_fields {
             f!("b_keep", [(31, 1)], Modifier, CorpusOnly, PK),
             raw!("ctrl", 34, 5),
             f!("b_neg", [(43, 1)], Modifier, Hardware, ET),
-            f!("wait", [(45, 3)], Wait(Index45), Hardware, SB),
             $($tail),*
         ]
     };
 }
 
-const F2: &[Field] = f2_fields!();
-const F2_8: &[Field] = f2_fields!(raw!("ext", 48, 16));
-const F2_10: &[Field] = f2_fields!(raw!("ext", 48, 32));
-const F2_12: &[Field] = f2_fields!(raw!("ext", 48, 48));
+const F2: &[Field] = f2_fields!(f!("wait", [(45, 3)], Wait(Index45), Hardware, SB));
+
+// Extended 8/10/12-byte forms. Byte7 bit 1 (instruction bit 57) is the output clamp
+// (`09 05 1c 01 01 00 00 82` = saturate(a+b), EXP-M4-10 splice, measured). The slot field
+// moves: EXP-M4-54 mixed bf16 `09 01 1c 04 01 00 00 81` consumes a slot-6 load with bits
+// 45..47 clear and bit 63 set, which is the split one-hot layout of the extended logic form
+// (45..47 slots 1..3, 61..63 slots 4..6); one hardware-run program, so corpus-only. Bit 56
+// separates that bf16-source kernel from the f16 ones (sim/ISA-REQUESTS.md item 6): hypothesis.
+const M54X: &str = "niklassheth/agx-re:experiments/EXP-M4-54-sfu-source-controls (mixed bf16)";
+macro_rules! f2x_fields {
+    ($($tail:expr),*) => {
+        f2_fields!(
+            f!("wait", [(45, 3), (61, 3)], Wait(MaskSplit45_61), CorpusOnly, M54X),
+            raw!("b6", 48, 8),
+            f!("b_bf16", [(56, 1)], Modifier, Hypothesis, M54X),
+            f!("saturate", [(57, 1)], Modifier, Hardware, ET),
+            raw!("b7_mid", 58, 3)
+            $(, $tail)*
+        )
+    };
+}
+const F2_8: &[Field] = f2x_fields!();
+const F2_10: &[Field] = f2x_fields!(raw!("ext", 64, 16));
+const F2_12: &[Field] = f2x_fields!(raw!("ext", 64, 32));
 
 // srcB is the 8-bit float immediate (bit 39 set, exponent nibble >= 8).
 const F2I: &[Field] = &[
