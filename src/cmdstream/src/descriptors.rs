@@ -197,3 +197,21 @@ pub fn pack_cf_table(
     }
     Ok(out)
 }
+
+impl Channels {
+    /// Bytes per element and block size in texels (1x1 for uncompressed formats), as the
+    /// format names define them; `None` for values no source names.
+    pub fn element(self) -> Option<(u32, u32, u32)> {
+        use Channels::*;
+        Some(match self {
+            R8 => (1, 1, 1),
+            R16 | R8G8 | R5G6B5 | R4G4B4A4 | A1R5G5B5 | R5G5B5A1 => (2, 1, 1),
+            R32 | R16G16 | R11G11B10 | R10G10B10A2 | R9G9B9E5 | R8G8B8A8 => (4, 1, 1),
+            R32G32 | R16G16B16A16 => (8, 1, 1),
+            R32G32B32A32 => (16, 1, 1),
+            Etc2Rgb8 | Etc2Rgb8A1 | EacR11 | Bc1 | Bc4 => (8, 4, 4),
+            Etc2Rgba8 | EacRg11 | Astc4x4 | Bc2 | Bc3 | Bc5 | Bc6h | Bc6hUfloat | Bc7 => (16, 4, 4),
+            Unknown(_) => return None,
+        })
+    }
+}

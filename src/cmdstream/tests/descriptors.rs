@@ -189,3 +189,16 @@ proptest! {
         prop_assert_eq!(back, t);
     }
 }
+
+#[test]
+fn channel_element_sizes() {
+    assert_eq!(Channels::R8G8B8A8.element(), Some((4, 1, 1)));
+    assert_eq!(Channels::R32G32B32A32.element(), Some((16, 1, 1)));
+    assert_eq!(Channels::Bc1.element(), Some((8, 4, 4)));
+    assert_eq!(Channels::Astc4x4.element(), Some((16, 4, 4)));
+    assert_eq!(Channels::Unknown(0x7f).element(), None);
+    // Every named value has a size.
+    for (v, name) in <Channels as FieldType>::NAMES {
+        assert!(Channels::from_u64(*v).element().is_some(), "{name}");
+    }
+}
