@@ -96,7 +96,7 @@ fn fadd_immediate_matches_reference() {
 }
 
 #[test]
-#[ignore = "agx16-sim refuses ffma field a_aux=1, which the hardware-run EXP-M4-54 template has"]
+#[ignore = "agx16-sim refuses the ffma ctrl/a_aux values of the hardware-run EXP-M4-55 k_sin template (request filed with sim)"]
 fn fused_multiply_add_with_negation_matches_reference() {
     let f = kernel(3, |b, i| {
         let n = Src {

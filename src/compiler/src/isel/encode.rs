@@ -63,12 +63,15 @@ fn set_kind(x: &mut Instr, kind: Kind, v: u64) -> Result<(), agx16_isa::EncodeEr
     }
 }
 
-/// Apple-compiled instructions from hardware-run M4 programs, one per form: the template
-/// whose modifier and raw fields (the bits whose meaning is not established) are kept, while
-/// operands, scoreboard and lifetime fields are overwritten. Captured bytes, measured outputs:
-/// niklassheth/agx-re experiments EXP-M4-35 (get_sr, iadd, ilogic, device load/store),
-/// EXP-M4-54 (fadd, fmul, ffma, mov_imm kernels), EXP-M4-44 (falu2i `in + 1.5`, slot field
-/// cleared).
+/// Apple-compiled instructions from hardware-run programs (the executable oracles under
+/// ../shared/oracles/sim), one per form: the template whose modifier and raw fields (bits whose
+/// meaning is not established) are kept, while operands, scoreboard and lifetime fields are
+/// overwritten. Sources (captured bytes, measured outputs):
+/// - M4 (T8132): get_sr, fadd, device_load/store (+ direct store) from niklassheth/agx-re
+///   EXP-M4-54 kernels; iadd and ilogic XOR from EXP-M4-35 `load_xor_load_distinct`; fadd_imm
+///   from EXP-M4-44 (falu2i `in + 1.5`, slot field cleared); ffma from EXP-M4-55 `k_sin`.
+/// - A18 Pro (G17P, same Apple9 encoding; behaviour on M4 inferred): fmul from
+///   ADevWithAnIdea/agx-re EXP-0003 `mul`, mov_imm from EXP-0010 `eret4`.
 fn template(name: &str) -> Option<&'static str> {
     Some(match name {
         "get_sr" => "1ca01006",
