@@ -7,7 +7,7 @@
 //! - `AGX16_SHIM_DEBUG=1`: log opens and ioctl errors to stderr.
 
 use crate::memfd::MemfdAllocator;
-use agx16_kernel::backend::NoBackend;
+use crate::sim_backend::SimBackend;
 use agx16_kernel::params::DeviceConfig;
 use agx16_kernel::{Device, GpuBackend};
 use std::sync::{Arc, OnceLock};
@@ -18,8 +18,7 @@ pub fn debug() -> bool {
 }
 
 fn backend() -> Arc<dyn GpuBackend> {
-    // The model adapter plugs in here once agx16-sim exposes dispatch.
-    Arc::new(NoBackend)
+    Arc::new(SimBackend::default())
 }
 
 pub fn device() -> &'static Arc<Device> {

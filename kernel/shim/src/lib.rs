@@ -18,4 +18,5 @@ mod log;
 mod memfd;
 mod paths;
 mod real;
+pub mod sim_backend;
 mod sync_file;
