@@ -9,7 +9,6 @@
 //! and uniforms (buffer addresses) each launch stands for.
 
 #[path = "../../core/tests/common/mod.rs"]
-#[allow(dead_code)]
 mod common;
 #[path = "../src/sim_backend.rs"]
 mod sim_backend;
