@@ -81,6 +81,13 @@ fn measured_msaa_and_compression() {
     assert_eq!(ImageLayout::new(d).unwrap().aux_bytes, Some(0x800));
     d.width = 15;
     assert_eq!(ImageLayout::new(d).unwrap().aux_bytes, None);
+    d.width = 256;
+    d.levels = 2;
+    assert_eq!(
+        ImageLayout::new(d).unwrap().aux_bytes,
+        None,
+        "mip-chain aux size is not established"
+    );
 }
 
 #[test]

@@ -111,7 +111,8 @@ pub struct ImageLayout {
     pub planes: u32,
     /// Size of the image data (all planes).
     pub image_bytes: u64,
-    /// Compression metadata size, placed right after the image data, when compression engages.
+    /// Compression metadata size, placed right after the image data, when compression engages
+    /// (only for the shapes whose rule was measured: one level, one plane, one sample).
     pub aux_bytes: Option<u64>,
 }
 
@@ -194,10 +195,16 @@ impl ImageLayout {
         };
         let image_bytes = layer_stride * planes as u64;
         // Compression: only twiddled, W >= 16 and H >= 16 texels; one byte per 32 texels of
-        // the padded image (measured for single-level images; aux follows the image).
-        let aux_bytes =
-            (d.compressible && d.tiling == Tiling::Twiddled && d.width >= 16 && d.height >= 16)
-                .then(|| image_bytes / (32 * d.element_bytes as u64));
+        // the padded image, placed right after it. Measured for single-level, single-plane,
+        // single-sample images only, so other shapes are left uncompressed.
+        let aux_bytes = (d.compressible
+            && d.tiling == Tiling::Twiddled
+            && d.width >= 16
+            && d.height >= 16
+            && d.levels == 1
+            && planes == 1
+            && d.samples == 1)
+            .then(|| image_bytes / (32 * d.element_bytes as u64));
         Ok(ImageLayout {
             desc,
             levels,
