@@ -126,6 +126,7 @@ fn simdgroups_of(launch: &ComputeLaunch, tgid: [u32; 3], pool: &mut Vec<SimdGrou
     for s in 0..count as u32 {
         let mut ids = ThreadIds {
             tg: tgid,
+            tg_size: tg,
             simd_index: s,
             ..Default::default()
         };

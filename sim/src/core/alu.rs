@@ -79,16 +79,10 @@ pub fn ibin(op: IntBinOp, a: u32, b: u32) -> u32 {
     match op {
         IntBinOp::Add => a.wrapping_add(b),
         IntBinOp::Sub => a.wrapping_sub(b),
-        IntBinOp::Logic(lut) => {
-            let mut r = 0;
-            for (i, sel) in [(0u32, 0u32), (0, 1), (1, 0), (1, 1)].iter().enumerate() {
-                if lut >> i & 1 != 0 {
-                    let am = if sel.0 == 1 { a } else { !a };
-                    let bm = if sel.1 == 1 { b } else { !b };
-                    r |= am & bm;
-                }
-            }
-            r
+        IntBinOp::Logic(truth) => {
+            let t = |i: u8| if truth >> i & 1 == 1 { u32::MAX } else { 0 };
+            let (x, y) = (b, a);
+            (!x & !y & t(0)) | (!x & y & t(1)) | (x & !y & t(2)) | (x & y & t(3))
         }
         IntBinOp::Shl => a.checked_shl(b).unwrap_or(0),
         IntBinOp::ShrU => a.checked_shr(b).unwrap_or(0),
@@ -129,11 +123,13 @@ mod tests {
 
     #[test]
     fn logic_lut_is_a_truth_table_over_a_and_b() {
+        // truth bit 2x+y, x = operand B, y = operand A
         let (a, b) = (0b1100u32, 0b1010u32);
         assert_eq!(ibin(IntBinOp::Logic(0b0110), a, b), a ^ b);
         assert_eq!(ibin(IntBinOp::Logic(0b1000), a, b), a & b);
         assert_eq!(ibin(IntBinOp::Logic(0b1110), a, b), a | b);
-        assert_eq!(ibin(IntBinOp::Logic(0b0011), a, b), !a);
+        assert_eq!(ibin(IntBinOp::Logic(0b0011), a, b), !b);
+        assert_eq!(ibin(IntBinOp::Logic(0b0100), a, b), b & !a);
     }
 
     #[test]

@@ -57,7 +57,8 @@ pub enum FBinOp {
 pub enum IntBinOp {
     Add,
     Sub,
-    /// Bitwise function given as a 4-entry truth table: bit (a<<1|b) of `lut`.
+    /// Bitwise function as a truth table: bit 2x+y is f(x, y) with x the B
+    /// operand and y the A operand (agx16-isa `LogicFn::apply_ilogic`).
     Logic(u8),
     Shl,
     ShrU,
@@ -112,6 +113,7 @@ pub enum SpecialReg {
     ThreadPositionInGrid(u8),
     ThreadPositionInThreadgroup(u8),
     ThreadgroupPositionInGrid(u8),
+    ThreadsPerThreadgroup(u8),
     ThreadIndexInSimdgroup,
     SimdgroupIndexInThreadgroup,
 }

@@ -11,6 +11,8 @@ pub struct ThreadIds {
     pub grid: [Lanes; 3],
     pub in_tg: [Lanes; 3],
     pub tg: [u32; 3],
+    /// Threadgroup size of the launch.
+    pub tg_size: [u32; 3],
     pub simd_index: u32,
 }
 
@@ -102,6 +104,7 @@ impl SimdGroup {
                 SpecialReg::ThreadPositionInGrid(d) => self.ids.grid[d as usize][l],
                 SpecialReg::ThreadPositionInThreadgroup(d) => self.ids.in_tg[d as usize][l],
                 SpecialReg::ThreadgroupPositionInGrid(d) => self.ids.tg[d as usize],
+                SpecialReg::ThreadsPerThreadgroup(d) => self.ids.tg_size[d as usize],
                 SpecialReg::ThreadIndexInSimdgroup => l as u32,
                 SpecialReg::SimdgroupIndexInThreadgroup => self.ids.simd_index,
             };
