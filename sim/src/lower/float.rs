@@ -30,21 +30,15 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
             } else {
                 FBinOp::Mul
             };
-            check::fields(i, &["b_neg", "publish", "ext"], F2_ALLOWED)?;
+            check::fields(i, &["b_neg", "publish", "b_bf16"], F2_ALLOWED)?;
             let (a, b) = (src(i, Role::SrcA)?, src(i, Role::SrcB)?);
-            // The 8-byte extension 0x8100 of the EXP-M4-54 mixed *_bfloat_reuse
-            // kernels (`09011c0401000081`, float(bf16 in) + pending bias) must
-            // carry both "source B is bf16" and the slot-6 wait (the hardware
-            // result needs both); until agx16-isa exposes those fields the
-            // extension is refused (sim/ISA-REQUESTS.md #6).
-            let bf16 = match i.field("ext") {
-                None | Some(0) => false,
-                Some(e) => {
-                    return Err(format!(
-                        "extension {e:#x} (source type / wait bits) is not decoded"
-                    ))
-                }
-            };
+            // `b_bf16`: the 16-bit source B is bfloat16 (EXP-M4-54 mixed
+            // *_bfloat_reuse `09011c0401000081` computes float(bf16 x) + bias and
+            // matches the M4 only with this reading: as f16, 0.5 would read 1.75).
+            let bf16 = flag("b_bf16");
+            if bf16 && !matches!(b, Src::Gpr(_, Part::Lo | Part::Hi)) {
+                return Err("bf16 select on a 32-bit source B is unmeasured".into());
+            }
             let bm = FMod {
                 neg: flag("b_neg"),
                 bf16,

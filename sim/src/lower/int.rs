@@ -28,7 +28,11 @@ fn special(sel: u64) -> Result<SpecialReg, String> {
         ("threads_per_threadgroup", Some(d)) => SpecialReg::ThreadsPerThreadgroup(d),
         ("thread_index_in_simdgroup", _) => SpecialReg::ThreadIndexInSimdgroup,
         ("simdgroup_index_in_threadgroup", _) => SpecialReg::SimdgroupIndexInThreadgroup,
-        _ => return Err(format!("special register {name} is not modelled in compute")),
+        _ => {
+            return Err(format!(
+                "special register {name} is not modelled in compute"
+            ))
+        }
     })
 }
 
