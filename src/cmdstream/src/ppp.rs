@@ -359,3 +359,48 @@ impl PppPage {
         (parts.into_iter().map(|p| p.0).collect(), flagged)
     }
 }
+
+/// Why a draw's PPP updates could not be assembled into a page.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum PppAssembleError {
+    #[error("update {index} has {words} words; the G16 layout expects {expected} there")]
+    Layout {
+        index: usize,
+        words: u8,
+        expected: u8,
+    },
+    #[error("{0} PPP updates; the G16 layout has {n}", n = PPP_RECORDS.len())]
+    Count(usize),
+    #[error("reading PPP state at {va:#x}: {why}")]
+    Memory { va: u64, why: String },
+    #[error(transparent)]
+    Decode(#[from] DecodeError),
+}
+
+impl PppPage {
+    /// Assembles the page a draw's nine PPP updates point at (in the order of
+    /// [`PPP_RECORDS`]); each record is read from where its update points.
+    pub fn from_updates(
+        mem: &impl crate::stream::GpuRead,
+        updates: &[crate::vdm::VdmPppUpdate],
+    ) -> Result<Self, PppAssembleError> {
+        if updates.len() != PPP_RECORDS.len() {
+            return Err(PppAssembleError::Count(updates.len()));
+        }
+        let mut page = vec![0u8; PPP_PAGE_SIZE];
+        for (index, (u, (off, words, _))) in updates.iter().zip(PPP_RECORDS).enumerate() {
+            if u.size_words != words {
+                return Err(PppAssembleError::Layout {
+                    index,
+                    words: u.size_words,
+                    expected: words,
+                });
+            }
+            let va = crate::vdm::RENDER_CONTEXT_BASE + u.pointer as u64;
+            let dst = &mut page[off..off + words as usize * 4];
+            mem.read(va, dst)
+                .map_err(|why| PppAssembleError::Memory { va, why })?;
+        }
+        Ok(PppPage::unpack(&page)?)
+    }
+}

@@ -174,3 +174,32 @@ proptest! {
         prop_assert_eq!(back.pack().unwrap(), s.pack().unwrap());
     }
 }
+
+#[test]
+fn page_from_a_draws_updates() {
+    use agx16_cmdstream::stream::FlatMemory;
+    use agx16_cmdstream::vdm::{VdmPppUpdate, RENDER_CONTEXT_BASE};
+    let p = mesa_page(2, 0x20_0140, 0x20_3d00);
+    let off = 0x0400_0040u32;
+    let mem = FlatMemory {
+        base: RENDER_CONTEXT_BASE + off as u64,
+        bytes: p.clone(),
+    };
+    let ups: Vec<VdmPppUpdate> = PPP_RECORDS
+        .iter()
+        .map(|(o, w, _)| VdmPppUpdate {
+            size_words: *w,
+            pointer: off + *o as u32,
+            unknown: [0; 2],
+        })
+        .collect();
+    let page = PppPage::from_updates(&mem, &ups).unwrap();
+    assert_eq!(page, PppPage::unpack(&p).unwrap());
+    assert!(PppPage::from_updates(&mem, &ups[..8]).is_err());
+    let mut bad = ups.clone();
+    bad[2].size_words = 4;
+    assert!(matches!(
+        PppPage::from_updates(&mem, &bad),
+        Err(PppAssembleError::Layout { index: 2, .. })
+    ));
+}
