@@ -73,7 +73,7 @@ fn if_else_pop_with_constant_predicates() {
         store(0, 1, 2),
         b("else", &[]),
         store(0, 1, 3),
-        b("pop", &[("mode", 4), ("levels", 1)]),
+        b("pop", &[("mode", 4), ("scope_kind", 1)]),
         b("stop", &[]),
     ];
     let (pt, r) = run(prog, 40, true);

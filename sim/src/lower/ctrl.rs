@@ -38,7 +38,7 @@ pub fn lower(i: &Instr, pc: u32) -> Result<Kind, String> {
         }
         F::Pop => {
             // Only the one-level pop `0f 06 04 01 00 00` is measured.
-            check::fields(i, &[], &[("mode", &[0x04]), ("levels", &[1])])?;
+            check::fields(i, &[], &[("mode", &[0x04]), ("scope_kind", &[1])])?;
             Ok(Kind::Pop { levels: 1 })
         }
         F::Jump | F::JumpExecNone => {
