@@ -12,6 +12,8 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include <poll.h>
+#include <linux/sync_file.h>
 #include <xf86drm.h>
 
 struct params { uint64_t features; uint32_t gen, variant, rev, chip, dies, clusters, cores, freq;
@@ -24,6 +26,11 @@ struct mmap_offset { uint32_t handle, flags; uint64_t offset; };
 struct bind_op { uint32_t flags, handle; uint64_t offset, range, addr; };
 struct vm_bind { uint32_t vm_id, num, stride, pad; uint64_t userptr; };
 struct queue_create { uint32_t flags, vm_id, priority, queue_id; uint64_t usc; };
+struct cmd_header { uint16_t type, size, vdm_barrier, cdm_barrier; };
+struct cmd_compute { uint32_t flags, sampler_count; uint64_t base, end, sampler_heap;
+                     uint32_t helper_binary, helper_cfg; uint64_t helper_data; uint32_t ts[4]; };
+struct asahi_sync { uint32_t type, handle; uint64_t value; };
+struct submit { uint64_t syncs, cmdbuf; uint32_t flags, queue_id, in_count, out_count, cmdbuf_size, pad; };
 
 #define ASAHI(dir, nr, T) DRM_##dir(DRM_COMMAND_BASE + (nr), T)
 
@@ -121,6 +128,31 @@ int main(void)
     CHECK(drmSyncobjTimelineSignal(fd, &tl, &pt, 1) == 0, "timeline signal");
     uint64_t q = 0;
     CHECK(drmSyncobjQuery(fd, &tl, &q, 1) == 0 && q == 5, "timeline query");
+
+    /* A compute job whose "control stream" is the pattern written above:
+     * accepted by SUBMIT, failed on the GPU thread (malformed stream); the
+     * failure must be visible on the
+     * exported sync file and poll() must see it signalled. */
+    struct { struct cmd_header h; struct cmd_compute c; } cb;
+    memset(&cb, 0, sizeof cb);
+    cb.h = (struct cmd_header){ 1, sizeof cb.c, 0, 0 };
+    cb.c.base = 0x200000000ull;
+    cb.c.end = 0x200000000ull + 0x100;
+    uint32_t done = 0;
+    drmSyncobjCreate(fd, 0, &done);
+    struct asahi_sync out = { 0, done, 0 };
+    struct submit sb = { (uintptr_t)&out, (uintptr_t)&cb, 0, qc.queue_id, 0, 1, sizeof cb, 0 };
+    CHECK(drmIoctl(fd, ASAHI(IOW, 10, struct submit), &sb) == 0, "SUBMIT compute");
+    CHECK(drmSyncobjWait(fd, &done, 1, INT64_MAX, DRM_SYNCOBJ_WAIT_FLAGS_WAIT_FOR_SUBMIT, NULL) == 0, "job completes");
+    int job_fd = -1;
+    CHECK(drmSyncobjExportSyncFile(fd, done, &job_fd) == 0, "export job sync file");
+    struct pollfd pfd = { job_fd, POLLIN, 0 };
+    CHECK(poll(&pfd, 1, 1000) == 1 && (pfd.revents & POLLIN), "sync file polls signalled");
+    struct sync_file_info info;
+    memset(&info, 0, sizeof info);
+    CHECK(ioctl(job_fd, SYNC_IOC_FILE_INFO, &info) == 0 && info.status == -EINVAL,
+          "failed job reported on the sync file (status %d)", info.status);
+    close(job_fd);
 
     CHECK(ioctl(fd, DRM_IOWR(0x3f, struct drm_version), &(struct drm_version){0}) == -1, "unknown ioctl rejected");
     close(sync_fd);
