@@ -131,3 +131,35 @@ fn every_form_decodes_its_own_zero_instance() {
         assert_eq!(d.encode(), bytes, "{}", f.name);
     }
 }
+
+#[test]
+fn emittable_forms_have_established_operands() {
+    // A compiler emits only hardware-validated forms; their operand, slot and lifetime fields
+    // must be hardware-validated too (modifiers and raw fields keep their native values).
+    let mut bad = Vec::new();
+    for f in forms().iter().filter(|f| f.emittable()) {
+        for fl in f.fields {
+            let operand = matches!(
+                fl.kind,
+                Kind::Gpr(_)
+                    | Kind::Size(_)
+                    | Kind::Half(_)
+                    | Kind::Uniform(_)
+                    | Kind::ImmU(_)
+                    | Kind::ImmS(_)
+                    | Kind::ImmF8(_)
+                    | Kind::Wait(_)
+                    | Kind::Produce(_)
+            );
+            if operand && fl.evidence != agx16_isa::Evidence::Hardware {
+                bad.push(format!(
+                    "{}.{} is {}",
+                    f.name,
+                    fl.name,
+                    fl.evidence.as_str()
+                ));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

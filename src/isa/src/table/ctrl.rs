@@ -35,7 +35,8 @@ const CALL: &[crate::form::Field] = &[
 
 const POP: &[crate::form::Field] = &[
     raw!("mode", 16, 8),
-    f!("levels", [(24, 8)], ImmU(SrcA), Hypothesis, MASK),
+    // byte3: 1 = outermost/guard scope, 2 = loop body (encoding-tables.md pop_reconverge)
+    f!("scope_kind", [(24, 8)], Modifier, CorpusOnly, ET),
     raw!("tail", 32, 16),
 ];
 

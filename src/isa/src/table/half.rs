@@ -5,7 +5,7 @@
 //! op-select o = byte2 & 7 and m = byte4 & 3 (same file, EXP-0180, G17P):
 //! o in {0,1}: 4; o=4: 6/8/10/6; o=5: 6/8/10/8; o=6: 6/8/10/12; other o: 10/10/10/8.
 
-use super::src::{ET, SB};
+use super::src::ET;
 use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
 
 macro_rules! h2_fields {
@@ -25,7 +25,9 @@ macro_rules! h2_fields {
             raw!("ctrl", 34, 6),
             raw!("b_file", 41, 1),
             f!("a_neg", [(43, 1)], Modifier, CorpusOnly, ET),
-            f!("wait", [(45, 3)], Wait(Index45), Hypothesis, SB),
+            // not swept for half ALU (encoding-tables.md) but slot 6 here is what the hash-matched
+            // EXP-M4-54 half kernels consume (`10 03 1c 02 00 c0` after a slot-6 load)
+            f!("wait", [(45, 3)], Wait(Index45), Hardware, "niklassheth/agx-re:experiments/EXP-M4-54-sfu-source-controls"),
             $($tail),*
         ]
     };

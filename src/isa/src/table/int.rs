@@ -60,8 +60,12 @@ macro_rules! un_fields {
             f!("src_class", [(32, 8)], Modifier, CorpusOnly, ET),
             raw!("src_b01", 40, 2),
             f!("src", [(42, 6)], Gpr(SrcA), Hardware, ET),
-            f!("op", [(48, 8)], OpSelect, CorpusOnly, ET),
-            f!("b7", [(56, 8)], Modifier, CorpusOnly, ET),
+            f!("op_lo", [(48, 5)], OpSelect, CorpusOnly, ET),
+            f!("rel", [(53, 1)], Release(SrcA), CorpusOnly, MC_IR),
+            f!("op_hi", [(54, 2)], OpSelect, CorpusOnly, ET),
+            f!("b7_lo", [(56, 6)], Modifier, CorpusOnly, ET),
+            f!("signed", [(62, 1)], Modifier, Hardware, ET),
+            raw!("b7_7", 63, 1),
             $($tail),*
         ]
     };
@@ -69,12 +73,34 @@ macro_rules! un_fields {
 const UN8: &[Field] = un_fields!([]);
 const UN8_B8: &[Field] = un_fields!([f!("form", [(8, 1)], OpSelect, Hardware, ET)]);
 const UN8_B8_11: &[Field] = un_fields!([f!("form", [(8, 4)], OpSelect, CorpusOnly, ET)]);
-const UN10: &[Field] =
-    un_fields!([] f!("b8", [(64, 8)], Modifier, CorpusOnly, ET), raw!("b9", 72, 8));
 const UN10_B9_11: &[Field] = un_fields!([f!("form", [(9, 3)], OpSelect, CorpusOnly, ET)] f!("b8", [(64, 8)], Modifier, CorpusOnly, ET), raw!("b9", 72, 8));
 const UN12: &[Field] = un_fields!([] f!("b8", [(64, 8)], Modifier, CorpusOnly, ET), raw!("b9", 72, 8), raw!("b10", 80, 16));
 const UN12_B8: &[Field] = un_fields!([f!("form", [(8, 1)], OpSelect, CorpusOnly, ET)] f!("b8", [(64, 8)], Modifier, CorpusOnly, ET), raw!("b9", 72, 8), raw!("b10", 80, 16));
 const UN12_B9_11: &[Field] = un_fields!([f!("form", [(9, 3)], OpSelect, CorpusOnly, ET)] f!("b8", [(64, 8)], Modifier, CorpusOnly, ET), raw!("b9", 72, 8), raw!("b10", 80, 16));
+
+/// GravityLinux/mesa's packer (comments cite the T8132 experiments that validated each form).
+const MC_IR: &str = "GravityLinux/mesa:src/asahi/compiler/agx_apple9_ir.c";
+
+// int->float `a7 07 54 <dst<<1> 03 <src<<2> <8c keep | ac last use> <60 signed | 20 unsigned>`:
+// byte6 bit 5 releases the source, byte7 bit 6 selects a signed source (EXP-0013/0144, packer).
+const I2F: &[Field] = un_fields!([]);
+// float->int `27 07 54 <dst<<1> 03 <src<<2> b4 <48 signed | 08 unsigned> 03 00`: byte7 bit 6
+// signed result, byte8 bit 1 round toward zero (EXP-0013/0144, EXP-M4-42/43).
+const F2I: &[Field] =
+    un_fields!([] f!("b8", [(64, 8)], Modifier, CorpusOnly, ET), raw!("b9", 72, 8));
+const ISHR: &[Field] = &[
+    f!("wait", [(12, 6)], Wait(Mask12), Hardware, ET),
+    f!("mode", [(18, 6)], Modifier, CorpusOnly, ET),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), Hardware, MC_IR),
+    f!("src_class", [(32, 8)], Modifier, CorpusOnly, ET),
+    raw!("src_b01", 40, 2),
+    f!("src", [(42, 6)], Gpr(SrcA), Hardware, MC_IR),
+    raw!("amount_lo", 48, 2),
+    f!("amount", [(50, 6)], ImmU(SrcB), Hardware, MC_IR),
+    f!("b8", [(64, 8)], Modifier, CorpusOnly, MC_IR),
+    raw!("b9", 72, 8),
+];
 
 const RU: [crate::form::Reach; 2] = [rch!(Dst, 63, Hardware), rch!(SrcA, 63, Hardware)];
 
@@ -82,15 +108,18 @@ const RU: [crate::form::Reach; 2] = [rch!(Dst, 63, Hardware), rch!(SrcA, 63, Har
 pub static FORMS: &[Form] = &[
     form!("iadd", IAdd, 10, Hardware, ET, [(0, 8, 0x9f), (8, 1, 1)], IADD, []),
     form!("isub", ISub, 10, Hardware, ET, [(0, 8, 0x1f), (8, 1, 1)], IADD, []),
-    form!("imad", IMad, 12, Hardware, ET, [(0, 8, 0x9f), (8, 1, 0)], IMAD, []),
+    form!("imad", IMad, 12, CorpusOnly, ET, [(0, 8, 0x9f), (8, 1, 0)], IMAD, []),
     form!("imad_neg", IMad, 12, CorpusOnly, ET, [(0, 8, 0x1f), (8, 1, 0)], IMAD, []),
     // 0xa7: byte1 low nibble 7 -> 8-byte int->float; 4/5 -> 8-byte bit count; odd -> 10; even -> 12.
-    form!("i2f", IntToFloat, 8, Hardware, ET, [(0, 8, 0xa7), (8, 4, 7)], UN8, [RU[0], RU[1]]),
+    form!("i2f", IntToFloat, 8, Hardware, ET, [(0, 8, 0xa7), (8, 4, 7)], I2F, [RU[0], RU[1]]),
     form!("bitrev_msb", BitCount, 8, Hardware, ET, [(0, 8, 0xa7), (9, 3, 2)], UN8_B8, []),
-    form!("ishr_imm", ShiftRight, 10, CorpusOnly, ET, [(0, 8, 0xa7), (8, 1, 1)], UN10_B9_11, []),
+    // `a7 01 54 <dst<<1> 02 <src<<2> <amount<<2> 78 62 00`: arithmetic shift right by an immediate
+    // (GravityLinux/mesa pack_ishr_imm: T8132 EXP-0139 validates every amount 0..31, r0..r15)
+    form!("ishr_imm", ShiftRight, 10, Hardware, MC_IR, [(0, 8, 0xa7), (8, 4, 1), (56, 8, 0x78)], ISHR, [rch!(Dst, 15, Hardware), rch!(SrcA, 15, Hardware)]),
+    form!("a7_10", Opaque, 10, CorpusOnly, ET, [(0, 8, 0xa7), (8, 1, 1)], UN10_B9_11, []),
     form!("ibfe", BitfieldExtract, 12, CorpusOnly, ET, [(0, 8, 0xa7), (8, 1, 0)], UN12_B9_11, []),
     // 0x27: byte1 low nibble 7 -> 10-byte float->int; 0/1/2 -> 12-byte bitfield/rotate; else 8.
-    form!("f2i", FloatToInt, 10, Hardware, ET, [(0, 8, 0x27), (8, 4, 7)], UN10, [RU[0], RU[1]]),
+    form!("f2i", FloatToInt, 10, Hardware, ET, [(0, 8, 0x27), (8, 4, 7)], F2I, [RU[0], RU[1]]),
     form!("u27_12a", Opaque, 12, CorpusOnly, LEN, [(0, 8, 0x27), (9, 3, 0)], UN12_B8, []),
     form!("u27_12b", Opaque, 12, CorpusOnly, LEN, [(0, 8, 0x27), (8, 4, 2)], UN12, []),
     form!("popcount", BitCount, 8, Hardware, ET, [(0, 8, 0x27), (8, 4, 5)], UN8, []),

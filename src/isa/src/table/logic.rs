@@ -123,7 +123,7 @@ const MOVE4_LO: &[Field] = &[
 // `Xb YY 01 08`: uniform register -> GPR (ADevWithAnIdea/agx-re EXP-0020, measured).
 const UMOV: &[Field] = &[
     f!("dst", [(4, 4)], Gpr(Dst), Hardware, ET),
-    f!("u_size", [(8, 1)], Size(SrcA), CorpusOnly, ET),
+    f!("u_size", [(8, 1)], Size(SrcA), Hardware, ET),
     f!("u", [(9, 7)], Uniform(SrcA), Hardware, ET),
     f!("b3", [(24, 8)], Modifier, CorpusOnly, ET),
 ];

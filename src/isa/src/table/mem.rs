@@ -18,7 +18,8 @@ const LOAD: &[Field] = &[
     f!("space", [(8, 8)], Modifier, CorpusOnly, ET),
     f!("addr_mode", [(16, 8)], Modifier, CorpusOnly, M435),
     f!("dst_hi", [(24, 1)], Modifier, Hardware, M54),
-    f!("dst", [(25, 7)], Gpr(Dst), CorpusOnly, M435),
+    // extmode = 2*R (bit 0 don't care for 32-bit formats), R = 0..63 (EXP-0101/0141, measured)
+    f!("dst", [(25, 7)], Gpr(Dst), Hardware, ET),
     f!("base_slot", [(32, 8)], ImmU(SrcA), Hardware, ET),
     f!("index", [(40, 7)], Gpr(SrcB), Hardware, ET),
     raw!("index_flag", 47, 1),
@@ -73,7 +74,8 @@ const STORE: &[Field] = &[
     f!("space", [(8, 8)], Modifier, CorpusOnly, ET),
     f!("addr_mode", [(16, 8)], Modifier, CorpusOnly, M435),
     f!("data_hi", [(24, 1)], Modifier, Hardware, M54),
-    f!("data", [(25, 7)], Gpr(SrcD), CorpusOnly, M435),
+    // extmode = 2*R for ALU-forwarded data (EXP-0090/0101/0141, measured)
+    f!("data", [(25, 7)], Gpr(SrcD), Hardware, ET),
     f!("base_slot", [(32, 8)], ImmU(SrcA), Hardware, ET),
     f!("index", [(40, 7)], Gpr(SrcB), Hardware, ET),
     raw!("index_flag", 47, 1),
@@ -101,7 +103,7 @@ pub static FORMS: &[Form] = &[
     form!("tile_store", TileStore, 12, CorpusOnly, LEN, [(0, 8, 0xe7), (8, 4, 0x6), (13, 3, 0)], &[raw!("b1_4", 12, 1), raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("tail", 32, 64)], []),
     form!("tg_atomic", Atomic, 12, CorpusOnly, LEN, [(0, 8, 0x67), (8, 8, 0x03)], &[raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("tail", 32, 64)], []),
     // byte1 low nibble 1 with byte2 high six bits 0x15: the atomic packet (`67 11 54 ..`, `67 21 ..`)
-    form!("atomic", Atomic, 14, Hardware, ET, [(0, 8, 0x67), (8, 4, 1), (18, 6, 0x15)], ATOMIC, []),
+    form!("atomic", Atomic, 14, CorpusOnly, ET, [(0, 8, 0x67), (8, 4, 1), (18, 6, 0x15)], ATOMIC, []),
     form!("device_load", DeviceLoad, 14, Hardware, ET, [(0, 8, 0x67)], LOAD, [rch!(Dst, 63, Hardware)]),
     form!("device_store", DeviceStore, 14, Hardware, ET, [(0, 8, 0xe7)], STORE, []),
 ];

@@ -3,7 +3,7 @@
 //! Lengths follow ADevWithAnIdea/agx-re:tools/agx-isa/isadb.py instr_length (corpus-fitted;
 //! the experiments it cites are named per entry) unless a hardware row says otherwise.
 
-use super::src::{CAN, CORPUS, ET, LEN, MC, PK, SB};
+use super::src::{CAN, CORPUS, ET, LEN, MC, PK};
 use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
 
 macro_rules! raw_bytes {
@@ -27,7 +27,7 @@ const MINMAX: &[Field] = &[
     raw!("selhi", 35, 5),
     raw!("b_file", 41, 1),
     raw!("src_mod", 43, 1),
-    f!("wait", [(45, 3)], Wait(Index45), Hypothesis, SB),
+    f!("wait", [(45, 3)], Wait(Index45), Hardware, MC),
 ];
 
 // Wide select (10 bytes): dst r0..r15, four sources as (reg<<1)|is32 descriptors in bytes

@@ -9,14 +9,9 @@ use super::src::{CAN, CORPUS, ET, LEN, MC};
 use crate::form::{Field, Form, Kind::*, ProduceLayout::*, Role::*};
 
 const GET_SR: &[Field] = &[
-    // Bit 3 as the destination size follows TellowKrinkle/applegpu's M3 VariableDstDesc: a guess on M4.
-    f!(
-        "form",
-        [(3, 1)],
-        Size(Dst),
-        Hypothesis,
-        "TellowKrinkle/applegpu:applegpu.py"
-    ),
+    // Bit 3 (TellowKrinkle/applegpu's M3 VariableDstDesc size bit) is inert for
+    // thread_position_in_grid.x (EXP-0140, G17P: both values read the SR).
+    f!("form", [(3, 1)], Modifier, CorpusOnly, ET),
     f!("dst", [(4, 4)], Gpr(Dst), Hardware, ET),
     f!("sr_sel", [(8, 8)], SpecialReg, Hardware, ET),
     f!("dp_width", [(16, 4)], Modifier, CorpusOnly, ET),
