@@ -193,3 +193,43 @@ fn launch_without_the_buffer_slots_a_program_uses_is_refused() {
         "{e}"
     );
 }
+
+#[test]
+fn predicate_compare_drives_if_else() {
+    // out[i] = (i < 5u) ? 7 : 9 through pcmp (cond 5 = uint <, EXP-M4-45) + if/else
+    let pcmp = |invert: u64| {
+        b(
+            "pcmp",
+            &[
+                ("invert", invert),
+                ("a_size", 1),
+                ("a", 1),
+                ("ctrl_lo", 1),
+                ("ctrl_hi", 1),
+                ("b_size", 1),
+                ("b", 2),
+                ("cond", 5),
+                ("operand_tail", 0xc0),
+            ],
+        )
+    };
+    for (invert, lo, hi) in [(0, 7, 9), (1, 9, 7)] {
+        let prog = vec![
+            gid(),
+            b("mov_imm", &[("dst", 2), ("imm", 5)]),
+            b("mov_imm", &[("dst", 3), ("imm", 7)]),
+            b("mov_imm", &[("dst", 4), ("imm", 9)]),
+            pcmp(invert),
+            b("if_push", &[("mode", 0x54), ("bank", 0)]),
+            store(0, 1, 3),
+            b("else", &[]),
+            store(0, 1, 4),
+            b("pop", &[("mode", 4), ("scope_kind", 1)]),
+            b("stop", &[]),
+        ];
+        let (pt, r) = run(prog, 12, true);
+        r.unwrap();
+        let want: Vec<u32> = (0..12).map(|i| if i < 5 { lo } else { hi }).collect();
+        assert_eq!(words(&pt, 12), want, "invert={invert}");
+    }
+}

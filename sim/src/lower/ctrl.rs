@@ -7,9 +7,10 @@
 //! to the jump's own address (agx16-isa table note: EXP-0010 prodloop, run on
 //! hardware).
 
-use super::check;
-use crate::core::ops::{JumpCond, Kind, PredSel};
-use agx16_isa::{Instr, Op as F};
+use super::{check, src};
+use crate::core::ops::{Cmp, JumpCond, Kind, Part, PredSel, Src};
+use agx16_isa::meaning::Compare;
+use agx16_isa::{Instr, Op as F, Role};
 
 pub fn lower(i: &Instr, pc: u32) -> Result<Kind, String> {
     let f = |n: &str| i.field(n).unwrap_or(0);
@@ -61,6 +62,59 @@ pub fn lower(i: &Instr, pc: u32) -> Result<Kind, String> {
                 cond,
             })
         }
+        F::PredCompare => pred_compare(i),
         other => Err(format!("{other:?} forms are not modelled")),
     }
+}
+
+/// Predicate compare (niklassheth/agx-re EXP-M4-45, measured on M4): byte0 bit4
+/// inverts the result, byte2 base 0x22 with bits 3/4 releasing A/B, condition
+/// codes from agx16-isa `meaning::compare_condition`. Register-register only:
+/// the compact immediate payload is not generalised by the experiment.
+fn pred_compare(i: &Instr) -> Result<Kind, String> {
+    let used = ["invert", "bank", "cond", "relation"];
+    let allowed: &[check::Allowed] = &[
+        ("ctrl_lo", &[1]),
+        ("ctrl_hi", &[1]),
+        ("operand_tail", &[0xc0]),
+    ];
+    check::fields(i, &used, allowed)?;
+    let (c, imm, _) = agx16_isa::meaning::compare_condition(i)?;
+    if imm {
+        return Err("compare against a compact immediate is not generalised (EXP-M4-45)".into());
+    }
+    let ext = i.form.name == "pcmp_ext";
+    let cmp = match (c, ext) {
+        (Compare::FloatGt, false) => Cmp::GtF,
+        (Compare::FloatLt, false) => Cmp::LtF,
+        (Compare::UintGt, _) => Cmp::GtU,
+        (Compare::UintLt, _) => Cmp::LtU,
+        (Compare::SintGt, _) => Cmp::GtS,
+        (Compare::SintLt, _) => Cmp::LtS,
+        (Compare::FloatEq, _) => Cmp::EqF,
+        (Compare::BitEq, _) => Cmp::Eq,
+        // EXP-M4-45: extended relations 2/3 are ordered >= / <=, not > / <
+        (other, _) => {
+            return Err(format!(
+                "extended relation {other:?} is disputed (sim/ISA-REQUESTS.md #7)"
+            ))
+        }
+    };
+    let (a, b) = (src(i, Role::SrcA)?, src(i, Role::SrcB)?);
+    for s in [a, b] {
+        if !matches!(s, Src::Gpr(_, Part::Full)) {
+            return Err("16-bit predicate compares are unmeasured".into());
+        }
+    }
+    let bank = i.field("bank").unwrap_or(0) as u8;
+    if bank > 5 {
+        return Err(format!("predicate bank {bank} does not exist"));
+    }
+    Ok(Kind::PredCompare {
+        bank,
+        cmp,
+        a,
+        b,
+        invert: i.field("invert").unwrap_or(0) == 1,
+    })
 }
