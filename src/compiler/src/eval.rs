@@ -3,7 +3,9 @@
 //!
 //! fp32 add/mul/FMA flush denormal inputs and outputs to zero on G16 (measured:
 //! ADevWithAnIdea/agx-re EXP-0047 and EXP-0201 per /work/shared/notes/isa.md "Performance facts");
-//! other float ops keep denormals (not measured; IEEE behaviour assumed).
+//! the special-function unit flushes denormal fp32 inputs to signed zero as well (measured:
+//! niklassheth/agx-re EXP-M4-54 and EXP-M4-55 edge-case runs); other float ops keep denormals
+//! (not measured; IEEE behaviour assumed).
 //!
 //! Every NaN a float operation produces is the canonical quiet NaN: 0x7fc00000 for fp32
 //! (niklassheth/agx-re experiments/EXP-M4-55-sqrt-sine-assist, measured: whatever the input
@@ -164,7 +166,7 @@ pub fn eval(op: Op, dst: Type, src_tys: &[Type], s: &[u32], sat: bool) -> Option
         Op::FFma => out_f(fz(0).mul_add(fz(1), fz(2)), true),
         Op::FMin => out_f(f(0).min(f(1)), false),
         Op::FMax => out_f(f(0).max(f(1)), false),
-        Op::Sfu(k) => out_f(sfu(k, f(0)), false),
+        Op::Sfu(k) => out_f(sfu(k, fz(0)), false),
         Op::FCmp(c) => bool_bits(cmp(c, f(0), f(1))),
         Op::IAdd => s[0].wrapping_add(s[1]) & m,
         Op::ISub => s[0].wrapping_sub(s[1]) & m,

@@ -317,7 +317,7 @@ pub fn random_program(seed: u64, ops: usize) -> Function {
 /// A random straight-line kernel using only operations with validated G16 forms (fadd/fmul on
 /// registers, fadd with a minifloat immediate, iadd with a small immediate, xor), reading
 /// `inputs` buffers at the thread index and writing `outputs` words per thread to the next
-/// binding (`out[x + k * threads]`).
+/// binding (`out[x + k * threads]`); also floor with negated/absolute sources.
 pub fn random_g16_kernel(
     seed: u64,
     ops: usize,
@@ -342,7 +342,16 @@ pub fn random_g16_kernel(
     }
     for _ in 0..ops {
         let pick = |r: &mut Rng, p: &Vec<Value>| p[r.below(p.len() as u64) as usize];
-        match r.below(6) {
+        match r.below(7) {
+            6 => {
+                let a = pick(&mut r, &floats);
+                let src = Src {
+                    neg: r.chance(30),
+                    abs: r.chance(30),
+                    ..Src::val(a)
+                };
+                floats.push(b.sfu(Sfu::Floor, src));
+            }
             0 | 1 => {
                 let (a, c) = (pick(&mut r, &floats), pick(&mut r, &floats));
                 let cs = Src {

@@ -168,3 +168,80 @@ fn random_straight_line_kernels_match_reference_on_the_model() {
         check(&f, 2, seed, Options::default());
     }
 }
+
+/// Distance in units in the last place between two finite floats of the same sign.
+fn ulps(a: f32, b: f32) -> u32 {
+    if a == b {
+        return 0;
+    }
+    if a.is_sign_negative() != b.is_sign_negative() {
+        return u32::MAX;
+    }
+    a.to_bits().abs_diff(b.to_bits())
+}
+
+/// out = f(in) on the model, against Rust's f32 functions within the GLSL ES 3.00 precision
+/// of each (floor exact; 1/x 2.5 ULP; inversesqrt 2 ULP; exp2/log2 3 ULP).
+#[test]
+fn special_functions_match_reference_within_glsl_precision() {
+    let cases: [(Sfu, fn(f32) -> f32, u32); 5] = [
+        (Sfu::Floor, f32::floor, 0),
+        (Sfu::Rcp, |x| 1.0 / x, 2),
+        (Sfu::Rsqrt, |x| 1.0 / x.sqrt(), 2),
+        (Sfu::Exp2, f32::exp2, 3),
+        (Sfu::Log2, f32::log2, 3),
+    ];
+    let mut r = Rng::new(7);
+    let input: Vec<u32> = (0..2 * THREADS)
+        .map(|k| match k % 4 {
+            0 => [1.0f32, 0.5, 3.75, 100.25, 1e-3, 7e5, 0.0, f32::INFINITY][(k / 4 % 8) as usize]
+                .to_bits(),
+            1 => (1.0 + (r.below(1 << 20) as f32) / 4096.0).to_bits(),
+            2 => (r.below(1 << 16) as f32 / 256.0 - 100.0).to_bits(),
+            _ => (r.below(1000) as f32 * 0.37 + 0.01).to_bits(),
+        })
+        .collect();
+    for (sfu, f, tol) in cases {
+        let mut b = Builder::new(Stage::Compute);
+        let x = b.sysval(SysVal::GlobalId(0));
+        let v = b.load_global(0, x, Type::F32, 1);
+        let y = b.sfu(sfu, v);
+        b.store_global(1, x, y);
+        let func = b.finish();
+        let c = compile_g16(&func, Options::default()).unwrap_or_else(|e| panic!("{sfu:?}: {e}"));
+        let got = run_on_model(&c.code, &[input.clone(), vec![0; 2 * THREADS as usize]])
+            .unwrap_or_else(|e| panic!("{sfu:?}: {e}"));
+        for t in 0..THREADS as usize {
+            let a = f32::from_bits(input[t]);
+            let want = f(a);
+            let g = f32::from_bits(got[1][t]);
+            let ok = if want.is_nan() {
+                g.is_nan()
+            } else {
+                ulps(want, g) <= tol
+            };
+            assert!(
+                ok,
+                "{sfu:?}({a:e}) = {g:e} ({:#x}), want {want:e} within {tol} ULP",
+                got[1][t]
+            );
+        }
+    }
+}
+
+#[test]
+fn floor_with_negated_and_absolute_source_matches_reference() {
+    for (neg, abs) in [(true, false), (false, true), (true, true)] {
+        let f = kernel(1, |b, i| {
+            vec![b.sfu(
+                Sfu::Floor,
+                Src {
+                    neg,
+                    abs,
+                    ..Src::val(i[0])
+                },
+            )]
+        });
+        check(&f, 1, 3, Options::default());
+    }
+}

@@ -1,6 +1,6 @@
 //! Which table form implements a MIR instruction (shared by encoding and register reach).
 
-use crate::ir::{Op, Type};
+use crate::ir::{Op, Sfu, Type};
 use crate::mir::MOperand;
 
 /// The form name for `op` on `ty`, given whether source 1 is an immediate and whether source 0
@@ -8,6 +8,12 @@ use crate::mir::MOperand;
 pub fn form_name(op: Op, ty: Type, src0_imm: bool, src1_imm: bool) -> Option<&'static str> {
     Some(match (op, ty) {
         (Op::SysVal(_), _) => "get_sr",
+        // Special functions: one template per function (`form:variant`).
+        (Op::Sfu(Sfu::Floor), Type::F32) => "sfu:floor",
+        (Op::Sfu(Sfu::Log2), Type::F32) => "sfu:log2",
+        (Op::Sfu(Sfu::Exp2), Type::F32) => "sfu:exp2",
+        (Op::Sfu(Sfu::Rsqrt), Type::F32) => "sfu:rsqrt",
+        (Op::Sfu(Sfu::Rcp), Type::F32) => "sfu_rcp",
         (Op::FAdd, Type::F32) if src1_imm => "fadd_imm",
         (Op::FAdd, Type::F32) => "fadd",
         (Op::FMul, Type::F32) => "fmul",

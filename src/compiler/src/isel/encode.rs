@@ -86,6 +86,12 @@ fn template(name: &str) -> Option<&'static str> {
         "ffma" => "29812609210a02c2",
         "fadd_imm" => "09b914018000",
         "mov_imm" => "1c07",
+        // EXP-M4-54 native float SFU kernels (`*_float_reuse`: r2 = f(r0), measured).
+        "sfu:floor" => "2f005604020090400200",
+        "sfu:log2" => "2f025604020090400000",
+        "sfu:exp2" => "af025604020090400000",
+        "sfu:rsqrt" => "af015604020090400000",
+        "sfu_rcp" => "af005604020000482000",
         _ => return None,
     })
 }
@@ -97,7 +103,12 @@ fn from_template(name: &str) -> Option<Instr> {
         .map(|k| u8::from_str_radix(&hex[k..k + 2], 16).ok())
         .collect::<Option<_>>()?;
     let mut x = agx16_isa::decode_at(&bytes, 0).ok()?;
-    if x.form.name != name.trim_end_matches("_direct") {
+    let form_name = name
+        .split(':')
+        .next()
+        .unwrap_or(name)
+        .trim_end_matches("_direct");
+    if x.form.name != form_name {
         return None;
     }
     // Clear what the compiler decides: scoreboard, lifetime bits.
@@ -127,15 +138,16 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
         is_imm(i.srcs.get(1).map(|s| &s.op)),
     )
     .ok_or_else(|| err(i, format!("no validated form for {} on {}", i.op, i.ty)))?;
-    let form =
-        form_by_name(name).ok_or_else(|| err(i, format!("form {name} missing from the table")))?;
+    let fname = name.split(':').next().unwrap_or(name);
+    let form = form_by_name(fname)
+        .ok_or_else(|| err(i, format!("form {fname} missing from the table")))?;
     if !form.emittable() {
         return Err(err(i, format!("form {name} is not hardware-validated")));
     }
     if i.sat {
         return Err(err(i, "saturate has no validated encoding"));
     }
-    if i.srcs.iter().any(|s| s.abs) {
+    if i.srcs.iter().any(|s| s.abs) && !matches!(i.op, Op::Sfu(_)) {
         return Err(err(i, "abs source modifier has no validated encoding"));
     }
     // A store of a still-pending load result uses the direct mode, which has no wait field.
@@ -194,6 +206,24 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
                     if b.neg {
                         e(x.set("b_neg", 1))?;
                     }
+                }
+            }
+        }
+        Op::Sfu(_) => {
+            let a = i.srcs[0];
+            let r = reg_of(i, &a)?;
+            e(x.set_gpr(Role::SrcA, r.gpr(), part(r)))?;
+            // Source negate/abs: fields measured on the floor/log2/rsqrt/exp2 form
+            // (EXP-M4-54 `*_neg`/`*_abs` kernels); the reciprocal form has none.
+            for (on, field) in [(a.neg, "src_neg"), (a.abs, "src_abs")] {
+                if on {
+                    if x.form.field_index(field).is_none() {
+                        return Err(err(
+                            i,
+                            format!("{field} has no validated encoding on {}", x.form.name),
+                        ));
+                    }
+                    e(x.set(field, 1))?;
                 }
             }
         }
