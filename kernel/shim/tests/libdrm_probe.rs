@@ -67,3 +67,28 @@ fn without_the_shim_no_m4_node_exists() {
     assert!(!out.status.success());
     assert!(!stdout.contains("compatible apple,agx-t8132") || stdout.contains("FAIL"));
 }
+
+#[test]
+fn random_ioctls_through_the_preloaded_shim() {
+    let shim = shim_path();
+    let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let bin = out_dir.join("shim_fuzz");
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/c/shim_fuzz.c");
+    let cc = Command::new("cc")
+        .args(["-O1", "-Wall", "-o"])
+        .arg(&bin)
+        .arg(&src)
+        .args(["-I/usr/include/libdrm", "-ldrm"])
+        .status()
+        .expect("run cc");
+    assert!(cc.success());
+    let out = Command::new(&bin)
+        .arg("100000")
+        .env("LD_PRELOAD", &shim)
+        .output()
+        .expect("run fuzz");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    assert!(out.status.success(), "shim fuzz failed: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(stdout.contains("device OK"));
+}
