@@ -23,6 +23,10 @@ fn basis_tag(b: Basis) -> &'static str {
 fn value_text(spec: &FieldSpec, raw: u64) -> (String, bool) {
     let v = decode_field(spec, raw);
     match spec.display {
+        // Shifted fields are addresses: show them in hex.
+        Display::Uint if matches!(spec.codec, crate::record::Codec::Shr(_)) => {
+            (format!("{v:#x}"), false)
+        }
         Display::Uint => (format!("{v}"), false),
         Display::Hex => (format!("{v:#x}"), false),
         Display::Bool => ((raw != 0).to_string(), false),
