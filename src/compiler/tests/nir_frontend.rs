@@ -201,3 +201,69 @@ fn c_entry_point_reports_errors_and_code() {
     assert_eq!(run(&code, &input), input);
     unsafe { agx16_compile_result_free(&mut r) };
 }
+
+/// `acc = 0; for (i = 0; i < (x & 3) + 1; i++) acc += v; r = acc < 10 ? acc * 2 : acc + 1`
+/// written with local variables, so Mesa's vars_to_ssa makes the loop and if phis. The
+/// imported program runs (no control-flow forms on the model yet) on the reference interpreter
+/// and, allocated and scheduled, on the MIR interpreter; both must give the CPU result.
+#[test]
+fn loops_ifs_and_phis_import_and_allocate_correctly() {
+    use agx16_compiler::interp::{self, Env};
+    use agx16_compiler::isel::{G16Regs, G16Target};
+    use agx16_compiler::mir::interp as minterp;
+    use agx16_compiler::pipeline::compile_to_mir;
+    let mut s = Shader::new();
+    let x = s.global_id_x();
+    let off = unsafe { m::nir_ishl_imm(s.b(), x, 2) };
+    let v = s.load_ssbo(0, off);
+    unsafe {
+        let b = s.b();
+        let imp = m::nir_shader_get_entrypoint((*b).shader);
+        let acc = m::nir_local_variable_create(imp, m::glsl_float_type(), c"acc".as_ptr());
+        let i = m::nir_local_variable_create(imp, m::glsl_uint_type(), c"i".as_ptr());
+        m::nir_store_var(b, acc, m::nir_imm_float(b, 0.0), 1);
+        m::nir_store_var(b, i, m::nir_imm_int(b, 0), 1);
+        let n = m::nir_iadd_imm(b, m::nir_iand_imm(b, x, 3), 1);
+        let lp = m::nir_push_loop(b);
+        let iv = m::nir_load_var(b, i);
+        m::nir_break_if(b, m::nir_uge(b, iv, n));
+        let a = m::nir_load_var(b, acc);
+        m::nir_store_var(b, acc, m::nir_fadd(b, a, v), 1);
+        m::nir_store_var(b, i, m::nir_iadd_imm(b, iv, 1), 1);
+        m::nir_pop_loop(b, lp);
+        let a = m::nir_load_var(b, acc);
+        let small = m::nir_flt(b, a, m::nir_imm_float(b, 10.0));
+        let nif = m::nir_push_if(b, small);
+        let t = m::nir_fmul_imm(b, a, 2.0);
+        m::nir_push_else(b, nif);
+        let e = m::nir_fadd_imm(b, a, 1.0);
+        m::nir_pop_if(b, nif);
+        let r = m::nir_if_phi(b, t, e);
+        s.store_ssbo(r, 1, off);
+    }
+    unsafe { agx16_compiler::nir::prepare::run(s.0.shader) };
+    let f = unsafe { agx16_compiler::nir::import(s.0.shader) }.unwrap();
+    assert!(f.blocks.iter().any(|b| b.instrs.iter().any(|i| i.op == agx16_compiler::ir::Op::Phi)), "{f}");
+    let p = compile_to_mir(&f, &G16Target, &G16Regs, Options::default()).unwrap();
+    let inputs = [1.5f32, -2.0, 3.0, 4.75, 0.0, 100.0, -0.25, 2.5];
+    for (t, x) in inputs.iter().enumerate() {
+        let t = t as u32;
+        let trips = (t & 3) + 1;
+        let mut acc = 0.0f32;
+        for _ in 0..trips {
+            acc += x;
+        }
+        let want = if acc < 10.0 { acc * 2.0 } else { acc + 1.0 };
+        for run_mir in [false, true] {
+            let mut env = Env { global_id: [t, 0, 0], ..Default::default() };
+            env.buffers.insert(0, inputs.iter().map(|v| v.to_bits()).collect());
+            env.buffers.insert(1, vec![0; inputs.len()]);
+            if run_mir {
+                minterp::run(&p, &mut env).unwrap_or_else(|e| panic!("{e}\n{p}"));
+            } else {
+                interp::run(&f, &mut env).unwrap();
+            }
+            assert_eq!(f32::from_bits(env.buffers[&1][t as usize]), want, "thread {t} mir={run_mir}\n{f}");
+        }
+    }
+}
