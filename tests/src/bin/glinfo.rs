@@ -57,12 +57,23 @@ fn run(opts: &Options) -> Result<(), String> {
         .initialize(display)
         .map_err(|e| format!("eglInitialize: {e}{}", no_node_hint()))?;
     println!("EGL {major}.{minor}: {}", query(&egl, display, egl::VENDOR));
+    println!(
+        "EGL client APIs: {}",
+        query(&egl, display, egl::CLIENT_APIS)
+    );
     egl.bind_api(egl::OPENGL_ES_API)
         .map_err(|e| format!("eglBindAPI(GLES): {e}"))?;
     let config = egl
         .choose_first_config(
             display,
-            &[egl::RENDERABLE_TYPE, egl::OPENGL_ES2_BIT, egl::NONE],
+            // Surfaceless displays offer pbuffer configs only; the default SURFACE_TYPE is WINDOW.
+            &[
+                egl::RENDERABLE_TYPE,
+                egl::OPENGL_ES2_BIT,
+                egl::SURFACE_TYPE,
+                egl::PBUFFER_BIT,
+                egl::NONE,
+            ],
         )
         .map_err(|e| format!("eglChooseConfig: {e}"))?
         .ok_or("eglChooseConfig: no GLES-capable config")?;
@@ -136,7 +147,12 @@ fn query(egl: &egl::DynamicInstance<egl::EGL1_5>, display: egl::Display, what: e
 
 /// The extension list, through glGetStringi as GLES 3 requires or the GLES 2 space-separated string.
 unsafe fn extensions(gl: &glow::Context) -> Vec<String> {
-    let mut list: Vec<String> = gl.supported_extensions().iter().cloned().collect();
+    let mut list: Vec<String> = gl
+        .supported_extensions()
+        .iter()
+        .filter(|e| !e.is_empty())
+        .cloned()
+        .collect();
     list.sort();
     list
 }
