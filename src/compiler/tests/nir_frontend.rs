@@ -243,7 +243,12 @@ fn loops_ifs_and_phis_import_and_allocate_correctly() {
     }
     unsafe { agx16_compiler::nir::prepare::run(s.0.shader) };
     let f = unsafe { agx16_compiler::nir::import(s.0.shader) }.unwrap();
-    assert!(f.blocks.iter().any(|b| b.instrs.iter().any(|i| i.op == agx16_compiler::ir::Op::Phi)), "{f}");
+    assert!(
+        f.blocks
+            .iter()
+            .any(|b| b.instrs.iter().any(|i| i.op == agx16_compiler::ir::Op::Phi)),
+        "{f}"
+    );
     let p = compile_to_mir(&f, &G16Target, &G16Regs, Options::default()).unwrap();
     let inputs = [1.5f32, -2.0, 3.0, 4.75, 0.0, 100.0, -0.25, 2.5];
     for (t, x) in inputs.iter().enumerate() {
@@ -255,15 +260,23 @@ fn loops_ifs_and_phis_import_and_allocate_correctly() {
         }
         let want = if acc < 10.0 { acc * 2.0 } else { acc + 1.0 };
         for run_mir in [false, true] {
-            let mut env = Env { global_id: [t, 0, 0], ..Default::default() };
-            env.buffers.insert(0, inputs.iter().map(|v| v.to_bits()).collect());
+            let mut env = Env {
+                global_id: [t, 0, 0],
+                ..Default::default()
+            };
+            env.buffers
+                .insert(0, inputs.iter().map(|v| v.to_bits()).collect());
             env.buffers.insert(1, vec![0; inputs.len()]);
             if run_mir {
                 minterp::run(&p, &mut env).unwrap_or_else(|e| panic!("{e}\n{p}"));
             } else {
                 interp::run(&f, &mut env).unwrap();
             }
-            assert_eq!(f32::from_bits(env.buffers[&1][t as usize]), want, "thread {t} mir={run_mir}\n{f}");
+            assert_eq!(
+                f32::from_bits(env.buffers[&1][t as usize]),
+                want,
+                "thread {t} mir={run_mir}\n{f}"
+            );
         }
     }
 }

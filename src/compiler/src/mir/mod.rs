@@ -129,6 +129,16 @@ pub struct Stats {
     pub copies: u32,
 }
 
+impl Stats {
+    /// One line in the spirit of Mesa's shader-db reports.
+    pub fn shader_db_line(&self, stage: &str) -> String {
+        format!(
+            "{stage} shader: {} inst, {} bytes, {} gprs, {} spills, {} fills, {} scoreboard waits, {} copies",
+            self.instrs, self.bytes, self.gprs, self.spills, self.fills, self.scoreboard_waits, self.copies
+        )
+    }
+}
+
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MProgram {
     pub items: Vec<MItem>,

@@ -25,6 +25,10 @@ pub unsafe fn compile_nir(
     unsafe {
         prepare::run(shader);
         let f = import(shader)?;
-        compile_g16(&f, opts)
+        let c = compile_g16(&f, opts)?;
+        if std::env::var("AGX16_DEBUG").is_ok_and(|d| d.split(',').any(|x| x == "shaderdb")) {
+            eprintln!("{}", c.stats.shader_db_line(&format!("{:?}", f.stage)));
+        }
+        Ok(c)
     }
 }
