@@ -4,7 +4,7 @@
 //! values are flagged and counted.
 
 use crate::capture::Capture;
-use crate::cdm::{self, CdmBlock};
+use crate::cdm;
 use crate::descriptors::{CfBinding, CfBindingHeader};
 use crate::ppp::*;
 use crate::print::{dump, format_fields, PrintOptions};
@@ -89,14 +89,8 @@ fn decode_compute(r: &mut Report, cap: &Capture, payload: &[u8], opts: PrintOpti
             for it in items {
                 r.line(format!("  CDM @ {:#x} ({} bytes)", it.at, it.size));
                 r.add(it.block.format(4, opts));
-                let pipe = match &it.block {
-                    CdmBlock::LaunchDirect(l) => Some(l.pipeline()),
-                    CdmBlock::LaunchIndirectGlobal(l) => Some(l.pipeline()),
-                    CdmBlock::LaunchIndirectLocal(l) => Some(l.pipeline()),
-                    _ => None,
-                };
-                if let Some(va) = pipe {
-                    disassemble(r, cap, "launch program", va);
+                if let Some(l) = it.block.launch() {
+                    disassemble(r, cap, "launch program", l.pipeline);
                 }
             }
         }

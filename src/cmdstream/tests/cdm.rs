@@ -253,3 +253,45 @@ fn t8132_constructor_matches_mesa_bytes() {
         "mode 1 over config 0x00880000"
     );
 }
+
+#[test]
+fn launch_view_covers_every_mode() {
+    let p = 0x100_0000_0400;
+    let d = CdmBlock::LaunchDirect(CdmLaunchDirect::t8132(p, [8, 4, 2], [4, 2, 1]).unwrap())
+        .launch()
+        .unwrap();
+    assert_eq!(
+        d.grid,
+        Grid::Direct {
+            global: [8, 4, 2],
+            local: [4, 2, 1]
+        }
+    );
+    let g = CdmBlock::LaunchIndirectGlobal(
+        CdmLaunchIndirectGlobal::t8132(p, 0x2000, [2, 2, 2]).unwrap(),
+    )
+    .launch()
+    .unwrap();
+    assert_eq!(
+        g.grid,
+        Grid::IndirectGlobal {
+            pointer: 0x2000,
+            local: [2, 2, 2]
+        }
+    );
+    let l = CdmBlock::LaunchIndirectLocal(CdmLaunchIndirectLocal::t8132(p, 0x3000).unwrap())
+        .launch()
+        .unwrap();
+    assert_eq!(
+        (l.pipeline, l.grid),
+        (p, Grid::IndirectLocal { pointer: 0x3000 })
+    );
+    // g16_cdm.rs: mode 2 header bits 28:27 = 2.
+    let b = CdmBlock::LaunchIndirectLocal(CdmLaunchIndirectLocal::t8132(p, 0x3000).unwrap())
+        .pack()
+        .unwrap();
+    assert_eq!(u32::from_le_bytes(b[0..4].try_into().unwrap()) >> 27 & 3, 2);
+    assert!(CdmBlock::Terminate(CdmTerminate::default())
+        .launch()
+        .is_none());
+}

@@ -259,3 +259,38 @@ impl CdmLaunchIndirectGlobal {
         Ok(l)
     }
 }
+
+impl CdmLaunchIndirectLocal {
+    /// An indirect launch reading global then local sizes (six words) at `indirect`.
+    pub fn t8132(pipeline: u64, indirect: u64) -> Result<Self, PackError> {
+        let mut l = CdmLaunchIndirectLocal {
+            unk_19: Unexplained(1),
+            register_tier: true,
+            unk_word1: Unexplained(T8132_WORD1),
+            ..Default::default()
+        };
+        l.set_pipeline(pipeline)?;
+        l.set_indirect(indirect);
+        Ok(l)
+    }
+}
+
+/// Where a launch's grid comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Grid {
+    /// Sizes in threads.
+    Direct { global: [u32; 3], local: [u32; 3] },
+    /// Three global sizes (threads) at `pointer`; local size inline.
+    IndirectGlobal { pointer: u64, local: [u32; 3] },
+    /// Three global sizes then three local sizes at `pointer`.
+    IndirectLocal { pointer: u64 },
+}
+
+/// The common view of any launch record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Launch {
+    /// Launch (setup) program VA.
+    pub pipeline: u64,
+    pub register_tier: bool,
+    pub grid: Grid,
+}

@@ -239,3 +239,35 @@ pub fn walk(
         StreamErrorKind::TooManyBlocks(limits.max_blocks),
     ))
 }
+
+impl CdmBlock {
+    /// The launch this block describes, if it is one.
+    pub fn launch(&self) -> Option<Launch> {
+        Some(match self {
+            CdmBlock::LaunchDirect(l) => Launch {
+                pipeline: l.pipeline(),
+                register_tier: l.register_tier,
+                grid: Grid::Direct {
+                    global: [l.global_x, l.global_y, l.global_z],
+                    local: [l.local_x, l.local_y, l.local_z],
+                },
+            },
+            CdmBlock::LaunchIndirectGlobal(l) => Launch {
+                pipeline: l.pipeline(),
+                register_tier: l.register_tier,
+                grid: Grid::IndirectGlobal {
+                    pointer: l.indirect(),
+                    local: [l.local_x, l.local_y, l.local_z],
+                },
+            },
+            CdmBlock::LaunchIndirectLocal(l) => Launch {
+                pipeline: l.pipeline(),
+                register_tier: l.register_tier,
+                grid: Grid::IndirectLocal {
+                    pointer: l.indirect(),
+                },
+            },
+            _ => return None,
+        })
+    }
+}
