@@ -15,7 +15,7 @@ pub struct Screen {
     pub node: RenderNode,
     pub params: ParamsGlobal,
     name: CString,
-    nir_options: sys::nir_shader_compiler_options,
+    nir_options: &'static sys::nir_shader_compiler_options,
 }
 
 const VENDOR: &std::ffi::CStr = c"agx16";
@@ -129,7 +129,7 @@ unsafe extern "C" fn get_compiler_options(
     _: sys::pipe_shader_ir,
     _: sys::pipe_shader_type,
 ) -> *const c_void {
-    &Screen::get(screen).nir_options as *const _ as *const c_void
+    Screen::get(screen).nir_options as *const _ as *const c_void
 }
 
 unsafe extern "C" fn is_format_supported(

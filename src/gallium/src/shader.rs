@@ -8,26 +8,9 @@ use agx16_mesa_sys as sys;
 use std::ffi::{c_void, CStr};
 use std::ptr::null_mut;
 
-/// What NIR the compiler wants from Mesa's lowering. The compiler owns these choices; they live here
-/// until agx16-compiler exports its own table. All lowerings leave only scalar-friendly core ALU ops.
-pub fn nir_options() -> sys::nir_shader_compiler_options {
-    // SAFETY: a plain C struct of flags and numbers; zero means "no lowering".
-    let mut o: sys::nir_shader_compiler_options = unsafe { std::mem::zeroed() };
-    o.lower_fdph = true;
-    o.lower_flrp16 = true;
-    o.lower_flrp32 = true;
-    o.lower_flrp64 = true;
-    o.lower_fmod = true;
-    o.lower_fpow = true;
-    o.lower_scmp = true;
-    o.lower_ldexp = true;
-    o.lower_isign = true;
-    o.lower_fsign = true;
-    o.lower_uniforms_to_ubo = true;
-    o.lower_int64_options = !0;
-    o.lower_doubles_options = !0;
-    o.max_unroll_iterations = 32;
-    o
+/// What NIR the compiler wants from Mesa's lowering: agx16-compiler owns the table.
+pub fn nir_options() -> &'static sys::nir_shader_compiler_options {
+    agx16_compiler::nir::options::options()
 }
 
 /// The result of compiling one shader for the G16.
@@ -44,13 +27,24 @@ pub struct ShaderCso {
     pub compiled: Result<Compiled, String>,
 }
 
-/// The compiler's NIR entry point. agx16-compiler does not export one yet, so every shader fails here
-/// with a message saying so; the CSO still exists so GL state stays consistent, and draws refuse it.
-fn compile(_nir: *mut sys::nir_shader) -> Result<Compiled, String> {
-    Err("agx16-compiler has no NIR entry point yet".into())
+/// Compiles through agx16-compiler's NIR entry (Mesa lowering, import, G16 code generation).
+///
+/// # Safety
+/// `nir` must be a valid shader owned by the caller; the compiler lowers it in place.
+unsafe fn compile(nir: *mut sys::nir_shader) -> Result<Compiled, String> {
+    let c = agx16_compiler::nir::compile_nir(nir, agx16_compiler::pipeline::Options::default())
+        .map_err(|e| e.to_string())?;
+    let s = c.stats;
+    Ok(Compiled {
+        stats: format!(
+            "{} inst, {} bytes, {} gprs, {} spills, {} fills, {} scoreboard waits",
+            s.instrs, s.bytes, s.gprs, s.spills, s.fills, s.scoreboard_waits
+        ),
+        code: c.code,
+    })
 }
 
-/// "MESA_SHADER_VERTEX" etc.
+/// "vertex", "fragment", ...
 ///
 /// # Safety
 /// `nir` must be a valid shader.
