@@ -233,3 +233,61 @@ fn predicate_compare_drives_if_else() {
         assert_eq!(words(&pt, 12), want, "invert={invert}");
     }
 }
+
+#[test]
+fn wide_immediates_uniforms_and_integer_min_max() {
+    // out[i] = imax(i, umin(0xdeadbeef, uniform 2)) with signed max
+    let prog = vec![
+        gid(),
+        b("mov_imm32", &[("dst", 2), ("imm", 0xdead_beef)]),
+        b(
+            "uniform_mov",
+            &[("dst", 3), ("u_size", 1), ("u", 2), ("b3", 0x08)],
+        ),
+        // umin (sel 5) of the two
+        b(
+            "minmax",
+            &[
+                ("dst", 5),
+                ("a_size", 1),
+                ("a", 2),
+                ("b_size", 1),
+                ("b", 3),
+                ("sel", 5),
+            ],
+        ),
+        // imax (sel 6) with the thread id: signed, so 0xdead_beef (negative) loses
+        b(
+            "minmax",
+            &[
+                ("dst", 6),
+                ("a_size", 1),
+                ("a", 5),
+                ("b_size", 1),
+                ("b", 1),
+                ("sel", 6),
+            ],
+        ),
+        store(0, 1, 6),
+        b("stop", &[]),
+    ];
+    let pt = PageTable::new();
+    pt.map(OUT, PAGE_SIZE, true, true).unwrap();
+    for (u, want_min) in [
+        (0x8000_0001u32, 0x8000_0001u32),
+        (0xffff_fff0, 0xdead_beef),
+        (5, 5),
+    ] {
+        let launch = ComputeLaunch {
+            code: Code::Bytes(encode_program(&prog)),
+            uniforms: vec![OUT as u32, (OUT >> 32) as u32, u],
+            grid: [8, 1, 1],
+            threadgroup: [8, 1, 1],
+            tg_memory: 0,
+            budget: 1 << 20,
+        };
+        run_compute(&pt, &launch).unwrap();
+        let want: Vec<u32> = (0..8).map(|i| (want_min as i32).max(i) as u32).collect();
+        assert_eq!(words(&pt, 8), want, "uniform {u:#x}");
+    }
+}

@@ -330,6 +330,41 @@ fn step(
             }
             dst
         }
+        Kind::FMinMax { op: mop, dst, a, b } => {
+            let (va, vb) = (read(sg, ctx, a, zeroed), read(sg, ctx, b, zeroed));
+            let (ta, tb) = (
+                part_type(part_of(a), FType::F32),
+                part_type(part_of(b), FType::F32),
+            );
+            for l in 0..LANES {
+                let (x, y) = (to_f32(va[l], ta), to_f32(vb[l], tb));
+                if (x.is_nan() || y.is_nan()) && mask >> l & 1 != 0 {
+                    return Err(unmeasured(
+                        op,
+                        format!("fmin/fmax of NaN (lane {l}) is unmeasured"),
+                    ));
+                }
+                // -0/+0 ordering is unmeasured too: treat -0 < +0 (IEEE minimum/maximum)
+                let r = match mop {
+                    super::ops::FMinMax::Min => {
+                        if x < y || (x == y && x.is_sign_negative()) {
+                            x
+                        } else {
+                            y
+                        }
+                    }
+                    super::ops::FMinMax::Max => {
+                        if x > y || (x == y && x.is_sign_positive()) {
+                            x
+                        } else {
+                            y
+                        }
+                    }
+                };
+                out[l] = from_f32(r, FType::F32);
+            }
+            dst
+        }
         Kind::FUnary { dst, a, m } => {
             let v = read(sg, ctx, a, zeroed);
             let ta = part_type(part_of(a), FType::F32);

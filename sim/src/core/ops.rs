@@ -69,6 +69,13 @@ pub enum IntBinOp {
     MaxS,
 }
 
+/// fp32 minimum/maximum.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FMinMax {
+    Min,
+    Max,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Cmp {
     Eq,
@@ -151,6 +158,13 @@ pub enum Kind {
         am: FMod,
         b: Src,
         bm: FMod,
+    },
+    /// d = min/max(a, b) on fp32; a NaN operand stops the SIMD-group (unmeasured).
+    FMinMax {
+        op: FMinMax,
+        dst: Dst,
+        a: Src,
+        b: Src,
     },
     /// d = mod(a) on fp32 (fmov/fabs/fneg).
     FUnary {
@@ -285,9 +299,10 @@ impl Kind {
         let v: [Option<Src>; 4] = match *self {
             Kind::Mov { src, .. } => [Some(src), None, None, None],
             Kind::FUnary { a, .. } => [Some(a), None, None, None],
-            Kind::FBin { a, b, .. } | Kind::IBin { a, b, .. } | Kind::PredCompare { a, b, .. } => {
-                [Some(a), Some(b), None, None]
-            }
+            Kind::FBin { a, b, .. }
+            | Kind::IBin { a, b, .. }
+            | Kind::PredCompare { a, b, .. }
+            | Kind::FMinMax { a, b, .. } => [Some(a), Some(b), None, None],
             Kind::FFma { a, b, c, .. } | Kind::IMad { a, b, c, .. } => {
                 [Some(a), Some(b), Some(c), None]
             }

@@ -54,8 +54,46 @@ pub fn get_sr(i: &Instr) -> Result<Kind, String> {
     Ok(Kind::GetSr { dst: d, sr })
 }
 
+/// `Xb YY 01 08`: uniform register -> GPR (ADevWithAnIdea/agx-re EXP-0020, measured).
+pub fn uniform_mov(i: &Instr) -> Result<Kind, String> {
+    check::fields(i, &[], &[("b3", &[0x08])])?;
+    Ok(Kind::Mov {
+        dst: dst(i)?,
+        src: src(i, Role::SrcA)?,
+    })
+}
+
+/// Integer/float min/max: sel 0 fmax, 1 fmin, 4 umax, 5 umin, 6 imax, 7 imin
+/// (niklassheth/agx-re:docs/isa/encoding-tables.md, register map measured on
+/// T8132 by EXP-M4-38).
+pub fn minmax(i: &Instr) -> Result<Kind, String> {
+    check::fields(i, &["sel", "publish"], &[])?;
+    let (d, a, b) = (dst(i)?, src(i, Role::SrcA)?, src(i, Role::SrcB)?);
+    let int = |op| Ok(Kind::IBin { op, dst: d, a, b });
+    match i.field("sel").unwrap_or(0) {
+        0 => Ok(Kind::FMinMax {
+            op: crate::core::ops::FMinMax::Max,
+            dst: d,
+            a,
+            b,
+        }),
+        1 => Ok(Kind::FMinMax {
+            op: crate::core::ops::FMinMax::Min,
+            dst: d,
+            a,
+            b,
+        }),
+        4 => int(IntBinOp::MaxU),
+        5 => int(IntBinOp::MinU),
+        6 => int(IntBinOp::MaxS),
+        7 => int(IntBinOp::MinS),
+        s => Err(format!("min/max selector {s} is not established")),
+    }
+}
+
 pub fn mov_imm(i: &Instr) -> Result<Kind, String> {
-    check::fields(i, &[], &[("b1_7", &[0, 1])])?;
+    // mov_imm32's byte2 bit5 is set in the hardware-run EXP-0010 prodloop (`1c81220000000000`)
+    check::fields(i, &[], &[("b1_7", &[0, 1]), ("b2_5", &[0, 1])])?;
     Ok(Kind::Mov {
         dst: dst(i)?,
         src: src(i, Role::SrcA)?,
