@@ -50,20 +50,21 @@ pub const GENXML_G16: Evidence = ev(
     "GravityLinux/mesa:src/asahi/genxml/cmdbuf.xml",
     Basis::MeasuredM4,
 );
-/// Black-box Metal traces (command streams).
+/// Black-box Metal traces (command streams), traced on A18 Pro and re-traced byte-identical
+/// on M4 (docs/m4-deltas.md section 3, EXP-M4-03).
 pub const AGXRE_CMDSTREAM: Evidence = ev(
-    "ADevWithAnIdea/agx-re:docs/cmdstream/README.md",
-    Basis::MeasuredApple9,
+    "ADevWithAnIdea/agx-re:docs/cmdstream/README.md + docs/m4-deltas.md",
+    Basis::MeasuredM4,
 );
-/// Black-box Metal traces (descriptors).
+/// Black-box Metal traces (descriptors), byte-identical on M4 (m4-deltas section 4, EXP-M4-04).
 pub const AGXRE_DESCRIPTORS: Evidence = ev(
-    "ADevWithAnIdea/agx-re:docs/descriptors/README.md",
-    Basis::MeasuredApple9,
+    "ADevWithAnIdea/agx-re:docs/descriptors/README.md + docs/m4-deltas.md",
+    Basis::MeasuredM4,
 );
-/// Black-box Metal traces (tiling).
+/// Hardware probes of texture memory on M4 and A18 Pro (EXP-0017/0028, EXP-M4-04..07).
 pub const AGXRE_TILING: Evidence = ev(
     "ADevWithAnIdea/agx-re:docs/tiling/README.md",
-    Basis::MeasuredApple9,
+    Basis::MeasuredM4,
 );
 /// Mainline asahi UAPI header.
 pub const UAPI: Evidence = ev(

@@ -325,3 +325,20 @@ fn golden_agxre_indexed_indirect_order() {
     );
     assert_eq!(n, 24);
 }
+
+#[test]
+fn golden_m4_u32_index_opcode() {
+    // agx-re m4-deltas: the u32-index opcode 0x61f4 ran on M4; 0x61f2 is the u16 form.
+    let mut w = vec![0x61f4_0600, 0x10_0000, 6, 1, 0, 5, 1, 0xc000_0000];
+    let (b, _) = VdmBlock::decode(&words(&w)).unwrap();
+    let VdmBlock::IndexList(d) = b else { panic!() };
+    assert_eq!(
+        (d.header.index_size, d.header.primitive),
+        (IndexSize::U32, Primitive::Triangles)
+    );
+    assert_eq!((d.count, d.instances), (Some(6), Some(1)));
+    w[0] = 0x61f2_0600;
+    let (b, _) = VdmBlock::decode(&words(&w)).unwrap();
+    let VdmBlock::IndexList(d) = b else { panic!() };
+    assert_eq!(d.header.index_size, IndexSize::U16);
+}
