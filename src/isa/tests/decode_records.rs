@@ -14,7 +14,7 @@ use agx16_isa::Instr;
 fn forms_for(mnemonic: &str) -> &'static [&'static str] {
     match mnemonic {
         "get_sr" => &["get_sr"],
-        "iadd2" => &["iadd", "isub"],
+        "iadd2" => &["iadd", "isub", "iadd_imm", "isub_imm"],
         "imad" => &["imad"],
         "reg_move_cb" => &["reg_move_cb"],
         "device_store" => &["device_store"],
@@ -42,15 +42,20 @@ fn mapping(mnemonic: &str, field: &str) -> Option<&'static str> {
         ("iadd2" | "imad", "b2_fmt") => "b2_fmt",
         ("iadd2" | "imad", "dst") => "dst_b0 | dst<<1",
         ("iadd2" | "imad", "opmode") => "opmode",
-        ("iadd2", "srcB_imm") => "imm_b0 | b_imm[0:7]<<1",
-        ("iadd2", "srcB_imm_hi") => "b_imm[7:1]",
-        ("iadd2", "srcB_ext") => "srcB_ext_lo | a<<2",
-        ("iadd2", "srcA") => "b7",
-        ("iadd2", f @ ("opc_tail" | "opc_tail2")) => leak(f),
-        ("imad", "srcC_lo") => "a_lo | a<<2",
-        ("imad", "srcB") => "b_zero | b_lo<<1 | b<<3",
-        ("imad", "srcC_desc") => "c_mode | c_inert<<2 | c_sel<<3",
-        ("imad", f @ ("mulsel" | "b9" | "b10" | "b11")) => leak(f),
+        ("iadd2", "srcB_imm") => "imm_b0 | b_imm[0:7]<<1 || a_lo | a[0:6]<<2",
+        ("iadd2", "srcB_imm_hi") => "b_imm[7:1] || a[6:1]",
+        ("iadd2", "srcB_ext") => "srcB_ext_lo | a[0:5]<<2 || a_keep | b_lo<<1 | b[0:5]<<2",
+        ("iadd2", "srcA") => "b[5:2] | b_keep<<2 | b7_hi<<3 || a[5:2] | a_keep<<2 | b7_hi<<3",
+        ("iadd2", "opc_tail") => {
+            "b8_0 | rel_a<<1 | rel_b<<2 | b8_hi<<3 || b8_0 | rel_a<<2 | b8_hi<<3"
+        }
+        ("iadd2", "opc_tail2") => "b9_hi<<1 | iadd_reg",
+        ("imad", "srcC_lo") => "a_lo | a[0:6]<<2",
+        ("imad", "srcB") => "a[6:1] | a_keep<<1 | b_lo<<2 | b[0:5]<<3",
+        ("imad", "srcC_desc") => "b[5:2] | b_keep<<2 | c_lo<<3 | c[0:4]<<4",
+        ("imad", "mulsel") => "c[4:3] | c_keep<<3 | mulsel<<4",
+        ("imad", "b9") => "b9_0 | rel_a<<1 | rel_b<<2 | rel_c<<3 | b9_hi<<4",
+        ("imad", f @ ("b10" | "b11")) => leak(f),
         ("reg_move_cb", f @ ("b3" | "dst" | "src")) => leak(f),
         (
             "device_store" | "device_load",
@@ -108,8 +113,13 @@ fn leak(s: &str) -> &'static str {
     Box::leak(s.to_string().into_boxed_str())
 }
 
-/// Evaluate a mapping expression; `None` if it names a field our form lacks.
+/// Evaluate a mapping expression; `None` if it names a field our form lacks. `a || b` tries `b`
+/// when `a` names a missing field (forms that split a record mnemonic by a mode bit).
 fn eval(i: &Instr, expr: &str) -> Option<u64> {
+    expr.split("||").find_map(|alt| eval_one(i, alt))
+}
+
+fn eval_one(i: &Instr, expr: &str) -> Option<u64> {
     let mut v = 0u64;
     for term in expr.split('|').map(str::trim) {
         let (t, shift) = match term.split_once("<<") {
@@ -122,6 +132,9 @@ fn eval(i: &Instr, expr: &str) -> Option<u64> {
             let (lo, w) = rest.trim_end_matches(']').split_once(':')?;
             let (lo, w): (u32, u32) = (lo.parse().ok()?, w.parse().ok()?);
             (i.field(name)? >> lo) & ((1u64 << w) - 1)
+        } else if t == "iadd_reg" {
+            // byte9 bit 0 is the match bit separating register and immediate adds
+            u64::from(matches!(i.form.name, "iadd" | "isub"))
         } else if t == "opc_lenbit" {
             // byte1 bit 0 is a match bit (10- vs 12-byte form), not a field
             u64::from(i.form.len == 10)
@@ -163,7 +176,7 @@ fn exp_m4_35_decode_records_agree() {
             for (name, want) in r["fields"].as_object().unwrap() {
                 let want = want.as_u64().unwrap();
                 let got = if mn == "iadd2" && name == "addsub" {
-                    Some(u64::from(i.form.name == "iadd"))
+                    Some(u64::from(matches!(i.form.name, "iadd" | "iadd_imm")))
                 } else if (mn == "imad" && name == "b0bit7")
                     || (mn == "reg_move_cb" && name == "form")
                 {

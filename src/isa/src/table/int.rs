@@ -10,7 +10,36 @@
 use super::src::{ET, LEN, M435};
 use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
 
-const IADD: &[Field] = &[
+// Register-source add (byte9 bit 0 set): GravityLinux/mesa pack_iadd (`9f 01 54 <dst<<1> 02 ..
+// a8 17 05`): A at bits 42..48, B at 51..57, dst at 25..31; keeping A live sets bit 49 and
+// clears bit 65, keeping B sets bit 58 and clears bit 66. r0..r95 (agx_apple9_machine.c
+// INT_ADD_EXTENDED, hardware evidence).
+const IADD_REG: &[Field] = &[
+    raw!("srcB_reg_hi", 9, 3),
+    f!("wait", [(12, 6)], Wait(Mask12), Hardware, ET),
+    f!("b2_fmt", [(18, 6)], Modifier, CorpusOnly, ET),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), Hardware, ET),
+    f!("opmode", [(32, 8)], Modifier, CorpusOnly, ET),
+    raw!("a_lo", 40, 2),
+    f!("a", [(42, 7)], Gpr(SrcA), Hardware, MC_IR),
+    f!("a_keep", [(49, 1)], Modifier, CorpusOnly, MC_IR),
+    raw!("b_lo", 50, 1),
+    f!("b", [(51, 7)], Gpr(SrcB), Hardware, MC_IR),
+    f!("b_keep", [(58, 1)], Modifier, CorpusOnly, MC_IR),
+    f!("b7_hi", [(59, 5)], Modifier, CorpusOnly, ET),
+    raw!("b8_0", 64, 1),
+    f!("rel_a", [(65, 1)], Release(SrcA), CorpusOnly, MC_IR),
+    f!("rel_b", [(66, 1)], Release(SrcB), CorpusOnly, MC_IR),
+    f!("b8_hi", [(67, 5)], Modifier, CorpusOnly, ET),
+    f!("b9_hi", [(73, 7)], Modifier, CorpusOnly, ET),
+];
+
+// Immediate-source add (byte9 bit 0 clear): the EXP-M4-35 load_xor_load_distinct oracle
+// (hash-matched on M4) computes r2 = r1 + 37 from `9f 11 54 04 03 4a 08 04 11 04`: the
+// register sits in the B slot (bits 51..57) and K = bits 41..48; bit 58 keeps the register
+// live (r1 is read again later in that program), bit 66 would release it.
+const IADD_IMM: &[Field] = &[
     raw!("srcB_reg_hi", 9, 3),
     f!("wait", [(12, 6)], Wait(Mask12), Hardware, ET),
     f!("b2_fmt", [(18, 6)], Modifier, CorpusOnly, ET),
@@ -20,12 +49,21 @@ const IADD: &[Field] = &[
     raw!("imm_b0", 40, 1),
     f!("b_imm", [(41, 8)], ImmU(SrcB), Hardware, M435),
     raw!("srcB_ext_lo", 49, 2),
-    f!("a", [(51, 5)], Gpr(SrcA), Hardware, M435),
-    f!("b7", [(56, 8)], Modifier, CorpusOnly, ET),
-    f!("opc_tail", [(64, 8)], Modifier, CorpusOnly, ET),
-    f!("opc_tail2", [(72, 8)], Modifier, CorpusOnly, ET),
+    f!("a", [(51, 7)], Gpr(SrcA), Hardware, M435),
+    f!("a_keep", [(58, 1)], Modifier, CorpusOnly, M435),
+    f!("b7_hi", [(59, 5)], Modifier, CorpusOnly, ET),
+    raw!("b8_0", 64, 2),
+    f!("rel_a", [(66, 1)], Release(SrcA), CorpusOnly, MC_IR),
+    f!("b8_hi", [(67, 5)], Modifier, CorpusOnly, ET),
+    f!("b9_hi", [(73, 7)], Modifier, CorpusOnly, ET),
 ];
 
+// Multiply-add: GravityLinux/mesa pack_imad (`9f 00 54 <dst<<1> 02 .. d0 2f 2a 00`): A at bits
+// 42..48, B at 51..57, C at 60..66; keep bits 49/58/67 with release bits 73/74/75. This reading
+// also explains niklassheth's EXP-0160/0216 sweeps (byte5 = reg<<2, byte6 = reg<<3, byte7 low
+// bits = B's r32/r64 bits: "drop the product" = an unseeded high register, 3 = r96+ faults).
+// The M4 EXP-M4-35 alu_xor_alu imads read r1 (thread id) as A and keep it live (bit 73 clear),
+// as the program needs. Byte8 high nibble: 0xd low 32 bits, 0xe high 32 bits.
 const IMAD: &[Field] = &[
     raw!("b1hi", 9, 3),
     f!("wait", [(12, 6)], Wait(Mask12), Hardware, ET),
@@ -34,15 +72,20 @@ const IMAD: &[Field] = &[
     f!("dst", [(25, 7)], Gpr(Dst), Hardware, ET),
     f!("opmode", [(32, 8)], Modifier, CorpusOnly, ET),
     raw!("a_lo", 40, 2),
-    f!("a", [(42, 6)], Gpr(SrcA), Hypothesis, ET),
-    f!("b_zero", [(48, 1)], Modifier, Hypothesis, ET),
-    raw!("b_lo", 49, 2),
-    f!("b", [(51, 5)], Gpr(SrcB), Hypothesis, ET),
-    f!("c_mode", [(56, 2)], Modifier, Hypothesis, ET),
-    raw!("c_inert", 58, 1),
-    f!("c_sel", [(59, 5)], Modifier, Hypothesis, ET),
-    f!("mulsel", [(64, 8)], Modifier, CorpusOnly, ET),
-    f!("b9", [(72, 8)], Modifier, CorpusOnly, ET),
+    f!("a", [(42, 7)], Gpr(SrcA), Hardware, MC_IR),
+    f!("a_keep", [(49, 1)], Modifier, CorpusOnly, MC_IR),
+    raw!("b_lo", 50, 1),
+    f!("b", [(51, 7)], Gpr(SrcB), Hardware, MC_IR),
+    f!("b_keep", [(58, 1)], Modifier, CorpusOnly, MC_IR),
+    raw!("c_lo", 59, 1),
+    f!("c", [(60, 7)], Gpr(SrcC), Hardware, MC_IR),
+    f!("c_keep", [(67, 1)], Modifier, CorpusOnly, MC_IR),
+    f!("mulsel", [(68, 4)], OpSelect, CorpusOnly, ET),
+    raw!("b9_0", 72, 1),
+    f!("rel_a", [(73, 1)], Release(SrcA), CorpusOnly, MC_IR),
+    f!("rel_b", [(74, 1)], Release(SrcB), CorpusOnly, MC_IR),
+    f!("rel_c", [(75, 1)], Release(SrcC), CorpusOnly, MC_IR),
+    f!("b9_hi", [(76, 4)], Modifier, CorpusOnly, ET),
     f!("b10", [(80, 8)], Modifier, CorpusOnly, ET),
     f!("b11", [(88, 8)], Modifier, CorpusOnly, ET),
 ];
@@ -102,13 +145,22 @@ const ISHR: &[Field] = &[
     raw!("b9", 72, 8),
 ];
 
+const RI: [crate::form::Reach; 4] = [
+    rch!(Dst, 94, Hardware),
+    rch!(SrcA, 95, Hardware),
+    rch!(SrcB, 95, Hardware),
+    rch!(SrcC, 95, Hardware),
+];
+
 const RU: [crate::form::Reach; 2] = [rch!(Dst, 63, Hardware), rch!(SrcA, 63, Hardware)];
 
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[
-    form!("iadd", IAdd, 10, Hardware, ET, [(0, 8, 0x9f), (8, 1, 1)], IADD, []),
-    form!("isub", ISub, 10, Hardware, ET, [(0, 8, 0x1f), (8, 1, 1)], IADD, []),
-    form!("imad", IMad, 12, CorpusOnly, ET, [(0, 8, 0x9f), (8, 1, 0)], IMAD, []),
+    form!("iadd", IAdd, 10, Hardware, MC_IR, [(0, 8, 0x9f), (8, 1, 1), (72, 1, 1)], IADD_REG, [RI[0], RI[1], RI[2]]),
+    form!("isub", ISub, 10, Hardware, MC_IR, [(0, 8, 0x1f), (8, 1, 1), (72, 1, 1)], IADD_REG, [RI[0], RI[1], RI[2]]),
+    form!("iadd_imm", IAdd, 10, Hardware, M435, [(0, 8, 0x9f), (8, 1, 1), (72, 1, 0)], IADD_IMM, [RI[0], RI[1]]),
+    form!("isub_imm", ISub, 10, CorpusOnly, M435, [(0, 8, 0x1f), (8, 1, 1), (72, 1, 0)], IADD_IMM, []),
+    form!("imad", IMad, 12, Hardware, MC_IR, [(0, 8, 0x9f), (8, 1, 0)], IMAD, [RI[0], RI[1], RI[2], RI[3]]),
     form!("imad_neg", IMad, 12, CorpusOnly, ET, [(0, 8, 0x1f), (8, 1, 0)], IMAD, []),
     // 0xa7: byte1 low nibble 7 -> 8-byte int->float; 4/5 -> 8-byte bit count; odd -> 10; even -> 12.
     form!("i2f", IntToFloat, 8, Hardware, ET, [(0, 8, 0xa7), (8, 4, 7)], I2F, [RU[0], RU[1]]),
