@@ -19,12 +19,14 @@ unsafe fn content_fd(content: &[u8]) -> c_int {
 }
 
 unsafe fn open_node(flags: c_int) -> c_int {
-    // The fd itself is /dev/null; every operation on it is intercepted.
-    let fd = (real().open64)(
-        c"/dev/null".as_ptr(),
-        libc::O_RDWR | (flags & libc::O_CLOEXEC),
-        0,
-    );
+    // The fd itself is an empty memfd (a unique inode per open, see
+    // fdtable); every operation on it that matters is intercepted.
+    let cloexec = if flags & libc::O_CLOEXEC != 0 {
+        libc::MFD_CLOEXEC
+    } else {
+        0
+    };
+    let fd = libc::memfd_create(c"agx16-renderD128".as_ptr(), cloexec);
     if fd >= 0 {
         let file = device().open();
         if debug() {

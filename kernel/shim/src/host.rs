@@ -4,7 +4,6 @@
 use crate::fdtable::{self, Entry};
 use crate::memfd::MemfdBacking;
 use crate::real::real;
-use agx16_kernel::gem::Bo;
 use agx16_kernel::{Errno, FdObject, Host, KResult};
 
 pub struct ShimHost;
@@ -33,19 +32,6 @@ fn vm_copy(local: *mut u8, remote: u64, len: usize, write: bool) -> KResult<()> 
         Ok(())
     } else {
         Err(Errno::EFAULT)
-    }
-}
-
-pub fn bo_inode(bo: &Bo) -> Option<u64> {
-    let memfd = bo.backing().as_any().downcast_ref::<MemfdBacking>()?;
-    fd_inode(memfd.fd)
-}
-
-pub fn fd_inode(fd: i32) -> Option<u64> {
-    // SAFETY: fstat into a local struct.
-    unsafe {
-        let mut st: libc::stat64 = std::mem::zeroed();
-        ((real().fstat64)(fd, &mut st) == 0).then_some(st.st_ino)
     }
 }
 
@@ -126,8 +112,8 @@ impl Host for ShimHost {
             Some(Entry::Drm(_)) => return Err(Errno::EINVAL),
             None => {}
         }
-        let ino = fd_inode(fd).ok_or(Errno::EBADF)?;
-        fdtable::dmabuf_by_inode(ino)
+        let id = fdtable::identity(fd).ok_or(Errno::EBADF)?;
+        fdtable::dmabuf_by_identity(id)
             .map(FdObject::DmaBuf)
             .ok_or(Errno::EINVAL)
     }

@@ -89,6 +89,10 @@ fn random_ioctls_through_the_preloaded_shim() {
         .expect("run fuzz");
     let stdout = String::from_utf8_lossy(&out.stdout);
     println!("{stdout}");
-    assert!(out.status.success(), "shim fuzz failed: {stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "shim fuzz failed: {stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(stdout.contains("device OK"));
 }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/mman.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 #include <poll.h>
 #include <linux/sync_file.h>
@@ -155,6 +156,14 @@ int main(void)
     close(job_fd);
 
     CHECK(ioctl(fd, DRM_IOWR(0x3f, struct drm_version), &(struct drm_version){0}) == -1, "unknown ioctl rejected");
+    /* An fd closed behind the shim's back (close_range) whose number is
+     * reused by an ordinary file must not be taken for the device. */
+    int stale = open("/dev/dri/renderD128", O_RDWR);
+    syscall(SYS_close_range, stale, stale, 0);
+    int plain = open("/proc/self/status", O_RDONLY);
+    CHECK(plain == stale && drmGetVersion(plain) == NULL && errno == ENOTTY,
+          "reused fd number is not the device");
+    close(plain);
     close(sync_fd);
     close(dmabuf);
     close(fd2);
