@@ -291,3 +291,77 @@ fn wide_immediates_uniforms_and_integer_min_max() {
         assert_eq!(words(&pt, 8), want, "uniform {u:#x}");
     }
 }
+
+#[test]
+fn int_float_conversions() {
+    // out[i] = int(float(i)^4) through i2f (signed), two fp32 multiplies and
+    // f2i (round toward zero, signed): exact for these values.
+    let conv = |name: &str, d: u64, s: u64, signed: u64| {
+        let mut f = vec![
+            ("mode", 0x15),
+            ("src_class", 3),
+            ("dst", d),
+            ("src", s),
+            ("op_hi", 2),
+            ("signed", signed),
+        ];
+        if name == "i2f" {
+            f.extend([("op_lo", 0x0c), ("b7_lo", 0x20)]);
+        } else {
+            f.extend([("op_lo", 0x14), ("b7_lo", 0x08), ("b8", 3)]);
+        }
+        b(name, &f)
+    };
+    let prog = vec![
+        gid(),
+        conv("i2f", 2, 1, 1),
+        // r3 = r2 * r2 (fp32), then back to int
+        b(
+            "fmul",
+            &[("dst", 3), ("a_size", 1), ("a", 2), ("b_size", 1), ("b", 2)],
+        ),
+        b(
+            "fmul",
+            &[("dst", 3), ("a_size", 1), ("a", 3), ("b_size", 1), ("b", 3)],
+        ),
+        conv("f2i", 4, 3, 1),
+        store(0, 1, 4),
+        b("stop", &[]),
+    ];
+    let (pt, r) = run(prog, 16, true);
+    r.unwrap();
+    let want: Vec<u32> = (0..16u32)
+        .map(|i| ((i as f32).powi(4)) as i32 as u32)
+        .collect();
+    assert_eq!(words(&pt, 16), want);
+}
+
+#[test]
+fn float_to_int_overflow_is_refused_at_run_time() {
+    let conv = b(
+        "f2i",
+        &[
+            ("mode", 0x15),
+            ("src_class", 3),
+            ("dst", 4),
+            ("src", 3),
+            ("op_lo", 0x14),
+            ("op_hi", 2),
+            ("b7_lo", 8),
+            ("b8", 3),
+            ("signed", 1),
+        ],
+    );
+    let prog = vec![
+        gid(),
+        b("mov_imm32", &[("dst", 3), ("imm", 0x7f00_0000)]), // 1.7e38
+        conv,
+        store(0, 1, 4),
+        b("stop", &[]),
+    ];
+    let (_, r) = run(prog, 4, true);
+    assert!(
+        matches!(r, Err(SimError::Unmeasured { pc: 12, .. })),
+        "{r:?}"
+    );
+}

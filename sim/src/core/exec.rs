@@ -1,7 +1,9 @@
 //! The interpreter: runs one SIMD-group until it stops or reaches a barrier.
 
 use super::alu::{apply_mod, compare, fbin, fma_f32, from_f32, ibin, part_type, to_f32};
-use super::ops::{Address, FBinOp, FMod, FType, JumpCond, Kind, MemFormat, Op, Part, PredSel, Src};
+use super::ops::{
+    Address, Conversion, FBinOp, FMod, FType, JumpCond, Kind, MemFormat, Op, Part, PredSel, Src,
+};
 use super::scoreboard::{halves, hands_off, HalfSet, Handoff};
 use super::state::SimdGroup;
 use super::{Lanes, LANES};
@@ -362,6 +364,37 @@ fn step(
                     }
                 };
                 out[l] = from_f32(r, FType::F32);
+            }
+            dst
+        }
+        Kind::Convert { conv, dst, src } => {
+            let v = read(sg, ctx, src, zeroed);
+            for l in 0..LANES {
+                out[l] = match conv {
+                    Conversion::IntToF32 { signed: true } => {
+                        from_f32(v[l] as i32 as f32, FType::F32)
+                    }
+                    Conversion::IntToF32 { signed: false } => from_f32(v[l] as f32, FType::F32),
+                    Conversion::F32ToIntRtz { signed } => {
+                        let x = to_f32(v[l], FType::F32).trunc();
+                        let (lo, hi) = if signed {
+                            (-2147483648.0, 2147483647.0)
+                        } else {
+                            (0.0, 4294967295.0)
+                        };
+                        if mask >> l & 1 != 0 && !(lo..=hi).contains(&x) {
+                            return Err(unmeasured(
+                                op,
+                                format!("float->int of {x} (lane {l}): NaN/overflow is unmeasured"),
+                            ));
+                        }
+                        if signed {
+                            x as i32 as u32
+                        } else {
+                            x as u32
+                        }
+                    }
+                };
             }
             dst
         }

@@ -69,6 +69,15 @@ pub enum IntBinOp {
     MaxS,
 }
 
+/// Integer/float conversions the model executes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Conversion {
+    /// int -> fp32, round to nearest even.
+    IntToF32 { signed: bool },
+    /// fp32 -> int, round toward zero; NaN and out-of-range inputs are unmeasured.
+    F32ToIntRtz { signed: bool },
+}
+
 /// fp32 minimum/maximum.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FMinMax {
@@ -165,6 +174,12 @@ pub enum Kind {
         dst: Dst,
         a: Src,
         b: Src,
+    },
+    /// 32-bit integer <-> fp32 conversion.
+    Convert {
+        conv: Conversion,
+        dst: Dst,
+        src: Src,
     },
     /// d = mod(a) on fp32 (fmov/fabs/fneg).
     FUnary {
@@ -299,6 +314,7 @@ impl Kind {
         let v: [Option<Src>; 4] = match *self {
             Kind::Mov { src, .. } => [Some(src), None, None, None],
             Kind::FUnary { a, .. } => [Some(a), None, None, None],
+            Kind::Convert { src, .. } => [Some(src), None, None, None],
             Kind::FBin { a, b, .. }
             | Kind::IBin { a, b, .. }
             | Kind::PredCompare { a, b, .. }

@@ -91,6 +91,47 @@ pub fn minmax(i: &Instr) -> Result<Kind, String> {
     }
 }
 
+/// int->float `a7 07 54 <dst<<1> 03 <src<<2> <8c keep | ac last use> <60 signed |
+/// 20 unsigned>` and float->int `27 07 54 <dst<<1> 03 <src<<2> <94 keep | b4 last
+/// use> <48 signed | 08 unsigned> 03 00` (byte6 bit5 releases, byte7 bit6 signed,
+/// byte8 bit1 round toward zero; ADevWithAnIdea/agx-re EXP-0013/0144 and
+/// niklassheth/agx-re EXP-M4-42/43, as cited by the agx16-isa table).
+pub fn convert(i: &Instr) -> Result<Kind, String> {
+    let to_float = i.form.op == F::IntToFloat;
+    // Control bytes of the measured encodings (release and signedness are
+    // fields of their own; the rest must match).
+    let allowed: &[check::Allowed] = if to_float {
+        &[
+            ("mode", &[0x15]),
+            ("src_class", &[0x03]),
+            ("op_lo", &[0x0c]),
+            ("op_hi", &[2]),
+            ("b7_lo", &[0x20]),
+        ]
+    } else {
+        &[
+            ("mode", &[0x15]),
+            ("src_class", &[0x03]),
+            ("op_lo", &[0x14]),
+            ("op_hi", &[2]),
+            ("b7_lo", &[0x08]),
+            ("b8", &[0x03]),
+        ]
+    };
+    check::fields(i, &["signed"], allowed)?;
+    let signed = i.field("signed").unwrap_or(0) == 1;
+    let conv = if to_float {
+        crate::core::ops::Conversion::IntToF32 { signed }
+    } else {
+        crate::core::ops::Conversion::F32ToIntRtz { signed }
+    };
+    Ok(Kind::Convert {
+        conv,
+        dst: dst(i)?,
+        src: src(i, Role::SrcA)?,
+    })
+}
+
 pub fn mov_imm(i: &Instr) -> Result<Kind, String> {
     // mov_imm32's byte2 bit5 is set in the hardware-run EXP-0010 prodloop (`1c81220000000000`)
     check::fields(i, &[], &[("b1_7", &[0, 1]), ("b2_5", &[0, 1])])?;

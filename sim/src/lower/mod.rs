@@ -78,6 +78,7 @@ fn lower(i: &Instr, op: &mut Op) -> Result<Kind, String> {
         F::MovImm => int::mov_imm(i),
         F::UniformMove => int::uniform_mov(i),
         F::MinMax => int::minmax(i),
+        F::IntToFloat | F::FloatToInt => int::convert(i),
         F::FAdd | F::FMul | F::FFma | F::HAdd | F::HMul | F::FUnary => float::lower(i),
         F::Sfu => sfu::lower(i),
         F::IAdd | F::ISub | F::IMad | F::ILogic => int::lower(i),
