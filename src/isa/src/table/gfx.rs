@@ -73,6 +73,9 @@ const TEX_SAMPLE: &[Field] = &[
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[
     // SIMD-group / quad reduce and scan (ADevWithAnIdea/agx-re EXP-0018, measured): 8 bytes, byte2 0x54/0x56.
+    // flat varying (provoking-vertex) load `1f 03/0b 54 ..`, 6 bytes (encoding-tables.md
+    // iter_flat, EXP-0029); must precede the 0x1f integer subtract
+    form!("iter_flat", Iterate, 6, CorpusOnly, ET, [(0, 8, 0x1f), (8, 3, 3), (12, 4, 0), (16, 8, 0x54)], rb!("b1_3" 11 1, "sel" 24 8, "b4" 32 8, "b5" 40 8), []),
     form!("simd_reduce_bf", SimdReduce, 8, CorpusOnly, ET, [(0, 8, 0xbf), (16, 1, 0), (18, 6, 0x15)], T8_B2HI, []),
     form!("simd_reduce_3f", SimdReduce, 8, CorpusOnly, ET, [(0, 8, 0x3f), (16, 1, 0), (18, 6, 0x15)], T8_B2HI, []),
     form!("quad_reduce_b7", SimdReduce, 8, CorpusOnly, ET, [(0, 8, 0xb7), (16, 1, 0), (18, 6, 0x15)], T8_B2HI, []),

@@ -70,6 +70,36 @@ const ATOMIC: &[Field] = &[
     f!("amode_hi", [(104, 8)], Modifier, CorpusOnly, ET),
 ];
 
+macro_rules! rb {
+    ($($name:literal $lo:literal $w:literal),*) => { &[$(raw!($name, $lo, $w)),*] };
+}
+
+const TILE_READ: &[Field] = &[
+    f!("b2", [(16, 8)], Modifier, CorpusOnly, ET),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), CorpusOnly, ET),
+    raw!("b4", 32, 8),
+    raw!("rt_b0", 40, 1),
+    f!("rt", [(41, 7)], ImmU(SrcA), CorpusOnly, ET),
+    f!("read_en", [(48, 1)], Modifier, Hardware, ET),
+    raw!("b6_hi", 49, 7),
+    raw!("b7", 56, 8),
+    raw!("tail", 64, 32),
+];
+
+const TILE_STORE: &[Field] = &[
+    f!("first", [(12, 1)], Modifier, CorpusOnly, ET),
+    f!("mode", [(16, 8)], Modifier, CorpusOnly, ET),
+    raw!("src_b0", 24, 1),
+    f!("src", [(25, 7)], Gpr(SrcD), CorpusOnly, ET),
+    f!("flags", [(32, 8)], Modifier, CorpusOnly, ET),
+    raw!("rt_b0", 40, 1),
+    f!("rt", [(41, 7)], ImmU(SrcA), CorpusOnly, ET),
+    f!("mask", [(48, 8)], Modifier, CorpusOnly, ET),
+    f!("fmt", [(56, 8)], Modifier, CorpusOnly, ET),
+    f!("slice_addr", [(64, 32)], Modifier, CorpusOnly, ET),
+];
+
 const STORE: &[Field] = &[
     f!("space", [(8, 8)], Modifier, CorpusOnly, ET),
     f!("addr_mode", [(16, 8)], Modifier, CorpusOnly, M435),
@@ -98,9 +128,15 @@ const STORE: &[Field] = &[
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[
     // fragment tilebuffer read / imageblock load and colour store (ADevWithAnIdea/agx-re EXP-0029)
-    form!("tile_read", TileRead, 12, CorpusOnly, LEN, [(0, 8, 0x67), (8, 8, 0x0e)], &[raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("tail", 32, 64)], []),
-    form!("imageblock_load", TileRead, 12, CorpusOnly, LEN, [(0, 8, 0x67), (8, 3, 0x6), (12, 3, 0)], &[raw!("b1_3", 11, 1), raw!("b1_7", 15, 1), raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("tail", 32, 64)], []),
-    form!("tile_store", TileStore, 12, CorpusOnly, LEN, [(0, 8, 0xe7), (8, 4, 0x6), (13, 3, 0)], &[raw!("b1_4", 12, 1), raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("tail", 32, 64)], []),
+    // tilebuffer read for programmable blending: byte3 dst, byte5 render target (rt<<1), byte6
+    // bit 0 read enable (even = silent zero; EXP-0147, measured) (encoding-tables.md tile_read)
+    form!("tile_read", TileRead, 12, CorpusOnly, ET, [(0, 8, 0x67), (8, 8, 0x0e)], TILE_READ, []),
+    form!("imageblock_load", TileRead, 12, CorpusOnly, ET, [(0, 8, 0x67), (8, 3, 0x6), (12, 3, 0)], rb!("b1_3" 11 1, "b1_7" 15 1, "b2" 16 8, "dst" 24 8, "b4" 32 8, "slice_off" 40 8, "b6" 48 8, "fmt" 56 8, "tail" 64 32), []),
+    // fragment colour store: byte3 source GPR (reg<<1), byte5 render target (rt<<1), byte7
+    // attachment format (0x4e rgba8, 0x0e rgba16f, 0x2e rgba32f, 0x22 r32f, 0x42 r8), byte1 0x16 =
+    // first store after a tile setup / imageblock write (encoding-tables.md frag_color_store and
+    // imageblock_store; ADevWithAnIdea/agx-re EXP-0029, M4 EXP-0050 captures)
+    form!("tile_store", TileStore, 12, CorpusOnly, ET, [(0, 8, 0xe7), (8, 4, 6), (13, 3, 0)], TILE_STORE, []),
     form!("tg_atomic", Atomic, 12, CorpusOnly, LEN, [(0, 8, 0x67), (8, 8, 0x03)], &[raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("tail", 32, 64)], []),
     // byte1 low nibble 1 with byte2 high six bits 0x15: the atomic packet (`67 11 54 ..`, `67 21 ..`)
     form!("atomic", Atomic, 14, CorpusOnly, ET, [(0, 8, 0x67), (8, 4, 1), (18, 6, 0x15)], ATOMIC, []),

@@ -70,16 +70,24 @@ const SFU_STD: &[Field] = sfu_fields!(
     f!("roundmode", [(65, 7)], Modifier, Hardware, ET)
 );
 
+// Varying interpolation (encoding-tables.md `iter`, HW-validated on A18 by EXP-0029): byte1
+// 0x0d leading / 0x05 subsequent op of a group, byte3 destination GPR, byte4 coefficient
+// select, byte5 varying slot (slot<<1), byte6 location/mode (0 centre/linear, 4 perspective W,
+// 0x14 centroid/sample component), byte8 location (0x10 pixel centre ..).
 const ITER: &[Field] = &[
     raw!("b1_01", 8, 2),
-    raw!("b1_3", 11, 1),
+    f!("lead", [(11, 1)], Modifier, CorpusOnly, ET),
     f!("wait", [(12, 6)], Wait(Mask12), CorpusOnly, ET),
     raw!("b2_hi", 18, 6),
     raw!("dst_b0", 24, 1),
-    f!("dst", [(25, 7)], Gpr(Dst), CorpusOnly, LEN),
-    f!("count", [(32, 8)], Modifier, CorpusOnly, LEN),
-    f!("slot", [(40, 8)], Modifier, CorpusOnly, LEN),
-    raw!("tail", 48, 32),
+    f!("dst", [(25, 7)], Gpr(Dst), CorpusOnly, ET),
+    f!("coeff_sel", [(32, 8)], Modifier, CorpusOnly, ET),
+    raw!("slot_b0", 40, 1),
+    f!("slot", [(41, 7)], ImmU(SrcA), CorpusOnly, ET),
+    f!("mode", [(48, 8)], Modifier, CorpusOnly, ET),
+    raw!("b7", 56, 8),
+    f!("loc", [(64, 8)], Modifier, CorpusOnly, ET),
+    raw!("b9", 72, 8),
 ];
 
 const REACH: [crate::form::Reach; 2] = [rch!(Dst, 95, Hardware), rch!(SrcA, 63, Hardware)];
