@@ -171,7 +171,10 @@ impl GpuRead for Capture {
                 m.end - a
             };
             let n = (avail as usize).min(out.len() - done);
-            out[done..done + n].copy_from_slice(&m.bytes[off as usize..off as usize + n]);
+            let src = m.bytes.get(off as usize..off as usize + n).ok_or_else(|| {
+                format!("mapping at {:#x} holds fewer bytes than its range", m.start)
+            })?;
+            out[done..done + n].copy_from_slice(src);
             done += n;
         }
         Ok(())
