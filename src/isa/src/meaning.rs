@@ -72,7 +72,10 @@ pub fn special_register(sel: u8) -> Option<SpecialReg> {
 pub enum SfuFn {
     Rcp,
     Rsqrt,
-    Sqrt,
+    /// 1/sqrt(x), except 1 for ±0, +inf and denormals; sqrt(x) = x * factor (EXP-M4-55).
+    SqrtFactor,
+    /// sin(pi*x/2)/x, the sine assist (EXP-M4-55).
+    SinFactor,
     Exp2,
     Log2,
     /// Round to nearest even (rint).
@@ -85,11 +88,12 @@ pub enum SfuFn {
 /// The function an SFU instruction computes, with the evidence of that mapping. Combinations
 /// not measured give an error naming the fields (the strict model refuses them).
 ///
-/// Measured on M4 (EXP-M4-54/55 oracles in ../shared/oracles/sim): 0xaf class 0 on the
-/// reciprocal datapath = rcp; 0xaf class 1 = rsqrt; 0xaf class 2 = exp2; 0x2f class 2 = log2;
-/// 0x2f class 0 with round mode 1 = floor; 0x2f class 1 on the sqrt datapath (fnsel_lo 2) =
-/// sqrt. From niklassheth/agx-re encoding-tables.md `fspecial` (G17P, measured): 0x2f class 0
-/// round modes 0/2/3 = rint/ceil/trunc.
+/// Measured on M4 (EXP-M4-54/55 oracles in ../shared/oracles/sim and niklassheth/agx-re
+/// experiments/EXP-M4-55-sqrt-sine-assist/RESULTS.md): 0xaf class 0 on the reciprocal datapath
+/// = rcp; 0xaf class 1 and 3 = rsqrt; 0xaf class 2 = exp2; 0x2f class 2 = log2; 0x2f class 0
+/// with round mode 1 = floor; 0x2f class 1 = the sqrt factor (fnsel bit 1 inert); 0x2f class 3
+/// = the sine factor. From niklassheth/agx-re encoding-tables.md `fspecial` (G17P, measured):
+/// 0x2f class 0 round modes 0/2/3 = rint/ceil/trunc.
 pub fn sfu_function(i: &Instr) -> Result<(SfuFn, Evidence), String> {
     if i.form.op != Op::Sfu {
         return Err(format!("{} is not an SFU instruction", i.form.name));
@@ -102,10 +106,11 @@ pub fn sfu_function(i: &Instr) -> Result<(SfuFn, Evidence), String> {
     let hw = Evidence::Hardware;
     let r = match (recip, hi, class) {
         (true, 1, 0) => (SfuFn::Rcp, hw),
-        (false, 1, 1) => (SfuFn::Rsqrt, hw),
+        (false, 1, 1) | (false, 1, 3) => (SfuFn::Rsqrt, hw),
         (false, 1, 2) => (SfuFn::Exp2, hw),
         (false, 0, 2) => (SfuFn::Log2, hw),
-        (false, 0, 1) if fnsel == 2 => (SfuFn::Sqrt, hw),
+        (false, 0, 1) => (SfuFn::SqrtFactor, hw),
+        (false, 0, 3) => (SfuFn::SinFactor, hw),
         (false, 0, 0) => match get("roundmode") {
             0 => (SfuFn::Rint, Evidence::CorpusOnly),
             1 => (SfuFn::Floor, hw),
@@ -247,6 +252,10 @@ pub enum Compare {
     FloatEq,
     FloatGt,
     FloatLt,
+    /// Ordered float >= (extended form relation 2, EXP-M4-45 on M4).
+    FloatGe,
+    /// Float <= including unordered operands (extended form relation 3, EXP-M4-45 on M4).
+    FloatLeOrUnordered,
     UintGt,
     UintLt,
     SintGt,
@@ -265,9 +274,14 @@ pub fn compare_condition(i: &Instr) -> Result<(Compare, bool, Evidence), String>
         n => return Err(format!("{n} is not a predicate compare")),
     };
     let imm = v & 0x10 != 0;
+    // niklassheth/agx-re EXP-M4-45 (M4, measured): the native float `>=` is the extended form
+    // with relation 2, and 3 gives `<=` including unordered cases; the encoding tables' older
+    // gt/lt reading of the extended relations is superseded.
     let c = match (ext, v & !0x10) {
-        (false, 2) | (true, 2) => Compare::FloatGt,
-        (false, 3) | (true, 3) => Compare::FloatLt,
+        (false, 2) => Compare::FloatGt,
+        (false, 3) => Compare::FloatLt,
+        (true, 2) => Compare::FloatGe,
+        (true, 3) => Compare::FloatLeOrUnordered,
         (false, 4) => Compare::UintGt,
         (false, 5) => Compare::UintLt,
         (false, 6) => Compare::SintGt,
