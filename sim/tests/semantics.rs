@@ -365,3 +365,45 @@ fn float_to_int_overflow_is_refused_at_run_time() {
         "{r:?}"
     );
 }
+
+#[test]
+fn threadgroup_barrier_resumes_every_simdgroup() {
+    // 3 SIMD-groups meet at a threadgroup barrier, then each lane stores 1.
+    let prog = vec![
+        gid(),
+        b("mov_imm", &[("dst", 2), ("imm", 1)]),
+        b("barrier", &[("b1", 4), ("scope", 0x61), ("flags", 9)]),
+        store(0, 1, 2),
+        b("stop", &[]),
+    ];
+    let (pt, r) = run(prog, 96, true);
+    let s = r.unwrap();
+    assert_eq!((s.threadgroups, s.simdgroups), (1, 3));
+    assert_eq!(words(&pt, 96), vec![1; 96]);
+    assert_eq!(s.lane_instructions, 96 * 5);
+}
+
+#[test]
+fn load_beyond_its_measured_register_reach_is_refused() {
+    // device_load reaches r0..r63 (GravityLinux/mesa machine table; r64+ is
+    // reported to zero silently on A18): the model refuses r64.
+    let load = b(
+        "device_load",
+        &[
+            ("addr_mode", 0x54),
+            ("dst", 64),
+            ("base_slot", 0),
+            ("index", 1),
+            ("access_desc", 0x20),
+            ("ld_format", 0x11),
+            ("ldform_hi11", 0x10),
+            ("elem_size", 0x46),
+        ],
+    );
+    let prog = vec![gid(), load, b("stop", &[])];
+    let (_, r) = run(prog, 4, true);
+    match r {
+        Err(SimError::Unestablished { pc: 4, what, .. }) => assert!(what.contains("r64"), "{what}"),
+        other => panic!("{other:?}"),
+    }
+}

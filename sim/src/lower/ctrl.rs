@@ -63,6 +63,17 @@ pub fn lower(i: &Instr, pc: u32) -> Result<Kind, String> {
             })
         }
         F::PredCompare => pred_compare(i),
+        F::Barrier => {
+            // `07 04 54 61 09 00`: threadgroup_barrier (scope 0x61;
+            // ADevWithAnIdea/agx-re EXP-0025, measured; flags 0x09 in every
+            // corpus instance of that scope). Other scopes are refused.
+            check::fields(
+                i,
+                &[],
+                &[("b1", &[0x04]), ("scope", &[0x61]), ("flags", &[0x09])],
+            )?;
+            Ok(Kind::Barrier)
+        }
         other => Err(format!("{other:?} forms are not modelled")),
     }
 }
