@@ -146,10 +146,12 @@ impl File {
             return Err(Errno::EINVAL);
         }
         let now = host.monotonic_ns() as i64;
+        // Absolute CLOCK_MONOTONIC timeout; one too far to represent waits
+        // without a deadline.
         let deadline = if timeout_nsec <= now {
-            Instant::now()
+            Some(Instant::now())
         } else {
-            Instant::now() + Duration::from_nanos((timeout_nsec - now) as u64)
+            Instant::now().checked_add(Duration::from_nanos((timeout_nsec - now) as u64))
         };
         let done = |i: usize| -> bool {
             match objs[i].find(points[i]) {
@@ -158,7 +160,7 @@ impl File {
                 Some(PointFences(f)) => f.iter().all(|f| f.is_signaled()),
             }
         };
-        let result = self.device.hub.wait_until(Some(deadline), || {
+        let result = self.device.hub.wait_until(deadline, || {
             if all {
                 (0..objs.len()).all(done).then_some(0u32)
             } else {
@@ -273,10 +275,10 @@ impl File {
         let dst = self.syncobj(v.dst_handle).ok_or(Errno::ENOENT)?;
         let found = if v.flags & d::SYNCOBJ_WAIT_FOR_SUBMIT != 0 {
             // Bounded like a job so a transfer can never hang the caller.
-            let deadline = Instant::now() + self.device.engine.timeout;
+            let deadline = Instant::now().checked_add(self.device.engine.timeout);
             self.device
                 .hub
-                .wait_until(Some(deadline), || src.find(v.src_point))
+                .wait_until(deadline, || src.find(v.src_point))
                 .ok_or(Errno::ETIME)?
         } else {
             src.find(v.src_point).ok_or(Errno::EINVAL)?

@@ -16,7 +16,12 @@ pub const RENDER_PRIVATE_SIZE: u64 = 0x35d_4000;
 
 /// Half-open ranges that no user bind may overlap (besides the VM's own
 /// kernel window, checked separately).
-pub fn firmware_ranges() -> Vec<Range<u64>> {
+pub fn firmware_ranges() -> &'static [Range<u64>] {
+    static RANGES: std::sync::OnceLock<Vec<Range<u64>>> = std::sync::OnceLock::new();
+    RANGES.get_or_init(build_firmware_ranges)
+}
+
+fn build_firmware_ranges() -> Vec<Range<u64>> {
     let mut out = vec![
         // Firmware shared window (g16_drm vm_bind).
         0x71_0000_0000..0x73_0000_0000,

@@ -55,6 +55,9 @@ pub struct Stats {
     pub launches: AtomicU64,
 }
 
+/// Stand-in deadline for "never" (a century).
+const FAR_FUTURE: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
+
 pub static LIVE_WORKERS: AtomicU64 = AtomicU64::new(0);
 
 /// Nanoseconds of the GPU clock (1 GHz timestamps, CLOCK_MONOTONIC based).
@@ -156,7 +159,9 @@ fn execute(engine: &Engine, job: &Job) -> Result<(), Errno> {
     if let Some(capture) = &job.capture {
         capture.write(job);
     }
-    let ctl = JobControl::new(Instant::now() + engine.timeout);
+    // A timeout too large to represent means "no watchdog".
+    let now = Instant::now();
+    let ctl = JobControl::new(now.checked_add(engine.timeout).unwrap_or(now + FAR_FUTURE));
     for (index, prepared) in job.commands.iter().enumerate() {
         let ts = &prepared.timestamps;
         let result = match &prepared.command {

@@ -726,3 +726,26 @@ fn capture_writes_the_submission_and_memory() {
     assert_eq!(&bytes[pos + 0xc0..pos + 0xc4], &[0, 0, 0, 0]);
     std::fs::remove_dir_all(&dir).unwrap();
 }
+
+#[test]
+fn unrepresentable_timeouts_mean_no_deadline() {
+    // AGX16_JOB_TIMEOUT_MS can be anything; the job must still run.
+    let env = Env::with(Arc::new(ScriptBackend), u64::MAX);
+    let rig = env.rig();
+    let out = env.syncobj(&rig.file);
+    let cmd = env.one_launch(&rig, 0, &program(OP_STORE, DATA_VA, 1, 0), 1);
+    env.submit(&rig.file, rig.queue, &cmd, &[], &[binary(out)])
+        .unwrap();
+    let mut w = agx16_kernel::uapi::drm::DrmSyncobjWait {
+        handles: env.host.user_pod(&[out]),
+        timeout_nsec: i64::MAX,
+        count_handles: 1,
+        flags: agx16_kernel::uapi::drm::SYNCOBJ_WAIT_FOR_SUBMIT,
+        ..Default::default()
+    };
+    assert_eq!(
+        env.core(&rig.file, agx16_kernel::uapi::drm::NR_SYNCOBJ_WAIT, &mut w),
+        Ok(0)
+    );
+    assert_eq!(fence_of(&rig.file, out).status(), Some(Ok(())));
+}
