@@ -12,7 +12,26 @@ use agx16_isa::check::{check_dir, read_program};
 use agx16_isa::{split, Evidence, Instr, Role};
 
 fn annotations(i: &Instr) -> String {
+    use agx16_isa::meaning;
     let mut a = Vec::new();
+    // Meanings of op-select numbers, where established.
+    if let Some(sel) = i
+        .field("sr_sel")
+        .filter(|_| i.form.op == agx16_isa::Op::GetSr)
+    {
+        if let Some(sr) = meaning::special_register(sel as u8) {
+            a.push(sr.name.to_string());
+        }
+    }
+    if let Ok((f, _)) = meaning::sfu_function(i) {
+        a.push(format!("{f:?}").to_lowercase());
+    }
+    if let Ok((f, _)) = meaning::logic_function(i) {
+        a.push(f.name.to_string());
+    }
+    if let Ok((c, imm, _)) = meaning::compare_condition(i) {
+        a.push(format!("{c:?}{}", if imm { " imm" } else { "" }));
+    }
     if let Some(w) = i.wait() {
         if !w.slots.is_empty() {
             let s: Vec<String> = w.slots.slots().map(|s| s.to_string()).collect();
