@@ -105,9 +105,10 @@ fn forced_release_mutations_set_the_release_bit() {
 }
 
 #[test]
-fn sqrt_kernel_is_sqrt() {
+fn sqrt_kernel_uses_the_sqrt_factor() {
+    // k_sqrt = x * factor(x) (EXP-M4-55): the SFU op is the factor and a multiply follows.
     assert_eq!(
         sfu_function(&sfu_of("EXP-M4-55__native__k_sqrt")).map(|x| x.0),
-        Ok(SfuFn::Sqrt)
+        Ok(SfuFn::SqrtFactor)
     );
 }
