@@ -8,7 +8,6 @@ use super::scoreboard::{halves, hands_off, HalfSet, Handoff};
 use super::state::SimdGroup;
 use super::{Lanes, LANES};
 use crate::error::SimError;
-use crate::fp::ftz;
 use crate::fp::sfu;
 use crate::mem::GpuMemory;
 use crate::program::Program;
@@ -269,10 +268,7 @@ fn step(
                 // the common case, kept free of per-lane dispatch
                 let neg = if bm.neg { 0x8000_0000 } else { 0 };
                 let abs = if bm.abs { 0x7fff_ffff } else { u32::MAX };
-                match fop {
-                    FBinOp::Add => f32_lanes(&mut out, va, vb, |x, y| x + y, abs, neg),
-                    FBinOp::Mul => f32_lanes(&mut out, va, vb, |x, y| x * y, abs, neg),
-                }
+                super::lanes::f32_bin(&mut out, va, vb, fop == FBinOp::Mul, abs, neg);
                 return Ok(Some((dst.reg, dst.part, out)));
             }
             for l in 0..LANES {
@@ -310,16 +306,7 @@ fn step(
                 )
             {
                 let neg = if neg_product { 0x8000_0000 } else { 0 };
-                for l in 0..LANES {
-                    let x = f32::from_bits(ftz(va[l]) ^ neg);
-                    let r = fma_f32(x, f32::from_bits(ftz(vb[l])), f32::from_bits(ftz(vc[l])));
-                    let bits = if r.is_nan() {
-                        crate::fp::F32_CANONICAL_NAN
-                    } else {
-                        r.to_bits()
-                    };
-                    out[l] = ftz(bits);
-                }
+                super::lanes::f32_fma(&mut out, va, vb, vc, neg);
                 return Ok(Some((dst.reg, dst.part, out)));
             }
             for l in 0..LANES {
@@ -537,30 +524,6 @@ fn step(
         }
     };
     Ok(Some((dst.reg, dst.part, out)))
-}
-
-/// `out = f(a, b')` per lane on fp32 bits, with b' = (b & abs) ^ neg, flushing
-/// denormal inputs and outputs and canonicalising NaNs.
-#[inline(always)]
-fn f32_lanes(
-    out: &mut Lanes,
-    a: &Lanes,
-    b: &Lanes,
-    f: impl Fn(f32, f32) -> f32,
-    abs: u32,
-    neg: u32,
-) {
-    for l in 0..LANES {
-        let x = f32::from_bits(ftz(a[l]));
-        let y = f32::from_bits(ftz(b[l]) & abs ^ neg);
-        let r = f(x, y);
-        let bits = if r.is_nan() {
-            crate::fp::F32_CANONICAL_NAN
-        } else {
-            r.to_bits()
-        };
-        out[l] = ftz(bits);
-    }
 }
 
 /// Per-lane byte address of element `i` of a memory access.

@@ -4,6 +4,7 @@
 pub mod alu;
 pub mod exec;
 pub mod exec_mask;
+mod lanes;
 pub mod ops;
 pub mod scoreboard;
 pub mod state;
