@@ -75,6 +75,9 @@ pub static FORMS: &[Form] = &[
     // agx_apple9_machine.c MOV_IMM32 and its packer vectors). `0c 80 02 3e 00 00 00 0c` in
     // EXP-0001 k09_write_buf1 is r0 = 0x3f800000 (1.0).
     form!("mov_imm32", MovImm, 8, Hardware, MC, [(0, 4, 0xc), (15, 1, 1), (16, 5, 2)], MOV_IMM32, [rch!(Dst, 63, Hardware)]),
+    // "mode 3" (byte2 low five bits 3) is the ten-byte tuple-publication form
+    // (encoding-tables.md `mov_imm32` note; `3c 80 23 3e 00 00 00 0c 40 60` in vertex programs)
+    form!("mov_tuple", MovImm, 10, CorpusOnly, ET, [(0, 4, 0xc), (15, 1, 1), (16, 5, 3)], rb!("dst" 4 4, "b1" 8 7, "b2" 21 3, "b3" 24 8, "tail" 32 48), []),
     form!("mov_imm32_x", MovImm, 8, CorpusOnly, MC, [(0, 4, 0xc), (15, 1, 1)], rb!("dst" 4 4, "b1" 8 7, "b2" 16 8, "b3" 24 8, "tail" 32 32), []),
     // wide special-register read (byte1 bit 7 set, byte3 0), 8 bytes (EXP-M4-13 n4_tex)
     form!("sr_read_wide", GetSr, 8, CorpusOnly, LEN, [(0, 4, 4), (15, 1, 1), (24, 8, 0)], rb!("dst" 4 4, "b1" 8 7, "b2" 16 8, "tail" 32 32), []),
