@@ -8,6 +8,9 @@
 //! u32 mapping count, then per mapping: u64 va start, u64 va end,
 //! u32 flags (1 read, 2 write, 4 single page), u32 0, u64 byte count and the
 //! bytes (one page for single-page mappings, else the whole range).
+//!
+//! The reader lives with the other format decoders: `agx16_cmdstream::capture`
+//! (and `agx16-decode` prints a capture).
 
 use crate::job::Job;
 use std::io::Write;
@@ -68,96 +71,5 @@ impl Capture {
             }
         }
         w.flush()
-    }
-}
-
-/// One mapping of a captured VM.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CapturedMapping {
-    pub va: std::ops::Range<u64>,
-    pub read: bool,
-    pub write: bool,
-    pub single_page: bool,
-    /// One page for single-page mappings, else the whole range.
-    pub bytes: Vec<u8>,
-}
-
-/// A parsed capture file, for replay tools (`agx16-sim replay`).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CaptureFile {
-    pub job_id: u64,
-    pub queue_id: u32,
-    pub usc_exec_base: u64,
-    /// The raw UAPI command buffer (drm_asahi_cmd_header + payloads).
-    pub cmdbuf: Vec<u8>,
-    pub mappings: Vec<CapturedMapping>,
-}
-
-struct Cursor<'a>(&'a [u8]);
-
-impl Cursor<'_> {
-    fn take(&mut self, n: usize) -> Result<&[u8], String> {
-        if self.0.len() < n {
-            return Err(format!("capture truncated: need {n} more bytes"));
-        }
-        let (head, tail) = self.0.split_at(n);
-        self.0 = tail;
-        Ok(head)
-    }
-    fn u32(&mut self) -> Result<u32, String> {
-        Ok(u32::from_le_bytes(
-            self.take(4)?.try_into().expect("4 bytes"),
-        ))
-    }
-    fn u64(&mut self) -> Result<u64, String> {
-        Ok(u64::from_le_bytes(
-            self.take(8)?.try_into().expect("8 bytes"),
-        ))
-    }
-}
-
-impl CaptureFile {
-    pub fn parse(bytes: &[u8]) -> Result<CaptureFile, String> {
-        let mut c = Cursor(bytes);
-        if c.take(8)? != MAGIC {
-            return Err("not an agx16 capture (bad magic)".into());
-        }
-        let version = c.u32()?;
-        if version != VERSION {
-            return Err(format!("capture version {version}, expected {VERSION}"));
-        }
-        c.u32()?;
-        let job_id = c.u64()?;
-        let queue_id = c.u32()?;
-        c.u32()?;
-        let usc_exec_base = c.u64()?;
-        let len = c.u32()? as usize;
-        let cmdbuf = c.take(len)?.to_vec();
-        let count = c.u32()?;
-        let mut mappings = Vec::new();
-        for _ in 0..count {
-            let start = c.u64()?;
-            let end = c.u64()?;
-            let flags = c.u32()?;
-            c.u32()?;
-            let n = usize::try_from(c.u64()?).map_err(|_| "mapping too large".to_string())?;
-            mappings.push(CapturedMapping {
-                va: start..end,
-                read: flags & 1 != 0,
-                write: flags & 2 != 0,
-                single_page: flags & 4 != 0,
-                bytes: c.take(n)?.to_vec(),
-            });
-        }
-        if !c.0.is_empty() {
-            return Err(format!("{} trailing bytes after the capture", c.0.len()));
-        }
-        Ok(CaptureFile {
-            job_id,
-            queue_id,
-            usc_exec_base,
-            cmdbuf,
-            mappings,
-        })
     }
 }
