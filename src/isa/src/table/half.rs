@@ -5,7 +5,7 @@
 //! op-select o = byte2 & 7 and m = byte4 & 3 (same file, EXP-0180, G17P):
 //! o in {0,1}: 4; o=4: 6/8/10/6; o=5: 6/8/10/8; o=6: 6/8/10/12; other o: 10/10/10/8.
 
-use super::src::ET;
+use super::src::{ET, LEN};
 use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
 
 macro_rules! h2_fields {
@@ -70,12 +70,17 @@ const HQ10: &[Field] = &[
 
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[
-    form!("h_lane4", Opaque, 4, CorpusOnly, ET, [(0, 3, 0), (17, 2, 0)], HC4, []),
     form!("hadd", HAdd, 6, Hardware, ET, [(0, 3, 0), (16, 3, 4), (32, 2, 0)], H6, [rch!(Dst, 95, Hardware), rch!(SrcA, 95, Hardware), rch!(SrcB, 95, Hardware)]),
     form!("hadd_x8", HAdd, 8, CorpusOnly, ET, [(0, 3, 0), (16, 3, 4), (32, 2, 1)], H8, []),
     form!("hadd_x10", HAdd, 10, CorpusOnly, ET, [(0, 3, 0), (16, 3, 4), (32, 2, 2)], H10, []),
     form!("hadd_x6", HAdd, 6, CorpusOnly, ET, [(0, 3, 0), (16, 3, 4), (32, 2, 3)], H6, []),
     form!("hmul", HMul, 6, Hardware, ET, [(0, 3, 0), (16, 3, 5), (32, 2, 0)], H6, [rch!(Dst, 95, Hardware), rch!(SrcA, 95, Hardware), rch!(SrcB, 95, Hardware)]),
+    // 2-byte words `00 00/04/80/84`, `80 00/04/08/0c` between compact ALU ops (isadb.py
+    // EXP-M4-12/13 pads; `80 08 | 29 07 39 05` in EXP-M4-55 k_tan). Tried after the
+    // hardware-validated hadd/hmul so those are never shadowed (corpus tiling).
+    form!("word_00", Opaque, 2, CorpusOnly, LEN, [(0, 8, 0x00), (8, 2, 0), (11, 1, 0), (12, 3, 0)], &[raw!("b1_2", 10, 1), raw!("b1_7", 15, 1)], []),
+    form!("word_80", Opaque, 2, CorpusOnly, LEN, [(0, 8, 0x80), (8, 2, 0), (12, 4, 0)], &[raw!("b1_23", 10, 2)], []),
+    form!("h_lane4", Opaque, 4, CorpusOnly, ET, [(0, 3, 0), (17, 2, 0)], HC4, []),
     form!("hmul_x8", HMul, 8, CorpusOnly, ET, [(0, 3, 0), (16, 3, 5), (32, 2, 1)], H8, []),
     form!("hmul_x10", HMul, 10, CorpusOnly, ET, [(0, 3, 0), (16, 3, 5), (32, 2, 2)], H10, []),
     form!("hmul_x8b", HMul, 8, CorpusOnly, ET, [(0, 3, 0), (16, 3, 5), (32, 2, 3)], H8, []),
