@@ -578,17 +578,10 @@ fn load(
     let size = fmt.bytes();
     for i in 0..count as usize {
         let mut vals = [0u32; LANES];
-        for l in 0..LANES {
-            if mask >> l & 1 == 0 {
-                continue;
-            }
-            let mut b = [0u8; 4];
-            let a = va[l] + (i * size) as u64;
-            ctx.mem
-                .read(a, &mut b[..size])
-                .map_err(|f| SimError::Fault(f.at_pc(op.pc)))?;
-            vals[l] = u32::from_le_bytes(b);
-        }
+        let lane_va: Lanes64 = std::array::from_fn(|l| va[l] + (i * size) as u64);
+        ctx.mem
+            .read_lanes(&lane_va, mask, size, &mut vals)
+            .map_err(|f| SimError::Fault(f.at_pc(op.pc)))?;
         let (reg, part) = match (dst.part, i) {
             (Part::Full, _) => (dst.reg + i as u8, Part::Full),
             (p, 0) => (dst.reg, p),
@@ -643,15 +636,10 @@ fn store(
             }
         };
         let vals = read(sg, ctx, s, zeroed);
-        for l in 0..LANES {
-            if mask >> l & 1 == 0 {
-                continue;
-            }
-            let a = va[l] + (i * size) as u64;
-            ctx.mem
-                .write(a, &vals[l].to_le_bytes()[..size])
-                .map_err(|f| SimError::Fault(f.at_pc(op.pc)))?;
-        }
+        let lane_va: Lanes64 = std::array::from_fn(|l| va[l] + (i * size) as u64);
+        ctx.mem
+            .write_lanes(&lane_va, mask, size, &vals)
+            .map_err(|f| SimError::Fault(f.at_pc(op.pc)))?;
     }
     Ok(())
 }

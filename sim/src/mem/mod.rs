@@ -80,6 +80,44 @@ pub trait GpuMemory {
     fn read(&self, va: u64, out: &mut [u8]) -> Result<(), Fault>;
     fn write(&self, va: u64, data: &[u8]) -> Result<(), Fault>;
 
+    /// Reads `size` (1, 2 or 4) bytes at `addrs[l]` for every lane `l` in
+    /// `mask` into `out[l]` (little-endian, zero-extended); stops at the first
+    /// fault. The shader core's loads come through here, so implementations
+    /// may override it with a faster loop.
+    fn read_lanes(
+        &self,
+        addrs: &[u64; 32],
+        mask: u32,
+        size: usize,
+        out: &mut [u32; 32],
+    ) -> Result<(), Fault> {
+        for l in 0..32 {
+            if mask >> l & 1 != 0 {
+                let mut b = [0u8; 4];
+                self.read(addrs[l], &mut b[..size])?;
+                out[l] = u32::from_le_bytes(b);
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the low `size` bytes of `vals[l]` to `addrs[l]` for every lane in
+    /// `mask`, lowest lane first; stops at the first fault.
+    fn write_lanes(
+        &self,
+        addrs: &[u64; 32],
+        mask: u32,
+        size: usize,
+        vals: &[u32; 32],
+    ) -> Result<(), Fault> {
+        for l in 0..32 {
+            if mask >> l & 1 != 0 {
+                self.write(addrs[l], &vals[l].to_le_bytes()[..size])?;
+            }
+        }
+        Ok(())
+    }
+
     fn read_u32(&self, va: u64) -> Result<u32, Fault> {
         let mut b = [0u8; 4];
         self.read(va, &mut b)?;

@@ -200,6 +200,49 @@ impl GpuMemory for PageTable {
             out[range.clone()].copy_from_slice(&page.data[off..off + range.len()]);
         })
     }
+    fn read_lanes(
+        &self,
+        addrs: &[u64; 32],
+        mask: u32,
+        size: usize,
+        out: &mut [u32; 32],
+    ) -> Result<(), Fault> {
+        for l in 0..32 {
+            if mask >> l & 1 == 0 {
+                continue;
+            }
+            let mut b = [0u8; 4];
+            match self.in_page(addrs[l], size, false) {
+                // SAFETY: as in `read`.
+                Some(p) => unsafe { std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), size) },
+                None => self.read(addrs[l], &mut b[..size])?,
+            }
+            out[l] = u32::from_le_bytes(b);
+        }
+        Ok(())
+    }
+
+    fn write_lanes(
+        &self,
+        addrs: &[u64; 32],
+        mask: u32,
+        size: usize,
+        vals: &[u32; 32],
+    ) -> Result<(), Fault> {
+        for l in 0..32 {
+            if mask >> l & 1 == 0 {
+                continue;
+            }
+            let b = vals[l].to_le_bytes();
+            match self.in_page(addrs[l], size, true) {
+                // SAFETY: as in `write`.
+                Some(p) => unsafe { std::ptr::copy_nonoverlapping(b.as_ptr(), p, size) },
+                None => self.write(addrs[l], &b[..size])?,
+            }
+        }
+        Ok(())
+    }
+
     fn write(&self, va: u64, data: &[u8]) -> Result<(), Fault> {
         if let Some(p) = self.in_page(va, data.len(), true) {
             // SAFETY: as in `read`; no other reference to the page bytes is
