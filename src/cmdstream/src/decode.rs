@@ -5,7 +5,7 @@
 
 use crate::capture::Capture;
 use crate::cdm;
-use crate::descriptors::{CfBinding, CfBindingHeader};
+use crate::descriptors::{CfBinding, CfBindingHeader, Sampler};
 use crate::ppp::*;
 use crate::print::{dump, format_fields, PrintOptions};
 use crate::record::Record;
@@ -78,12 +78,32 @@ fn disassemble(r: &mut Report, mem: &impl GpuRead, what: &str, va: u64) {
     }
 }
 
+/// Bytes between samplers in a sampler heap (agx-re m4-deltas: "sampler stride 0x20").
+pub const SAMPLER_STRIDE: u64 = 0x20;
+/// Most samplers printed per command.
+const SAMPLERS_MAX: u64 = 64;
+
+fn samplers(r: &mut Report, cap: &Capture, heap: u64, count: u64, opts: PrintOptions) {
+    for i in 0..count.min(SAMPLERS_MAX) {
+        let va = heap + i * SAMPLER_STRIDE;
+        let b = read_upto(cap, va, Sampler::SIZE);
+        match Sampler::unpack(&b) {
+            Ok(s) => {
+                r.line(format!("  sampler[{i}] @ {va:#x}"));
+                r.add(dump(&s, 4, opts));
+            }
+            Err(e) => r.error(format!("sampler {i} at {va:#x}: {e}")),
+        }
+    }
+}
+
 fn decode_compute(r: &mut Report, cap: &Capture, payload: &[u8], opts: PrintOptions) {
     let c = match CmdCompute::unpack(payload) {
         Ok(c) => c,
         Err(e) => return r.error(format!("compute command: {e}")),
     };
     r.add(dump(&c, 2, opts));
+    samplers(r, cap, c.sampler_heap.0, c.sampler_count as u64, opts);
     match cdm::walk(cap, c.cdm_ctrl_stream_base.0, WalkLimits::default()) {
         Ok(items) => {
             for it in items {

@@ -69,17 +69,30 @@ fn compute_capture(extra_bit: bool) -> Capture {
     s.extend(l.pack().unwrap());
     s.extend(words(&[BARRIER_AFTER_LAUNCH, 0x4000_0000]));
     let end = stream_va + s.len() as u64;
+    let heap = 0x7_0000_0000u64;
     let c = CmdCompute {
         cdm_ctrl_stream_base: Hex(stream_va),
         cdm_ctrl_stream_end: Hex(end),
+        sampler_heap: Hex(heap),
+        sampler_count: 2,
         ..Default::default()
     };
+    // Two samplers 0x20 apart: nearest/clamp, then linear/repeat (agx_apple9_pack_sampler words).
+    let mut samplers = words(&[112 << 13, 1 << 7 | 7 << 8, 0, 0, 0, 0, 0, 0]);
+    samplers.extend(words(&[
+        112 << 13 | 1 << 23 | 1 << 25 | 1 << 29,
+        1 | 1 << 7 | 7 << 8,
+    ]));
     Capture {
         job_id: 7,
         queue_id: 1,
         usc_exec_base: USC_BASE,
         cmdbuf: command(CMD_COMPUTE, c.pack().unwrap()),
-        mappings: vec![map(stream_va, s), map(launch_va, stop())],
+        mappings: vec![
+            map(stream_va, s),
+            map(launch_va, stop()),
+            map(heap, samplers),
+        ],
     }
 }
 
