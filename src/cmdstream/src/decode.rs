@@ -250,6 +250,9 @@ fn decode_render(r: &mut Report, cap: &Capture, payload: &[u8], opts: PrintOptio
                 if run == 8 {
                     if let Ok(s) = PppScissorDepthBias::unpack(&read_upto(cap, va, 8)) {
                         scissor(r, cap, c.isp_scissor_base.0, s.scissor, opts);
+                        if c.isp_dbias_base.0 != 0 {
+                            depth_bias(r, cap, c.isp_dbias_base.0, s.depth_bias, opts);
+                        }
                     }
                 }
                 run += 1;
@@ -304,6 +307,18 @@ fn scissor(r: &mut Report, cap: &Capture, base: u64, index: u16, opts: PrintOpti
             r.add(dump(&s, 8, opts));
         }
         Err(e) => r.error(format!("scissor {index} at {va:#x}: {e}")),
+    }
+}
+
+fn depth_bias(r: &mut Report, cap: &Capture, base: u64, index: u16, opts: PrintOptions) {
+    // Entries are 12 bytes, unpadded (G13 genxml).
+    let va = base + index as u64 * DepthBias::SIZE as u64;
+    match DepthBias::unpack(&read_upto(cap, va, DepthBias::SIZE)) {
+        Ok(d) => {
+            r.line(format!("      depth_bias[{index}] @ {va:#x}:"));
+            r.add(dump(&d, 8, opts));
+        }
+        Err(e) => r.error(format!("depth bias {index} at {va:#x}: {e}")),
     }
 }
 
