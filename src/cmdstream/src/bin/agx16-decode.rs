@@ -4,7 +4,7 @@
 //!        agx16-decode --cdm BASE_VA FILE     (a raw CDM stream mapped at BASE_VA)
 
 use agx16_cmdstream::capture::Capture;
-use agx16_cmdstream::cdm::CdmReader;
+use agx16_cmdstream::cdm::{CdmBlock, CdmReader};
 use agx16_cmdstream::decode::decode_capture;
 use agx16_cmdstream::print::PrintOptions;
 use std::process::ExitCode;
@@ -36,12 +36,15 @@ fn main() -> ExitCode {
                 return ExitCode::FAILURE;
             }
         };
-        let mut bad = false;
+        let (mut bad, mut flagged, mut terminated) = (false, 0, false);
         for item in CdmReader::new(&bytes) {
             match item {
                 Ok(i) => {
                     println!("CDM @ {:#x} ({} bytes)", base + i.at, i.size);
-                    print!("{}", i.block.format(2, opts).0);
+                    let (text, f) = i.block.format(2, opts);
+                    print!("{text}");
+                    flagged += f as usize;
+                    terminated = matches!(i.block, CdmBlock::Terminate(_));
                 }
                 Err(e) => {
                     println!("ERROR at {:#x}: {}", base + e.at, e.kind);
@@ -49,6 +52,11 @@ fn main() -> ExitCode {
                 }
             }
         }
+        if !bad && !terminated {
+            println!("ERROR: the stream ends without a terminate");
+            bad = true;
+        }
+        println!("summary: {flagged} flagged blocks");
         return if bad {
             ExitCode::FAILURE
         } else {
