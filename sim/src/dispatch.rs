@@ -124,27 +124,18 @@ fn simdgroups_of(launch: &ComputeLaunch, tgid: [u32; 3], pool: &mut Vec<SimdGrou
     let n = tg[0] * tg[1] * tg[2];
     let count = n.div_ceil(LANES as u32) as usize;
     for s in 0..count as u32 {
-        let mut ids = ThreadIds {
+        let ids = ThreadIds {
             tg: tgid,
             tg_size: tg,
             simd_index: s,
-            ..Default::default()
         };
         let mut live = 0u32;
         for l in 0..LANES as u32 {
-            let t = s * LANES as u32 + l;
-            if t >= n {
+            if s * LANES as u32 + l >= n {
                 break;
             }
-            let local = [t % tg[0], (t / tg[0]) % tg[1], t / (tg[0] * tg[1])];
-            let mut inside = true;
-            for d in 0..3 {
-                let g = tgid[d] * tg[d] + local[d];
-                ids.in_tg[d][l as usize] = local[d];
-                ids.grid[d][l as usize] = g;
-                inside &= g < launch.grid[d];
-            }
-            if inside {
+            let g = ids.global(l);
+            if (0..3).all(|d| g[d] < launch.grid[d]) {
                 live |= 1 << l;
             }
         }

@@ -407,3 +407,37 @@ fn load_beyond_its_measured_register_reach_is_refused() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn special_registers_follow_the_launch_geometry() {
+    // out[gid.x] = sr for a 1-D grid of 80 threads in threadgroups of 16:
+    // thread_position_in_threadgroup.x (0xa4) = i % 16,
+    // threadgroup_position_in_grid.x (0x9c) = i / 16,
+    // threads_per_threadgroup.x (0x98) = 16 (Metal meanings).
+    for (sel, f) in [
+        (0xa4u64, (|i| i % 16) as fn(u32) -> u32),
+        (0x9c, |i| i / 16),
+        (0x98, |_| 16),
+    ] {
+        let prog = vec![
+            gid(),
+            b("get_sr", &[("form", 1), ("dst", 2), ("sr_sel", sel)]),
+            store(0, 1, 2),
+            b("stop", &[]),
+        ];
+        let pt = PageTable::new();
+        pt.map(OUT, PAGE_SIZE, true, true).unwrap();
+        let launch = ComputeLaunch {
+            code: Code::Bytes(encode_program(&prog)),
+            uniforms: vec![OUT as u32, (OUT >> 32) as u32],
+            grid: [80, 1, 1],
+            threadgroup: [16, 1, 1],
+            tg_memory: 0,
+            budget: 1 << 20,
+        };
+        let s = run_compute(&pt, &launch).unwrap();
+        assert_eq!((s.threadgroups, s.simdgroups), (5, 5));
+        let want: Vec<u32> = (0..80).map(f).collect();
+        assert_eq!(words(&pt, 80), want, "sr {sel:#x}");
+    }
+}

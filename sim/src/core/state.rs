@@ -5,15 +5,31 @@ use super::ops::{Dst, Part, SpecialReg};
 use super::scoreboard::Pending;
 use super::{Lanes, GPRS, LANES, PRED_BANKS};
 
-/// Per-lane identity of the threads a SIMD-group runs.
-#[derive(Clone, Debug, Default)]
+/// Identity of the threads a SIMD-group runs: lane l is thread
+/// `simd_index * 32 + l` of its threadgroup in x-fastest linear order.
+#[derive(Clone, Copy, Debug, Default)]
 pub struct ThreadIds {
-    pub grid: [Lanes; 3],
-    pub in_tg: [Lanes; 3],
     pub tg: [u32; 3],
     /// Threadgroup size of the launch.
     pub tg_size: [u32; 3],
     pub simd_index: u32,
+}
+
+impl ThreadIds {
+    /// Position of lane `l` inside the threadgroup.
+    #[inline]
+    pub fn local(&self, l: u32) -> [u32; 3] {
+        let t = self.simd_index * LANES as u32 + l;
+        let [x, y, _] = self.tg_size;
+        [t % x, (t / x) % y, t / (x * y)]
+    }
+
+    /// Position of lane `l` in the grid.
+    #[inline]
+    pub fn global(&self, l: u32) -> [u32; 3] {
+        let p = self.local(l);
+        std::array::from_fn(|d| self.tg[d] * self.tg_size[d] + p[d])
+    }
 }
 
 pub struct SimdGroup {
@@ -101,8 +117,8 @@ impl SimdGroup {
         let mut out = [0; LANES];
         for (l, o) in out.iter_mut().enumerate() {
             *o = match sr {
-                SpecialReg::ThreadPositionInGrid(d) => self.ids.grid[d as usize][l],
-                SpecialReg::ThreadPositionInThreadgroup(d) => self.ids.in_tg[d as usize][l],
+                SpecialReg::ThreadPositionInGrid(d) => self.ids.global(l as u32)[d as usize],
+                SpecialReg::ThreadPositionInThreadgroup(d) => self.ids.local(l as u32)[d as usize],
                 SpecialReg::ThreadgroupPositionInGrid(d) => self.ids.tg[d as usize],
                 SpecialReg::ThreadsPerThreadgroup(d) => self.ids.tg_size[d as usize],
                 SpecialReg::ThreadIndexInSimdgroup => l as u32,
