@@ -14,15 +14,15 @@ pub struct ComputeLaunch {
     pub record_va: u64,
     /// The raw record words, for backends that decode more fields.
     pub words: Vec<u32>,
-    /// 0 direct, 1 indirect, 2 indirect with local size (bits 28:27).
-    pub mode: u8,
-    /// Launcher program address inside the USC heap.
-    pub pipeline: u64,
-    /// Direct launches: global size in threads and local size.
-    pub global_size: [u32; 3],
-    pub local_size: [u32; 3],
-    /// Indirect launches: GPU VA of the dimensions.
-    pub indirect: Option<u64>,
+    /// The record as agx16-cmdstream decodes it: launcher program address
+    /// (inside the USC heap) and where the grid comes from.
+    pub launch: agx16_cmdstream::cdm::Launch,
+}
+
+impl ComputeLaunch {
+    pub fn pipeline(&self) -> u64 {
+        self.launch.pipeline
+    }
 }
 
 /// Per-command context shared by every launch of a compute command.

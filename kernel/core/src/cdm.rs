@@ -11,7 +11,7 @@
 use crate::backend::{ComputeLaunch, GpuError};
 use crate::params::USC_EXEC_BASE;
 use crate::vm::VmView;
-use agx16_cmdstream::cdm::{self, CdmBlock};
+use agx16_cmdstream::cdm::{self, CdmBlock, Grid};
 use agx16_cmdstream::stream::{GpuRead, WalkLimits};
 
 /// The USC aperture: 4 GiB from the USC base.
@@ -60,29 +60,13 @@ pub fn walk(vm: &VmView, base: u64, end: u64) -> Result<CdmProgram, GpuError> {
         if item.at < base || next > end {
             return Err(bad(item.at, "control flow left the stream's first segment"));
         }
-        let (mode, pipeline, global, local, indirect) = match &item.block {
-            CdmBlock::LaunchDirect(l) => (
-                0,
-                l.pipeline(),
-                [l.global_x, l.global_y, l.global_z],
-                [l.local_x, l.local_y, l.local_z],
-                None,
-            ),
-            CdmBlock::LaunchIndirectGlobal(l) => (
-                1,
-                l.pipeline(),
-                [0; 3],
-                [l.local_x, l.local_y, l.local_z],
-                Some(l.indirect()),
-            ),
-            CdmBlock::LaunchIndirectLocal(l) => {
-                (2, l.pipeline(), [0; 3], [0; 3], Some(l.indirect()))
-            }
-            CdmBlock::Terminate(_) if next != end => {
-                return Err(bad(item.at, "terminate before the stream end"));
-            }
-            _ => continue,
+        if matches!(item.block, CdmBlock::Terminate(_)) && next != end {
+            return Err(bad(item.at, "terminate before the stream end"));
+        }
+        let Some(launch) = item.block.launch() else {
+            continue;
         };
+        let pipeline = launch.pipeline;
         if !in_usc(pipeline) {
             return Err(bad(item.at, "launch program outside the USC heap"));
         }
@@ -94,9 +78,11 @@ pub fn walk(vm: &VmView, base: u64, end: u64) -> Result<CdmProgram, GpuError> {
             return Err(bad(item.at, "launches use different resource pages"));
         }
         resource = Some(res);
-        if let Some(ptr) = indirect {
-            // Indirect grids must be readable (3 words, or 6 with local size).
-            vm.check(ptr, if mode == 2 { 24 } else { 12 }, false)?;
+        // Indirect grids must be readable (3 words, or 6 with local size).
+        match launch.grid {
+            Grid::Direct { .. } => {}
+            Grid::IndirectGlobal { pointer, .. } => vm.check(pointer, 12, false)?,
+            Grid::IndirectLocal { pointer } => vm.check(pointer, 24, false)?,
         }
         let mut words = vec![0u8; item.size];
         vm.read(item.at, &mut words)?;
@@ -106,11 +92,7 @@ pub fn walk(vm: &VmView, base: u64, end: u64) -> Result<CdmProgram, GpuError> {
                 .chunks_exact(4)
                 .map(|c| u32::from_le_bytes(c.try_into().expect("4 bytes")))
                 .collect(),
-            mode,
-            pipeline,
-            global_size: global,
-            local_size: local,
-            indirect,
+            launch,
         });
     }
     let at = items.last().map_or(base, |i| i.at);

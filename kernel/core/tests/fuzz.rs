@@ -752,14 +752,16 @@ fn fuzz_ioctls_then_valid_work_and_no_leaks() {
                 fz.good = fresh;
             }
             let f = if i % 3 == 0 { &other } else { &rig_file };
-            let before = (rig_file.counts(), other.counts(), env.dev.memory_used());
+            // (Device memory is not compared: retiring GPU jobs release BOs
+            // they pinned at any moment.)
+            let before = (rig_file.counts(), other.counts());
             let (name, r) = fz.one(f);
             if let Err(e) = r {
                 assert!(allowed.contains(&e), "{name} returned unexpected {e}");
                 // A rejected ioctl changes nothing. (EFAULT while copying the
                 // result back comes after the work, as in Linux.)
                 if e != Errno::EFAULT {
-                    let after = (rig_file.counts(), other.counts(), env.dev.memory_used());
+                    let after = (rig_file.counts(), other.counts());
                     assert_eq!(before, after, "{name} failed with {e} but changed state");
                 }
             }

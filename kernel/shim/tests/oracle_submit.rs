@@ -37,17 +37,26 @@ impl LaunchResolver for Resolver {
         _: &ComputeContext,
         l: &ComputeLaunch,
     ) -> Result<agx16_sim::ComputeLaunch, GpuError> {
-        let (len, uniforms) = self.0 .0.lock().get(&l.pipeline).cloned().ok_or_else(|| {
-            GpuError::Model(format!("no fixture for launch program {:#x}", l.pipeline))
-        })?;
+        let (len, uniforms) = self
+            .0
+             .0
+            .lock()
+            .get(&l.pipeline())
+            .cloned()
+            .ok_or_else(|| {
+                GpuError::Model(format!("no fixture for launch program {:#x}", l.pipeline()))
+            })?;
+        let agx16_cmdstream::cdm::Grid::Direct { global, local } = l.launch.grid else {
+            return Err(GpuError::Model("fixture launches are direct".into()));
+        };
         Ok(agx16_sim::ComputeLaunch {
             code: agx16_sim::Code::Va {
-                va: l.pipeline,
+                va: l.pipeline(),
                 len,
             },
             uniforms,
-            grid: l.global_size,
-            threadgroup: l.local_size,
+            grid: global,
+            threadgroup: local,
             tg_memory: 0,
             budget: 1 << 24,
         })

@@ -376,10 +376,13 @@ impl GpuBackend for ScriptBackend {
         ctl: &JobControl,
     ) -> Result<(), GpuError> {
         let mut p = [0u8; 32];
-        vm.read(l.pipeline, &mut p)?;
+        vm.read(l.pipeline(), &mut p)?;
         let w = |i: usize| u64::from_le_bytes(p[i * 8..i * 8 + 8].try_into().unwrap());
         let (op, va, b, c) = (w(0), w(1), w(2), w(3));
-        let n = l.global_size[0] as u64;
+        let n = match l.launch.grid {
+            agx16_cmdstream::cdm::Grid::Direct { global, .. } => global[0] as u64,
+            _ => return Err(GpuError::Model("test ops need direct grids".into())),
+        };
         match op {
             OP_STORE | OP_SLEEP_STORE => {
                 if op == OP_SLEEP_STORE {
@@ -402,7 +405,7 @@ impl GpuBackend for ScriptBackend {
             OP_SPIN => loop {
                 if ctl.expired() {
                     return Err(GpuError::Timeout {
-                        pc: Some(l.pipeline),
+                        pc: Some(l.pipeline()),
                     });
                 }
                 std::hint::spin_loop();
