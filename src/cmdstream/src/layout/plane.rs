@@ -77,6 +77,8 @@ impl PlaneLayout {
     /// Tiled Morton plane: tiles of edge T (largest power of two with T*T*bytes <= 16 KiB);
     /// tile rows padded to whole 16 KiB pages (granule G = 16 KiB / tile bytes columns);
     /// dimensions below T pad to a power of two and interleave up to the smaller one.
+    /// When only one dimension is below T the tiles are (padded small dim) x T: inferred,
+    /// the sources measured sizes but not addresses for that shape.
     pub fn twiddled(width: u32, height: u32, element_bytes: u32) -> Self {
         let t = tile_edge(element_bytes);
         let tile_bytes = (t as u64) * (t as u64) * element_bytes as u64;
