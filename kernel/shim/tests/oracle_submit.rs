@@ -193,3 +193,43 @@ fn model_fault_fails_the_job_with_its_address() {
         1
     );
 }
+
+#[test]
+fn model_errors_map_to_job_errors() {
+    use agx16_kernel::vm::{Fault, FaultKind};
+    use agx16_sim::mem::{Access, Fault as SimFault, FaultKind as SimKind};
+    use agx16_sim::SimError;
+    use sim_backend::to_gpu_error;
+    let f = SimFault::new(0x1234_0000, 4, Access::Write, SimKind::Permission).at_pc(0x40);
+    assert_eq!(
+        to_gpu_error(SimError::Fault(f)),
+        GpuError::Fault {
+            fault: Fault {
+                va: 0x1234_0000,
+                write: true,
+                kind: FaultKind::Permission
+            },
+            pc: Some(0x40)
+        }
+    );
+    // The instruction budget is the model's bound on an endless shader.
+    assert_eq!(
+        to_gpu_error(SimError::Budget { budget: 10, pc: 8 }),
+        GpuError::Timeout { pc: Some(8) }
+    );
+    assert!(matches!(
+        to_gpu_error(SimError::RanOff { pc: 2 }),
+        GpuError::Model(_)
+    ));
+    // Without a launch resolver the backend says plainly what is missing.
+    let env = Env::with(Arc::new(SimBackend::default()), 30_000);
+    let rig = env.rig();
+    let out = env.syncobj(&rig.file);
+    let cmd = env.one_launch(&rig, 0, &[0u8; 64], 1);
+    env.submit(&rig.file, rig.queue, &cmd, &[], &[binary(out)])
+        .unwrap();
+    env.wait(&rig.file, out, 0, Duration::from_secs(10))
+        .unwrap();
+    let status = rig.file.syncobj(out).unwrap().fence().unwrap().status();
+    assert_eq!(status, Some(Err(agx16_kernel::Errno::EIO)));
+}
