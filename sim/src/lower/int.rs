@@ -141,12 +141,26 @@ pub fn mov_imm(i: &Instr) -> Result<Kind, String> {
     })
 }
 
-const IADD_ALLOWED: &[check::Allowed] = &[
+/// Control bytes of the add encodings whose meaning (a +/- b, 32-bit) is
+/// established: the register form as GravityLinux/mesa pack_iadd emits it
+/// (`9f 01 54 <dst<<1> 02 .. a8 17 05`, validated on T8132 by that backend's
+/// hardware runs) and the immediate form of the hash-matched EXP-M4-35
+/// load_xor_load_distinct oracle (`9f 11 54 04 03 4a 08 04 11 04`: r2 = r1 + 37).
+const IADD_REG_ALLOWED: &[check::Allowed] = &[
     ("b2_fmt", &[0x15]),
-    ("opmode", &[3, 2]),
-    ("b7", &[4]),
-    ("opc_tail", &[0x11]),
-    ("opc_tail2", &[4]),
+    ("opmode", &[2]),
+    ("b7_hi", &[0x15]),
+    ("b8_0", &[1]),
+    ("b8_hi", &[2]),
+    ("b9_hi", &[0, 2]),
+];
+const IADD_IMM_ALLOWED: &[check::Allowed] = &[
+    ("b2_fmt", &[0x15]),
+    ("opmode", &[3]),
+    ("b7_hi", &[0]),
+    ("b8_0", &[1]),
+    ("b8_hi", &[2]),
+    ("b9_hi", &[2]),
 ];
 
 pub fn lower(i: &Instr) -> Result<Kind, String> {
@@ -158,7 +172,16 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
                 IntBinOp::Sub
             };
             // Format/mode bytes as in the hardware-run EXP-M4-35 programs (i+37 etc.).
-            check::fields(i, &[], IADD_ALLOWED)?;
+            let imm = matches!(src(i, Role::SrcB)?, crate::core::ops::Src::Imm(_));
+            check::fields(
+                i,
+                &[],
+                if imm {
+                    IADD_IMM_ALLOWED
+                } else {
+                    IADD_REG_ALLOWED
+                },
+            )?;
             Ok(Kind::IBin {
                 op,
                 dst: dst(i)?,
