@@ -14,7 +14,7 @@ use agx16_isa::Instr;
 fn forms_for(mnemonic: &str) -> &'static [&'static str] {
     match mnemonic {
         "get_sr" => &["get_sr"],
-        "iadd2" => &["iadd", "isub", "iadd_imm", "isub_imm"],
+        "iadd2" => &["iadd", "isub", "iadd_reg", "isub_reg"],
         "imad" => &["imad"],
         "reg_move_cb" => &["reg_move_cb"],
         "device_store" => &["device_store"],
@@ -134,7 +134,7 @@ fn eval_one(i: &Instr, expr: &str) -> Option<u64> {
             (i.field(name)? >> lo) & ((1u64 << w) - 1)
         } else if t == "iadd_reg" {
             // byte9 bit 0 is the match bit separating register and immediate adds
-            u64::from(matches!(i.form.name, "iadd" | "isub"))
+            u64::from(matches!(i.form.name, "iadd_reg" | "isub_reg"))
         } else if t == "opc_lenbit" {
             // byte1 bit 0 is a match bit (10- vs 12-byte form), not a field
             u64::from(i.form.len == 10)
@@ -176,7 +176,7 @@ fn exp_m4_35_decode_records_agree() {
             for (name, want) in r["fields"].as_object().unwrap() {
                 let want = want.as_u64().unwrap();
                 let got = if mn == "iadd2" && name == "addsub" {
-                    Some(u64::from(matches!(i.form.name, "iadd" | "iadd_imm")))
+                    Some(u64::from(matches!(i.form.name, "iadd" | "iadd_reg")))
                 } else if (mn == "imad" && name == "b0bit7")
                     || (mn == "reg_move_cb" && name == "form")
                 {

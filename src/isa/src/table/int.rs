@@ -156,10 +156,10 @@ const RU: [crate::form::Reach; 2] = [rch!(Dst, 63, Hardware), rch!(SrcA, 63, Har
 
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[
-    form!("iadd", IAdd, 10, Hardware, MC_IR, [(0, 8, 0x9f), (8, 1, 1), (72, 1, 1)], IADD_REG, [RI[0], RI[1], RI[2]]),
-    form!("isub", ISub, 10, Hardware, MC_IR, [(0, 8, 0x1f), (8, 1, 1), (72, 1, 1)], IADD_REG, [RI[0], RI[1], RI[2]]),
-    form!("iadd_imm", IAdd, 10, Hardware, M435, [(0, 8, 0x9f), (8, 1, 1), (72, 1, 0)], IADD_IMM, [RI[0], RI[1]]),
-    form!("isub_imm", ISub, 10, CorpusOnly, M435, [(0, 8, 0x1f), (8, 1, 1), (72, 1, 0)], IADD_IMM, []),
+    form!("iadd_reg", IAdd, 10, Hardware, MC_IR, [(0, 8, 0x9f), (8, 1, 1), (72, 1, 1)], IADD_REG, [RI[0], RI[1], RI[2]]),
+    form!("isub_reg", ISub, 10, Hardware, MC_IR, [(0, 8, 0x1f), (8, 1, 1), (72, 1, 1)], IADD_REG, [RI[0], RI[1], RI[2]]),
+    form!("iadd", IAdd, 10, Hardware, M435, [(0, 8, 0x9f), (8, 1, 1), (72, 1, 0)], IADD_IMM, [RI[0], RI[1]]),
+    form!("isub", ISub, 10, CorpusOnly, M435, [(0, 8, 0x1f), (8, 1, 1), (72, 1, 0)], IADD_IMM, []),
     form!("imad", IMad, 12, Hardware, MC_IR, [(0, 8, 0x9f), (8, 1, 0)], IMAD, [RI[0], RI[1], RI[2], RI[3]]),
     form!("imad_neg", IMad, 12, CorpusOnly, ET, [(0, 8, 0x1f), (8, 1, 0)], IMAD, []),
     // 0xa7: byte1 low nibble 7 -> 8-byte int->float; 4/5 -> 8-byte bit count; odd -> 10; even -> 12.
