@@ -441,3 +441,52 @@ fn special_registers_follow_the_launch_geometry() {
         assert_eq!(words(&pt, 80), want, "sr {sel:#x}");
     }
 }
+
+#[test]
+fn integer_add_sub_wrap_around() {
+    // out[i] = ((i + 0xffff_fffe) - i) + 37 = 35 (wrapping), assembled from the established encodings:
+    // register add/sub (GravityLinux pack_iadd bytes) and the immediate add of EXP-M4-35.
+    let reg = |name: &str, d, a, bb| {
+        b(
+            name,
+            &[
+                ("b2_fmt", 0x15),
+                ("dst", d),
+                ("opmode", 2),
+                ("a", a),
+                ("b", bb),
+                ("b7_hi", 0x15),
+                ("b8_0", 1),
+                ("b8_hi", 2),
+                ("b9_hi", 2),
+            ],
+        )
+    };
+    let prog = vec![
+        gid(),
+        b("mov_imm32", &[("dst", 2), ("imm", 0xffff_fffe)]),
+        reg("iadd_reg", 3, 1, 2), // i - 2 (wrapping)
+        reg("isub_reg", 4, 3, 1), // 0xffff_fffe
+        b(
+            "iadd",
+            &[
+                ("b2_fmt", 0x15),
+                ("dst", 5),
+                ("opmode", 3),
+                ("b_imm", 37),
+                ("a", 3),
+                ("b8_0", 1),
+                ("b8_hi", 2),
+                ("b9_hi", 2),
+            ],
+        ),
+        store(0, 1, 5),
+        b("stop", &[]),
+    ];
+    let (pt, r) = run(prog, 8, true);
+    r.unwrap();
+    let want: Vec<u32> = (0..8u32)
+        .map(|i| i.wrapping_add(0xffff_fffe).wrapping_add(37))
+        .collect();
+    assert_eq!(words(&pt, 8), want);
+}
