@@ -474,7 +474,7 @@ fn integer_add_sub_wrap_around() {
                 ("dst", 5),
                 ("opmode", 3),
                 ("b_imm", 37),
-                ("a", 3),
+                ("a", 4),
                 ("b8_0", 1),
                 ("b8_hi", 2),
                 ("b9_hi", 2),
@@ -486,7 +486,7 @@ fn integer_add_sub_wrap_around() {
     let (pt, r) = run(prog, 8, true);
     r.unwrap();
     let want: Vec<u32> = (0..8u32)
-        .map(|i| i.wrapping_add(0xffff_fffe).wrapping_add(37))
+        .map(|i| i.wrapping_add(0xffff_fffe).wrapping_sub(i).wrapping_add(37))
         .collect();
     assert_eq!(words(&pt, 8), want);
 }
