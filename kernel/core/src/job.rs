@@ -120,7 +120,17 @@ fn run_queue(engine: &Engine, rx: Receiver<Job>, dead: &AtomicBool) {
             job.done.signal(Err(Errno::ECANCELED));
             continue;
         }
-        let result = execute(engine, &job);
+        // A panic in a backend must fail this job, not kill the queue.
+        let result =
+            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| execute(engine, &job)))
+                .unwrap_or_else(|_| {
+                    log::error!(
+                        "agx16: queue {} job {}: backend panicked -> job failed",
+                        job.queue_id,
+                        job.id
+                    );
+                    Err(Errno::EIO)
+                });
         match &result {
             Ok(()) => engine.stats.jobs_completed.fetch_add(1, Ordering::Relaxed),
             Err(_) => engine.stats.jobs_failed.fetch_add(1, Ordering::Relaxed),

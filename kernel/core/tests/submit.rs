@@ -749,3 +749,45 @@ fn unrepresentable_timeouts_mean_no_deadline() {
     );
     assert_eq!(fence_of(&rig.file, out).status(), Some(Ok(())));
 }
+
+/// Panics on the launch at USC_VA, behaves like ScriptBackend otherwise.
+struct PanickingBackend;
+
+impl agx16_kernel::GpuBackend for PanickingBackend {
+    fn run_compute(
+        &self,
+        vm: &agx16_kernel::VmView,
+        ctx: &agx16_kernel::ComputeContext,
+        l: &agx16_kernel::ComputeLaunch,
+        ctl: &agx16_kernel::JobControl,
+    ) -> Result<(), agx16_kernel::GpuError> {
+        if l.pipeline() == USC_VA {
+            panic!("backend bug (expected by the test)");
+        }
+        ScriptBackend.run_compute(vm, ctx, l, ctl)
+    }
+    fn run_render(
+        &self,
+        vm: &agx16_kernel::VmView,
+        cmd: &a::CmdRender,
+        ctl: &agx16_kernel::JobControl,
+    ) -> Result<(), agx16_kernel::GpuError> {
+        ScriptBackend.run_render(vm, cmd, ctl)
+    }
+}
+
+#[test]
+fn a_panicking_backend_fails_the_job_and_the_queue_goes_on() {
+    let env = Env::with(Arc::new(PanickingBackend), 2_000);
+    let rig = env.rig();
+    let out = env.syncobj(&rig.file);
+    let cmd = env.one_launch(&rig, 0, &program(OP_STORE, DATA_VA, 1, 0), 1);
+    env.submit(&rig.file, rig.queue, &cmd, &[], &[binary(out)])
+        .unwrap();
+    assert_eq!(finish(&env, &rig.file, out), Err(Errno::EIO));
+    let cmd = env.one_launch(&rig, 1, &program(OP_STORE, DATA_VA, 6, 0), 1);
+    env.submit(&rig.file, rig.queue, &cmd, &[], &[binary(out)])
+        .unwrap();
+    assert_eq!(finish(&env, &rig.file, out), Ok(()));
+    assert_eq!(words(&env.read_bo(&rig.file, rig.data, 0, 4)), [6]);
+}
