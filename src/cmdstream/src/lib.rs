@@ -19,6 +19,7 @@ pub mod print;
 pub mod record;
 pub mod render;
 pub mod stream;
+pub mod texture_layout;
 pub mod vdm;
 
 pub use record::{DecodeError, FieldType, Hex, PackError, Record, Unexplained};

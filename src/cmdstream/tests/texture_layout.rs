@@ -1,0 +1,89 @@
+//! Descriptor <-> layout: the two directions agree, and the descriptor bits follow agx-re.
+
+use agx16_cmdstream::descriptors::*;
+use agx16_cmdstream::layout::*;
+use agx16_cmdstream::texture_layout::*;
+use agx16_cmdstream::Record;
+
+const RGBA8: TextureFormat = TextureFormat {
+    channels: Channels::R8G8B8A8,
+    numeric_type: NumericType::Unorm,
+    swizzle: [Swizzle::R, Swizzle::G, Swizzle::B, Swizzle::A],
+    srgb: false,
+};
+
+fn desc(
+    w: u32,
+    h: u32,
+    kind: Kind,
+    layers: u32,
+    levels: u32,
+    samples: u32,
+    compressible: bool,
+) -> ImageDesc {
+    ImageDesc {
+        layers,
+        levels,
+        samples,
+        kind,
+        compressible,
+        ..ImageDesc::simple_2d(w, h, 4, Tiling::Twiddled)
+    }
+}
+
+#[test]
+fn compressed_texture_points_at_its_aux() {
+    let l = ImageLayout::new(desc(256, 256, Kind::D2, 1, 1, 1, true)).unwrap();
+    let t = texture_for(&l, 0x1_0000_0000, RGBA8).unwrap();
+    let b = t.pack().unwrap();
+    let w = |i: usize| u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().unwrap());
+    assert_eq!(w(1) >> 27 & 1, 1, "word1 bit 27: compression aux present");
+    assert_eq!(w(3) >> 31, 1, "word3 bit 31: aux layout metadata");
+    let aux = (w(4) as u64 | ((w(5) & 0xfff) as u64) << 32) << 4;
+    assert_eq!(
+        aux,
+        0x1_0000_0000 + 256 * 256 * 4,
+        "aux follows the padded image"
+    );
+}
+
+#[test]
+fn mipmapped_texture_bits() {
+    let l = ImageLayout::new(desc(128, 128, Kind::D2, 1, 8, 1, false)).unwrap();
+    let b = texture_for(&l, 0x4000, RGBA8).unwrap().pack().unwrap();
+    let w = |i: usize| u32::from_le_bytes(b[i * 4..i * 4 + 4].try_into().unwrap());
+    assert_eq!(w(1) >> 26 & 1, 1, "word1 bit 26: mipmapped");
+    assert_eq!(w(5) >> 16 & 0xf, 7, "mip count - 1 at byte 0x16");
+    assert_eq!(w(3) >> 31, 1);
+}
+
+#[test]
+fn both_directions_agree() {
+    for d in [
+        desc(300, 200, Kind::D2, 1, 9, 1, false),
+        desc(64, 64, Kind::D2Array, 5, 7, 1, false),
+        desc(32, 32, Kind::Cube, 1, 6, 1, false),
+        desc(32, 32, Kind::Cube, 3, 1, 1, false),
+        desc(40, 20, Kind::D3, 9, 1, 1, false),
+        desc(96, 96, Kind::D2, 1, 1, 4, false),
+        desc(64, 64, Kind::D2, 1, 1, 1, true),
+    ] {
+        let l = ImageLayout::new(d).unwrap();
+        let t = texture_for(&l, 0x8000, RGBA8).unwrap();
+        let back = layout_for(&Texture::unpack(&t.pack().unwrap()).unwrap()).unwrap();
+        assert_eq!(back, l, "{d:?}");
+    }
+}
+
+#[test]
+fn mismatches_are_errors() {
+    let l = ImageLayout::new(desc(16, 16, Kind::D2, 1, 1, 1, false)).unwrap();
+    let mut f = RGBA8;
+    f.channels = Channels::R32G32;
+    assert!(
+        texture_for(&l, 0, f).is_err(),
+        "8-byte format on a 4-byte image"
+    );
+    let lin = ImageLayout::new(ImageDesc::simple_2d(16, 16, 4, Tiling::Linear)).unwrap();
+    assert!(texture_for(&lin, 0, RGBA8).is_err());
+}
