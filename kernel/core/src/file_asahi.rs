@@ -25,7 +25,7 @@ const MAX_BIND_BYTES: usize = 1 << 20;
 pub const MAX_QUEUES_PER_FILE: usize = 64;
 
 impl File {
-    pub(crate) fn get_params(&self, host: &dyn Host, v: &mut a::GetParams) -> KResult<i32> {
+    pub fn get_params(&self, host: &dyn Host, v: &mut a::GetParams) -> KResult<i32> {
         if v.param_group != 0 || v.pad != 0 {
             return Err(Errno::EINVAL);
         }
@@ -39,7 +39,7 @@ impl File {
         Ok(0)
     }
 
-    pub(crate) fn get_time(&self, v: &mut a::GetTime) -> KResult<i32> {
+    pub fn get_time(&self, v: &mut a::GetTime) -> KResult<i32> {
         if v.flags != 0 {
             return Err(Errno::EINVAL);
         }
@@ -47,7 +47,7 @@ impl File {
         Ok(0)
     }
 
-    pub(crate) fn vm_create(&self, v: &mut a::VmCreate) -> KResult<i32> {
+    pub fn vm_create(&self, v: &mut a::VmCreate) -> KResult<i32> {
         let size = v
             .kernel_end
             .checked_sub(v.kernel_start)
@@ -68,7 +68,7 @@ impl File {
         Ok(0)
     }
 
-    pub(crate) fn vm_destroy(&self, v: &mut a::VmDestroy) -> KResult<i32> {
+    pub fn vm_destroy(&self, v: &mut a::VmDestroy) -> KResult<i32> {
         if v.pad != 0 {
             return Err(Errno::EINVAL);
         }
@@ -88,7 +88,7 @@ impl File {
         }
     }
 
-    pub(crate) fn vm_bind(&self, host: &dyn Host, v: &mut a::VmBind) -> KResult<i32> {
+    pub fn vm_bind(&self, host: &dyn Host, v: &mut a::VmBind) -> KResult<i32> {
         if v.pad != 0 || v.num_binds > MAX_BINDS || v.stride == 0 {
             return Err(Errno::EINVAL);
         }
@@ -115,7 +115,7 @@ impl File {
         Ok(0)
     }
 
-    pub(crate) fn gem_create(&self, v: &mut a::GemCreate) -> KResult<i32> {
+    pub fn gem_create(&self, v: &mut a::GemCreate) -> KResult<i32> {
         let private = v.flags & a::GEM_VM_PRIVATE != 0;
         if v.flags & !(a::GEM_WRITEBACK | a::GEM_VM_PRIVATE) != 0
             || (!private && v.vm_id != 0)
@@ -159,7 +159,7 @@ impl File {
         Ok(0)
     }
 
-    pub(crate) fn gem_mmap_offset(&self, v: &mut a::GemMmapOffset) -> KResult<i32> {
+    pub fn gem_mmap_offset(&self, v: &mut a::GemMmapOffset) -> KResult<i32> {
         if v.flags != 0 {
             return Err(Errno::EINVAL);
         }
@@ -168,7 +168,7 @@ impl File {
         Ok(0)
     }
 
-    pub(crate) fn gem_bind_object(&self, v: &mut a::GemBindObject) -> KResult<i32> {
+    pub fn gem_bind_object(&self, v: &mut a::GemBindObject) -> KResult<i32> {
         if v.pad != 0 || v.vm_id != 0 {
             return Err(Errno::EINVAL);
         }
@@ -211,7 +211,7 @@ impl File {
         }
     }
 
-    pub(crate) fn queue_create(&self, v: &mut a::QueueCreate) -> KResult<i32> {
+    pub fn queue_create(&self, v: &mut a::QueueCreate) -> KResult<i32> {
         // G16: only LOW/MEDIUM priorities and the fixed USC heap.
         if v.flags != 0 || v.priority > a::PRIORITY_MEDIUM || v.usc_exec_base != USC_EXEC_BASE {
             return Err(Errno::EINVAL);
@@ -243,7 +243,7 @@ impl File {
         Ok(0)
     }
 
-    pub(crate) fn queue_destroy(&self, v: &mut a::QueueDestroy) -> KResult<i32> {
+    pub fn queue_destroy(&self, v: &mut a::QueueDestroy) -> KResult<i32> {
         if v.pad != 0 {
             return Err(Errno::EINVAL);
         }

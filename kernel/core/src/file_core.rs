@@ -6,7 +6,7 @@ use crate::host::{FdObject, Host};
 use crate::uapi::drm as d;
 
 impl File {
-    pub(crate) fn gem_close(&self, v: &mut d::DrmGemClose) -> KResult<i32> {
+    pub fn gem_close(&self, v: &mut d::DrmGemClose) -> KResult<i32> {
         // drm_gem_handle_delete: unknown handle is EINVAL. Mappings keep the
         // pages alive (the G16 driver pins them until unbind/VM death).
         self.state
@@ -17,7 +17,7 @@ impl File {
             .ok_or(Errno::EINVAL)
     }
 
-    pub(crate) fn prime_export(&self, host: &dyn Host, v: &mut d::DrmPrimeHandle) -> KResult<i32> {
+    pub fn prime_export(&self, host: &dyn Host, v: &mut d::DrmPrimeHandle) -> KResult<i32> {
         if v.flags & !(d::DRM_CLOEXEC | d::DRM_RDWR) != 0 {
             return Err(Errno::EINVAL);
         }
@@ -30,7 +30,7 @@ impl File {
         Ok(0)
     }
 
-    pub(crate) fn prime_import(&self, host: &dyn Host, v: &mut d::DrmPrimeHandle) -> KResult<i32> {
+    pub fn prime_import(&self, host: &dyn Host, v: &mut d::DrmPrimeHandle) -> KResult<i32> {
         let bo = match host.lookup_fd(v.fd)? {
             FdObject::DmaBuf(bo) => bo,
             _ => return Err(Errno::EINVAL),

@@ -42,7 +42,7 @@ impl File {
         Ok(h)
     }
 
-    pub(crate) fn syncobj_create(&self, v: &mut d::DrmSyncobjCreate) -> KResult<i32> {
+    pub fn syncobj_create(&self, v: &mut d::DrmSyncobjCreate) -> KResult<i32> {
         if v.flags & !d::SYNCOBJ_CREATE_SIGNALED != 0 {
             return Err(Errno::EINVAL);
         }
@@ -51,7 +51,7 @@ impl File {
         Ok(0)
     }
 
-    pub(crate) fn syncobj_destroy(&self, v: &mut d::DrmSyncobjDestroy) -> KResult<i32> {
+    pub fn syncobj_destroy(&self, v: &mut d::DrmSyncobjDestroy) -> KResult<i32> {
         if v.pad != 0 {
             return Err(Errno::EINVAL);
         }
@@ -59,7 +59,7 @@ impl File {
         s.syncobjs.remove(&v.handle).map(|_| 0).ok_or(Errno::EINVAL)
     }
 
-    pub(crate) fn syncobj_handle_to_fd(
+    pub fn syncobj_handle_to_fd(
         &self,
         host: &dyn Host,
         v: &mut d::DrmSyncobjHandle,
@@ -87,7 +87,7 @@ impl File {
         Ok(0)
     }
 
-    pub(crate) fn syncobj_fd_to_handle(
+    pub fn syncobj_fd_to_handle(
         &self,
         host: &dyn Host,
         v: &mut d::DrmSyncobjHandle,
@@ -170,7 +170,7 @@ impl File {
         result.ok_or(Errno::ETIME)
     }
 
-    pub(crate) fn syncobj_wait(&self, host: &dyn Host, v: &mut d::DrmSyncobjWait) -> KResult<i32> {
+    pub fn syncobj_wait(&self, host: &dyn Host, v: &mut d::DrmSyncobjWait) -> KResult<i32> {
         if v.pad != 0 {
             return Err(Errno::EINVAL);
         }
@@ -183,7 +183,7 @@ impl File {
         Ok(0)
     }
 
-    pub(crate) fn syncobj_timeline_wait(
+    pub fn syncobj_timeline_wait(
         &self,
         host: &dyn Host,
         v: &mut d::DrmSyncobjTimelineWait,
@@ -200,7 +200,7 @@ impl File {
         Ok(0)
     }
 
-    pub(crate) fn syncobj_reset(
+    pub fn syncobj_reset(
         &self,
         host: &dyn Host,
         v: &mut d::DrmSyncobjArray,
@@ -214,7 +214,7 @@ impl File {
         Ok(0)
     }
 
-    pub(crate) fn syncobj_signal(
+    pub fn syncobj_signal(
         &self,
         host: &dyn Host,
         v: &mut d::DrmSyncobjArray,
@@ -228,7 +228,7 @@ impl File {
         Ok(0)
     }
 
-    pub(crate) fn syncobj_timeline_signal(
+    pub fn syncobj_timeline_signal(
         &self,
         host: &dyn Host,
         v: &mut d::DrmSyncobjTimelineArray,
@@ -249,7 +249,7 @@ impl File {
         Ok(0)
     }
 
-    pub(crate) fn syncobj_query(
+    pub fn syncobj_query(
         &self,
         host: &dyn Host,
         v: &mut d::DrmSyncobjTimelineArray,
@@ -267,7 +267,7 @@ impl File {
         Ok(0)
     }
 
-    pub(crate) fn syncobj_transfer(&self, v: &mut d::DrmSyncobjTransfer) -> KResult<i32> {
+    pub fn syncobj_transfer(&self, v: &mut d::DrmSyncobjTransfer) -> KResult<i32> {
         if v.pad != 0 {
             return Err(Errno::EINVAL);
         }

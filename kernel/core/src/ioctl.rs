@@ -46,6 +46,9 @@ fn call<T: Pod>(
     result
 }
 
+/// Every handler is also public with its typed argument (e.g.
+/// `File::vm_bind(&host, &mut VmBind)`), for hosts such as a kernel module
+/// whose ioctl layer copies the top-level struct itself.
 impl File {
     /// Handle one ioctl on this open file. Returns the non-negative ioctl
     /// result or the errno.

@@ -89,7 +89,7 @@ fn parse_cmdbuf(bytes: &[u8]) -> KResult<(Vec<Command>, Vec<a::Attachment>)> {
 }
 
 impl File {
-    pub(crate) fn submit(&self, host: &dyn Host, v: &mut a::Submit) -> KResult<i32> {
+    pub fn submit(&self, host: &dyn Host, v: &mut a::Submit) -> KResult<i32> {
         if v.flags != 0
             || v.pad != 0
             || v.cmdbuf_size == 0
