@@ -490,3 +490,63 @@ fn integer_add_sub_wrap_around() {
         .collect();
     assert_eq!(words(&pt, 8), want);
 }
+
+#[test]
+fn divergent_loop_counts_per_lane() {
+    // do { acc += 1; k += 1 } while (k != gid + 1); out[gid] = acc
+    // loop push / latch `8f 04 54 22` / JMP_EXEC_ANY / kind-2 pop (EXP-M4-46).
+    let add_imm = |d: u64, a: u64, k: u64| {
+        b(
+            "iadd",
+            &[
+                ("b2_fmt", 0x15),
+                ("dst", d),
+                ("opmode", 3),
+                ("b_imm", k),
+                ("a", a),
+                ("b8_0", 1),
+                ("b8_hi", 2),
+                ("b9_hi", 2),
+            ],
+        )
+    };
+    let head = vec![
+        gid(),
+        add_imm(4, 1, 1), // r4 = gid + 1
+        b("mov_imm", &[("dst", 2), ("imm", 0)]),
+        b("mov_imm", &[("dst", 3), ("imm", 0)]),
+        b("loop_push", &[("mode", 0x54), ("bank", 6)]),
+    ];
+    let body = vec![
+        add_imm(2, 2, 1),
+        add_imm(3, 3, 1),
+        b(
+            "pcmp_ext",
+            &[
+                ("a_size", 1),
+                ("a", 3),
+                ("ctrl_lo", 1),
+                ("ctrl_hi", 1),
+                ("b_size", 1),
+                ("b", 4),
+                ("relation", 7),
+                ("operand_tail", 0xc0),
+            ],
+        ),
+        b("loop_update", &[("b3_lo", 2), ("bank", 0), ("invert", 1)]),
+    ];
+    let len = |v: &[Instr]| v.iter().map(|i| i.form.len as i64).sum::<i64>();
+    let back = -len(&body);
+    let mut prog = head;
+    prog.extend(body);
+    prog.push(b(
+        "jump",
+        &[("mode", 0x54), ("offset", back as u64 & 0xffff_ffff_ffff)],
+    ));
+    prog.push(b("pop", &[("mode", 4), ("scope_kind", 2)]));
+    prog.push(store(0, 1, 2));
+    prog.push(b("stop", &[]));
+    let (pt, r) = run(prog, 40, true);
+    r.unwrap();
+    assert_eq!(words(&pt, 40), (1..=40).collect::<Vec<u32>>());
+}

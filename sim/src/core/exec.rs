@@ -1,6 +1,7 @@
 //! The interpreter: runs one SIMD-group until it stops or reaches a barrier.
 
 use super::alu::{apply_mod, compare, fbin, fma_f32, from_f32, ibin, part_type, to_f32};
+use super::exec_mask::Scope;
 use super::ops::{
     Address, Conversion, FBinOp, FMod, FType, JumpCond, Kind, MemFormat, Op, Part, PredSel, Src,
 };
@@ -482,20 +483,22 @@ fn step(
             return Ok(None);
         }
         Kind::IfPush { pred } => {
-            let taken = match pred {
-                PredSel::True => u32::MAX,
-                PredSel::False => 0,
-                PredSel::Bank { bank, invert } => {
-                    let p = sg.preds[bank as usize];
-                    if invert {
-                        !p
-                    } else {
-                        p
-                    }
-                }
-            };
+            let taken = pred_lanes(sg, pred);
             sg.exec
-                .push(taken)
+                .push(taken, Scope::If)
+                .map_err(|e| unmeasured(op, e.to_string()))?;
+            return Ok(None);
+        }
+        Kind::LoopPush => {
+            sg.exec
+                .push(u32::MAX, Scope::Loop)
+                .map_err(|e| unmeasured(op, e.to_string()))?;
+            return Ok(None);
+        }
+        Kind::LoopUpdate { pred, depth } => {
+            let leave = sg.exec.active & pred_lanes(sg, pred);
+            sg.exec
+                .loop_update(leave, depth as usize)
                 .map_err(|e| unmeasured(op, e.to_string()))?;
             return Ok(None);
         }
@@ -505,9 +508,9 @@ fn step(
                 .map_err(|e| unmeasured(op, e.to_string()))?;
             return Ok(None);
         }
-        Kind::Pop { levels } => {
+        Kind::Pop { scope } => {
             sg.exec
-                .pop(levels as usize)
+                .pop(scope)
                 .map_err(|e| unmeasured(op, e.to_string()))?;
             return Ok(None);
         }
@@ -524,6 +527,22 @@ fn step(
         }
     };
     Ok(Some((dst.reg, dst.part, out)))
+}
+
+/// Lanes a predicate selector names.
+fn pred_lanes(sg: &SimdGroup, pred: PredSel) -> u32 {
+    match pred {
+        PredSel::True => u32::MAX,
+        PredSel::False => 0,
+        PredSel::Bank { bank, invert } => {
+            let p = sg.preds[bank as usize];
+            if invert {
+                !p
+            } else {
+                p
+            }
+        }
+    }
 }
 
 /// Per-lane byte address of element `i` of a memory access.

@@ -1,27 +1,44 @@
 //! The implicit execution-mask / reconvergence stack of a SIMD-group.
 //!
 //! Apple9 keeps the exec mask in hardware, separate from the six predicate
-//! banks: a structured `if` pushes, `else` inverts within the enclosing mask,
-//! `pop` restores (niklassheth/agx-re EXP-M4-52-deep-mask-stack, measured on M4
-//! to 32 live nesting levels). Deeper nesting is not measured and is an error.
+//! banks (niklassheth/agx-re EXP-M4-52/53/46, measured on M4):
+//! - a structured `if` pushes, `else` inverts within the enclosing mask, a
+//!   kind-1 pop restores (to 32 measured levels; deeper is an error here);
+//! - a loop pushes a kind-2 scope; its latch update removes the lanes whose
+//!   condition ends the loop from the current mask and from every scope opened
+//!   inside the loop (a break under an `if` stays broken after that `if`'s
+//!   pop); the kind-2 pop restores the mask from before the loop.
 
 /// Deepest nesting the measurements cover.
 pub const MAX_DEPTH: usize = 32;
+
+/// What opened a scope.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    If,
+    Loop,
+}
 
 #[derive(Clone, Debug)]
 pub struct ExecStack {
     /// Lanes currently executing.
     pub active: u32,
-    /// Masks saved by each open `if` (outermost first).
-    saved: Vec<u32>,
+    /// Mask saved by each open scope (outermost first).
+    saved: Vec<(u32, Scope)>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, thiserror::Error)]
 pub enum MaskError {
     #[error("exec-mask stack deeper than the {MAX_DEPTH} measured levels")]
     TooDeep,
-    #[error("else/pop with no open if")]
+    #[error("else/pop with no open scope")]
     Empty,
+    #[error("pop of a {want:?} scope while the innermost open scope is a {got:?}")]
+    WrongScope { want: Scope, got: Scope },
+    #[error("loop update at depth {encoded} but {actual} scope(s) are open inside the loop")]
+    WrongDepth { encoded: usize, actual: usize },
+    #[error("loop update outside a loop")]
+    NoLoop,
 }
 
 impl ExecStack {
@@ -36,38 +53,62 @@ impl ExecStack {
         self.saved.len()
     }
 
-    /// Opens an `if`: lanes in `taken` stay active.
-    pub fn push(&mut self, taken: u32) -> Result<(), MaskError> {
+    /// Opens a scope: lanes in `taken` stay active.
+    pub fn push(&mut self, taken: u32, scope: Scope) -> Result<(), MaskError> {
         if self.saved.len() == MAX_DEPTH {
             return Err(MaskError::TooDeep);
         }
-        self.saved.push(self.active);
+        self.saved.push((self.active, scope));
         self.active &= taken;
         Ok(())
     }
 
-    /// Switches to the other arm: lanes active before the `if` and not in the then-arm.
+    /// Switches to the other arm of the innermost `if`: lanes active before it
+    /// and not in the then-arm.
     pub fn invert(&mut self) -> Result<(), MaskError> {
-        let outer = *self.saved.last().ok_or(MaskError::Empty)?;
+        let &(outer, scope) = self.saved.last().ok_or(MaskError::Empty)?;
+        if scope != Scope::If {
+            return Err(MaskError::WrongScope {
+                want: Scope::If,
+                got: scope,
+            });
+        }
         self.active = outer & !self.active;
         Ok(())
     }
 
-    /// Closes `levels` open `if`s.
-    pub fn pop(&mut self, levels: usize) -> Result<(), MaskError> {
-        for _ in 0..levels {
-            self.active = self.saved.pop().ok_or(MaskError::Empty)?;
+    /// Closes the innermost scope, which must be of kind `scope`.
+    pub fn pop(&mut self, scope: Scope) -> Result<(), MaskError> {
+        let &(mask, got) = self.saved.last().ok_or(MaskError::Empty)?;
+        if got != scope {
+            return Err(MaskError::WrongScope { want: scope, got });
         }
+        self.saved.pop();
+        self.active = mask;
         Ok(())
     }
 
-    /// Removes `lanes` from the active mask and from every saved mask (a
-    /// returning lane never comes back).
-    pub fn retire(&mut self, lanes: u32) {
-        self.active &= !lanes;
-        for m in &mut self.saved {
-            *m &= !lanes;
+    /// Loop-mask update: `leave` lanes stop executing until the innermost
+    /// loop's pop. `depth` is the number of scopes the instruction says are
+    /// open inside that loop; it must match the stack.
+    pub fn loop_update(&mut self, leave: u32, depth: usize) -> Result<(), MaskError> {
+        let lp = self
+            .saved
+            .iter()
+            .rposition(|s| s.1 == Scope::Loop)
+            .ok_or(MaskError::NoLoop)?;
+        let inside = self.saved.len() - lp - 1;
+        if inside != depth {
+            return Err(MaskError::WrongDepth {
+                encoded: depth,
+                actual: inside,
+            });
         }
+        self.active &= !leave;
+        for s in &mut self.saved[lp + 1..] {
+            s.0 &= !leave;
+        }
+        Ok(())
     }
 }
 
@@ -78,26 +119,55 @@ mod tests {
     #[test]
     fn if_else_pop_restores_the_outer_mask() {
         let mut s = ExecStack::new(0xff);
-        s.push(0x0f).unwrap();
+        s.push(0x0f, Scope::If).unwrap();
         assert_eq!(s.active, 0x0f);
-        s.push(0x05).unwrap();
+        s.push(0x05, Scope::If).unwrap();
         assert_eq!(s.active, 0x05);
         s.invert().unwrap();
         assert_eq!(s.active, 0x0a);
-        s.pop(1).unwrap();
+        s.pop(Scope::If).unwrap();
         s.invert().unwrap();
         assert_eq!(s.active, 0xf0);
-        s.pop(1).unwrap();
+        s.pop(Scope::If).unwrap();
         assert_eq!(s.active, 0xff);
-        assert_eq!(s.pop(1), Err(MaskError::Empty));
+        assert_eq!(s.pop(Scope::If), Err(MaskError::Empty));
     }
 
     #[test]
     fn nesting_beyond_the_measured_depth_is_an_error() {
         let mut s = ExecStack::new(1);
         for _ in 0..MAX_DEPTH {
-            s.push(1).unwrap();
+            s.push(1, Scope::If).unwrap();
         }
-        assert_eq!(s.push(1), Err(MaskError::TooDeep));
+        assert_eq!(s.push(1, Scope::If), Err(MaskError::TooDeep));
+    }
+
+    #[test]
+    fn a_break_under_an_if_survives_the_ifs_pop() {
+        let mut s = ExecStack::new(0xff);
+        s.push(u32::MAX, Scope::Loop).unwrap();
+        s.push(0x0f, Scope::If).unwrap();
+        s.loop_update(0x03, 1).unwrap(); // lanes 0,1 break inside the if
+        assert_eq!(s.active, 0x0c);
+        s.pop(Scope::If).unwrap();
+        assert_eq!(s.active, 0xfc);
+        assert_eq!(
+            s.loop_update(0x10, 1),
+            Err(MaskError::WrongDepth {
+                encoded: 1,
+                actual: 0
+            })
+        );
+        s.loop_update(0xf0, 0).unwrap();
+        assert_eq!(s.active, 0x0c);
+        assert_eq!(
+            s.pop(Scope::If),
+            Err(MaskError::WrongScope {
+                want: Scope::If,
+                got: Scope::Loop
+            })
+        );
+        s.pop(Scope::Loop).unwrap();
+        assert_eq!(s.active, 0xff);
     }
 }

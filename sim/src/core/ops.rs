@@ -251,9 +251,17 @@ pub enum Kind {
     IfPush {
         pred: PredSel,
     },
+    /// Opens a loop scope (mask unchanged).
+    LoopPush,
+    /// Loop latch / break: lanes whose predicate says "leave" stop until the
+    /// loop's pop. `depth` = scopes open inside the loop.
+    LoopUpdate {
+        pred: PredSel,
+        depth: u8,
+    },
     Else,
     Pop {
-        levels: u8,
+        scope: super::exec_mask::Scope,
     },
     /// Jump by `target` (index into the program) when the condition holds.
     Jump {

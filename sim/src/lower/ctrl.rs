@@ -3,11 +3,15 @@
 //! Structured `if`: push `0f 05 54 (1 | bank<<2 | invert<<5)`, else
 //! `0f 04 04 19`, pop `0f 06 04 01 00 00`, empty-arm skip `0f 01 54 <off>`
 //! (niklassheth/agx-re EXP-M4-52 MASK_STACK_MODEL.json, measured on M4 to 32
-//! levels; bank 6/7 = constant true/false, EXP-M4-53). Jump offsets are relative
-//! to the jump's own address (agx16-isa table note: EXP-0010 prodloop, run on
-//! hardware).
+//! levels; bank 6/7 = constant true/false, EXP-M4-53).
+//! Loops (niklassheth/agx-re EXP-M4-46, measured): loop push `0f 05 54 1a`,
+//! latch `8f 04 54 <sel>` (sel bits 4:2 = scopes open inside the loop, bit 5
+//! semantic), kind-2 pop `0f 06 04 02 00 00`; `0f 00 54 <off>` is JMP_EXEC_ANY
+//! (taken while any lane is active) and `0f 01 54 <off>` JMP_EXEC_NONE; offsets
+//! are relative to the branch's own start.
 
 use super::{check, src};
+use crate::core::exec_mask::Scope;
 use crate::core::ops::{Cmp, JumpCond, Kind, Part, PredSel, Src};
 use agx16_isa::meaning::Compare;
 use agx16_isa::{Instr, Op as F, Role};
@@ -15,6 +19,13 @@ use agx16_isa::{Instr, Op as F, Role};
 pub fn lower(i: &Instr, pc: u32) -> Result<Kind, String> {
     let f = |n: &str| i.field(n).unwrap_or(0);
     match i.form.op {
+        F::IfPush if i.form.name == "loop_push" => {
+            check::fields(i, &["bank", "invert"], &[("mode", &[0x54])])?;
+            if (f("bank"), f("invert")) != (6, 0) {
+                return Err("loop push with a predicate is unmeasured".into());
+            }
+            Ok(Kind::LoopPush)
+        }
         F::IfPush => {
             check::fields(i, &["bank", "invert"], &[("mode", &[0x54])])?;
             let invert = f("invert") == 1;
@@ -33,14 +44,33 @@ pub fn lower(i: &Instr, pc: u32) -> Result<Kind, String> {
             };
             Ok(Kind::IfPush { pred })
         }
+        F::LoopMaskUpdate => {
+            // The latch reads the predicate the preceding compare wrote (bank 0
+            // in every measured loop). Bit 5 set: lanes whose predicate is true
+            // leave (EXP-0010 prodloop, run on hardware: `pcmp_ext` i == n then
+            // `8f 04 54 22`); clear: lanes whose predicate is false leave
+            // (EXP-M4-46 compound latches, `..02`). Inferred from data flow.
+            check::fields(i, &["bank", "invert"], &[("b3_lo", &[2])])?;
+            let depth = f("bank") as u8;
+            let pred = PredSel::Bank {
+                bank: 0,
+                invert: f("invert") == 0,
+            };
+            Ok(Kind::LoopUpdate { pred, depth })
+        }
         F::Else => {
             check::fields(i, &[], &[])?;
             Ok(Kind::Else)
         }
         F::Pop => {
-            // Only the one-level pop `0f 06 04 01 00 00` is measured.
-            check::fields(i, &[], &[("mode", &[0x04]), ("scope_kind", &[1])])?;
-            Ok(Kind::Pop { levels: 1 })
+            // `0f 06 04 01 00 00` closes an if, `0f 06 04 02 00 00` a loop.
+            check::fields(i, &["scope_kind"], &[("mode", &[0x04])])?;
+            let scope = match f("scope_kind") {
+                1 => Scope::If,
+                2 => Scope::Loop,
+                k => return Err(format!("pop of scope kind {k} is unmeasured")),
+            };
+            Ok(Kind::Pop { scope })
         }
         F::Jump | F::JumpExecNone => {
             check::fields(i, &[], &[("mode", &[0x54])])?;
@@ -53,7 +83,7 @@ pub fn lower(i: &Instr, pc: u32) -> Result<Kind, String> {
                 return Err(format!("jump target {target} is before the program"));
             }
             let cond = if i.form.op == F::Jump {
-                JumpCond::Always
+                JumpCond::AnyActive
             } else {
                 JumpCond::NoneActive
             };

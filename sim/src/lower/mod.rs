@@ -84,9 +84,14 @@ fn lower(i: &Instr, op: &mut Op) -> Result<Kind, String> {
         F::IAdd | F::ISub | F::IMad | F::ILogic => int::lower(i),
         F::DeviceLoad => mem::load(i),
         F::DeviceStore => mem::store(i, op),
-        F::IfPush | F::Else | F::Pop | F::Jump | F::JumpExecNone | F::PredCompare | F::Barrier => {
-            ctrl::lower(i, op.pc)
-        }
+        F::IfPush
+        | F::Else
+        | F::Pop
+        | F::Jump
+        | F::JumpExecNone
+        | F::PredCompare
+        | F::Barrier
+        | F::LoopMaskUpdate => ctrl::lower(i, op.pc),
         other => Err(format!("{other:?} forms are not modelled")),
     }
 }
