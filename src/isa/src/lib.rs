@@ -13,6 +13,7 @@ pub mod minifloat;
 pub mod op;
 mod parse;
 mod print;
+mod scoreboard;
 pub mod table;
 
 pub use bits::Word;
@@ -20,7 +21,8 @@ pub use decode::{decode, decode_at, decode_program, split, DecodeError, Split};
 pub use encode::encode_program;
 pub use evidence::Evidence;
 pub use form::{Field, Form, Kind, ProduceLayout, Reach, Role, SlotLayout};
-pub use instr::{EncodeError, Instr, Operand, Part, SlotSet, TypedOperand, Wait, MAX_FIELDS};
+pub use instr::{EncodeError, Instr, Operand, Part, TypedOperand, MAX_FIELDS};
 pub use op::Op;
 pub use parse::{parse_line, parse_program, ParseError};
+pub use scoreboard::{SlotSet, Wait};
 pub use table::{form_by_name, forms};
