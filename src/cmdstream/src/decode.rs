@@ -229,6 +229,13 @@ fn decode_render(r: &mut Report, cap: &Capture, payload: &[u8], opts: PrintOptio
         opts,
     ));
     r.add(format_fields(
+        "isp_bgobjvals",
+        IspBgObjVals::fields(),
+        &(c.isp_bgobjvals.0 as u32).to_le_bytes(),
+        4,
+        opts,
+    ));
+    r.add(format_fields(
         "isp_zls_pixels",
         IspZlsPixels::fields(),
         &(c.isp_zls_pixels.0 as u32).to_le_bytes(),

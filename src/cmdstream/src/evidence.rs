@@ -76,3 +76,8 @@ pub const KERNEL_RENDER: Evidence = ev(
     "GravityLinux/linux:drivers/gpu/drm/asahi/g16_render.rs",
     Basis::MeasuredM4,
 );
+/// The pre-Apple9 Gallium driver's render setup (G13 values still passed through on G16).
+pub const MESA_AGX_PIPE: Evidence = ev(
+    "GravityLinux/mesa:src/gallium/drivers/asahi/agx_pipe.c",
+    Basis::InferredFromG13,
+);

@@ -3,8 +3,9 @@
 //! command-buffer header. Struct layouts follow the mainline UAPI header; the G16 rules for
 //! values (tile sizes, tilebuffer blocks, merge) follow the G16 kernel.
 
-use crate::evidence::{GENXML_G13, KERNEL_RENDER, UAPI};
+use crate::evidence::{GENXML_G13, KERNEL_RENDER, MESA_AGX_PIPE, UAPI};
 use crate::record::Hex;
+use crate::record::Unexplained;
 
 record! {
     /// `drm_asahi_cmd_header`: one command in a submit's command buffer (8 bytes).
@@ -87,6 +88,20 @@ record! {
         x: u16 = [0, 15] minus1, GENXML_G13;
         y: u16 = [15, 15] minus1, GENXML_G13;
     }
+}
+
+record! {
+    /// `isp_bgobjvals`: the background object's values. The UAPI documents the stencil clear in
+    /// bits 7:0; every Mesa backend seeds 0x300 above it.
+    pub struct IspBgObjVals : 4 {
+        stencil_clear: u8 = [0, 8] plain, UAPI;
+        unk_8_9: Unexplained = [8, 2] plain, MESA_AGX_PIPE;
+    }
+}
+
+/// `isp_bgobjvals` for a stencil clear value, as Mesa builds it (0x300 | stencil).
+pub fn bgobjvals(stencil: u8) -> u32 {
+    0x300 | stencil as u32
 }
 
 record! {

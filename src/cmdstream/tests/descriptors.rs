@@ -155,6 +155,8 @@ fn g16_render_rules() {
     let z = ZlsControl::unpack(&(1u64 << 15 | 1 << 19 | 2 << 25).to_le_bytes()).unwrap();
     assert!(z.z_load && z.z_store && !z.s_load);
     assert_eq!(z.z_format, ZlsFormat::Unorm16);
+    let v = IspBgObjVals::unpack(&bgobjvals(0x5a).to_le_bytes()).unwrap();
+    assert_eq!((v.stencil_clear, v.unk_8_9.0), (0x5a, 3));
     let p = PppControl::unpack(&0x202u32.to_le_bytes()).unwrap();
     assert!(p.enable_w_clamp && p.fixed_point_format && !p.opengl);
 }
