@@ -12,8 +12,12 @@ use crate::table::forms;
 pub enum DecodeError {
     #[error("offset {offset:#x}: no instruction form matches {head}")]
     Unknown { offset: usize, head: String },
-    #[error("offset {offset:#x}: program ends inside an instruction ({have} byte(s) left)")]
-    Truncated { offset: usize, have: usize },
+    #[error("offset {offset:#x}: program ends inside an instruction ({have} of {need} byte(s))")]
+    Truncated {
+        offset: usize,
+        have: usize,
+        need: usize,
+    },
 }
 
 impl DecodeError {
@@ -53,6 +57,7 @@ pub fn decode_at(bytes: &[u8], offset: usize) -> Result<Instr, DecodeError> {
         return Err(DecodeError::Truncated {
             offset,
             have: rest.len(),
+            need: 2,
         });
     }
     let w = word_from(rest);
@@ -71,6 +76,24 @@ pub fn decode_at(bytes: &[u8], offset: usize) -> Result<Instr, DecodeError> {
         }
         let unmapped = word & !mk.match_mask & !mk.field_mask;
         return Ok(Instr::from_parts(form, values, unmapped));
+    }
+    // A longer form whose match bits agree with the bytes that are there: the program ends
+    // inside that instruction.
+    let have_mask = crate::bits::mask(rest.len().min(16) as u32 * 8);
+    if let Some(need) = buckets()[rest[0] as usize]
+        .iter()
+        .filter(|(f, mk)| {
+            f.len as usize > rest.len()
+                && (w & mk.match_mask & have_mask) == (mk.match_value & have_mask)
+        })
+        .map(|(f, _)| f.len as usize)
+        .min()
+    {
+        return Err(DecodeError::Truncated {
+            offset,
+            have: rest.len(),
+            need,
+        });
     }
     let head: Vec<String> = rest.iter().take(4).map(|b| format!("{b:02x}")).collect();
     Err(DecodeError::Unknown {

@@ -59,3 +59,20 @@ proptest! {
         }
     }
 }
+
+#[test]
+fn truncated_instructions_report_offset_and_length() {
+    // A device load cut after 6 of its 14 bytes, at offset 4 behind a get_sr.
+    let bytes = [0x1c, 0xa0, 0x10, 0x06, 0x67, 0x00, 0x54, 0x00, 0x00, 0x80];
+    match decode_program(&bytes) {
+        Err(agx16_isa::DecodeError::Truncated { offset, have, need }) => {
+            assert_eq!((offset, have, need), (4, 6, 14));
+        }
+        other => panic!("expected a truncation error, got {other:?}"),
+    }
+    // A lone odd byte.
+    assert!(matches!(
+        decode(&[0x0e]),
+        Err(agx16_isa::DecodeError::Truncated { offset: 0, .. })
+    ));
+}
