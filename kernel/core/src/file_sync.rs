@@ -200,11 +200,7 @@ impl File {
         Ok(0)
     }
 
-    pub fn syncobj_reset(
-        &self,
-        host: &dyn Host,
-        v: &mut d::DrmSyncobjArray,
-    ) -> KResult<i32> {
+    pub fn syncobj_reset(&self, host: &dyn Host, v: &mut d::DrmSyncobjArray) -> KResult<i32> {
         if v.pad != 0 {
             return Err(Errno::EINVAL);
         }
@@ -214,11 +210,7 @@ impl File {
         Ok(0)
     }
 
-    pub fn syncobj_signal(
-        &self,
-        host: &dyn Host,
-        v: &mut d::DrmSyncobjArray,
-    ) -> KResult<i32> {
+    pub fn syncobj_signal(&self, host: &dyn Host, v: &mut d::DrmSyncobjArray) -> KResult<i32> {
         if v.pad != 0 {
             return Err(Errno::EINVAL);
         }

@@ -16,7 +16,6 @@ use crate::params::{MAX_ATTACHMENTS, MAX_COMMANDS_PER_SUBMISSION};
 use crate::render::{check_compute, check_render};
 use crate::syncobj::{PointFences, Syncobj};
 use crate::uapi::asahi as a;
-use std::collections::BTreeMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
@@ -205,11 +204,4 @@ impl File {
         });
         Ok(0)
     }
-}
-
-/// Used by tests to count queued objects without reaching into internals.
-pub fn queue_ids(file: &File) -> Vec<u32> {
-    let s = file.state.lock();
-    let ids: BTreeMap<u32, ()> = s.queues.keys().map(|&k| (k, ())).collect();
-    ids.into_keys().collect()
 }
