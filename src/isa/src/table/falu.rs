@@ -123,13 +123,17 @@ const F3_12: &[Field] = f3_fields!(raw!("ext", 64, 32));
 // EXP-0025/0228, G17P). Bit 18 as the compact/long selector matches TellowKrinkle/applegpu's
 // M3 "L" bit and every corpus occurrence of op-selects 2/3 (4-byte spacing), so op-selects 2/3
 // are compact too (corpus-only).
+// The destination is explicit, not an accumulator: EXP-M4-55 k_sqrt (hash-matched on M4)
+// ends with `09 05 19 01` = r0 = r2 * r0 (sqrt = x * factor(x)), a = byte1 (reg<<1|is32),
+// b = byte3. Byte2 bits 19..23 (lifetime state in the long forms) are not established here.
+const M455: &str = "niklassheth/agx-re:experiments/EXP-M4-55-sqrt-sine-assist";
 const FC4: &[Field] = &[
-    f!("dst", [(4, 4)], Gpr(Dst), Hypothesis, ET),
-    f!("a_size", [(8, 1)], Size(SrcA), Hypothesis, ET),
-    f!("a", [(9, 7)], Gpr(SrcA), Hypothesis, ET),
+    f!("dst", [(4, 4)], Gpr(Dst), CorpusOnly, M455),
+    f!("a_size", [(8, 1)], Size(SrcA), CorpusOnly, M455),
+    f!("a", [(9, 7)], Gpr(SrcA), CorpusOnly, M455),
     raw!("b2", 19, 5),
-    f!("b_size", [(24, 1)], Size(SrcB), Hypothesis, ET),
-    f!("b", [(25, 7)], Gpr(SrcB), Hypothesis, ET),
+    f!("b_size", [(24, 1)], Size(SrcB), CorpusOnly, M455),
+    f!("b", [(25, 7)], Gpr(SrcB), CorpusOnly, M455),
 ];
 
 // Op-selects other than add/mul/fma: bits are real, meaning is not established.
@@ -276,8 +280,8 @@ const R2: [crate::form::Reach; 3] = [
 
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[
-    form!("fadd_acc", FAdd, 4, Hypothesis, ET, [(0, 4, 9), (16, 3, 0)], FC4, []),
-    form!("fmul_acc", FMul, 4, Hypothesis, ET, [(0, 4, 9), (16, 3, 1)], FC4, []),
+    form!("fadd_acc", FAdd, 4, CorpusOnly, ET, [(0, 4, 9), (16, 3, 0)], FC4, []),
+    form!("fmul_acc", FMul, 4, CorpusOnly, M455, [(0, 4, 9), (16, 3, 1)], FC4, []),
     form!("falu_c4_2", Opaque, 4, CorpusOnly, CORPUS, [(0, 4, 9), (16, 3, 2)], FC4, []),
     form!("falu_c4_3", Opaque, 4, CorpusOnly, CORPUS, [(0, 4, 9), (16, 3, 3)], FC4, []),
     // op-select 7 (fragment interpolation multiply, EXP-0037 `fmul_interp`): 8 bytes in every
