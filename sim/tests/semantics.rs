@@ -550,3 +550,71 @@ fn divergent_loop_counts_per_lane() {
     r.unwrap();
     assert_eq!(words(&pt, 40), (1..=40).collect::<Vec<u32>>());
 }
+
+#[test]
+fn break_under_an_if_leaves_the_loop() {
+    // for (k = 0;; k++) { if (k == gid) break; acc++; }  out[gid] = acc = gid
+    let add_imm = |d: u64, a: u64, k: u64| {
+        b(
+            "iadd",
+            &[
+                ("b2_fmt", 0x15),
+                ("dst", d),
+                ("opmode", 3),
+                ("b_imm", k),
+                ("a", a),
+                ("b8_0", 1),
+                ("b8_hi", 2),
+                ("b9_hi", 2),
+            ],
+        )
+    };
+    let eq = |a: u64, bb: u64| {
+        b(
+            "pcmp_ext",
+            &[
+                ("a_size", 1),
+                ("a", a),
+                ("ctrl_lo", 1),
+                ("ctrl_hi", 1),
+                ("b_size", 1),
+                ("b", bb),
+                ("relation", 7),
+                ("operand_tail", 0xc0),
+            ],
+        )
+    };
+    let head = vec![
+        gid(),
+        b("mov_imm", &[("dst", 2), ("imm", 0)]),
+        b("mov_imm", &[("dst", 3), ("imm", 0)]),
+        b("mov_imm32", &[("dst", 9), ("imm", 0xffff_ffff)]),
+        b("loop_push", &[("mode", 0x54), ("bank", 6)]),
+    ];
+    let body = vec![
+        eq(3, 1),
+        b("if_push", &[("mode", 0x54), ("bank", 0)]),
+        // a filler: agx16-isa currently decodes `0f055401 8f05...` as a call
+        // (sim/ISA-REQUESTS.md #9)
+        b("mov_imm", &[("dst", 8), ("imm", 0)]),
+        b("break_unwind", &[("b2", 0x54), ("b3", 3), ("b4", 0x100)]),
+        b("pop", &[("mode", 4), ("scope_kind", 1)]),
+        add_imm(2, 2, 1),
+        add_imm(3, 3, 1),
+        eq(3, 9), // never true: the latch keeps every lane
+        b("loop_update", &[("b3_lo", 2), ("bank", 0), ("invert", 1)]),
+    ];
+    let back = -body.iter().map(|i| i.form.len as i64).sum::<i64>();
+    let mut prog = head;
+    prog.extend(body);
+    prog.push(b(
+        "jump",
+        &[("mode", 0x54), ("offset", back as u64 & 0xffff_ffff_ffff)],
+    ));
+    prog.push(b("pop", &[("mode", 4), ("scope_kind", 2)]));
+    prog.push(store(0, 1, 2));
+    prog.push(b("stop", &[]));
+    let (pt, r) = run(prog, 33, true);
+    r.unwrap();
+    assert_eq!(words(&pt, 33), (0..33).collect::<Vec<u32>>());
+}

@@ -495,6 +495,12 @@ fn step(
                 .map_err(|e| unmeasured(op, e.to_string()))?;
             return Ok(None);
         }
+        Kind::BreakUnwind { level, ifs } => {
+            sg.exec
+                .break_to(level as usize, ifs as usize)
+                .map_err(|e| unmeasured(op, e.to_string()))?;
+            return Ok(None);
+        }
         Kind::LoopUpdate { pred, depth } => {
             let leave = sg.exec.active & pred_lanes(sg, pred);
             sg.exec

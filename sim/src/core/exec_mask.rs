@@ -39,6 +39,8 @@ pub enum MaskError {
     WrongDepth { encoded: usize, actual: usize },
     #[error("loop update outside a loop")]
     NoLoop,
+    #[error("break to loop level {0}, which is not open")]
+    NoSuchLoop(usize),
 }
 
 impl ExecStack {
@@ -112,6 +114,39 @@ impl ExecStack {
     }
 }
 
+impl ExecStack {
+    /// Break-unwind: every active lane leaves loop number `level` (1 =
+    /// outermost open loop) and everything inside it. `ifs` is the number of
+    /// scopes the instruction says are open inside the innermost loop.
+    pub fn break_to(&mut self, level: usize, ifs: usize) -> Result<(), MaskError> {
+        let loops: Vec<usize> = self
+            .saved
+            .iter()
+            .enumerate()
+            .filter(|s| s.1 .1 == Scope::Loop)
+            .map(|s| s.0)
+            .collect();
+        let &inner = loops.last().ok_or(MaskError::NoLoop)?;
+        let inside = self.saved.len() - inner - 1;
+        if inside != ifs {
+            return Err(MaskError::WrongDepth {
+                encoded: ifs,
+                actual: inside,
+            });
+        }
+        let &target = level
+            .checked_sub(1)
+            .and_then(|l| loops.get(l))
+            .ok_or(MaskError::NoSuchLoop(level))?;
+        let leave = self.active;
+        self.active = 0;
+        for s in &mut self.saved[target + 1..] {
+            s.0 &= !leave;
+        }
+        Ok(())
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -140,6 +175,21 @@ mod tests {
             s.push(1, Scope::If).unwrap();
         }
         assert_eq!(s.push(1, Scope::If), Err(MaskError::TooDeep));
+    }
+
+    #[test]
+    fn break_unwind_leaves_the_target_loop_only() {
+        let mut s = ExecStack::new(0xff);
+        s.push(u32::MAX, Scope::Loop).unwrap(); // outer loop
+        s.push(u32::MAX, Scope::Loop).unwrap(); // inner loop
+        s.push(0x0f, Scope::If).unwrap();
+        s.break_to(2, 1).unwrap(); // lanes 0..3 break the inner loop
+        assert_eq!(s.active, 0);
+        s.pop(Scope::If).unwrap();
+        assert_eq!(s.active, 0xf0);
+        s.pop(Scope::Loop).unwrap();
+        assert_eq!(s.active, 0xff, "they are back in the outer loop");
+        assert_eq!(s.break_to(3, 0), Err(MaskError::NoSuchLoop(3)));
     }
 
     #[test]

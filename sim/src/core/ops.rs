@@ -259,6 +259,12 @@ pub enum Kind {
         pred: PredSel,
         depth: u8,
     },
+    /// Break-unwind: active lanes leave loop `level` (1 = outermost);
+    /// `ifs` scopes are open inside the innermost loop.
+    BreakUnwind {
+        level: u8,
+        ifs: u8,
+    },
     Else,
     Pop {
         scope: super::exec_mask::Scope,

@@ -44,6 +44,21 @@ pub fn lower(i: &Instr, pc: u32) -> Result<Kind, String> {
             };
             Ok(Kind::IfPush { pred })
         }
+        F::BreakUnwind => {
+            // `8f 05 54 <2 + ifs> 00 <loop level>` (EXP-M4-46: break under one if
+            // `03 00 01`, under two ifs `04 00 01`, inner of two loops `03 00 02`).
+            check::fields(i, &["b3", "b4"], &[("b2", &[0x54])])?;
+            let (tag, b4) = (f("b3"), f("b4"));
+            if tag < 2 || b4 & 0xff != 0 {
+                return Err(format!(
+                    "break-unwind bytes {tag:#x}/{b4:#x} are unmeasured"
+                ));
+            }
+            Ok(Kind::BreakUnwind {
+                level: (b4 >> 8) as u8,
+                ifs: (tag - 2) as u8,
+            })
+        }
         F::LoopMaskUpdate => {
             // The latch reads the predicate the preceding compare wrote (bank 0
             // in every measured loop). Bit 5 set: lanes whose predicate is true

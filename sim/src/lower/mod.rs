@@ -91,6 +91,7 @@ fn lower(i: &Instr, op: &mut Op) -> Result<Kind, String> {
         | F::JumpExecNone
         | F::PredCompare
         | F::Barrier
+        | F::BreakUnwind
         | F::LoopMaskUpdate => ctrl::lower(i, op.pc),
         other => Err(format!("{other:?} forms are not modelled")),
     }
