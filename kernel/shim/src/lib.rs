@@ -13,6 +13,8 @@ mod guard;
 mod hooks_dir;
 mod hooks_file;
 mod hooks_ioctl;
+mod hooks_path;
+mod hooks_stat;
 mod host;
 mod log;
 mod memfd;
