@@ -14,6 +14,8 @@ use super::src::{ET, LEN, M435, SB};
 const M54: &str = "niklassheth/agx-re:experiments/EXP-M4-54-sfu-source-controls";
 use crate::form::{Field, Form, Kind::*, ProduceLayout::*, Role::*, SlotLayout::*};
 
+// `space` (byte1): bit 1 selects threadgroup memory (ADevWithAnIdea/agx-re EXP-0012, A18);
+// bit 4 appears on the first load of a group (GravityLinux/mesa packer "FIRST" flag).
 const LOAD: &[Field] = &[
     f!("space", [(8, 8)], Modifier, CorpusOnly, ET),
     f!("addr_mode", [(16, 8)], Modifier, CorpusOnly, M435),
