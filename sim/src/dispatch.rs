@@ -134,8 +134,10 @@ fn simdgroups_of(launch: &ComputeLaunch, tgid: [u32; 3], pool: &mut Vec<SimdGrou
             if s * LANES as u32 + l >= n {
                 break;
             }
-            let g = ids.global(l);
-            if (0..3).all(|d| g[d] < launch.grid[d]) {
+            let p = ids.local(l);
+            let inside =
+                |d: usize| tgid[d] as u64 * tg[d] as u64 + (p[d] as u64) < launch.grid[d] as u64;
+            if (0..3).all(inside) {
                 live |= 1 << l;
             }
         }

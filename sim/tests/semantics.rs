@@ -618,3 +618,23 @@ fn break_under_an_if_leaves_the_loop() {
     r.unwrap();
     assert_eq!(words(&pt, 33), (0..33).collect::<Vec<u32>>());
 }
+
+#[test]
+fn huge_grids_do_not_panic() {
+    // A grid at the u32 limit must not overflow thread arithmetic; the
+    // instruction budget ends it cleanly.
+    let prog = vec![gid(), b("stop", &[])];
+    let pt = PageTable::new();
+    let launch = ComputeLaunch {
+        code: Code::Bytes(encode_program(&prog)),
+        uniforms: vec![],
+        grid: [u32::MAX, 1, 1],
+        threadgroup: [1024, 1, 1],
+        tg_memory: 0,
+        budget: 1000,
+    };
+    assert!(matches!(
+        run_compute(&pt, &launch),
+        Err(SimError::Budget { .. })
+    ));
+}

@@ -28,7 +28,8 @@ impl ThreadIds {
     #[inline]
     pub fn global(&self, l: u32) -> [u32; 3] {
         let p = self.local(l);
-        std::array::from_fn(|d| self.tg[d] * self.tg_size[d] + p[d])
+        // wrapping: lanes past a u32-sized grid are never live anyway
+        std::array::from_fn(|d| self.tg[d].wrapping_mul(self.tg_size[d]).wrapping_add(p[d]))
     }
 }
 
