@@ -70,6 +70,14 @@ const TEX_SAMPLE: &[Field] = &[
     f!("samp_extra", [(104, 8)], Modifier, CorpusOnly, ET),
 ];
 
+const DERIV: &[Field] = &[
+    raw!("b1", 8, 8),
+    raw!("dstsrc", 16, 24),
+    f!("src_comp", [(40, 8)], Modifier, CorpusOnly, ET),
+    f!("axis", [(48, 8)], OpSelect, CorpusOnly, ET),
+    raw!("tail", 56, 24),
+];
+
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[
     // SIMD-group / quad reduce and scan (ADevWithAnIdea/agx-re EXP-0018, measured): 8 bytes, byte2 0x54/0x56.
@@ -81,7 +89,8 @@ pub static FORMS: &[Form] = &[
     form!("quad_reduce_b7", SimdReduce, 8, CorpusOnly, ET, [(0, 8, 0xb7), (16, 1, 0), (18, 6, 0x15)], T8_B2HI, []),
     form!("quad_reduce_37", SimdReduce, 8, CorpusOnly, ET, [(0, 8, 0x37), (16, 8, 0x56)], T8_B2, []),
     form!("tex_grad_setup", Opaque, 8, CorpusOnly, LEN, [(0, 8, 0x37), (16, 8, 0x80)], T8_B2, []),
-    form!("derivative", Derivative, 10, CorpusOnly, ET, [(0, 8, 0x37)], T10, []),
+    // quad-difference derivative: byte6 0x92 dfdx, 0x90 dfdy (encoding-tables.md tex_deriv, inferred)
+    form!("derivative", Derivative, 10, CorpusOnly, ET, [(0, 8, 0x37)], DERIV, []),
     // shuffle / broadcast (EXP-0018 semantics, EXP-0229 framing; canaries)
     form!("simd_shuffle12", SimdShuffle, 12, CorpusOnly, CAN, [(0, 7, 0x47), (8, 8, 0x06)], rb!("b0_7" 7 1, "b2" 16 8, "b3" 24 8, "tail" 32 64), []),
     form!("simd_shuffle", SimdShuffle, 10, CorpusOnly, CAN, [(0, 7, 0x47)], rb!("b0_7" 7 1, "b1" 8 8, "b2" 16 8, "b3" 24 8, "tail" 32 48), []),
