@@ -603,7 +603,7 @@ fn load(
     let size = fmt.bytes();
     for i in 0..count as usize {
         let mut vals = [0u32; LANES];
-        let lane_va: Lanes64 = std::array::from_fn(|l| va[l] + (i * size) as u64);
+        let lane_va: Lanes64 = std::array::from_fn(|l| va[l].wrapping_add((i * size) as u64));
         ctx.mem
             .read_lanes(&lane_va, mask, size, &mut vals)
             .map_err(|f| SimError::Fault(f.at_pc(op.pc)))?;
@@ -651,7 +651,15 @@ fn store(
     let size = fmt.bytes();
     for i in 0..count as usize {
         let s = match src {
-            Src::Gpr(r, Part::Full) => Src::Gpr(r + i as u8, Part::Full),
+            Src::Gpr(r, Part::Full) if (r as usize + i) < super::GPRS => {
+                Src::Gpr(r + i as u8, Part::Full)
+            }
+            Src::Gpr(r, _) if i > 0 && r as usize + i >= super::GPRS => {
+                return Err(unmeasured(
+                    op,
+                    format!("store source r{} beyond r95", r as usize + i),
+                ))
+            }
             s if i == 0 => s,
             _ => {
                 return Err(unmeasured(
@@ -661,7 +669,7 @@ fn store(
             }
         };
         let vals = read(sg, ctx, s, zeroed);
-        let lane_va: Lanes64 = std::array::from_fn(|l| va[l] + (i * size) as u64);
+        let lane_va: Lanes64 = std::array::from_fn(|l| va[l].wrapping_add((i * size) as u64));
         ctx.mem
             .write_lanes(&lane_va, mask, size, &vals)
             .map_err(|f| SimError::Fault(f.at_pc(op.pc)))?;
