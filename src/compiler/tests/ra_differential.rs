@@ -95,3 +95,32 @@ fn unscheduled_and_scheduled_agree() {
         );
     }
 }
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
+    /// Any program, any budget from 6 GPRs up: the backend either compiles it to code that
+    /// matches the reference or returns an error value (never a panic).
+    #[test]
+    fn any_program_any_budget_compiles_correctly_or_errors(seed in 0u64..1_000_000, ops in 5usize..60, gprs in 6u32..97) {
+        let f = random_program(seed, ops);
+        let opts = Options { gprs, schedule: seed % 2 == 0 };
+        match compile_to_mir(&f, &NoInline, &G16Regs, opts) {
+            Ok(p) => {
+                proptest::prop_assert!(p.stats.gprs <= gprs);
+                for t in 0..2 {
+                    let mut want = env(seed);
+                    want.global_id = [t, 0, 0];
+                    let mut got = want.clone();
+                    interp::run(&f, &mut want).unwrap();
+                    minterp::run(&p, &mut got).map_err(|e| proptest::test_runner::TestCaseError::fail(format!("{e}\n{p}")))?;
+                    proptest::prop_assert_eq!(&want.buffers[&1], &got.buffers[&1]);
+                }
+            }
+            Err(e) => {
+                // Only register-budget exhaustion is an acceptable failure, and only when small.
+                let msg = e.to_string();
+                proptest::prop_assert!(gprs < 12 && msg.contains("register allocation"), "{msg}");
+            }
+        }
+    }
+}

@@ -184,7 +184,8 @@ fn ulps(a: f32, b: f32) -> u32 {
 /// of each (floor exact; 1/x 2.5 ULP; inversesqrt 2 ULP; exp2/log2 3 ULP).
 #[test]
 fn special_functions_match_reference_within_glsl_precision() {
-    let cases: [(Sfu, fn(f32) -> f32, u32); 5] = [
+    type Case = (Sfu, fn(f32) -> f32, u32);
+    let cases: [Case; 5] = [
         (Sfu::Floor, f32::floor, 0),
         (Sfu::Rcp, |x| 1.0 / x, 2),
         (Sfu::Rsqrt, |x| 1.0 / x.sqrt(), 2),

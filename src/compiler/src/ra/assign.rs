@@ -49,6 +49,9 @@ struct Assigner<'a> {
     prefer_high: bool,
     /// Halves kept free at the bottom for destinations limited to r0–r15.
     low_reserve: u16,
+    /// Where tuples are placed from the top down: just above the function's peak pressure, so
+    /// a tuple neither fragments the scalars' space nor inflates the GPR count.
+    soft_top: u16,
     copies: u32,
 }
 
@@ -74,7 +77,8 @@ impl Assigner<'_> {
         };
         let r = self
             .file
-            .find(halves, reach, start)
+            .find(halves, reach.min(self.soft_top.max(halves as u16)), start)
+            .or_else(|| self.file.find(halves, reach, start))
             .ok_or_else(|| CompileError::RegAlloc {
                 instr: at.to_string(),
                 why: format!("no free aligned {halves}-half tuple below r{reach_gprs}"),
@@ -398,6 +402,16 @@ pub fn assign(
         file: RegFile::new(limit_halves),
         prefer_high,
         low_reserve: low_reserve(f, target),
+        soft_top: {
+            let cfg = Cfg::build(f);
+            let lv = Liveness::compute(f, &cfg);
+            let peak = super::pressure::scan(f, &lv)
+                .iter()
+                .map(|p| p.pressure)
+                .max()
+                .unwrap_or(0);
+            ((peak + 8).next_multiple_of(8) as u16).min(limit_halves)
+        },
         copies: 0,
     };
     let mut items = Vec::new();
