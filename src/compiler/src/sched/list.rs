@@ -66,9 +66,36 @@ fn schedule_block(instrs: Vec<Instr>) -> Vec<Instr> {
     out
 }
 
+/// A move of a constant or uniform: scheduled just before its first reader instead of being
+/// hoisted, since it depends on nothing and would only lengthen its register's life.
+fn is_leaf_constant(i: &Instr) -> bool {
+    i.op == Op::Copy && i.srcs.len() == 1 && i.srcs[0].value().is_none()
+}
+
 pub fn run(f: &mut Function) {
     for b in &mut f.blocks {
         let instrs = std::mem::take(&mut b.instrs);
-        b.instrs = schedule_block(instrs);
+        let (leaves, rest): (Vec<Instr>, Vec<Instr>) =
+            instrs.into_iter().partition(is_leaf_constant);
+        let mut out = Vec::with_capacity(leaves.len() + rest.len());
+        let mut leaves: Vec<Option<Instr>> = leaves.into_iter().map(Some).collect();
+        for i in schedule_block(rest) {
+            for l in leaves.iter_mut() {
+                let reads = l
+                    .as_ref()
+                    .is_some_and(|c| c.dst.is_some_and(|d| i.src_values().any(|s| s == d)));
+                if reads && i.op != Op::Phi {
+                    out.push(l.take().unwrap());
+                }
+            }
+            out.push(i);
+        }
+        // Constants only read by phis of successors or by branch conditions stay at the end,
+        // before the terminator.
+        let term = out.last().is_some_and(|i| i.op.is_terminator());
+        let at = out.len() - term as usize;
+        let tail: Vec<Instr> = leaves.into_iter().flatten().collect();
+        out.splice(at..at, tail);
+        b.instrs = out;
     }
 }
