@@ -7,11 +7,13 @@
 //! - [`fp`]: measured floating-point behaviour (conversions, SFU).
 //! - [`oracle`], [`harness`]: the shared real-M4 executable oracles.
 //! - [`trace`]: the `AGX16_SIM_TRACE` instruction trace.
+//! - [`gfx`]: the fixed-function render model ([`gfx::run_render`]).
 
 pub mod core;
 pub mod dispatch;
 pub mod error;
 pub mod fp;
+pub mod gfx;
 pub mod harness;
 pub mod lower;
 pub mod mem;

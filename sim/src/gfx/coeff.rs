@@ -1,0 +1,181 @@
+//! Coefficient registers: each holds a plane `value(x, y) = a*x + b*y + c` over framebuffer
+//! pixel coordinates that the fragment program's iterators evaluate at the pixel centre
+//! (Mesa docs/drivers/asahi.rst, "coefficient registers" as plane equations; inferred for
+//! G16 from the unchanged CF-binding format).
+//!
+//! The CF-binding table (header, then one 4-byte binding per run of 1..4 scalars) is read
+//! from the USC heap at the PPP fragment-shader record's pointer and unpacked through
+//! agx16-cmdstream. Slot numbering, from how T8132 Mesa builds the table
+//! (GravityLinux/mesa agx_apple9.c `apple9_build_cf_bindings`, validated by its M4 scenes):
+//! slot 0 is W, delivered as 1/W (binding 0x0c = linear, slot 0, coefficient 0 is "1/W");
+//! slot 1 is the fragment Z when the output-select record's frag_coord_z is set; the user
+//! scalars follow in vertex-output order. Shade models: linear = plane of the value in
+//! screen space; perspective = plane of value/W (the iterator divides by coefficient 0);
+//! flat = the constant of vertex 0, 1 or 2 of the primitive.
+
+use super::unestablished;
+use crate::error::SimError;
+use crate::mem::GpuMemory;
+use agx16_cmdstream::descriptors::{CfBinding, CfBindingHeader, CoefficientSource, ShadeModel};
+use agx16_cmdstream::vdm::USC_BASE;
+use agx16_cmdstream::Record;
+
+/// One coefficient register.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Plane {
+    pub a: f32,
+    pub b: f32,
+    pub c: f32,
+}
+
+impl Plane {
+    pub fn constant(c: f32) -> Self {
+        Plane { a: 0.0, b: 0.0, c }
+    }
+
+    pub fn at(&self, x: f32, y: f32) -> f32 {
+        self.a * x + self.b * y + self.c
+    }
+
+    /// The plane through three (x, y, value) points; `None` for collinear points.
+    pub fn through(p: [(f64, f64, f64); 3]) -> Option<Self> {
+        let [(x0, y0, v0), (x1, y1, v1), (x2, y2, v2)] = p;
+        let det = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0);
+        if det == 0.0 {
+            return None;
+        }
+        let a = ((v1 - v0) * (y2 - y0) - (v2 - v0) * (y1 - y0)) / det;
+        let b = ((x1 - x0) * (v2 - v0) - (x2 - x0) * (v1 - v0)) / det;
+        let c = v0 - a * x0 - b * y0;
+        Some(Plane {
+            a: a as f32,
+            b: b as f32,
+            c: c as f32,
+        })
+    }
+}
+
+/// A decoded CF-binding table.
+#[derive(Debug, Clone)]
+pub struct CfTable {
+    pub header: CfBindingHeader,
+    pub bindings: Vec<CfBinding>,
+}
+
+impl CfTable {
+    /// Reads `count` bindings at USC-relative `offset`.
+    pub fn read(mem: &dyn GpuMemory, offset: u32, count: u8) -> Result<Self, SimError> {
+        let va = USC_BASE + offset as u64;
+        let mut bytes = vec![0u8; 4 + 4 * count as usize];
+        mem.read(va, &mut bytes)?;
+        let bad = |what: String| unestablished(va, "CF binding table", what);
+        let header = CfBindingHeader::unpack(&bytes).map_err(|e| bad(e.to_string()))?;
+        let mut bindings = Vec::new();
+        for (i, w) in bytes[4..].chunks_exact(4).enumerate() {
+            let b = CfBinding::unpack(w).map_err(|e| bad(e.to_string()))?;
+            if !b.fully_known() {
+                return Err(bad(format!(
+                    "binding {i} {w:02x?} has undocumented bits or values"
+                )));
+            }
+            bindings.push(b);
+        }
+        Ok(CfTable { header, bindings })
+    }
+}
+
+/// One vertex of a raster triangle as the coefficient setup needs it.
+#[derive(Debug, Clone)]
+pub struct SetupVertex {
+    /// Snapped framebuffer position.
+    pub x: f64,
+    pub y: f64,
+    /// Window depth.
+    pub z: f64,
+    pub inv_w: f64,
+    /// All scalar vertex outputs (position first).
+    pub out: Vec<f32>,
+}
+
+/// How the fragment slots map onto vertex outputs.
+#[derive(Debug, Clone, Copy)]
+pub struct SlotMap {
+    pub has_z: bool,
+    pub user_scalars: usize,
+}
+
+impl SlotMap {
+    fn value(&self, v: &SetupVertex, slot: usize) -> Option<f64> {
+        let user0 = if self.has_z { 2 } else { 1 };
+        match slot {
+            0 => Some(v.inv_w),
+            1 if self.has_z => Some(v.z),
+            s if s >= user0 && s - user0 < self.user_scalars => {
+                v.out.get(4 + s - user0).map(|x| *x as f64)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// Builds the coefficient registers of a raster triangle. `flat` are the outputs of the
+/// primitive's vertices 0, 1, 2 before clipping (for flat shading).
+pub fn build(
+    table: &CfTable,
+    at: u64,
+    map: SlotMap,
+    tri: &[SetupVertex; 3],
+    flat: &[SetupVertex; 3],
+) -> Result<Vec<Plane>, SimError> {
+    let mut regs = vec![Plane::default(); table.header.coefficient_registers as usize];
+    let bad = |what: String| unestablished(at, "CF binding", what);
+    for (i, b) in table.bindings.iter().enumerate() {
+        for c in 0..b.components as usize {
+            let reg = b.base_coefficient as usize + c;
+            let slot = b.base_slot as usize + c;
+            let plane_of = |f: &dyn Fn(&SetupVertex) -> Option<f64>| -> Result<Plane, SimError> {
+                let mut p = [(0.0, 0.0, 0.0); 3];
+                for (k, v) in tri.iter().enumerate() {
+                    let val = f(v).ok_or_else(|| {
+                        bad(format!("binding {i} reads slot {slot}, which the vertex stage does not produce"))
+                    })?;
+                    p[k] = (v.x, v.y, val);
+                }
+                // Degenerate triangles never reach setup (culled), so this only guards.
+                Ok(Plane::through(p).unwrap_or(Plane::constant(p[0].2 as f32)))
+            };
+            let plane = match b.source {
+                CoefficientSource::Varying => match b.shade_model {
+                    ShadeModel::Linear => plane_of(&|v| map.value(v, slot))?,
+                    ShadeModel::Perspective => plane_of(&|v| map.value(v, slot).map(|x| x * v.inv_w))?,
+                    ShadeModel::FlatVertex0 | ShadeModel::FlatVertex1 | ShadeModel::FlatVertex2 => {
+                        let k = match b.shade_model {
+                            ShadeModel::FlatVertex0 => 0,
+                            ShadeModel::FlatVertex1 => 1,
+                            _ => 2,
+                        };
+                        let v = map.value(&flat[k], slot).ok_or_else(|| {
+                            bad(format!("binding {i} reads slot {slot}, which the vertex stage does not produce"))
+                        })?;
+                        Plane::constant(v as f32)
+                    }
+                    ShadeModel::Unknown(s) => return Err(bad(format!("binding {i}: shade model {s}"))),
+                },
+                CoefficientSource::FragcoordZ => plane_of(&|v| Some(v.z))?,
+                other => {
+                    return Err(bad(format!(
+                        "binding {i}: source {other:?} is not modelled (point-sprite orientation, primitive id and barycentric layouts are not established)"
+                    )))
+                }
+            };
+            let r = regs.get_mut(reg).ok_or_else(|| {
+                bad(format!(
+                    "binding {i} writes coefficient {reg} past the {} declared",
+                    table.header.coefficient_registers
+                ))
+            })?;
+            *r = plane;
+        }
+    }
+    Ok(regs)
+}

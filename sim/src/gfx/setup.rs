@@ -1,0 +1,381 @@
+//! Per draw: vertex shading, primitive assembly, clipping, perspective divide, viewport,
+//! snapping, culling, and triangle setup into raster triangles with their coefficient
+//! registers. Lines and points become the triangles that cover them.
+//!
+//! Rules and evidence (details in sim/GFX.md):
+//! - Viewport: window = translate + scale * ndc per axis, from the PPP viewport record
+//!   (+0xc0; GravityLinux/mesa agx_apple9.c `apple9_build_viewport`, M4 scenes).
+//! - Snapping: window x/y rounded to 1/256 pixel (the convention niklassheth/mesa's M4 scene
+//!   checkers model; inferred, not measured bit-exactly).
+//! - Facing: signed area in framebuffer coordinates (y down); counter-clockwise as displayed
+//!   is front when the cull record's front_face_ccw is set (agx-re docs/cmdstream bit 16,
+//!   validated; the sign convention is the model's, see GFX.md). Zero area is culled.
+//! - Line width: the faces record's 8-bit width is (raw + 1) / 16 pixels (Mesa asahi G13
+//!   `agx_pack_line_width`, inferred for G16).
+
+use super::assemble::{assemble, Prim};
+use super::clip::{clip_line, clip_polygon, inside, ClipVertex};
+use super::coeff::{self, CfTable, Plane, SetupVertex, SlotMap};
+use super::command::RenderCommand;
+use super::indices::vertex_runs;
+use super::stages::{Stages, VertexInvocation};
+use super::stream::DrawState;
+use super::{render_error, unestablished, RenderStats};
+use crate::error::SimError;
+use crate::mem::GpuMemory;
+use agx16_cmdstream::ppp::{PolygonMode, PppPage};
+use agx16_cmdstream::vdm::{ProvokingVertex, USC_BASE};
+use std::collections::HashMap;
+
+/// Sub-pixel steps per pixel.
+pub const SUBPIXEL: f64 = 256.0;
+
+/// A triangle ready for rasterisation.
+#[derive(Debug, Clone)]
+pub struct RasterTri {
+    pub draw: usize,
+    /// Vertices in 1/256-pixel fixed point, ordered so the signed area is positive.
+    pub v: [[i64; 2]; 3],
+    pub front_facing: bool,
+    pub coefficients: Vec<Plane>,
+    /// Window depth plane.
+    pub depth: Plane,
+    /// Pixel bounds [x0, x1) x [y0, y1), inside the framebuffer.
+    pub bounds: [u32; 4],
+}
+
+/// The draw-level state setup needs.
+struct DrawSetup<'a> {
+    page: &'a PppPage,
+    cf: CfTable,
+    map: SlotMap,
+    at: u64,
+    index: usize,
+    point_size_slot: Option<usize>,
+    line_width: f64,
+}
+
+/// Checks a draw's state for features the model does not establish.
+fn check_page(p: &PppPage, at: u64) -> Result<(), SimError> {
+    let f = &p.fragment_faces;
+    let refuse = |what: &str| Err(unestablished(at, "PPP page", what.to_string()));
+    if f.front_polygon_mode != PolygonMode::Fill || f.back_polygon_mode != PolygonMode::Fill {
+        return refuse("polygon modes other than fill are not modelled");
+    }
+    if f.depth_bias_enable {
+        return refuse("depth bias is not modelled");
+    }
+    let o = &p.output_select;
+    if o.clip_distance_mask.0 != 0 || o.viewport_target || o.render_target || o.barycentric {
+        return refuse("clip distances, viewport/layer targets and barycentrics are not modelled");
+    }
+    Ok(())
+}
+
+/// Shades, assembles and sets up every primitive of one draw, appending to `out`.
+pub fn process_draw(
+    mem: &dyn GpuMemory,
+    cmd: &RenderCommand,
+    index: usize,
+    draw: &DrawState,
+    stages: &mut dyn Stages,
+    out: &mut Vec<RasterTri>,
+    stats: &mut RenderStats,
+) -> Result<(), SimError> {
+    let at = draw.at;
+    let page = &draw.page;
+    check_page(page, at)?;
+    let launch = draw
+        .state
+        .vertex_word1
+        .as_ref()
+        .ok_or_else(|| render_error(format!("draw at {at:#x}: no vertex launch program latched")))?
+        .launch;
+    let outputs = draw
+        .state
+        .vertex_outputs
+        .as_ref()
+        .ok_or_else(|| render_error(format!("draw at {at:#x}: no vertex output count latched")))?
+        .count_1 as usize;
+    if outputs < 4 || outputs as u32 != page.output_select.output_count {
+        return Err(render_error(format!(
+            "draw at {at:#x}: VDM says {outputs} vertex outputs, the PPP output record {}",
+            page.output_select.output_count
+        )));
+    }
+    let point_size_slot = page.output_select.point_size.then(|| outputs - 1);
+    let user_scalars = outputs - 4 - point_size_slot.map_or(0, |_| 1);
+    let provoking = draw
+        .state
+        .vertex_unknown
+        .as_ref()
+        .map_or(ProvokingVertex::First, |u| u.flat_shading_control);
+    if let ProvokingVertex::Unknown(v) = provoking {
+        return Err(unestablished(
+            at,
+            "VDM state",
+            format!("provoking vertex {v}"),
+        ));
+    }
+    let fs = &page.fragment_shader;
+    let setup = DrawSetup {
+        page,
+        cf: CfTable::read(mem, fs.cf_bindings, fs.cf_binding_count)?,
+        map: SlotMap {
+            has_z: page.output_select.frag_coord_z,
+            user_scalars,
+        },
+        at,
+        index,
+        point_size_slot,
+        line_width: (page.fragment_faces.front_line_width as f64 + 1.0) / 16.0,
+    };
+    let topology = draw.index_list.header.primitive;
+    let instances = draw.index_list.instances.unwrap_or(1);
+    let discard = page.cull.rasterizer_discard || page.w_clamp_cull_2.rasterizer_discard;
+    for run in vertex_runs(mem, draw)? {
+        let prims = assemble(topology, run.len(), provoking).ok_or_else(|| {
+            unestablished(
+                at,
+                "VDM index list",
+                format!("primitive {topology:?} is not modelled"),
+            )
+        })?;
+        for instance in 0..instances {
+            let mut shaded: HashMap<u32, ClipVertex> = HashMap::new();
+            let mut verts = Vec::with_capacity(run.len());
+            for &id in &run {
+                if let Some(v) = shaded.get(&id) {
+                    verts.push(v.clone());
+                    continue;
+                }
+                let inv = VertexInvocation {
+                    draw: index,
+                    launch: USC_BASE | launch,
+                    vertex_id: id,
+                    instance_id: instance,
+                    outputs,
+                };
+                let o = stages.vertex(mem, &inv)?;
+                if o.len() != outputs {
+                    return Err(render_error(format!(
+                        "draw at {at:#x}: vertex stage produced {} outputs, {outputs} declared",
+                        o.len()
+                    )));
+                }
+                stats.vertices_shaded += 1;
+                let mut v = ClipVertex { out: o };
+                apply_w_clamp(cmd, page, &mut v);
+                shaded.insert(id, v.clone());
+                verts.push(v);
+            }
+            stats.primitives += prims.len() as u64;
+            if discard {
+                continue;
+            }
+            for p in &prims {
+                setup_prim(cmd, &setup, p, &verts, out, stats)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// W clamp: w = max(w, w_clamp) when both ppp_ctrl and the PPP record enable it (G13
+/// genxml field names; inferred semantics).
+fn apply_w_clamp(cmd: &RenderCommand, page: &PppPage, v: &mut ClipVertex) {
+    let r = &page.w_clamp_cull_2;
+    if cmd.ppp_ctrl.enable_w_clamp && r.clamp_w && v.out[3] < r.w_clamp {
+        v.out[3] = r.w_clamp;
+    }
+}
+
+fn to_window(cmd: &RenderCommand, page: &PppPage, v: &ClipVertex) -> SetupVertex {
+    let vp = &page.viewport;
+    let [x, y, z, w] = v.pos().map(|c| c as f64);
+    let inv_w = 1.0 / w;
+    let snap = |c: f64| (c * SUBPIXEL).round() / SUBPIXEL;
+    let _ = cmd;
+    SetupVertex {
+        x: snap(vp.translate_x as f64 + vp.scale_x as f64 * x * inv_w),
+        y: snap(vp.translate_y as f64 + vp.scale_y as f64 * y * inv_w),
+        z: vp.translate_z as f64 + vp.scale_z as f64 * z * inv_w,
+        inv_w,
+        out: v.out.clone(),
+    }
+}
+
+fn setup_prim(
+    cmd: &RenderCommand,
+    s: &DrawSetup,
+    p: &Prim,
+    verts: &[ClipVertex],
+    out: &mut Vec<RasterTri>,
+    stats: &mut RenderStats,
+) -> Result<(), SimError> {
+    let depth_clip = s.page.cull.depth_clip;
+    let win = |v: &ClipVertex| to_window(cmd, s.page, v);
+    match *p {
+        Prim::Triangle(idx) => {
+            let tri: Vec<ClipVertex> = idx.iter().map(|i| verts[*i].clone()).collect();
+            let flat = [win(&tri[0]), win(&tri[1]), win(&tri[2])];
+            let poly = if tri.iter().all(|v| inside(v, depth_clip)) {
+                tri
+            } else {
+                stats.primitives_clipped += 1;
+                clip_polygon(tri, depth_clip)
+            };
+            if poly.len() < 3 {
+                stats.primitives_culled += 1;
+                return Ok(());
+            }
+            let w: Vec<SetupVertex> = poly.iter().map(win).collect();
+            for k in 1..w.len() - 1 {
+                let t = [w[0].clone(), w[k].clone(), w[k + 1].clone()];
+                if !emit(cmd, s, t, &flat, true, out)? {
+                    stats.primitives_culled += 1;
+                }
+            }
+        }
+        Prim::Line([a, b]) => {
+            let Some([a, b]) = clip_line(&verts[a], &verts[b], depth_clip) else {
+                stats.primitives_culled += 1;
+                return Ok(());
+            };
+            let (wa, wb) = (win(&a), win(&b));
+            let flat = [wa.clone(), wb.clone(), wb.clone()];
+            let (dx, dy) = (wb.x - wa.x, wb.y - wa.y);
+            let h = s.line_width / 2.0;
+            // Offset across the minor axis (GL "aliased wide line" parallelogram).
+            let (ox, oy) = if dx.abs() >= dy.abs() {
+                (0.0, h)
+            } else {
+                (h, 0.0)
+            };
+            let shift = |v: &SetupVertex, sign: f64| {
+                let mut v = v.clone();
+                v.x = ((v.x + sign * ox) * SUBPIXEL).round() / SUBPIXEL;
+                v.y = ((v.y + sign * oy) * SUBPIXEL).round() / SUBPIXEL;
+                v
+            };
+            let q = [
+                shift(&wa, -1.0),
+                shift(&wa, 1.0),
+                shift(&wb, 1.0),
+                shift(&wb, -1.0),
+            ];
+            emit(
+                cmd,
+                s,
+                [q[0].clone(), q[1].clone(), q[2].clone()],
+                &flat,
+                false,
+                out,
+            )?;
+            emit(
+                cmd,
+                s,
+                [q[0].clone(), q[2].clone(), q[3].clone()],
+                &flat,
+                false,
+                out,
+            )?;
+        }
+        Prim::Point(i) => {
+            let v = &verts[i];
+            if !inside(v, depth_clip) {
+                stats.primitives_culled += 1;
+                return Ok(());
+            }
+            let size = s.point_size_slot.map_or(1.0, |k| v.out[k] as f64);
+            let c = win(v);
+            let h = size / 2.0;
+            let corner = |sx: f64, sy: f64| {
+                let mut q = c.clone();
+                q.x = ((c.x + sx * h) * SUBPIXEL).round() / SUBPIXEL;
+                q.y = ((c.y + sy * h) * SUBPIXEL).round() / SUBPIXEL;
+                q
+            };
+            let q = [
+                corner(-1.0, -1.0),
+                corner(1.0, -1.0),
+                corner(1.0, 1.0),
+                corner(-1.0, 1.0),
+            ];
+            let flat = [c.clone(), c.clone(), c];
+            emit(
+                cmd,
+                s,
+                [q[0].clone(), q[1].clone(), q[2].clone()],
+                &flat,
+                false,
+                out,
+            )?;
+            emit(
+                cmd,
+                s,
+                [q[0].clone(), q[2].clone(), q[3].clone()],
+                &flat,
+                false,
+                out,
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Culls or emits one raster triangle; false when culled.
+fn emit(
+    cmd: &RenderCommand,
+    s: &DrawSetup,
+    t: [SetupVertex; 3],
+    flat: &[SetupVertex; 3],
+    is_triangle: bool,
+    out: &mut Vec<RasterTri>,
+) -> Result<bool, SimError> {
+    let fx = |v: &SetupVertex| [(v.x * SUBPIXEL) as i64, (v.y * SUBPIXEL) as i64];
+    let mut v = [fx(&t[0]), fx(&t[1]), fx(&t[2])];
+    let area =
+        (v[1][0] - v[0][0]) * (v[2][1] - v[0][1]) - (v[2][0] - v[0][0]) * (v[1][1] - v[0][1]);
+    if area == 0 {
+        return Ok(false);
+    }
+    let cull = &s.page.cull;
+    let front = if is_triangle {
+        // y points down: a negative area is counter-clockwise as displayed.
+        (area < 0) == cull.front_face_ccw
+    } else {
+        true
+    };
+    if is_triangle && ((front && cull.cull_front) || (!front && cull.cull_back)) {
+        return Ok(false);
+    }
+    if area < 0 {
+        v.swap(1, 2);
+    }
+    let coefficients = coeff::build(&s.cf, s.at, s.map, &t, flat)?;
+    let depth = Plane::through([
+        (t[0].x, t[0].y, t[0].z),
+        (t[1].x, t[1].y, t[1].z),
+        (t[2].x, t[2].y, t[2].z),
+    ])
+    .unwrap_or(Plane::constant(t[0].z as f32));
+    let min = |k: usize| v.iter().map(|p| p[k]).min().unwrap_or(0);
+    let max = |k: usize| v.iter().map(|p| p[k]).max().unwrap_or(0);
+    let lim = |c: i64, hi: u32| (c.div_euclid(256)).clamp(0, hi as i64) as u32;
+    let bounds = [
+        lim(min(0), cmd.width),
+        lim(min(1), cmd.height),
+        lim(max(0) + 256, cmd.width),
+        lim(max(1) + 256, cmd.height),
+    ];
+    out.push(RasterTri {
+        draw: s.index,
+        v,
+        front_facing: front,
+        coefficients,
+        depth,
+        bounds,
+    });
+    Ok(true)
+}

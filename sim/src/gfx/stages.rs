@@ -1,0 +1,195 @@
+//! The programmable stages the fixed-function pipeline calls: vertex, background, fragment
+//! and end-of-tile. [`IsaStages`] runs them as the hardware does (launcher programs in the
+//! USC heap); other implementations (tests, future host references) plug in here.
+
+use super::coeff::Plane;
+use super::unestablished;
+use crate::error::SimError;
+use crate::mem::GpuMemory;
+
+/// One vertex-stage invocation.
+#[derive(Debug, Clone, Copy)]
+pub struct VertexInvocation {
+    /// Index of the draw in the render.
+    pub draw: usize,
+    /// USC VA of the vertex launch (setup) program (VDM state vertex word 1).
+    pub launch: u64,
+    pub vertex_id: u32,
+    pub instance_id: u32,
+    /// Scalar outputs the stage must produce: position x,y,z,w, user scalars, point size.
+    pub outputs: usize,
+}
+
+/// The tilebuffer of one utile: `sample_size` bytes per pixel and sample. The model
+/// addresses it by pixel and byte; its physical arrangement is not observable.
+#[derive(Debug, Clone)]
+pub struct TileBuffer {
+    /// Framebuffer pixel of the utile's top-left corner.
+    pub origin: (u32, u32),
+    pub width: u32,
+    pub height: u32,
+    pub sample_size: u32,
+    pub bytes: Vec<u8>,
+}
+
+impl TileBuffer {
+    pub fn new(origin: (u32, u32), width: u32, height: u32, sample_size: u32) -> Self {
+        TileBuffer {
+            origin,
+            width,
+            height,
+            sample_size,
+            bytes: vec![0; (width * height * sample_size) as usize],
+        }
+    }
+
+    /// Bytes of the pixel at utile-relative (x, y), or `None` outside the utile.
+    pub fn pixel(&self, x: u32, y: u32) -> Option<&[u8]> {
+        let r = self.range(x, y)?;
+        self.bytes.get(r)
+    }
+
+    pub fn pixel_mut(&mut self, x: u32, y: u32) -> Option<&mut [u8]> {
+        let r = self.range(x, y)?;
+        self.bytes.get_mut(r)
+    }
+
+    fn range(&self, x: u32, y: u32) -> Option<std::ops::Range<usize>> {
+        (x < self.width && y < self.height).then(|| {
+            let at = ((y * self.width + x) * self.sample_size) as usize;
+            at..at + self.sample_size as usize
+        })
+    }
+}
+
+/// One fragment-stage invocation (single sample).
+#[derive(Debug, Clone)]
+pub struct Fragment<'a> {
+    pub draw: usize,
+    /// USC VA of the fragment launch program (PPP fragment-shader record).
+    pub launch: u64,
+    /// Framebuffer pixel.
+    pub x: u32,
+    pub y: u32,
+    pub front_facing: bool,
+    /// Coefficient registers of the primitive (see [`super::coeff`]).
+    pub coefficients: &'a [Plane],
+}
+
+impl Fragment<'_> {
+    /// Pixel centre the iterators sample at.
+    pub fn centre(&self) -> (f32, f32) {
+        (self.x as f32 + 0.5, self.y as f32 + 0.5)
+    }
+
+    /// Value of coefficient register `cf` at the pixel centre, as a linear (screen-space)
+    /// or flat iteration reads it; `None` past the bound registers.
+    pub fn iterate_linear(&self, cf: usize) -> Option<f32> {
+        let (x, y) = self.centre();
+        self.coefficients.get(cf).map(|p| p.at(x, y))
+    }
+
+    /// Perspective-correct iteration: the register holds attribute/W, coefficient 0 holds
+    /// 1/W, and the iterator divides one by the other at the pixel centre.
+    pub fn iterate_perspective(&self, cf: usize) -> Option<f32> {
+        let v = self.iterate_linear(cf)?;
+        let inv_w = self.iterate_linear(0)?;
+        Some(v / inv_w)
+    }
+}
+
+/// What the fragment stage decided.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct FragmentResult {
+    /// The fragment was discarded: no depth/stencil update, no occlusion count.
+    pub discard: bool,
+}
+
+/// The programmable stages of a render.
+pub trait Stages {
+    /// Runs the vertex stage for one vertex; returns exactly `inv.outputs` scalars.
+    fn vertex(&mut self, mem: &dyn GpuMemory, inv: &VertexInvocation)
+        -> Result<Vec<f32>, SimError>;
+    /// Runs the background program (`bg_usc`) on a fresh utile.
+    fn background(
+        &mut self,
+        mem: &dyn GpuMemory,
+        usc: u64,
+        tile: &mut TileBuffer,
+    ) -> Result<(), SimError>;
+    /// Runs the fragment stage for one covered pixel that passed the early tests.
+    fn fragment(
+        &mut self,
+        mem: &dyn GpuMemory,
+        frag: &Fragment,
+        tile: &mut TileBuffer,
+    ) -> Result<FragmentResult, SimError>;
+    /// Runs the end-of-tile program (`eot_usc`) on a finished utile.
+    fn end_of_tile(
+        &mut self,
+        mem: &dyn GpuMemory,
+        usc: u64,
+        tile: &TileBuffer,
+    ) -> Result<(), SimError>;
+}
+
+/// The hardware path: every stage enters through a launcher (setup) program in the USC
+/// heap. agx16-isa has no established forms yet for the launcher operations (root literals,
+/// pointer loads, stage allocation, stage target; agx16-cmdstream README "Known gaps") nor
+/// for the graphics IO of the bodies (varying store, coefficient iteration, tile
+/// read/write, discard: `sim/ISA-REQUESTS.md`, section "render"), so each stage reports
+/// that refusal with the program's address and first bytes instead of guessing.
+#[derive(Debug, Default)]
+pub struct IsaStages;
+
+fn refuse(mem: &dyn GpuMemory, va: u64, stage: &str) -> SimError {
+    let mut head = [0u8; 16];
+    let shown = match mem.read(va, &mut head) {
+        Ok(()) => crate::error::hex(&head),
+        Err(f) => return SimError::Fault(f),
+    };
+    let mut e = unestablished(
+        va,
+        stage,
+        "launcher programs are not established in agx16-isa (setup forms, graphics IO); \
+         see sim/ISA-REQUESTS.md section render",
+    );
+    if let SimError::Unestablished { bytes, .. } = &mut e {
+        *bytes = shown;
+    }
+    e
+}
+
+impl Stages for IsaStages {
+    fn vertex(
+        &mut self,
+        mem: &dyn GpuMemory,
+        inv: &VertexInvocation,
+    ) -> Result<Vec<f32>, SimError> {
+        Err(refuse(mem, inv.launch, "vertex launcher"))
+    }
+    fn background(
+        &mut self,
+        mem: &dyn GpuMemory,
+        usc: u64,
+        _: &mut TileBuffer,
+    ) -> Result<(), SimError> {
+        Err(refuse(mem, usc, "background program"))
+    }
+    fn fragment(
+        &mut self,
+        mem: &dyn GpuMemory,
+        frag: &Fragment,
+        _: &mut TileBuffer,
+    ) -> Result<FragmentResult, SimError> {
+        Err(refuse(mem, frag.launch, "fragment launcher"))
+    }
+    fn end_of_tile(
+        &mut self,
+        mem: &dyn GpuMemory,
+        usc: u64,
+        _: &TileBuffer,
+    ) -> Result<(), SimError> {
+        Err(refuse(mem, usc, "end-of-tile program"))
+    }
+}

@@ -1,0 +1,88 @@
+//! The VDM control stream as the render model consumes it: walked and unpacked by
+//! agx16-cmdstream (links, calls, returns, barriers, terminate), grouped into draws, each
+//! with its latched vertex state and its PPP page.
+
+use super::command::RenderCommand;
+use super::memory::Reader;
+use super::{render_error, unestablished};
+use crate::error::SimError;
+use crate::mem::GpuMemory;
+use agx16_cmdstream::ppp::PppPage;
+use agx16_cmdstream::print::PrintOptions;
+use agx16_cmdstream::stream::WalkLimits;
+use agx16_cmdstream::vdm::{self, VdmBlock, VdmIndexList, VdmState};
+
+/// One draw with the state it runs under.
+#[derive(Debug, Clone)]
+pub struct DrawState {
+    /// VA of the index-list block (for error messages).
+    pub at: u64,
+    pub state: VdmState,
+    pub page: PppPage,
+    pub index_list: VdmIndexList,
+}
+
+/// Blocks one render may walk. The hardware has no documented bound; this only stops a
+/// looping stream (links are followed without a cycle check).
+const MAX_BLOCKS: usize = 1 << 20;
+
+/// Walks the command's VDM stream into draws.
+pub fn read_draws(mem: &dyn GpuMemory, cmd: &RenderCommand) -> Result<Vec<DrawState>, SimError> {
+    let reader = Reader(mem);
+    let limits = WalkLimits {
+        max_blocks: MAX_BLOCKS,
+        ..WalkLimits::default()
+    };
+    let items = vdm::walk(&reader, cmd.raw.vdm_ctrl_stream_base.0, limits)
+        .map_err(|e| render_error(format!("VDM stream: {e}")))?;
+    for it in &items {
+        if !it.block.fully_known() {
+            let (text, _) = it.block.format(2, PrintOptions::default());
+            return Err(unestablished(
+                it.at,
+                "VDM block",
+                format!("undocumented bits or values:\n{text}"),
+            ));
+        }
+        if let VdmBlock::IndexList(d) = &it.block {
+            if d.indirect.is_some() {
+                return Err(unestablished(
+                    it.at,
+                    "VDM index list",
+                    "indirect draw argument layout on G16",
+                ));
+            }
+        }
+    }
+    let mut page: Option<PppPage> = None;
+    let mut out = Vec::new();
+    for d in vdm::draws(&items) {
+        // PPP state is latched: a draw without updates keeps the previous draw's page.
+        if !d.ppp_updates.is_empty() {
+            let p = PppPage::from_updates(&reader, &d.ppp_updates)
+                .map_err(|e| render_error(format!("PPP state of the draw at {:#x}: {e}", d.at)))?;
+            if !p.fully_known() {
+                let (text, _) = p.format(2, PrintOptions::default());
+                return Err(unestablished(
+                    d.at,
+                    "PPP page",
+                    format!("undocumented bits or values:\n{text}"),
+                ));
+            }
+            page = Some(p);
+        }
+        let Some(p) = page.clone() else {
+            return Err(render_error(format!(
+                "draw at {:#x} has no PPP state",
+                d.at
+            )));
+        };
+        out.push(DrawState {
+            at: d.at,
+            state: d.state,
+            page: p,
+            index_list: d.index_list,
+        });
+    }
+    Ok(out)
+}

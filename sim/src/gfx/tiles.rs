@@ -1,0 +1,380 @@
+//! The fragment half of a render: 32x32 tiles, each run as utiles of the command's utile
+//! size (the tilebuffer holds one utile: sample_size bytes per pixel; GravityLinux/linux
+//! g16_render.rs tilebuffer blocks = sample_size * utile area * samples / 2048, inferred
+//! that a 32x32 tile with a smaller utile is processed utile by utile).
+//!
+//! Per utile, in order: background program (`bg_usc`, optional), depth/stencil load (ZLS
+//! control load bits) or clear (`isp_bgobjdepth`, `isp_bgobjvals` stencil bits 7:0), every
+//! primitive touching the utile in submission order (coverage, scissor and region clip,
+//! depth/stencil, fragment program, occlusion counting), end-of-tile program (`eot_usc`),
+//! depth/stencil store. Without PROCESS_EMPTY_TILES, tiles no primitive touches are skipped
+//! (UAPI flag name; Mesa sets it for clears; inferred).
+
+use super::command::RenderCommand;
+use super::raster::covers;
+use super::setup::RasterTri;
+use super::stages::{Fragment, Stages, TileBuffer};
+use super::stream::DrawState;
+use super::zs::{test, FaceState};
+use super::{render_error, unestablished, RenderStats};
+use crate::error::SimError;
+use crate::mem::GpuMemory;
+use agx16_cmdstream::layout::PlaneLayout;
+use agx16_cmdstream::ppp::{PassType, Scissor, VisibilityMode};
+use agx16_cmdstream::render::{ZlsFormat, RENDER_PROCESS_EMPTY_TILES};
+use agx16_cmdstream::vdm::USC_BASE;
+use agx16_cmdstream::Record;
+use std::collections::BTreeMap;
+
+/// Hardware tile edge in pixels (ADevWithAnIdea/agx-re docs/pipeline: fixed 32x32,
+/// measured on G17P; m4-deltas: same on M4; G16 kernel tile counts ceil(W/32)).
+pub const TILE: u32 = 32;
+
+/// Per-draw state the fragment half needs, decoded once.
+struct DrawFrag {
+    launch: u64,
+    late_zs: bool,
+    scissor: Option<Scissor>,
+    region: Option<[u32; 4]>,
+    depth_clamp: bool,
+    visibility: VisibilityMode,
+    occlusion_index: u16,
+}
+
+fn draw_frag(
+    mem: &dyn GpuMemory,
+    cmd: &RenderCommand,
+    d: &DrawState,
+) -> Result<DrawFrag, SimError> {
+    let p = &d.page;
+    let late_zs = match p.fragment_control_2.pass_type {
+        PassType::Opaque | PassType::Translucent => false,
+        PassType::PunchThrough | PassType::TranslucentPunchThrough => true,
+        PassType::Unknown(v) => {
+            return Err(unestablished(
+                d.at,
+                "PPP fragment control 2",
+                format!("pass type {v}"),
+            ))
+        }
+    };
+    let scissor = if p.fragment_faces.scissor_enable {
+        let va = cmd.raw.isp_scissor_base.0 + 16 * p.scissor_depth_bias.scissor as u64;
+        let mut b = [0u8; 16];
+        mem.read(va, &mut b)?;
+        Some(Scissor::unpack(&b).map_err(|e| render_error(format!("scissor at {va:#x}: {e}")))?)
+    } else {
+        None
+    };
+    let v = &p.viewport;
+    let region = v.clip_enable.then(|| {
+        [
+            v.clip_min_x as u32 * TILE,
+            v.clip_min_y as u32 * TILE,
+            v.clip_max_x as u32 * TILE,
+            v.clip_max_y as u32 * TILE,
+        ]
+    });
+    let visibility = p.fragment_faces.visibility_mode;
+    if let VisibilityMode::Unknown(m) = visibility {
+        return Err(unestablished(
+            d.at,
+            "PPP fragment faces",
+            format!("visibility mode {m}"),
+        ));
+    }
+    Ok(DrawFrag {
+        launch: USC_BASE | p.fragment_shader.launch,
+        late_zs,
+        scissor,
+        region,
+        depth_clamp: p.cull.depth_clamp,
+        visibility,
+        occlusion_index: p.fragment_faces.occlusion_index,
+    })
+}
+
+/// Depth and stencil of one utile.
+struct ZsTile {
+    z: Vec<f32>,
+    s: Vec<u8>,
+}
+
+fn zs_layouts(cmd: &RenderCommand) -> (PlaneLayout, PlaneLayout, u32) {
+    let (w, h) = (cmd.zls_pixels.x as u32, cmd.zls_pixels.y as u32);
+    let zb = if cmd.zls.z_format == ZlsFormat::Unorm16 {
+        2
+    } else {
+        4
+    };
+    (
+        PlaneLayout::twiddled(w, h, zb),
+        PlaneLayout::twiddled(w, h, 1),
+        zb,
+    )
+}
+
+fn check_zls(cmd: &RenderCommand) -> Result<(), SimError> {
+    let z = &cmd.zls;
+    let bad = |w: &str| Err(render_error(format!("zls_ctrl: {w}")));
+    if z.z_load_compress || z.s_load_compress || z.z_store_compress || z.s_store_compress {
+        return bad("compressed depth/stencil is not modelled");
+    }
+    // Only the twiddled (GPU-tiled) arrangement has an established layout for ZLS.
+    if (z.z_load && !z.z_load_twiddled)
+        || (z.z_store && !z.z_store_twiddled)
+        || (z.s_load && !z.s_load_twiddled)
+        || (z.s_store && !z.s_store_twiddled)
+    {
+        return bad("linear depth/stencil surfaces have no established row pitch");
+    }
+    if z.z_resolve || z.s_resolve || z.unknown_0 {
+        return bad("resolve and bit 0 are not modelled");
+    }
+    Ok(())
+}
+
+fn zs_load(
+    mem: &dyn GpuMemory,
+    cmd: &RenderCommand,
+    org: (u32, u32),
+    w: u32,
+    h: u32,
+) -> Result<ZsTile, SimError> {
+    let clear_z = match cmd.zls.z_format {
+        ZlsFormat::Unorm16 => (cmd.raw.isp_bgobjdepth.0 as u32 & 0xffff) as f32 / 65535.0,
+        _ => f32::from_bits(cmd.raw.isp_bgobjdepth.0 as u32),
+    };
+    let mut t = ZsTile {
+        z: vec![clear_z; (w * h) as usize],
+        s: vec![cmd.bg_vals.stencil_clear; (w * h) as usize],
+    };
+    let (zl, sl, zb) = zs_layouts(cmd);
+    for y in 0..h {
+        for x in 0..w {
+            let (px, py) = (org.0 + x, org.1 + y);
+            if px >= zl.width || py >= zl.height {
+                continue;
+            }
+            let i = (y * w + x) as usize;
+            if cmd.zls.z_load {
+                let mut b = [0u8; 4];
+                mem.read(
+                    cmd.raw.depth_base.0 + zl.offset(px, py),
+                    &mut b[..zb as usize],
+                )?;
+                t.z[i] = if zb == 2 {
+                    u16::from_le_bytes([b[0], b[1]]) as f32 / 65535.0
+                } else {
+                    f32::from_le_bytes(b)
+                };
+            }
+            if cmd.zls.s_load {
+                let mut b = [0u8; 1];
+                mem.read(cmd.raw.stencil_base.0 + sl.offset(px, py), &mut b)?;
+                t.s[i] = b[0];
+            }
+        }
+    }
+    Ok(t)
+}
+
+fn zs_store(
+    mem: &dyn GpuMemory,
+    cmd: &RenderCommand,
+    org: (u32, u32),
+    w: u32,
+    h: u32,
+    t: &ZsTile,
+) -> Result<(), SimError> {
+    let (zl, sl, zb) = zs_layouts(cmd);
+    for y in 0..h {
+        for x in 0..w {
+            let (px, py) = (org.0 + x, org.1 + y);
+            if px >= zl.width || py >= zl.height {
+                continue;
+            }
+            let i = (y * w + x) as usize;
+            if cmd.zls.z_store {
+                let va = cmd.raw.depth_base.0 + zl.offset(px, py);
+                if zb == 2 {
+                    let v = (t.z[i].clamp(0.0, 1.0) * 65535.0).round() as u16;
+                    mem.write(va, &v.to_le_bytes())?;
+                } else {
+                    mem.write(va, &t.z[i].to_le_bytes())?;
+                }
+            }
+            if cmd.zls.s_store {
+                mem.write(cmd.raw.stencil_base.0 + sl.offset(px, py), &[t.s[i]])?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Runs every tile of the render.
+pub fn render_tiles(
+    mem: &dyn GpuMemory,
+    cmd: &RenderCommand,
+    draws: &[DrawState],
+    prims: &[RasterTri],
+    stages: &mut dyn Stages,
+    stats: &mut RenderStats,
+) -> Result<(), SimError> {
+    check_zls(cmd)?;
+    let frag: Vec<DrawFrag> = draws
+        .iter()
+        .map(|d| draw_frag(mem, cmd, d))
+        .collect::<Result<_, _>>()?;
+    let process_empty = cmd.raw.flags.0 as u32 & RENDER_PROCESS_EMPTY_TILES != 0;
+    let (uw, uh) = cmd.utile;
+    let mut occlusion: BTreeMap<u16, (VisibilityMode, u64)> = BTreeMap::new();
+    for ty in 0..cmd.height.div_ceil(TILE) {
+        for tx in 0..cmd.width.div_ceil(TILE) {
+            let touches = |t: &RasterTri, x0: u32, y0: u32, w: u32, h: u32| {
+                t.bounds[0] < x0 + w && t.bounds[2] > x0 && t.bounds[1] < y0 + h && t.bounds[3] > y0
+            };
+            let (x0, y0) = (tx * TILE, ty * TILE);
+            if !process_empty && !prims.iter().any(|t| touches(t, x0, y0, TILE, TILE)) {
+                continue;
+            }
+            for uy in (0..TILE).step_by(uh as usize) {
+                for ux in (0..TILE).step_by(uw as usize) {
+                    let org = (x0 + ux, y0 + uy);
+                    let mut tb = TileBuffer::new(org, uw, uh, cmd.sample_size);
+                    stats.utiles += 1;
+                    if cmd.raw.bg_usc.0 != 0 {
+                        stages.background(mem, USC_BASE | cmd.raw.bg_usc.0, &mut tb)?;
+                    }
+                    let mut zs = zs_load(mem, cmd, org, uw, uh)?;
+                    for t in prims.iter().filter(|t| touches(t, org.0, org.1, uw, uh)) {
+                        let d = &draws[t.draw];
+                        let f = &frag[t.draw];
+                        let passed =
+                            shade_prim(mem, cmd, d, f, t, &mut tb, &mut zs, stages, stats)?;
+                        if f.visibility != VisibilityMode::None {
+                            occlusion
+                                .entry(f.occlusion_index)
+                                .or_insert((f.visibility, 0))
+                                .1 += passed;
+                        }
+                    }
+                    stages.end_of_tile(mem, USC_BASE | cmd.raw.eot_usc.0, &tb)?;
+                    zs_store(mem, cmd, org, uw, uh, &zs)?;
+                }
+            }
+        }
+    }
+    write_occlusion(mem, cmd, &occlusion)
+}
+
+/// Occlusion results: counting mode adds passed samples to the draw's 64-bit slot at
+/// `isp_oclqry_base + 8 * index`; boolean mode stores 1 when any sample passed (G13
+/// genxml visibility modes; slot index from T8132 Mesa; inferred semantics).
+fn write_occlusion(
+    mem: &dyn GpuMemory,
+    cmd: &RenderCommand,
+    occ: &BTreeMap<u16, (VisibilityMode, u64)>,
+) -> Result<(), SimError> {
+    for (index, (mode, n)) in occ {
+        let va = cmd.raw.isp_oclqry_base.0 + 8 * *index as u64;
+        if cmd.raw.isp_oclqry_base.0 == 0 {
+            return Err(render_error("occlusion counting with isp_oclqry_base = 0"));
+        }
+        let old = super::memory::read_u64(mem, va)?;
+        let new = match mode {
+            VisibilityMode::Counting => old.wrapping_add(*n),
+            _ if *n > 0 => 1,
+            _ => old,
+        };
+        mem.write(va, &new.to_le_bytes())?;
+    }
+    Ok(())
+}
+
+/// Rasterises one triangle over one utile; returns the samples that passed.
+#[allow(clippy::too_many_arguments)]
+fn shade_prim(
+    mem: &dyn GpuMemory,
+    cmd: &RenderCommand,
+    d: &DrawState,
+    f: &DrawFrag,
+    t: &RasterTri,
+    tb: &mut TileBuffer,
+    zs: &mut ZsTile,
+    stages: &mut dyn Stages,
+    stats: &mut RenderStats,
+) -> Result<u64, SimError> {
+    let faces = &d.page.fragment_faces;
+    let face = FaceState::of(
+        faces,
+        !t.front_facing,
+        d.page.fragment_control_2.depth_write_disable,
+    );
+    let (org, w, h) = (tb.origin, tb.width, tb.height);
+    let mut passed = 0;
+    for y in org.1.max(t.bounds[1])..(org.1 + h).min(t.bounds[3]).min(cmd.height) {
+        for x in org.0.max(t.bounds[0])..(org.0 + w).min(t.bounds[2]).min(cmd.width) {
+            if !covers(t, x, y) {
+                continue;
+            }
+            if let Some(s) = &f.scissor {
+                if x < s.min_x as u32
+                    || x >= s.max_x as u32
+                    || y < s.min_y as u32
+                    || y >= s.max_y as u32
+                {
+                    continue;
+                }
+            }
+            if let Some([x0, y0, x1, y1]) = f.region {
+                if x < x0 || x >= x1 || y < y0 || y >= y1 {
+                    continue;
+                }
+            }
+            stats.fragments_rasterized += 1;
+            let mut z = t.depth.at(x as f32 + 0.5, y as f32 + 0.5);
+            if f.depth_clamp {
+                z = z.clamp(0.0, 1.0);
+            }
+            if let Some(s) = &f.scissor {
+                // The scissor entry's depth range bounds the fragment depth (G13 genxml).
+                z = z.max(s.min_z).min(s.max_z);
+            }
+            let i = ((y - org.1) * w + (x - org.0)) as usize;
+            let out = test(&face, z, zs.z[i], zs.s[i], d.at)?;
+            if !out.pass {
+                zs.s[i] = out.stencil;
+                continue;
+            }
+            if !f.late_zs {
+                zs.s[i] = out.stencil;
+                if face.depth_write {
+                    zs.z[i] = z;
+                }
+            }
+            let frag = Fragment {
+                draw: t.draw,
+                launch: f.launch,
+                x,
+                y,
+                front_facing: t.front_facing,
+                coefficients: &t.coefficients,
+            };
+            stats.fragments_shaded += 1;
+            let r = stages.fragment(mem, &frag, tb)?;
+            if r.discard {
+                continue;
+            }
+            if f.late_zs {
+                zs.s[i] = out.stencil;
+                if face.depth_write {
+                    zs.z[i] = z;
+                }
+            }
+            passed += 1;
+        }
+    }
+    stats.samples_passed += passed;
+    Ok(passed)
+}
