@@ -37,6 +37,28 @@ struct Thread<'a> {
     steps: u64,
 }
 
+/// Element `idx` of a buffer of 32-bit words, viewed as elements of `ty`: 16-bit types index
+/// halves (little-endian: element 2k is the low half of word k), like 16-bit device accesses.
+pub fn read_elem(buf: &[u32], idx: usize, ty: Type) -> Option<u32> {
+    if ty.is_16bit() {
+        buf.get(idx / 2).map(|w| (w >> (16 * (idx % 2))) & 0xffff)
+    } else {
+        buf.get(idx).copied()
+    }
+}
+
+/// Store element `idx` of `ty` (see `read_elem`).
+pub fn write_elem(buf: &mut [u32], idx: usize, ty: Type, v: u32) -> Option<()> {
+    if ty.is_16bit() {
+        let w = buf.get_mut(idx / 2)?;
+        let sh = 16 * (idx % 2);
+        *w = (*w & !(0xffff << sh)) | ((v & 0xffff) << sh);
+    } else {
+        *buf.get_mut(idx)? = v;
+    }
+    Some(())
+}
+
 /// Upper bound on executed instructions, so a non-terminating loop is an error, not a hang.
 const STEP_LIMIT: u64 = 10_000_000;
 
@@ -123,8 +145,7 @@ impl Thread<'_> {
                         .enumerate()
                         .take(f.shape(i.dst.unwrap()).comps as usize)
                     {
-                        *o = *buf
-                            .get(idx + c)
+                        *o = read_elem(buf, idx + c, dty)
                             .ok_or(format!("load b{binding}[{}] out of bounds", idx + c))?;
                     }
                 }
@@ -137,14 +158,18 @@ impl Thread<'_> {
                         ),
                         _ => ([self.read(&i.srcs[1], Type::I32)?, 0, 0, 0], 1),
                     };
+                    let sty = match i.srcs[1].op {
+                        Operand::Value { v, .. } => f.ty(v),
+                        _ => Type::I32,
+                    };
                     let buf = self
                         .env
                         .buffers
                         .get_mut(&binding)
                         .ok_or(format!("binding {binding} not bound"))?;
                     for (c, v) in vals.iter().enumerate().take(comps) {
-                        *buf.get_mut(idx + c)
-                            .ok_or(format!("store b{binding}[{}] out of bounds", idx + c))? = *v;
+                        write_elem(buf, idx + c, sty, *v)
+                            .ok_or(format!("store b{binding}[{}] out of bounds", idx + c))?;
                     }
                 }
                 Op::Spill { slot } => {

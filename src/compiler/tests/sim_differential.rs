@@ -246,3 +246,25 @@ fn floor_with_negated_and_absolute_source_matches_reference() {
         check(&f, 1, 3, Options::default());
     }
 }
+
+/// 16-bit floats end to end: half loads into register halves, hadd (with a negated source)
+/// and half stores, on edge-case half inputs (NaN, ±inf, denormals, ±0, extremes).
+#[test]
+fn half_precision_add_matches_reference() {
+    for neg in [false, true] {
+        let mut b = Builder::new(Stage::Compute);
+        let x = b.sysval(SysVal::GlobalId(0));
+        let a = b.load_global(0, x, Type::F16, 1);
+        let c = b.load_global(1, x, Type::F16, 1);
+        let r = b.alu(
+            Op::FAdd,
+            Type::F16,
+            [Src::val(a), Src { neg, ..Src::val(c) }],
+        );
+        b.store_global(2, x, r);
+        let f = b.finish();
+        for seed in 0..4 {
+            check(&f, 2, seed, Options::default());
+        }
+    }
+}

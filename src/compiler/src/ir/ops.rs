@@ -92,7 +92,8 @@ pub enum Op {
     /// Build a tuple from scalar sources.
     Collect,
     SysVal(SysVal),
-    /// `dst = buffer[binding][index]` for `comps` consecutive 32-bit elements (asynchronous on G16).
+    /// `dst = buffer[binding][index..index + comps]` in elements of the destination type
+    /// (16-bit types index 16-bit elements, as G16's 16-bit device formats do); asynchronous.
     LoadGlobal {
         binding: u8,
     },

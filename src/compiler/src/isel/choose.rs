@@ -19,7 +19,6 @@ pub fn form_name(op: Op, ty: Type, src0_imm: bool, src1_imm: bool) -> Option<&'s
         (Op::FMul, Type::F32) => "fmul",
         (Op::FFma, Type::F32) => "ffma",
         (Op::FAdd, Type::F16) => "hadd",
-        (Op::FMul, Type::F16) => "hmul",
         (Op::IAdd, Type::I32) if src1_imm => "iadd",
         (Op::Xor, Type::I32) => "ilogic",
         (Op::Copy, _) if src0_imm => "mov_imm",

@@ -86,6 +86,11 @@ fn template(name: &str) -> Option<&'static str> {
         "ffma" => "29812609210a02c2",
         "fadd_imm" => "09b914018000",
         "mov_imm" => "1c07",
+        // EXP-M4-54 half kernels (M4, measured): 16-bit load/store and hadd.
+        "device_load:16" => "6700440201002000410100404400",
+        "device_store:16" => "e700540202002000010000101100",
+        "device_store_direct:16" => "e700560203002100010000101100",
+        "hadd" => "10031c0200c0",
         // EXP-M4-54 native float SFU kernels (`*_float_reuse`: r2 = f(r0), measured).
         "sfu:floor" => "2f005604020090400200",
         "sfu:log2" => "2f025604020090400000",
@@ -151,15 +156,28 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
         return Err(err(i, "abs source modifier has no validated encoding"));
     }
     // A store of a still-pending load result uses the direct mode, which has no wait field.
-    let direct = i.op.writes_memory() && i.wait_slot == 6;
-    let tname = if direct { "device_store_direct" } else { name };
+    let direct = i.op.writes_memory() && i.wait == 1 << 5;
+    let is16 = match i.op {
+        Op::LoadGlobal { .. } => i.ty.is_16bit(),
+        Op::StoreGlobal { .. } => i.srcs.get(1).is_some_and(|s| s.ty.is_16bit()),
+        _ => false,
+    };
+    let tname = match (direct, is16) {
+        (true, false) => "device_store_direct".to_string(),
+        (true, true) => "device_store_direct:16".to_string(),
+        (false, true) => format!("{name}:16"),
+        (false, false) => name.to_string(),
+    };
+    let tname = tname.as_str();
     let mut x = from_template(tname)
         .ok_or_else(|| err(i, format!("no hardware-run template for {tname}")))?;
     let _ = form;
     let e =
         |r: Result<&mut Instr, agx16_isa::EncodeError>| r.map(|_| ()).map_err(|e| enc_err(i, e));
     if let Some(d) = i.dst {
-        e(x.set_gpr(Role::Dst, d.gpr(), part(d)))?;
+        if !matches!(i.op, Op::LoadGlobal { .. }) || d.halves == 2 {
+            e(x.set_gpr(Role::Dst, d.gpr(), part(d)))?;
+        }
     }
     match i.op {
         Op::SysVal(SysVal::GlobalId(0)) => {
@@ -183,12 +201,30 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
         }
         Op::FAdd | Op::FMul | Op::IAdd | Op::ISub | Op::Xor => {
             let (mut a, mut b) = (i.srcs[0], i.srcs[1]);
-            // Only B has a negate; addition and multiplication commute.
-            if a.neg && !b.neg && matches!(i.op, Op::FAdd | Op::FMul) && !is_imm(Some(&b.op)) {
+            // fadd/fmul negate B, hadd negates A; addition and multiplication commute.
+            let neg_field = if x.form.field_index("a_neg").is_some() {
+                "a_neg"
+            } else {
+                "b_neg"
+            };
+            let wrong = if neg_field == "a_neg" {
+                b.neg && !a.neg
+            } else {
+                a.neg && !b.neg
+            };
+            if wrong
+                && matches!(i.op, Op::FAdd | Op::FMul)
+                && !is_imm(Some(&b.op))
+                && !is_imm(Some(&a.op))
+            {
                 std::mem::swap(&mut a, &mut b);
             }
-            if a.neg || (b.neg && !matches!(i.op, Op::FAdd | Op::FMul)) {
+            let bad_neg = if neg_field == "a_neg" { b.neg } else { a.neg };
+            if bad_neg || ((a.neg || b.neg) && !matches!(i.op, Op::FAdd | Op::FMul)) {
                 return Err(err(i, "negate on this source has no validated encoding"));
+            }
+            if a.neg {
+                e(x.set("a_neg", 1))?;
             }
             let ra = reg_of(i, &a)?;
             e(x.set_gpr(Role::SrcA, ra.gpr(), part(ra)))?;
@@ -204,7 +240,7 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
                     let rb = reg_of(i, &b)?;
                     e(x.set_gpr(Role::SrcB, rb.gpr(), part(rb)))?;
                     if b.neg {
-                        e(x.set("b_neg", 1))?;
+                        e(x.set(neg_field, 1))?;
                     }
                 }
             }
@@ -241,21 +277,24 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
             }
         }
         Op::LoadGlobal { binding } | Op::StoreGlobal { binding } => {
-            if i.ty != Type::I32 && i.ty != Type::F32 && i.op != (Op::StoreGlobal { binding }) {
-                return Err(err(
-                    i,
-                    "only 32-bit device access has a measured format here",
-                ));
-            }
             let idx = reg_of(i, &i.srcs[0])?;
             e(x.set_gpr(Role::SrcB, idx.gpr(), Part::Full))?;
             e(x.set("base_slot", binding as u64))?;
+            // 16-bit accesses name a half register: the GPR plus a high-half bit.
+            if let (Op::LoadGlobal { .. }, Some(d)) = (i.op, i.dst) {
+                if d.halves == 1 {
+                    e(x.set_gpr(Role::Dst, d.gpr(), Part::Full))?;
+                    e(x.set("dst_hi", u64::from(d.half % 2 == 1)))?;
+                } else if d.halves != 2 {
+                    return Err(err(i, "tuple loads are split before allocation"));
+                }
+            }
             if let Op::StoreGlobal { .. } = i.op {
                 let d = reg_of(i, &i.srcs[1])?;
-                if d.halves != 2 {
-                    return Err(err(i, "only 32-bit stores have a measured format here"));
-                }
                 e(x.set_gpr(Role::SrcD, d.gpr(), Part::Full))?;
+                if d.halves == 1 {
+                    e(x.set("data_hi", u64::from(d.half % 2 == 1)))?;
+                }
             }
         }
         _ => return Err(err(i, "not selected")),
@@ -264,8 +303,22 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
     if i.produce_slot != 0 {
         e(x.set_produce(i.produce_slot))?;
     }
-    if i.wait_slot != 0 && !direct {
-        e(x.set_wait(SlotSet(1 << (i.wait_slot - 1))))?;
+    if i.wait != 0 && !direct {
+        // Index layouts name a group by its base slot; mask layouts name every slot.
+        let index_layout = x.form.fields.iter().any(|f| {
+            matches!(
+                f.kind,
+                Kind::Wait(agx16_isa::SlotLayout::Index45 | agx16_isa::SlotLayout::Index61)
+            )
+        });
+        let set = if index_layout {
+            let base = crate::mir::group_base(i.wait)
+                .ok_or_else(|| err(i, "scoreboard slots are not a contiguous group"))?;
+            1 << (base - 1)
+        } else {
+            i.wait
+        };
+        e(x.set_wait(SlotSet(set)))?;
     }
     for (k, s) in i.srcs.iter().enumerate() {
         if !s.release {

@@ -40,9 +40,10 @@ enum Flow {
 }
 
 impl Machine<'_> {
-    fn read_reg(&mut self, r: Reg, slot: u8) -> Result<Vec<u16>, String> {
+    /// Read `r`; a pending result is delivered only if `slots` (bit s-1) names its slot.
+    fn read_reg(&mut self, r: Reg, slots: u8) -> Result<Vec<u16>, String> {
         if let Some(k) = self.pending.iter().position(|p| p.reg.overlaps(r)) {
-            if self.pending[k].slot != slot {
+            if slots >> (self.pending[k].slot - 1) & 1 == 0 {
                 // Wrong or missing slot: the hardware reads zeros.
                 return Ok(vec![0; r.halves as usize]);
             }
@@ -88,8 +89,11 @@ impl Machine<'_> {
             let v = match s.op {
                 MOperand::Reg(r) => {
                     let pending_here = self.pending.iter().any(|p| p.reg.overlaps(r));
-                    let slot = if pending_here { i.wait_slot } else { 0 };
-                    self.read_reg(r, slot)?
+                    let slots = if pending_here { i.wait } else { 0 };
+                    if slots != 0 && super::group_base(slots).is_none() {
+                        return Err(format!("`{i}` names slots that are not a contiguous group"));
+                    }
+                    self.read_reg(r, slots)?
                 }
                 MOperand::Imm(b) => Self::split(b, 2),
                 MOperand::Uniform(u) => Self::split(
@@ -138,14 +142,13 @@ impl Machine<'_> {
                     .buffers
                     .get(&binding)
                     .ok_or(format!("binding {binding} not bound"))?;
-                let words = dst_halves.div_ceil(2);
+                // Elements of the destination type: 16-bit loads fill one half each.
+                let per = if i.ty.is_16bit() { 1 } else { 2 };
                 let mut out = Vec::new();
-                for c in 0..words {
-                    out.extend(Self::split(
-                        *buf.get(idx + c)
-                            .ok_or(format!("load b{binding}[{}] out of bounds", idx + c))?,
-                        2,
-                    ));
+                for c in 0..dst_halves / per {
+                    let v = crate::interp::read_elem(buf, idx + c, i.ty)
+                        .ok_or(format!("load b{binding}[{}] out of bounds", idx + c))?;
+                    out.extend(Self::split(v, per));
                 }
                 out.truncate(dst_halves);
                 Some(out)
@@ -164,10 +167,11 @@ impl Machine<'_> {
                     .buffers
                     .get_mut(&binding)
                     .ok_or(format!("binding {binding} not bound"))?;
-                for (c, w) in data.chunks(2).enumerate() {
-                    *buf.get_mut(idx + c)
-                        .ok_or(format!("store b{binding}[{}] out of bounds", idx + c))? =
-                        Self::join(w);
+                let sty = i.srcs[1].ty;
+                let per = if sty.is_16bit() { 1 } else { 2 };
+                for (c, w) in data.chunks(per).enumerate() {
+                    crate::interp::write_elem(buf, idx + c, sty, Self::join(w))
+                        .ok_or(format!("store b{binding}[{}] out of bounds", idx + c))?;
                 }
                 None
             }

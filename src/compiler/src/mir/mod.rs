@@ -73,10 +73,25 @@ pub struct MInstr {
     pub sat: bool,
     /// Async producers: the scoreboard slot (1–6) its result is tagged with.
     pub produce_slot: u8,
-    /// Consumers: the slot named to receive a pending result (0 = ordinary register path).
-    pub wait_slot: u8,
+    /// Consumers: the scoreboard slots named to receive pending results (bit s-1 for slot s;
+    /// empty = ordinary register path). More than one slot is a contiguous group (6→1 wraps),
+    /// which index layouts encode as its base slot.
+    pub wait: u8,
     /// Lifetime bit: the destination is read later, so it must be published to the file.
     pub publish: bool,
+}
+
+/// The base of a contiguous (cyclic 1..6) slot group, or `None` if the set is not one.
+pub fn group_base(set: u8) -> Option<u8> {
+    let has = |s: u8| set >> (s - 1) & 1 == 1;
+    let pred = |s: u8| if s == 1 { 6 } else { s - 1 };
+    let starts: Vec<u8> = (1..=6).filter(|&s| has(s) && !has(pred(s))).collect();
+    match (set & 0x3f, starts.as_slice()) {
+        (0, _) => None,
+        (0x3f, _) => Some(6),
+        (_, [b]) => Some(*b),
+        _ => None,
+    }
 }
 
 impl MInstr {
@@ -88,7 +103,7 @@ impl MInstr {
             srcs: srcs.into_iter().collect(),
             sat: false,
             produce_slot: 0,
-            wait_slot: 0,
+            wait: 0,
             publish: true,
         }
     }
@@ -179,8 +194,12 @@ impl fmt::Display for MInstr {
         if self.produce_slot != 0 {
             write!(f, " ->sb{}", self.produce_slot)?;
         }
-        if self.wait_slot != 0 {
-            write!(f, " <-sb{}", self.wait_slot)?;
+        if self.wait != 0 {
+            let slots: Vec<String> = (1..=6)
+                .filter(|s| self.wait >> (s - 1) & 1 == 1)
+                .map(|s| s.to_string())
+                .collect();
+            write!(f, " <-sb{}", slots.join(","))?;
         }
         Ok(())
     }
@@ -204,5 +223,21 @@ impl fmt::Display for MProgram {
             }
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::group_base;
+
+    #[test]
+    fn contiguous_slot_groups_and_their_base() {
+        assert_eq!(group_base(1 << 5), Some(6));
+        assert_eq!(group_base((1 << 5) | 1), Some(6)); // 6 -> 1 wraps
+        assert_eq!(group_base(0b000110), Some(2));
+        assert_eq!(group_base(0b000101), None); // 1 and 3: hole at 2
+        assert_eq!(group_base((1 << 5) | 0b10), None); // 6 and 2: hole at 1
+        assert_eq!(group_base(0x3f), Some(6));
+        assert_eq!(group_base(0), None);
     }
 }

@@ -43,7 +43,7 @@ fn handoff(p: &Pending) -> MInstr {
             release: false,
         }],
     );
-    m.wait_slot = p.slot;
+    m.wait = 1 << (p.slot - 1);
     m
 }
 
@@ -71,7 +71,6 @@ pub fn assign_slots(p: &mut MProgram) {
             .collect();
         // Stores consume directly only from slot 6; anything else is handed off first.
         let is_store = i.op.writes_memory();
-        let mut keep: Option<usize> = None;
         let store_data = if is_store {
             match i.srcs.get(1).map(|s| s.op) {
                 Some(MOperand::Reg(r)) => Some(r),
@@ -80,25 +79,34 @@ pub fn assign_slots(p: &mut MProgram) {
         } else {
             None
         };
+        // The consumer names one contiguous group of slots (measured: FALU2/FALU3 consuming
+        // several pending loads/textures name the group's base, 6→1 wrapping); a store takes
+        // only its data, directly, from a slot-6 load. Everything else is handed off first.
+        let mut named: u8 = 0;
+        let mut keep = Vec::new();
         for &k in &hits {
-            // A store takes only its data straight from a slot-6 load (direct store mode).
-            let ok_for_store = !is_store
-                || (pending[k].slot == 6 && store_data.is_some_and(|r| r.overlaps(pending[k].reg)));
-            if keep.is_none() && ok_for_store {
-                keep = Some(k);
+            let slot_bit = 1u8 << (pending[k].slot - 1);
+            let ok = if is_store {
+                named == 0
+                    && pending[k].slot == 6
+                    && store_data.is_some_and(|r| r.overlaps(pending[k].reg))
+            } else {
+                crate::mir::group_base(named | slot_bit).is_some()
+            };
+            if ok {
+                named |= slot_bit;
+                keep.push(k);
             }
         }
-        hits.retain(|k| Some(*k) != keep);
-        // Everything but the one named slot is handed off before the instruction.
+        hits.retain(|k| !keep.contains(k));
         hits.sort_unstable_by(|a, b| b.cmp(a));
-        let keep_slot = keep.map(|k| pending[k].slot);
         for k in hits {
             let pd = pending.remove(k);
             out.push(MItem::Instr(handoff(&pd)));
         }
-        if let Some(s) = keep_slot {
-            i.wait_slot = s;
-            pending.retain(|pd| pd.slot != s);
+        if named != 0 {
+            i.wait = named;
+            pending.retain(|pd| named >> (pd.slot - 1) & 1 == 0);
         }
         // A write over a pending tuple (cannot happen after allocation) is handed off first.
         if let Some(d) = i.dst {
@@ -133,6 +141,6 @@ pub fn assign_slots(p: &mut MProgram) {
     p.stats.scoreboard_waits = p
         .items
         .iter()
-        .filter(|it| matches!(it, MItem::Instr(i) if i.wait_slot != 0))
+        .filter(|it| matches!(it, MItem::Instr(i) if i.wait != 0))
         .count() as u32;
 }
