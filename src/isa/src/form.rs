@@ -55,6 +55,9 @@ pub enum SlotLayout {
     Mask12,
     /// One-hot mask split over bits 45..47 (slots 1-3) and 61..63 (slots 4-6) (extended ilogic).
     MaskSplit45_61,
+    /// One bit at 30: set = wait for slot 2, where the launcher's pointer loads publish
+    /// (argument transfer; GravityLinux/mesa agx_apple9_encoding.h, hardware-run launchers).
+    Flag30Slot2,
 }
 
 /// How a producer publishes its result slot.

@@ -5,6 +5,9 @@ use crate::evidence::Evidence;
 use crate::instr::Instr;
 use crate::op::Op;
 
+mod launch;
+pub use launch::*;
+
 /// One special register readable by `get_sr` (byte 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct SpecialReg {

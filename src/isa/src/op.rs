@@ -73,6 +73,17 @@ pub enum Op {
     Derivative,
     MatrixMac,
     RayTrace,
+    // launcher (setup-program) operations
+    /// Load one or two 64-bit pointers from a GPR-pair address into pending registers.
+    PointerLoad,
+    /// Stage allocation: threadgroup memory (compute) or tile/sample layout (fragment).
+    StageAllocation,
+    /// Selects the entry-table slot the stage body is entered through.
+    StageTarget,
+    /// Publication and scratch frame of the stage invocation.
+    LaunchFrame,
+    /// Copies one GPR word into the main's argument (uniform) window.
+    ArgumentStore,
     /// Length and bits are known; meaning is not.
     Opaque,
 }

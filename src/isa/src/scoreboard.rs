@@ -48,6 +48,7 @@ impl Instr {
                 s => (SlotSet(1 << (s - 1)), false),
             },
             SlotLayout::Mask12 | SlotLayout::MaskSplit45_61 => (SlotSet(v as u8 & 0x3f), false),
+            SlotLayout::Flag30Slot2 => (SlotSet(if v != 0 { 1 << 1 } else { 0 }), false),
         };
         Some(Wait {
             layout,
@@ -80,6 +81,16 @@ impl Instr {
                 }
             },
             SlotLayout::Mask12 | SlotLayout::MaskSplit45_61 => (slots.0 & 0x3f) as u64,
+            SlotLayout::Flag30Slot2 => match slots.0 {
+                0 => 0,
+                0b10 => 1,
+                _ => {
+                    return Err(EncodeError::Other(format!(
+                        "{} can only wait on slot 2; got {:?}",
+                        form.name, slots
+                    )))
+                }
+            },
         };
         self.set_index(i, v)
     }

@@ -125,15 +125,26 @@ const F3_12: &[Field] = f3_fields!(raw!("ext", 64, 32));
 // are compact too (corpus-only).
 // The destination is explicit, not an accumulator: EXP-M4-55 k_sqrt (hash-matched on M4)
 // ends with `09 05 19 01` = r0 = r2 * r0 (sqrt = x * factor(x)), a = byte1 (reg<<1|is32),
-// b = byte3. Byte2 bits 19..23 (lifetime state in the long forms) are not established here.
+// b = byte3. Bits 15/31 are the keep bits and bits 19/20/21 release A / release B / publish,
+// at the positions of the long forms: k_sqrt (`19`: both sources released, r2 and the old r0
+// are dead) reproduces the M4 output bit for bit under this reading, and k_sqrt_precise's
+// `39 89 21 85` (keep both, publish) is r3 = r4 * r2 = x * factor(x) by data flow, which the
+// 7-bit register reading (r68 * r66, never written) cannot be. Inferred from EXP-M4-55,
+// hardware output reproduced; bits 22..23 stay raw.
 const M455: &str = "niklassheth/agx-re:experiments/EXP-M4-55-sqrt-sine-assist";
+const M455_LIFE: &str = "niklassheth/agx-re:experiments/EXP-M4-55-sqrt-sine-assist (k_sqrt: inferred, hardware output reproduced)";
 const FC4: &[Field] = &[
     f!("dst", [(4, 4)], Gpr(Dst), CorpusOnly, M455),
     f!("a_size", [(8, 1)], Size(SrcA), CorpusOnly, M455),
-    f!("a", [(9, 7)], Gpr(SrcA), CorpusOnly, M455),
-    raw!("b2", 19, 5),
+    f!("a", [(9, 6)], Gpr(SrcA), CorpusOnly, M455),
+    f!("a_keep", [(15, 1)], Modifier, CorpusOnly, PK),
+    f!("rel_a", [(19, 1)], Release(SrcA), CorpusOnly, M455_LIFE),
+    f!("rel_b", [(20, 1)], Release(SrcB), CorpusOnly, M455_LIFE),
+    f!("publish", [(21, 1)], Publish, CorpusOnly, M455_LIFE),
+    raw!("b2_hi", 22, 2),
     f!("b_size", [(24, 1)], Size(SrcB), CorpusOnly, M455),
-    f!("b", [(25, 7)], Gpr(SrcB), CorpusOnly, M455),
+    f!("b", [(25, 6)], Gpr(SrcB), CorpusOnly, M455),
+    f!("b_keep", [(31, 1)], Modifier, CorpusOnly, PK),
 ];
 
 // Op-selects other than add/mul/fma: bits are real, meaning is not established.

@@ -16,6 +16,7 @@ mod falu;
 mod gfx;
 mod half;
 mod int;
+mod launch;
 mod logic;
 mod mem;
 mod misc;
@@ -26,6 +27,7 @@ pub(crate) mod src;
 /// Families in decode priority order.
 pub static GROUPS: &[&[Form]] = &[
     ctrl::FORMS,
+    launch::FORMS,
     sr::FORMS,
     mem::FORMS,
     sfu::FORMS,

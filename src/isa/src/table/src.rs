@@ -11,3 +11,10 @@ pub const MASK: &str = "niklassheth/agx-re:experiments/EXP-M4-52-deep-mask-stack
 pub const CORPUS: &str = "corpus tiling (Apple-compiled programs, ../shared/oracles/isa/corpus)";
 /// Packer golden vectors: keeping a source live clears its release bit and sets its keep bit.
 pub const PK: &str = "GravityLinux/mesa:src/asahi/compiler/test/test-apple9.cpp";
+/// T8132 launcher (setup-program) write-up: stage parameters, hardware controls and readouts.
+pub const GL_LAUNCH: &str =
+    "GravityLinux/mesa:src/gallium/drivers/asahi/README.apple9-launchers.md";
+/// T8132 launcher builder (allocation, target and frame byte layouts, measured by the driver's runs).
+pub const GL_LAUNCH_C: &str = "GravityLinux/mesa:src/gallium/drivers/asahi/agx_apple9_launch.c";
+/// Shared setup encoders (pointer loads, argument words, relative branch, literal moves).
+pub const GL_ENC: &str = "GravityLinux/mesa:src/asahi/compiler/agx_apple9_encoding.h";
