@@ -12,7 +12,7 @@
 //! are raw fields, so a decoder shows them and a strict model refuses non-zero values.
 //! None of these forms occur in the Apple-compiled corpus (it holds stage bodies only).
 
-use super::src::{GL_ENC, GL_LAUNCH, GL_LAUNCH_C};
+use super::src::{GL_ARENA, GL_ENC, GL_LAUNCH, GL_LAUNCH_C};
 use crate::form::{Field, Form, Kind::*, ProduceLayout::*, Role::*, SlotLayout::*};
 
 // `67 00 54 <dst<<1> <base> 00 00 00 <fmt | token> 00 <offset> 40 26 00`: load one (format
@@ -100,6 +100,13 @@ pub static FORMS: &[Form] = &[
         [(0, 8, 0x77), (8, 1, 1), (57, 1, 1), (71, 1, 1)], STAGE_TARGET, []),
     form!("launch_frame", LaunchFrame, 10, Hardware, GL_LAUNCH,
         [(0, 8, 0xf7), (8, 8, 0x00), (16, 8, 0x2a)], LAUNCH_FRAME, []),
+    // Entry-arena words (GravityLinux/mesa agx_apple9.c helper directory and the compute
+    // constant helper, part of the hardware-run arena image). `06 00` is the driver's padding
+    // form: it fills the directory and follows the constant helper's STOP; no run executes it.
+    form!("pad", Opaque, 2, Hypothesis, GL_ARENA, [(0, 16, 0x0006)], &[], []),
+    // `f7 03 aa 00` opens each 16-byte terminal tag of the helper directory (then `8f 02 54 01`
+    // and four pads); the sources call its interpretation unknown. Length from that layout.
+    form!("helper_tag", Opaque, 4, Hypothesis, GL_ARENA, [(0, 32, 0x00aa_03f7)], &[], []),
     form!("arg_store", ArgumentStore, 4, Hardware, GL_ENC,
         [(0, 4, 0xb), (16, 6, 0x09), (24, 6, 0x04)], ARG_STORE, [rch!(SrcA, 63, Hardware)]),
 ];

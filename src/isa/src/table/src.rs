@@ -18,3 +18,5 @@ pub const GL_LAUNCH: &str =
 pub const GL_LAUNCH_C: &str = "GravityLinux/mesa:src/gallium/drivers/asahi/agx_apple9_launch.c";
 /// Shared setup encoders (pointer loads, argument words, relative branch, literal moves).
 pub const GL_ENC: &str = "GravityLinux/mesa:src/asahi/compiler/agx_apple9_encoding.h";
+/// Entry arena: helper directory, block headers, compute constant helper, body entries.
+pub const GL_ARENA: &str = "GravityLinux/mesa:src/gallium/drivers/asahi/agx_apple9.c";
