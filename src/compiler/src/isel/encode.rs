@@ -2,7 +2,7 @@
 
 use super::choose::{form_name, is_imm};
 use crate::error::CompileError;
-use crate::ir::{Op, SysVal, Type};
+use crate::ir::{Op, SysVal};
 use crate::mir::{MInstr, MItem, MOperand, MProgram, MSrc, Reg};
 use agx16_isa::{form_by_name, Instr, Kind, Part, Role, SlotSet};
 
