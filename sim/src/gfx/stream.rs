@@ -61,13 +61,8 @@ pub fn read_draws(mem: &dyn GpuMemory, cmd: &RenderCommand) -> Result<Vec<DrawSt
         if !d.ppp_updates.is_empty() {
             let p = PppPage::from_updates(&reader, &d.ppp_updates)
                 .map_err(|e| render_error(format!("PPP state of the draw at {:#x}: {e}", d.at)))?;
-            if !p.fully_known() {
-                let (text, _) = p.format(2, PrintOptions::default());
-                return Err(unestablished(
-                    d.at,
-                    "PPP page",
-                    format!("undocumented bits or values:\n{text}"),
-                ));
+            if let Some(what) = unknown_records(&p) {
+                return Err(unestablished(d.at, "PPP page", what));
             }
             page = Some(p);
         }
@@ -85,4 +80,26 @@ pub fn read_draws(mem: &dyn GpuMemory, cmd: &RenderCommand) -> Result<Vec<DrawSt
         });
     }
     Ok(out)
+}
+
+/// Names the PPP records holding undocumented bits or enum values, with their dumps.
+fn unknown_records(p: &PppPage) -> Option<String> {
+    use agx16_cmdstream::print::dump;
+    use agx16_cmdstream::Record;
+    fn one<R: Record>(r: &R, out: &mut String) {
+        if !r.fully_known() {
+            out.push_str(&dump(r, 2, PrintOptions::default()).0);
+        }
+    }
+    let mut out = String::new();
+    one(&p.varying_counts, &mut out);
+    one(&p.fragment_shader, &mut out);
+    one(&p.output_select, &mut out);
+    one(&p.fragment_faces, &mut out);
+    one(&p.fragment_control_2, &mut out);
+    one(&p.viewport, &mut out);
+    one(&p.w_clamp_cull_2, &mut out);
+    one(&p.cull, &mut out);
+    one(&p.scissor_depth_bias, &mut out);
+    (!out.is_empty()).then(|| format!("undocumented bits or values:\n{out}"))
 }
