@@ -167,7 +167,18 @@ pub fn eval(op: Op, dst: Type, src_tys: &[Type], s: &[u32], sat: bool) -> Option
         Op::FMin => out_f(f(0).min(f(1)), false),
         Op::FMax => out_f(f(0).max(f(1)), false),
         Op::Sfu(k) => out_f(sfu(k, fz(0)), false),
-        Op::FCmp(c) => bool_bits(cmp(c, f(0), f(1))),
+        // Float compares see fp32 denormals as zero like the fp32 ALU (inferred from the
+        // add/mul/FMA measurements; agx16-sim's predicate compare does the same).
+        Op::FCmp(c) => {
+            let z = |k: usize| {
+                if src_tys[k] == Type::F32 {
+                    ftz(f(k))
+                } else {
+                    f(k)
+                }
+            };
+            bool_bits(cmp(c, z(0), z(1)))
+        }
         Op::IAdd => s[0].wrapping_add(s[1]) & m,
         Op::ISub => s[0].wrapping_sub(s[1]) & m,
         Op::IMul => s[0].wrapping_mul(s[1]) & m,

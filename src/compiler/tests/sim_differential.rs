@@ -268,3 +268,84 @@ fn half_precision_add_matches_reference() {
         }
     }
 }
+
+/// Structured if/else on the model: the compare fuses into a predicate compare and the
+/// exec-mask push; each arm computes its value under the mask, and the phi's copies at the end
+/// of each arm merge them. Float and integer conditions, both polarities, nested once.
+#[test]
+fn if_else_with_phis_matches_reference() {
+    let conds: [(Op, bool); 6] = [
+        (Op::FCmp(Cmp::Lt), true),
+        (Op::FCmp(Cmp::Eq), true),
+        (Op::FCmp(Cmp::Ne), true),
+        (
+            Op::ICmp {
+                cond: Cmp::Lt,
+                signed: true,
+            },
+            false,
+        ),
+        (
+            Op::ICmp {
+                cond: Cmp::Ge,
+                signed: false,
+            },
+            false,
+        ),
+        (
+            Op::ICmp {
+                cond: Cmp::Eq,
+                signed: true,
+            },
+            false,
+        ),
+    ];
+    for (op, float) in conds {
+        for nested in [false, true] {
+            let mut b = Builder::new(Stage::Compute);
+            let x = b.sysval(SysVal::GlobalId(0));
+            let ty = if float { Type::F32 } else { Type::I32 };
+            let a = b.load_global(0, x, ty, 1);
+            let c = b.load_global(1, x, ty, 1);
+            let p = b.alu(op, Type::Bool, [Src::val(a), Src::val(c)]);
+            b.if_(p);
+            let t = if float {
+                b.fadd(a, Src::imm_f32(1.5))
+            } else {
+                b.iadd(a, Src::imm(7))
+            };
+            let t = if nested {
+                let q = b.alu(op, Type::Bool, [Src::val(c), Src::val(t)]);
+                b.if_(q);
+                let u = if float {
+                    b.fmul(t, t)
+                } else {
+                    b.alu(Op::Xor, Type::I32, [Src::val(t), Src::val(c)])
+                };
+                b.else_();
+                let (tt, ee, _) = b.end_if();
+                b.phi(Shape::scalar(ty), &[(tt, Src::val(u)), (ee, Src::val(t))])
+            } else {
+                t
+            };
+            let then_end = b.current_block();
+            b.else_();
+            let e = if float {
+                b.fmul(a, c)
+            } else {
+                b.iadd(c, Src::imm(100))
+            };
+            let else_end = b.current_block();
+            let (_, _, _) = b.end_if();
+            let r = b.phi(
+                Shape::scalar(ty),
+                &[(then_end, Src::val(t)), (else_end, Src::val(e))],
+            );
+            b.store_global(2, x, r);
+            let f = b.finish();
+            for seed in 0..3 {
+                check(&f, 2, seed, Options::default());
+            }
+        }
+    }
+}

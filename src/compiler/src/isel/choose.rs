@@ -8,6 +8,8 @@ use crate::mir::MOperand;
 pub fn form_name(op: Op, ty: Type, src0_imm: bool, src1_imm: bool) -> Option<&'static str> {
     Some(match (op, ty) {
         (Op::SysVal(_), _) => "get_sr",
+        // Only as the condition of an `if` (fused into the exec-mask push); reach r0–r63.
+        (Op::ICmp { .. } | Op::FCmp(_), _) => "pcmp",
         // Special functions: one template per function (`form:variant`).
         (Op::Sfu(Sfu::Floor), Type::F32) => "sfu:floor",
         (Op::Sfu(Sfu::Log2), Type::F32) => "sfu:log2",

@@ -371,22 +371,48 @@ fn round_trip(i: &MInstr, mut x: Instr) -> Result<Instr, CompileError> {
 
 /// Encode a straight-line program; control flow is not selected yet.
 pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
+    use super::control;
     let mut out = Encoded::default();
-    for it in &p.items {
-        match it {
+    let mut emit = |x: Instr, out: &mut Encoded| {
+        x.encode_into(&mut out.code);
+        out.instrs += 1;
+    };
+    let unsupported = |what: &MItem| {
+        CompileError::NoForm { instr: format!("{what:?}"), why: "only structured if/else is selected; loops, break, continue, early return and discard are not yet".into() }
+    };
+    let mut depth = 0usize;
+    let mut k = 0;
+    while k < p.items.len() {
+        match &p.items[k] {
             MItem::Instr(i) => {
-                let x = select(i)?;
-                x.encode_into(&mut out.code);
-                out.instrs += 1;
+                // A compare read only by the next `if` becomes the predicate compare + push.
+                if let (true, Some(MItem::If { cond })) = (i.feeds_branch_only, p.items.get(k + 1))
+                {
+                    if i.dst == Some(*cond) {
+                        emit(round_trip(i, control::predicate_compare(i)?)?, &mut out);
+                        emit(control::if_push()?, &mut out);
+                        depth += 1;
+                        k += 2;
+                        continue;
+                    }
+                }
+                emit(select(i)?, &mut out);
             }
-            MItem::Return => break,
-            other => {
+            MItem::If { .. } => {
                 return Err(CompileError::NoForm {
-                    instr: format!("{other:?}"),
-                    why: "control flow is not selected yet".into(),
+                    instr: "if".into(),
+                    why: "the condition is not a compare fused into the branch".into(),
                 })
             }
+            MItem::Else => emit(control::else_()?, &mut out),
+            MItem::EndIf => {
+                emit(control::pop()?, &mut out);
+                depth -= 1;
+            }
+            MItem::Return if depth == 0 && k + 1 == p.items.len() => {}
+            other => return Err(unsupported(other)),
         }
+        k += 1;
     }
     let stop = Instr::build("stop", &[]).map_err(|e| CompileError::Encode {
         instr: "stop".into(),

@@ -7,6 +7,7 @@
 //! values whose behaviour is established.
 
 mod choose;
+mod control;
 mod encode;
 pub mod target;
 

@@ -79,6 +79,9 @@ pub struct MInstr {
     pub wait: u8,
     /// Lifetime bit: the destination is read later, so it must be published to the file.
     pub publish: bool,
+    /// The result is read only by the structured `if` right after it (a compare that
+    /// selection fuses into the predicate compare feeding the exec-mask push).
+    pub feeds_branch_only: bool,
 }
 
 /// The base of a contiguous (cyclic 1..6) slot group, or `None` if the set is not one.
@@ -104,6 +107,7 @@ impl MInstr {
             sat: false,
             produce_slot: 0,
             wait: 0,
+            feeds_branch_only: false,
             publish: true,
         }
     }

@@ -47,6 +47,8 @@ struct Assigner<'a> {
     def_block: Vec<usize>,
     file: RegFile,
     prefer_high: bool,
+    /// Readers of each value (an `if` condition counts).
+    uses: Vec<u32>,
     /// Halves kept free at the bottom for destinations limited to r0–r15.
     low_reserve: u16,
     /// Where tuples are placed from the top down: just above the function's peak pressure, so
@@ -231,6 +233,9 @@ impl Assigner<'_> {
             }
             let mut m = MInstr::new(i.op, dty, dst, srcs);
             m.sat = i.sat;
+            m.feeds_branch_only = i.dst.is_some_and(|d| {
+                self.lv.branch_cond[bi] == Some(d) && self.uses[d.0 as usize] == 1
+            });
             if let Some(d) = i.dst {
                 if !after[k].contains(d) {
                     self.file.free(dst.unwrap());
@@ -401,6 +406,7 @@ pub fn assign(
         def_block,
         file: RegFile::new(limit_halves),
         prefer_high,
+        uses: crate::opt::uses::use_counts(f),
         low_reserve: low_reserve(f, target),
         soft_top: {
             let cfg = Cfg::build(f);

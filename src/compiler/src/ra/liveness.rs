@@ -48,7 +48,8 @@ pub struct Liveness {
     pub branch_cond: Vec<Option<Value>>,
 }
 
-fn conds(ns: &[CfNode], out: &mut Vec<Option<Value>>) {
+/// For each block, the value an `if` right after it branches on.
+pub(crate) fn conds(ns: &[CfNode], out: &mut Vec<Option<Value>>) {
     for (k, n) in ns.iter().enumerate() {
         match n {
             CfNode::If {

@@ -73,7 +73,9 @@ fn is_leaf_constant(i: &Instr) -> bool {
 }
 
 pub fn run(f: &mut Function) {
-    for b in &mut f.blocks {
+    let mut cond = vec![None; f.blocks.len()];
+    crate::ra::liveness::conds(&f.body, &mut cond);
+    for (bi, b) in f.blocks.iter_mut().enumerate() {
         let instrs = std::mem::take(&mut b.instrs);
         let (leaves, rest): (Vec<Instr>, Vec<Instr>) =
             instrs.into_iter().partition(is_leaf_constant);
@@ -96,6 +98,16 @@ pub fn run(f: &mut Function) {
         let at = out.len() - term as usize;
         let tail: Vec<Instr> = leaves.into_iter().flatten().collect();
         out.splice(at..at, tail);
+        // The instruction computing the branch condition goes last, next to the `if`, so
+        // selection can fuse a compare into the predicate compare.
+        if let Some(c) = cond[bi] {
+            if let Some(k) = out.iter().position(|i| i.dst == Some(c) && i.op != Op::Phi) {
+                let i = out.remove(k);
+                let term = out.last().is_some_and(|i| i.op.is_terminator());
+                let at = out.len() - term as usize;
+                out.insert(at, i);
+            }
+        }
         b.instrs = out;
     }
 }

@@ -86,7 +86,11 @@ pub fn assign_slots(p: &mut MProgram) {
         let mut keep = Vec::new();
         for &k in &hits {
             let slot_bit = 1u8 << (pending[k].slot - 1);
-            let ok = if is_store {
+            // Predicate compares have no scoreboard field: their sources are handed off first.
+            let no_wait_field = matches!(i.op, crate::ir::Op::ICmp { .. } | crate::ir::Op::FCmp(_));
+            let ok = if no_wait_field {
+                false
+            } else if is_store {
                 named == 0
                     && pending[k].slot == 6
                     && store_data.is_some_and(|r| r.overlaps(pending[k].reg))

@@ -1,0 +1,115 @@
+//! Structured `if`/`else` on G16: a predicate compare into bank 0, then the exec-mask push,
+//! else and pop (niklassheth/agx-re EXP-M4-52 MASK_STACK_MODEL.json, measured on M4 to 32
+//! levels: ordinary ifs use bank 0; push `0f 05 54 01`, else `0f 04 04 19`, pop
+//! `0f 06 04 01 00 00`). Compare conditions come from agx16-isa's own reading of the
+//! condition field (`meaning::compare_condition`, EXP-M4-45 on M4), never from bits here.
+
+use crate::error::CompileError;
+use crate::ir::{Cmp, Op};
+use crate::mir::{MInstr, MOperand};
+use agx16_isa::meaning::{compare_condition, Compare};
+use agx16_isa::{form_by_name, Instr, Part, Role};
+
+fn no_form(i: &MInstr, why: &str) -> CompileError {
+    CompileError::NoForm {
+        instr: i.to_string(),
+        why: why.into(),
+    }
+}
+
+fn from_hex(hex: &str) -> Result<Instr, CompileError> {
+    let bytes: Vec<u8> = (0..hex.len())
+        .step_by(2)
+        .filter_map(|k| u8::from_str_radix(&hex[k..k + 2], 16).ok())
+        .collect();
+    agx16_isa::decode_at(&bytes, 0).map_err(|e| CompileError::Encode {
+        instr: hex.into(),
+        why: e.to_string(),
+    })
+}
+
+/// `0f 05 54 01`: push, bank 0, not inverted.
+pub fn if_push() -> Result<Instr, CompileError> {
+    from_hex("0f055401")
+}
+
+pub fn else_() -> Result<Instr, CompileError> {
+    from_hex("0f040419")
+}
+
+pub fn pop() -> Result<Instr, CompileError> {
+    from_hex("0f0604010000")
+}
+
+/// The predicate compare (bank 0) for a compare whose only reader is the following `if`.
+pub fn predicate_compare(i: &MInstr) -> Result<Instr, CompileError> {
+    let (form, want, invert) =
+        match i.op {
+            Op::FCmp(Cmp::Lt) => ("pcmp", Compare::FloatLt, false),
+            Op::FCmp(Cmp::Eq) => ("pcmp_ext", Compare::FloatEq, false),
+            // !(a == b) is true for unordered operands, as the IR's `ne` is.
+            Op::FCmp(Cmp::Ne) => ("pcmp_ext", Compare::FloatEq, true),
+            Op::ICmp {
+                cond: Cmp::Lt,
+                signed,
+            } => (
+                "pcmp",
+                if signed {
+                    Compare::SintLt
+                } else {
+                    Compare::UintLt
+                },
+                false,
+            ),
+            Op::ICmp {
+                cond: Cmp::Ge,
+                signed,
+            } => (
+                "pcmp",
+                if signed {
+                    Compare::SintLt
+                } else {
+                    Compare::UintLt
+                },
+                true,
+            ),
+            Op::ICmp { cond: Cmp::Eq, .. } => ("pcmp_ext", Compare::BitEq, false),
+            Op::ICmp { cond: Cmp::Ne, .. } => ("pcmp_ext", Compare::BitEq, true),
+            _ => return Err(no_form(
+                i,
+                "no measured predicate compare for this condition (ordered float >= is disputed)",
+            )),
+        };
+    let f =
+        form_by_name(form).ok_or_else(|| no_form(i, "predicate compare missing from the table"))?;
+    let mut x = Instr::new(f);
+    let e = |r: Result<&mut Instr, agx16_isa::EncodeError>| {
+        r.map(|_| ()).map_err(|e| CompileError::Encode {
+            instr: i.to_string(),
+            why: e.to_string(),
+        })
+    };
+    // ctrl 1/1 and operand tail 0xc0: the register-register compares of EXP-M4-45 (M4).
+    e(x.set("ctrl_lo", 1))?;
+    e(x.set("ctrl_hi", 1))?;
+    e(x.set("operand_tail", 0xc0))?;
+    let field = if form == "pcmp" { "cond" } else { "relation" };
+    let v = (0..=0xffu64)
+        .find(|v| {
+            x.set(field, *v).is_ok()
+                && matches!(compare_condition(&x), Ok((c, false, _)) if c == want)
+        })
+        .ok_or_else(|| no_form(i, "agx16-isa knows no condition value for this compare"))?;
+    e(x.set(field, v))?;
+    for (k, role) in [Role::SrcA, Role::SrcB].into_iter().enumerate() {
+        match i.srcs[k].op {
+            MOperand::Reg(r) if r.halves == 2 && !i.srcs[k].neg && !i.srcs[k].abs => {
+                e(x.set_gpr(role, r.gpr(), Part::Full))?
+            }
+            _ => return Err(no_form(i, "predicate compares take plain 32-bit registers")),
+        }
+    }
+    e(x.set("bank", 0))?;
+    e(x.set("invert", u64::from(invert)))?;
+    Ok(x)
+}
