@@ -6,6 +6,7 @@
 use crate::capture::Capture;
 use crate::cdm;
 use crate::descriptors::{CfBinding, CfBindingHeader, Sampler};
+use crate::launch;
 use crate::ppp::*;
 use crate::print::{dump, format_fields, PrintOptions};
 use crate::record::Record;
@@ -54,11 +55,11 @@ fn read_upto(mem: &impl GpuRead, va: u64, max: usize) -> Vec<u8> {
     Vec::new()
 }
 
-fn disassemble(r: &mut Report, mem: &impl GpuRead, what: &str, va: u64) {
+fn disassemble(r: &mut Report, mem: &impl GpuRead, what: &str, va: u64) -> Vec<u8> {
     let bytes = read_upto(mem, va, LAUNCH_MAX);
     if bytes.is_empty() {
         r.error(format!("{what} at {va:#x} is not mapped"));
-        return;
+        return bytes;
     }
     r.line(format!("    {what} @ {va:#x}:"));
     for item in agx16_isa::split(&bytes) {
@@ -66,15 +67,54 @@ fn disassemble(r: &mut Report, mem: &impl GpuRead, what: &str, va: u64) {
             Ok((off, i)) => {
                 r.line(format!("      {off:04x}: {i}"));
                 if i.form.op == agx16_isa::Op::Stop {
-                    return;
+                    break;
                 }
             }
             Err(e) => {
                 r.line(format!("      (stops decoding: {e})"));
                 r.flagged += 1;
-                return;
+                break;
             }
         }
+    }
+    bytes
+}
+
+/// A launcher: its disassembly, what it sets up, and the entry it selects (whose
+/// `JMP_EXEC_ANY` names the stage body).
+fn launch_program(r: &mut Report, cap: &Capture, what: &str, va: u64) {
+    let bytes = disassemble(r, cap, what, va);
+    if bytes.is_empty() {
+        return;
+    }
+    let s = match launch::summarize_launcher(&bytes) {
+        Ok(s) => s,
+        Err(e) => {
+            r.flagged += 1;
+            return r.line(format!("      not an established launcher: {e}"));
+        }
+    };
+    r.line(format!("      = {s}"));
+    let entry = cap.usc_exec_base + s.entry_offset;
+    let code = disassemble(r, cap, "entry", entry);
+    let body = agx16_isa::split(&code)
+        .next()
+        .and_then(|i| i.ok())
+        .and_then(
+            |(_, i)| match (i.form.op, i.operand(agx16_isa::Role::SrcA).map(|o| o.value)) {
+                (agx16_isa::Op::Jump, Some(agx16_isa::Operand::ImmInt(d))) => {
+                    Some(entry as i64 + d)
+                }
+                _ => None,
+            },
+        );
+    match body {
+        Some(b) => r.line(format!("      = stage body @ {b:#x}")),
+        None if !code.is_empty() => {
+            r.flagged += 1;
+            r.line("      entry does not start with JMP_EXEC_ANY")
+        }
+        None => {}
     }
 }
 
@@ -110,7 +150,7 @@ fn decode_compute(r: &mut Report, cap: &Capture, payload: &[u8], opts: PrintOpti
                 r.line(format!("  CDM @ {:#x} ({} bytes)", it.at, it.size));
                 r.add(it.block.format(4, opts));
                 if let Some(l) = it.block.launch() {
-                    disassemble(r, cap, "launch program", l.pipeline);
+                    launch_program(r, cap, "launch program", l.pipeline);
                 }
             }
         }
@@ -145,7 +185,7 @@ fn ppp_record(r: &mut Report, cap: &Capture, index: usize, va: u64, words: u8, o
         Some("fragment shader") => {
             if let Some(fs) = rec!(PppFragmentShader) {
                 cf_table(r, cap, fs.cf_bindings, fs.cf_binding_count, opts);
-                disassemble(
+                launch_program(
                     r,
                     cap,
                     "fragment launch program",
@@ -268,7 +308,7 @@ fn decode_render(r: &mut Report, cap: &Capture, payload: &[u8], opts: PrintOptio
             VdmBlock::IndexList(d) => indices(r, cap, d),
             VdmBlock::State(s) => {
                 if let Some(w1) = &s.vertex_word1 {
-                    disassemble(
+                    launch_program(
                         r,
                         cap,
                         "vertex launch program",

@@ -5,6 +5,7 @@
 use agx16_cmdstream::capture::{Capture, Mapping};
 use agx16_cmdstream::cdm::{CdmLaunchDirect, CdmLink, BARRIER_AFTER_LAUNCH};
 use agx16_cmdstream::decode::decode_capture;
+use agx16_cmdstream::launch::{build_arena, build_launcher, LaunchCommon, LaunchStage};
 use agx16_cmdstream::print::PrintOptions;
 use agx16_cmdstream::render::{CmdCompute, CmdHeader, CmdRender, CMD_COMPUTE, CMD_RENDER};
 use agx16_cmdstream::vdm::{
@@ -16,8 +17,22 @@ fn words(ws: &[u32]) -> Vec<u8> {
     ws.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
-fn stop() -> Vec<u8> {
-    agx16_isa::Instr::build("stop", &[]).unwrap().encode()
+/// Entry arena at the USC base with one block per body, and the launcher selecting block
+/// `which` (built by agx16-cmdstream through agx16-isa).
+fn arena(bodies: &[(u64, bool)]) -> (Mapping, Vec<u64>) {
+    let a = build_arena(USC_BASE, bodies).unwrap();
+    (map(USC_BASE, a.bytes), a.entries)
+}
+
+fn launcher(stage: LaunchStage, entry_offset: u64, resource_table: u64) -> Vec<u8> {
+    let common = LaunchCommon {
+        resource_table,
+        entry_offset,
+        publications: 9,
+        extent_a: 4,
+        extent_b: 0,
+    };
+    build_launcher(stage, &common).unwrap().bytes
 }
 
 fn map(start: u64, mut bytes: Vec<u8>) -> Mapping {
@@ -70,6 +85,12 @@ fn compute_capture(extra_bit: bool) -> Capture {
     s.extend(words(&[BARRIER_AFTER_LAUNCH, 0x4000_0000]));
     let end = stream_va + s.len() as u64;
     let heap = 0x7_0000_0000u64;
+    let (arena, entries) = arena(&[(USC_BASE + 0x8_0000, true)]);
+    let compute = LaunchStage::Compute {
+        resources: 1,
+        threadgroup_bytes: 256,
+    };
+    let launch = launcher(compute, entries[0], USC_BASE + 0x1_1000);
     let c = CmdCompute {
         cdm_ctrl_stream_base: Hex(stream_va),
         cdm_ctrl_stream_end: Hex(end),
@@ -90,8 +111,9 @@ fn compute_capture(extra_bit: bool) -> Capture {
         cmdbuf: command(CMD_COMPUTE, c.pack().unwrap()),
         mappings: vec![
             map(stream_va, s),
-            map(launch_va, stop()),
+            map(launch_va, launch),
             map(heap, samplers),
+            arena,
         ],
     }
 }
@@ -111,11 +133,16 @@ fn decodes_compute_capture() {
         "{}",
         r.text
     );
-    assert!(
-        r.text.contains("stop"),
-        "launch program disassembled: {}",
-        r.text
-    );
+    for needle in [
+        "stop",
+        "ptr_load r18, r2",
+        "stage_target",
+        "roots @ 0x10000011000 (2 pointers), Threadgroup { bytes: 256 }, entry +0x3c0",
+        "entry @ 0x100000003c0",
+        "stage body @ 0x10000080000",
+    ] {
+        assert!(r.text.contains(needle), "missing {needle}:\n{}", r.text);
+    }
 }
 
 #[test]
@@ -130,7 +157,7 @@ fn decodes_render_capture() {
     let ctx_page = 0x0400_0000u32;
     let ppp_va = RENDER_CONTEXT_BASE + ctx_page as u64;
     let vlaunch = USC_BASE + 0x2_0000;
-    let flaunch = USC_BASE + 0x2_0040;
+    let flaunch = USC_BASE + 0x2_0100;
     let cf = 0x2_1000u32;
     // PPP page: all records zero except the headers, fragment shader and scissor index.
     let mut page = vec![0u8; 256];
@@ -143,9 +170,14 @@ fn decodes_render_capture() {
     put(&mut page, 0xb0, 3 << 7); // cull: provoking vertex 2 (zero is not a valid value)
     put(&mut page, 0xf0, 0x100);
     put(&mut page, 0xf4, 1);
-    let mut usc = stop();
-    usc.resize(0x40, 0);
-    usc.extend(stop());
+    let (arena, entries) = arena(&[(USC_BASE + 0x8_0000, false), (USC_BASE + 0x9_0000, false)]);
+    let mut usc = launcher(LaunchStage::Vertex, entries[0], USC_BASE + 0x2_2000);
+    usc.resize(0x100, 0);
+    let fragment = LaunchStage::Fragment {
+        samples: 1,
+        tile_bytes: 4,
+    };
+    usc.extend(launcher(fragment, entries[1], USC_BASE + 0x2_2100));
     let mut cfb = words(&[0x0202, 0x0c, 3 | 7 << 2 | 1 << 8 | 1 << 16]);
     cfb.resize(0x40, 0);
     let mut stream = words(&[
@@ -222,6 +254,7 @@ fn decodes_render_capture() {
             map(USC_BASE + cf as u64, cfb),
             map(scissor_va, scissors),
             map(ib, vec![2, 0, 1, 0, 0, 0]),
+            arena,
         ],
     };
     let r = decode_capture(&cap, PrintOptions::default());
@@ -235,6 +268,9 @@ fn decodes_render_capture() {
         "vertex launch program",
         "fragment launch program",
         "VdmIndexListHeader",
+        "stage body @ 0x10000080000",
+        "Tile { samples: 1, units: 1 }, entry +0x480",
+        "stage body @ 0x10000090000",
     ] {
         assert!(r.text.contains(needle), "missing {needle}:\n{}", r.text);
     }

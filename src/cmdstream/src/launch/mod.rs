@@ -6,6 +6,14 @@
 //! Source: `GravityLinux/mesa:src/gallium/drivers/asahi/README.apple9-launchers.md` (T8132
 //! hardware experiments). Several control bits are documented there as unexplained.
 
+mod arena;
+mod program;
+mod summary;
+
+pub use arena::*;
+pub use program::*;
+pub use summary::*;
+
 use crate::evidence::{Basis, Evidence};
 use crate::record::Hex;
 use thiserror::Error;
@@ -37,6 +45,26 @@ pub enum LaunchError {
     Samples(u32),
     #[error("{0} visible compute resources: at most 18")]
     TooManyResources(usize),
+    #[error("a compute launch needs at least one visible resource")]
+    NoResources,
+    #[error("{0} publication words: at most 1022")]
+    Publications(u32),
+    #[error("{bytes} tile bytes at {samples} samples: at most 128 (1x) or 64 (2x/4x)")]
+    TileBytes { bytes: u32, samples: u32 },
+    #[error("body at {body:#x} is not within 4 GiB of entry {entry:#x} (or an address is odd)")]
+    BodyOutOfReach { entry: u64, body: u64 },
+    #[error("entry block {0} lies outside the 8 MiB entry arena")]
+    ArenaFull(u64),
+    #[error("instruction encoding: {0}")]
+    Encode(String),
+    #[error("launch program at byte {at}: {what}")]
+    Program { at: usize, what: String },
+}
+
+impl From<agx16_isa::EncodeError> for LaunchError {
+    fn from(e: agx16_isa::EncodeError) -> Self {
+        LaunchError::Encode(e.to_string())
+    }
 }
 
 /// USC offset of the entry for entry-block `index`: blocks follow the helper directory
