@@ -314,7 +314,41 @@ pub fn random_program(seed: u64, ops: usize) -> Function {
     g.b.finish()
 }
 
-/// A random straight-line kernel using only operations with validated G16 forms (fadd/fmul on
+/// End the current arm of the open if: then → else, or else → merge with phis.
+#[allow(clippy::type_complexity)]
+fn close_arm(
+    b: &mut Builder,
+    open: &mut Option<(usize, usize, Option<(BlockId, Value, Value)>)>,
+    floats: &mut Vec<Value>,
+    ints: &mut Vec<Value>,
+) {
+    let Some((fl, il, then)) = open.take() else {
+        return;
+    };
+    let (fv, iv) = (floats[floats.len() - 1], ints[ints.len() - 1]);
+    let end = b.current_block();
+    floats.truncate(fl);
+    ints.truncate(il);
+    match then {
+        None => {
+            b.else_();
+            *open = Some((fl, il, Some((end, fv, iv))));
+        }
+        Some((tb, tf, ti)) => {
+            b.end_if();
+            floats.push(b.phi(
+                Shape::scalar(Type::F32),
+                &[(tb, Src::val(tf)), (end, Src::val(fv))],
+            ));
+            ints.push(b.phi(
+                Shape::scalar(Type::I32),
+                &[(tb, Src::val(ti)), (end, Src::val(iv))],
+            ));
+        }
+    }
+}
+
+/// A random kernel (straight-line code and one-level if/else) using only operations with validated G16 forms (fadd/fmul on
 /// registers, fadd with a minifloat immediate, iadd with a small immediate, xor), reading
 /// `inputs` buffers at the thread index and writing `outputs` words per thread to the next
 /// binding (`out[x + k * threads]`); also floor with negated/absolute sources.
@@ -340,8 +374,29 @@ pub fn random_g16_kernel(
     if ints.is_empty() {
         ints.push(x);
     }
-    for _ in 0..ops {
+    // An open if: pool sizes at its start, and (then-end block, float, int) once in the else arm.
+    type Arm = (usize, usize, Option<(BlockId, Value, Value)>);
+    let mut open: Option<Arm> = None;
+    for step in 0..ops {
         let pick = |r: &mut Rng, p: &Vec<Value>| p[r.below(p.len() as u64) as usize];
+        // Structured if/else (one level) now and then, merging a float and an int by phis.
+        if open.is_none() && r.chance(12) && step + 4 < ops {
+            let (a, c) = (pick(&mut r, &floats), pick(&mut r, &floats));
+            let (i, j) = (pick(&mut r, &ints), pick(&mut r, &ints));
+            let cond = match r.below(4) {
+                0 => b.fcmp(Cmp::Lt, a, c),
+                1 => b.fcmp(Cmp::Ne, a, c),
+                2 => b.icmp(Cmp::Lt, true, i, j),
+                _ => b.icmp(Cmp::Ge, false, i, j),
+            };
+            b.if_(cond);
+            open = Some((floats.len(), ints.len(), None));
+            continue;
+        }
+        if open.is_some() && r.chance(20) {
+            close_arm(&mut b, &mut open, &mut floats, &mut ints);
+            continue;
+        }
         match r.below(7) {
             6 => {
                 let a = pick(&mut r, &floats);
@@ -375,6 +430,9 @@ pub fn random_g16_kernel(
                 ints.push(b.alu(Op::Xor, Type::I32, [Src::val(a), Src::val(c)]));
             }
         }
+    }
+    while open.is_some() {
+        close_arm(&mut b, &mut open, &mut floats, &mut ints);
     }
     for k in 0..outputs {
         let v = if k % 2 == 0 {

@@ -373,7 +373,7 @@ fn round_trip(i: &MInstr, mut x: Instr) -> Result<Instr, CompileError> {
 pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
     use super::control;
     let mut out = Encoded::default();
-    let mut emit = |x: Instr, out: &mut Encoded| {
+    let emit = |x: Instr, out: &mut Encoded| {
         x.encode_into(&mut out.code);
         out.instrs += 1;
     };

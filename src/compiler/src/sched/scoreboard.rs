@@ -58,7 +58,12 @@ pub fn assign_slots(p: &mut MProgram) {
     let mut pending: Vec<Pending> = Vec::new();
     for it in std::mem::take(&mut p.items) {
         let MItem::Instr(mut i) = it else {
+            // Hand-offs go before a compare that feeds this `if`, keeping the two adjacent.
+            let fused = matches!(&it, MItem::If { .. })
+                && matches!(out.last(), Some(MItem::Instr(c)) if c.feeds_branch_only);
+            let cmp = if fused { out.pop() } else { None };
             flush(&mut pending, &mut out);
+            out.extend(cmp);
             out.push(it);
             continue;
         };
