@@ -638,3 +638,47 @@ fn huge_grids_do_not_panic() {
         Err(SimError::Budget { .. })
     ));
 }
+
+#[test]
+fn extended_float_compares_are_ordered_ge_and_le_or_unordered() {
+    // EXP-M4-45 (M4): pcmp_ext relation 2 = ordered a >= b, relation 3 = a <= b
+    // or unordered. Reference: Rust's IEEE comparisons.
+    let vals = [1.0f32, 2.0, -0.0, 0.0, f32::NAN, f32::INFINITY];
+    for relation in [2u64, 3] {
+        for &x in &vals {
+            for &y in &vals {
+                let prog = vec![
+                    gid(),
+                    b("mov_imm32", &[("dst", 2), ("imm", x.to_bits() as u64)]),
+                    b("mov_imm32", &[("dst", 3), ("imm", y.to_bits() as u64)]),
+                    b("mov_imm", &[("dst", 4), ("imm", 7)]),
+                    b("mov_imm", &[("dst", 5), ("imm", 9)]),
+                    b(
+                        "pcmp_ext",
+                        &[
+                            ("a_size", 1),
+                            ("a", 2),
+                            ("ctrl_lo", 1),
+                            ("ctrl_hi", 1),
+                            ("b_size", 1),
+                            ("b", 3),
+                            ("relation", relation),
+                            ("operand_tail", 0xc0),
+                        ],
+                    ),
+                    b("if_push", &[("mode", 0x54), ("bank", 0)]),
+                    store(0, 1, 4),
+                    b("else", &[]),
+                    store(0, 1, 5),
+                    b("pop", &[("mode", 4), ("scope_kind", 1)]),
+                    b("stop", &[]),
+                ];
+                let (pt, r) = run(prog, 2, true);
+                r.unwrap();
+                let holds = if relation == 2 { x >= y } else { !(x > y) };
+                let want = if holds { 7 } else { 9 };
+                assert_eq!(words(&pt, 2), vec![want; 2], "{x} rel{relation} {y}");
+            }
+        }
+    }
+}

@@ -103,6 +103,8 @@ pub enum Cmp {
     GeF,
     EqF,
     NeF,
+    /// `a <= b` or either operand NaN (extended compare relation 3, EXP-M4-45).
+    LeFOrUnordered,
 }
 
 /// Memory element formats of device loads and stores.

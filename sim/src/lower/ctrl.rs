@@ -149,10 +149,14 @@ fn pred_compare(i: &Instr) -> Result<Kind, String> {
         (Compare::SintLt, _) => Cmp::LtS,
         (Compare::FloatEq, _) => Cmp::EqF,
         (Compare::BitEq, _) => Cmp::Eq,
-        // EXP-M4-45: extended relations 2/3 are ordered >= / <=, not > / <
+        // EXP-M4-45 (M4, measured): extended relations 2/3 are ordered `>=` and
+        // `<=`-or-unordered (agx16-isa meaning::compare_condition).
+        (Compare::FloatGe, true) => Cmp::GeF,
+        (Compare::FloatLeOrUnordered, true) => Cmp::LeFOrUnordered,
         (other, _) => {
             return Err(format!(
-                "extended relation {other:?} is disputed (sim/ISA-REQUESTS.md #7)"
+                "{other:?} on {} is not a measured combination",
+                i.form.name
             ))
         }
     };

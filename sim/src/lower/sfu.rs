@@ -3,10 +3,9 @@
 //! Function, source type, modifiers and result type as measured on M4 by
 //! niklassheth/agx-re EXP-M4-54-sfu-source-controls (RESULTS.md, HARDWARE.json,
 //! MIXED.json) and EXP-M4-55-sqrt-sine-assist:
-//! - function by (byte0 bit7, byte1 class): af/0 rcp, af/1 rsqrt, af/2 exp2,
-//!   2f/0 rounding (byte8 bits 7:1: 1 floor measured; 2 ceil, 3 trunc per
-//!   niklassheth/agx-re:docs/isa/encoding-tables.md), 2f/1 sqrt factor, 2f/2 log2,
-//!   2f/3 sine factor; af/3 matched rsqrt on the EXP-M4-55 edge vector;
+//! - the function is agx16-isa's `meaning::sfu_function` (the one mapping, with
+//!   its evidence: EXP-M4-54/55 on M4, encoding-tables `fspecial` for rint/ceil/
+//!   trunc);
 //! - ordinary form (byte6 bit7 set): source type byte6 bits 4:3, release bit5,
 //!   abs byte7 bit7, negate byte8 bit0;
 //! - reciprocal form: source type byte7 bits 3:2, release byte6 bit4, abs
@@ -20,6 +19,7 @@
 use super::{check, src};
 use crate::core::ops::{Dst, FMod, FType, Kind, Part, Src};
 use crate::fp::sfu::SfuFunc;
+use agx16_isa::meaning::{sfu_function, SfuFn};
 use agx16_isa::{Instr, Role};
 
 /// Values of the not-yet-understood control bits that hardware-run programs
@@ -66,23 +66,32 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
     }
     let abs = f("src_abs") == 1;
     let neg = !rcp_form && f("src_neg") == 1;
-    let round = if rcp_form { 0 } else { f("roundmode") };
-    let func = match (f("fn_hi"), f("fnclass"), round) {
-        (1, 0, _) => SfuFunc::Rcp,
-        (1, 1, 0) | (1, 3, 0) => SfuFunc::Rsqrt,
-        (1, 2, 0) => SfuFunc::Exp2,
-        (0, 0, 1) => SfuFunc::Floor,
-        (0, 0, 2) => SfuFunc::Ceil,
-        (0, 0, 3) => SfuFunc::Trunc,
-        (0, 1, 0) => SfuFunc::SqrtFactor,
-        (0, 2, 0) => SfuFunc::Log2,
-        (0, 3, 0) => SfuFunc::SinFactor,
-        (h, c, m) => {
-            return Err(format!(
-                "SFU function (byte0 bit7 {h}, class {c}, round mode {m}) is unmeasured"
-            ))
-        }
+    // The function is agx16-isa's `meaning::sfu_function` (one mapping, with
+    // its evidence). The round-mode bits only mean something on the rounding
+    // class; elsewhere a set value is unmeasured.
+    let (func, _evidence) = sfu_function(i)?;
+    let func = match func {
+        SfuFn::Rcp => SfuFunc::Rcp,
+        SfuFn::Rsqrt => SfuFunc::Rsqrt,
+        SfuFn::SqrtFactor => SfuFunc::SqrtFactor,
+        SfuFn::SinFactor => SfuFunc::SinFactor,
+        SfuFn::Exp2 => SfuFunc::Exp2,
+        SfuFn::Log2 => SfuFunc::Log2,
+        SfuFn::Rint => SfuFunc::Rint,
+        SfuFn::Floor => SfuFunc::Floor,
+        SfuFn::Ceil => SfuFunc::Ceil,
+        SfuFn::Trunc => SfuFunc::Trunc,
     };
+    let rounding = matches!(
+        func,
+        SfuFunc::Rint | SfuFunc::Floor | SfuFunc::Ceil | SfuFunc::Trunc
+    );
+    if !rcp_form && !rounding && f("roundmode") != 0 {
+        return Err(format!(
+            "SFU round mode {} on a non-rounding function is unmeasured",
+            f("roundmode")
+        ));
+    }
     let src_ty = match f("src_type") {
         0 => FType::Bf16,
         1 => FType::F16,
