@@ -343,16 +343,6 @@ fn shade_prim(
             }
             let i = ((y - org.1) * w + (x - org.0)) as usize;
             let out = test(&face, z, zs.z[i], zs.s[i], d.at)?;
-            if !out.pass {
-                zs.s[i] = out.stencil;
-                continue;
-            }
-            if !f.late_zs {
-                zs.s[i] = out.stencil;
-                if face.depth_write {
-                    zs.z[i] = z;
-                }
-            }
             let frag = Fragment {
                 draw: t.draw,
                 launch: f.launch,
@@ -361,13 +351,32 @@ fn shade_prim(
                 front_facing: t.front_facing,
                 coefficients: &t.coefficients,
             };
-            stats.fragments_shaded += 1;
-            let r = stages.fragment(mem, &frag, tb)?;
-            if r.discard {
-                continue;
-            }
-            if f.late_zs {
+            let (tx, ty) = (x - org.0, y - org.1);
+            if !f.late_zs {
+                // Opaque/translucent passes: test and update before the program runs.
                 zs.s[i] = out.stencil;
+                if !out.pass {
+                    continue;
+                }
+                if face.depth_write {
+                    zs.z[i] = z;
+                }
+                stats.fragments_shaded += 1;
+                if run_fragment(mem, stages, &frag, tb, tx, ty, true)? {
+                    continue;
+                }
+            } else {
+                // Punch-through passes: the program runs first; only samples it keeps are
+                // tested and update depth/stencil (Mesa G13 `sample_mask` semantics: the
+                // test/update happens for live samples at the kill; inferred for G16).
+                stats.fragments_shaded += 1;
+                if run_fragment(mem, stages, &frag, tb, tx, ty, out.pass)? {
+                    continue;
+                }
+                zs.s[i] = out.stencil;
+                if !out.pass {
+                    continue;
+                }
                 if face.depth_write {
                     zs.z[i] = z;
                 }
@@ -377,4 +386,25 @@ fn shade_prim(
     }
     stats.samples_passed += passed;
     Ok(passed)
+}
+
+/// Runs the fragment program for one pixel; returns whether it discarded. A discarded
+/// fragment, or one whose later test fails (`keep` false), leaves no tilebuffer writes.
+fn run_fragment(
+    mem: &dyn GpuMemory,
+    stages: &mut dyn Stages,
+    frag: &Fragment,
+    tb: &mut TileBuffer,
+    tx: u32,
+    ty: u32,
+    keep: bool,
+) -> Result<bool, SimError> {
+    let saved = tb.pixel(tx, ty).map(|p| p.to_vec());
+    let r = stages.fragment(mem, frag, tb)?;
+    if r.discard || !keep {
+        if let (Some(saved), Some(px)) = (saved, tb.pixel_mut(tx, ty)) {
+            px.copy_from_slice(&saved);
+        }
+    }
+    Ok(r.discard)
 }
