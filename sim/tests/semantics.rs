@@ -593,10 +593,9 @@ fn break_under_an_if_leaves_the_loop() {
     ];
     let body = vec![
         eq(3, 1),
+        // the measured sequence: if_push directly followed by the break
+        // (EXP-M4-46 `0f 05 54 01` + `8f 05 54 03 00 01`)
         b("if_push", &[("mode", 0x54), ("bank", 0)]),
-        // a filler: agx16-isa currently decodes `0f055401 8f05...` as a call
-        // (sim/ISA-REQUESTS.md #9)
-        b("mov_imm", &[("dst", 8), ("imm", 0)]),
         b("break_unwind", &[("b2", 0x54), ("b3", 3), ("b4", 0x100)]),
         b("pop", &[("mode", 4), ("scope_kind", 1)]),
         add_imm(2, 2, 1),

@@ -42,3 +42,18 @@ fn jump_targets_are_instruction_boundaries() {
     assert!(jumps >= 10, "too few jumps in the corpus ({jumps})");
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// `if_push` directly followed by the EXP-M4-46 break-unwind (measured on M4) is two
+/// instructions; only the `0f 05 54 1a 8f ..` pattern of the call canary is a call.
+#[test]
+fn if_push_then_break_is_not_a_call() {
+    let code = [0x0f, 0x05, 0x54, 0x01, 0x8f, 0x05, 0x54, 0x03, 0x00, 0x01];
+    let a = agx16_isa::decode_at(&code, 0).unwrap();
+    assert_eq!((a.form.name, a.form.len), ("if_push", 4));
+    let b = agx16_isa::decode_at(&code, 4).unwrap();
+    assert_eq!((b.form.name, b.form.len), ("break_unwind", 6));
+    let call = [
+        0x0f, 0x05, 0x54, 0x1a, 0x8f, 0x10, 0x54, 0x54, 0xff, 0xff, 0xff, 0xff, 0xff, 0x00,
+    ];
+    assert_eq!(agx16_isa::decode_at(&call, 0).unwrap().form.name, "call");
+}

@@ -23,9 +23,12 @@ const PUSH: &[crate::form::Field] = &[
     raw!("b3_hi", 30, 2),
 ];
 
+// Byte3 is part of the match: the canary `0f 05 54 1a 8f 10 54 ..` (ADevWithAnIdea/agx-re
+// length_canaries.json direct_call14, EXP-0035) and the one corpus call (EXP-M4-13
+// controlflow__call_chain) both hold 0x1a; without it an ordinary `if_push 0f 05 54 01` followed
+// by the EXP-M4-46 break-unwind `8f 05 54 03 00 01` (measured on M4) would read as one call.
 const CALL: &[crate::form::Field] = &[
     raw!("mode", 16, 8),
-    raw!("b3", 24, 8),
     raw!("b5", 40, 8),
     raw!("b6", 48, 8),
     // target = call address + 4 + offset (ADevWithAnIdea/agx-re EXP-0035, A18, inferred width)
@@ -92,7 +95,7 @@ pub static FORMS: &[Form] = &[
     form!("stop", Stop, 4, Hardware, ET, [(0, 8, 0x0e)], STOP, []),
     form!("jump", Jump, 10, Hardware, CAN, [(0, 8, 0x0f), (8, 8, 0x00)], JUMP, []),
     form!("jump_exec_none", JumpExecNone, 10, Hardware, MASK, [(0, 8, 0x0f), (8, 8, 0x01)], JUMP, []),
-    form!("call", Call, 14, CorpusOnly, CAN, [(0, 8, 0x0f), (8, 8, 0x05), (32, 8, 0x8f)], CALL, []),
+    form!("call", Call, 14, CorpusOnly, CAN, [(0, 8, 0x0f), (8, 8, 0x05), (24, 8, 0x1a), (32, 8, 0x8f)], CALL, []),
     form!("if_push", IfPush, 4, Hardware, MASK, [(0, 8, 0x0f), (8, 8, 0x05), (24, 2, 1)], PUSH, []),
     // `0f 05 54 1a`: byte3 low bits 2 = loop-mask push (GravityLinux/mesa LOOP_MASK_PUSH, measured;
     // EXP-0010 prodloop), same bank/invert layout
