@@ -1,0 +1,233 @@
+//! Render-model features beyond single triangles: points, lines, fans, flat shading with
+//! either provoking convention, u8/u32 indices, stencil with discard, scissor, depth load,
+//! empty-tile skipping, latched state, stream calls; each against the CPU reference.
+
+mod gfx_common;
+
+use agx16_cmdstream::descriptors::ShadeModel;
+use agx16_cmdstream::layout::PlaneLayout;
+use agx16_cmdstream::ppp::{StencilOp, ZsFunc};
+use agx16_cmdstream::render::{ZlsControl, ZlsFormat};
+use agx16_cmdstream::vdm::*;
+use agx16_cmdstream::Hex;
+use gfx_common::*;
+
+/// Clip-space position of window pixel coordinates (w = 1, z as given).
+fn at(xw: f32, yw: f32, z: f32) -> [f32; 4] {
+    [(xw - 32.0) / 32.0, (32.0 - yw) / 32.0, z, 1.0]
+}
+
+fn check(draws: &[DrawSpec], zls: ZlsControl) -> (Scene, RefFrame) {
+    let (scene, _) = run(draws, zls);
+    let want = reference(draws);
+    compare(&image(&scene.pt), &want);
+    (scene, want)
+}
+
+#[test]
+fn points_with_a_point_size_output() {
+    let c = |k: f32| [k, 1.0 - k, 0.5, 1.0];
+    let verts = vec![
+        rgba(at(5.3, 6.2, 0.5), c(0.1)),
+        rgba(at(20.6, 40.1, 0.5), c(0.5)),
+        rgba(at(33.1, 31.7, 0.5), c(0.9)),
+    ];
+    let d = DrawSpec { prim: Primitive::Points, point_size: Some(4.5), ..DrawSpec::tris(verts, ShadeModel::Linear) };
+    let (_, want) = check(&[d], ZlsControl::default());
+    // 4.5-pixel squares cover 4 or 5 centres per axis.
+    assert!((3 * 16..=3 * 25).contains(&(want.passed[0] as usize)), "{}", want.passed[0]);
+}
+
+#[test]
+fn lines_and_line_strips() {
+    let verts = vec![
+        rgba(at(3.3, 10.2, 0.5), [1.0, 0.0, 0.0, 1.0]),
+        rgba(at(50.7, 20.9, 0.5), [0.0, 0.0, 1.0, 1.0]),
+        rgba(at(60.2, 55.1, 0.5), [0.0, 1.0, 0.0, 1.0]),
+    ];
+    let lines = DrawSpec { prim: Primitive::Lines, ..DrawSpec::tris(verts[..2].to_vec(), ShadeModel::Linear) };
+    let (_, want) = check(&[lines], ZlsControl::default());
+    // Centres 3.5 ..= 50.5 lie in [3.3, 50.7): one pixel per column.
+    assert_eq!(want.passed[0], 48, "one pixel per column of an x-major width-1 line");
+    // A 3-pixel-wide strip (raw 47 = 3 * 16 - 1); the reference models x-major segments only.
+    let strip = DrawSpec { prim: Primitive::LineStrip, line_width_raw: 47, ..DrawSpec::tris(verts[..2].to_vec(), ShadeModel::Linear) };
+    let (_, want) = check(&[strip], ZlsControl::default());
+    assert!(want.passed[0] >= 3 * 46);
+}
+
+#[test]
+fn fans_with_u8_indices_and_flat_first_vertex() {
+    let verts: Vec<Vtx> = (0..6)
+        .map(|i| {
+            let a = i as f32 * 0.9;
+            let p = if i == 0 { at(32.3, 30.6, 0.5) } else { at(32.3 + 25.0 * a.cos(), 30.6 + 25.0 * a.sin(), 0.5) };
+            rgba(p, [i as f32 / 6.0, 0.2, 1.0 - i as f32 / 6.0, 1.0])
+        })
+        .collect();
+    let fan = DrawSpec {
+        prim: Primitive::TriangleFan,
+        indexed: Some((IndexSize::U8, vec![0, 1, 2, 3, 4, 5], None)),
+        provoking: ProvokingVertex::First,
+        ..DrawSpec::tris(verts, ShadeModel::FlatVertex0)
+    };
+    let (_, want) = check(&[fan], ZlsControl::default());
+    // Four distinct flat colours (provoking vertices 1..4) reach the image.
+    let mut colours: Vec<[u8; 4]> = want.color.iter().copied().filter(|c| *c != CLEAR).collect();
+    colours.sort();
+    colours.dedup();
+    assert_eq!(colours.len(), 4);
+}
+
+#[test]
+fn strips_with_u32_indices_and_flat_last_vertex() {
+    let verts: Vec<Vtx> = (0..6)
+        .map(|i| rgba(at(4.3 + 11.0 * i as f32, if i % 2 == 0 { 12.2 } else { 48.9 }, 0.5), [i as f32 / 5.0, 0.5, 0.5, 1.0]))
+        .collect();
+    let strip = DrawSpec {
+        prim: Primitive::TriangleStrip,
+        indexed: Some((IndexSize::U32, vec![0, 1, 2, 3, 4, 5], None)),
+        ..DrawSpec::tris(verts, ShadeModel::FlatVertex2)
+    };
+    check(&[strip], ZlsControl::default());
+}
+
+#[test]
+fn stencil_mask_written_by_a_discarding_draw() {
+    let quad = |c: [f32; 4], z: f32| {
+        vec![
+            rgba(at(2.1, 2.3, z), c),
+            rgba(at(61.7, 2.3, z), c),
+            rgba(at(2.1, 60.9, z), c),
+            rgba(at(61.7, 2.3, z), c),
+            rgba(at(61.7, 60.9, z), c),
+            rgba(at(2.1, 60.9, z), c),
+        ]
+    };
+    let marker = DrawSpec {
+        stencil: Some(StencilSpec { func: ZsFunc::Always, reference: 1, pass_op: StencilOp::Replace }),
+        discard_left_of: Some(24),
+        ..DrawSpec::tris(quad([1.0, 0.0, 0.0, 1.0], 0.5), ShadeModel::Linear)
+    };
+    let masked = DrawSpec {
+        stencil: Some(StencilSpec { func: ZsFunc::Equal, reference: 1, pass_op: StencilOp::IncrSat }),
+        ..DrawSpec::tris(
+            vec![rgba(at(0.4, 40.2, 0.2), [0.0, 1.0, 0.0, 1.0]), rgba(at(63.5, 40.2, 0.2), [0.0, 1.0, 0.0, 1.0]), rgba(at(30.1, 63.8, 0.2), [0.0, 1.0, 0.0, 1.0])],
+            ShadeModel::Linear,
+        )
+    };
+    let zls = ZlsControl { s_store: true, s_store_twiddled: true, ..Default::default() };
+    let draws = [marker, masked];
+    let (scene, want) = check(&draws, zls);
+    assert!(want.passed[1] > 0 && want.passed[1] < want.passed[0]);
+    // The stored stencil (twiddled, one byte per pixel) matches the reference.
+    let layout = PlaneLayout::twiddled(W, H, 1);
+    for y in 0..H {
+        for x in 0..W {
+            let mut b = [0u8; 1];
+            scene.pt.host_read(STENCIL + layout.offset(x, y), &mut b).unwrap();
+            assert_eq!(b[0], want.stencil[(y * W + x) as usize], "stencil at {x},{y}");
+        }
+    }
+}
+
+#[test]
+fn scissor_rectangle_limits_coverage() {
+    let d = DrawSpec {
+        scissor: Some([10, 12, 40, 50]),
+        ..DrawSpec::tris(
+            vec![rgba(at(1.2, 1.7, 0.5), [1.0; 4]), rgba(at(62.3, 5.1, 0.5), [0.5; 4]), rgba(at(20.7, 62.2, 0.5), [0.2; 4])],
+            ShadeModel::Linear,
+        )
+    };
+    let (scene, want) = check(&[d], ZlsControl::default());
+    assert_eq!(occlusion(&scene.pt, 0), want.passed[0]);
+}
+
+#[test]
+fn depth_loaded_from_memory_masks_a_draw() {
+    // Unorm16 depth: left half 0 (nothing passes LESS), right half 0xffff.
+    let layout = PlaneLayout::twiddled(W, H, 2);
+    let pt = new_memory();
+    for y in 0..H {
+        for x in 0..W {
+            let v: u16 = if x < 32 { 0 } else { 0xffff };
+            pt.host_write(DEPTH + layout.offset(x, y), &v.to_le_bytes()).unwrap();
+        }
+    }
+    let d = DrawSpec {
+        depth: ZsFunc::Less,
+        ..DrawSpec::tris(
+            vec![rgba(at(1.2, 1.7, 0.5), [1.0; 4]), rgba(at(62.3, 5.1, 0.5), [0.5; 4]), rgba(at(20.7, 62.2, 0.5), [0.2; 4])],
+            ShadeModel::Linear,
+        )
+    };
+    let zls = ZlsControl { z_load: true, z_load_twiddled: true, z_format: ZlsFormat::Unorm16, ..Default::default() };
+    let blocks = vdm_blocks(&[d.clone()], &pt);
+    let scene = build_blocks(pt, &blocks, zls);
+    run_scene(&scene, &[d.clone()]);
+    let img = image(&scene.pt);
+    let full = reference(&[d]);
+    for y in 0..H {
+        for x in 0..W {
+            let i = (y * W + x) as usize;
+            let want = if x < 32 { CLEAR } else { full.color[i] };
+            assert_eq!(img[i], want, "pixel {x},{y}");
+        }
+    }
+}
+
+#[test]
+fn empty_tiles_are_skipped_without_process_empty_tiles() {
+    let d = DrawSpec::tris(
+        vec![rgba(at(2.2, 3.1, 0.5), [1.0; 4]), rgba(at(20.1, 4.3, 0.5), [1.0; 4]), rgba(at(5.4, 25.9, 0.5), [1.0; 4])],
+        ShadeModel::Linear,
+    );
+    let mut scene = build(&[d.clone()], ZlsControl::default());
+    scene.cmd.flags = Hex(0);
+    let marker = [0xabu8; 4];
+    scene.pt.host_write(IMG, &marker.repeat((W * H) as usize)).unwrap();
+    let stats = run_scene(&scene, &[d.clone()]);
+    assert_eq!(stats.utiles, 1);
+    let img = image(&scene.pt);
+    let want = reference(&[d]);
+    for y in 0..H {
+        for x in 0..W {
+            let i = (y * W + x) as usize;
+            let expect = if x < 32 && y < 32 { want.color[i] } else { marker };
+            assert_eq!(img[i], expect, "pixel {x},{y}");
+        }
+    }
+}
+
+#[test]
+fn draws_without_ppp_updates_keep_the_latched_state() {
+    let a = DrawSpec::tris(vec![rgba(at(2.2, 3.1, 0.5), [1.0, 0.0, 0.0, 1.0]), rgba(at(30.1, 4.3, 0.5), [1.0, 0.0, 0.0, 1.0]), rgba(at(5.4, 25.9, 0.5), [1.0, 0.0, 0.0, 1.0])], ShadeModel::Linear);
+    let b = DrawSpec::tris(vec![rgba(at(40.2, 33.1, 0.5), [0.0, 0.0, 1.0, 1.0]), rgba(at(60.1, 34.3, 0.5), [0.0, 0.0, 1.0, 1.0]), rgba(at(45.4, 60.9, 0.5), [0.0, 0.0, 1.0, 1.0])], ShadeModel::Linear);
+    let draws = [a, b];
+    let pt = new_memory();
+    let mut blocks = vdm_blocks(&draws, &pt);
+    // Keep the second draw's index list only: state and PPP updates stay latched.
+    let second = blocks.iter().rposition(|b| matches!(b, VdmBlock::State(_))).unwrap();
+    blocks.drain(second..blocks.len() - 1);
+    let scene = build_blocks(pt, &blocks, ZlsControl::default());
+    let stats = run_scene(&scene, &draws);
+    assert_eq!(stats.draws, 2);
+    compare(&image(&scene.pt), &reference(&draws));
+}
+
+#[test]
+fn stream_calls_return_to_the_caller() {
+    let d = DrawSpec::tris(vec![rgba(at(2.2, 3.1, 0.5), [1.0; 4]), rgba(at(60.1, 14.3, 0.5), [0.3; 4]), rgba(at(25.4, 55.9, 0.5), [0.6; 4])], ShadeModel::Linear);
+    let pt = new_memory();
+    let mut sub: Vec<u8> = Vec::new();
+    for b in vdm_blocks(&[d.clone()], &pt) {
+        sub.extend(b.pack().unwrap());
+    }
+    sub.extend(VdmBlock::Barrier(VdmBarrier { returns: true, ..Default::default() }).pack().unwrap());
+    pt.host_write(RC + 0x30000, &sub).unwrap();
+    let call = VdmBlock::Link(VdmLink { with_return: true, target: 0x30000, ..Default::default() });
+    let scene = build_blocks(pt, &[call], ZlsControl::default());
+    let stats = run_scene(&scene, &[d.clone()]);
+    assert_eq!(stats.draws, 1);
+    compare(&image(&scene.pt), &reference(&[d]));
+}
