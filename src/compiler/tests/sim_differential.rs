@@ -349,3 +349,59 @@ fn if_else_with_phis_matches_reference() {
         }
     }
 }
+
+/// A loop with a data-dependent trip count per lane (`for (i = 0; i < n; i++) acc = acc * v +
+/// 1.5`), left through `if (i >= n) break;` at the top: lanes leave at different iterations,
+/// the header phis carry the values out. Also the break at the bottom (do-while shape).
+#[test]
+fn loops_with_per_lane_trip_counts_match_reference() {
+    for bottom in [false, true] {
+        let mut b = Builder::new(Stage::Compute);
+        let x = b.sysval(SysVal::GlobalId(0));
+        let n = b.load_global(0, x, Type::I32, 1);
+        let v = b.load_global(1, x, Type::F32, 1);
+        let pre = b.current_block();
+        b.loop_();
+        let i = b.phi(Shape::scalar(Type::I32), &[(pre, Src::imm(0))]);
+        let acc = b.phi(Shape::scalar(Type::F32), &[(pre, Src::val(v))]);
+        let test = |b: &mut Builder, i: Value| {
+            let c = b.icmp(Cmp::Ge, false, i, n);
+            b.if_(c);
+            b.break_();
+            b.end_if();
+        };
+        if !bottom {
+            test(&mut b, i);
+        }
+        let m = b.fmul(acc, v);
+        let acc2 = b.fadd(m, Src::imm_f32(1.5));
+        let i2 = b.iadd(i, Src::imm(1));
+        if bottom {
+            test(&mut b, i2);
+        }
+        let latch = b.current_block();
+        b.add_phi_src(i, latch, Src::val(i2));
+        b.add_phi_src(acc, latch, Src::val(acc2));
+        b.end_loop();
+        b.store_global(2, x, acc);
+        let x2 = b.iadd(x, Src::imm(THREADS));
+        b.store_global(2, x2, i);
+        let f = b.finish();
+        let c = compile_g16(&f, Options::default()).unwrap_or_else(|e| panic!("{e}\n{f}"));
+        let mut r = Rng::new(11);
+        let counts: Vec<u32> = (0..2 * THREADS).map(|_| r.below(7) as u32).collect();
+        let vals: Vec<u32> = (0..2 * THREADS).map(|_| edge_word(&mut r)).collect();
+        let bufs = vec![counts, vals, vec![0; 2 * THREADS as usize]];
+        let got =
+            run_on_model(&c.code, &bufs).unwrap_or_else(|e| panic!("model: {e}\n{f}\n{}", c.mir));
+        let mut env = Env::default();
+        for (k, buf) in bufs.iter().enumerate() {
+            env.buffers.insert(k as u8, buf.clone());
+        }
+        for t in 0..THREADS {
+            env.global_id = [t, 0, 0];
+            interp::run(&f, &mut env).unwrap();
+        }
+        assert_eq!(got[2], env.buffers[&2], "bottom={bottom}\n{f}\n{}", c.mir);
+    }
+}

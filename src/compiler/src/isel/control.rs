@@ -41,6 +41,53 @@ pub fn pop() -> Result<Instr, CompileError> {
     from_hex("0f0604010000")
 }
 
+/// Loops (ADevWithAnIdea/agx-re EXP-0010 `prodloop`, run on hardware, A18 Pro; the same
+/// protocol in niklassheth/agx-re EXP-M4-46 on M4): `0f 05 54 1a` pushes a loop scope with
+/// the constant-true bank; `8f 04 54 22` (latch update) removes the lanes whose bank-0
+/// predicate is true (bit 5; clear: false); a jump taken while any lane is active returns to
+/// the body; `0f 06 04 02 00 00` pops the loop scope.
+pub fn loop_push() -> Result<Instr, CompileError> {
+    from_hex("0f05541a")
+}
+
+pub fn loop_pop() -> Result<Instr, CompileError> {
+    from_hex("0f0604020000")
+}
+
+/// Lanes whose bank-0 predicate equals `leave_when` leave the loop; `depth` scopes are open
+/// inside the loop.
+pub fn loop_update(leave_when: bool, depth: u8) -> Result<Instr, CompileError> {
+    let mut x = from_hex("8f045422")?;
+    let err = |e: agx16_isa::EncodeError| CompileError::Encode {
+        instr: "loop_update".into(),
+        why: e.to_string(),
+    };
+    x.set("invert", u64::from(leave_when)).map_err(err)?;
+    x.set("bank", depth as u64).map_err(err)?;
+    Ok(x)
+}
+
+/// A jump by `offset` bytes from its own address, taken while any lane is active.
+pub fn jump(offset: i64) -> Result<Instr, CompileError> {
+    let f =
+        form_by_name("jump").ok_or_else(|| CompileError::Internal("jump form missing".into()))?;
+    let mut x = Instr::new(f);
+    let err = |e: agx16_isa::EncodeError| CompileError::Encode {
+        instr: format!("jump {offset}"),
+        why: e.to_string(),
+    };
+    x.set("mode", 0x54).map_err(err)?;
+    x.set("offset", (offset as u64) & ((1 << 48) - 1))
+        .map_err(err)?;
+    match x.operand(Role::SrcA).map(|o| o.value) {
+        Some(agx16_isa::Operand::ImmInt(v)) if v == offset => Ok(x),
+        other => Err(CompileError::Encode {
+            instr: format!("jump {offset}"),
+            why: format!("offset reads back as {other:?}"),
+        }),
+    }
+}
+
 /// The predicate compare (bank 0) for a compare whose only reader is the following `if`.
 pub fn predicate_compare(i: &MInstr) -> Result<Instr, CompileError> {
     let (form, want, invert) =

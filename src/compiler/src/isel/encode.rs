@@ -378,21 +378,44 @@ pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
         out.instrs += 1;
     };
     let unsupported = |what: &MItem| {
-        CompileError::NoForm { instr: format!("{what:?}"), why: "only structured if/else is selected; loops, break, continue, early return and discard are not yet".into() }
+        CompileError::NoForm {
+        instr: format!("{what:?}"),
+        why: "only if/else and loops left through `if (c) break;` directly in the loop body are selected; \
+              other breaks, continue, early return and discard are not yet"
+            .into(),
+    }
     };
-    let mut depth = 0usize;
+    // Open scopes: `None` for an if, `Some(body start offset)` for a loop.
+    let mut scopes: Vec<Option<usize>> = Vec::new();
+    let items = &p.items;
     let mut k = 0;
-    while k < p.items.len() {
-        match &p.items[k] {
+    while k < items.len() {
+        match &items[k] {
             MItem::Instr(i) => {
-                // A compare read only by the next `if` becomes the predicate compare + push.
-                if let (true, Some(MItem::If { cond })) = (i.feeds_branch_only, p.items.get(k + 1))
-                {
+                if let (true, Some(MItem::If { cond })) = (i.feeds_branch_only, items.get(k + 1)) {
                     if i.dst == Some(*cond) {
+                        // `if (c) break; else {}` or `if (c) {} else break;` directly in a loop:
+                        // the latch update takes the leaving lanes out.
+                        let in_loop = matches!(scopes.last(), Some(Some(_)));
+                        let tail = items.get(k + 2..k + 5);
+                        let leave = match tail {
+                            Some([MItem::Break, MItem::Else, MItem::EndIf]) if in_loop => {
+                                Some(true)
+                            }
+                            Some([MItem::Else, MItem::Break, MItem::EndIf]) if in_loop => {
+                                Some(false)
+                            }
+                            _ => None,
+                        };
                         emit(round_trip(i, control::predicate_compare(i)?)?, &mut out);
-                        emit(control::if_push()?, &mut out);
-                        depth += 1;
-                        k += 2;
+                        if let Some(leave_when) = leave {
+                            emit(control::loop_update(leave_when, 0)?, &mut out);
+                            k += 5;
+                        } else {
+                            emit(control::if_push()?, &mut out);
+                            scopes.push(None);
+                            k += 2;
+                        }
                         continue;
                     }
                 }
@@ -407,9 +430,21 @@ pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
             MItem::Else => emit(control::else_()?, &mut out),
             MItem::EndIf => {
                 emit(control::pop()?, &mut out);
-                depth -= 1;
+                scopes.pop();
             }
-            MItem::Return if depth == 0 && k + 1 == p.items.len() => {}
+            MItem::Loop => {
+                emit(control::loop_push()?, &mut out);
+                scopes.push(Some(out.code.len()));
+            }
+            MItem::EndLoop => {
+                let Some(Some(start)) = scopes.pop() else {
+                    return Err(CompileError::Internal("unbalanced loop".into()));
+                };
+                let here = out.code.len() as i64;
+                emit(control::jump(start as i64 - here)?, &mut out);
+                emit(control::loop_pop()?, &mut out);
+            }
+            MItem::Return if scopes.is_empty() && k + 1 == items.len() => {}
             other => return Err(unsupported(other)),
         }
         k += 1;
