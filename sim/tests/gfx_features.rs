@@ -1,6 +1,7 @@
 //! Render-model features beyond single triangles: points, lines, fans, flat shading with
 //! either provoking convention, u8/u32 indices, stencil with discard, scissor, depth load,
 //! empty-tile skipping, latched state, stream calls; each against the CPU reference.
+#![allow(clippy::cloned_ref_to_slice_refs)] // `&[d.clone()]` reads better in scene lists
 
 mod gfx_common;
 
@@ -32,10 +33,18 @@ fn points_with_a_point_size_output() {
         rgba(at(20.6, 40.1, 0.5), c(0.5)),
         rgba(at(33.1, 31.7, 0.5), c(0.9)),
     ];
-    let d = DrawSpec { prim: Primitive::Points, point_size: Some(4.5), ..DrawSpec::tris(verts, ShadeModel::Linear) };
+    let d = DrawSpec {
+        prim: Primitive::Points,
+        point_size: Some(4.5),
+        ..DrawSpec::tris(verts, ShadeModel::Linear)
+    };
     let (_, want) = check(&[d], ZlsControl::default());
     // 4.5-pixel squares cover 4 or 5 centres per axis.
-    assert!((3 * 16..=3 * 25).contains(&(want.passed[0] as usize)), "{}", want.passed[0]);
+    assert!(
+        (3 * 16..=3 * 25).contains(&(want.passed[0] as usize)),
+        "{}",
+        want.passed[0]
+    );
 }
 
 #[test]
@@ -45,12 +54,22 @@ fn lines_and_line_strips() {
         rgba(at(50.7, 20.9, 0.5), [0.0, 0.0, 1.0, 1.0]),
         rgba(at(60.2, 55.1, 0.5), [0.0, 1.0, 0.0, 1.0]),
     ];
-    let lines = DrawSpec { prim: Primitive::Lines, ..DrawSpec::tris(verts[..2].to_vec(), ShadeModel::Linear) };
+    let lines = DrawSpec {
+        prim: Primitive::Lines,
+        ..DrawSpec::tris(verts[..2].to_vec(), ShadeModel::Linear)
+    };
     let (_, want) = check(&[lines], ZlsControl::default());
     // Centres 3.5 ..= 50.5 lie in [3.3, 50.7): one pixel per column.
-    assert_eq!(want.passed[0], 48, "one pixel per column of an x-major width-1 line");
+    assert_eq!(
+        want.passed[0], 48,
+        "one pixel per column of an x-major width-1 line"
+    );
     // A 3-pixel-wide strip (raw 47 = 3 * 16 - 1); the reference models x-major segments only.
-    let strip = DrawSpec { prim: Primitive::LineStrip, line_width_raw: 47, ..DrawSpec::tris(verts[..2].to_vec(), ShadeModel::Linear) };
+    let strip = DrawSpec {
+        prim: Primitive::LineStrip,
+        line_width_raw: 47,
+        ..DrawSpec::tris(verts[..2].to_vec(), ShadeModel::Linear)
+    };
     let (_, want) = check(&[strip], ZlsControl::default());
     assert!(want.passed[0] >= 3 * 46);
 }
@@ -60,7 +79,11 @@ fn fans_with_u8_indices_and_flat_first_vertex() {
     let verts: Vec<Vtx> = (0..6)
         .map(|i| {
             let a = i as f32 * 0.9;
-            let p = if i == 0 { at(32.3, 30.6, 0.5) } else { at(32.3 + 25.0 * a.cos(), 30.6 + 25.0 * a.sin(), 0.5) };
+            let p = if i == 0 {
+                at(32.3, 30.6, 0.5)
+            } else {
+                at(32.3 + 25.0 * a.cos(), 30.6 + 25.0 * a.sin(), 0.5)
+            };
             rgba(p, [i as f32 / 6.0, 0.2, 1.0 - i as f32 / 6.0, 1.0])
         })
         .collect();
@@ -81,7 +104,16 @@ fn fans_with_u8_indices_and_flat_first_vertex() {
 #[test]
 fn strips_with_u32_indices_and_flat_last_vertex() {
     let verts: Vec<Vtx> = (0..6)
-        .map(|i| rgba(at(4.3 + 11.0 * i as f32, if i % 2 == 0 { 12.2 } else { 48.9 }, 0.5), [i as f32 / 5.0, 0.5, 0.5, 1.0]))
+        .map(|i| {
+            rgba(
+                at(
+                    4.3 + 11.0 * i as f32,
+                    if i % 2 == 0 { 12.2 } else { 48.9 },
+                    0.5,
+                ),
+                [i as f32 / 5.0, 0.5, 0.5, 1.0],
+            )
+        })
         .collect();
     let strip = DrawSpec {
         prim: Primitive::TriangleStrip,
@@ -104,18 +136,34 @@ fn stencil_mask_written_by_a_discarding_draw() {
         ]
     };
     let marker = DrawSpec {
-        stencil: Some(StencilSpec { func: ZsFunc::Always, reference: 1, pass_op: StencilOp::Replace }),
+        stencil: Some(StencilSpec {
+            func: ZsFunc::Always,
+            reference: 1,
+            pass_op: StencilOp::Replace,
+        }),
         discard_left_of: Some(24),
         ..DrawSpec::tris(quad([1.0, 0.0, 0.0, 1.0], 0.5), ShadeModel::Linear)
     };
     let masked = DrawSpec {
-        stencil: Some(StencilSpec { func: ZsFunc::Equal, reference: 1, pass_op: StencilOp::IncrSat }),
+        stencil: Some(StencilSpec {
+            func: ZsFunc::Equal,
+            reference: 1,
+            pass_op: StencilOp::IncrSat,
+        }),
         ..DrawSpec::tris(
-            vec![rgba(at(0.4, 40.2, 0.2), [0.0, 1.0, 0.0, 1.0]), rgba(at(63.5, 40.2, 0.2), [0.0, 1.0, 0.0, 1.0]), rgba(at(30.1, 63.8, 0.2), [0.0, 1.0, 0.0, 1.0])],
+            vec![
+                rgba(at(0.4, 40.2, 0.2), [0.0, 1.0, 0.0, 1.0]),
+                rgba(at(63.5, 40.2, 0.2), [0.0, 1.0, 0.0, 1.0]),
+                rgba(at(30.1, 63.8, 0.2), [0.0, 1.0, 0.0, 1.0]),
+            ],
             ShadeModel::Linear,
         )
     };
-    let zls = ZlsControl { s_store: true, s_store_twiddled: true, ..Default::default() };
+    let zls = ZlsControl {
+        s_store: true,
+        s_store_twiddled: true,
+        ..Default::default()
+    };
     let draws = [marker, masked];
     let (scene, want) = check(&draws, zls);
     assert!(want.passed[1] > 0 && want.passed[1] < want.passed[0]);
@@ -124,8 +172,15 @@ fn stencil_mask_written_by_a_discarding_draw() {
     for y in 0..H {
         for x in 0..W {
             let mut b = [0u8; 1];
-            scene.pt.host_read(STENCIL + layout.offset(x, y), &mut b).unwrap();
-            assert_eq!(b[0], want.stencil[(y * W + x) as usize], "stencil at {x},{y}");
+            scene
+                .pt
+                .host_read(STENCIL + layout.offset(x, y), &mut b)
+                .unwrap();
+            assert_eq!(
+                b[0],
+                want.stencil[(y * W + x) as usize],
+                "stencil at {x},{y}"
+            );
         }
     }
 }
@@ -135,7 +190,11 @@ fn scissor_rectangle_limits_coverage() {
     let d = DrawSpec {
         scissor: Some([10, 12, 40, 50]),
         ..DrawSpec::tris(
-            vec![rgba(at(1.2, 1.7, 0.5), [1.0; 4]), rgba(at(62.3, 5.1, 0.5), [0.5; 4]), rgba(at(20.7, 62.2, 0.5), [0.2; 4])],
+            vec![
+                rgba(at(1.2, 1.7, 0.5), [1.0; 4]),
+                rgba(at(62.3, 5.1, 0.5), [0.5; 4]),
+                rgba(at(20.7, 62.2, 0.5), [0.2; 4]),
+            ],
             ShadeModel::Linear,
         )
     };
@@ -151,17 +210,27 @@ fn depth_loaded_from_memory_masks_a_draw() {
     for y in 0..H {
         for x in 0..W {
             let v: u16 = if x < 32 { 0 } else { 0xffff };
-            pt.host_write(DEPTH + layout.offset(x, y), &v.to_le_bytes()).unwrap();
+            pt.host_write(DEPTH + layout.offset(x, y), &v.to_le_bytes())
+                .unwrap();
         }
     }
     let d = DrawSpec {
         depth: ZsFunc::Less,
         ..DrawSpec::tris(
-            vec![rgba(at(1.2, 1.7, 0.5), [1.0; 4]), rgba(at(62.3, 5.1, 0.5), [0.5; 4]), rgba(at(20.7, 62.2, 0.5), [0.2; 4])],
+            vec![
+                rgba(at(1.2, 1.7, 0.5), [1.0; 4]),
+                rgba(at(62.3, 5.1, 0.5), [0.5; 4]),
+                rgba(at(20.7, 62.2, 0.5), [0.2; 4]),
+            ],
             ShadeModel::Linear,
         )
     };
-    let zls = ZlsControl { z_load: true, z_load_twiddled: true, z_format: ZlsFormat::Unorm16, ..Default::default() };
+    let zls = ZlsControl {
+        z_load: true,
+        z_load_twiddled: true,
+        z_format: ZlsFormat::Unorm16,
+        ..Default::default()
+    };
     let blocks = vdm_blocks(&[d.clone()], &pt);
     let scene = build_blocks(pt, &blocks, zls);
     run_scene(&scene, &[d.clone()]);
@@ -179,13 +248,20 @@ fn depth_loaded_from_memory_masks_a_draw() {
 #[test]
 fn empty_tiles_are_skipped_without_process_empty_tiles() {
     let d = DrawSpec::tris(
-        vec![rgba(at(2.2, 3.1, 0.5), [1.0; 4]), rgba(at(20.1, 4.3, 0.5), [1.0; 4]), rgba(at(5.4, 25.9, 0.5), [1.0; 4])],
+        vec![
+            rgba(at(2.2, 3.1, 0.5), [1.0; 4]),
+            rgba(at(20.1, 4.3, 0.5), [1.0; 4]),
+            rgba(at(5.4, 25.9, 0.5), [1.0; 4]),
+        ],
         ShadeModel::Linear,
     );
     let mut scene = build(&[d.clone()], ZlsControl::default());
     scene.cmd.flags = Hex(0);
     let marker = [0xabu8; 4];
-    scene.pt.host_write(IMG, &marker.repeat((W * H) as usize)).unwrap();
+    scene
+        .pt
+        .host_write(IMG, &marker.repeat((W * H) as usize))
+        .unwrap();
     let stats = run_scene(&scene, &[d.clone()]);
     assert_eq!(stats.utiles, 1);
     let img = image(&scene.pt);
@@ -193,7 +269,11 @@ fn empty_tiles_are_skipped_without_process_empty_tiles() {
     for y in 0..H {
         for x in 0..W {
             let i = (y * W + x) as usize;
-            let expect = if x < 32 && y < 32 { want.color[i] } else { marker };
+            let expect = if x < 32 && y < 32 {
+                want.color[i]
+            } else {
+                marker
+            };
             assert_eq!(img[i], expect, "pixel {x},{y}");
         }
     }
@@ -201,13 +281,30 @@ fn empty_tiles_are_skipped_without_process_empty_tiles() {
 
 #[test]
 fn draws_without_ppp_updates_keep_the_latched_state() {
-    let a = DrawSpec::tris(vec![rgba(at(2.2, 3.1, 0.5), [1.0, 0.0, 0.0, 1.0]), rgba(at(30.1, 4.3, 0.5), [1.0, 0.0, 0.0, 1.0]), rgba(at(5.4, 25.9, 0.5), [1.0, 0.0, 0.0, 1.0])], ShadeModel::Linear);
-    let b = DrawSpec::tris(vec![rgba(at(40.2, 33.1, 0.5), [0.0, 0.0, 1.0, 1.0]), rgba(at(60.1, 34.3, 0.5), [0.0, 0.0, 1.0, 1.0]), rgba(at(45.4, 60.9, 0.5), [0.0, 0.0, 1.0, 1.0])], ShadeModel::Linear);
+    let a = DrawSpec::tris(
+        vec![
+            rgba(at(2.2, 3.1, 0.5), [1.0, 0.0, 0.0, 1.0]),
+            rgba(at(30.1, 4.3, 0.5), [1.0, 0.0, 0.0, 1.0]),
+            rgba(at(5.4, 25.9, 0.5), [1.0, 0.0, 0.0, 1.0]),
+        ],
+        ShadeModel::Linear,
+    );
+    let b = DrawSpec::tris(
+        vec![
+            rgba(at(40.2, 33.1, 0.5), [0.0, 0.0, 1.0, 1.0]),
+            rgba(at(60.1, 34.3, 0.5), [0.0, 0.0, 1.0, 1.0]),
+            rgba(at(45.4, 60.9, 0.5), [0.0, 0.0, 1.0, 1.0]),
+        ],
+        ShadeModel::Linear,
+    );
     let draws = [a, b];
     let pt = new_memory();
     let mut blocks = vdm_blocks(&draws, &pt);
     // Keep the second draw's index list only: state and PPP updates stay latched.
-    let second = blocks.iter().rposition(|b| matches!(b, VdmBlock::State(_))).unwrap();
+    let second = blocks
+        .iter()
+        .rposition(|b| matches!(b, VdmBlock::State(_)))
+        .unwrap();
     blocks.drain(second..blocks.len() - 1);
     let scene = build_blocks(pt, &blocks, ZlsControl::default());
     let stats = run_scene(&scene, &draws);
@@ -217,15 +314,33 @@ fn draws_without_ppp_updates_keep_the_latched_state() {
 
 #[test]
 fn stream_calls_return_to_the_caller() {
-    let d = DrawSpec::tris(vec![rgba(at(2.2, 3.1, 0.5), [1.0; 4]), rgba(at(60.1, 14.3, 0.5), [0.3; 4]), rgba(at(25.4, 55.9, 0.5), [0.6; 4])], ShadeModel::Linear);
+    let d = DrawSpec::tris(
+        vec![
+            rgba(at(2.2, 3.1, 0.5), [1.0; 4]),
+            rgba(at(60.1, 14.3, 0.5), [0.3; 4]),
+            rgba(at(25.4, 55.9, 0.5), [0.6; 4]),
+        ],
+        ShadeModel::Linear,
+    );
     let pt = new_memory();
     let mut sub: Vec<u8> = Vec::new();
     for b in vdm_blocks(&[d.clone()], &pt) {
         sub.extend(b.pack().unwrap());
     }
-    sub.extend(VdmBlock::Barrier(VdmBarrier { returns: true, ..Default::default() }).pack().unwrap());
+    sub.extend(
+        VdmBlock::Barrier(VdmBarrier {
+            returns: true,
+            ..Default::default()
+        })
+        .pack()
+        .unwrap(),
+    );
     pt.host_write(RC + 0x30000, &sub).unwrap();
-    let call = VdmBlock::Link(VdmLink { with_return: true, target: 0x30000, ..Default::default() });
+    let call = VdmBlock::Link(VdmLink {
+        with_return: true,
+        target: 0x30000,
+        ..Default::default()
+    });
     let scene = build_blocks(pt, &[call], ZlsControl::default());
     let stats = run_scene(&scene, &[d.clone()]);
     assert_eq!(stats.draws, 1);

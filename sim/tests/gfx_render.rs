@@ -1,5 +1,6 @@
 //! Render-model tests: streams built with agx16-cmdstream's builders, run through
 //! `agx16_sim::gfx` with host stages, compared with the CPU reference in `gfx_common`.
+#![allow(clippy::cloned_ref_to_slice_refs)] // `&[d.clone()]` reads better in scene lists
 
 mod gfx_common;
 
@@ -15,7 +16,11 @@ use gfx_common::*;
 fn solid_colour_triangle() {
     let red = [1.0, 0.0, 0.0, 1.0];
     let d = DrawSpec::tris(
-        vec![rgba([-0.8, -0.7, 0.5, 1.0], [0.0; 4]), rgba([0.9, -0.6, 0.5, 1.0], [0.0; 4]), rgba([0.1, 0.85, 0.5, 1.0], red)],
+        vec![
+            rgba([-0.8, -0.7, 0.5, 1.0], [0.0; 4]),
+            rgba([0.9, -0.6, 0.5, 1.0], [0.0; 4]),
+            rgba([0.1, 0.85, 0.5, 1.0], red),
+        ],
         ShadeModel::FlatVertex2,
     );
     let (scene, stats) = run(&[d.clone()], ZlsControl::default());
@@ -52,7 +57,11 @@ fn depth_test_between_two_triangles() {
         depth: ZsFunc::Less,
         depth_write: true,
         ..DrawSpec::tris(
-            vec![rgba([-0.9, -0.9, 0.3, 1.0], [0.0, 1.0, 0.0, 1.0]), rgba([0.6, -0.9, 0.3, 1.0], [0.0, 1.0, 0.0, 1.0]), rgba([-0.9, 0.6, 0.3, 1.0], [0.0, 1.0, 0.0, 1.0])],
+            vec![
+                rgba([-0.9, -0.9, 0.3, 1.0], [0.0, 1.0, 0.0, 1.0]),
+                rgba([0.6, -0.9, 0.3, 1.0], [0.0, 1.0, 0.0, 1.0]),
+                rgba([-0.9, 0.6, 0.3, 1.0], [0.0, 1.0, 0.0, 1.0]),
+            ],
             ShadeModel::Linear,
         )
     };
@@ -61,11 +70,20 @@ fn depth_test_between_two_triangles() {
         depth: ZsFunc::Less,
         depth_write: true,
         ..DrawSpec::tris(
-            vec![rgba([0.9, 0.9, 0.0, 1.0], [1.0, 0.0, 1.0, 1.0]), rgba([-0.95, 0.5, 0.6, 1.0], [1.0, 0.0, 1.0, 1.0]), rgba([0.5, -0.95, 0.6, 1.0], [1.0, 0.0, 1.0, 1.0])],
+            vec![
+                rgba([0.9, 0.9, 0.0, 1.0], [1.0, 0.0, 1.0, 1.0]),
+                rgba([-0.95, 0.5, 0.6, 1.0], [1.0, 0.0, 1.0, 1.0]),
+                rgba([0.5, -0.95, 0.6, 1.0], [1.0, 0.0, 1.0, 1.0]),
+            ],
             ShadeModel::Linear,
         )
     };
-    let zls = ZlsControl { z_store: true, z_store_twiddled: true, z_format: ZlsFormat::F32, ..Default::default() };
+    let zls = ZlsControl {
+        z_store: true,
+        z_store_twiddled: true,
+        z_format: ZlsFormat::F32,
+        ..Default::default()
+    };
     let draws = [near, far];
     let (scene, stats) = run(&draws, zls);
     let want = reference(&draws);
@@ -83,7 +101,10 @@ fn depth_test_between_two_triangles() {
     for y in 0..H {
         for x in 0..W {
             let mut b = [0u8; 4];
-            scene.pt.host_read(DEPTH + layout.offset(x, y), &mut b).unwrap();
+            scene
+                .pt
+                .host_read(DEPTH + layout.offset(x, y), &mut b)
+                .unwrap();
             worst = worst.max((f32::from_le_bytes(b) - want.depth[(y * W + x) as usize]).abs());
         }
     }
@@ -96,7 +117,10 @@ fn indexed_strip_with_primitive_restart() {
         .map(|i| {
             let x = -0.9 + 0.5 * (i / 2) as f32;
             let y = if i % 2 == 0 { -0.6 } else { 0.1 };
-            rgba([x, y + 0.05 * i as f32, 0.5, 1.0], [i as f32 / 8.0, 1.0 - i as f32 / 8.0, 0.5, 1.0])
+            rgba(
+                [x, y + 0.05 * i as f32, 0.5, 1.0],
+                [i as f32 / 8.0, 1.0 - i as f32 / 8.0, 0.5, 1.0],
+            )
         })
         .collect();
     let idx = vec![0, 1, 2, 3, 0xffff, 4, 5, 6, 7];
@@ -114,13 +138,21 @@ fn indexed_strip_with_primitive_restart() {
 
 #[test]
 fn back_faces_are_culled_and_instances_are_drawn() {
-    let ccw = vec![rgba([-0.9, -0.9, 0.5, 1.0], [1.0; 4]), rgba([-0.2, -0.9, 0.5, 1.0], [1.0; 4]), rgba([-0.9, -0.2, 0.5, 1.0], [1.0; 4])];
+    let ccw = vec![
+        rgba([-0.9, -0.9, 0.5, 1.0], [1.0; 4]),
+        rgba([-0.2, -0.9, 0.5, 1.0], [1.0; 4]),
+        rgba([-0.9, -0.2, 0.5, 1.0], [1.0; 4]),
+    ];
     let mut cw = ccw.clone();
     cw.swap(1, 2);
     cw.iter_mut().for_each(|v| v[1] += 1.0);
     let mut all = ccw.clone();
     all.extend(cw);
-    let d = DrawSpec { cull_back: true, instances: 2, ..DrawSpec::tris(all, ShadeModel::Linear) };
+    let d = DrawSpec {
+        cull_back: true,
+        instances: 2,
+        ..DrawSpec::tris(all, ShadeModel::Linear)
+    };
     let (scene, stats) = run(&[d.clone()], ZlsControl::default());
     let want = reference(&[d]);
     compare(&image(&scene.pt), &want);
@@ -134,7 +166,11 @@ fn triangles_crossing_the_clip_volume_are_clipped() {
     // Positive W everywhere: clipping in x/y equals rasterising the whole triangle and
     // keeping the framebuffer, which is what the reference does.
     let d = DrawSpec::tris(
-        vec![rgba([-3.0, -0.5, 0.5, 1.0], [1.0, 0.0, 0.0, 1.0]), rgba([2.5, -1.8, 0.5, 1.0], [0.0, 1.0, 0.0, 1.0]), rgba([0.3, 2.2, 0.5, 1.0], [0.0, 0.0, 1.0, 1.0])],
+        vec![
+            rgba([-3.0, -0.5, 0.5, 1.0], [1.0, 0.0, 0.0, 1.0]),
+            rgba([2.5, -1.8, 0.5, 1.0], [0.0, 1.0, 0.0, 1.0]),
+            rgba([0.3, 2.2, 0.5, 1.0], [0.0, 0.0, 1.0, 1.0]),
+        ],
         ShadeModel::Perspective,
     );
     let (scene, stats) = run(&[d.clone()], ZlsControl::default());
@@ -144,7 +180,10 @@ fn triangles_crossing_the_clip_volume_are_clipped() {
 
 #[test]
 fn isa_stages_refuse_with_the_launcher_address() {
-    let d = DrawSpec::tris(vec![rgba([0.0, 0.0, 0.5, 1.0], [1.0; 4]); 3], ShadeModel::Linear);
+    let d = DrawSpec::tris(
+        vec![rgba([0.0, 0.0, 0.5, 1.0], [1.0; 4]); 3],
+        ShadeModel::Linear,
+    );
     let scene = build(&[d], ZlsControl::default());
     match gfx::run_render(&scene.pt, &scene.command()) {
         Err(SimError::Unestablished { form, what, .. }) => {
@@ -153,4 +192,34 @@ fn isa_stages_refuse_with_the_launcher_address() {
         }
         other => panic!("expected a refusal, got {other:?}"),
     }
+}
+
+#[test]
+fn shared_edges_through_pixel_centres_are_drawn_once() {
+    // Vertices on pixel centres: every edge passes through centres, so the tie-break decides.
+    let ndc = |x: f32, y: f32| [(x - 32.0) / 32.0, (32.0 - y) / 32.0, 0.5, 1.0];
+    let c = [0.3, 0.6, 0.9, 1.0];
+    let (a, b, cc, d) = (
+        ndc(4.5, 4.5),
+        ndc(40.5, 4.5),
+        ndc(40.5, 28.5),
+        ndc(4.5, 28.5),
+    );
+    let quad = DrawSpec::tris(
+        vec![
+            rgba(a, c),
+            rgba(b, c),
+            rgba(cc, c),
+            rgba(a, c),
+            rgba(cc, c),
+            rgba(d, c),
+        ],
+        ShadeModel::Linear,
+    );
+    let (scene, stats) = run(&[quad.clone()], ZlsControl::default());
+    let want = reference(&[quad]);
+    compare(&image(&scene.pt), &want);
+    // Each of the 36 x 24 pixels is counted once: no double hits on the diagonal, no gaps.
+    assert_eq!(stats.samples_passed, 36 * 24);
+    assert_eq!(want.passed[0], 36 * 24);
 }

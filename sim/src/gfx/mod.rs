@@ -59,7 +59,7 @@ pub struct RenderStats {
 
 /// Runs one render command on the model with the hardware (ISA) shader stages.
 pub fn run_render(mem: &dyn GpuMemory, cmd: &RenderCommand) -> Result<RenderStats, SimError> {
-    run_render_with(mem, cmd, &mut IsaStages::default())
+    run_render_with(mem, cmd, &mut IsaStages)
 }
 
 /// Runs one render command with the given shader stages.

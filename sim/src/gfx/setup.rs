@@ -27,6 +27,10 @@ use agx16_cmdstream::ppp::{PolygonMode, PppPage};
 use agx16_cmdstream::vdm::{ProvokingVertex, USC_BASE};
 use std::collections::HashMap;
 
+/// Most vertex invocations (count x instances) one draw may ask of the model. The hardware
+/// has no such limit; it keeps a hostile stream from exhausting the host.
+pub const MAX_VERTEX_WORK: u64 = 1 << 24;
+
 /// Sub-pixel steps per pixel.
 pub const SUBPIXEL: f64 = 256.0;
 
@@ -132,6 +136,12 @@ pub fn process_draw(
     };
     let topology = draw.index_list.header.primitive;
     let instances = draw.index_list.instances.unwrap_or(1);
+    let work = draw.index_list.count.unwrap_or(0) as u64 * instances as u64;
+    if work > MAX_VERTEX_WORK {
+        return Err(render_error(format!(
+            "draw at {at:#x}: {work} vertex invocations exceed the model's limit of {MAX_VERTEX_WORK}"
+        )));
+    }
     let discard = page.cull.rasterizer_discard || page.w_clamp_cull_2.rasterizer_discard;
     for run in vertex_runs(mem, draw)? {
         let prims = assemble(topology, run.len(), provoking).ok_or_else(|| {

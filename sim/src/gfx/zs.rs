@@ -32,7 +32,7 @@ impl FaceState {
     /// The state for a face; back faces use the back words when two-sided stencil is on.
     pub fn of(f: &PppFragmentFaces, back: bool, depth_write_disable: bool) -> Self {
         let back = back && f.two_sided_stencil;
-        let stencil = f.stencil_test_enable.then(|| {
+        let stencil = f.stencil_test_enable.then_some({
             if back {
                 StencilState {
                     reference: f.back_stencil_reference,

@@ -6,12 +6,18 @@
 #![allow(dead_code)]
 
 use agx16_cmdstream::builder::{ChunkPool, StreamBuilder};
-use agx16_cmdstream::descriptors::{pack_cf_table, CfBinding, CfBindingHeader, CoefficientSource, ShadeModel};
-use agx16_cmdstream::ppp::{PassType, PppPage, PppVertex, Scissor, StencilOp, VisibilityMode, ZsFunc, PPP_RECORDS};
+use agx16_cmdstream::descriptors::{
+    pack_cf_table, CfBinding, CfBindingHeader, CoefficientSource, ShadeModel,
+};
+use agx16_cmdstream::ppp::{
+    PassType, PppPage, PppVertex, Scissor, StencilOp, VisibilityMode, ZsFunc, PPP_RECORDS,
+};
 use agx16_cmdstream::render::{CmdRender, IspZlsPixels, ZlsControl, RENDER_PROCESS_EMPTY_TILES};
 use agx16_cmdstream::vdm::*;
 use agx16_cmdstream::{Hex, Record, Unexplained};
-use agx16_sim::gfx::{self, Fragment, FragmentResult, RenderCommand, Stages, TileBuffer, VertexInvocation};
+use agx16_sim::gfx::{
+    self, Fragment, FragmentResult, RenderCommand, Stages, TileBuffer, VertexInvocation,
+};
 use agx16_sim::{GpuMemory, PageTable, SimError};
 
 pub const RC: u64 = RENDER_CONTEXT_BASE;
@@ -97,11 +103,21 @@ pub struct HostStages {
 }
 
 impl Stages for HostStages {
-    fn vertex(&mut self, mem: &dyn GpuMemory, inv: &VertexInvocation) -> Result<Vec<f32>, SimError> {
+    fn vertex(
+        &mut self,
+        mem: &dyn GpuMemory,
+        inv: &VertexInvocation,
+    ) -> Result<Vec<f32>, SimError> {
         // Vertex fetch happens in the vertex program on G16: read the buffer like one would.
         let mut b = [0u8; 32];
-        mem.read(VB + 0x1000 * inv.draw as u64 + 32 * inv.vertex_id as u64, &mut b)?;
-        let mut out: Vec<f32> = b.chunks(4).map(|c| f32::from_le_bytes(c.try_into().unwrap())).collect();
+        mem.read(
+            VB + 0x1000 * inv.draw as u64 + 32 * inv.vertex_id as u64,
+            &mut b,
+        )?;
+        let mut out: Vec<f32> = b
+            .chunks(4)
+            .map(|c| f32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
         // Instances shift right by a quarter of the viewport (instance_id reaches the stage).
         out[0] += 0.5 * inv.instance_id as f32 * out[3];
         if let Some(s) = self.draws[inv.draw].point_size {
@@ -109,26 +125,47 @@ impl Stages for HostStages {
         }
         Ok(out)
     }
-    fn background(&mut self, _: &dyn GpuMemory, _: u64, tile: &mut TileBuffer) -> Result<(), SimError> {
+    fn background(
+        &mut self,
+        _: &dyn GpuMemory,
+        _: u64,
+        tile: &mut TileBuffer,
+    ) -> Result<(), SimError> {
         for px in tile.bytes.chunks_mut(4) {
             px.copy_from_slice(&CLEAR);
         }
         Ok(())
     }
-    fn fragment(&mut self, _: &dyn GpuMemory, f: &Fragment, tile: &mut TileBuffer) -> Result<FragmentResult, SimError> {
+    fn fragment(
+        &mut self,
+        _: &dyn GpuMemory,
+        f: &Fragment,
+        tile: &mut TileBuffer,
+    ) -> Result<FragmentResult, SimError> {
         let d = &self.draws[f.draw];
         let persp = d.shade == ShadeModel::Perspective;
         let mut c = [0u8; 4];
         for (k, v) in c.iter_mut().enumerate() {
-            let x = if persp { f.iterate_perspective(1 + k) } else { f.iterate_linear(1 + k) };
+            let x = if persp {
+                f.iterate_perspective(1 + k)
+            } else {
+                f.iterate_linear(1 + k)
+            };
             *v = unorm8(x.unwrap());
         }
         let (x, y) = (f.x - tile.origin.0, f.y - tile.origin.1);
         // Write before deciding: the model must drop a discarded fragment's writes.
         tile.pixel_mut(x, y).unwrap().copy_from_slice(&c);
-        Ok(FragmentResult { discard: d.discard_left_of.is_some_and(|l| f.x < l) })
+        Ok(FragmentResult {
+            discard: d.discard_left_of.is_some_and(|l| f.x < l),
+        })
     }
-    fn end_of_tile(&mut self, mem: &dyn GpuMemory, _: u64, tile: &TileBuffer) -> Result<(), SimError> {
+    fn end_of_tile(
+        &mut self,
+        mem: &dyn GpuMemory,
+        _: u64,
+        tile: &TileBuffer,
+    ) -> Result<(), SimError> {
         for y in 0..tile.height {
             for x in 0..tile.width {
                 let (px, py) = (tile.origin.0 + x, tile.origin.1 + y);
@@ -171,7 +208,11 @@ pub fn page_for(d: &DrawSpec, index: usize) -> PppPage {
         p.scissor_depth_bias.scissor = index as u16;
         let _ = s;
     }
-    p.fragment_control_2.pass_type = if d.discard_left_of.is_some() { PassType::PunchThrough } else { PassType::Opaque };
+    p.fragment_control_2.pass_type = if d.discard_left_of.is_some() {
+        PassType::PunchThrough
+    } else {
+        PassType::Opaque
+    };
     let v = &mut p.viewport;
     (v.translate_x, v.scale_x) = (W as f32 / 2.0, W as f32 / 2.0);
     (v.translate_y, v.scale_y) = (H as f32 / 2.0, -(H as f32) / 2.0);
@@ -188,9 +229,27 @@ pub fn page_for(d: &DrawSpec, index: usize) -> PppPage {
 
 pub fn cf_table(shade: ShadeModel) -> Vec<u8> {
     // Mesa's T8132 table shape: 1/W in coefficient 0, then the four colour scalars.
-    let header = CfBindingHeader { slots: 5, coefficient_registers: 5, ..Default::default() };
-    let w = CfBinding { components: 1, shade_model: ShadeModel::Linear, source: CoefficientSource::Varying, base_slot: 0, base_coefficient: 0, ..Default::default() };
-    let c = CfBinding { components: 4, shade_model: shade, source: CoefficientSource::Varying, base_slot: 1, base_coefficient: 1, ..Default::default() };
+    let header = CfBindingHeader {
+        slots: 5,
+        coefficient_registers: 5,
+        ..Default::default()
+    };
+    let w = CfBinding {
+        components: 1,
+        shade_model: ShadeModel::Linear,
+        source: CoefficientSource::Varying,
+        base_slot: 0,
+        base_coefficient: 0,
+        ..Default::default()
+    };
+    let c = CfBinding {
+        components: 4,
+        shade_model: shade,
+        source: CoefficientSource::Varying,
+        base_slot: 1,
+        base_coefficient: 1,
+        ..Default::default()
+    };
     pack_cf_table(&header, &[w, c]).unwrap()
 }
 
@@ -208,27 +267,64 @@ impl Scene {
 pub fn vdm_blocks(draws: &[DrawSpec], pt: &PageTable) -> Vec<VdmBlock> {
     let mut out = Vec::new();
     for (i, d) in draws.iter().enumerate() {
-        let vb: Vec<u8> = d.verts.iter().flatten().flat_map(|f| f.to_le_bytes()).collect();
+        let vb: Vec<u8> = d
+            .verts
+            .iter()
+            .flatten()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
         pt.host_write(VB + 0x1000 * i as u64, &vb).unwrap();
-        pt.host_write(USC + 0x1000 + 0x100 * i as u64, &cf_table(d.shade)).unwrap();
+        pt.host_write(USC + 0x1000 + 0x100 * i as u64, &cf_table(d.shade))
+            .unwrap();
         let page = page_for(d, i).pack().unwrap();
         let page_off = 0x58000 + 0x100 * i as u32;
         pt.host_write(RC + page_off as u64, &page).unwrap();
         if let Some([x0, y0, x1, y1]) = d.scissor {
-            let s = Scissor { min_x: x0, min_y: y0, max_x: x1, max_y: y1, min_z: 0.0, max_z: 1.0, ..Default::default() };
-            pt.host_write(SCISSOR + 16 * i as u64, &s.pack().unwrap()).unwrap();
+            let s = Scissor {
+                min_x: x0,
+                min_y: y0,
+                max_x: x1,
+                max_y: y1,
+                min_z: 0.0,
+                max_z: 1.0,
+                ..Default::default()
+            };
+            pt.host_write(SCISSOR + 16 * i as u64, &s.pack().unwrap())
+                .unwrap();
         }
         let n = d.outputs();
         let state = VdmState {
-            restart_index: d.indexed.as_ref().and_then(|x| x.2).map(|value| VdmRestartIndex { value, ..Default::default() }),
+            restart_index: d
+                .indexed
+                .as_ref()
+                .and_then(|x| x.2)
+                .map(|value| VdmRestartIndex {
+                    value,
+                    ..Default::default()
+                }),
             vertex_word0: Some(VdmVertexWord0::default()),
-            vertex_word1: Some(VdmVertexWord1 { pipeline_word: Unexplained(0x0100_0000), launch: 0x8000, ..Default::default() }),
-            vertex_outputs: Some(VdmVertexOutputs { count_1: n, count_2: n, ..Default::default() }),
-            vertex_unknown: Some(VdmVertexUnknown { flat_shading_control: d.provoking, ..Default::default() }),
+            vertex_word1: Some(VdmVertexWord1 {
+                pipeline_word: Unexplained(0x0100_0000),
+                launch: 0x8000,
+                ..Default::default()
+            }),
+            vertex_outputs: Some(VdmVertexOutputs {
+                count_1: n,
+                count_2: n,
+                ..Default::default()
+            }),
+            vertex_unknown: Some(VdmVertexUnknown {
+                flat_shading_control: d.provoking,
+                ..Default::default()
+            }),
         };
         out.push(VdmBlock::State(state));
         for (off, words, _) in PPP_RECORDS {
-            let u = VdmPppUpdate { size_words: words, pointer: page_off + off as u32, ..Default::default() };
+            let u = VdmPppUpdate {
+                size_words: words,
+                pointer: page_off + off as u32,
+                ..Default::default()
+            };
             out.push(VdmBlock::PppUpdate(u));
         }
         let list = match &d.indexed {
@@ -241,7 +337,16 @@ pub fn vdm_blocks(draws: &[DrawSpec], pt: &PageTable) -> Vec<VdmBlock> {
                 };
                 let va = USC + 0x20000 + 0x1000 * i as u64;
                 pt.host_write(va, &bytes).unwrap();
-                VdmIndexList::indexed(d.prim, *size, va, bytes.len() as u32, idx.len() as u32, d.instances, 0, restart.is_some())
+                VdmIndexList::indexed(
+                    d.prim,
+                    *size,
+                    va,
+                    bytes.len() as u32,
+                    idx.len() as u32,
+                    d.instances,
+                    0,
+                    restart.is_some(),
+                )
             }
         };
         out.push(VdmBlock::IndexList(list));
@@ -251,7 +356,15 @@ pub fn vdm_blocks(draws: &[DrawSpec], pt: &PageTable) -> Vec<VdmBlock> {
 
 pub fn new_memory() -> PageTable {
     let pt = PageTable::new();
-    for (va, len) in [(RC, 0x100000), (USC, 0x100000), (VB, 0x10000), (IMG, 0x4000), (DEPTH, 0x20000), (SCISSOR, 0x4000), (OCC, 0x4000)] {
+    for (va, len) in [
+        (RC, 0x100000),
+        (USC, 0x100000),
+        (VB, 0x10000),
+        (IMG, 0x4000),
+        (DEPTH, 0x20000),
+        (SCISSOR, 0x4000),
+        (OCC, 0x4000),
+    ] {
         pt.map(va, len, true, true).unwrap();
     }
     pt
@@ -267,7 +380,11 @@ pub fn build_blocks(pt: PageTable, blocks: &[VdmBlock], zls: ZlsControl) -> Scen
     for c in &stream.chunks {
         pt.host_write(c.va, &c.bytes).unwrap();
     }
-    let pixels = IspZlsPixels { x: W as u16, y: H as u16, ..Default::default() };
+    let pixels = IspZlsPixels {
+        x: W as u16,
+        y: H as u16,
+        ..Default::default()
+    };
     let cmd = CmdRender {
         flags: Hex(RENDER_PROCESS_EMPTY_TILES as u64),
         vdm_ctrl_stream_base: Hex(stream.start),
@@ -308,7 +425,9 @@ pub fn image(pt: &PageTable) -> Vec<[u8; 4]> {
 }
 
 pub fn run_scene(scene: &Scene, draws: &[DrawSpec]) -> gfx::RenderStats {
-    let mut st = HostStages { draws: draws.to_vec() };
+    let mut st = HostStages {
+        draws: draws.to_vec(),
+    };
     gfx::run_render_with(&scene.pt, &scene.command(), &mut st).unwrap()
 }
 
@@ -332,7 +451,13 @@ pub struct RefFrame {
 enum Shape {
     /// Vertices and the colour of the GL provoking vertex (for flat shading).
     Tri([(f64, f64, f64, f64, [f32; 4]); 3], [f32; 4]),
-    Point { x: f64, y: f64, z: f64, size: f64, c: [f32; 4] },
+    Point {
+        x: f64,
+        y: f64,
+        z: f64,
+        size: f64,
+        c: [f32; 4],
+    },
     Line([(f64, f64, f64, f64, [f32; 4]); 2], f64),
 }
 
@@ -341,13 +466,22 @@ fn window(v: &Vtx) -> (f64, f64, f64, f64, [f32; 4]) {
     let x = W as f64 / 2.0 + W as f64 / 2.0 * v[0] as f64 / w;
     let y = H as f64 / 2.0 - H as f64 / 2.0 * v[1] as f64 / w;
     let snap = |c: f64| (c * 256.0).round() / 256.0;
-    (snap(x), snap(y), v[2] as f64 / w, w, [v[4], v[5], v[6], v[7]])
+    (
+        snap(x),
+        snap(y),
+        v[2] as f64 / w,
+        w,
+        [v[4], v[5], v[6], v[7]],
+    )
 }
 
 fn shapes(d: &DrawSpec) -> Vec<(Shape, bool)> {
     let ids: Vec<Vec<u32>> = match &d.indexed {
         None => vec![(0..d.verts.len() as u32).collect()],
-        Some((_, idx, restart)) => idx.split(|i| Some(*i) == *restart).map(|s| s.to_vec()).collect(),
+        Some((_, idx, restart)) => idx
+            .split(|i| Some(*i) == *restart)
+            .map(|s| s.to_vec())
+            .collect(),
     };
     let mut out = Vec::new();
     for inst in 0..d.instances {
@@ -361,7 +495,8 @@ fn shapes(d: &DrawSpec) -> Vec<(Shape, bool)> {
             let first = d.provoking == ProvokingVertex::First;
             // GL provoking vertex: first or last of the primitive's own vertex order
             // (fans: i+1 first, i+2 last), whatever order the triangle is wound in.
-            let tri = |a: u32, b: u32, c: u32, p: u32| (Shape::Tri([v(a), v(b), v(c)], v(p).4), true);
+            let tri =
+                |a: u32, b: u32, c: u32, p: u32| (Shape::Tri([v(a), v(b), v(c)], v(p).4), true);
             match d.prim {
                 Primitive::Triangles => out.extend((0..n / 3).map(|t| {
                     let p = if first { run[3 * t] } else { run[3 * t + 2] };
@@ -370,7 +505,11 @@ fn shapes(d: &DrawSpec) -> Vec<(Shape, bool)> {
                 // GL: strip triangle i is (i, i+1, i+2), odd ones wound (i+1, i, i+2).
                 Primitive::TriangleStrip => out.extend((0..n.saturating_sub(2)).map(|t| {
                     let p = if first { run[t] } else { run[t + 2] };
-                    if t % 2 == 0 { tri(run[t], run[t + 1], run[t + 2], p) } else { tri(run[t + 1], run[t], run[t + 2], p) }
+                    if t % 2 == 0 {
+                        tri(run[t], run[t + 1], run[t + 2], p)
+                    } else {
+                        tri(run[t + 1], run[t], run[t + 2], p)
+                    }
                 })),
                 Primitive::TriangleFan => out.extend((0..n.saturating_sub(2)).map(|t| {
                     let p = if first { run[t + 1] } else { run[t + 2] };
@@ -378,7 +517,16 @@ fn shapes(d: &DrawSpec) -> Vec<(Shape, bool)> {
                 })),
                 Primitive::Points => out.extend(run.iter().map(|i| {
                     let p = v(*i);
-                    (Shape::Point { x: p.0, y: p.1, z: p.2, size: d.point_size.unwrap_or(1.0) as f64, c: p.4 }, false)
+                    (
+                        Shape::Point {
+                            x: p.0,
+                            y: p.1,
+                            z: p.2,
+                            size: d.point_size.unwrap_or(1.0) as f64,
+                            c: p.4,
+                        },
+                        false,
+                    )
                 })),
                 Primitive::Lines | Primitive::LineStrip => {
                     let step = if d.prim == Primitive::Lines { 2 } else { 1 };
@@ -400,7 +548,8 @@ fn shapes(d: &DrawSpec) -> Vec<(Shape, bool)> {
 fn sample(s: &Shape, shade: ShadeModel, cx: f64, cy: f64) -> Option<([f32; 4], f32, bool)> {
     match s {
         Shape::Tri(win, provoking) => {
-            let area = (win[1].0 - win[0].0) * (win[2].1 - win[0].1) - (win[2].0 - win[0].0) * (win[1].1 - win[0].1);
+            let area = (win[1].0 - win[0].0) * (win[2].1 - win[0].1)
+                - (win[2].0 - win[0].0) * (win[1].1 - win[0].1);
             if area == 0.0 {
                 return None;
             }
@@ -426,7 +575,9 @@ fn sample(s: &Shape, shade: ShadeModel, cx: f64, cy: f64) -> Option<([f32; 4], f
                         let den: f64 = (0..3).map(|k| b[k] / win[k].3).sum();
                         (num / den) as f32
                     }
-                    ShadeModel::Linear => (0..3).map(|k| b[k] * win[k].4[ch] as f64).sum::<f64>() as f32,
+                    ShadeModel::Linear => {
+                        (0..3).map(|k| b[k] * win[k].4[ch] as f64).sum::<f64>() as f32
+                    }
                     _ => provoking[ch],
                 };
             }
@@ -435,7 +586,8 @@ fn sample(s: &Shape, shade: ShadeModel, cx: f64, cy: f64) -> Option<([f32; 4], f
         }
         Shape::Point { x, y, z, size, c } => {
             let h = size / 2.0;
-            (cx >= x - h && cx < x + h && cy >= y - h && cy < y + h).then_some((*c, *z as f32, true))
+            (cx >= x - h && cx < x + h && cy >= y - h && cy < y + h)
+                .then_some((*c, *z as f32, true))
         }
         Shape::Line([a, b], width) => {
             // x-major lines cover |y - line(x)| < width/2 for x between the endpoints.
@@ -448,10 +600,9 @@ fn sample(s: &Shape, shade: ShadeModel, cx: f64, cy: f64) -> Option<([f32; 4], f
             if (cy - yl).abs() >= width / 2.0 {
                 return None;
             }
-            let mut c = [0f32; 4];
-            for ch in 0..4 {
-                c[ch] = (a.4[ch] as f64 + t * (b.4[ch] as f64 - a.4[ch] as f64)) as f32;
-            }
+            let c: [f32; 4] = std::array::from_fn(|ch| {
+                (a.4[ch] as f64 + t * (b.4[ch] as f64 - a.4[ch] as f64)) as f32
+            });
             Some((c, (a.2 + t * (b.2 - a.2)) as f32, true))
         }
     }
@@ -472,12 +623,20 @@ fn cmp<T: PartialOrd>(f: ZsFunc, a: T, b: T) -> bool {
 
 pub fn reference(draws: &[DrawSpec]) -> RefFrame {
     let n = (W * H) as usize;
-    let mut f = RefFrame { color: vec![CLEAR; n], depth: vec![1.0; n], stencil: vec![0; n], passed: vec![0; draws.len()] };
+    let mut f = RefFrame {
+        color: vec![CLEAR; n],
+        depth: vec![1.0; n],
+        stencil: vec![0; n],
+        passed: vec![0; draws.len()],
+    };
     for (di, d) in draws.iter().enumerate() {
         for (s, is_tri) in shapes(d) {
             for py in 0..H {
                 for px in 0..W {
-                    let Some((c, z, front)) = sample(&s, d.shade, px as f64 + 0.5, py as f64 + 0.5) else { continue };
+                    let Some((c, z, front)) = sample(&s, d.shade, px as f64 + 0.5, py as f64 + 0.5)
+                    else {
+                        continue;
+                    };
                     if is_tri && d.cull_back && !front {
                         continue;
                     }
@@ -524,7 +683,13 @@ pub fn compare(got: &[[u8; 4]], want: &RefFrame) {
     let mut worst = 0;
     for (i, (g, w)) in got.iter().zip(&want.color).enumerate() {
         let bg = |c: &[u8; 4]| *c == CLEAR;
-        assert_eq!(bg(g), bg(w), "coverage differs at pixel {},{}: model {g:?} reference {w:?}", i as u32 % W, i as u32 / W);
+        assert_eq!(
+            bg(g),
+            bg(w),
+            "coverage differs at pixel {},{}: model {g:?} reference {w:?}",
+            i as u32 % W,
+            i as u32 / W
+        );
         for k in 0..4 {
             worst = worst.max((g[k] as i32 - w[k] as i32).abs());
         }
