@@ -71,6 +71,9 @@ pub enum ProduceLayout {
     /// Atomic-result publication code (bits 45..47): 1 -> slot 6, 2 -> 1, 3 -> 3, 4 -> 2, 5 -> 4,
     /// 6 -> 5; 7 unresolved (niklassheth/agx-re encoding-tables.md `atomic_result`, EXP-M4-49).
     AtomicResultCode,
+    /// Zero-based slot number (0 -> slot 1 .. 5 -> slot 6): flat iteration byte 5 and the
+    /// tilebuffer-load tag (GravityLinux/mesa agx_apple9_ir.c ITER_FLAT / TILE_LOAD packers).
+    SlotIndex,
 }
 
 /// What a field means. Register-bearing kinds carry the operand role they belong to.

@@ -114,6 +114,10 @@ impl Instr {
                 1..=6 => ATOMIC_RESULT_SLOTS[v as usize - 1],
                 _ => return None,
             },
+            ProduceLayout::SlotIndex => match v {
+                0..=5 => v as u8 + 1,
+                _ => return None,
+            },
         };
         Some((slot, f.evidence))
     }
@@ -144,6 +148,7 @@ impl Instr {
                     )))
                 }
             },
+            ProduceLayout::SlotIndex => slot as u64 - 1,
             ProduceLayout::AtomicResultCode => ATOMIC_RESULT_SLOTS
                 .iter()
                 .position(|s| *s == slot)

@@ -4,8 +4,9 @@
 //! Lengths: ADevWithAnIdea/agx-re:tools/agx-isa/isadb.py instr_length and
 //! niklassheth/agx-re:docs/isa/encoding-tables.md "Length rule" (experiments per entry).
 
-use super::src::{CAN, ET, LEN};
-use crate::form::{Field, Form, Kind::*};
+use super::frag::{COVERAGE, DERIV, ITER_FLAT, TEX_SAMPLE, TILE_SYNC, VARY_STORE};
+use super::src::{CAN, ET, GL_IR, LEN};
+use crate::form::{Field, Form};
 
 macro_rules! rb {
     ($($name:literal $lo:literal $w:literal),*) => { &[$(raw!($name, $lo, $w)),*] };
@@ -19,71 +20,15 @@ const T14: &[Field] = rb!("b1" 8 8, "b2" 16 8, "b3" 24 8, "tail" 32 64, "tail2" 
 const T16: &[Field] = rb!("b1" 8 8, "b2" 16 8, "b3" 24 8, "tail" 32 64, "tail2" 96 32);
 // Variants with byte2 pinned (field omitted) or byte1 pinned.
 const T8_B2: &[Field] = rb!("b1" 8 8, "b3" 24 8, "tail" 32 32);
-const T6_B2: &[Field] = rb!("b1" 8 8, "b3" 24 8, "b4" 32 16);
 const T12_B12: &[Field] = rb!("b3" 24 8, "tail" 32 64);
 const T8_B2HI: &[Field] = rb!("b1" 8 8, "b2_1" 17 1, "b3" 24 8, "tail" 32 32);
-
-// Vertex varying store (encoding-tables.md `vary_store`, EXP-0037 splice-proven, G17P): byte3 =
-// source GPR (reg<<1), output slot = byte4 bits 5..7 | byte5 bit 0 << 3 (position = 0..3).
-const VARY_STORE: &[Field] = &[
-    raw!("b1_0", 8, 1),
-    raw!("b1_hi", 10, 6),
-    f!("mode", [(16, 8)], Modifier, CorpusOnly, ET),
-    raw!("src_b0", 24, 1),
-    f!(
-        "src",
-        [(25, 7)],
-        crate::form::Kind::Gpr(crate::form::Role::SrcA),
-        CorpusOnly,
-        ET
-    ),
-    raw!("b4_lo", 32, 5),
-    f!(
-        "slot",
-        [(37, 3), (40, 1)],
-        crate::form::Kind::ImmU(crate::form::Role::SrcB),
-        CorpusOnly,
-        ET
-    ),
-    raw!("b5_tag", 41, 7),
-    f!("hint6", [(48, 8)], Modifier, CorpusOnly, ET),
-    raw!("b7", 56, 8),
-];
-
-// Texture sample/read bundle: 4-byte companion + 10-byte sampler op (encoding-tables.md
-// `tex_sample`, EXP-0016 measured; field roles from own-MSL byte diffs, EXP-0114/0106/0204).
-const TEX_SAMPLE: &[Field] = &[
-    f!("kind", [(3, 1)], Modifier, CorpusOnly, ET),
-    f!("chain", [(4, 4)], Modifier, CorpusOnly, ET),
-    f!("comp_flags", [(8, 4)], Modifier, CorpusOnly, ET),
-    raw!("b1_7", 15, 1),
-    f!("result_desc", [(24, 8)], Modifier, CorpusOnly, ET),
-    f!("result_sel", [(32, 8)], Modifier, CorpusOnly, ET),
-    f!("coord", [(40, 8)], Modifier, CorpusOnly, ET),
-    f!("variant", [(48, 8)], OpSelect, CorpusOnly, ET),
-    f!("extra_coord", [(56, 8)], Modifier, CorpusOnly, ET),
-    f!("tex_slot", [(64, 8)], Modifier, CorpusOnly, ET),
-    f!("samp_slot_offset", [(72, 8)], Modifier, CorpusOnly, ET),
-    f!("mode", [(80, 8)], Modifier, CorpusOnly, ET),
-    f!("lod_present", [(88, 8)], Modifier, CorpusOnly, ET),
-    f!("tex_type", [(96, 8)], Modifier, CorpusOnly, ET),
-    f!("samp_extra", [(104, 8)], Modifier, CorpusOnly, ET),
-];
-
-const DERIV: &[Field] = &[
-    raw!("b1", 8, 8),
-    raw!("dstsrc", 16, 24),
-    f!("src_comp", [(40, 8)], Modifier, CorpusOnly, ET),
-    f!("axis", [(48, 8)], OpSelect, CorpusOnly, ET),
-    raw!("tail", 56, 24),
-];
 
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[
     // SIMD-group / quad reduce and scan (ADevWithAnIdea/agx-re EXP-0018, measured): 8 bytes, byte2 0x54/0x56.
     // flat varying (provoking-vertex) load `1f 03/0b 54 ..`, 6 bytes (encoding-tables.md
     // iter_flat, EXP-0029); must precede the 0x1f integer subtract
-    form!("iter_flat", Iterate, 6, CorpusOnly, ET, [(0, 8, 0x1f), (8, 3, 3), (12, 4, 0), (16, 8, 0x54)], rb!("b1_3" 11 1, "sel" 24 8, "b4" 32 8, "b5" 40 8), []),
+    form!("iter_flat", Iterate, 6, CorpusOnly, ET, [(0, 8, 0x1f), (8, 3, 3), (12, 4, 0), (16, 8, 0x54)], ITER_FLAT, [rch!(Dst, 61, Hardware)]),
     form!("simd_reduce_bf", SimdReduce, 8, CorpusOnly, ET, [(0, 8, 0xbf), (16, 1, 0), (18, 6, 0x15)], T8_B2HI, []),
     form!("simd_reduce_3f", SimdReduce, 8, CorpusOnly, ET, [(0, 8, 0x3f), (16, 1, 0), (18, 6, 0x15)], T8_B2HI, []),
     form!("quad_reduce_b7", SimdReduce, 8, CorpusOnly, ET, [(0, 8, 0xb7), (16, 1, 0), (18, 6, 0x15)], T8_B2HI, []),
@@ -103,13 +48,13 @@ pub static FORMS: &[Form] = &[
     form!("pack_convert", Opaque, 10, CorpusOnly, ET, [(0, 8, 0x97)], T10, []),
     // 0x57 vertex varying store 8 bytes (EXP-0037)
     // 0x57 with byte1 bit 1 clear: 6-byte fragment sample submit (encoding-tables.md frag_sample_submit)
-    form!("frag_sample_submit", Opaque, 6, CorpusOnly, ET, [(0, 8, 0x57), (9, 1, 0)], rb!("b1_0" 8 1, "b1_hi" 10 6, "b2" 16 8, "b3" 24 8, "b4" 32 16), []),
-    form!("vary_store", VaryingStore, 8, CorpusOnly, ET, [(0, 8, 0x57), (9, 1, 1)], VARY_STORE, []),
+    form!("frag_sample_submit", Opaque, 6, CorpusOnly, ET, [(0, 8, 0x57), (9, 1, 0)], COVERAGE, []),
+    form!("vary_store", VaryingStore, 8, Hardware, GL_IR, [(0, 8, 0x57), (9, 1, 1)], VARY_STORE, []),
     // 0xd7: [[depth]] store 6 / texture write 16 (EXP-0016/0029)
     form!("depth_store", TileStore, 6, CorpusOnly, LEN, [(0, 8, 0xd7), (8, 8, 0x14), (16, 8, 0x54)], rb!("b3" 24 8, "b4" 32 16), []),
     form!("tex_write", Texture, 16, CorpusOnly, ET, [(0, 8, 0xd7)], T16, []),
     // 0x87: tile access setup 6 (byte2 0x54) / fence 4 (EXP-0029, EXP-M4-01)
-    form!("tile_setup", TileRead, 6, CorpusOnly, LEN, [(0, 8, 0x87), (16, 8, 0x54)], T6_B2, []),
+    form!("tile_setup", TileRead, 6, CorpusOnly, LEN, [(0, 8, 0x87), (16, 8, 0x54)], TILE_SYNC, []),
     form!("fence87", Fence, 4, CorpusOnly, LEN, [(0, 8, 0x87)], T4, []),
     // ray-tracing memory ops (0xdf / 0x5f), 14 bytes (EXP-0023, EXP-O2C)
     form!("rt_as_load", RayTrace, 14, CorpusOnly, ET, [(0, 8, 0xdf)], T14, []),
@@ -126,7 +71,7 @@ pub static FORMS: &[Form] = &[
     // texture sample/read bundle: 4-byte companion (low 3 bits 5, byte1 high nibble 8, byte2 0x0c)
     // plus the 10-byte sampler op (EXP-0016, measured; EXP-0037 chained companions)
     // byte1 high nibble 0 too (`45 00 0c 38 b0 25 ..` in texture_sample__tex_half), corpus tiling
-    form!("tex_sample", Texture, 14, CorpusOnly, ET, [(0, 3, 5), (12, 3, 0), (16, 8, 0x0c)], TEX_SAMPLE, []),
+    form!("tex_sample", Texture, 14, CorpusOnly, ET, [(0, 3, 5), (14, 1, 0), (16, 8, 0x0c)], TEX_SAMPLE, [rch!(Dst, 15, Hardware)]),
     // 2-byte words between SFU range-reduction steps and before compact ALU ops
     // (isadb.py EXP-M4-12 S1; `06 02 | 2f 03 54 ..` in EXP-M4-55 k_sin/k_cos), corpus tiling
     // ray intersect (low nibble 4, byte1 0xea), 8 bytes (EXP-0023)

@@ -7,7 +7,8 @@
 //! index register number are read off the data flow of the EXP-M4-35 programs
 //! (get_sr/iadd results feed byte 5, ilogic results feed store byte 3): corpus-only.
 
-use super::src::{ET, LEN, M435, SB};
+use super::frag::{TILE_LOAD, TILE_LOAD_NOKIND};
+use super::src::{ET, GL_IR, LEN, M435, SB};
 
 /// 16-bit formats: byte 3 is a half-register index (`reg<<1 | high`), measured by the EXP-M4-54
 /// half kernels on M4 (`6710540300..` loads r1.hi, `e700540302..` stores r1.hi).
@@ -76,30 +77,25 @@ macro_rules! rb {
     ($($name:literal $lo:literal $w:literal),*) => { &[$(raw!($name, $lo, $w)),*] };
 }
 
-const TILE_READ: &[Field] = &[
-    f!("b2", [(16, 8)], Modifier, CorpusOnly, ET),
-    raw!("dst_b0", 24, 1),
-    f!("dst", [(25, 7)], Gpr(Dst), CorpusOnly, ET),
-    raw!("b4", 32, 8),
-    raw!("rt_b0", 40, 1),
-    f!("rt", [(41, 7)], ImmU(SrcA), CorpusOnly, ET),
-    f!("read_en", [(48, 1)], Modifier, Hardware, ET),
-    raw!("b6_hi", 49, 7),
-    raw!("b7", 56, 8),
-    raw!("tail", 64, 32),
-];
-
+// Tilebuffer store `e7 (06|16) 54 <src<<1> 00 <w<<1> <mask> 4e <rel<<3> 00 00 <dyn<<3>`: raw
+// word w (0..15) of the pixel's tilebuffer storage = r<src> for the samples in the mask
+// (byte 6 = 1 static; with byte 1 bit 4 the mask comes from GPR byte6>>1, byte 8 bit 3
+// releasing it and byte 11 = 8) (GravityLinux/mesa agx_apple9_ir.c TILE_STORE / _MASK;
+// encoding-tables.md read byte 1 bit 4 as "first store").
 const TILE_STORE: &[Field] = &[
-    f!("first", [(12, 1)], Modifier, CorpusOnly, ET),
+    f!("mask_from_reg", [(12, 1)], Modifier, Hardware, GL_IR),
     f!("mode", [(16, 8)], Modifier, CorpusOnly, ET),
     raw!("src_b0", 24, 1),
-    f!("src", [(25, 7)], Gpr(SrcD), CorpusOnly, ET),
+    f!("src", [(25, 7)], Gpr(SrcD), Hardware, GL_IR),
     f!("flags", [(32, 8)], Modifier, CorpusOnly, ET),
     raw!("rt_b0", 40, 1),
-    f!("rt", [(41, 7)], ImmU(SrcA), CorpusOnly, ET),
-    f!("mask", [(48, 8)], Modifier, CorpusOnly, ET),
+    f!("rt", [(41, 7)], ImmU(SrcA), Hardware, GL_IR),
+    f!("mask", [(48, 8)], Modifier, Hardware, GL_IR),
     f!("fmt", [(56, 8)], Modifier, CorpusOnly, ET),
-    f!("slice_addr", [(64, 32)], Modifier, CorpusOnly, ET),
+    raw!("b8_lo", 64, 3),
+    f!("mask_release", [(67, 1)], Modifier, Hardware, GL_IR),
+    raw!("b8_hi", 68, 20),
+    f!("kind", [(88, 8)], Modifier, Hardware, GL_IR),
 ];
 
 const STORE: &[Field] = &[
@@ -132,7 +128,11 @@ pub static FORMS: &[Form] = &[
     // fragment tilebuffer read / imageblock load and colour store (ADevWithAnIdea/agx-re EXP-0029)
     // tilebuffer read for programmable blending: byte3 dst, byte5 render target (rt<<1), byte6
     // bit 0 read enable (even = silent zero; EXP-0147, measured) (encoding-tables.md tile_read)
-    form!("tile_read", TileRead, 12, CorpusOnly, ET, [(0, 8, 0x67), (8, 8, 0x0e)], TILE_READ, []),
+    form!("tile_read", TileRead, 12, CorpusOnly, ET, [(0, 8, 0x67), (8, 8, 0x0e)], TILE_LOAD, []),
+    // mask from a GPR (`67 06 54 .. 20`) / explicit sample mask at a position (`67 16 54 .. 10`)
+    // (GravityLinux/mesa agx_apple9_ir.c TILE_LOAD_MASK / TILE_LOAD_COORDS)
+    form!("tile_read_mask", TileRead, 12, CorpusOnly, GL_IR, [(0, 8, 0x67), (8, 8, 0x06), (88, 8, 0x20)], TILE_LOAD_NOKIND, []),
+    form!("tile_read_at", TileRead, 12, CorpusOnly, GL_IR, [(0, 8, 0x67), (8, 8, 0x16), (88, 8, 0x10)], TILE_LOAD_NOKIND, []),
     form!("imageblock_load", TileRead, 12, CorpusOnly, ET, [(0, 8, 0x67), (8, 3, 0x6), (12, 3, 0)], rb!("b1_3" 11 1, "b1_7" 15 1, "b2" 16 8, "dst" 24 8, "b4" 32 8, "slice_off" 40 8, "b6" 48 8, "fmt" 56 8, "tail" 64 32), []),
     // fragment colour store: byte3 source GPR (reg<<1), byte5 render target (rt<<1), byte7
     // attachment format (0x4e rgba8, 0x0e rgba16f, 0x2e rgba32f, 0x22 r32f, 0x42 r8), byte1 0x16 =

@@ -13,6 +13,7 @@ use crate::form::Form;
 mod macros;
 mod ctrl;
 mod falu;
+mod frag;
 mod gfx;
 mod half;
 mod int;

@@ -7,7 +7,7 @@
 //! EXP-M4-54 "forced_release" mutations on M4 set exactly those bits
 //! (../shared/oracles/sim EXP-M4-54__mutation__*forced_release).
 
-use super::src::{ET, LEN};
+use super::src::{ET, GL_IR, LEN};
 use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
 
 const M54: &str = "niklassheth/agx-re:experiments/EXP-M4-54-sfu-source-controls";
@@ -70,11 +70,31 @@ const SFU_STD: &[Field] = sfu_fields!(
     f!("roundmode", [(65, 7)], Modifier, Hardware, ET)
 );
 
-// Varying interpolation (encoding-tables.md `iter`, HW-validated on A18 by EXP-0029): byte1
-// 0x0d leading / 0x05 subsequent op of a group, byte3 destination GPR, byte4 coefficient
-// select, byte5 varying slot (slot<<1), byte6 location/mode (0 centre/linear, 4 perspective W,
-// 0x14 centroid/sample component), byte8 location (0x10 pixel centre ..).
+// Varying interpolation (encoding-tables.md `iter`, HW-validated on A18 by EXP-0029). The T8132
+// compiler packer (GravityLinux/mesa agx_apple9_ir.c ITER / ITER_COORD, run by its GLES suites)
+// emits `2f 05 54 <dst<<1> 03 <cf<<1> <pos> 02 <loc> 00`: byte5 is the coefficient index (0 =
+// 1/W, then user components, depth, point coordinate; flat/linear/perspective comes from the
+// CF binding table), byte8 0x10 = pixel centre, 0x08/0x20 = the packed position in GPR byte6
+// (kept / last use). Byte1 bit 3 ("lead" in encoding-tables.md) must stay clear: the packer
+// notes it breaks implicit texture LOD in partially covered quads.
 const ITER: &[Field] = &[
+    raw!("b1_01", 8, 2),
+    f!("lead", [(11, 1)], Modifier, CorpusOnly, ET),
+    f!("wait", [(12, 6)], Wait(Mask12), CorpusOnly, ET),
+    raw!("b2_hi", 18, 6),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), Hardware, GL_IR),
+    f!("coeff_sel", [(32, 8)], Modifier, CorpusOnly, ET),
+    raw!("slot_b0", 40, 1),
+    f!("slot", [(41, 7)], ImmU(SrcA), Hardware, GL_IR),
+    f!("mode", [(48, 8)], Modifier, CorpusOnly, ET),
+    raw!("b7", 56, 8),
+    f!("loc", [(64, 8)], Modifier, Hardware, GL_IR),
+    raw!("b9", 72, 8),
+];
+
+// `af` with a class-4 function: same byte roles as ITER by shape only.
+const CLASS4: &[Field] = &[
     raw!("b1_01", 8, 2),
     f!("lead", [(11, 1)], Modifier, CorpusOnly, ET),
     f!("wait", [(12, 6)], Wait(Mask12), CorpusOnly, ET),
@@ -90,17 +110,31 @@ const ITER: &[Field] = &[
     raw!("b9", 72, 8),
 ];
 
+// Centroid/sample position `af 04 54 <dst<<1> 03 <cov<<2> 0a 01`: dst = packed interpolation
+// position from the coverage mask in GPR `cov`, consumed by ITER with loc 0x08/0x20
+// (GravityLinux/mesa agx_apple9_ir.c CENTROID_POSITION, authored M4 centroid shaders).
+const CENTROID: &[Field] = &[
+    raw!("fn_hi", 7, 1),
+    raw!("b1", 8, 8),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), Hardware, GL_IR),
+    raw!("b4", 32, 8),
+    raw!("b5_lo", 40, 2),
+    f!("coverage", [(42, 6)], Gpr(SrcA), Hardware, GL_IR),
+    raw!("b7", 56, 8),
+];
+
 const REACH: [crate::form::Reach; 2] = [rch!(Dst, 95, Hardware), rch!(SrcA, 63, Hardware)];
 
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[
     // 8-byte interpolate-at setup (fragment; ADevWithAnIdea/agx-re EXP-0029)
-    form!("iter_setup", Iterate, 8, CorpusOnly, LEN, [(0, 7, 0x2f), (16, 8, 0x54), (48, 8, 0x0a)], &[raw!("fn_hi", 7, 1), raw!("b1", 8, 8), raw!("b3", 24, 8), raw!("b4", 32, 16), raw!("b7", 56, 8)], []),
+    form!("iter_setup", Iterate, 8, CorpusOnly, LEN, [(0, 7, 0x2f), (16, 8, 0x54), (48, 8, 0x0a)], CENTROID, []),
     // function classes with bit 2 set are not SFU functions (encoding-tables.md `fspecial`, G17P:
     // they store nothing or fault); 0x2f with such a class is the fragment varying iteration
     // (ADevWithAnIdea/agx-re EXP-0029 `iter`, `2f 05 54 ..`, 10 bytes)
     form!("iter", Iterate, 10, CorpusOnly, LEN, [(0, 8, 0x2f), (10, 1, 1)], ITER, []),
-    form!("sfu_class4", Opaque, 10, CorpusOnly, ET, [(0, 8, 0xaf), (10, 1, 1)], ITER, []),
+    form!("sfu_class4", Opaque, 10, CorpusOnly, ET, [(0, 8, 0xaf), (10, 1, 1)], CLASS4, []),
     form!("sfu_rcp", Sfu, 10, Hardware, ET, [(0, 7, 0x2f), (10, 1, 0), (55, 1, 0)], SFU_RCP, [REACH[0], REACH[1]]),
     form!("sfu", Sfu, 10, Hardware, ET, [(0, 7, 0x2f), (10, 1, 0), (55, 1, 1)], SFU_STD, [REACH[0], REACH[1]]),
 ];

@@ -20,3 +20,7 @@ pub const GL_LAUNCH_C: &str = "GravityLinux/mesa:src/gallium/drivers/asahi/agx_a
 pub const GL_ENC: &str = "GravityLinux/mesa:src/asahi/compiler/agx_apple9_encoding.h";
 /// Entry arena: helper directory, block headers, compute constant helper, body entries.
 pub const GL_ARENA: &str = "GravityLinux/mesa:src/gallium/drivers/asahi/agx_apple9.c";
+/// Compiler packers for graphics forms (iter, iter_flat, vary_store, coverage, tile access/fence,
+/// tile load/store, texture sample, derivative, centroid position); agx_apple9_machine.c marks
+/// iter/vary_store hardware-validated and the driver's GLES suites ran them on T8132.
+pub const GL_IR: &str = "GravityLinux/mesa:src/asahi/compiler/agx_apple9_ir.c";

@@ -1,0 +1,153 @@
+//! Field layouts of the graphics forms whose byte roles the T8132 compiler packers spell out
+//! (GravityLinux/mesa agx_apple9_ir.c; its GLES suites ran them on M4). Shared by `gfx.rs`,
+//! `ctrl.rs` and `mem.rs`. Where encoding-tables.md read a byte differently, the packer's
+//! hardware-run reading wins and the comment says so.
+
+use super::src::{ET, GL_IR};
+use crate::form::{Field, Kind::*, ProduceLayout::*, Role::*, SlotLayout::*};
+
+// Flat varying `1f 03 54 <dst | cf0<<7> <cf>>1> <slot-1>`: dst..dst+2 receive the coefficient
+// tuple of coefficient `cf` asynchronously (word 2 = the provoking vertex's raw value) and
+// publish on the slot in byte 5 (encoding-tables.md read byte 3 as one selector).
+pub(super) const ITER_FLAT: &[Field] = &[
+    raw!("b1_3", 11, 1),
+    f!("dst", [(24, 7)], Gpr(Dst), Hardware, GL_IR),
+    f!("cf", [(31, 1), (32, 8)], ImmU(SrcA), Hardware, GL_IR),
+    f!("slot", [(40, 8)], Produce(SlotIndex), Hardware, GL_IR),
+];
+
+// Vertex output `57 06 54 <src<<1> <o&7 <<5> (40 | o>>3) 00 00`: output slot o (0..3 position,
+// then user scalars in order) = publication (export) register `src` (0..127, written by the
+// export forms, not a GPR). Bits 12..17 are the one-hot wait mask (packer dependency layout
+// MASK_12_17; corpus byte1 0x16/0x26/.. and byte2 0x55/0x56 use it).
+pub(super) const VARY_STORE: &[Field] = &[
+    raw!("b1_0", 8, 1),
+    raw!("b1_hi", 10, 2),
+    f!("wait", [(12, 6)], Wait(Mask12), Hardware, GL_IR),
+    f!("mode", [(18, 6)], Modifier, CorpusOnly, ET),
+    raw!("src_b0", 24, 1),
+    f!("src", [(25, 7)], ImmU(SrcA), Hardware, GL_IR),
+    raw!("b4_lo", 32, 5),
+    f!("slot", [(37, 3), (40, 4)], ImmU(SrcB), Hardware, GL_IR),
+    raw!("b5_tag", 44, 4),
+    f!("hint6", [(48, 8)], Modifier, CorpusOnly, ET),
+    raw!("b7", 56, 8),
+];
+
+// Coverage write `57 x4 54 <src<<1> 00 01` (packer COVERAGE; discard sequences in EXP-0050:
+// tile access 1, coverage, tile fence 1). The high nibble of byte 1 is the Mask12 wait (the
+// packer's 0x14 waits on slot 1, where coverage reads return).
+pub(super) const COVERAGE: &[Field] = &[
+    raw!("b1_0", 8, 1),
+    raw!("b1_hi", 10, 2),
+    f!("wait", [(12, 6)], Wait(Mask12), CorpusOnly, GL_IR),
+    raw!("b2", 18, 6),
+    raw!("src_b0", 24, 1),
+    f!("src", [(25, 7)], Gpr(SrcA), Hardware, GL_IR),
+    raw!("b4", 32, 16),
+];
+
+// Tile access `87 02 54 <imm:16> 00` / tile fence `07 02 54 <imm:16> 00`: the packer accepts
+// access 0xf00, 0x600, 0x800|m, 1 and fence 0x300, m, 0x200|m, 1 (m: bits 2..7).
+pub(super) const TILE_SYNC: &[Field] = &[
+    raw!("b1", 8, 8),
+    f!("access", [(24, 16)], Modifier, Hardware, GL_IR),
+    raw!("b5", 40, 8),
+];
+
+/// The fence's fields: byte 1 is pinned by its match.
+pub(super) const TILE_SYNC_FENCE: &[Field] = &[
+    f!("access", [(24, 16)], Modifier, Hardware, GL_IR),
+    raw!("b5", 40, 8),
+];
+
+// Derivative `37 (05 | axis<<1) 54 <dst<<1> 03 <src<<2> (90 | keep<<1) 40 00 00`: byte 1 bit 1
+// selects the axis (0 x, 1 y); byte 6 bit 1 keeps the source (encoding-tables.md read byte 6
+// as the axis; corpus dfdx/dfdy pairs 05/92 and 07/90 fit the packer's reading).
+pub(super) const DERIV: &[Field] = &[
+    raw!("b1_0", 8, 1),
+    f!("axis", [(9, 1)], OpSelect, Hardware, GL_IR),
+    raw!("b1_hi", 10, 6),
+    raw!("b2", 16, 8),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), Hardware, GL_IR),
+    raw!("b4", 32, 8),
+    raw!("src_lo", 40, 2),
+    f!("src", [(42, 6)], Gpr(SrcA), Hardware, GL_IR),
+    raw!("b6_0", 48, 1),
+    f!("src_keep", [(49, 1)], Modifier, Hardware, GL_IR),
+    raw!("b6_hi", 50, 6),
+    raw!("tail", 56, 24),
+];
+
+// Texture sample/fetch `(5 | dst<<3) (80 | coord | t>>1<<3) 0c b8 (b0 | s>>1) 00 <v6> <v7>
+// (t&1)<<7 s&1 <b10> 00 01 00`: dst..dst+3 receive the result (published on slot 1), coord is
+// the publication base the coordinate exports wrote, t/s the texture and sampler table
+// indices (0..15, isolated with crossed own-source M4 samples). Byte 6/7 pairs: 00/00 sample,
+// 80/24 fetch, 04/01 gradient, 04/00 or 00/01 explicit LOD forms, 88|90 / 21|01 3D, 00|14 /
+// 03|00 1D; byte 6 bit 5 = shadow compare. Byte 8 bit 0 retires helper invocations.
+pub(super) const TEX_SAMPLE: &[Field] = &[
+    f!("dst", [(3, 5)], Gpr(Dst), Hardware, GL_IR),
+    f!("coord", [(8, 3)], ImmU(SrcA), Hardware, GL_IR),
+    f!("texture", [(71, 1), (11, 3)], ImmU(SrcB), Hardware, GL_IR),
+    raw!("b1_7", 15, 1),
+    f!("result_desc", [(24, 8)], Modifier, CorpusOnly, ET),
+    f!("sampler", [(72, 1), (32, 3)], ImmU(SrcC), Hardware, GL_IR),
+    f!("result_sel", [(35, 5)], Modifier, CorpusOnly, ET),
+    raw!("b5", 40, 8),
+    f!("variant", [(48, 8)], OpSelect, Hardware, GL_IR),
+    f!("extra_coord", [(56, 8)], OpSelect, Hardware, GL_IR),
+    f!("retire_helpers", [(64, 1)], Modifier, Hardware, GL_IR),
+    raw!("b8_mid", 65, 6),
+    raw!("b9_hi", 73, 7),
+    f!("mode", [(80, 8)], Modifier, CorpusOnly, ET),
+    f!("lod_present", [(88, 8)], Modifier, CorpusOnly, ET),
+    f!("tex_type", [(96, 8)], Modifier, CorpusOnly, ET),
+    f!("samp_extra", [(104, 8)], Modifier, CorpusOnly, ET),
+];
+
+// Tilebuffer load `67 (0e|06|16) 54 <dst<<1> <pos> <w<<1> <mask> <tag> <tag hi> 00 00 <kind>`:
+// dst = raw 32-bit word w (0..15) of the pixel's tilebuffer storage; byte 1 0x0e static mask
+// (byte 6 = 1), 0x06 mask from GPR (byte 6 = reg<<1 | release, byte 11 0x20), 0x16 explicit
+// sample mask (byte 6, 1..15) at the position in GPR byte 4 (byte 11 0x10); byte 7 low bits
+// 0x4e, the producer slot-1 in byte 7 bit 7 + byte 8 (encoding-tables.md's byte 6 bit 0
+// "read enable" is the static mask's sample bit).
+pub(super) const TILE_LOAD: &[Field] = &[
+    f!("b2", [(16, 8)], Modifier, CorpusOnly, ET),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), Hardware, GL_IR),
+    f!("pos", [(32, 8)], Modifier, Hardware, GL_IR),
+    raw!("rt_b0", 40, 1),
+    f!("rt", [(41, 7)], ImmU(SrcA), Hardware, GL_IR),
+    f!("mask", [(48, 8)], Modifier, Hardware, GL_IR),
+    f!("fmt", [(56, 7)], Modifier, CorpusOnly, ET),
+    f!(
+        "slot",
+        [(63, 1), (64, 8)],
+        Produce(SlotIndex),
+        Hardware,
+        GL_IR
+    ),
+    raw!("b9_10", 72, 16),
+    f!("kind", [(88, 8)], Modifier, Hardware, GL_IR),
+];
+
+/// The mask and position variants pin byte 11 by their match.
+pub(super) const TILE_LOAD_NOKIND: &[Field] = &[
+    f!("b2", [(16, 8)], Modifier, CorpusOnly, ET),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), Hardware, GL_IR),
+    f!("pos", [(32, 8)], Modifier, Hardware, GL_IR),
+    raw!("rt_b0", 40, 1),
+    f!("rt", [(41, 7)], ImmU(SrcA), Hardware, GL_IR),
+    f!("mask", [(48, 8)], Modifier, Hardware, GL_IR),
+    f!("fmt", [(56, 7)], Modifier, CorpusOnly, ET),
+    f!(
+        "slot",
+        [(63, 1), (64, 8)],
+        Produce(SlotIndex),
+        Hardware,
+        GL_IR
+    ),
+    raw!("b9_10", 72, 16),
+];
