@@ -405,3 +405,19 @@ fn loops_with_per_lane_trip_counts_match_reference() {
         assert_eq!(got[2], env.buffers[&2], "bottom={bottom}\n{f}\n{}", c.mir);
     }
 }
+
+/// Any 32-bit constant: values outside the minifloat and the 7-bit move come from the 8-byte
+/// move-immediate into a register.
+#[test]
+fn wide_constants_match_reference() {
+    let f = kernel(1, |b, i| {
+        let m = b.fmul(i[0], Src::imm_f32(10.0));
+        let a = b.fadd(m, Src::imm_f32(0.1));
+        let k = b.fmul(a, Src::imm_f32(-3.25e7));
+        let k = b.fadd(k, Src::imm_f32(f32::MIN_POSITIVE));
+        vec![a, k]
+    });
+    for seed in 0..3 {
+        check(&f, 1, seed, Options::default());
+    }
+}

@@ -23,7 +23,9 @@ pub fn form_name(op: Op, ty: Type, src0_imm: bool, src1_imm: bool) -> Option<&'s
         (Op::FAdd, Type::F16) => "hadd",
         (Op::IAdd, Type::I32) if src1_imm => "iadd",
         (Op::Xor, Type::I32) => "ilogic",
-        (Op::Copy, _) if src0_imm => "mov_imm",
+        // The 8-byte move takes any 32-bit literal into r0–r63; selection uses the 2-byte form
+        // when the value and the register allow.
+        (Op::Copy, _) if src0_imm => "mov_imm32",
         // No validated general move: a 32-bit copy is `iadd d, s, #0`.
         (Op::Copy, Type::I32 | Type::F32 | Type::Bool) => "iadd",
         (Op::LoadGlobal { .. }, _) => "device_load",

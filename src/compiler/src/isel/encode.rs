@@ -86,6 +86,8 @@ fn template(name: &str) -> Option<&'static str> {
         "ffma" => "29812609210a02c2",
         "fadd_imm" => "09b914018000",
         "mov_imm" => "1c07",
+        // ADevWithAnIdea/agx-re EXP-0010 `prodloop` (A18 Pro, run on hardware): r1 = 1.
+        "mov_imm32" => "1c81220000000000",
         // EXP-M4-54 half kernels (M4, measured): 16-bit load/store and hadd.
         "device_load:16" => "6700440201002000410100404400",
         "device_store:16" => "e700540202002000010000101100",
@@ -143,6 +145,8 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
         is_imm(i.srcs.get(1).map(|s| &s.op)),
     )
     .ok_or_else(|| err(i, format!("no validated form for {} on {}", i.op, i.ty)))?;
+    let compact_move = matches!((i.op, i.srcs.first().map(|s| s.op), i.dst), (Op::Copy, Some(MOperand::Imm(v)), Some(d)) if v <= 0x7f && d.gpr() < 16 && d.halves == 2);
+    let name = if compact_move { "mov_imm" } else { name };
     let fname = name.split(':').next().unwrap_or(name);
     let form = form_by_name(fname)
         .ok_or_else(|| err(i, format!("form {fname} missing from the table")))?;
@@ -193,6 +197,9 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
             let MOperand::Imm(v) = i.srcs[0].op else {
                 unreachable!()
             };
+            if i.dst.is_some_and(|d| d.halves != 2) {
+                return Err(err(i, "16-bit move-immediate has no validated form"));
+            }
             e(x.set("imm", v as u64))?;
         }
         Op::Copy => {
