@@ -280,3 +280,49 @@ fn loops_ifs_and_phis_import_and_allocate_correctly() {
         }
     }
 }
+
+/// The same shape end to end on the model: the trip count comes from the SSBO, the loop is
+/// left through the latch update, the if/else through the exec-mask stack.
+#[test]
+fn nir_loop_and_if_run_on_the_model() {
+    let mut s = Shader::new();
+    let x = s.global_id_x();
+    let off = unsafe { m::nir_ishl_imm(s.b(), x, 2) };
+    let n = s.load_ssbo(0, off);
+    unsafe {
+        let b = s.b();
+        let imp = m::nir_shader_get_entrypoint((*b).shader);
+        let acc = m::nir_local_variable_create(imp, m::glsl_float_type(), c"acc".as_ptr());
+        let i = m::nir_local_variable_create(imp, m::glsl_uint_type(), c"i".as_ptr());
+        m::nir_store_var(b, acc, m::nir_imm_float(b, 0.0), 1);
+        m::nir_store_var(b, i, m::nir_imm_int(b, 0), 1);
+        let lp = m::nir_push_loop(b);
+        let iv = m::nir_load_var(b, i);
+        m::nir_break_if(b, m::nir_uge(b, iv, n));
+        let a = m::nir_load_var(b, acc);
+        m::nir_store_var(b, acc, m::nir_fadd_imm(b, a, 1.5), 1);
+        m::nir_store_var(b, i, m::nir_iadd_imm(b, iv, 1), 1);
+        m::nir_pop_loop(b, lp);
+        let a = m::nir_load_var(b, acc);
+        let small = m::nir_flt(b, a, m::nir_imm_float(b, 4.0));
+        let nif = m::nir_push_if(b, small);
+        let t = m::nir_fmul_imm(b, a, 2.0);
+        m::nir_push_else(b, nif);
+        let e = m::nir_fadd_imm(b, a, 1.0);
+        m::nir_pop_if(b, nif);
+        let r = m::nir_if_phi(b, t, e);
+        s.store_ssbo(r, 1, off);
+    }
+    let compiled =
+        unsafe { compile_nir(s.0.shader, Options::default()) }.unwrap_or_else(|e| panic!("{e}"));
+    let input: Vec<u32> = (0..THREADS).map(|k| k % 6).collect();
+    let got = run(&compiled.code, &input);
+    let want: Vec<u32> = input
+        .iter()
+        .map(|&n| {
+            let acc = (0..n).fold(0.0f32, |a, _| a + 1.5);
+            (if acc < 4.0 { acc * 2.0 } else { acc + 1.0 }).to_bits()
+        })
+        .collect();
+    assert_eq!(got, want, "{}", compiled.mir);
+}
