@@ -5,7 +5,9 @@ use crate::evidence::Evidence;
 use crate::instr::Instr;
 use crate::op::Op;
 
+mod gfx;
 mod launch;
+pub use gfx::*;
 pub use launch::*;
 
 /// One special register readable by `get_sr` (byte 1).

@@ -1,0 +1,105 @@
+//! Meanings of graphics-form selector values, limited to the encodings the T8132 compiler
+//! packers emit (GravityLinux/mesa agx_apple9_ir.c; run by its GLES suites on M4). Other
+//! values are errors naming the field, never guesses.
+
+use crate::instr::Instr;
+use crate::op::Op;
+
+/// Where an `iter` evaluates its coefficient.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IterLocation {
+    /// The pixel centre (loc 0x10, byte 6 zero).
+    Centre,
+    /// The packed position a centroid/sample `iter_setup` wrote to GPR `reg`; `release` = last use.
+    Position { reg: u8, release: bool },
+}
+
+fn val(i: &Instr, name: &str) -> u64 {
+    i.field(name).unwrap_or(0)
+}
+
+/// Location of an `iter` (coefficient index = field `slot`; its flat/linear/perspective mode
+/// comes from the draw's CF binding table). Only the packer's combination of the other fields
+/// (`coeff_sel` 3, `lead` 0, no wait, `b7` 2) is accepted.
+pub fn iter_location(i: &Instr) -> Result<IterLocation, String> {
+    if i.form.name != "iter" {
+        return Err(format!("{} is not an iter", i.form.name));
+    }
+    let fixed = [
+        ("coeff_sel", 3),
+        ("lead", 0),
+        ("wait", 0),
+        ("b7", 2),
+        ("b9", 0),
+    ];
+    for (name, want) in fixed {
+        if val(i, name) != want {
+            return Err(format!("iter {name}={:#x} is unmeasured", val(i, name)));
+        }
+    }
+    let reg = val(i, "mode") as u8;
+    match (val(i, "loc"), reg) {
+        (0x10, 0) => Ok(IterLocation::Centre),
+        (0x08, r) if r < 64 => Ok(IterLocation::Position {
+            reg: r,
+            release: false,
+        }),
+        (0x20, r) if r < 64 => Ok(IterLocation::Position {
+            reg: r,
+            release: true,
+        }),
+        (loc, m) => Err(format!("iter loc={loc:#x} mode={m:#x} is unmeasured")),
+    }
+}
+
+/// What a `tex_sample` does, from its byte 6/7 selector pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TextureAccess {
+    /// Implicit-LOD sample.
+    Sample,
+    /// Integer-coordinate fetch (no sampler filtering).
+    Fetch,
+    /// Sample with explicit gradients.
+    Gradient,
+    /// The packer's two explicit-LOD encodings, told apart by its LOD immediate (0 or 1);
+    /// which of bias / absolute LOD each is is not stated in the source.
+    LodForm(u8),
+    /// 1D/3D: the packer writes one pair per LOD immediate (0 or 1) whatever the access
+    /// (a plain sample uses immediate 0), so only that immediate is known.
+    DimensionForm(u8),
+}
+
+/// Dimensionality, access kind and shadow compare of a 2D/1D/3D `tex_sample`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TextureOp {
+    pub dims: u8,
+    pub access: TextureAccess,
+    pub shadow: bool,
+}
+
+/// Decodes the selector pair the packer writes; anything else is an error.
+pub fn texture_op(i: &Instr) -> Result<TextureOp, String> {
+    if i.form.op != Op::Texture || i.form.name != "tex_sample" {
+        return Err(format!("{} is not a tex_sample", i.form.name));
+    }
+    let v6 = val(i, "variant") as u8;
+    let shadow = v6 & 0x20 != 0;
+    use TextureAccess::*;
+    let (dims, access) = match (v6 & !0x20, val(i, "extra_coord") as u8) {
+        (0x00, 0x00) => (2, Sample),
+        (0x80, 0x24) => (2, Fetch),
+        (0x04, 0x01) => (2, Gradient),
+        (0x04, 0x00) => (2, LodForm(1)),
+        (0x00, 0x01) => (2, LodForm(0)),
+        (0x88, 0x21) => (3, DimensionForm(0)),
+        (0x90, 0x01) => (3, DimensionForm(1)),
+        (0x00, 0x03) => (1, DimensionForm(0)),
+        (0x14, 0x00) => (1, DimensionForm(1)),
+        (a, b) => return Err(format!("tex_sample selector {a:#x}/{b:#x} is unmeasured")),
+    };
+    Ok(TextureOp {
+        dims,
+        access,
+        shadow,
+    })
+}
