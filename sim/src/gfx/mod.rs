@@ -21,6 +21,7 @@ pub mod clip;
 pub mod coeff;
 pub mod command;
 pub mod indices;
+pub mod launcher;
 pub mod memory;
 pub mod raster;
 pub mod setup;

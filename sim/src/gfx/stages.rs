@@ -134,30 +134,58 @@ pub trait Stages {
 }
 
 /// The hardware path: every stage enters through a launcher (setup) program in the USC
-/// heap. agx16-isa has no established forms yet for the launcher operations (root literals,
-/// pointer loads, stage allocation, stage target; agx16-cmdstream README "Known gaps") nor
-/// for the graphics IO of the bodies (varying store, coefficient iteration, tile
-/// read/write, discard: `sim/ISA-REQUESTS.md`, section "render"), so each stage reports
-/// that refusal with the program's address and first bytes instead of guessing.
+/// heap. The model follows the launcher strictly ([`super::launcher::follow`]: agx16-isa's
+/// hardware-validated launcher forms, stage target, entry jump) to the stage body. Running
+/// the body needs the shader core's graphics IO (vertex outputs, coefficient iteration,
+/// tilebuffer access, discard), whose forms are not established in agx16-isa yet
+/// (`sim/ISA-REQUESTS.md`, section "render"); each stage therefore ends in a refusal that
+/// names the body's address and the first graphics instruction found there.
 #[derive(Debug, Default)]
 pub struct IsaStages;
 
 fn refuse(mem: &dyn GpuMemory, va: u64, stage: &str) -> SimError {
-    let mut head = [0u8; 16];
-    let shown = match mem.read(va, &mut head) {
-        Ok(()) => crate::error::hex(&head),
-        Err(f) => return SimError::Fault(f),
+    let l = match super::launcher::follow(mem, va, stage) {
+        Ok(l) => l,
+        Err(e) => return e,
     };
-    let mut e = unestablished(
-        va,
+    let mut body = vec![0u8; 256];
+    let n = (0..16)
+        .take_while(|k| {
+            mem.read(
+                l.body + 16 * k,
+                &mut body[16 * *k as usize..16 * (*k as usize + 1)],
+            )
+            .is_ok()
+        })
+        .count();
+    body.truncate(16 * n);
+    let first_io = agx16_isa::split(&body)
+        .map_while(|r| r.ok())
+        .find(|(_, i)| {
+            use agx16_isa::Op::*;
+            matches!(
+                i.form.op,
+                VaryingStore | Iterate | TileRead | TileStore | Texture
+            )
+        })
+        .map(|(off, i)| {
+            format!(
+                "; first graphics instruction: {} at {:#x}",
+                i.form.name,
+                l.body + off as u64
+            )
+        })
+        .unwrap_or_default();
+    unestablished(
+        l.body,
         stage,
-        "launcher programs are not established in agx16-isa (setup forms, graphics IO); \
-         see sim/ISA-REQUESTS.md section render",
-    );
-    if let SimError::Unestablished { bytes, .. } = &mut e {
-        *bytes = shown;
-    }
-    e
+        format!(
+            "launcher at {va:#x} enters the body at {:#x}; executing stage bodies (vertex outputs, \
+             coefficient iteration, tilebuffer access, discard) is not modelled: their forms are \
+             not established in agx16-isa (sim/ISA-REQUESTS.md, section render){first_io}",
+            l.body
+        ),
+    )
 }
 
 impl Stages for IsaStages {
