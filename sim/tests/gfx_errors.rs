@@ -33,10 +33,13 @@ fn run_err(scene: &Scene, draws: &[DrawSpec]) -> SimError {
     gfx::run_render_with(&scene.pt, &scene.command(), &mut st).expect_err("must fail")
 }
 
+/// A change to a command that breaks one G16 rule.
+type Edit = dyn Fn(&mut agx16_cmdstream::render::CmdRender);
+
 #[test]
 fn commands_outside_the_g16_rules_are_refused() {
     let base = build(&[tri()], ZlsControl::default()).cmd;
-    let cases: Vec<(&str, Box<dyn Fn(&mut agx16_cmdstream::render::CmdRender)>)> = vec![
+    let cases: Vec<(&str, Box<Edit>)> = vec![
         ("utile", Box::new(|c| c.utile_width_px = 8)),
         ("samples", Box::new(|c| c.samples = 4)),
         ("end-of-tile", Box::new(|c| c.eot_usc = Hex(0))),

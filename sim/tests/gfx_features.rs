@@ -49,7 +49,7 @@ fn points_with_a_point_size_output() {
 
 #[test]
 fn lines_and_line_strips() {
-    let verts = vec![
+    let verts = [
         rgba(at(3.3, 10.2, 0.5), [1.0, 0.0, 0.0, 1.0]),
         rgba(at(50.7, 20.9, 0.5), [0.0, 0.0, 1.0, 1.0]),
         rgba(at(60.2, 55.1, 0.5), [0.0, 1.0, 0.0, 1.0]),
