@@ -61,6 +61,9 @@ pub enum Op {
     DeviceLoad,
     DeviceStore,
     Atomic,
+    /// Word-indexed per-invocation scratch (spill) store / load.
+    ScratchStore,
+    ScratchLoad,
     // graphics and others whose exact semantics is not yet modelled
     Texture,
     TileRead,

@@ -204,11 +204,11 @@ const FOPQ8I: &[Field] = &[
 // while the fma op-select keeps 10 (`11 82 26 84 06 85 ..` in bf16_fma). Corpus-only.
 // 16-bit-destination multiply by an 8-bit float immediate, 12 bytes (`11 b1 1d 03 82 00 00 00 00
 // 00 00 04`, EXP-M4-54 rcp_half_neg): the falu2i layout (minifloat at bits 8..14 + sign bit 19,
-// bit 39 immediate, op-select 5 = multiply; encoding-tables.md `falu2i`, measured) with the
-// byte4&3 = 2 extension. That kernel computes -(1/x) in f16 as r1.l = r1.l * -1.0, which
-// reproduces the M4 output bit for bit (inferred, hardware output reproduced); the source
-// descriptor bit 24 and the extension byte 11 (0x04 in all four 12-byte members of the corpus)
-// are only known at the values of that run.
+// bit 39 immediate, op-select 5 = multiply, source descriptor (reg<<1)|is32 in byte 3;
+// encoding-tables.md `falu2i`, measured) with the byte4&3 = 2 extension and byte0 low nibble 1
+// (16-bit destination). That kernel computes -(1/x) as r1.l = f16(r1 * -1.0) from the fp32
+// reciprocal in r1, which reproduces the M4 output bit for bit (inferred, hardware output
+// reproduced). Extension byte 11 (0x04 in all four 12-byte members of the corpus) is raw.
 const M54H: &str = "niklassheth/agx-re:experiments/EXP-M4-54-sfu-source-controls (rcp_half_neg: inferred, hardware output reproduced)";
 const H1I12: &[Field] = &[
     f!("dst", [(4, 4)], Gpr(Dst), CorpusOnly, M54H),

@@ -21,6 +21,7 @@ mod launch;
 mod logic;
 mod mem;
 mod misc;
+mod scratch;
 mod sfu;
 mod sr;
 pub(crate) mod src;
@@ -29,6 +30,7 @@ pub(crate) mod src;
 pub static GROUPS: &[&[Form]] = &[
     ctrl::FORMS,
     launch::FORMS,
+    scratch::FORMS,
     sr::FORMS,
     mem::FORMS,
     sfu::FORMS,
