@@ -17,12 +17,15 @@ pub fn to_f32(bits: u32, ty: FType) -> f32 {
 
 /// The float type a source part carries in a float op of type `op_ty`: 16-bit
 /// parts are fp16 (the fp16->fp32 widening is the ordinary falu2 with a 16-bit
-/// source; niklassheth/agx-re:docs/isa/encoding-tables.md cvt_f2h note, measured).
+/// source; niklassheth/agx-re:docs/isa/encoding-tables.md cvt_f2h note, measured)
+/// and a full register or immediate is fp32 also under an fp16 result (EXP-M4-54
+/// rcp_half_neg: the 16-bit-destination multiply reads the fp32 reciprocal,
+/// hardware output reproduced).
 #[inline]
 pub fn part_type(part: Part, op_ty: FType) -> FType {
     match (part, op_ty) {
-        (Part::Full, FType::F32) => FType::F32,
-        (Part::Full, t) => t,
+        (Part::Full, FType::Bf16) => FType::Bf16,
+        (Part::Full, _) => FType::F32,
         (_, FType::Bf16) => FType::Bf16,
         _ => FType::F16,
     }

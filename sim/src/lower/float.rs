@@ -24,6 +24,7 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
     let name = i.form.name;
     let flag = |n: &str| i.field(n).unwrap_or(0) != 0;
     match i.form.op {
+        F::FMul if name == "hmul_imm12" => hmul_imm12(i),
         F::FAdd | F::FMul => {
             let op = if i.form.op == F::FAdd {
                 FBinOp::Add
@@ -133,4 +134,34 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
         }
         _ => Err(format!("{name}: not a float ALU form")),
     }
+}
+
+/// `hmul_imm12` (agx16-isa table: EXP-M4-54 rcp_half_neg `11 b1 1d 03 82 .. 04`:
+/// r1.l = f16(r1 * -1.0) with r1 the fp32 reciprocal, hardware output
+/// reproduced). The extension byte 11 is accepted only at that run's value.
+fn hmul_imm12(i: &Instr) -> Result<Kind, String> {
+    let allowed: &[check::Allowed] = &[
+        ("flags", &[1]),
+        ("mods", &[0]),
+        ("ctrl", &[0]),
+        ("ext", &[0x0400_0000_0000]),
+    ];
+    check::fields(i, &[], allowed)?;
+    let a = src(i, Role::SrcA)?;
+    if !matches!(a, Src::Gpr(_, Part::Full)) {
+        return Err("hmul_imm12 with a 16-bit source is unmeasured".into());
+    }
+    let d = dst(i)?;
+    Ok(Kind::FBin {
+        op: FBinOp::Mul,
+        ty: FType::F16,
+        dst: Dst {
+            reg: d.reg,
+            part: Part::Lo,
+        },
+        a,
+        am: FMod::default(),
+        b: src(i, Role::SrcB)?,
+        bm: FMod::default(),
+    })
 }
