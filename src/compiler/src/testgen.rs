@@ -351,7 +351,8 @@ fn close_arm(
 /// A random kernel (straight-line code and one-level if/else) using only operations with validated G16 forms (fadd/fmul on
 /// registers, fadd with a minifloat immediate, iadd with a small immediate, xor), reading
 /// `inputs` buffers at the thread index and writing `outputs` words per thread to the next
-/// binding (`out[x + k * threads]`); also floor with negated/absolute sources.
+/// binding (`out[x + k * threads]`); also floor with negated/absolute sources and
+/// register+register integer adds.
 pub fn random_g16_kernel(
     seed: u64,
     ops: usize,
@@ -423,7 +424,12 @@ pub fn random_g16_kernel(
             }
             3 | 4 => {
                 let a = pick(&mut r, &ints);
-                ints.push(b.iadd(a, Src::imm(r.below(200) as u32)));
+                let c = if r.chance(40) {
+                    Src::val(pick(&mut r, &ints))
+                } else {
+                    Src::imm(r.below(200) as u32)
+                };
+                ints.push(b.iadd(a, c));
             }
             _ => {
                 let (a, c) = (pick(&mut r, &ints), pick(&mut r, &ints));

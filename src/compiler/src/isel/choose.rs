@@ -22,6 +22,7 @@ pub fn form_name(op: Op, ty: Type, src0_imm: bool, src1_imm: bool) -> Option<&'s
         (Op::FFma, Type::F32) => "ffma",
         (Op::FAdd, Type::F16) => "hadd",
         (Op::IAdd, Type::I32) if src1_imm => "iadd",
+        (Op::IAdd, Type::I32) if !src0_imm => "iadd_reg",
         (Op::Xor, Type::I32) => "ilogic",
         // The 8-byte move takes any 32-bit literal into r0–r63; selection uses the 2-byte form
         // when the value and the register allow.

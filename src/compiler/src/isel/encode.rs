@@ -68,7 +68,8 @@ fn set_kind(x: &mut Instr, kind: Kind, v: u64) -> Result<(), agx16_isa::EncodeEr
 /// meaning is not established) are kept, while operands, scoreboard and lifetime fields are
 /// overwritten. Sources (captured bytes, measured outputs):
 /// - M4 (T8132): get_sr, fadd, device_load/store (+ direct store) from niklassheth/agx-re
-///   EXP-M4-54 kernels; iadd and ilogic XOR from EXP-M4-35 `load_xor_load_distinct`; fadd_imm
+///   EXP-M4-54 kernels; iadd and ilogic XOR from EXP-M4-35 `load_xor_load_distinct`, iadd_reg
+///   from EXP-M4-35 `load_xor_chain5`; fadd_imm
 ///   from EXP-M4-44 (falu2i `in + 1.5`, slot field cleared); ffma from EXP-M4-55 `k_sin`.
 /// - A18 Pro (G17P, same Apple9 encoding; behaviour on M4 inferred): fmul from
 ///   ADevWithAnIdea/agx-re EXP-0003 `mul`, mov_imm from EXP-0010 `eret4`.
@@ -77,6 +78,8 @@ fn template(name: &str) -> Option<&'static str> {
         "get_sr" => "1ca01006",
         "iadd" => "9f115404034a08041104",
         "ilogic" => "0b051e01020800800000",
+        // EXP-M4-35 `load_xor_chain5` (M4, hash-matched output): r5 = r9 + r6.
+        "iadd_reg" => "9f01540a022430a81501",
         "device_load" => "6700440001012000510100404600",
         "device_store" => "e700540002012000110000901100",
         // Direct store of a pending slot-6 load (addr_mode 0x56; EXP-M4-35/36, measured).
