@@ -217,3 +217,12 @@ fn hostile_streams_never_panic() {
         let _ = gfx::run_render_with(&scene.pt, &scene.command(), &mut st);
     }
 }
+
+#[test]
+fn a_cancelled_render_stops_with_a_budget_error() {
+    let scene = build(&[tri()], ZlsControl::default());
+    let mut st = HostStages { draws: vec![tri()] };
+    let e =
+        gfx::run_render_cancellable(&scene.pt, &scene.command(), &mut st, &|| true).unwrap_err();
+    assert!(matches!(e, SimError::Budget { .. }), "{e:?}");
+}

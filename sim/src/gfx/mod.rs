@@ -69,15 +69,37 @@ pub fn run_render_with(
     cmd: &RenderCommand,
     stages: &mut dyn Stages,
 ) -> Result<RenderStats, SimError> {
+    run_render_cancellable(mem, cmd, stages, &|| false)
+}
+
+/// Like [`run_render_with`], polling `cancelled` between draws and between tiles (the
+/// kernel's job timeout); a cancelled render returns [`SimError::Budget`].
+pub fn run_render_cancellable(
+    mem: &dyn GpuMemory,
+    cmd: &RenderCommand,
+    stages: &mut dyn Stages,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<RenderStats, SimError> {
     let mut stats = RenderStats::default();
     let draws = stream::read_draws(mem, cmd)?;
     let mut prims = Vec::new();
     for (index, draw) in draws.iter().enumerate() {
+        if cancelled() {
+            return Err(cancel_error(&stats));
+        }
         stats.draws += 1;
         setup::process_draw(mem, cmd, index, draw, stages, &mut prims, &mut stats)?;
     }
-    tiles::render_tiles(mem, cmd, &draws, &prims, stages, &mut stats)?;
+    tiles::render_tiles(mem, cmd, &draws, &prims, stages, &mut stats, cancelled)?;
     Ok(stats)
+}
+
+/// The error a cancelled render returns (budget = draws processed so far).
+pub(crate) fn cancel_error(stats: &RenderStats) -> SimError {
+    SimError::Budget {
+        budget: stats.draws,
+        pc: 0,
+    }
 }
 
 /// A render-level error (stream, state or command) as a model error value.

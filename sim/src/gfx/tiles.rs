@@ -220,6 +220,7 @@ pub fn render_tiles(
     prims: &[RasterTri],
     stages: &mut dyn Stages,
     stats: &mut RenderStats,
+    cancelled: &dyn Fn() -> bool,
 ) -> Result<(), SimError> {
     check_zls(cmd)?;
     let frag: Vec<DrawFrag> = draws
@@ -235,6 +236,9 @@ pub fn render_tiles(
                 t.bounds[0] < x0 + w && t.bounds[2] > x0 && t.bounds[1] < y0 + h && t.bounds[3] > y0
             };
             let (x0, y0) = (tx * TILE, ty * TILE);
+            if cancelled() {
+                return Err(super::cancel_error(stats));
+            }
             if !process_empty && !prims.iter().any(|t| touches(t, x0, y0, TILE, TILE)) {
                 continue;
             }
