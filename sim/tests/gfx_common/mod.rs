@@ -528,13 +528,16 @@ fn shapes(d: &DrawSpec) -> Vec<(Shape, bool)> {
                         false,
                     )
                 })),
-                Primitive::Lines | Primitive::LineStrip => {
+                Primitive::Lines | Primitive::LineStrip | Primitive::LineLoop => {
                     let step = if d.prim == Primitive::Lines { 2 } else { 1 };
                     let width = (d.line_width_raw as f64 + 1.0) / 16.0;
                     let mut k = 0;
                     while k + 1 < n {
                         out.push((Shape::Line([v(run[k]), v(run[k + 1])], width), false));
                         k += step;
+                    }
+                    if d.prim == Primitive::LineLoop && n >= 2 {
+                        out.push((Shape::Line([v(run[n - 1]), v(run[0])], width), false));
                     }
                 }
                 _ => unreachable!(),
@@ -590,14 +593,19 @@ fn sample(s: &Shape, shade: ShadeModel, cx: f64, cy: f64) -> Option<([f32; 4], f
                 .then_some((*c, *z as f32, true))
         }
         Shape::Line([a, b], width) => {
-            // x-major lines cover |y - line(x)| < width/2 for x between the endpoints.
-            let (a, b) = if a.0 <= b.0 { (a, b) } else { (b, a) };
-            if cx < a.0 || cx >= b.0 {
+            // Major axis u, minor axis v: covered when u lies between the endpoints
+            // (half-open) and |v - line(u)| < width / 2.
+            let x_major = (b.0 - a.0).abs() >= (b.1 - a.1).abs();
+            let key =
+                |p: &(f64, f64, f64, f64, [f32; 4])| if x_major { (p.0, p.1) } else { (p.1, p.0) };
+            let (a, b) = if key(a).0 <= key(b).0 { (a, b) } else { (b, a) };
+            let ((au, av), (bu, bv)) = (key(a), key(b));
+            let (cu, cv) = if x_major { (cx, cy) } else { (cy, cx) };
+            if cu < au || cu >= bu {
                 return None;
             }
-            let t = (cx - a.0) / (b.0 - a.0);
-            let yl = a.1 + t * (b.1 - a.1);
-            if (cy - yl).abs() >= width / 2.0 {
+            let t = (cu - au) / (bu - au);
+            if (cv - (av + t * (bv - av))).abs() >= width / 2.0 {
                 return None;
             }
             let c: [f32; 4] = std::array::from_fn(|ch| {
