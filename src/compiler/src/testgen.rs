@@ -398,6 +398,49 @@ pub fn random_g16_kernel(
             close_arm(&mut b, &mut open, &mut floats, &mut ints);
             continue;
         }
+        // A counted loop (constant trip count 0..=3, break at the top or the bottom) carrying a
+        // float and an int through phis.
+        if open.is_none() && r.chance(6) {
+            let f0 = pick(&mut r, &floats);
+            let i0 = pick(&mut r, &ints);
+            let trip = Src::imm(r.below(4) as u32);
+            let pre = b.current_block();
+            b.loop_();
+            let i = b.phi(Shape::scalar(Type::I32), &[(pre, Src::imm(0))]);
+            let fa = b.phi(Shape::scalar(Type::F32), &[(pre, Src::val(f0))]);
+            let ia = b.phi(Shape::scalar(Type::I32), &[(pre, Src::val(i0))]);
+            let top = r.chance(50);
+            let leave = |b: &mut Builder, i: Value| {
+                let c = b.icmp(Cmp::Ge, false, i, trip);
+                b.if_(c);
+                b.break_();
+                b.end_if();
+            };
+            if top {
+                leave(&mut b, i);
+            }
+            let v = pick(&mut r, &floats);
+            let fa2 = b.fadd(
+                fa,
+                Src {
+                    neg: r.chance(30),
+                    ..Src::val(v)
+                },
+            );
+            let ia2 = b.iadd(ia, Src::imm(1 + r.below(9) as u32));
+            let i2 = b.iadd(i, Src::imm(1));
+            if !top {
+                leave(&mut b, i2);
+            }
+            let latch = b.current_block();
+            b.add_phi_src(i, latch, Src::val(i2));
+            b.add_phi_src(fa, latch, Src::val(fa2));
+            b.add_phi_src(ia, latch, Src::val(ia2));
+            b.end_loop();
+            floats.push(fa);
+            ints.push(ia);
+            continue;
+        }
         match r.below(7) {
             6 => {
                 let a = pick(&mut r, &floats);

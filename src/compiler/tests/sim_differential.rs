@@ -160,7 +160,7 @@ fn vector_load_is_split_and_matches_reference() {
 }
 
 #[test]
-fn random_straight_line_kernels_match_reference_on_the_model() {
+fn random_kernels_with_ifs_and_loops_match_reference_on_the_model() {
     for seed in 0..60 {
         // Four outputs per thread: the output buffer holds 2 * THREADS words, so k * THREADS
         // must stay below that: outputs 0 and 1.
