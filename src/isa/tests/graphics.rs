@@ -183,6 +183,14 @@ fn texture_sample_operands() {
     assert_eq!(texture_op(&f).unwrap().access, TextureAccess::Fetch);
     let s = dec("25920cb8b1002000800100000100");
     assert!(texture_op(&s).unwrap().shadow);
+    // Integer fetch modes for 2D arrays (a0 24) and 3D (98 01), README.apple9-ir.md.
+    let a = texture_op(&dec("25920cb8b100a024800100000100")).unwrap();
+    assert_eq!(
+        (a.dims, a.array, a.access, a.shadow),
+        (2, true, TextureAccess::Fetch, false)
+    );
+    let v = texture_op(&dec("25920cb8b1009801800100000100")).unwrap();
+    assert_eq!((v.dims, v.access), (3, TextureAccess::Fetch));
 }
 
 #[test]

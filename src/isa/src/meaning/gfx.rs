@@ -73,6 +73,8 @@ pub enum TextureAccess {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TextureOp {
     pub dims: u8,
+    /// 2D array (only established for fetches: `a0 24`, README.apple9-ir.md).
+    pub array: bool,
     pub access: TextureAccess,
     pub shadow: bool,
 }
@@ -83,9 +85,18 @@ pub fn texture_op(i: &Instr) -> Result<TextureOp, String> {
         return Err(format!("{} is not a tex_sample", i.form.name));
     }
     let v6 = val(i, "variant") as u8;
-    let shadow = v6 & 0x20 != 0;
+    // 0xa0 = fetch | array (bit 5), not a shadow fetch
+    let shadow = v6 & 0x20 != 0 && v6 != 0xa0;
     use TextureAccess::*;
+    let mut array = false;
     let (dims, access) = match (v6 & !0x20, val(i, "extra_coord") as u8) {
+        // Integer fetch read modes for 2D array and 3D (GravityLinux/mesa
+        // src/asahi/compiler/README.apple9-ir.md, authored Metal + GLES3 fetch tests on M4).
+        (0x80, 0x24) if v6 & 0x20 != 0 => {
+            array = true;
+            (2, Fetch)
+        }
+        (0x98, 0x01) => (3, Fetch),
         (0x00, 0x00) => (2, Sample),
         (0x80, 0x24) => (2, Fetch),
         (0x04, 0x01) => (2, Gradient),
@@ -99,6 +110,7 @@ pub fn texture_op(i: &Instr) -> Result<TextureOp, String> {
     };
     Ok(TextureOp {
         dims,
+        array,
         access,
         shadow,
     })

@@ -75,6 +75,15 @@ const ZEXT16: &[Field] = &[
     raw!("extend", 27, 5),
 ];
 
+// `<n>3 00 00 00`: the byte3-bit-0-clear sibling of zext16 clears the low half in place,
+// r[n] = r[n] & 0xffff0000. EXP-M4-54 mixed floor_bfloat_store (hash-matched on M4) widens its
+// bf16 floor result (written to r0.hi) to fp32 with `03 00 00 00` before a 32-bit store; the M4
+// output is reproduced bit for bit under this reading (inferred, hardware output reproduced),
+// and the corpus uses `43 00 00 00` the same way among the loop initialisers of EXP-M4-13
+// controlflow__switch_in_loop. Only the all-zero operand bytes are covered.
+const M54B: &str = "niklassheth/agx-re:experiments/EXP-M4-54-sfu-source-controls (floor_bfloat_store: inferred, hardware output reproduced)";
+const CLEAR_LO16: &[Field] = &[f!("dst", [(4, 4)], Gpr(Dst), CorpusOnly, M54B)];
+
 const B1_3: &[Field] = raw_bytes!("b1" 8 8, "b2" 16 8, "b3" 24 8);
 const B0HI_B1_3: &[Field] = raw_bytes!("b0_hi" 4 4, "b1" 8 8, "b2" 16 8, "b3" 24 8);
 
@@ -120,6 +129,7 @@ pub static FORMS: &[Form] = &[
     // `<n>3 xx yy z1` with byte2 & 0xc7 == 0: r[n] = r[n] & 0xffff in place (encoding-tables.md
     // `mov_zext16`, EXP-0161 dense sweeps on G17P; byte1 inert)
     form!("zext16", ZeroExtend16, 4, Hardware, ET, [(0, 4, 3), (16, 3, 0), (22, 2, 0), (24, 3, 1)], ZEXT16, [rch!(Dst, 10, Hardware)]),
+    form!("clear_lo16", RegMove, 4, CorpusOnly, M54B, [(0, 4, 3), (8, 24, 0)], CLEAR_LO16, [rch!(Dst, 15, CorpusOnly)]),
     form!("n3_4", RegMove, 4, CorpusOnly, ET, [(0, 4, 3)], B0HI_B1_3, []),
     // ---- misc 4-byte markers ----
     form!("call_site", Opaque, 4, CorpusOnly, LEN, [(0, 8, 0x43)], B1_3, []),
