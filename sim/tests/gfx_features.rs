@@ -346,3 +346,77 @@ fn stream_calls_return_to_the_caller() {
     assert_eq!(stats.draws, 1);
     compare(&image(&scene.pt), &reference(&[d]));
 }
+
+#[test]
+fn two_sided_stencil_uses_the_back_words_for_back_faces() {
+    use agx16_cmdstream::ppp::PppPage;
+    use agx16_cmdstream::Record;
+    // A front (CCW on screen) and a back (CW) triangle; both write stencil with Replace,
+    // the front words with reference 1, the back words with reference 2.
+    let c = [1.0; 4];
+    let front = [
+        rgba(at(2.3, 2.2, 0.5), c),
+        rgba(at(2.3, 30.1, 0.5), c),
+        rgba(at(30.2, 2.2, 0.5), c),
+    ];
+    let back = [
+        rgba(at(34.3, 34.2, 0.5), c),
+        rgba(at(62.2, 34.2, 0.5), c),
+        rgba(at(34.3, 62.1, 0.5), c),
+    ];
+    let verts: Vec<Vtx> = front.iter().chain(&back).copied().collect();
+    let d = DrawSpec {
+        stencil: Some(StencilSpec {
+            func: ZsFunc::Always,
+            reference: 1,
+            pass_op: StencilOp::Replace,
+        }),
+        ..DrawSpec::tris(verts, ShadeModel::Linear)
+    };
+    let zls = ZlsControl {
+        s_store: true,
+        s_store_twiddled: true,
+        ..Default::default()
+    };
+    let scene = build(&[d.clone()], zls);
+    // Patch the page: two-sided stencil, back reference 2, same ops.
+    let page_va = RC + 0x58000;
+    let mut bytes = vec![0u8; 256];
+    scene.pt.host_read(page_va, &mut bytes).unwrap();
+    let mut page = PppPage::unpack(&bytes).unwrap();
+    let f = &mut page.fragment_faces;
+    f.two_sided_stencil = true;
+    f.back_stencil_reference = 2;
+    f.back_write_mask = Hex(0xff);
+    f.back_read_mask = Hex(0xff);
+    f.back_stencil_compare = ZsFunc::Always;
+    f.back_depth_pass = StencilOp::Replace;
+    scene.pt.host_write(page_va, &page.pack().unwrap()).unwrap();
+    run_scene(&scene, &[d.clone()]);
+    // The reference's coverage per triangle decides where 1 and 2 must be.
+    let layout = PlaneLayout::twiddled(W, H, 1);
+    let cover =
+        |tri: &[Vtx; 3]| reference(&[DrawSpec::tris(tri.to_vec(), ShadeModel::Linear)]).color;
+    let (cf, cb) = (cover(&front), cover(&back));
+    let mut seen = [0u32; 3];
+    for y in 0..H {
+        for x in 0..W {
+            let i = (y * W + x) as usize;
+            let want = if cf[i] != CLEAR {
+                1
+            } else if cb[i] != CLEAR {
+                2
+            } else {
+                0
+            };
+            let mut b = [0u8; 1];
+            scene
+                .pt
+                .host_read(STENCIL + layout.offset(x, y), &mut b)
+                .unwrap();
+            assert_eq!(b[0], want, "stencil at {x},{y}");
+            seen[want as usize] += 1;
+        }
+    }
+    assert!(seen[1] > 0 && seen[2] > 0);
+}

@@ -114,11 +114,12 @@ pub fn process_draw(
         .vertex_unknown
         .as_ref()
         .map_or(ProvokingVertex::First, |u| u.flat_shading_control);
-    if let ProvokingVertex::Unknown(v) = provoking {
+    if !matches!(provoking, ProvokingVertex::First | ProvokingVertex::Last) {
+        // GL has first/last only; no source documents the middle-vertex ordering.
         return Err(unestablished(
             at,
             "VDM state",
-            format!("provoking vertex {v}"),
+            format!("provoking vertex {provoking:?}"),
         ));
     }
     let fs = &page.fragment_shader;
