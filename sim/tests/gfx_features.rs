@@ -350,7 +350,6 @@ fn stream_calls_return_to_the_caller() {
 #[test]
 fn two_sided_stencil_uses_the_back_words_for_back_faces() {
     use agx16_cmdstream::ppp::PppPage;
-    use agx16_cmdstream::Record;
     // A front (CCW on screen) and a back (CW) triangle; both write stencil with Replace,
     // the front words with reference 1, the back words with reference 2.
     let c = [1.0; 4];
