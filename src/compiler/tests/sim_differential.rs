@@ -421,3 +421,48 @@ fn wide_constants_match_reference() {
         check(&f, 1, seed, Options::default());
     }
 }
+
+/// int <-> float conversions on the model over in-range inputs (the model refuses NaN and
+/// out-of-range float -> int, which are unmeasured; GLSL leaves them undefined).
+#[test]
+fn conversions_match_reference() {
+    for signed in [true, false] {
+        let mut b = Builder::new(Stage::Compute);
+        let x = b.sysval(SysVal::GlobalId(0));
+        let fv = b.load_global(0, x, Type::F32, 1);
+        let iv = b.load_global(1, x, Type::I32, 1);
+        let a = b.alu(Op::F2I { signed }, Type::I32, [Src::val(fv)]);
+        let c = b.alu(Op::I2F { signed }, Type::F32, [Src::val(iv)]);
+        b.store_global(2, x, a);
+        let x2 = b.iadd(x, Src::imm(THREADS));
+        b.store_global(2, x2, c);
+        let f = b.finish();
+        let comp = compile_g16(&f, Options::default()).unwrap_or_else(|e| panic!("{e}\n{f}"));
+        let mut r = Rng::new(5);
+        let floats: Vec<u32> = (0..2 * THREADS)
+            .map(|k| {
+                let v = match k % 4 {
+                    0 => r.below(1 << 20) as f32 / 7.0,
+                    1 => -(r.below(1000) as f32) / 3.0,
+                    2 => [0.0f32, -0.0, 0.5, -0.5, 2147483520.0, 1e-40][(k / 4 % 6) as usize],
+                    _ => r.below(u32::MAX as u64) as f32 / 2.0,
+                };
+                // Unsigned conversion of a negative value is out of range: use its magnitude.
+                (if signed { v } else { v.abs() }).to_bits()
+            })
+            .collect();
+        let ints: Vec<u32> = (0..2 * THREADS).map(|_| edge_word(&mut r)).collect();
+        let bufs = vec![floats, ints, vec![0; 2 * THREADS as usize]];
+        let got =
+            run_on_model(&comp.code, &bufs).unwrap_or_else(|e| panic!("model: {e}\n{}", comp.mir));
+        let mut env = Env::default();
+        for (k, buf) in bufs.iter().enumerate() {
+            env.buffers.insert(k as u8, buf.clone());
+        }
+        for t in 0..THREADS {
+            env.global_id = [t, 0, 0];
+            interp::run(&f, &mut env).unwrap();
+        }
+        assert_eq!(got[2], env.buffers[&2], "signed={signed}\n{}", comp.mir);
+    }
+}

@@ -80,6 +80,11 @@ fn template(name: &str) -> Option<&'static str> {
         "ilogic" => "0b051e01020800800000",
         // EXP-M4-35 `load_xor_chain5` (M4, hash-matched output): r5 = r9 + r6.
         "iadd_reg" => "9f01540a022430a81501",
+        // Conversions in the shape the ISA table cites as measured (ADevWithAnIdea/agx-re
+        // EXP-0013/0144, niklassheth/agx-re EXP-M4-42/43), bytes from EXP-M4-13 programs:
+        // int -> f32 `a7 07 54 .. 03 .. ac 20`, f32 -> int (toward zero) `27 07 54 .. 03 .. b4 48 03 00`.
+        "i2f" => "a70754220324ac20",
+        "f2i" => "2707540e031cb4480300",
         "device_load" => "6700440001012000510100404600",
         "device_store" => "e700540002012000110000901100",
         // Direct store of a pending slot-6 load (addr_mode 0x56; EXP-M4-35/36, measured).
@@ -254,6 +259,21 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
                     }
                 }
             }
+        }
+        Op::F2I { signed } | Op::I2F { signed } => {
+            let a = i.srcs[0];
+            if a.neg || a.abs {
+                return Err(err(
+                    i,
+                    "conversion source modifiers have no validated encoding",
+                ));
+            }
+            let r = reg_of(i, &a)?;
+            if r.halves != 2 {
+                return Err(err(i, "only 32-bit conversions are measured"));
+            }
+            e(x.set_gpr(Role::SrcA, r.gpr(), Part::Full))?;
+            e(x.set("signed", u64::from(signed)))?;
         }
         Op::Sfu(_) => {
             let a = i.srcs[0];
