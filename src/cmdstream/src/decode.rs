@@ -80,41 +80,39 @@ fn disassemble(r: &mut Report, mem: &impl GpuRead, what: &str, va: u64) -> Vec<u
     bytes
 }
 
-/// A launcher: its disassembly, what it sets up, and the entry it selects (whose
-/// `JMP_EXEC_ANY` names the stage body).
+/// A launcher: its disassembly, what it sets up, the argument words its loads produce, and the
+/// entry it selects (whose `JMP_EXEC_ANY` names the stage body).
 fn launch_program(r: &mut Report, cap: &Capture, what: &str, va: u64) {
     let bytes = disassemble(r, cap, what, va);
     if bytes.is_empty() {
         return;
     }
-    let s = match launch::summarize_launcher(&bytes) {
-        Ok(s) => s,
+    match launch::summarize_launcher(&bytes) {
+        Ok(s) => r.line(format!("      = {s}")),
         Err(e) => {
             r.flagged += 1;
             return r.line(format!("      not an established launcher: {e}"));
         }
-    };
-    r.line(format!("      = {s}"));
-    let entry = cap.usc_exec_base + s.entry_offset;
-    let code = disassemble(r, cap, "entry", entry);
-    let body = agx16_isa::split(&code)
-        .next()
-        .and_then(|i| i.ok())
-        .and_then(
-            |(_, i)| match (i.form.op, i.operand(agx16_isa::Role::SrcA).map(|o| o.value)) {
-                (agx16_isa::Op::Jump, Some(agx16_isa::Operand::ImmInt(d))) => {
-                    Some(entry as i64 + d)
-                }
-                _ => None,
-            },
-        );
-    match body {
-        Some(b) => r.line(format!("      = stage body @ {b:#x}")),
-        None if !code.is_empty() => {
-            r.flagged += 1;
-            r.line("      entry does not start with JMP_EXEC_ANY")
+    }
+    match launch::resolve_launch(cap, cap.usc_exec_base, va) {
+        Ok(res) => {
+            let qwords: Vec<String> = res
+                .argument_words
+                .chunks(2)
+                .map(|w| match w {
+                    [lo, hi] => format!("{:#x}", (*hi as u64) << 32 | *lo as u64),
+                    [lo] => format!("{lo:#x}"),
+                    _ => unreachable!("chunks of two"),
+                })
+                .collect();
+            r.line(format!("      = argument qwords: {}", qwords.join(" ")));
+            disassemble(r, cap, "entry", res.entry_va);
+            r.line(format!("      = stage body @ {:#x}", res.body_va));
         }
-        None => {}
+        Err(e) => {
+            r.flagged += 1;
+            r.line(format!("      unresolved launcher: {e}"));
+        }
     }
 }
 

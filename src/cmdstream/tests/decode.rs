@@ -5,7 +5,9 @@
 use agx16_cmdstream::capture::{Capture, Mapping};
 use agx16_cmdstream::cdm::{CdmLaunchDirect, CdmLink, BARRIER_AFTER_LAUNCH};
 use agx16_cmdstream::decode::decode_capture;
-use agx16_cmdstream::launch::{build_arena, build_launcher, LaunchCommon, LaunchStage};
+use agx16_cmdstream::launch::{
+    build_arena, build_launcher, ComputeResources, LaunchCommon, LaunchStage,
+};
 use agx16_cmdstream::print::PrintOptions;
 use agx16_cmdstream::render::{CmdCompute, CmdHeader, CmdRender, CMD_COMPUTE, CMD_RENDER};
 use agx16_cmdstream::vdm::{
@@ -90,7 +92,15 @@ fn compute_capture(extra_bit: bool) -> Capture {
         resources: 1,
         threadgroup_bytes: 256,
     };
-    let launch = launcher(compute, entries[0], USC_BASE + 0x1_1000);
+    let mut launch = launcher(compute, entries[0], USC_BASE + 0x1_1000);
+    // The resource record the launcher loads: group-count pointer, one visible buffer.
+    let mut res = ComputeResources {
+        group_count_pointer: Hex(0x7_0000_0100),
+        ..Default::default()
+    };
+    res.set_buffers(&[0x5_0000_0800]).unwrap();
+    launch.resize(0x1000, 0);
+    launch.extend(res.pack().unwrap());
     let c = CmdCompute {
         cdm_ctrl_stream_base: Hex(stream_va),
         cdm_ctrl_stream_end: Hex(end),
@@ -140,6 +150,7 @@ fn decodes_compute_capture() {
         "roots @ 0x10000011000 (2 pointers), Threadgroup { bytes: 256 }, entry +0x3c0",
         "entry @ 0x100000003c0",
         "stage body @ 0x10000080000",
+        "argument qwords: 0x700000100 0x500000800",
     ] {
         assert!(r.text.contains(needle), "missing {needle}:\n{}", r.text);
     }

@@ -8,10 +8,12 @@
 
 mod arena;
 mod program;
+mod resolve;
 mod summary;
 
 pub use arena::*;
 pub use program::*;
+pub use resolve::*;
 pub use summary::*;
 
 use crate::evidence::{Basis, Evidence};
