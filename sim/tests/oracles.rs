@@ -8,7 +8,7 @@ use agx16_sim::oracle::{oracle_files, oracles_dir, Oracle};
 use agx16_sim::SimError;
 
 /// Oracles passing when this was last raised. Raise it as forms land.
-const MIN_PASSING: usize = 96;
+const MIN_PASSING: usize = 97;
 
 #[test]
 fn oracles_pass_or_are_refused_never_wrong() {

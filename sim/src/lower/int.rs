@@ -1,7 +1,7 @@
 //! Integer ALU, special registers and immediate moves.
 
 use super::{check, dst, src};
-use crate::core::ops::{IntBinOp, Kind, SpecialReg};
+use crate::core::ops::{Dst, IntBinOp, Kind, Part, SpecialReg, Src};
 use agx16_isa::{Instr, Op as F, Role};
 
 /// The special register a `get_sr` selector names, from agx16-isa's table
@@ -129,6 +129,21 @@ pub fn convert(i: &Instr) -> Result<Kind, String> {
         conv,
         dst: dst(i)?,
         src: src(i, Role::SrcA)?,
+    })
+}
+
+/// `clear_lo16` `<n>3 00 00 00`: r[n].lo = 0, the high half kept (agx16-isa
+/// table: EXP-M4-54 floor_bfloat_store's bf16 -> fp32 widening, hardware output
+/// reproduced).
+pub fn clear_lo16(i: &Instr) -> Result<Kind, String> {
+    check::fields(i, &[], &[])?;
+    let d = dst(i)?;
+    Ok(Kind::Mov {
+        dst: Dst {
+            reg: d.reg,
+            part: Part::Lo,
+        },
+        src: Src::Imm(0),
     })
 }
 

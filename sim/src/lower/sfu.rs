@@ -120,10 +120,23 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
         },
         _ => return Err("SFU destination is not a register".into()),
     };
+    // A 16-bit result of a bf16 source is bf16: EXP-M4-54 floor_bfloat_store
+    // (hash-matched on M4) writes floor(x) to r0.hi and widens it to fp32 by
+    // clearing r0.lo; the M4 stored 1.0 = 0x3f800000, i.e. r0.hi = 0x3f80 (as
+    // fp16 the same bits would read 0x3c00). The rounding functions' results
+    // are exact in bf16; for other functions the bf16 rounding is unmeasured.
+    let dst_ty = match (f16_result, src_ty) {
+        (false, _) => FType::F32,
+        (true, FType::Bf16) if rounding => FType::Bf16,
+        (true, FType::Bf16) => {
+            return Err("16-bit bf16 result of a non-rounding SFU function is unmeasured".into())
+        }
+        (true, _) => FType::F16,
+    };
     Ok(Kind::Sfu {
         func,
         src_ty,
-        dst_ty: if f16_result { FType::F16 } else { FType::F32 },
+        dst_ty,
         dst: d,
         src: s,
         m: FMod {

@@ -76,11 +76,13 @@ const ZEXT16: &[Field] = &[
 ];
 
 // `<n>3 00 00 00`: the byte3-bit-0-clear sibling of zext16 clears the low half in place,
-// r[n] = r[n] & 0xffff0000. EXP-M4-54 mixed floor_bfloat_store (hash-matched on M4) widens its
-// bf16 floor result (written to r0.hi) to fp32 with `03 00 00 00` before a 32-bit store; the M4
-// output is reproduced bit for bit under this reading (inferred, hardware output reproduced),
-// and the corpus uses `43 00 00 00` the same way among the loop initialisers of EXP-M4-13
-// controlflow__switch_in_loop. Only the all-zero operand bytes are covered.
+// r[n] = r[n] & 0xffff0000. EXP-M4-54 mixed floor_bfloat_store (hash-matched on M4) computes
+// floor(x) as a bf16 result in r0.hi and widens it to fp32 with `03 00 00 00` before a 32-bit
+// store; the M4 output is reproduced bit for bit under this reading (inferred, hardware output
+// reproduced). That run cannot tell it from a no-op (the SFU released r0.lo, which then reads
+// zero), so the reading also rests on zext16 (byte3 bit 0 set keeps the low half, EXP-0161) and
+// on the widening the kernel needs for every bf16 input; the corpus uses `43 00 00 00` among
+// the loop initialisers of EXP-M4-13 controlflow__switch_in_loop. Only all-zero operand bytes.
 const M54B: &str = "niklassheth/agx-re:experiments/EXP-M4-54-sfu-source-controls (floor_bfloat_store: inferred, hardware output reproduced)";
 const CLEAR_LO16: &[Field] = &[f!("dst", [(4, 4)], Gpr(Dst), CorpusOnly, M54B)];
 
