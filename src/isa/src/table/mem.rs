@@ -81,9 +81,11 @@ macro_rules! rb {
 // word w (0..15) of the pixel's tilebuffer storage = r<src> for the samples in the mask
 // (byte 6 = 1 static; with byte 1 bit 4 the mask comes from GPR byte6>>1, byte 8 bit 3
 // releasing it and byte 11 = 8) (GravityLinux/mesa agx_apple9_ir.c TILE_STORE / _MASK;
-// encoding-tables.md read byte 1 bit 4 as "first store").
+// encoding-tables.md read byte 1 bit 4 as "first store"). Apple-compiled MRT stores use byte 11
+// = 8 and byte 8 = 8 with bit 12 clear (masks 8..0xb), so which of bit 12 / `kind` selects the
+// GPR mask is not separated: both stay below hardware evidence for that role.
 const TILE_STORE: &[Field] = &[
-    f!("mask_from_reg", [(12, 1)], Modifier, Hardware, GL_IR),
+    f!("mask_from_reg", [(12, 1)], Modifier, CorpusOnly, GL_IR),
     f!("mode", [(16, 8)], Modifier, CorpusOnly, ET),
     raw!("src_b0", 24, 1),
     f!("src", [(25, 7)], Gpr(SrcD), Hardware, GL_IR),
@@ -95,7 +97,7 @@ const TILE_STORE: &[Field] = &[
     raw!("b8_lo", 64, 3),
     f!("mask_release", [(67, 1)], Modifier, Hardware, GL_IR),
     raw!("b8_hi", 68, 20),
-    f!("kind", [(88, 8)], Modifier, Hardware, GL_IR),
+    f!("kind", [(88, 8)], Modifier, CorpusOnly, GL_IR),
 ];
 
 const STORE: &[Field] = &[
