@@ -56,7 +56,22 @@ pub struct Compiled {
 }
 
 /// The whole backend for G16: SSA IR → optimised, scheduled, allocated → machine code.
+/// Internal panics are caught and returned as `CompileError::Internal`.
 pub fn compile_g16(f: &Function, opts: Options) -> Result<Compiled, CompileError> {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| compile_g16_inner(f, opts)))
+        .unwrap_or_else(|p| {
+            let what = p
+                .downcast_ref::<String>()
+                .cloned()
+                .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
+            Err(CompileError::Internal(format!(
+                "panic: {}",
+                what.unwrap_or_default()
+            )))
+        })
+}
+
+fn compile_g16_inner(f: &Function, opts: Options) -> Result<Compiled, CompileError> {
     let mir = compile_to_mir(f, &crate::isel::G16Target, &crate::isel::G16Regs, opts)?;
     let enc = crate::isel::encode_program(&mir)?;
     let mut stats = mir.stats;
