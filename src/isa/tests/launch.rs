@@ -200,4 +200,10 @@ fn a_published_layout_program_decodes_in_order() {
     want.extend([Op::ArgumentStore; 12]);
     want.push(Op::Stop);
     assert_eq!(ops, want);
+    // The assembler reads back what the disassembler prints, instruction by instruction.
+    for (off, i) in decode_program(&p).unwrap() {
+        let text = i.to_string();
+        let back = agx16_isa::parse_line(&text, 1).unwrap().unwrap();
+        assert_eq!(back.encode(), i.encode(), "{off:#x}: {text}");
+    }
 }
