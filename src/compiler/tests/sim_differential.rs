@@ -466,3 +466,55 @@ fn conversions_match_reference() {
         assert_eq!(got[2], env.buffers[&2], "signed={signed}\n{}", comp.mir);
     }
 }
+
+/// A break under a nested if (`loop { acc += v; if (acc > lim) { if (i odd) break; } i++;
+/// if (i >= n) break; }`): the inner break unwinds the loop from two ifs deep.
+#[test]
+fn break_under_nested_ifs_matches_reference() {
+    let mut b = Builder::new(Stage::Compute);
+    let x = b.sysval(SysVal::GlobalId(0));
+    let n = b.load_global(0, x, Type::I32, 1);
+    let v = b.load_global(1, x, Type::F32, 1);
+    let pre = b.current_block();
+    b.loop_();
+    let i = b.phi(Shape::scalar(Type::I32), &[(pre, Src::imm(0))]);
+    let acc = b.phi(Shape::scalar(Type::F32), &[(pre, Src::imm_f32(0.0))]);
+    let acc2 = b.fadd(acc, v);
+    let big = b.fcmp(Cmp::Lt, Src::imm_f32(3.0), acc2);
+    b.if_(big);
+    let odd = b.icmp(Cmp::Eq, false, i, Src::imm(1));
+    b.if_(odd);
+    b.break_();
+    b.end_if();
+    b.end_if();
+    let i2 = b.iadd(i, Src::imm(1));
+    let done = b.icmp(Cmp::Ge, false, i2, n);
+    b.if_(done);
+    b.break_();
+    b.end_if();
+    let latch = b.current_block();
+    b.add_phi_src(i, latch, Src::val(i2));
+    b.add_phi_src(acc, latch, Src::val(acc2));
+    b.end_loop();
+    b.store_global(2, x, acc);
+    let x2 = b.iadd(x, Src::imm(THREADS));
+    b.store_global(2, x2, i);
+    let f = b.finish();
+    let c = compile_g16(&f, Options::default()).unwrap_or_else(|e| panic!("{e}\n{f}"));
+    let mut r = Rng::new(3);
+    let counts: Vec<u32> = (0..2 * THREADS).map(|_| r.below(6) as u32).collect();
+    let vals: Vec<u32> = (0..2 * THREADS)
+        .map(|_| (r.below(40) as f32 / 8.0).to_bits())
+        .collect();
+    let bufs = vec![counts, vals, vec![0; 2 * THREADS as usize]];
+    let got = run_on_model(&c.code, &bufs).unwrap_or_else(|e| panic!("model: {e}\n{f}\n{}", c.mir));
+    let mut env = Env::default();
+    for (k, buf) in bufs.iter().enumerate() {
+        env.buffers.insert(k as u8, buf.clone());
+    }
+    for t in 0..THREADS {
+        env.global_id = [t, 0, 0];
+        interp::run(&f, &mut env).unwrap();
+    }
+    assert_eq!(got[2], env.buffers[&2], "\n{f}\n{}", c.mir);
+}

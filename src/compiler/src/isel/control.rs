@@ -160,3 +160,17 @@ pub fn predicate_compare(i: &MInstr) -> Result<Instr, CompileError> {
     e(x.set("invert", u64::from(invert)))?;
     Ok(x)
 }
+
+/// `8f 05 54 <2 + ifs> 00 <level>`: every active lane leaves loop `level` (1 = outermost open
+/// loop) and the `ifs` scopes open inside the innermost loop (niklassheth/agx-re EXP-M4-46 on
+/// M4: break under one if `03 00 01`, under two ifs `04 00 01`, inner of two loops `03 00 02`).
+pub fn break_unwind(level: u8, ifs: u8) -> Result<Instr, CompileError> {
+    let mut x = from_hex("8f0554030001")?;
+    let err = |e: agx16_isa::EncodeError| CompileError::Encode {
+        instr: "break_unwind".into(),
+        why: e.to_string(),
+    };
+    x.set("b3", 2 + ifs as u64).map_err(err)?;
+    x.set("b4", (level as u64) << 8).map_err(err)?;
+    Ok(x)
+}

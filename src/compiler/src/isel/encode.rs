@@ -410,8 +410,7 @@ pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
     let unsupported = |what: &MItem| {
         CompileError::NoForm {
         instr: format!("{what:?}"),
-        why: "only if/else and loops left through `if (c) break;` directly in the loop body are selected; \
-              other breaks, continue, early return and discard are not yet"
+        why: "only if/else, loops and break are selected; continue, early return and discard are not yet"
             .into(),
     }
     };
@@ -473,6 +472,11 @@ pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
                 let here = out.code.len() as i64;
                 emit(control::jump(start as i64 - here)?, &mut out);
                 emit(control::loop_pop()?, &mut out);
+            }
+            MItem::Break if scopes.iter().any(|s| s.is_some()) => {
+                let level = scopes.iter().filter(|s| s.is_some()).count() as u8;
+                let ifs = scopes.iter().rev().take_while(|s| s.is_none()).count() as u8;
+                emit(control::break_unwind(level, ifs)?, &mut out);
             }
             MItem::Return if scopes.is_empty() && k + 1 == items.len() => {}
             other => return Err(unsupported(other)),
