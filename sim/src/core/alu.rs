@@ -117,7 +117,7 @@ pub fn compare(cmp: Cmp, a: u32, b: u32) -> bool {
         Cmp::GeF => fa >= fb,
         Cmp::EqF => fa == fb,
         Cmp::NeF => fa != fb,
-        Cmp::LeFOrUnordered => !(fa > fb),
+        Cmp::LeFOrUnordered => fa.partial_cmp(&fb) != Some(std::cmp::Ordering::Greater),
     }
 }
 
