@@ -476,7 +476,13 @@ pub fn random_g16_kernel(
             }
             _ => {
                 let (a, c) = (pick(&mut r, &ints), pick(&mut r, &ints));
-                ints.push(b.alu(Op::Xor, Type::I32, [Src::val(a), Src::val(c)]));
+                let op = [Op::Xor, Op::And, Op::Or, Op::Not][r.below(4) as usize];
+                let srcs: Vec<Src> = if op == Op::Not {
+                    vec![Src::val(a)]
+                } else {
+                    vec![Src::val(a), Src::val(c)]
+                };
+                ints.push(b.alu(op, Type::I32, srcs));
             }
         }
     }

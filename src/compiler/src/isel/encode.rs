@@ -214,7 +214,37 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
             e(x.set_gpr(Role::SrcA, reg_of(i, &i.srcs[0])?.gpr(), Part::Full))?;
             e(x.set("b_imm", 0))?;
         }
-        Op::FAdd | Op::FMul | Op::IAdd | Op::ISub | Op::Xor => {
+        Op::And | Op::Or | Op::Xor | Op::Not => {
+            // The truth table comes from agx16-isa's measured LUT encodings (EXP-M4-35 and the
+            // table's sources); `not a` reads its operand as both sources.
+            let name = match i.op {
+                Op::And => "and",
+                Op::Or => "or",
+                Op::Xor => "xor",
+                _ => "not_a",
+            };
+            let enc = agx16_isa::meaning::logic_encoding(name)
+                .ok_or_else(|| err(i, format!("no measured {name} encoding")))?;
+            e(x.set("op_base", enc.op_base as u64))?;
+            e(x.set("lut_a_sel", enc.lut_a as u64))?;
+            e(x.set("lut_b", enc.lut_b as u64))?;
+            let a = reg_of(i, &i.srcs[0])?;
+            let b = if i.op == Op::Not {
+                a
+            } else {
+                reg_of(i, &i.srcs[1])?
+            };
+            if i.srcs.iter().any(|s| s.neg || s.abs) || a.halves != 2 || b.halves != 2 {
+                return Err(err(i, "logic ops take plain 32-bit registers"));
+            }
+            e(x.set_gpr(Role::SrcA, a.gpr(), Part::Full))?;
+            e(x.set_gpr(Role::SrcB, b.gpr(), Part::Full))?;
+            match agx16_isa::meaning::logic_function(&x) {
+                Ok((f, _)) if f.name == name => {}
+                other => return Err(err(i, format!("logic encoding reads back as {other:?}"))),
+            }
+        }
+        Op::FAdd | Op::FMul | Op::IAdd | Op::ISub => {
             let (mut a, mut b) = (i.srcs[0], i.srcs[1]);
             // fadd/fmul negate B, hadd negates A; addition and multiplication commute.
             let neg_field = if x.form.field_index("a_neg").is_some() {
