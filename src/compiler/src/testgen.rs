@@ -91,8 +91,19 @@ impl Gen<'_> {
     }
 
     fn alu(&mut self) {
-        let k = self.r.below(12);
+        let k = self.r.below(13);
         match k {
+            12 => {
+                // Half precision: two f16 values (register halves) added, widened back.
+                let (a, c) = (self.fsrc(), self.fsrc());
+                let ha = self.b.alu(Op::FConv, Type::F16, [a]);
+                let hc = self.b.alu(Op::FConv, Type::F16, [c]);
+                let hs = self
+                    .b
+                    .alu(Op::FAdd, Type::F16, [Src::val(ha), Src::val(hc)]);
+                let w = self.b.alu(Op::FConv, Type::F32, [Src::val(hs)]);
+                self.floats.push(w);
+            }
             0..=3 => {
                 let op = [Op::FAdd, Op::FMul, Op::FMin, Op::FMax][k as usize];
                 let (a, c) = (self.fsrc(), self.fsrc());
