@@ -226,3 +226,76 @@ fn a_cancelled_render_stops_with_a_budget_error() {
         gfx::run_render_cancellable(&scene.pt, &scene.command(), &mut st, &|| true).unwrap_err();
     assert!(matches!(e, SimError::Budget { .. }), "{e:?}");
 }
+
+/// Vertex stages that return non-finite or enormous positions.
+struct WildVertex(u32);
+impl Stages for WildVertex {
+    fn vertex(&mut self, _: &dyn GpuMemory, inv: &VertexInvocation) -> Result<Vec<f32>, SimError> {
+        let wild = [
+            f32::NAN,
+            f32::INFINITY,
+            -1e30,
+            1e30,
+            0.0,
+            -0.0,
+            f32::MIN_POSITIVE,
+        ];
+        let k = (self.0 as usize + inv.vertex_id as usize * 3) % wild.len();
+        self.0 = self.0.wrapping_mul(7).wrapping_add(3);
+        let mut out = vec![0.5f32; inv.outputs];
+        for (i, o) in out.iter_mut().take(4).enumerate() {
+            *o = wild[(k + i) % wild.len()];
+        }
+        Ok(out)
+    }
+    fn background(
+        &mut self,
+        _: &dyn GpuMemory,
+        _: u64,
+        _: &mut TileBuffer,
+    ) -> Result<(), SimError> {
+        Ok(())
+    }
+    fn fragment(
+        &mut self,
+        _: &dyn GpuMemory,
+        _: &Fragment,
+        _: &mut TileBuffer,
+    ) -> Result<FragmentResult, SimError> {
+        Ok(FragmentResult::default())
+    }
+    fn end_of_tile(&mut self, _: &dyn GpuMemory, _: u64, _: &TileBuffer) -> Result<(), SimError> {
+        Ok(())
+    }
+}
+
+#[test]
+fn wild_vertex_positions_and_viewports_never_panic() {
+    use agx16_cmdstream::ppp::PppPage;
+    use agx16_cmdstream::Record;
+    for seed in 0..40 {
+        for prim in [Primitive::Triangles, Primitive::Lines, Primitive::Points] {
+            let d = DrawSpec { prim, ..tri() };
+            let scene = build(&[d], ZlsControl::default());
+            if seed % 4 == 3 {
+                // A hostile viewport scale on top.
+                let mut bytes = vec![0u8; 256];
+                scene.pt.host_read(RC + 0x58000, &mut bytes).unwrap();
+                let mut page = PppPage::unpack(&bytes).unwrap();
+                page.viewport.scale_x = 1e30;
+                scene
+                    .pt
+                    .host_write(RC + 0x58000, &page.pack().unwrap())
+                    .unwrap();
+            }
+            if seed % 4 == 3 {
+                let mut st = HostStages {
+                    draws: vec![DrawSpec { prim, ..tri() }],
+                };
+                let _ = gfx::run_render_with(&scene.pt, &scene.command(), &mut st);
+            } else {
+                let _ = gfx::run_render_with(&scene.pt, &scene.command(), &mut WildVertex(seed));
+            }
+        }
+    }
+}

@@ -31,6 +31,10 @@ use std::collections::HashMap;
 /// has no such limit; it keeps a hostile stream from exhausting the host.
 pub const MAX_VERTEX_WORK: u64 = 1 << 24;
 
+/// Largest window coordinate magnitude the model rasterises (pixels); keeps the exact
+/// 1/256-pixel edge products inside i64.
+pub const MAX_WINDOW: f64 = (1 << 20) as f64;
+
 /// Sub-pixel steps per pixel.
 pub const SUBPIXEL: f64 = 256.0;
 
@@ -344,6 +348,20 @@ fn emit(
     is_triangle: bool,
     out: &mut Vec<RasterTri>,
 ) -> Result<bool, SimError> {
+    // Clipping keeps window coordinates near the viewport; a hostile viewport scale or a
+    // non-finite output could still push them past what exact i64 edge products hold.
+    if t.iter()
+        .any(|p| !(p.x.abs() <= MAX_WINDOW && p.y.abs() <= MAX_WINDOW))
+    {
+        return Err(unestablished(
+            s.at,
+            "PPP viewport",
+            format!(
+                "window position ({}, {}) outside the model's +-{MAX_WINDOW} pixel range",
+                t[0].x, t[0].y
+            ),
+        ));
+    }
     let fx = |v: &SetupVertex| [(v.x * SUBPIXEL) as i64, (v.y * SUBPIXEL) as i64];
     let mut v = [fx(&t[0]), fx(&t[1]), fx(&t[2])];
     let area =
