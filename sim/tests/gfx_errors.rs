@@ -272,7 +272,6 @@ impl Stages for WildVertex {
 #[test]
 fn wild_vertex_positions_and_viewports_never_panic() {
     use agx16_cmdstream::ppp::PppPage;
-    use agx16_cmdstream::Record;
     for seed in 0..40 {
         for prim in [Primitive::Triangles, Primitive::Lines, Primitive::Points] {
             let d = DrawSpec { prim, ..tri() };
