@@ -63,31 +63,21 @@ pub fn uniform_mov(i: &Instr) -> Result<Kind, String> {
     })
 }
 
-/// Integer/float min/max: sel 0 fmax, 1 fmin, 4 umax, 5 umin, 6 imax, 7 imin
-/// (niklassheth/agx-re:docs/isa/encoding-tables.md, register map measured on
-/// T8132 by EXP-M4-38).
+/// Integer/float min/max; the function is agx16-isa's `meaning::minmax_function`.
 pub fn minmax(i: &Instr) -> Result<Kind, String> {
+    use crate::core::ops::FMinMax;
+    use agx16_isa::meaning::MinMaxFn as M;
     check::fields(i, &["sel", "publish"], &[])?;
     let (d, a, b) = (dst(i)?, src(i, Role::SrcA)?, src(i, Role::SrcB)?);
     let int = |op| Ok(Kind::IBin { op, dst: d, a, b });
-    match i.field("sel").unwrap_or(0) {
-        0 => Ok(Kind::FMinMax {
-            op: crate::core::ops::FMinMax::Max,
-            dst: d,
-            a,
-            b,
-        }),
-        1 => Ok(Kind::FMinMax {
-            op: crate::core::ops::FMinMax::Min,
-            dst: d,
-            a,
-            b,
-        }),
-        4 => int(IntBinOp::MaxU),
-        5 => int(IntBinOp::MinU),
-        6 => int(IntBinOp::MaxS),
-        7 => int(IntBinOp::MinS),
-        s => Err(format!("min/max selector {s} is not established")),
+    let float = |op| Ok(Kind::FMinMax { op, dst: d, a, b });
+    match agx16_isa::meaning::minmax_function(i)?.0 {
+        M::FMax => float(FMinMax::Max),
+        M::FMin => float(FMinMax::Min),
+        M::UMax => int(IntBinOp::MaxU),
+        M::UMin => int(IntBinOp::MinU),
+        M::SMax => int(IntBinOp::MaxS),
+        M::SMin => int(IntBinOp::MinS),
     }
 }
 

@@ -298,9 +298,58 @@ pub fn compare_condition(i: &Instr) -> Result<(Compare, bool, Evidence), String>
     Ok((c, imm, Evidence::CorpusOnly))
 }
 
+/// Functions of the min/max form (`minmax.sel`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum MinMaxFn {
+    FMax,
+    FMin,
+    UMax,
+    UMin,
+    SMax,
+    SMin,
+}
+
+/// `minmax.sel` values: 0 fmax, 1 fmin, 4 umax, 5 umin, 6 imax, 7 imin
+/// (niklassheth/agx-re:docs/isa/encoding-tables.md `minmax`; register map measured on T8132 by
+/// EXP-M4-38). Selectors 2 and 3 are not established.
+pub static MINMAX_SELECTORS: &[(u8, MinMaxFn, Evidence)] = &[
+    (0, MinMaxFn::FMax, Evidence::Hardware),
+    (1, MinMaxFn::FMin, Evidence::Hardware),
+    (4, MinMaxFn::UMax, Evidence::Hardware),
+    (5, MinMaxFn::UMin, Evidence::Hardware),
+    (6, MinMaxFn::SMax, Evidence::Hardware),
+    (7, MinMaxFn::SMin, Evidence::Hardware),
+];
+
+/// The function of a `minmax` instruction, or an error for an unestablished selector.
+pub fn minmax_function(i: &Instr) -> Result<(MinMaxFn, Evidence), String> {
+    if i.form.op != Op::MinMax {
+        return Err(format!("{} is not a min/max instruction", i.form.name));
+    }
+    let sel = i.field("sel").unwrap_or(0);
+    MINMAX_SELECTORS
+        .iter()
+        .find(|e| u64::from(e.0) == sel)
+        .map(|e| (e.1, e.2))
+        .ok_or_else(|| format!("min/max selector {sel} is not established"))
+}
+
+/// The selector of a min/max function, for the compiler.
+pub fn minmax_selector(f: MinMaxFn) -> Option<u8> {
+    MINMAX_SELECTORS.iter().find(|e| e.1 == f).map(|e| e.0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn minmax_selectors_round_trip() {
+        for &(sel, f, _) in MINMAX_SELECTORS {
+            assert_eq!(minmax_selector(f), Some(sel));
+        }
+        assert_eq!(MINMAX_SELECTORS.len(), 6);
+    }
 
     #[test]
     fn lut_table_is_complete_and_consistent() {
