@@ -223,3 +223,23 @@ fn shared_edges_through_pixel_centres_are_drawn_once() {
     assert_eq!(stats.samples_passed, 36 * 24);
     assert_eq!(want.passed[0], 36 * 24);
 }
+
+#[test]
+fn smaller_utiles_render_the_same_image() {
+    let d = DrawSpec::tris(
+        vec![
+            rgba([-0.9, -0.9, 0.2, 1.0], [1.0, 0.0, 0.0, 1.0]),
+            rgba([2.7, -2.4, 1.2, 3.0], [0.0, 1.0, 0.0, 1.0]),
+            rgba([0.0, 1.6, 0.6, 2.0], [0.0, 0.0, 1.0, 0.5]),
+        ],
+        ShadeModel::Perspective,
+    );
+    for (w, h, utiles) in [(32u8, 16u8, 8u64), (16, 16, 16)] {
+        let mut scene = build(&[d.clone()], ZlsControl::default());
+        scene.cmd.utile_width_px = w;
+        scene.cmd.utile_height_px = h;
+        let stats = run_scene(&scene, &[d.clone()]);
+        assert_eq!(stats.utiles, utiles, "{w}x{h}");
+        compare(&image(&scene.pt), &reference(&[d.clone()]));
+    }
+}
