@@ -10,8 +10,9 @@
 //! - Facing: signed area in framebuffer coordinates (y down); counter-clockwise as displayed
 //!   is front when the cull record's front_face_ccw is set (agx-re docs/cmdstream bit 16,
 //!   validated; the sign convention is the model's, see GFX.md). Zero area is culled.
-//! - Line width: the faces record's 8-bit width is (raw + 1) / 16 pixels (Mesa asahi G13
-//!   `agx_pack_line_width`, inferred for G16).
+//! - Line width: the faces record's 8-bit width is (raw + 1) / 16 pixels (4:4 fixed point
+//!   minus one: Mesa src/gallium/drivers/asahi/agx_state.c `agx_pack_line_width`, G13,
+//!   inferred for G16).
 
 use super::assemble::{assemble, Prim};
 use super::clip::{clip_line, clip_polygon, inside, ClipVertex};

@@ -141,6 +141,8 @@ fn zs_load(
     w: u32,
     h: u32,
 ) -> Result<ZsTile, SimError> {
+    // Z16 clears are unorm16, others f32 bits (Mesa src/asahi/vulkan/hk_cmd_draw.c; G13,
+    // inferred for G16).
     let clear_z = match cmd.zls.z_format {
         ZlsFormat::Unorm16 => (cmd.raw.isp_bgobjdepth.0 as u32 & 0xffff) as f32 / 65535.0,
         _ => f32::from_bits(cmd.raw.isp_bgobjdepth.0 as u32),
