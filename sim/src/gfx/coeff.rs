@@ -179,3 +179,43 @@ pub fn build(
     }
     Ok(regs)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn planes_reproduce_their_points() {
+        let pts = [(1.5, 2.5, 10.0), (40.25, 3.0, -4.0), (7.0, 30.5, 0.5)];
+        let p = Plane::through(pts).unwrap();
+        for (x, y, v) in pts {
+            assert!((p.at(x as f32, y as f32) as f64 - v).abs() < 1e-4);
+        }
+        assert!(Plane::through([(0.0, 0.0, 1.0), (1.0, 1.0, 2.0), (2.0, 2.0, 3.0)]).is_none());
+    }
+
+    #[test]
+    fn slots_put_w_then_z_then_user_scalars() {
+        let v = SetupVertex {
+            x: 0.0,
+            y: 0.0,
+            z: 0.25,
+            inv_w: 0.5,
+            out: vec![0.0, 0.0, 0.0, 2.0, 7.0, 8.0],
+        };
+        let with_z = SlotMap {
+            has_z: true,
+            user_scalars: 2,
+        };
+        assert_eq!(with_z.value(&v, 0), Some(0.5));
+        assert_eq!(with_z.value(&v, 1), Some(0.25));
+        assert_eq!(with_z.value(&v, 2), Some(7.0));
+        assert_eq!(with_z.value(&v, 3), Some(8.0));
+        assert_eq!(with_z.value(&v, 4), None);
+        let no_z = SlotMap {
+            has_z: false,
+            user_scalars: 2,
+        };
+        assert_eq!(no_z.value(&v, 1), Some(7.0));
+    }
+}

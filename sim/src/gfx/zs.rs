@@ -162,3 +162,77 @@ pub fn test(
         stencil,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn st(op: StencilOp, write_mask: u8) -> StencilState {
+        StencilState {
+            reference: 0x5a,
+            read_mask: 0xff,
+            write_mask,
+            func: ZsFunc::Always,
+            stencil_fail: StencilOp::Keep,
+            depth_fail: StencilOp::Keep,
+            depth_pass: op,
+        }
+    }
+
+    #[test]
+    fn stencil_operations_follow_gl() {
+        let cases = [
+            (StencilOp::Keep, 0xff, 0x10, 0x10),
+            (StencilOp::Zero, 0xff, 0x10, 0x00),
+            (StencilOp::Replace, 0xff, 0x10, 0x5a),
+            (StencilOp::IncrSat, 0xff, 0xff, 0xff),
+            (StencilOp::DecrSat, 0xff, 0x00, 0x00),
+            (StencilOp::Invert, 0xff, 0x0f, 0xf0),
+            (StencilOp::IncrWrap, 0xff, 0xff, 0x00),
+            (StencilOp::DecrWrap, 0xff, 0x00, 0xff),
+            // Only bits in the write mask change.
+            (StencilOp::Replace, 0x0f, 0x30, 0x3a),
+        ];
+        for (op, mask, cur, want) in cases {
+            assert_eq!(
+                stencil_apply(op, &st(op, mask), cur, 0).unwrap(),
+                want,
+                "{op:?}"
+            );
+        }
+        assert!(stencil_apply(StencilOp::Unknown(9), &st(StencilOp::Keep, 0xff), 0, 0).is_err());
+    }
+
+    #[test]
+    fn stencil_fail_skips_the_depth_test() {
+        let face = FaceState {
+            depth_func: ZsFunc::Always,
+            depth_write: true,
+            stencil: Some(StencilState {
+                func: ZsFunc::Equal,
+                stencil_fail: StencilOp::IncrSat,
+                ..st(StencilOp::Zero, 0xff)
+            }),
+        };
+        // Reference 0x5a vs stored 1: stencil fails, fail op increments, no depth pass.
+        let out = test(&face, 0.5, 1.0, 1, 0).unwrap();
+        assert_eq!(
+            out,
+            ZsOutcome {
+                pass: false,
+                stencil: 2
+            }
+        );
+        // Stored 0x5a: passes both, the pass op zeroes.
+        let out = test(&face, 0.5, 1.0, 0x5a, 0).unwrap();
+        assert_eq!(
+            out,
+            ZsOutcome {
+                pass: true,
+                stencil: 0
+            }
+        );
+        assert!(compare(ZsFunc::Less, 0.25f32, 0.5, 0).unwrap());
+        assert!(!compare(ZsFunc::Greater, 0.25f32, 0.5, 0).unwrap());
+    }
+}
