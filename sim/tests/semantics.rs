@@ -685,3 +685,36 @@ fn extended_float_compares_are_ordered_ge_and_le_or_unordered() {
         }
     }
 }
+
+#[test]
+fn funary_modifiers_copy_abs_and_negate() {
+    // byte5 0x00 mov, 0x02 |a|, 0x0a -a (niklassheth/agx-re encoding-tables.md `funary`);
+    // reference: Rust's f32 operations on -2.5 and 3.0.
+    for (m, x, want) in [
+        (0x00u64, -2.5f32, -2.5f32),
+        (0x02, -2.5, 2.5),
+        (0x0a, -2.5, 2.5),
+        (0x0a, 3.0, -3.0),
+    ] {
+        let prog = vec![
+            gid(),
+            b("mov_imm32", &[("dst", 2), ("imm", x.to_bits() as u64)]),
+            b(
+                "funary",
+                &[
+                    ("dst", 3),
+                    ("a_size", 1),
+                    ("a", 2),
+                    ("b3", 0x11),
+                    ("srcmod", 2),
+                    ("mod", m),
+                ],
+            ),
+            store(0, 1, 3),
+            b("stop", &[]),
+        ];
+        let (pt, r) = run(prog, 1, true);
+        r.unwrap();
+        assert_eq!(words(&pt, 1), vec![want.to_bits()], "mod {m:#x} of {x}");
+    }
+}

@@ -119,8 +119,10 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
                     abs: true,
                     ..FMod::default()
                 },
+                // -a, not -|a|: the enum of encoding-tables.md (`0x0a`=fneg), and
+                // EXP-M4-54 rcp_float_neg computes 1/(-x) as rcp then this
+                // modifier, which is right for negative x only as a plain negate.
                 0x0a => FMod {
-                    abs: true,
                     neg: true,
                     ..FMod::default()
                 },
