@@ -130,7 +130,8 @@ const F3_12: &[Field] = f3_fields!(raw!("ext", 64, 32));
 // are dead) reproduces the M4 output bit for bit under this reading, and k_sqrt_precise's
 // `39 89 21 85` (keep both, publish) is r3 = r4 * r2 = x * factor(x) by data flow, which the
 // 7-bit register reading (r68 * r66, never written) cannot be. Inferred from EXP-M4-55,
-// hardware output reproduced; bits 22..23 stay raw.
+// hardware output reproduced; bits 22..23 stay raw. encoding-tables.md `falu_acc` agrees on
+// bit 21: splicing byte2 0x18 <-> 0x38 leaves the result unchanged (RT-1a-FIX, measured).
 const M455: &str = "niklassheth/agx-re:experiments/EXP-M4-55-sqrt-sine-assist";
 const M455_LIFE: &str = "niklassheth/agx-re:experiments/EXP-M4-55-sqrt-sine-assist (k_sqrt: inferred, hardware output reproduced)";
 const FC4: &[Field] = &[
