@@ -55,6 +55,44 @@ impl Plane {
     }
 }
 
+/// The window-depth plane of a primitive, kept in f64 and anchored at its first vertex so
+/// large framebuffer coordinates do not cost depth precision (the M4's internal depth
+/// interpolation precision is not documented; results are rounded to f32 per sample).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DepthPlane {
+    pub x0: f64,
+    pub y0: f64,
+    pub z0: f64,
+    pub dzdx: f64,
+    pub dzdy: f64,
+}
+
+impl DepthPlane {
+    pub fn through(p: [(f64, f64, f64); 3]) -> Self {
+        let [(x0, y0, z0), (x1, y1, z1), (x2, y2, z2)] = p;
+        let det = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0);
+        let (dzdx, dzdy) = if det == 0.0 {
+            (0.0, 0.0)
+        } else {
+            (
+                ((z1 - z0) * (y2 - y0) - (z2 - z0) * (y1 - y0)) / det,
+                ((x1 - x0) * (z2 - z0) - (x2 - x0) * (z1 - z0)) / det,
+            )
+        };
+        DepthPlane {
+            x0,
+            y0,
+            z0,
+            dzdx,
+            dzdy,
+        }
+    }
+
+    pub fn at(&self, x: f64, y: f64) -> f32 {
+        (self.z0 + self.dzdx * (x - self.x0) + self.dzdy * (y - self.y0)) as f32
+    }
+}
+
 /// A decoded CF-binding table.
 #[derive(Debug, Clone)]
 pub struct CfTable {

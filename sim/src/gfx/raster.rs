@@ -34,7 +34,7 @@ pub fn covers(t: &RasterTri, x: u32, y: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::gfx::coeff::Plane;
+    use crate::gfx::coeff::DepthPlane;
 
     fn tri(v: [[i64; 2]; 3]) -> RasterTri {
         RasterTri {
@@ -42,7 +42,7 @@ mod tests {
             v,
             front_facing: true,
             coefficients: vec![],
-            depth: Plane::default(),
+            depth: DepthPlane::default(),
             bounds: [0, 0, 8, 8],
         }
     }

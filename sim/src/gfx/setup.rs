@@ -16,7 +16,7 @@
 
 use super::assemble::{assemble, Prim};
 use super::clip::{clip_line, clip_polygon, inside, ClipVertex};
-use super::coeff::{self, CfTable, Plane, SetupVertex, SlotMap};
+use super::coeff::{self, CfTable, DepthPlane, Plane, SetupVertex, SlotMap};
 use super::command::RenderCommand;
 use super::indices::vertex_runs;
 use super::stages::{Stages, VertexInvocation};
@@ -48,7 +48,7 @@ pub struct RasterTri {
     pub front_facing: bool,
     pub coefficients: Vec<Plane>,
     /// Window depth plane.
-    pub depth: Plane,
+    pub depth: DepthPlane,
     /// Pixel bounds [x0, x1) x [y0, y1), inside the framebuffer.
     pub bounds: [u32; 4],
 }
@@ -384,12 +384,11 @@ fn emit(
         v.swap(1, 2);
     }
     let coefficients = coeff::build(&s.cf, s.at, s.map, &t, flat)?;
-    let depth = Plane::through([
+    let depth = DepthPlane::through([
         (t[0].x, t[0].y, t[0].z),
         (t[1].x, t[1].y, t[1].z),
         (t[2].x, t[2].y, t[2].z),
-    ])
-    .unwrap_or(Plane::constant(t[0].z as f32));
+    ]);
     let min = |k: usize| v.iter().map(|p| p[k]).min().unwrap_or(0);
     let max = |k: usize| v.iter().map(|p| p[k]).max().unwrap_or(0);
     let lim = |c: i64, hi: u32| (c.div_euclid(256)).clamp(0, hi as i64) as u32;

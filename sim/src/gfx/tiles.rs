@@ -339,7 +339,7 @@ fn shade_prim(
                 }
             }
             stats.fragments_rasterized += 1;
-            let mut z = t.depth.at(x as f32 + 0.5, y as f32 + 0.5);
+            let mut z = t.depth.at(x as f64 + 0.5, y as f64 + 0.5);
             if f.depth_clamp {
                 z = z.clamp(0.0, 1.0);
             }
