@@ -93,6 +93,19 @@ fn template(name: &str) -> Option<&'static str> {
         "fmul" => "09051d0100c0",
         "ffma" => "29812609210a02c2",
         "fadd_imm" => "09b914018000",
+        // The fadd_imm bytes above with the op selector (bits 16..18 = 5) agx16-isa gives
+        // `fmul_imm` (hardware row); flags = 1 as measured in EXP-M4-44. The one Apple fmul_imm
+        // in a hardware-run program (EXP-M4-55 k_sqrt_precise `59 a1 25 85 80 00`) has flags = 2,
+        // whose meaning is not established (agx16-sim accepts only flags = 1).
+        "fmul_imm" => "09b915018000",
+        // GravityLinux/mesa agx_apple9 packer golden vector (validated on T8132 by that
+        // backend's runs; agx16-isa tests/packer_vectors.rs `minmax_liveness`): r4 = umin(r2, r3).
+        "minmax" => "420506070500",
+        // The iadd_reg bytes with byte 0 = 0x1f, agx16-isa's `isub_reg` (hardware row, same
+        // field layout; GravityLinux/mesa pack_iadd's subtract, run on T8132).
+        "isub_reg" => "1f01540a022430a81501",
+        // The hadd bytes with the op selector 5 agx16-isa gives `hmul` (hardware row).
+        "hmul" => "10031d0200c0",
         "mov_imm" => "1c07",
         // ADevWithAnIdea/agx-re EXP-0010 `prodloop` (A18 Pro, run on hardware): r1 = 1.
         "mov_imm32" => "1c81220000000000",
@@ -166,6 +179,9 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
     }
     if i.srcs.iter().any(|s| s.abs) && !matches!(i.op, Op::Sfu(_)) {
         return Err(err(i, "abs source modifier has no validated encoding"));
+    }
+    if i.op == Op::Copy && i.srcs.first().is_some_and(|s| s.neg) {
+        return Err(err(i, "a negated copy has no validated encoding"));
     }
     // A store of a still-pending load result uses the direct mode, which has no wait field.
     let direct = i.op.writes_memory() && i.wait == 1 << 5;
@@ -288,6 +304,35 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
                         e(x.set(neg_field, 1))?;
                     }
                 }
+            }
+        }
+        Op::FMin | Op::FMax | Op::IMin { .. } | Op::IMax { .. } => {
+            use agx16_isa::meaning::{minmax_function, minmax_selector, MinMaxFn as M};
+            let f = match i.op {
+                Op::FMin => M::FMin,
+                Op::FMax => M::FMax,
+                Op::IMin { signed: true } => M::SMin,
+                Op::IMin { signed: false } => M::UMin,
+                Op::IMax { signed: true } => M::SMax,
+                _ => M::UMax,
+            };
+            let sel = minmax_selector(f)
+                .ok_or_else(|| err(i, format!("agx16-isa has no selector for {f:?}")))?;
+            e(x.set("sel", sel as u64))?;
+            for (k, role) in [Role::SrcA, Role::SrcB].into_iter().enumerate() {
+                let s = i.srcs[k];
+                if s.neg {
+                    return Err(err(i, "min/max source negate has no validated encoding"));
+                }
+                let r = reg_of(i, &s)?;
+                if r.halves != 2 {
+                    return Err(err(i, "only 32-bit min/max is selected"));
+                }
+                e(x.set_gpr(role, r.gpr(), Part::Full))?;
+            }
+            match minmax_function(&x) {
+                Ok((g, _)) if g == f => {}
+                other => return Err(err(i, format!("min/max reads back as {other:?}"))),
             }
         }
         Op::F2I { signed } | Op::I2F { signed } => {

@@ -72,8 +72,9 @@ pub struct G16Target;
 impl Target for G16Target {
     fn inline_imm(&self, op: Op, ty: Type, src: usize, bits: u32) -> bool {
         match (op, ty, src) {
-            // fadd_imm has a hardware-run template (EXP-M4-44); fmul_imm and isub do not.
-            (Op::FAdd, Type::F32, 1) => {
+            // fadd_imm has a hardware-run template (EXP-M4-44); isub with an immediate is corpus-only.
+            // fmul_imm: the fadd_imm layout with the multiply selector (agx16-isa hardware row).
+            (Op::FAdd | Op::FMul, Type::F32, 1) => {
                 agx16_isa::minifloat::encode(f32::from_bits(bits)).is_some()
             }
             (Op::IAdd, Type::I32, 1) => bits <= 0xff,
