@@ -66,3 +66,38 @@ fn bad_inputs_fail_cleanly() {
     let out = bin().output().unwrap();
     assert_eq!(out.status.code(), Some(2), "usage");
 }
+
+#[test]
+fn launcher_file_in_hex_and_binary() {
+    use agx16_cmdstream::launch::{build_launcher, LaunchCommon, LaunchStage};
+    let common = LaunchCommon {
+        resource_table: 0x100_0020_8000,
+        entry_offset: 0x12340,
+        publications: 9,
+        extent_a: 4,
+        extent_b: 4096,
+    };
+    let stage = LaunchStage::Compute {
+        resources: 2,
+        threadgroup_bytes: 128,
+    };
+    let bytes = build_launcher(stage, &common).unwrap().bytes;
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    for (name, content) in [("l.hex", format!("{hex}\n").into_bytes()), ("l.bin", bytes)] {
+        let p = temp(name, &content);
+        let out = bin().arg("--launcher").arg(&p).output().unwrap();
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(out.status.success(), "{text}");
+        assert!(
+            text.contains("stage_target")
+                && text.contains("= roots @ 0x10000208000 (3 pointers), Threadgroup { bytes: 128 }, entry +0x12340"),
+            "{text}"
+        );
+        std::fs::remove_file(p).unwrap();
+    }
+    // A STOP alone is no launcher: reported, non-zero exit.
+    let p = temp("stop.bin", &[0x0e, 0, 0, 0]);
+    let out = bin().arg("--launcher").arg(&p).output().unwrap();
+    assert!(!out.status.success());
+    std::fs::remove_file(p).unwrap();
+}

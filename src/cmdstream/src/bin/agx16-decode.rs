@@ -2,16 +2,71 @@
 //!
 //! Usage: agx16-decode [--evidence] CAPTURE...
 //!        agx16-decode --cdm BASE_VA FILE     (a raw CDM stream mapped at BASE_VA)
+//!        agx16-decode --launcher FILE        (a launcher program, binary or hex text)
 
 use agx16_cmdstream::capture::Capture;
 use agx16_cmdstream::cdm::{CdmBlock, CdmReader};
 use agx16_cmdstream::decode::decode_capture;
+use agx16_cmdstream::launch;
 use agx16_cmdstream::print::PrintOptions;
 use std::process::ExitCode;
 
 fn parse_va(s: &str) -> Option<u64> {
     let s = s.trim_start_matches("0x");
     u64::from_str_radix(s, 16).ok()
+}
+
+/// Reads `path` as hex text when it is only hex digits and whitespace, else as raw bytes.
+fn read_code(path: &str) -> Result<Vec<u8>, String> {
+    let raw = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
+    let text: Vec<u8> = raw
+        .iter()
+        .copied()
+        .filter(|c| !c.is_ascii_whitespace())
+        .collect();
+    if !text.is_empty() && text.len() % 2 == 0 && text.iter().all(|c| c.is_ascii_hexdigit()) {
+        let text = String::from_utf8(text).map_err(|e| e.to_string())?;
+        (0..text.len() / 2)
+            .map(|i| u8::from_str_radix(&text[2 * i..2 * i + 2], 16).map_err(|e| e.to_string()))
+            .collect()
+    } else {
+        Ok(raw)
+    }
+}
+
+/// Disassembles a launcher and prints what it sets up.
+fn launcher(path: &str) -> ExitCode {
+    let bytes = match read_code(path) {
+        Ok(b) => b,
+        Err(e) => {
+            eprintln!("{e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    for item in agx16_isa::split(&bytes) {
+        match item {
+            Ok((off, i)) => {
+                println!("{off:04x}: {i}");
+                if i.form.op == agx16_isa::Op::Stop {
+                    break;
+                }
+            }
+            Err(e) => {
+                println!("ERROR: {e}");
+                break;
+            }
+        }
+    }
+    match launch::summarize_launcher(&bytes) {
+        Ok(s) => {
+            println!("= {s}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            println!("ERROR: not an established launcher: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 fn main() -> ExitCode {
@@ -21,8 +76,19 @@ fn main() -> ExitCode {
     };
     args.retain(|a| a != "--evidence");
     if args.is_empty() || args[0] == "--help" {
-        eprintln!("usage: agx16-decode [--evidence] CAPTURE... | --cdm BASE_VA FILE");
+        eprintln!(
+            "usage: agx16-decode [--evidence] CAPTURE... | --cdm BASE_VA FILE | --launcher FILE"
+        );
         return ExitCode::from(2);
+    }
+    if args[0] == "--launcher" {
+        return match args.get(1) {
+            Some(path) => launcher(path),
+            None => {
+                eprintln!("--launcher needs FILE");
+                ExitCode::from(2)
+            }
+        };
     }
     if args[0] == "--cdm" {
         let (Some(base), Some(path)) = (args.get(1).and_then(|s| parse_va(s)), args.get(2)) else {
