@@ -97,3 +97,20 @@ impl RenderNode {
         Ok(params)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::fd::AsRawFd;
+
+    #[test]
+    fn identification_reports_the_failing_ioctl() {
+        let file = std::fs::File::open("/dev/null").unwrap();
+        let err = RenderNode::new(file.as_raw_fd()).identify().unwrap_err();
+        assert!(matches!(err, DeviceError::Version(_)), "{err}");
+        assert!(
+            err.to_string().starts_with("DRM_IOCTL_VERSION failed"),
+            "{err}"
+        );
+    }
+}
