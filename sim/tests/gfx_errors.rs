@@ -41,7 +41,11 @@ fn commands_outside_the_g16_rules_are_refused() {
     let base = build(&[tri()], ZlsControl::default()).cmd;
     let cases: Vec<(&str, Box<Edit>)> = vec![
         ("utile", Box::new(|c| c.utile_width_px = 8)),
-        ("samples", Box::new(|c| c.samples = 4)),
+        ("samples", Box::new(|c| c.samples = 3)),
+        (
+            "ppp_multisamplectl",
+            Box::new(|c| c.ppp_multisamplectl = Hex(0x44cc)),
+        ),
         ("end-of-tile", Box::new(|c| c.eot_usc = Hex(0))),
         (
             "isp_scissor_base",

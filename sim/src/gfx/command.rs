@@ -21,6 +21,8 @@ pub struct RenderCommand {
     pub height: u32,
     pub utile: (u32, u32),
     pub samples: u32,
+    /// Sample positions inside the pixel in 1/16 pixel (x, y), sample 0 first.
+    pub sample_positions: Vec<(u32, u32)>,
     pub sample_size: u32,
 }
 
@@ -87,12 +89,10 @@ impl RenderCommand {
             ));
         }
         let samples = raw.samples as u32;
-        if samples != 1 {
-            // 2x/4x need the sample positions, which the model does not establish yet.
-            return e(&format!(
-                "{samples} samples: only single-sample rendering is modelled"
-            ));
+        if !matches!(samples, 1 | 2 | 4) {
+            return e(&format!("{samples} samples: G16 accepts 1, 2 and 4"));
         }
+        let sample_positions = sample_positions(raw.ppp_multisamplectl.0, samples)?;
         let sample_size = raw.sample_size_b as u32;
         if sample_size == 0 || tilebuffer_blocks(sample_size, utile.0, utile.1, samples).is_none() {
             return e(&format!(
@@ -124,7 +124,27 @@ impl RenderCommand {
             height,
             utile,
             samples,
+            sample_positions,
             sample_size,
         })
     }
+}
+
+/// Sample positions from `ppp_multisamplectl`: one byte per sample, sample 0 in the low
+/// byte, x in the low nibble and y in the high nibble, in 1/16 pixel (Mesa
+/// src/gallium/drivers/asahi agx_batch.c `agx_default_sample_positions`: 0x88, 0x44cc,
+/// 0xeaa26e26, the D3D patterns agx-re docs/pipeline measured as the default on G17P).
+/// Bytes past the sample count must be zero.
+fn sample_positions(msctl: u64, samples: u32) -> Result<Vec<(u32, u32)>, SimError> {
+    if samples < 8 && msctl >> (8 * samples) != 0 {
+        return Err(render_error(format!(
+            "ppp_multisamplectl {msctl:#x} has bytes past its {samples} sample(s)"
+        )));
+    }
+    Ok((0..samples)
+        .map(|s| {
+            let b = (msctl >> (8 * s)) as u32 & 0xff;
+            (b & 0xf, b >> 4)
+        })
+        .collect())
 }

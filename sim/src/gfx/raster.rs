@@ -1,8 +1,9 @@
 //! Coverage: is a pixel centre inside a raster triangle?
 //!
-//! Pixel (x, y) is sampled at its centre (x + 1/2, y + 1/2) (the GL/Metal convention; the
-//! M4 scene checkers of niklassheth/mesa sample there, e.g. hundred-triangles offsets its
-//! geometry by a quarter pixel to stay clear of ambiguous centres). Edges are evaluated
+//! A single-sampled pixel (x, y) is sampled at its centre (x + 1/2, y + 1/2) (the GL/Metal
+//! convention; the M4 scene checkers of niklassheth/mesa sample there, e.g.
+//! hundred-triangles offsets its geometry by a quarter pixel to stay clear of ambiguous
+//! centres); multisampled pixels at their `ppp_multisamplectl` positions (`command.rs`). Edges are evaluated
 //! exactly in 1/256-pixel fixed point. A centre exactly on an edge belongs to the triangle
 //! when the edge is a top edge (horizontal, interior below) or a left edge: the top-left
 //! rule of D3D and GL implementations. No source measures the M4's tie-break, so this is
@@ -23,7 +24,22 @@ fn top_left(a: [i64; 2], b: [i64; 2]) -> bool {
 
 /// Whether the centre of pixel (x, y) is covered.
 pub fn covers(t: &RasterTri, x: u32, y: u32) -> bool {
-    let p = [x as i64 * 256 + 128, y as i64 * 256 + 128];
+    covers_at(t, [x as i64 * 256 + 128, y as i64 * 256 + 128])
+}
+
+/// Whether the sample at `offset` (1/16 pixel from the pixel's corner) of pixel (x, y) is
+/// covered; sample positions lie on the 1/256 grid (16 steps per 1/16).
+pub fn covers_sample(t: &RasterTri, x: u32, y: u32, offset: (u32, u32)) -> bool {
+    covers_at(
+        t,
+        [
+            x as i64 * 256 + 16 * offset.0 as i64,
+            y as i64 * 256 + 16 * offset.1 as i64,
+        ],
+    )
+}
+
+fn covers_at(t: &RasterTri, p: [i64; 2]) -> bool {
     (0..3).all(|i| {
         let (a, b) = (t.v[i], t.v[(i + 1) % 3]);
         let e = edge(a, b, p);

@@ -20,49 +20,70 @@ pub struct VertexInvocation {
     pub outputs: usize,
 }
 
-/// The tilebuffer of one utile: `sample_size` bytes per pixel and sample. The model
-/// addresses it by pixel and byte; its physical arrangement is not observable.
+/// The tilebuffer of one utile: `sample_size` bytes per sample, `samples` per pixel. The
+/// model addresses it by pixel, sample and byte (pixel-major, samples minor); the physical
+/// arrangement inside the M4's tile memory is not observable.
 #[derive(Debug, Clone)]
 pub struct TileBuffer {
     /// Framebuffer pixel of the utile's top-left corner.
     pub origin: (u32, u32),
     pub width: u32,
     pub height: u32,
+    pub samples: u32,
     pub sample_size: u32,
     pub bytes: Vec<u8>,
 }
 
 impl TileBuffer {
-    pub fn new(origin: (u32, u32), width: u32, height: u32, sample_size: u32) -> Self {
+    pub fn new(
+        origin: (u32, u32),
+        width: u32,
+        height: u32,
+        samples: u32,
+        sample_size: u32,
+    ) -> Self {
         TileBuffer {
             origin,
             width,
             height,
+            samples,
             sample_size,
-            bytes: vec![0; (width * height * sample_size) as usize],
+            bytes: vec![0; (width * height * samples * sample_size) as usize],
         }
     }
 
-    /// Bytes of the pixel at utile-relative (x, y), or `None` outside the utile.
+    /// Bytes of every sample of the pixel at utile-relative (x, y), or `None` outside.
     pub fn pixel(&self, x: u32, y: u32) -> Option<&[u8]> {
-        let r = self.range(x, y)?;
+        let r = self.range(x, y, 0, self.samples)?;
         self.bytes.get(r)
     }
 
     pub fn pixel_mut(&mut self, x: u32, y: u32) -> Option<&mut [u8]> {
-        let r = self.range(x, y)?;
+        let r = self.range(x, y, 0, self.samples)?;
         self.bytes.get_mut(r)
     }
 
-    fn range(&self, x: u32, y: u32) -> Option<std::ops::Range<usize>> {
-        (x < self.width && y < self.height).then(|| {
-            let at = ((y * self.width + x) * self.sample_size) as usize;
-            at..at + self.sample_size as usize
+    /// Bytes of one sample of a pixel.
+    pub fn sample(&self, x: u32, y: u32, s: u32) -> Option<&[u8]> {
+        let r = self.range(x, y, s, 1)?;
+        self.bytes.get(r)
+    }
+
+    pub fn sample_mut(&mut self, x: u32, y: u32, s: u32) -> Option<&mut [u8]> {
+        let r = self.range(x, y, s, 1)?;
+        self.bytes.get_mut(r)
+    }
+
+    fn range(&self, x: u32, y: u32, s: u32, n: u32) -> Option<std::ops::Range<usize>> {
+        (x < self.width && y < self.height && s + n <= self.samples).then(|| {
+            let at = (((y * self.width + x) * self.samples + s) * self.sample_size) as usize;
+            at..at + (n * self.sample_size) as usize
         })
     }
 }
 
-/// One fragment-stage invocation (single sample).
+/// One fragment-stage invocation: one pixel, shaded once (at the pixel centre) for all its
+/// covered samples.
 #[derive(Debug, Clone)]
 pub struct Fragment<'a> {
     pub draw: usize,
@@ -72,6 +93,9 @@ pub struct Fragment<'a> {
     pub x: u32,
     pub y: u32,
     pub front_facing: bool,
+    /// Samples of the pixel this invocation covers (bit n = sample n) after the early
+    /// tests; the program's tilebuffer writes land on these samples only.
+    pub sample_mask: u8,
     /// Coefficient registers of the primitive (see [`super::coeff`]).
     pub coefficients: &'a [Plane],
 }

@@ -11,7 +11,7 @@
 //! (UAPI flag name; Mesa sets it for clears; inferred).
 
 use super::command::RenderCommand;
-use super::raster::covers;
+use super::raster::{covers, covers_sample};
 use super::setup::RasterTri;
 use super::stages::{Fragment, Stages, TileBuffer};
 use super::stream::DrawState;
@@ -131,6 +131,9 @@ fn check_zls(cmd: &RenderCommand) -> Result<(), SimError> {
     if z.z_resolve || z.s_resolve || z.unknown_0 {
         return bad("resolve and bit 0 are not modelled");
     }
+    if cmd.samples > 1 && (z.z_load || z.z_store || z.s_load || z.s_store) {
+        return bad("multisampled depth/stencil surfaces have no established layout");
+    }
     Ok(())
 }
 
@@ -147,9 +150,11 @@ fn zs_load(
         ZlsFormat::Unorm16 => (cmd.raw.isp_bgobjdepth.0 as u32 & 0xffff) as f32 / 65535.0,
         _ => f32::from_bits(cmd.raw.isp_bgobjdepth.0 as u32),
     };
+    // Per sample; loads and stores are single-sample only (check_zls).
+    let n = (w * h * cmd.samples) as usize;
     let mut t = ZsTile {
-        z: vec![clear_z; (w * h) as usize],
-        s: vec![cmd.bg_vals.stencil_clear; (w * h) as usize],
+        z: vec![clear_z; n],
+        s: vec![cmd.bg_vals.stencil_clear; n],
     };
     let (zl, sl, zb) = zs_layouts(cmd);
     for y in 0..h {
@@ -247,7 +252,7 @@ pub fn render_tiles(
             for uy in (0..TILE).step_by(uh as usize) {
                 for ux in (0..TILE).step_by(uw as usize) {
                     let org = (x0 + ux, y0 + uy);
-                    let mut tb = TileBuffer::new(org, uw, uh, cmd.sample_size);
+                    let mut tb = TileBuffer::new(org, uw, uh, cmd.samples, cmd.sample_size);
                     stats.utiles += 1;
                     if cmd.raw.bg_usc.0 != 0 {
                         stages.background(mem, USC_BASE | cmd.raw.bg_usc.0, &mut tb)?;
@@ -318,12 +323,10 @@ fn shade_prim(
         d.page.fragment_control_2.depth_write_disable,
     );
     let (org, w, h) = (tb.origin, tb.width, tb.height);
+    let ns = cmd.samples;
     let mut passed = 0;
     for y in org.1.max(t.bounds[1])..(org.1 + h).min(t.bounds[3]).min(cmd.height) {
         for x in org.0.max(t.bounds[0])..(org.0 + w).min(t.bounds[2]).min(cmd.width) {
-            if !covers(t, x, y) {
-                continue;
-            }
             if let Some(s) = &f.scissor {
                 if x < s.min_x as u32
                     || x >= s.max_x as u32
@@ -338,56 +341,99 @@ fn shade_prim(
                     continue;
                 }
             }
-            stats.fragments_rasterized += 1;
-            let mut z = t.depth.at(x as f64 + 0.5, y as f64 + 0.5);
-            if f.depth_clamp {
-                z = z.clamp(0.0, 1.0);
+            // Coverage per sample (the centre when single-sampled).
+            let mut covered = 0u8;
+            for (k, pos) in cmd.sample_positions.iter().enumerate() {
+                let hit = if ns == 1 {
+                    covers(t, x, y)
+                } else {
+                    covers_sample(t, x, y, *pos)
+                };
+                covered |= (hit as u8) << k;
             }
-            if let Some(s) = &f.scissor {
-                // The scissor entry's depth range bounds the fragment depth (G13 genxml).
-                z = z.max(s.min_z).min(s.max_z);
+            if covered == 0 {
+                continue;
             }
-            let i = ((y - org.1) * w + (x - org.0)) as usize;
-            let out = test(&face, z, zs.z[i], zs.s[i], d.at)?;
-            let frag = Fragment {
+            stats.fragments_rasterized += covered.count_ones() as u64;
+            let (tx, ty) = (x - org.0, y - org.1);
+            let base = ((ty * w + tx) * ns) as usize;
+            // Depth/stencil tests per covered sample, at the sample's position.
+            let mut outs = Vec::with_capacity(ns as usize);
+            let mut pass_mask = 0u8;
+            for (k, pos) in cmd.sample_positions.iter().enumerate() {
+                if covered & (1 << k) == 0 {
+                    outs.push(None);
+                    continue;
+                }
+                let (sx, sy) = if ns == 1 {
+                    (x as f64 + 0.5, y as f64 + 0.5)
+                } else {
+                    (
+                        x as f64 + pos.0 as f64 / 16.0,
+                        y as f64 + pos.1 as f64 / 16.0,
+                    )
+                };
+                let mut z = t.depth.at(sx, sy);
+                if f.depth_clamp {
+                    z = z.clamp(0.0, 1.0);
+                }
+                if let Some(s) = &f.scissor {
+                    // The scissor entry's depth range bounds the fragment depth (G13 genxml).
+                    z = z.max(s.min_z).min(s.max_z);
+                }
+                let i = base + k;
+                let out = test(&face, z, zs.z[i], zs.s[i], d.at)?;
+                pass_mask |= (out.pass as u8) << k;
+                outs.push(Some((z, out)));
+            }
+            let update = |zs: &mut ZsTile, keep: u8| {
+                for (k, o) in outs.iter().enumerate() {
+                    if let (Some((z, out)), true) = (o, keep & (1 << k) != 0) {
+                        zs.s[base + k] = out.stencil;
+                        if out.pass && face.depth_write {
+                            zs.z[base + k] = *z;
+                        }
+                    }
+                }
+            };
+            let mut frag = Fragment {
                 draw: t.draw,
                 launch: f.launch,
                 x,
                 y,
                 front_facing: t.front_facing,
+                sample_mask: pass_mask,
                 coefficients: &t.coefficients,
             };
-            let (tx, ty) = (x - org.0, y - org.1);
-            if !f.late_zs {
-                // Opaque/translucent passes: test and update before the program runs.
-                zs.s[i] = out.stencil;
-                if !out.pass {
+            let kept = if !f.late_zs {
+                // Opaque/translucent passes: test and update before the program runs; it
+                // runs for the samples that passed.
+                update(zs, covered);
+                if pass_mask == 0 {
                     continue;
-                }
-                if face.depth_write {
-                    zs.z[i] = z;
                 }
                 stats.fragments_shaded += 1;
-                if run_fragment(mem, stages, &frag, tb, tx, ty, true)? {
-                    continue;
+                let discard = run_fragment(mem, stages, &frag, tb, tx, ty, pass_mask)?;
+                if discard {
+                    0
+                } else {
+                    pass_mask
                 }
             } else {
-                // Punch-through passes: the program runs first; only samples it keeps are
-                // tested and update depth/stencil (Mesa G13 `sample_mask` semantics: the
-                // test/update happens for live samples at the kill; inferred for G16).
+                // Punch-through passes: the program runs first for every covered sample;
+                // only samples it keeps are tested and update depth/stencil (fail ops
+                // included) (Mesa G13 `sample_mask` semantics: test/update for live samples
+                // at the kill; inferred for G16). Samples failing the test keep no writes.
+                frag.sample_mask = covered;
                 stats.fragments_shaded += 1;
-                if run_fragment(mem, stages, &frag, tb, tx, ty, out.pass)? {
+                let discard = run_fragment(mem, stages, &frag, tb, tx, ty, pass_mask)?;
+                if discard {
                     continue;
                 }
-                zs.s[i] = out.stencil;
-                if !out.pass {
-                    continue;
-                }
-                if face.depth_write {
-                    zs.z[i] = z;
-                }
-            }
-            passed += 1;
+                update(zs, covered);
+                pass_mask
+            };
+            passed += kept.count_ones() as u64;
         }
     }
     stats.samples_passed += passed;
@@ -395,7 +441,7 @@ fn shade_prim(
 }
 
 /// Runs the fragment program for one pixel; returns whether it discarded. A discarded
-/// fragment, or one whose later test fails (`keep` false), leaves no tilebuffer writes.
+/// fragment leaves no tilebuffer writes; otherwise only the samples in `keep` keep them.
 fn run_fragment(
     mem: &dyn GpuMemory,
     stages: &mut dyn Stages,
@@ -403,13 +449,16 @@ fn run_fragment(
     tb: &mut TileBuffer,
     tx: u32,
     ty: u32,
-    keep: bool,
+    keep: u8,
 ) -> Result<bool, SimError> {
     let saved = tb.pixel(tx, ty).map(|p| p.to_vec());
     let r = stages.fragment(mem, frag, tb)?;
-    if r.discard || !keep {
-        if let (Some(saved), Some(px)) = (saved, tb.pixel_mut(tx, ty)) {
-            px.copy_from_slice(&saved);
+    let ss = tb.sample_size as usize;
+    if let (Some(saved), Some(px)) = (saved, tb.pixel_mut(tx, ty)) {
+        for (k, (now, was)) in px.chunks_mut(ss).zip(saved.chunks(ss)).enumerate() {
+            if r.discard || keep & (1 << k) == 0 {
+                now.copy_from_slice(was);
+            }
         }
     }
     Ok(r.discard)

@@ -155,7 +155,11 @@ impl Stages for HostStages {
         }
         let (x, y) = (f.x - tile.origin.0, f.y - tile.origin.1);
         // Write before deciding: the model must drop a discarded fragment's writes.
-        tile.pixel_mut(x, y).unwrap().copy_from_slice(&c);
+        for s in 0..tile.samples {
+            if f.sample_mask & (1 << s) != 0 {
+                tile.sample_mut(x, y, s).unwrap().copy_from_slice(&c);
+            }
+        }
         Ok(FragmentResult {
             discard: d.discard_left_of.is_some_and(|l| f.x < l),
         })
@@ -170,7 +174,15 @@ impl Stages for HostStages {
             for x in 0..tile.width {
                 let (px, py) = (tile.origin.0 + x, tile.origin.1 + y);
                 if px < W && py < H {
-                    mem.write(IMG + 4 * (py * W + px) as u64, tile.pixel(x, y).unwrap())?;
+                    // Resolve: the rounded mean of the samples (identity for one sample).
+                    let n = tile.samples;
+                    let c: [u8; 4] = std::array::from_fn(|ch| {
+                        let sum: u32 = (0..n)
+                            .map(|s| tile.sample(x, y, s).unwrap()[ch] as u32)
+                            .sum();
+                        ((sum + n / 2) / n) as u8
+                    });
+                    mem.write(IMG + 4 * (py * W + px) as u64, &c)?;
                 }
             }
         }
