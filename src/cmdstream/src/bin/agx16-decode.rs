@@ -24,7 +24,10 @@ fn read_code(path: &str) -> Result<Vec<u8>, String> {
         .copied()
         .filter(|c| !c.is_ascii_whitespace())
         .collect();
-    if !text.is_empty() && text.len() % 2 == 0 && text.iter().all(|c| c.is_ascii_hexdigit()) {
+    if !text.is_empty()
+        && text.len().is_multiple_of(2)
+        && text.iter().all(|c| c.is_ascii_hexdigit())
+    {
         let text = String::from_utf8(text).map_err(|e| e.to_string())?;
         (0..text.len() / 2)
             .map(|i| u8::from_str_radix(&text[2 * i..2 * i + 2], 16).map_err(|e| e.to_string()))
