@@ -5,8 +5,10 @@ use crate::evidence::Evidence;
 use crate::instr::Instr;
 use crate::op::Op;
 
+mod address;
 mod gfx;
 mod launch;
+pub use address::*;
 pub use gfx::*;
 pub use launch::*;
 

@@ -37,6 +37,18 @@ fn pointer_load_matches_the_published_template() {
         );
     }
     assert_eq!(pointer_load_count(&one), Ok(1));
+    assert_eq!(address_base(&one), Ok(AddressBase::GprPair(2)));
+    // The same bytes with byte 12 bit 5 are GravityLinux's GPR-addressed device load shape;
+    // a native load (`elem_size` 0x44, EXP-M4-54) addresses a uniform pair.
+    let native = decode(&hex("6710540300002000410100404400")).unwrap();
+    assert_eq!(address_base(&native), Ok(AddressBase::UniformPair(0)));
+    let mut indirect = native.encode();
+    indirect[4] = 6;
+    indirect[12] |= 0x20;
+    assert_eq!(
+        address_base(&decode(&indirect).unwrap()),
+        Ok(AddressBase::GprPair(6))
+    );
     assert_eq!(pointer_load_count(&two), Ok(2));
     // r60:r61 as the root pair ran on M4; r62 + 2 pointers leaves the file.
     assert!(pointer_load_instr(8, 60, 0, 2).is_ok());
