@@ -27,11 +27,34 @@ pub struct ShaderCso {
     pub compiled: Result<Compiled, String>,
 }
 
+/// Size of a GLSL type in vec4 slots, the unit of shader inputs and outputs here.
+unsafe extern "C" fn vec4_slots(ty: *const sys::glsl_type, bindless: bool) -> std::ffi::c_int {
+    sys::glsl_count_vec4_slots(ty, false, bindless) as std::ffi::c_int
+}
+
+/// Turns in/out variables into load_input/store_output intrinsics with driver locations. The driver
+/// owns this step because the slot layout is what its vertex fetch and varying records will use.
+///
+/// # Safety
+/// `nir` must be a valid shader owned by the caller.
+unsafe fn lower_io(nir: *mut sys::nir_shader) {
+    let stage = (*nir).info.stage();
+    sys::nir_assign_io_var_locations(nir, sys::nir_var_shader_in, &mut (*nir).num_inputs, stage);
+    sys::nir_assign_io_var_locations(nir, sys::nir_var_shader_out, &mut (*nir).num_outputs, stage);
+    sys::nir_lower_io(
+        nir,
+        sys::nir_var_shader_in | sys::nir_var_shader_out,
+        Some(vec4_slots),
+        0,
+    );
+}
+
 /// Compiles through agx16-compiler's NIR entry (Mesa lowering, import, G16 code generation).
 ///
 /// # Safety
 /// `nir` must be a valid shader owned by the caller; the compiler lowers it in place.
 unsafe fn compile(nir: *mut sys::nir_shader) -> Result<Compiled, String> {
+    lower_io(nir);
     let c = agx16_compiler::nir::compile_nir(nir, agx16_compiler::pipeline::Options::default())
         .map_err(|e| e.to_string())?;
     let s = c.stats;
