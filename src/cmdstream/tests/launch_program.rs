@@ -279,3 +279,19 @@ fn arena_directory_and_entries() {
         "odd body"
     );
 }
+
+#[test]
+fn setup_tail_jump_lands_on_the_setup_body() {
+    let launch_va = (1u64 << 40) + 0x20_0000;
+    for setup_va in [launch_va + 0x1_0000, launch_va - 0x8000] {
+        let p = build_launcher_with_setup(VERTEX, &common(), launch_va, setup_va).unwrap();
+        let s = summarize_launcher(&p.bytes).unwrap();
+        let jump_at = p.bytes.len() - 4 - 10;
+        assert_eq!(
+            launch_va as i64 + jump_at as i64 + s.setup_jump.unwrap(),
+            setup_va as i64
+        );
+        assert_eq!(s.transfers.len(), 12, "the jump follows the last transfer");
+    }
+    assert!(build_launcher_with_setup(VERTEX, &common(), launch_va, launch_va + 1).is_err());
+}

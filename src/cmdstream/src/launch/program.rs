@@ -132,6 +132,27 @@ fn literal(dst: u32, value: u32) -> Result<Instr, LaunchError> {
 
 /// Builds the launcher for `stage`. Parameters outside what ran on T8132 are errors.
 pub fn build_launcher(stage: LaunchStage, p: &LaunchCommon) -> Result<LaunchProgram, LaunchError> {
+    build(stage, p, None)
+}
+
+/// Builds the launcher placed at `launch_va` that tail-jumps (`JMP_EXEC_ANY`) to a compiled
+/// setup body at `setup_va` after the argument transfers; the setup's own STOP starts the main.
+/// Both addresses even and within 4 GiB of each other (README.apple9-launchers.md "Compiler-
+/// generated uniform setup", T8132 runs with changing UBO contents).
+pub fn build_launcher_with_setup(
+    stage: LaunchStage,
+    p: &LaunchCommon,
+    launch_va: u64,
+    setup_va: u64,
+) -> Result<LaunchProgram, LaunchError> {
+    build(stage, p, Some((launch_va, setup_va)))
+}
+
+fn build(
+    stage: LaunchStage,
+    p: &LaunchCommon,
+    setup: Option<(u64, u64)>,
+) -> Result<LaunchProgram, LaunchError> {
     if p.publications > 1022 {
         return Err(LaunchError::Publications(p.publications));
     }
@@ -161,6 +182,19 @@ pub fn build_launcher(stage: LaunchStage, p: &LaunchCommon) -> Result<LaunchProg
     )?);
     for w in 0..words {
         instrs.push(meaning::arg_store_instr(w, PENDING_BASE + w, w == 0)?);
+    }
+    if let Some((launch_va, setup_va)) = setup {
+        let at: usize = instrs.iter().map(|i| i.form.len as usize).sum();
+        let from = launch_va + at as u64;
+        let displacement = setup_va as i64 - from as i64;
+        if (launch_va | setup_va) & 1 != 0 || displacement.abs() > u32::MAX as i64 {
+            return Err(LaunchError::BodyOutOfReach {
+                entry: from,
+                body: setup_va,
+            });
+        }
+        let jump = super::jump_any(displacement)?;
+        instrs.push(agx16_isa::decode(&jump).map_err(|e| LaunchError::Encode(e.to_string()))?);
     }
     instrs.push(Instr::build("stop", &[])?);
 
