@@ -14,6 +14,26 @@ const STRIDE: u64 = 0x10_0000;
 
 /// Run `code` with `buffers[k]` bound to base slot k; returns the buffers afterwards.
 fn run_on_model(code: &[u8], buffers: &[Vec<u32>]) -> Result<Vec<Vec<u32>>, String> {
+    run_on_model_with(code, buffers, &[])
+}
+
+/// The uniform words of a launch: buffer k's address in words 2k/2k+1, then `extra`.
+fn launch_uniforms(buffers: usize, extra: &[u32]) -> Vec<u32> {
+    let mut u = Vec::new();
+    for slot in 0..buffers {
+        let va = BASE + slot as u64 * STRIDE;
+        u.extend([va as u32, (va >> 32) as u32]);
+    }
+    u.extend_from_slice(extra);
+    u
+}
+
+/// `run_on_model` with `extra` uniform words after the buffer addresses.
+fn run_on_model_with(
+    code: &[u8],
+    buffers: &[Vec<u32>],
+    extra: &[u32],
+) -> Result<Vec<Vec<u32>>, String> {
     let pt = PageTable::new();
     let mut uniforms = Vec::new();
     for (slot, b) in buffers.iter().enumerate() {
@@ -23,6 +43,7 @@ fn run_on_model(code: &[u8], buffers: &[Vec<u32>]) -> Result<Vec<Vec<u32>>, Stri
         pt.host_write(va, &bytes).map_err(|e| e.to_string())?;
         uniforms.extend([va as u32, (va >> 32) as u32]);
     }
+    uniforms.extend_from_slice(extra);
     let launch = ComputeLaunch {
         code: Code::Bytes(code.to_vec()),
         uniforms,
@@ -658,5 +679,58 @@ fn half_precision_multiply_matches_reference() {
         for seed in 0..4 {
             check(&f, 2, seed, Options::default());
         }
+    }
+}
+
+/// Uniform operands: words after the buffer table read through `uniform_mov` (the legaliser
+/// turns each uniform source into a move), used by fadd/fmul, integer add/xor and min, with
+/// edge-case uniform values (NaN, ±inf, denormal, 0x80000000).
+#[test]
+fn uniform_operands_match_reference() {
+    let words: [[u32; 3]; 4] = [
+        [0x3fc0_0000, 0x8000_0000, 0x0000_0025],
+        [0x7fc0_0000, 0xffff_ffff, 0x7f80_0000],
+        [0x0000_0001, 0x1234_5678, 0xff80_0000],
+        [0xc120_0000, 0x7fff_ffff, 0x3f80_0000],
+    ];
+    for w in words {
+        let u0 = 6; // three buffers take words 0..5
+        let mut b = Builder::new(Stage::Compute);
+        let x = b.sysval(SysVal::GlobalId(0));
+        let a = b.load_global(0, x, Type::F32, 1);
+        let c = b.load_global(1, x, Type::I32, 1);
+        let s = b.fadd(a, Src::uniform(u0));
+        let m = b.fmul(s, Src::uniform(u0 + 2));
+        let i = b.alu(Op::Xor, Type::I32, [Src::val(c), Src::uniform(u0 + 1)]);
+        let j = b.alu(Op::IAdd, Type::I32, [Src::val(i), Src::uniform(u0 + 1)]);
+        let k = b.alu(
+            Op::IMin { signed: true },
+            Type::I32,
+            [Src::val(j), Src::uniform(u0)],
+        );
+        b.store_global(2, x, m);
+        let y = b.iadd(x, Src::imm(THREADS));
+        b.store_global(2, y, k);
+        let f = b.finish();
+        let c = compile_g16(&f, Options::default()).unwrap_or_else(|e| panic!("{e}\n{f}"));
+        let mut r = Rng::new(u64::from(w[0]));
+        let mut bufs: Vec<Vec<u32>> = (0..2)
+            .map(|_| (0..2 * THREADS).map(|_| edge_word(&mut r)).collect())
+            .collect();
+        bufs.push(vec![0; 2 * THREADS as usize]);
+        let got = run_on_model_with(&c.code, &bufs, &w)
+            .unwrap_or_else(|e| panic!("model: {e}\n{f}\n{}", c.mir));
+        let mut env = Env {
+            uniforms: launch_uniforms(3, &w),
+            ..Env::default()
+        };
+        for (k, b) in bufs.iter().enumerate() {
+            env.buffers.insert(k as u8, b.clone());
+        }
+        for t in 0..THREADS {
+            env.global_id = [t, 0, 0];
+            interp::run(&f, &mut env).unwrap();
+        }
+        assert_eq!(got[2], env.buffers[&2], "uniforms {w:08x?}\n{f}\n{}", c.mir);
     }
 }

@@ -3,9 +3,15 @@
 use crate::ir::{Op, Sfu, Type};
 use crate::mir::MOperand;
 
-/// The form name for `op` on `ty`, given whether source 1 is an immediate and whether source 0
-/// is an immediate. `None`: no validated form.
-pub fn form_name(op: Op, ty: Type, src0_imm: bool, src1_imm: bool) -> Option<&'static str> {
+/// The form name for `op` on `ty`, given whether source 0 is an immediate, whether source 1 is
+/// an immediate and whether source 0 is a uniform register. `None`: no validated form.
+pub fn form_name(
+    op: Op,
+    ty: Type,
+    src0_imm: bool,
+    src1_imm: bool,
+    src0_uniform: bool,
+) -> Option<&'static str> {
     Some(match (op, ty) {
         (Op::SysVal(_), _) => "get_sr",
         // Only as the condition of an `if` (fused into the exec-mask push); reach r0–r63.
@@ -34,6 +40,8 @@ pub fn form_name(op: Op, ty: Type, src0_imm: bool, src1_imm: bool) -> Option<&'s
         // The 8-byte move takes any 32-bit literal into r0–r63; selection uses the 2-byte form
         // when the value and the register allow.
         (Op::Copy, _) if src0_imm => "mov_imm32",
+        // A uniform register into r0–r15 (the only validated form reading the uniform file).
+        (Op::Copy, Type::I32 | Type::F32) if src0_uniform => "uniform_mov",
         // No validated general move: a 32-bit copy is `iadd d, s, #0`.
         (Op::Copy, Type::I32 | Type::F32 | Type::Bool) => "iadd",
         (Op::LoadGlobal { .. }, _) => "device_load",
@@ -44,4 +52,8 @@ pub fn form_name(op: Op, ty: Type, src0_imm: bool, src1_imm: bool) -> Option<&'s
 
 pub fn is_imm(o: Option<&MOperand>) -> bool {
     matches!(o, Some(MOperand::Imm(_)))
+}
+
+pub fn is_uniform(o: Option<&MOperand>) -> bool {
+    matches!(o, Some(MOperand::Uniform(_)))
 }

@@ -1,6 +1,6 @@
 //! Encoding MIR through the ISA table.
 
-use super::choose::{form_name, is_imm};
+use super::choose::{form_name, is_imm, is_uniform};
 use crate::error::CompileError;
 use crate::ir::{Op, SysVal};
 use crate::mir::{MInstr, MItem, MOperand, MProgram, MSrc, Reg};
@@ -107,6 +107,10 @@ fn template(name: &str) -> Option<&'static str> {
         // The hadd bytes with the op selector 5 agx16-isa gives `hmul` (hardware row).
         "hmul" => "10031d0200c0",
         "mov_imm" => "1c07",
+        // Apple-compiled `9b 38 01 08` (r9 = u28.l) of niklassheth/agx-re EXP-M4-13
+        // dec2_n8__g_bary; the form and its b3 = 0x08 are measured by ADevWithAnIdea/agx-re
+        // EXP-0020 (agx16-isa hardware row, agx16-sim accepts b3 = 0x08 only).
+        "uniform_mov" => "9b380108",
         // ADevWithAnIdea/agx-re EXP-0010 `prodloop` (A18 Pro, run on hardware): r1 = 1.
         "mov_imm32" => "1c81220000000000",
         // EXP-M4-54 half kernels (M4, measured): 16-bit load/store and hadd.
@@ -164,6 +168,7 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
         i.ty,
         is_imm(i.srcs.first().map(|s| &s.op)),
         is_imm(i.srcs.get(1).map(|s| &s.op)),
+        is_uniform(i.srcs.first().map(|s| &s.op)),
     )
     .ok_or_else(|| err(i, format!("no validated form for {} on {}", i.op, i.ty)))?;
     let compact_move = matches!((i.op, i.srcs.first().map(|s| s.op), i.dst), (Op::Copy, Some(MOperand::Imm(v)), Some(d)) if v <= 0x7f && d.gpr() < 16 && d.halves == 2);
@@ -225,6 +230,30 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
                 return Err(err(i, "16-bit move-immediate has no validated form"));
             }
             e(x.set("imm", v as u64))?;
+        }
+        Op::Copy if is_uniform(i.srcs.first().map(|s| &s.op)) => {
+            let MOperand::Uniform(u) = i.srcs[0].op else {
+                unreachable!()
+            };
+            if i.dst.is_some_and(|d| d.halves != 2) || i.srcs[0].abs {
+                return Err(err(i, "only 32-bit uniform moves are selected"));
+            }
+            let f = x
+                .form
+                .fields
+                .iter()
+                .position(|f| f.kind == Kind::Uniform(Role::SrcA))
+                .ok_or_else(|| err(i, "uniform_mov has no uniform field"))?;
+            let name = x.form.fields[f].name;
+            e(x.set(name, u as u64))?;
+            e(set_kind(&mut x, Kind::Size(Role::SrcA), 1).map(|_| &mut x))?;
+            match x.operand(Role::SrcA).map(|o| o.value) {
+                Some(agx16_isa::Operand::Uniform {
+                    index,
+                    part: Part::Full,
+                }) if index == u => {}
+                other => return Err(err(i, format!("uniform operand reads back as {other:?}"))),
+            }
         }
         Op::Copy => {
             e(x.set_gpr(Role::SrcA, reg_of(i, &i.srcs[0])?.gpr(), Part::Full))?;

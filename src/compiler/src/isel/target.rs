@@ -37,6 +37,12 @@ fn imm(i: &Instr, k: usize) -> bool {
         .is_some_and(|s| matches!(s.op, Operand::Imm(_)))
 }
 
+fn uniform(i: &Instr) -> bool {
+    i.srcs
+        .first()
+        .is_some_and(|s| matches!(s.op, Operand::Uniform(_)))
+}
+
 /// Register facts: 96 GPRs (ADevWithAnIdea/agx-re docs/m4-deltas.md §2, measured); per-form
 /// reach from the table; device loads below r64 (ADevWithAnIdea/agx-re EXP-0141: r≥64
 /// silently zeroes, measured).
@@ -47,7 +53,7 @@ impl RegTarget for G16Regs {
         96
     }
     fn dst_reach(&self, i: &Instr, ty: Type) -> u32 {
-        let Some(name) = form_name(i.op, ty, imm(i, 0), imm(i, 1)) else {
+        let Some(name) = form_name(i.op, ty, imm(i, 0), imm(i, 1), uniform(i)) else {
             return 96;
         };
         let r = reach(name, Role::Dst);
@@ -58,7 +64,7 @@ impl RegTarget for G16Regs {
         }
     }
     fn src_reach(&self, i: &Instr, ty: Type, src: usize) -> u32 {
-        match form_name(i.op, ty, imm(i, 0), imm(i, 1)) {
+        match form_name(i.op, ty, imm(i, 0), imm(i, 1), uniform(i)) {
             Some(name) => reach(name, role(src, i.op)),
             None => 96,
         }
