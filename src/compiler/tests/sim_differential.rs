@@ -734,3 +734,38 @@ fn uniform_operands_match_reference() {
         assert_eq!(got[2], env.buffers[&2], "uniforms {w:08x?}\n{f}\n{}", c.mir);
     }
 }
+
+/// `x >> k` (signed, immediate k) selects `ishr_imm` with the control bytes of Apple's
+/// `a7 01 54 06 02 0c 20 78 62 00` (EXP-M4-13 dec2_k_ashr_amt); agx16-sim does not model shifts
+/// yet, so the model refuses the program (recorded; when it learns the form this test fails and
+/// becomes a differential test).
+#[test]
+fn arithmetic_shift_by_immediate_is_selected_and_refused_by_the_model() {
+    let mut b = Builder::new(Stage::Compute);
+    let x = b.sysval(SysVal::GlobalId(0));
+    let a = b.load_global(0, x, Type::I32, 1);
+    let r = b.alu(
+        Op::Shr { signed: true },
+        Type::I32,
+        [Src::val(a), Src::imm(8)],
+    );
+    b.store_global(1, x, r);
+    let f = b.finish();
+    let c = compile_g16(&f, Options::default()).unwrap();
+    let apple = agx16_isa::decode_at(
+        &[0xa7, 0x01, 0x54, 0x06, 0x02, 0x0c, 0x20, 0x78, 0x62, 0x00],
+        0,
+    )
+    .unwrap();
+    let prog = agx16_isa::decode_program(&c.code).unwrap();
+    let (_, sh) = prog
+        .iter()
+        .find(|(_, i)| i.form.name == "ishr_imm")
+        .expect("ishr_imm selected");
+    for field in ["mode", "src_class", "b8", "b9", "amount"] {
+        assert_eq!(sh.field(field), apple.field(field), "{field}\n{}", c.mir);
+    }
+    let input = vec![0x8000_1234u32; 2 * THREADS as usize];
+    let e = run_on_model(&c.code, &[input, vec![0; 2 * THREADS as usize]]).unwrap_err();
+    assert!(e.contains("ishr_imm"), "{e}");
+}

@@ -30,6 +30,8 @@ pub fn form_name(
         (Op::FMin | Op::FMax, Type::F32) => "minmax",
         (Op::IMin { .. } | Op::IMax { .. }, Type::I32) => "minmax",
         (Op::ISub, Type::I32) if !src0_imm && !src1_imm => "isub_reg",
+        // Arithmetic shift right by an immediate; r0–r15 only.
+        (Op::Shr { signed: true }, Type::I32) if src1_imm && !src0_imm => "ishr_imm",
         (Op::FFma, Type::F32) => "ffma",
         (Op::FAdd, Type::F16) => "hadd",
         (Op::IAdd, Type::I32) if src1_imm => "iadd",

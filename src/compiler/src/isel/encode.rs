@@ -107,6 +107,10 @@ fn template(name: &str) -> Option<&'static str> {
         // The hadd bytes with the op selector 5 agx16-isa gives `hmul` (hardware row).
         "hmul" => "10031d0200c0",
         "mov_imm" => "1c07",
+        // Apple-compiled `ishr_imm r3, r3, #8` of niklassheth/agx-re EXP-M4-13 dec2_k_ashr_amt;
+        // every amount 0..31 on r0–r15 validated on T8132 (GravityLinux/mesa pack_ishr_imm,
+        // EXP-0139, as cited by agx16-isa). agx16-sim does not model shifts yet.
+        "ishr_imm" => "a7015406020c20786200",
         // Apple-compiled `9b 38 01 08` (r9 = u28.l) of niklassheth/agx-re EXP-M4-13
         // dec2_n8__g_bary; the form and its b3 = 0x08 are measured by ADevWithAnIdea/agx-re
         // EXP-0020 (agx16-isa hardware row, agx16-sim accepts b3 = 0x08 only).
@@ -363,6 +367,20 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
                 Ok((g, _)) if g == f => {}
                 other => return Err(err(i, format!("min/max reads back as {other:?}"))),
             }
+        }
+        Op::Shr { signed: true } => {
+            let a = reg_of(i, &i.srcs[0])?;
+            let MOperand::Imm(n) = i.srcs[1].op else {
+                return Err(err(i, "only shifts by an immediate are selected"));
+            };
+            if a.halves != 2 || i.srcs[0].neg || n > 31 {
+                return Err(err(
+                    i,
+                    "ishr_imm takes a 32-bit register and an amount 0..31",
+                ));
+            }
+            e(x.set_gpr(Role::SrcA, a.gpr(), Part::Full))?;
+            e(x.set("amount", n as u64))?;
         }
         Op::F2I { signed } | Op::I2F { signed } => {
             let a = i.srcs[0];

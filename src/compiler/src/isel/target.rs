@@ -84,6 +84,8 @@ impl Target for G16Target {
                 agx16_isa::minifloat::encode(f32::from_bits(bits)).is_some()
             }
             (Op::IAdd, Type::I32, 1) => bits <= 0xff,
+            // ishr_imm: amounts 0..31 validated (GravityLinux/mesa pack_ishr_imm, EXP-0139).
+            (Op::Shr { signed: true }, Type::I32, 1) => bits <= 31,
             (Op::LoadGlobal { .. } | Op::StoreGlobal { .. }, _, _) => false,
             _ => false,
         }
