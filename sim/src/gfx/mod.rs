@@ -25,6 +25,7 @@ pub mod launcher;
 pub mod memory;
 pub mod raster;
 pub mod setup;
+pub mod shade;
 pub mod stages;
 pub mod stream;
 pub mod tiles;

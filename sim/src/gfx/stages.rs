@@ -96,6 +96,9 @@ pub struct Fragment<'a> {
     /// Samples of the pixel this invocation covers (bit n = sample n) after the early
     /// tests; the program's tilebuffer writes land on these samples only.
     pub sample_mask: u8,
+    /// A helper lane: no sample of it to shade; it runs only so the quad's derivatives
+    /// have four lanes, and the model drops its writes.
+    pub helper: bool,
     /// Coefficient registers of the primitive (see [`super::coeff`]).
     pub coefficients: &'a [Plane],
 }
@@ -148,6 +151,25 @@ pub trait Stages {
         frag: &Fragment,
         tile: &mut TileBuffer,
     ) -> Result<FragmentResult, SimError>;
+    /// Runs the fragment stage on one aligned 2x2 quad (lanes in order (0,0), (1,0), (0,1),
+    /// (1,1)); returns one result per lane. The default runs [`Stages::fragment`] for each
+    /// non-helper lane; a SIMD implementation overrides it to shade the quad together.
+    fn fragments(
+        &mut self,
+        mem: &dyn GpuMemory,
+        quad: &[Fragment],
+        tile: &mut TileBuffer,
+    ) -> Result<Vec<FragmentResult>, SimError> {
+        quad.iter()
+            .map(|f| {
+                if f.helper {
+                    Ok(FragmentResult::default())
+                } else {
+                    self.fragment(mem, f, tile)
+                }
+            })
+            .collect()
+    }
     /// Runs the end-of-tile program (`eot_usc`) on a finished utile.
     fn end_of_tile(
         &mut self,

@@ -11,11 +11,9 @@
 //! (UAPI flag name; Mesa sets it for clears; inferred).
 
 use super::command::RenderCommand;
-use super::raster::{covers, covers_sample};
 use super::setup::RasterTri;
-use super::stages::{Fragment, Stages, TileBuffer};
+use super::stages::{Stages, TileBuffer};
 use super::stream::DrawState;
-use super::zs::{test, FaceState};
 use super::{render_error, unestablished, RenderStats};
 use crate::error::SimError;
 use crate::mem::GpuMemory;
@@ -31,14 +29,14 @@ use std::collections::BTreeMap;
 pub const TILE: u32 = 32;
 
 /// Per-draw state the fragment half needs, decoded once.
-struct DrawFrag {
-    launch: u64,
-    late_zs: bool,
-    scissor: Option<Scissor>,
-    region: Option<[u32; 4]>,
-    depth_clamp: bool,
-    visibility: VisibilityMode,
-    occlusion_index: u16,
+pub(super) struct DrawFrag {
+    pub launch: u64,
+    pub late_zs: bool,
+    pub scissor: Option<Scissor>,
+    pub region: Option<[u32; 4]>,
+    pub depth_clamp: bool,
+    pub visibility: VisibilityMode,
+    pub occlusion_index: u16,
 }
 
 fn draw_frag(
@@ -95,9 +93,9 @@ fn draw_frag(
 }
 
 /// Depth and stencil of one utile.
-struct ZsTile {
-    z: Vec<f32>,
-    s: Vec<u8>,
+pub(super) struct ZsTile {
+    pub z: Vec<f32>,
+    pub s: Vec<u8>,
 }
 
 fn zs_layouts(cmd: &RenderCommand) -> (PlaneLayout, PlaneLayout, u32) {
@@ -261,8 +259,9 @@ pub fn render_tiles(
                     for t in prims.iter().filter(|t| touches(t, org.0, org.1, uw, uh)) {
                         let d = &draws[t.draw];
                         let f = &frag[t.draw];
-                        let passed =
-                            shade_prim(mem, cmd, d, f, t, &mut tb, &mut zs, stages, stats)?;
+                        let passed = super::shade::shade_prim(
+                            mem, cmd, d, f, t, &mut tb, &mut zs, stages, stats,
+                        )?;
                         if f.visibility != VisibilityMode::None {
                             occlusion
                                 .entry(f.occlusion_index)
@@ -301,165 +300,4 @@ fn write_occlusion(
         mem.write(va, &new.to_le_bytes())?;
     }
     Ok(())
-}
-
-/// Rasterises one triangle over one utile; returns the samples that passed.
-#[allow(clippy::too_many_arguments)]
-fn shade_prim(
-    mem: &dyn GpuMemory,
-    cmd: &RenderCommand,
-    d: &DrawState,
-    f: &DrawFrag,
-    t: &RasterTri,
-    tb: &mut TileBuffer,
-    zs: &mut ZsTile,
-    stages: &mut dyn Stages,
-    stats: &mut RenderStats,
-) -> Result<u64, SimError> {
-    let faces = &d.page.fragment_faces;
-    let face = FaceState::of(
-        faces,
-        !t.front_facing,
-        d.page.fragment_control_2.depth_write_disable,
-    );
-    let (org, w, h) = (tb.origin, tb.width, tb.height);
-    let ns = cmd.samples;
-    let mut passed = 0;
-    for y in org.1.max(t.bounds[1])..(org.1 + h).min(t.bounds[3]).min(cmd.height) {
-        for x in org.0.max(t.bounds[0])..(org.0 + w).min(t.bounds[2]).min(cmd.width) {
-            if let Some(s) = &f.scissor {
-                if x < s.min_x as u32
-                    || x >= s.max_x as u32
-                    || y < s.min_y as u32
-                    || y >= s.max_y as u32
-                {
-                    continue;
-                }
-            }
-            if let Some([x0, y0, x1, y1]) = f.region {
-                if x < x0 || x >= x1 || y < y0 || y >= y1 {
-                    continue;
-                }
-            }
-            // Coverage per sample (the centre when single-sampled).
-            let mut covered = 0u8;
-            for (k, pos) in cmd.sample_positions.iter().enumerate() {
-                let hit = if ns == 1 {
-                    covers(t, x, y)
-                } else {
-                    covers_sample(t, x, y, *pos)
-                };
-                covered |= (hit as u8) << k;
-            }
-            if covered == 0 {
-                continue;
-            }
-            stats.fragments_rasterized += covered.count_ones() as u64;
-            let (tx, ty) = (x - org.0, y - org.1);
-            let base = ((ty * w + tx) * ns) as usize;
-            // Depth/stencil tests per covered sample, at the sample's position.
-            let mut outs = Vec::with_capacity(ns as usize);
-            let mut pass_mask = 0u8;
-            for (k, pos) in cmd.sample_positions.iter().enumerate() {
-                if covered & (1 << k) == 0 {
-                    outs.push(None);
-                    continue;
-                }
-                let (sx, sy) = if ns == 1 {
-                    (x as f64 + 0.5, y as f64 + 0.5)
-                } else {
-                    (
-                        x as f64 + pos.0 as f64 / 16.0,
-                        y as f64 + pos.1 as f64 / 16.0,
-                    )
-                };
-                let mut z = t.depth.at(sx, sy);
-                if f.depth_clamp {
-                    z = z.clamp(0.0, 1.0);
-                }
-                if let Some(s) = &f.scissor {
-                    // The scissor entry's depth range bounds the fragment depth (G13 genxml).
-                    z = z.max(s.min_z).min(s.max_z);
-                }
-                let i = base + k;
-                let out = test(&face, z, zs.z[i], zs.s[i], d.at)?;
-                pass_mask |= (out.pass as u8) << k;
-                outs.push(Some((z, out)));
-            }
-            let update = |zs: &mut ZsTile, keep: u8| {
-                for (k, o) in outs.iter().enumerate() {
-                    if let (Some((z, out)), true) = (o, keep & (1 << k) != 0) {
-                        zs.s[base + k] = out.stencil;
-                        if out.pass && face.depth_write {
-                            zs.z[base + k] = *z;
-                        }
-                    }
-                }
-            };
-            let mut frag = Fragment {
-                draw: t.draw,
-                launch: f.launch,
-                x,
-                y,
-                front_facing: t.front_facing,
-                sample_mask: pass_mask,
-                coefficients: &t.coefficients,
-            };
-            let kept = if !f.late_zs {
-                // Opaque/translucent passes: test and update before the program runs; it
-                // runs for the samples that passed.
-                update(zs, covered);
-                if pass_mask == 0 {
-                    continue;
-                }
-                stats.fragments_shaded += 1;
-                let discard = run_fragment(mem, stages, &frag, tb, tx, ty, pass_mask)?;
-                if discard {
-                    0
-                } else {
-                    pass_mask
-                }
-            } else {
-                // Punch-through passes: the program runs first for every covered sample;
-                // only samples it keeps are tested and update depth/stencil (fail ops
-                // included) (Mesa G13 `sample_mask` semantics: test/update for live samples
-                // at the kill; inferred for G16). Samples failing the test keep no writes.
-                frag.sample_mask = covered;
-                stats.fragments_shaded += 1;
-                let discard = run_fragment(mem, stages, &frag, tb, tx, ty, pass_mask)?;
-                if discard {
-                    continue;
-                }
-                update(zs, covered);
-                pass_mask
-            };
-            passed += kept.count_ones() as u64;
-        }
-    }
-    stats.samples_passed += passed;
-    Ok(passed)
-}
-
-/// Runs the fragment program for one pixel; returns whether it discarded. A discarded
-/// fragment leaves no tilebuffer writes; otherwise only the samples in `keep` keep them.
-fn run_fragment(
-    mem: &dyn GpuMemory,
-    stages: &mut dyn Stages,
-    frag: &Fragment,
-    tb: &mut TileBuffer,
-    tx: u32,
-    ty: u32,
-    keep: u8,
-) -> Result<bool, SimError> {
-    let saved = tb.pixel(tx, ty).map(|p| p.to_vec());
-    let r = stages.fragment(mem, frag, tb)?;
-    let ss = tb.sample_size as usize;
-    if let (Some(saved), Some(px)) = (saved, tb.pixel_mut(tx, ty)) {
-        for (k, (now, was)) in px.chunks_mut(ss).zip(saved.chunks(ss)).enumerate() {
-            if r.discard || keep & (1 << k) == 0 {
-                now.copy_from_slice(was);
-            }
-        }
-    }
-    Ok(r.discard)
 }
