@@ -153,6 +153,13 @@ fn hmul_imm12(i: &Instr) -> Result<Kind, String> {
     if !matches!(a, Src::Gpr(_, Part::Full)) {
         return Err("hmul_imm12 with a 16-bit source is unmeasured".into());
     }
+    // Only scalings by a power of two are exact before the one fp16 rounding;
+    // for other immediates the intermediate rounding is unmeasured.
+    let b = src(i, Role::SrcB)?;
+    match b {
+        Src::Imm(bits) if (bits >> 23) & 0xff != 0 && bits & 0x7f_ffff == 0 => {}
+        _ => return Err("hmul_imm12 with a non-power-of-two immediate is unmeasured".into()),
+    }
     let d = dst(i)?;
     Ok(Kind::FBin {
         op: FBinOp::Mul,
@@ -163,7 +170,7 @@ fn hmul_imm12(i: &Instr) -> Result<Kind, String> {
         },
         a,
         am: FMod::default(),
-        b: src(i, Role::SrcB)?,
+        b,
         bm: FMod::default(),
     })
 }
