@@ -1,5 +1,6 @@
-//! Fragment quads: the model hands the fragment stage aligned 2x2 quads with helper lanes
-//! for uncovered pixels (for quad-local derivatives) and drops everything helpers write.
+//! How work reaches the stages: fragments in aligned 2x2 quads with helper lanes for
+//! uncovered pixels (quad-local derivatives), whose writes are dropped; vertices in
+//! SIMD-group-sized batches.
 
 mod gfx_common;
 
@@ -115,4 +116,87 @@ fn helpers_fill_quads_and_leave_no_writes() {
     assert_eq!(st.quads * 4, want.passed[0] + st.helpers);
     assert!(st.helpers > 0, "slanted edges leave partial quads");
     assert_eq!(stats.fragments_shaded, want.passed[0]);
+}
+
+/// Host stages that take vertices in batches and record them.
+struct BatchStages {
+    inner: HostStages,
+    batches: Vec<Vec<(usize, u32, u32)>>,
+}
+
+impl Stages for BatchStages {
+    fn vertex(&mut self, _: &dyn GpuMemory, _: &VertexInvocation) -> Result<Vec<f32>, SimError> {
+        panic!("the model must call vertices() in batches");
+    }
+    fn vertices(
+        &mut self,
+        mem: &dyn GpuMemory,
+        invs: &[VertexInvocation],
+    ) -> Result<Vec<Vec<f32>>, SimError> {
+        self.batches.push(
+            invs.iter()
+                .map(|i| (i.draw, i.instance_id, i.vertex_id))
+                .collect(),
+        );
+        invs.iter().map(|i| self.inner.vertex(mem, i)).collect()
+    }
+    fn background(
+        &mut self,
+        mem: &dyn GpuMemory,
+        usc: u64,
+        tile: &mut TileBuffer,
+    ) -> Result<(), SimError> {
+        self.inner.background(mem, usc, tile)
+    }
+    fn fragment(
+        &mut self,
+        mem: &dyn GpuMemory,
+        f: &Fragment,
+        tile: &mut TileBuffer,
+    ) -> Result<FragmentResult, SimError> {
+        self.inner.fragment(mem, f, tile)
+    }
+    fn end_of_tile(
+        &mut self,
+        mem: &dyn GpuMemory,
+        usc: u64,
+        tile: &TileBuffer,
+    ) -> Result<(), SimError> {
+        self.inner.end_of_tile(mem, usc, tile)
+    }
+}
+
+#[test]
+fn vertices_arrive_in_simd_group_batches() {
+    // 33 small triangles (99 vertices), two instances.
+    let verts: Vec<Vtx> = (0..99)
+        .map(|i| {
+            let (t, k) = (i / 3, i % 3);
+            let (cx, cy) = (-0.9 + 0.3 * (t % 6) as f32, -0.9 + 0.3 * (t / 6) as f32);
+            let p = [[0.0, 0.0], [0.2, 0.0], [0.0, 0.2]][k];
+            rgba(
+                [cx + p[0] / 2.0, cy + p[1], 0.5, 1.0],
+                [t as f32 / 33.0, 0.5, 0.5, 1.0],
+            )
+        })
+        .collect();
+    let d = DrawSpec {
+        instances: 2,
+        ..DrawSpec::tris(verts, ShadeModel::Linear)
+    };
+    let scene = build(std::slice::from_ref(&d), ZlsControl::default());
+    let mut st = BatchStages {
+        inner: HostStages {
+            draws: vec![d.clone()],
+        },
+        batches: Vec::new(),
+    };
+    gfx::run_render_with(&scene.pt, &scene.command(), &mut st).unwrap();
+    compare(&image(&scene.pt), &reference(&[d]));
+    // 99 vertices per instance: batches of 32, 32, 32, 3, each within one instance.
+    let sizes: Vec<usize> = st.batches.iter().map(|b| b.len()).collect();
+    assert_eq!(sizes, vec![32, 32, 32, 3, 32, 32, 32, 3]);
+    for b in &st.batches {
+        assert!(b.iter().all(|(d, inst, _)| *d == 0 && *inst == b[0].1));
+    }
 }

@@ -36,6 +36,10 @@ pub const MAX_VERTEX_WORK: u64 = 1 << 24;
 /// 1/256-pixel edge products inside i64.
 pub const MAX_WINDOW: f64 = (1 << 20) as f64;
 
+/// Vertex invocations handed to the stage per call: one SIMD-group (32 lanes, the shader
+/// core's width; sim README).
+pub const VERTEX_BATCH: usize = 32;
+
 /// Sub-pixel steps per pixel.
 pub const SUBPIXEL: f64 = 256.0;
 
@@ -158,33 +162,49 @@ pub fn process_draw(
             )
         })?;
         for instance in 0..instances {
-            let mut shaded: HashMap<u32, ClipVertex> = HashMap::new();
-            let mut verts = Vec::with_capacity(run.len());
+            // Distinct vertex ids in first-use order, shaded in SIMD-group-sized batches.
+            let mut slot: HashMap<u32, usize> = HashMap::new();
+            let mut ids = Vec::new();
             for &id in &run {
-                if let Some(v) = shaded.get(&id) {
-                    verts.push(v.clone());
-                    continue;
-                }
-                let inv = VertexInvocation {
-                    draw: index,
-                    launch: USC_BASE | launch,
-                    vertex_id: id,
-                    instance_id: instance,
-                    outputs,
-                };
-                let o = stages.vertex(mem, &inv)?;
-                if o.len() != outputs {
+                slot.entry(id).or_insert_with(|| {
+                    ids.push(id);
+                    ids.len() - 1
+                });
+            }
+            let mut shaded: Vec<ClipVertex> = Vec::with_capacity(ids.len());
+            for batch in ids.chunks(VERTEX_BATCH) {
+                let invs: Vec<VertexInvocation> = batch
+                    .iter()
+                    .map(|&id| VertexInvocation {
+                        draw: index,
+                        launch: USC_BASE | launch,
+                        vertex_id: id,
+                        instance_id: instance,
+                        outputs,
+                    })
+                    .collect();
+                let results = stages.vertices(mem, &invs)?;
+                if results.len() != invs.len() {
                     return Err(render_error(format!(
-                        "draw at {at:#x}: vertex stage produced {} outputs, {outputs} declared",
-                        o.len()
+                        "draw at {at:#x}: vertex stage returned {} results for {} vertices",
+                        results.len(),
+                        invs.len()
                     )));
                 }
-                stats.vertices_shaded += 1;
-                let mut v = ClipVertex { out: o };
-                apply_w_clamp(cmd, page, &mut v);
-                shaded.insert(id, v.clone());
-                verts.push(v);
+                for o in results {
+                    if o.len() != outputs {
+                        return Err(render_error(format!(
+                            "draw at {at:#x}: vertex stage produced {} outputs, {outputs} declared",
+                            o.len()
+                        )));
+                    }
+                    stats.vertices_shaded += 1;
+                    let mut v = ClipVertex { out: o };
+                    apply_w_clamp(cmd, page, &mut v);
+                    shaded.push(v);
+                }
             }
+            let verts: Vec<ClipVertex> = run.iter().map(|id| shaded[slot[id]].clone()).collect();
             stats.primitives += prims.len() as u64;
             if discard {
                 continue;

@@ -137,6 +137,16 @@ pub trait Stages {
     /// Runs the vertex stage for one vertex; returns exactly `inv.outputs` scalars.
     fn vertex(&mut self, mem: &dyn GpuMemory, inv: &VertexInvocation)
         -> Result<Vec<f32>, SimError>;
+    /// Runs the vertex stage for up to one SIMD-group of vertices of one draw and instance;
+    /// returns one output vector per invocation, in order. The default calls
+    /// [`Stages::vertex`] for each; a SIMD implementation overrides it.
+    fn vertices(
+        &mut self,
+        mem: &dyn GpuMemory,
+        invs: &[VertexInvocation],
+    ) -> Result<Vec<Vec<f32>>, SimError> {
+        invs.iter().map(|inv| self.vertex(mem, inv)).collect()
+    }
     /// Runs the background program (`bg_usc`) on a fresh utile.
     fn background(
         &mut self,
