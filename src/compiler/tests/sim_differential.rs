@@ -769,3 +769,77 @@ fn arithmetic_shift_by_immediate_is_selected_and_refused_by_the_model() {
     let e = run_on_model(&c.code, &[input, vec![0; 2 * THREADS as usize]]).unwrap_err();
     assert!(e.contains("ishr_imm"), "{e}");
 }
+
+/// Early returns under one and two ifs (`if (a < 0) { out[x] = 1; return; } if (b == 3) { if
+/// (a < 5) return; } out[x] = a + b;` and a loop before the returns): the program runs in a
+/// loop scope entered once, returns unwind it, the rest leave through the latch update.
+#[test]
+fn early_returns_under_ifs_match_reference() {
+    for with_loop in [false, true] {
+        let mut b = Builder::new(Stage::Compute);
+        let x = b.sysval(SysVal::GlobalId(0));
+        let a = b.load_global(0, x, Type::I32, 1);
+        let c = b.load_global(1, x, Type::I32, 1);
+        let a = if with_loop {
+            // a' = a + 3 * (c & 3) by a counted loop.
+            let pre = b.current_block();
+            let n = b.alu(Op::And, Type::I32, [Src::val(c), Src::imm(3)]);
+            b.loop_();
+            let i = b.phi(Shape::scalar(Type::I32), &[(pre, Src::imm(0))]);
+            let s = b.phi(Shape::scalar(Type::I32), &[(pre, Src::val(a))]);
+            let done = b.icmp(Cmp::Ge, false, i, n);
+            b.if_(done);
+            b.break_();
+            b.end_if();
+            let s2 = b.iadd(s, Src::imm(3));
+            let i2 = b.iadd(i, Src::imm(1));
+            let latch = b.current_block();
+            b.add_phi_src(i, latch, Src::val(i2));
+            b.add_phi_src(s, latch, Src::val(s2));
+            b.end_loop();
+            s
+        } else {
+            a
+        };
+        let neg = b.icmp(Cmp::Lt, true, a, Src::imm(0));
+        b.if_(neg);
+        b.store_global(2, x, Src::imm(1));
+        b.return_();
+        b.end_if();
+        let three = b.icmp(Cmp::Eq, false, c, Src::imm(3));
+        b.if_(three);
+        let small = b.icmp(Cmp::Lt, true, a, Src::imm(5));
+        b.if_(small);
+        b.return_();
+        b.end_if();
+        b.end_if();
+        let s = b.iadd(a, Src::val(c));
+        b.store_global(2, x, s);
+        let f = b.finish();
+        let comp = compile_g16(&f, Options::default()).unwrap_or_else(|e| panic!("{e}\n{f}"));
+        let mut r = Rng::new(11);
+        let av: Vec<u32> = (0..2 * THREADS)
+            .map(|_| (r.below(16) as i32 - 6) as u32)
+            .collect();
+        let cv: Vec<u32> = (0..2 * THREADS).map(|_| r.below(5) as u32).collect();
+        let bufs = vec![av, cv, vec![0xdead_beef; 2 * THREADS as usize]];
+        let got = run_on_model(&comp.code, &bufs)
+            .unwrap_or_else(|e| panic!("model: {e}\n{f}\n{}", comp.mir));
+        let mut env = Env::default();
+        for (k, buf) in bufs.iter().enumerate() {
+            env.buffers.insert(k as u8, buf.clone());
+        }
+        for t in 0..THREADS {
+            env.global_id = [t, 0, 0];
+            interp::run(&f, &mut env).unwrap();
+        }
+        assert_eq!(
+            got[2], env.buffers[&2],
+            "loop={with_loop}\n{f}\n{}",
+            comp.mir
+        );
+        // Every branch taken by some lane: returned early (0xdeadbeef kept), 1 stored, sums.
+        let out = &env.buffers[&2][..THREADS as usize];
+        assert!(out.contains(&0xdead_beef) && out.contains(&1));
+    }
+}

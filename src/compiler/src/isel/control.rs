@@ -174,3 +174,32 @@ pub fn break_unwind(level: u8, ifs: u8) -> Result<Instr, CompileError> {
     x.set("b4", (level as u64) << 8).map_err(err)?;
     Ok(x)
 }
+
+/// A bank-0 compare that is true on every lane: `r0 == r0` bitwise (pcmp_ext BitEq, EXP-M4-45).
+/// Whatever r0 holds (even a released register, which reads zero) equals itself.
+pub fn all_lanes_true() -> Result<Instr, CompileError> {
+    use crate::ir::Type;
+    use crate::mir::{MSrc, Reg};
+    let r0 = MSrc {
+        op: MOperand::Reg(Reg { half: 0, halves: 2 }),
+        ty: Type::I32,
+        neg: false,
+        abs: false,
+        release: false,
+    };
+    let i = MInstr {
+        op: Op::ICmp {
+            cond: Cmp::Eq,
+            signed: false,
+        },
+        ty: Type::Bool,
+        dst: None,
+        srcs: [r0, r0].into_iter().collect(),
+        sat: false,
+        produce_slot: 0,
+        wait: 0,
+        publish: false,
+        feeds_branch_only: true,
+    };
+    predicate_compare(&i)
+}

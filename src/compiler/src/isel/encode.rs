@@ -532,13 +532,25 @@ pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
     let unsupported = |what: &MItem| {
         CompileError::NoForm {
         instr: format!("{what:?}"),
-        why: "only if/else, loops and break are selected; continue, early return and discard are not yet"
+        why: "only if/else, loops, break and early return outside loops are selected; continue and discard are not yet"
             .into(),
     }
     };
     // Open scopes: `None` for an if, `Some(body start offset)` for a loop.
     let mut scopes: Vec<Option<usize>> = Vec::new();
     let items = &p.items;
+    // Early returns: the whole program runs inside a loop scope entered once; a return under
+    // ifs is a break out of it (break-unwind, EXP-M4-46), and at the end every remaining lane
+    // leaves through the measured latch update on an all-true compare, so the jump back is
+    // never taken and the loop pop restores the lanes for the final `stop`.
+    let early_return = items
+        .iter()
+        .enumerate()
+        .any(|(k, it)| matches!(it, MItem::Return) && k + 1 != items.len());
+    if early_return {
+        emit(control::loop_push()?, &mut out);
+        scopes.push(Some(out.code.len()));
+    }
     let mut k = 0;
     while k < items.len() {
         match &items[k] {
@@ -601,9 +613,40 @@ pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
                 emit(control::break_unwind(level, ifs)?, &mut out);
             }
             MItem::Return if scopes.is_empty() && k + 1 == items.len() => {}
+            MItem::Return if early_return && k + 1 == items.len() && scopes.len() == 1 => {}
+            MItem::Return if early_return && scopes.iter().filter(|s| s.is_some()).count() == 1 => {
+                // Under ifs only (leaving nested loops at once is not measured).
+                let ifs = scopes.iter().rev().take_while(|s| s.is_none()).count() as u8;
+                if ifs == 0 {
+                    return Err(CompileError::NoForm {
+                        instr: "return".into(),
+                        why: "an unconditional early return has no measured unwind (ifs = 0)"
+                            .into(),
+                    });
+                }
+                emit(control::break_unwind(1, ifs)?, &mut out);
+            }
+            MItem::Return if early_return => {
+                return Err(CompileError::NoForm {
+                    instr: "return".into(),
+                    why: "a return inside a loop would leave several loop scopes at once, which \
+                          is not measured"
+                        .into(),
+                })
+            }
             other => return Err(unsupported(other)),
         }
         k += 1;
+    }
+    if early_return {
+        emit(control::all_lanes_true()?, &mut out);
+        emit(control::loop_update(true, 0)?, &mut out);
+        let (Some(Some(start)), true) = (scopes.pop(), scopes.is_empty()) else {
+            return Err(CompileError::Internal("unbalanced program scope".into()));
+        };
+        let here = out.code.len() as i64;
+        emit(control::jump(start as i64 - here)?, &mut out);
+        emit(control::loop_pop()?, &mut out);
     }
     let stop = Instr::build("stop", &[]).map_err(|e| CompileError::Encode {
         instr: "stop".into(),
