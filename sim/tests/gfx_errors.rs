@@ -147,7 +147,7 @@ fn coefficient_sources_without_established_layout_are_refused() {
     match run_err(&scene, &[tri()]) {
         SimError::Unestablished { form, what, .. } => {
             assert_eq!(form, "CF binding");
-            assert!(what.contains("PointCoord"), "{what}");
+            assert!(what.contains("point coordinate"), "{what}");
         }
         e => panic!("{e:?}"),
     }

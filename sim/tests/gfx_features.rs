@@ -419,3 +419,104 @@ fn two_sided_stencil_uses_the_back_words_for_back_faces() {
     }
     assert!(seen[1] > 0 && seen[2] > 0);
 }
+
+#[test]
+fn point_sprite_coordinates_run_across_the_square() {
+    use agx16_cmdstream::descriptors::{
+        pack_cf_table, CfBinding, CfBindingHeader, CoefficientSource,
+    };
+    use agx16_cmdstream::ppp::{ObjectType, PppPage};
+    let verts = vec![
+        rgba(at(10.3, 12.6, 0.5), [0.0, 0.0, 0.25, 1.0]),
+        rgba(at(40.7, 37.2, 0.5), [0.0, 0.0, 0.75, 1.0]),
+    ];
+    let size = 9.0;
+    let d = DrawSpec {
+        prim: Primitive::Points,
+        point_size: Some(size),
+        ..DrawSpec::tris(verts.clone(), ShadeModel::Linear)
+    };
+    for (object, t_up) in [
+        (ObjectType::PointSpriteUv01, false),
+        (ObjectType::PointSpriteUv10, true),
+    ] {
+        let scene = build(std::slice::from_ref(&d), ZlsControl::default());
+        // 1/W, the sprite coordinate (s, t) in cf 1-2, colour b and a (slots 3-4) in cf 3-4:
+        // the host program outputs (s, t, b, a).
+        let header = CfBindingHeader {
+            slots: 5,
+            coefficient_registers: 5,
+            ..Default::default()
+        };
+        let w = CfBinding {
+            components: 1,
+            shade_model: ShadeModel::Linear,
+            ..Default::default()
+        };
+        let pc = CfBinding {
+            components: 2,
+            shade_model: ShadeModel::Linear,
+            source: CoefficientSource::PointCoord,
+            base_coefficient: 1,
+            ..Default::default()
+        };
+        let ba = CfBinding {
+            components: 2,
+            shade_model: ShadeModel::Linear,
+            base_slot: 3,
+            base_coefficient: 3,
+            ..Default::default()
+        };
+        scene
+            .pt
+            .host_write(USC + 0x1000, &pack_cf_table(&header, &[w, pc, ba]).unwrap())
+            .unwrap();
+        let mut bytes = vec![0u8; 256];
+        scene.pt.host_read(RC + 0x58000, &mut bytes).unwrap();
+        let mut page = PppPage::unpack(&bytes).unwrap();
+        page.fragment_shader.cf_binding_count = 3;
+        page.fragment_control_2.front_object_type = object;
+        page.fragment_control_2.back_object_type = object;
+        scene
+            .pt
+            .host_write(RC + 0x58000, &page.pack().unwrap())
+            .unwrap();
+        run_scene(&scene, std::slice::from_ref(&d));
+        let img = image(&scene.pt);
+        // Reference: the snapped centre, a square of `size`, s/t at pixel centres.
+        let mut covered = 0;
+        for v in &verts {
+            let snap = |c: f64| (c * 256.0).round() / 256.0;
+            let (cx, cy) = (
+                snap(32.0 + 32.0 * v[0] as f64),
+                snap(32.0 - 32.0 * v[1] as f64),
+            );
+            let (left, top) = (cx - size as f64 / 2.0, cy - size as f64 / 2.0);
+            for py in 0..H {
+                for px in 0..W {
+                    let (x, y) = (px as f64 + 0.5, py as f64 + 0.5);
+                    if x < left || x >= left + size as f64 || y < top || y >= top + size as f64 {
+                        continue;
+                    }
+                    covered += 1;
+                    let s = (x - left) / size as f64;
+                    let t = if t_up {
+                        1.0 - (y - top) / size as f64
+                    } else {
+                        (y - top) / size as f64
+                    };
+                    let want = [unorm8(s as f32), unorm8(t as f32), unorm8(v[6]), 255];
+                    let got = img[(py * W + px) as usize];
+                    for ch in 0..4 {
+                        assert!(
+                            (got[ch] as i32 - want[ch] as i32).abs() <= 1,
+                            "{object:?} pixel {px},{py}: {got:?} vs {want:?}"
+                        );
+                    }
+                }
+            }
+        }
+        assert_eq!(covered, 2 * 9 * 9);
+        assert_eq!(img.iter().filter(|c| **c != CLEAR).count(), covered);
+    }
+}

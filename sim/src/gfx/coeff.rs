@@ -156,6 +156,22 @@ impl SlotMap {
     }
 }
 
+/// What a raster triangle belongs to (point sprites generate their own coordinates).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum PrimShape {
+    Triangle,
+    Line,
+    /// A point's square: top-left corner, edge, and whether t grows upwards (sprite
+    /// origin lower-left) or downwards (upper-left). `None` orientation: the draw's object
+    /// type is not a point sprite.
+    Point {
+        left: f64,
+        top: f64,
+        size: f64,
+        t_up: Option<bool>,
+    },
+}
+
 /// Builds the coefficient registers of a raster triangle. `flat` are the outputs of the
 /// primitive's vertices 0, 1, 2 before clipping (for flat shading).
 pub fn build(
@@ -164,6 +180,7 @@ pub fn build(
     map: SlotMap,
     tri: &[SetupVertex; 3],
     flat: &[SetupVertex; 3],
+    shape: PrimShape,
 ) -> Result<Vec<Plane>, SimError> {
     let mut regs = vec![Plane::default(); table.header.coefficient_registers as usize];
     let bad = |what: String| unestablished(at, "CF binding", what);
@@ -200,9 +217,34 @@ pub fn build(
                     ShadeModel::Unknown(s) => return Err(bad(format!("binding {i}: shade model {s}"))),
                 },
                 CoefficientSource::FragcoordZ => plane_of(&|v| Some(v.z))?,
+                // Point-sprite coordinates across the point's square: s left to right, t
+                // top to bottom for the upper-left origin (object type "UV=01", which Mesa
+                // selects for an upper-left sprite origin: agx_state.c
+                // `agx_point_object_type`, hk_cmd_draw.c for Vulkan points; G13, inferred
+                // for G16), bottom to top for "UV=10".
+                CoefficientSource::PointCoord => match (shape, c) {
+                    (PrimShape::Point { left, size, .. }, 0) => Plane {
+                        a: (1.0 / size) as f32,
+                        b: 0.0,
+                        c: (-left / size) as f32,
+                    },
+                    (PrimShape::Point { top, size, t_up: Some(up), .. }, 1) => {
+                        let (b, c) = ((1.0 / size) as f32, (-top / size) as f32);
+                        if up {
+                            Plane { a: 0.0, b: -b, c: 1.0 - c }
+                        } else {
+                            Plane { a: 0.0, b, c }
+                        }
+                    }
+                    _ => {
+                        return Err(bad(format!(
+                            "binding {i}: point coordinate component {c} on a {shape:?} (only the two components of a point sprite are established)"
+                        )))
+                    }
+                },
                 other => {
                     return Err(bad(format!(
-                        "binding {i}: source {other:?} is not modelled (point-sprite orientation, primitive id and barycentric layouts are not established)"
+                        "binding {i}: source {other:?} is not modelled (primitive id and barycentric layouts are not established)"
                     )))
                 }
             };

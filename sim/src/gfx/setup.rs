@@ -16,7 +16,7 @@
 
 use super::assemble::{assemble, Prim};
 use super::clip::{clip_line, clip_polygon, inside, ClipVertex};
-use super::coeff::{self, CfTable, DepthPlane, Plane, SetupVertex, SlotMap};
+use super::coeff::{self, CfTable, DepthPlane, Plane, PrimShape, SetupVertex, SlotMap};
 use super::command::RenderCommand;
 use super::indices::vertex_runs;
 use super::stages::{Stages, VertexInvocation};
@@ -24,7 +24,7 @@ use super::stream::DrawState;
 use super::{render_error, unestablished, RenderStats};
 use crate::error::SimError;
 use crate::mem::GpuMemory;
-use agx16_cmdstream::ppp::{PolygonMode, PppPage};
+use agx16_cmdstream::ppp::{ObjectType, PolygonMode, PppPage};
 use agx16_cmdstream::vdm::{ProvokingVertex, USC_BASE};
 use std::collections::HashMap;
 
@@ -268,7 +268,7 @@ fn setup_prim(
             let w: Vec<SetupVertex> = poly.iter().map(win).collect();
             for k in 1..w.len() - 1 {
                 let t = [w[0].clone(), w[k].clone(), w[k + 1].clone()];
-                if !emit(cmd, s, t, &flat, true, out)? {
+                if !emit(cmd, s, t, &flat, PrimShape::Triangle, out)? {
                     stats.primitives_culled += 1;
                 }
             }
@@ -305,7 +305,7 @@ fn setup_prim(
                 s,
                 [q[0].clone(), q[1].clone(), q[2].clone()],
                 &flat,
-                false,
+                PrimShape::Line,
                 out,
             )?;
             emit(
@@ -313,7 +313,7 @@ fn setup_prim(
                 s,
                 [q[0].clone(), q[2].clone(), q[3].clone()],
                 &flat,
-                false,
+                PrimShape::Line,
                 out,
             )?;
         }
@@ -339,12 +339,23 @@ fn setup_prim(
                 corner(-1.0, 1.0),
             ];
             let flat = [c.clone(), c.clone(), c];
+            let t_up = match s.page.fragment_control_2.front_object_type {
+                ObjectType::PointSpriteUv01 => Some(false),
+                ObjectType::PointSpriteUv10 => Some(true),
+                _ => None,
+            };
+            let shape = PrimShape::Point {
+                left: q[0].x,
+                top: q[0].y,
+                size: q[2].x - q[0].x,
+                t_up,
+            };
             emit(
                 cmd,
                 s,
                 [q[0].clone(), q[1].clone(), q[2].clone()],
                 &flat,
-                false,
+                shape,
                 out,
             )?;
             emit(
@@ -352,7 +363,7 @@ fn setup_prim(
                 s,
                 [q[0].clone(), q[2].clone(), q[3].clone()],
                 &flat,
-                false,
+                shape,
                 out,
             )?;
         }
@@ -366,9 +377,10 @@ fn emit(
     s: &DrawSetup,
     t: [SetupVertex; 3],
     flat: &[SetupVertex; 3],
-    is_triangle: bool,
+    shape: PrimShape,
     out: &mut Vec<RasterTri>,
 ) -> Result<bool, SimError> {
+    let is_triangle = shape == PrimShape::Triangle;
     // Clipping keeps window coordinates near the viewport; a hostile viewport scale or a
     // non-finite output could still push them past what exact i64 edge products hold.
     if t.iter()
@@ -403,7 +415,7 @@ fn emit(
     if area < 0 {
         v.swap(1, 2);
     }
-    let coefficients = coeff::build(&s.cf, s.at, s.map, &t, flat)?;
+    let coefficients = coeff::build(&s.cf, s.at, s.map, &t, flat, shape)?;
     let depth = DepthPlane::through([
         (t[0].x, t[0].y, t[0].z),
         (t[1].x, t[1].y, t[1].z),
