@@ -8,6 +8,11 @@ pub trait Target {
     fn inline_imm(&self, op: Op, ty: Type, src: usize, bits: u32) -> bool;
     /// Can source `src` of `op` read a uniform register directly?
     fn uniform_src(&self, op: Op, ty: Type, src: usize) -> bool;
+    /// Can source `k` of `i` carry its neg/abs modifiers in place (given the other sources'
+    /// modifiers as they stand)? Modifiers it cannot carry become a separate sign operation.
+    fn src_modifiers(&self, _i: &Instr, _ty: Type, _k: usize) -> bool {
+        true
+    }
     /// Split vector device loads/stores into scalar accesses (no validated tuple forms).
     fn split_vector_memory(&self) -> bool {
         false

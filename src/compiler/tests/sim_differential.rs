@@ -88,7 +88,8 @@ fn check_with(
     let mut bufs: Vec<Vec<u32>> = (0..inputs)
         .map(|_| (0..2 * THREADS).map(|_| input(edge_word(&mut r))).collect())
         .collect();
-    bufs.push(vec![0; THREADS as usize * 2]);
+    // Up to four outputs per thread.
+    bufs.push(vec![0; THREADS as usize * 4]);
     let got = run_on_model(&c.code, &bufs).unwrap_or_else(|e| panic!("model: {e}\n{f}\n{}", c.mir));
     let mut env = Env::default();
     for (k, b) in bufs.iter().enumerate() {
@@ -841,5 +842,66 @@ fn early_returns_under_ifs_match_reference() {
         // Every branch taken by some lane: returned early (0xdeadbeef kept), 1 stored, sums.
         let out = &env.buffers[&2][..THREADS as usize];
         assert!(out.contains(&0xdead_beef) && out.contains(&1));
+    }
+}
+
+fn with_mods(v: Value, neg: bool, abs: bool) -> Src {
+    Src {
+        neg,
+        abs,
+        ..Src::val(v)
+    }
+}
+
+/// Standalone fabs/fneg/-|x| (copies with modifiers) become and/xor/or with a sign mask: bit
+/// exact on NaN payloads, ±inf, denormals (not flushed: no float arithmetic happens).
+#[test]
+fn standalone_abs_and_neg_match_reference() {
+    let f = kernel(1, |b, i| {
+        [(false, true), (true, false), (true, true)]
+            .into_iter()
+            .map(|(neg, abs)| b.copy(Type::F32, with_mods(i[0], neg, abs)))
+            .collect()
+    });
+    for seed in 0..4 {
+        check_with(&f, 1, seed, Options::default(), |w| w, |a, b| a == b);
+    }
+}
+
+/// abs and neg on ALU sources the forms cannot encode in place: |a| + b, -|a| * b,
+/// -a + 1.5 (immediate form), min(-a, |b|), (-a) * (-b).
+#[test]
+fn abs_and_neg_on_alu_sources_match_reference() {
+    let f = kernel(2, |b, i| {
+        let (x, y) = (i[0], i[1]);
+        vec![
+            b.fadd(with_mods(x, false, true), y),
+            b.fmul(with_mods(x, true, true), y),
+            b.fadd(with_mods(x, true, false), Src::imm_f32(1.5)),
+            b.fmul(with_mods(x, true, false), with_mods(y, true, false)),
+        ]
+    });
+    for seed in 0..4 {
+        check(&f, 2, seed, Options::default());
+    }
+    let f = kernel(2, |b, i| {
+        vec![b.alu(
+            Op::FMin,
+            Type::F32,
+            [with_mods(i[0], true, false), with_mods(i[1], false, true)],
+        )]
+    });
+    for seed in 0..4 {
+        check_with(
+            &f,
+            2,
+            seed,
+            Options::default(),
+            |w| if is_nan32(w) { 0xc040_0000 } else { w },
+            |g, w| {
+                let denormal = w & 0x7f80_0000 == 0;
+                g == w || (g & 0x7fff_ffff == 0 && (denormal || w & 0x7fff_ffff == 0))
+            },
+        );
     }
 }

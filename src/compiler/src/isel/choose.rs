@@ -36,7 +36,8 @@ pub fn form_name(
         (Op::FAdd, Type::F16) => "hadd",
         (Op::IAdd, Type::I32) if src1_imm => "iadd",
         (Op::IAdd, Type::I32) if !src0_imm => "iadd_reg",
-        (Op::Xor | Op::And | Op::Or | Op::Not, Type::I32 | Type::Bool) => "ilogic",
+        // F32: the sign-bit operations that stand in for abs/neg modifiers (legalize.rs).
+        (Op::Xor | Op::And | Op::Or | Op::Not, Type::I32 | Type::Bool | Type::F32) => "ilogic",
         (Op::F2I { .. }, Type::I32) => "f2i",
         (Op::I2F { .. }, Type::F32) => "i2f",
         // The 8-byte move takes any 32-bit literal into r0–r63; selection uses the 2-byte form

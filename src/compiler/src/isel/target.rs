@@ -1,7 +1,7 @@
 //! G16 answers to the allocator's and legaliser's questions, read from the ISA form table.
 
 use super::choose::form_name;
-use crate::ir::{Instr, Op, Operand, Type};
+use crate::ir::{Instr, Op, Operand, Sfu, Type};
 use crate::target::{RegTarget, Target};
 use agx16_isa::{form_by_name, Kind, Role};
 
@@ -92,6 +92,21 @@ impl Target for G16Target {
     }
     fn uniform_src(&self, _op: Op, _ty: Type, _src: usize) -> bool {
         false
+    }
+    /// Source modifiers the selected forms encode: one negated source of fadd/fmul/hadd/hmul
+    /// (register forms; `b_neg`/`a_neg`), a negated product of ffma (`neg_ab`), neg/abs on the
+    /// SFU forms except the reciprocal (EXP-M4-54). No validated form takes abs on an ALU source.
+    fn src_modifiers(&self, i: &Instr, _ty: Type, k: usize) -> bool {
+        let s = i.srcs[k];
+        let others_neg = i.srcs.iter().enumerate().any(|(j, o)| j != k && o.neg);
+        let any_imm = i.srcs.iter().any(|o| matches!(o.op, Operand::Imm(_)));
+        match i.op {
+            Op::Sfu(Sfu::Rcp) => false,
+            Op::Sfu(_) => true,
+            Op::FAdd | Op::FMul => !s.abs && !others_neg && !any_imm,
+            Op::FFma => !s.abs && k < 2,
+            _ => false,
+        }
     }
     fn split_vector_memory(&self) -> bool {
         true

@@ -1,9 +1,12 @@
 //! Operand legalisation: immediates and uniforms the target cannot read in place are loaded into
 //! a register by a copy just before their reader (copies and phis take them as they are: a copy
-//! of an immediate is a move-immediate, phis become copies).
+//! of an immediate is a move-immediate, phis become copies). Float neg/abs modifiers the target
+//! cannot carry on a source become a sign-bit operation on the raw bits before the reader
+//! (abs = and 0x7fffffff, neg = xor 0x80000000, -|x| = or 0x80000000; the same bits the
+//! modifiers define), with the mask in a register.
 
 use crate::eval::apply_mods;
-use crate::ir::{Function, Instr, Op, Operand, Shape, Src};
+use crate::ir::{Function, Instr, Op, Operand, Shape, Src, Type, Value};
 use crate::target::Target;
 
 pub fn run(f: &mut Function, target: &dyn Target) {
@@ -11,7 +14,16 @@ pub fn run(f: &mut Function, target: &dyn Target) {
         let old = std::mem::take(&mut f.blocks[bi].instrs);
         let mut out = Vec::with_capacity(old.len());
         for mut i in old {
-            if matches!(i.op, Op::Copy | Op::Phi | Op::Collect) {
+            if matches!(i.op, Op::Phi | Op::Collect) {
+                out.push(i);
+                continue;
+            }
+            if i.op == Op::Copy {
+                // A copy of an immediate is a move-immediate; a copy with modifiers may need a
+                // sign operation.
+                if matches!(i.srcs[0].op, Operand::Value { .. }) {
+                    sign_ops(f, &mut i, target, &mut out);
+                }
                 out.push(i);
                 continue;
             }
@@ -52,8 +64,51 @@ pub fn run(f: &mut Function, target: &dyn Target) {
                     };
                 }
             }
+            sign_ops(f, &mut i, target, &mut out);
             out.push(i);
         }
         f.blocks[bi].instrs = out;
+    }
+}
+
+/// Replace the modifiers of `i`'s scalar 32-bit float sources that the target cannot carry by
+/// `and`/`xor`/`or` with a sign mask; a copy whose modifiers all move out becomes that op.
+fn sign_ops(f: &mut Function, i: &mut Instr, target: &dyn Target, out: &mut Vec<Instr>) {
+    let dty = i.dst.map(|d| f.ty(d)).unwrap_or(Type::I32);
+    for k in 0..i.srcs.len() {
+        let s = i.srcs[k];
+        if !(s.neg || s.abs) || target.src_modifiers(i, dty, k) {
+            continue;
+        }
+        let sty = f.src_ty(i, k);
+        let Operand::Value { .. } = s.op else {
+            continue;
+        };
+        if sty != Type::F32 || f.shape(s.value().unwrap_or(Value(0))).comps != 1 {
+            continue; // left for selection to name (no validated 16-bit logic form)
+        }
+        let (op, mask) = match (s.neg, s.abs) {
+            (false, true) => (Op::And, 0x7fff_ffffu32),
+            (true, false) => (Op::Xor, 0x8000_0000),
+            _ => (Op::Or, 0x8000_0000),
+        };
+        let plain = Src {
+            neg: false,
+            abs: false,
+            ..s
+        };
+        if i.op == Op::Copy && !i.sat {
+            // The copy itself becomes the sign operation.
+            let m = f.new_value(Shape::scalar(Type::F32));
+            out.push(Instr::new(Op::Copy, Some(m), [Src::imm(mask)]));
+            i.op = op;
+            i.srcs = [plain, Src::val(m)].into_iter().collect();
+            return;
+        }
+        let m = f.new_value(Shape::scalar(Type::F32));
+        out.push(Instr::new(Op::Copy, Some(m), [Src::imm(mask)]));
+        let t = f.new_value(Shape::scalar(Type::F32));
+        out.push(Instr::new(op, Some(t), [plain, Src::val(m)]));
+        i.srcs[k] = Src::val(t);
     }
 }
