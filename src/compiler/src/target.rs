@@ -13,6 +13,10 @@ pub trait Target {
     fn src_modifiers(&self, _i: &Instr, _ty: Type, _k: usize) -> bool {
         true
     }
+    /// Lower selects to if/else with a phi (no usable select form).
+    fn selects_as_branches(&self) -> bool {
+        false
+    }
     /// Split vector device loads/stores into scalar accesses (no validated tuple forms).
     fn split_vector_memory(&self) -> bool {
         false

@@ -905,3 +905,91 @@ fn abs_and_neg_on_alu_sources_match_reference() {
         );
     }
 }
+
+/// Selects and compares used as values (`c ? a : b`, `int(c)`, `float(c)`) on integer and float
+/// compares over edge cases (NaN compares unordered, ±0 equal, signed/unsigned order): each
+/// select becomes an if/else on a predicate compare with a phi.
+#[test]
+fn selects_and_compare_values_match_reference() {
+    let conds: [(bool, Op); 9] = [
+        (true, Op::FCmp(Cmp::Lt)),
+        (true, Op::FCmp(Cmp::Eq)),
+        (true, Op::FCmp(Cmp::Ne)),
+        (
+            false,
+            Op::ICmp {
+                cond: Cmp::Lt,
+                signed: true,
+            },
+        ),
+        (
+            false,
+            Op::ICmp {
+                cond: Cmp::Lt,
+                signed: false,
+            },
+        ),
+        (
+            false,
+            Op::ICmp {
+                cond: Cmp::Ge,
+                signed: true,
+            },
+        ),
+        (
+            false,
+            Op::ICmp {
+                cond: Cmp::Ge,
+                signed: false,
+            },
+        ),
+        (
+            false,
+            Op::ICmp {
+                cond: Cmp::Eq,
+                signed: false,
+            },
+        ),
+        (
+            false,
+            Op::ICmp {
+                cond: Cmp::Ne,
+                signed: false,
+            },
+        ),
+    ];
+    for (float, op) in conds {
+        let ty = if float { Type::F32 } else { Type::I32 };
+        let mut b = Builder::new(Stage::Compute);
+        let x = b.sysval(SysVal::GlobalId(0));
+        let a = b.load_global(0, x, ty, 1);
+        let c = b.load_global(1, x, ty, 1);
+        let cond = b.alu(op, Type::Bool, [Src::val(a), Src::val(c)]);
+        let s = b.select(ty, cond, Src::val(a), Src::val(c));
+        let as_int = b.select(Type::I32, cond, Src::imm(1), Src::imm(0));
+        let as_float = b.select(Type::F32, cond, Src::imm_f32(1.0), Src::imm_f32(0.0));
+        b.store_global(2, x, s);
+        let x1 = b.iadd(x, Src::imm(THREADS));
+        b.store_global(2, x1, as_int);
+        let x2 = b.iadd(x, Src::imm(2 * THREADS));
+        b.store_global(2, x2, as_float);
+        let f = b.finish();
+        for seed in 0..4 {
+            check(&f, 2, seed, Options::default());
+        }
+    }
+}
+
+/// Ordered float `>=` has no measured predicate compare: a select on it is a NoForm error
+/// naming the compare, not wrong code.
+#[test]
+fn select_on_float_ge_is_a_clear_error() {
+    let mut b = Builder::new(Stage::Compute);
+    let x = b.sysval(SysVal::GlobalId(0));
+    let a = b.load_global(0, x, Type::F32, 1);
+    let c = b.fcmp(Cmp::Ge, a, Src::imm_f32(0.5));
+    let s = b.select(Type::F32, c, Src::val(a), Src::imm_f32(0.5));
+    b.store_global(1, x, s);
+    let e = compile_g16(&b.finish(), Options::default()).unwrap_err();
+    assert!(e.to_string().contains("fcmp.ge"), "{e}");
+}

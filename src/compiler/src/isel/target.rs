@@ -111,4 +111,10 @@ impl Target for G16Target {
     fn split_vector_memory(&self) -> bool {
         true
     }
+    /// The only hardware-validated select (`isel10`) has its op/compare/condition fields at
+    /// corpus-only evidence and agx16-sim does not model selects: selects (and compares used as
+    /// values, which NIR's b2i/b2f turn into selects) become branches on predicate compares.
+    fn selects_as_branches(&self) -> bool {
+        true
+    }
 }

@@ -5,6 +5,7 @@ pub mod copy_prop;
 pub mod dce;
 pub mod legalize;
 pub mod modifiers;
+pub mod select_branch;
 pub mod split_vectors;
 pub mod uses;
 
@@ -26,6 +27,10 @@ pub fn optimize(f: &mut Function, target: &dyn Target) {
         if !changed {
             break;
         }
+    }
+    if target.selects_as_branches() && select_branch::run(f) {
+        copy_prop::run(f);
+        dce::run(f);
     }
     legalize::run(f, target);
     dce::run(f);

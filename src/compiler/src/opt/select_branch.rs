@@ -1,0 +1,191 @@
+//! Selects as branches, for targets without a usable select form: `d = c ? a : b` splits its
+//! block into `if (c') {} else {}` and a merge block that starts with `d = phi(a, b)`. The
+//! condition `c'` is a fresh copy of `c`'s compare (or `c != 0`) placed last before the branch,
+//! so selection fuses it into the predicate compare feeding the exec-mask push. Compares whose
+//! only readers were selects become dead. Same semantics as the select (the reference
+//! interpreter runs either form).
+
+use super::uses::def_sites;
+use crate::ir::{Block, BlockId, CfNode, Cmp, Function, Instr, Op, Operand, Shape, Src};
+
+/// Lower every scalar select with a value condition. Returns whether anything changed.
+pub fn run(f: &mut Function) -> bool {
+    let mut changed = false;
+    while let Some((b, j)) = find(f) {
+        split(f, b, j);
+        changed = true;
+    }
+    changed
+}
+
+fn find(f: &Function) -> Option<(BlockId, usize)> {
+    f.blocks.iter().enumerate().find_map(|(bi, b)| {
+        b.instrs
+            .iter()
+            .position(|i| {
+                i.op == Op::Select
+                    && matches!(i.srcs[0].op, Operand::Value { .. })
+                    && i.dst.is_some_and(|d| f.shape(d).comps == 1)
+            })
+            .map(|j| (BlockId(bi as u32), j))
+    })
+}
+
+fn split(f: &mut Function, b: BlockId, j: usize) {
+    let sites = def_sites(f);
+    let sel = f.blocks[b.0 as usize].instrs[j].clone();
+    let c = sel.srcs[0];
+    // The branch condition: a copy of the defining compare, else `c != 0`.
+    let cond = f.new_value(Shape::scalar(crate::ir::Type::Bool));
+    let def = c
+        .value()
+        .and_then(|v| sites[v.0 as usize])
+        .map(|(db, di)| f.blocks[db].instrs[di].clone());
+    let cmp = match def {
+        Some(d)
+            if matches!(d.op, Op::ICmp { .. } | Op::FCmp(_))
+                && c.op
+                    == Operand::Value {
+                        v: d.dst.unwrap_or(crate::ir::Value(0)),
+                        comp: 0,
+                    } =>
+        {
+            Instr::new(d.op, Some(cond), d.srcs.iter().copied())
+        }
+        _ => Instr::new(
+            Op::ICmp {
+                cond: Cmp::Ne,
+                signed: false,
+            },
+            Some(cond),
+            [
+                Src {
+                    neg: false,
+                    abs: false,
+                    ..c
+                },
+                Src::imm(0),
+            ],
+        ),
+    };
+    let tail: Vec<Instr> = f.blocks[b.0 as usize].instrs.split_off(j + 1);
+    f.blocks[b.0 as usize].instrs.pop(); // the select
+    f.blocks[b.0 as usize].instrs.push(cmp);
+    let new_block = |f: &mut Function| {
+        f.blocks.push(Block::default());
+        BlockId(f.blocks.len() as u32 - 1)
+    };
+    let (t, e, m) = (new_block(f), new_block(f), new_block(f));
+    // Successors of `b` now follow the merge block.
+    for blk in &mut f.blocks {
+        for i in blk.instrs.iter_mut().filter(|i| i.op == Op::Phi) {
+            for p in i.phi_preds.iter_mut() {
+                if *p == b {
+                    *p = m;
+                }
+            }
+        }
+    }
+    let mut phi = Instr::new(Op::Phi, sel.dst, [sel.srcs[1], sel.srcs[2]]);
+    phi.phi_preds = [t, e].into_iter().collect();
+    let mut merge = vec![phi];
+    merge.extend(tail);
+    f.blocks[m.0 as usize].instrs = merge;
+    let node = [
+        CfNode::If {
+            cond,
+            then_body: vec![CfNode::Block(t)],
+            else_body: vec![CfNode::Block(e)],
+        },
+        CfNode::Block(m),
+    ];
+    insert_after(&mut f.body, b, &node);
+}
+
+fn insert_after(list: &mut Vec<CfNode>, b: BlockId, nodes: &[CfNode]) -> bool {
+    for k in 0..list.len() {
+        let hit = match &mut list[k] {
+            CfNode::Block(x) => *x == b,
+            CfNode::If {
+                then_body,
+                else_body,
+                ..
+            } => {
+                if insert_after(then_body, b, nodes) || insert_after(else_body, b, nodes) {
+                    return true;
+                }
+                false
+            }
+            CfNode::Loop { body } => {
+                if insert_after(body, b, nodes) {
+                    return true;
+                }
+                false
+            }
+        };
+        if hit {
+            for (n, node) in nodes.iter().enumerate() {
+                list.insert(k + 1 + n, node.clone());
+            }
+            return true;
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::{self, Env};
+    use crate::ir::{validate, Builder, Stage, SysVal, Type};
+
+    /// A select on a compare and one on a bool phi, inside a loop body whose latch is the
+    /// split block: same results before and after, and the IR stays valid.
+    #[test]
+    fn selects_become_branches_with_the_same_results() {
+        let mut b = Builder::new(Stage::Compute);
+        let x = b.sysval(SysVal::GlobalId(0));
+        let a = b.load_global(0, x, Type::I32, 1);
+        let pre = b.current_block();
+        b.loop_();
+        let i = b.phi(Shape::scalar(Type::I32), &[(pre, Src::imm(0))]);
+        let s = b.phi(Shape::scalar(Type::I32), &[(pre, Src::imm(0))]);
+        let done = b.icmp(Cmp::Ge, false, i, Src::imm(4));
+        b.if_(done);
+        b.break_();
+        b.end_if();
+        let lt = b.icmp(Cmp::Lt, true, a, i);
+        let v = b.select(Type::I32, lt, Src::val(i), Src::imm(7));
+        let w = b.select(Type::I32, lt, Src::val(a), Src::val(v));
+        let s2 = b.iadd(s, w);
+        let i2 = b.iadd(i, Src::imm(1));
+        let latch = b.current_block();
+        b.add_phi_src(i, latch, Src::val(i2));
+        b.add_phi_src(s, latch, Src::val(s2));
+        b.end_loop();
+        b.store_global(1, x, s);
+        let f0 = b.finish();
+        let mut f1 = f0.clone();
+        assert!(run(&mut f1));
+        validate::validate(&f1).unwrap_or_else(|e| panic!("{e}\n{f1}"));
+        assert!(!f1
+            .blocks
+            .iter()
+            .any(|b| b.instrs.iter().any(|i| i.op == Op::Select)));
+        for f in [&f0, &f1] {
+            let mut env = Env::default();
+            env.buffers.insert(0, vec![0u32, 2, 5, 0xffff_fffe]);
+            env.buffers.insert(1, vec![0; 4]);
+            for t in 0..4 {
+                env.global_id = [t, 0, 0];
+                interp::run(f, &mut env).unwrap();
+            }
+            // a=0: i<... lanes: sum over i of (a<i ? a : 7)
+            let want: Vec<u32> = [0i32, 2, 5, -2]
+                .iter()
+                .map(|&a| (0..4).map(|i| if a < i { a } else { 7 }).sum::<i32>() as u32)
+                .collect();
+            assert_eq!(env.buffers[&1], want, "{f}");
+        }
+    }
+}
