@@ -362,8 +362,9 @@ fn close_arm(
 /// A random kernel (straight-line code and one-level if/else) using only operations with validated G16 forms (fadd/fmul on
 /// registers, fadd with a minifloat immediate, iadd with a small immediate, xor), reading
 /// `inputs` buffers at the thread index and writing `outputs` words per thread to the next
-/// binding (`out[x + k * threads]`); also floor with negated/absolute sources and
-/// register+register integer adds.
+/// binding (`out[x + k * threads]`); also floor with negated/absolute sources,
+/// register+register integer adds, isub/min/max, fmul by immediates, selects on compares and
+/// abs/neg on fadd sources.
 pub fn random_g16_kernel(
     seed: u64,
     ops: usize,
@@ -452,7 +453,45 @@ pub fn random_g16_kernel(
             ints.push(ia);
             continue;
         }
-        match r.below(7) {
+        match r.below(11) {
+            7 => {
+                let (a, c) = (pick(&mut r, &ints), pick(&mut r, &ints));
+                let op = [
+                    Op::ISub,
+                    Op::IMin { signed: true },
+                    Op::IMax { signed: true },
+                    Op::IMin { signed: false },
+                    Op::IMax { signed: false },
+                ][r.below(5) as usize];
+                ints.push(b.alu(op, Type::I32, [Src::val(a), Src::val(c)]));
+            }
+            8 => {
+                let a = pick(&mut r, &floats);
+                let imm = [0.5f32, -1.0, 3.0, -0.25][r.below(4) as usize];
+                floats.push(b.fmul(a, Src::imm_f32(imm)));
+            }
+            9 => {
+                // A select on a compare (lowered to a branch with a phi).
+                let (i, j) = (pick(&mut r, &ints), pick(&mut r, &ints));
+                let (a, c) = (pick(&mut r, &floats), pick(&mut r, &floats));
+                if r.chance(50) {
+                    let cond = b.icmp(Cmp::Lt, r.chance(50), i, j);
+                    ints.push(b.select(Type::I32, cond, Src::val(j), Src::val(i)));
+                } else {
+                    let cond = b.fcmp(Cmp::Lt, a, c);
+                    floats.push(b.select(Type::F32, cond, Src::val(a), Src::imm_f32(0.5)));
+                }
+            }
+            10 => {
+                // abs/neg on sources no form encodes (sign-bit logic ops).
+                let (a, c) = (pick(&mut r, &floats), pick(&mut r, &floats));
+                let sa = Src {
+                    abs: true,
+                    neg: r.chance(50),
+                    ..Src::val(a)
+                };
+                floats.push(b.fadd(sa, Src::val(c)));
+            }
             6 => {
                 let a = pick(&mut r, &floats);
                 let src = Src {
