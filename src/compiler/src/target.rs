@@ -13,6 +13,10 @@ pub trait Target {
     fn src_modifiers(&self, _i: &Instr, _ty: Type, _k: usize) -> bool {
         true
     }
+    /// Can float ops clamp their result to [0, 1] themselves?
+    fn saturate(&self) -> bool {
+        true
+    }
     /// Lower selects to if/else with a phi (no usable select form).
     fn selects_as_branches(&self) -> bool {
         false

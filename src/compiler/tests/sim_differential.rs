@@ -993,3 +993,30 @@ fn select_on_float_ge_is_a_clear_error() {
     let e = compile_g16(&b.finish(), Options::default()).unwrap_err();
     assert!(e.to_string().contains("fcmp.ge"), "{e}");
 }
+
+/// Saturation (`clamp(x, 0, 1)` on a copy and folded into fadd/fmul) becomes compares and
+/// selects: NaN gives 0 like the reference; ±inf, ±0, values around 1. A positive denormal may
+/// come back as 0 (the compare flushes it; GLSL ES 3.00 §4.5.1 allows flushing).
+#[test]
+fn saturate_matches_reference() {
+    let f = kernel(2, |b, i| {
+        let s = b.saturate(Type::F32, i[0]);
+        let a = b.fadd(i[0], i[1]);
+        let sa = b.saturate(Type::F32, a);
+        let m = b.fmul(i[0], Src::imm_f32(0.5));
+        let sm = b.saturate(Type::F32, m);
+        vec![s, sa, sm]
+    });
+    let c = compile_g16(&f, Options::default()).unwrap();
+    assert!(!c.mir.to_string().contains(".sat"), "{}", c.mir);
+    for seed in 0..6 {
+        check_with(
+            &f,
+            2,
+            seed,
+            Options::default(),
+            |w| w,
+            |g, w| g == w || (g == 0 && w & 0x7f80_0000 == 0),
+        );
+    }
+}

@@ -117,4 +117,8 @@ impl Target for G16Target {
     fn selects_as_branches(&self) -> bool {
         true
     }
+    /// No validated form has a saturate bit: f32 saturation becomes compares and selects.
+    fn saturate(&self) -> bool {
+        false
+    }
 }

@@ -28,6 +28,9 @@ pub fn optimize(f: &mut Function, target: &dyn Target) {
             break;
         }
     }
+    if !target.saturate() {
+        select_branch::lower_saturate(f);
+    }
     if target.selects_as_branches() && select_branch::run(f) {
         copy_prop::run(f);
         dce::run(f);

@@ -6,7 +6,58 @@
 //! interpreter runs either form).
 
 use super::uses::def_sites;
-use crate::ir::{Block, BlockId, CfNode, Cmp, Function, Instr, Op, Operand, Shape, Src};
+use crate::ir::{Block, BlockId, CfNode, Cmp, Function, Instr, Op, Operand, Shape, Src, Type};
+
+/// Saturation as compares and selects, for targets without a saturate bit: the op writes a
+/// fresh value `t` and `d = (0 < t) ? ((t < 1) ? t : 1) : 0`, which is 0 for NaN like the IR's
+/// saturate (f32 only; 16-bit compares have no validated form).
+pub fn lower_saturate(f: &mut Function) -> bool {
+    let mut changed = false;
+    for bi in 0..f.blocks.len() {
+        let old = std::mem::take(&mut f.blocks[bi].instrs);
+        let mut out = Vec::with_capacity(old.len());
+        for mut i in old {
+            let Some(d) = i
+                .dst
+                .filter(|d| i.sat && f.shape(*d) == Shape::scalar(Type::F32))
+            else {
+                out.push(i);
+                continue;
+            };
+            let t = f.new_value(Shape::scalar(Type::F32));
+            i.sat = false;
+            i.dst = Some(t);
+            out.push(i);
+            let pos = f.new_value(Shape::scalar(Type::Bool));
+            let below = f.new_value(Shape::scalar(Type::Bool));
+            let u = f.new_value(Shape::scalar(Type::F32));
+            let (zero, one) = (Src::imm(0.0f32.to_bits()), Src::imm(1.0f32.to_bits()));
+            out.push(Instr::new(
+                Op::FCmp(Cmp::Lt),
+                Some(pos),
+                [zero, Src::val(t)],
+            ));
+            out.push(Instr::new(
+                Op::FCmp(Cmp::Lt),
+                Some(below),
+                [Src::val(t), one],
+            ));
+            out.push(Instr::new(
+                Op::Select,
+                Some(u),
+                [Src::val(below), Src::val(t), one],
+            ));
+            out.push(Instr::new(
+                Op::Select,
+                Some(d),
+                [Src::val(pos), Src::val(u), zero],
+            ));
+            changed = true;
+        }
+        f.blocks[bi].instrs = out;
+    }
+    changed
+}
 
 /// Lower every scalar select with a value condition. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {
@@ -36,7 +87,7 @@ fn split(f: &mut Function, b: BlockId, j: usize) {
     let sel = f.blocks[b.0 as usize].instrs[j].clone();
     let c = sel.srcs[0];
     // The branch condition: a copy of the defining compare, else `c != 0`.
-    let cond = f.new_value(Shape::scalar(crate::ir::Type::Bool));
+    let cond = f.new_value(Shape::scalar(Type::Bool));
     let def = c
         .value()
         .and_then(|v| sites[v.0 as usize])
