@@ -2,6 +2,7 @@
 //! and SIMD-groups of 32 lanes, the way a launcher sets it up.
 
 use crate::core::exec::{run, Ctx, Yield};
+use crate::core::setup::SetupState;
 use crate::core::state::{SimdGroup, ThreadIds};
 use crate::core::LANES;
 use crate::error::SimError;
@@ -93,6 +94,7 @@ pub fn run_compute(mem: &dyn GpuMemory, launch: &ComputeLaunch) -> Result<Stats,
         prog: &prog,
         mem,
         uniforms: &launch.uniforms,
+        setup: None,
         trace: trace.as_ref(),
         budget: launch.budget,
         instructions: 0,
@@ -174,4 +176,221 @@ fn run_threadgroup(
             return Ok(());
         }
     }
+}
+
+// ---------------------------------------------------------------------------
+// Hardware entry: a CDM launch runs its launcher (setup) program, whose STOP
+// starts the selected entry; the entry's JMP_EXEC_ANY reaches the body.
+// GravityLinux/mesa src/gallium/drivers/asahi/README.apple9-launchers.md
+// (generated launchers, entry arena and bodies executed on T8132 = M4).
+// ---------------------------------------------------------------------------
+
+/// Longest launcher read: the compute launch allocation (1024 bytes, same source).
+const LAUNCHER_BYTES: usize = 1024;
+/// Longest body read from the USC heap. Bodies end in STOP; bytes after the
+/// body are decoded but never executed unless control reaches them.
+const BODY_BYTES: usize = 256 * 1024;
+/// The USC heap is 4 GiB from its base (entries and bodies lie inside it).
+const USC_HEAP: u64 = 1 << 32;
+
+/// What a compute launch's setup invocation established, and where the body is.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LaunchSetup {
+    pub setup: SetupState,
+    /// Argument words the body reads through its uniform operands.
+    pub arguments: Vec<u32>,
+    pub entry_va: u64,
+    pub body_va: u64,
+    /// Instructions the setup invocation executed.
+    pub instructions: u64,
+}
+
+/// Reads up to `max` bytes at `va`, stopping at the first unreadable 16 KiB page.
+fn read_code(mem: &dyn GpuMemory, va: u64, max: usize) -> Result<Vec<u8>, SimError> {
+    let mut out = Vec::new();
+    while out.len() < max {
+        let at = va + out.len() as u64;
+        let page_end = (at | (crate::mem::PAGE_SIZE - 1)) + 1;
+        let n = ((page_end - at) as usize).min(max - out.len());
+        let mut chunk = vec![0u8; n];
+        match mem.read(at, &mut chunk) {
+            Ok(()) => out.extend_from_slice(&chunk),
+            Err(f) if out.is_empty() => return Err(SimError::Fault(f)),
+            Err(_) => break,
+        }
+    }
+    Ok(out)
+}
+
+/// Names the launcher/entry in an error from a program run at `va`.
+fn located(e: SimError, what: &str, va: u64) -> SimError {
+    match e {
+        SimError::Unestablished {
+            pc,
+            bytes,
+            form,
+            what: w,
+        } => SimError::Unestablished {
+            pc,
+            bytes,
+            form,
+            what: format!("{what} at {va:#x}+{pc:#x}: {w}"),
+        },
+        SimError::Unmeasured { pc, what: w } => SimError::Unmeasured {
+            pc,
+            what: format!("{what} at {va:#x}+{pc:#x}: {w}"),
+        },
+        SimError::Decode { pc, what: w } => SimError::Decode {
+            pc,
+            what: format!("{what} at {va:#x}+{pc:#x}: {w}"),
+        },
+        other => other,
+    }
+}
+
+/// Runs the launcher at `launcher_va` as one setup invocation and follows its stage
+/// target into the entry arena (`usc_base` + entry offset) to the body.
+///
+/// Modelled as one SIMD-group of 32 lanes run once per launch: the sources do not
+/// say how many lanes or how often setup runs, so the model refuses anything whose
+/// outcome would depend on it (thread-identity reads, argument words that differ
+/// between lanes).
+pub fn run_setup(
+    mem: &dyn GpuMemory,
+    launcher_va: u64,
+    usc_base: u64,
+    budget: u64,
+) -> Result<LaunchSetup, SimError> {
+    let code = read_code(mem, launcher_va, LAUNCHER_BYTES)?;
+    let prog = Program::new(&code);
+    let trace = Trace::from_env();
+    let mut ctx = Ctx {
+        prog: &prog,
+        mem,
+        uniforms: &[],
+        setup: Some(SetupState::default()),
+        trace: trace.as_ref(),
+        budget,
+        instructions: 0,
+        lane_instructions: 0,
+    };
+    let mut sg = SimdGroup::new(u32::MAX, ThreadIds::default());
+    match run(&mut sg, &mut ctx).map_err(|e| located(e, "launcher", launcher_va))? {
+        Yield::Stop => {}
+        Yield::Barrier => {
+            return Err(SimError::Launch(format!(
+                "launcher at {launcher_va:#x}: a barrier in a setup invocation is unmeasured"
+            )))
+        }
+    }
+    let setup = ctx.setup.take().expect("setup state set above");
+    let instructions = ctx.instructions;
+    let missing = |what: &str| {
+        SimError::Launch(format!(
+            "launcher at {launcher_va:#x} stopped without a {what}"
+        ))
+    };
+    let entry = setup.entry.ok_or_else(|| missing("stage target"))?;
+    if setup.allocation.is_none() {
+        return Err(missing("stage allocation"));
+    }
+    if setup.frame.is_none() {
+        return Err(missing("launch frame"));
+    }
+    let arguments = setup.argument_words().map_err(|w| {
+        SimError::Launch(format!(
+            "launcher at {launcher_va:#x} leaves argument word {w} unwritten below word {}",
+            setup.args.len() - 1
+        ))
+    })?;
+    if entry >= USC_HEAP {
+        return Err(SimError::Launch(format!(
+            "entry offset {entry:#x} is outside the 4 GiB USC heap"
+        )));
+    }
+    let entry_va = usc_base + entry;
+    let body_va = follow_entry(mem, entry_va)?;
+    if !(usc_base..usc_base + USC_HEAP).contains(&body_va) {
+        return Err(SimError::Launch(format!(
+            "entry at {entry_va:#x} jumps to {body_va:#x}, outside the USC heap"
+        )));
+    }
+    Ok(LaunchSetup {
+        setup,
+        arguments,
+        entry_va,
+        body_va,
+        instructions,
+    })
+}
+
+/// The entry: `JMP_EXEC_ANY` to the body, then STOP for lanes that are not active.
+/// Every SIMD-group a launch starts has active lanes, so the jump is taken.
+fn follow_entry(mem: &dyn GpuMemory, entry_va: u64) -> Result<u64, SimError> {
+    let code = read_code(mem, entry_va, 16)?;
+    let refuse = |pc: usize, what: String| {
+        let end = code.len().min(pc + 10);
+        SimError::Unestablished {
+            pc: pc as u32,
+            bytes: crate::error::hex(&code[pc.min(end)..end]),
+            form: "stage entry".into(),
+            what: format!("entry at {entry_va:#x}+{pc:#x}: {what}"),
+        }
+    };
+    let jump = agx16_isa::decode_at(&code, 0).map_err(|e| refuse(0, e.to_string()))?;
+    let d = crate::lower::entry_jump(&jump).map_err(|w| refuse(0, w))?;
+    let at = jump.form.len as usize;
+    let (stop, _) = crate::lower::lower_at(&code, at).map_err(|e| refuse(at, e.to_string()))?;
+    if !matches!(stop.kind, crate::core::ops::Kind::Stop) {
+        return Err(refuse(at, "the entry jump is not followed by STOP".into()));
+    }
+    Ok(entry_va.wrapping_add_signed(d))
+}
+
+/// Runs one CDM compute launch the way the M4 does: the launcher program at
+/// `launch.pipeline` (a setup invocation), then the body its entry reaches, over the
+/// launch's grid, with the argument words as uniforms and the threadgroup memory the
+/// stage allocation asks for. `budget` bounds the instructions of setup and body.
+pub fn run_cdm_launch(
+    mem: &dyn GpuMemory,
+    launch: &agx16_cmdstream::cdm::Launch,
+    usc_base: u64,
+    budget: u64,
+) -> Result<Stats, SimError> {
+    use agx16_cmdstream::cdm::Grid;
+    use agx16_isa::meaning::StageAllocation;
+    let (grid, threadgroup) = match launch.grid {
+        Grid::Direct { global, local } => (global, local),
+        other => {
+            return Err(SimError::Launch(format!(
+                "{other:?}: indirect grids are not modelled yet"
+            )))
+        }
+    };
+    let s = run_setup(mem, launch.pipeline, usc_base, budget)?;
+    let tg_memory = match s.setup.allocation {
+        Some(StageAllocation::Empty) => 0,
+        Some(StageAllocation::Threadgroup { bytes }) => bytes,
+        other => {
+            return Err(SimError::Launch(format!(
+                "launcher at {:#x}: {other:?} is not a compute allocation",
+                launch.pipeline
+            )))
+        }
+    };
+    let body = read_code(mem, s.body_va, BODY_BYTES)?;
+    let mut stats = run_compute(
+        mem,
+        &ComputeLaunch {
+            code: Code::Program(Arc::new(Program::new(&body))),
+            uniforms: s.arguments,
+            grid,
+            threadgroup,
+            tg_memory,
+            budget: budget.saturating_sub(s.instructions),
+        },
+    )
+    .map_err(|e| located(e, "body", s.body_va))?;
+    stats.instructions += s.instructions;
+    Ok(stats)
 }

@@ -26,6 +26,9 @@ pub struct Ctx<'a> {
     pub prog: &'a Program,
     pub mem: &'a dyn GpuMemory,
     pub uniforms: &'a [u32],
+    /// `Some` while a launcher's setup invocation runs: where its launcher-only
+    /// operations write. Stage bodies run with `None` and refuse those operations.
+    pub setup: Option<super::setup::SetupState>,
     pub trace: Option<&'a Trace>,
     /// Instructions still allowed (guards against endless loops).
     pub budget: u64,
@@ -101,6 +104,17 @@ fn resolve_pending(sg: &mut SimdGroup, op: &Op) -> Result<HalfSet, SimError> {
     if sg.pending.count == 0 {
         return Ok(zeroed);
     }
+    if op.hazard.drains_slots && op.hazard.wait != 0 {
+        for half in 0..super::scoreboard::HALVES {
+            let tag = sg.pending.tag[half];
+            if tag != 0 && op.hazard.wait >> (tag - 1) & 1 != 0 {
+                deliver(sg, half);
+            }
+        }
+        if sg.pending.count == 0 {
+            return Ok(zeroed);
+        }
+    }
     let mut hs = [0usize; 8];
     let mut n = 0;
     let mut tags = 0u8;
@@ -144,23 +158,26 @@ fn resolve_pending(sg: &mut SimdGroup, op: &Op) -> Result<HalfSet, SimError> {
             Handoff::Zero
         };
         match handoff {
-            Handoff::Deliver => {
-                let (lanes, vals) = sg.pending.take(half);
-                let part = if half % 2 == 0 { Part::Lo } else { Part::Hi };
-                let v: Lanes = vals.map(|x| x as u32);
-                sg.write(
-                    super::ops::Dst {
-                        reg: (half / 2) as u8,
-                        part,
-                    },
-                    lanes,
-                    &v,
-                );
-            }
+            Handoff::Deliver => deliver(sg, half),
             Handoff::Zero => zeroed.insert(half),
         }
     }
     Ok(zeroed)
+}
+
+/// Writes the value pending on half register `half` into the register file.
+fn deliver(sg: &mut SimdGroup, half: usize) {
+    let (lanes, vals) = sg.pending.take(half);
+    let part = if half.is_multiple_of(2) { Part::Lo } else { Part::Hi };
+    let v: Lanes = vals.map(|x| x as u32);
+    sg.write(
+        super::ops::Dst {
+            reg: (half / 2) as u8,
+            part,
+        },
+        lanes,
+        &v,
+    );
 }
 
 fn release(sg: &mut SimdGroup, reg: u8, part: Part, mask: u32) {
@@ -244,8 +261,62 @@ fn step(
             dst
         }
         Kind::GetSr { dst, sr } => {
+            if ctx.setup.is_some() {
+                return Err(unmeasured(
+                    op,
+                    format!("{sr:?} in a setup invocation: its thread identity is not established"),
+                ));
+            }
             out = sg.special(sr);
             dst
+        }
+        Kind::PointerLoad {
+            dst,
+            base,
+            offset,
+            count,
+        } => {
+            setup_only(ctx, op)?;
+            pointer_load(sg, ctx, op, mask, zeroed, dst, base, offset, count)?;
+            return Ok(None);
+        }
+        Kind::ArgStore { word, src } => {
+            let v = read(sg, ctx, src, zeroed);
+            let setup = setup_only(ctx, op)?;
+            let mut lanes = (0..LANES).filter(|l| mask >> l & 1 != 0).map(|l| v[l]);
+            let Some(first) = lanes.next() else {
+                return Err(unmeasured(
+                    op,
+                    "argument transfer with no active lane".into(),
+                ));
+            };
+            if lanes.any(|x| x != first) {
+                return Err(unmeasured(
+                    op,
+                    format!("argument word {word} gets different values in different lanes"),
+                ));
+            }
+            let w = word as usize;
+            if setup.args.len() <= w {
+                setup.args.resize(w + 1, None);
+            }
+            setup.args[w] = Some(first);
+            return Ok(None);
+        }
+        Kind::StageAlloc(a) => {
+            let s = setup_only(ctx, op)?;
+            once(op, &mut s.allocation, a, "stage allocation")?;
+            return Ok(None);
+        }
+        Kind::StageTarget { entry } => {
+            let s = setup_only(ctx, op)?;
+            once(op, &mut s.entry, entry, "stage target")?;
+            return Ok(None);
+        }
+        Kind::LaunchFrame(f) => {
+            let s = setup_only(ctx, op)?;
+            once(op, &mut s.frame, f, "launch frame")?;
+            return Ok(None);
         }
         Kind::FBin {
             op: fop,
@@ -533,6 +604,80 @@ fn step(
         }
     };
     Ok(Some((dst.reg, dst.part, out)))
+}
+
+/// The setup state, or an error when a launcher-only operation runs in a stage body.
+fn setup_only<'c>(ctx: &'c mut Ctx, op: &Op) -> Result<&'c mut super::setup::SetupState, SimError> {
+    ctx.setup.as_mut().ok_or_else(|| {
+        unmeasured(
+            op,
+            "launcher operation inside a stage body (only setup invocations were measured)".into(),
+        )
+    })
+}
+
+/// Each launcher sets its allocation, target and frame once; a second one is unmeasured.
+fn once<T>(op: &Op, slot: &mut Option<T>, v: T, what: &str) -> Result<(), SimError> {
+    if slot.is_some() {
+        return Err(unmeasured(
+            op,
+            format!("second {what} in one setup invocation"),
+        ));
+    }
+    *slot = Some(v);
+    Ok(())
+}
+
+/// A launcher pointer load: per lane, 64-bit pointers from the GPR-pair address
+/// `[r<base>:r<base+1>] + 8*offset`, published low word first into r<dst>.. on the
+/// producer slot (README.apple9-launchers.md "Resource ABI"; agx16-isa `ptr_load`).
+#[allow(clippy::too_many_arguments)]
+fn pointer_load(
+    sg: &mut SimdGroup,
+    ctx: &mut Ctx,
+    op: &Op,
+    mask: u32,
+    zeroed: HalfSet,
+    dst: u8,
+    base: u8,
+    offset: u8,
+    count: u8,
+) -> Result<(), SimError> {
+    let Some(slot) = op.hazard.produce else {
+        return Err(unmeasured(
+            op,
+            "pointer load without a scoreboard slot".into(),
+        ));
+    };
+    let lo = read(sg, ctx, Src::Gpr(base, Part::Full), zeroed);
+    let hi = read(sg, ctx, Src::Gpr(base + 1, Part::Full), zeroed);
+    for w in 0..2 * count as usize {
+        let reg = dst as usize + w;
+        if reg >= super::GPRS {
+            return Err(unmeasured(
+                op,
+                format!("pointer load destination r{reg} beyond r95"),
+            ));
+        }
+        let reg = reg as u8;
+        if sg.pending.is_pending(reg, Part::Full) {
+            return Err(unmeasured(
+                op,
+                format!("second load into r{reg} while the first is in flight"),
+            ));
+        }
+        let va: Lanes64 = std::array::from_fn(|l| {
+            ((hi[l] as u64) << 32 | lo[l] as u64)
+                .wrapping_add(8 * offset as u64)
+                .wrapping_add(4 * w as u64)
+        });
+        let mut vals = [0u32; LANES];
+        ctx.mem
+            .read_lanes(&va, mask, 4, &mut vals)
+            .map_err(|f| SimError::Fault(f.at_pc(op.pc)))?;
+        sg.pending.publish(reg, Part::Full, slot, mask, &vals);
+    }
+    Ok(())
 }
 
 /// Lanes a predicate selector names.

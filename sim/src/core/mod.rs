@@ -7,6 +7,7 @@ pub mod exec_mask;
 mod lanes;
 pub mod ops;
 pub mod scoreboard;
+pub mod setup;
 pub mod state;
 
 /// Lanes of a SIMD-group (Metal family Apple9 SIMD width 32;

@@ -277,6 +277,28 @@ pub enum Kind {
         cond: JumpCond,
     },
     Barrier,
+    /// Launcher (setup invocation) only: loads `count` 64-bit pointers from
+    /// `[r<base>:r<base+1>] + 8*offset` into r<dst>.. (low word first), pending
+    /// on the producer slot like a device load.
+    PointerLoad {
+        dst: u8,
+        base: u8,
+        offset: u8,
+        count: u8,
+    },
+    /// Launcher only: argument (uniform) word `word` of the stage body = `src`.
+    ArgStore {
+        word: u16,
+        src: Src,
+    },
+    /// Launcher only: the stage's allocation (threadgroup memory / tile layout).
+    StageAlloc(agx16_isa::meaning::StageAllocation),
+    /// Launcher only: USC byte offset of the entry the body starts from.
+    StageTarget {
+        entry: u64,
+    },
+    /// Launcher only: publication capacity and scratch frame extents.
+    LaunchFrame(agx16_isa::meaning::LaunchFrame),
     /// An instruction the model will not execute (unestablished or not
     /// implemented); reaching it stops the SIMD-group with this error.
     Refuse(crate::error::SimError),
@@ -311,6 +333,11 @@ pub struct Hazard {
     /// A direct device store that names the pending value by register
     /// (EXP-M4-36): has no wait field of its own.
     pub direct_store: bool,
+    /// The wait completes every value pending on the named slots, not only
+    /// the operands this instruction reads (launcher argument transfers: one
+    /// waiting transfer, then the rest read their loaded words; GravityLinux/mesa
+    /// README.apple9-launchers.md "Resource ABI", readouts matched on T8132).
+    pub drains_slots: bool,
 }
 
 /// A pre-decoded instruction with its position and lifetime effects.
@@ -342,6 +369,13 @@ impl Kind {
             Kind::Select { a, b, t, f, .. } => [Some(a), Some(b), Some(t), Some(f)],
             Kind::Load { addr, .. } => [Some(addr.index), None, None, None],
             Kind::Store { src, addr, .. } => [Some(src), Some(addr.index), None, None],
+            Kind::PointerLoad { base, .. } => [
+                Some(Src::Gpr(base, Part::Full)),
+                Some(Src::Gpr(base.saturating_add(1), Part::Full)),
+                None,
+                None,
+            ],
+            Kind::ArgStore { src, .. } => [Some(src), None, None, None],
             _ => [None; 4],
         };
         v.into_iter().flatten()

@@ -9,12 +9,15 @@ mod check;
 mod ctrl;
 mod float;
 mod int;
+mod launch;
 mod mem;
 mod sfu;
 
 use crate::core::ops::{Dst, Hazard, Kind, Op, Part, Src};
 use crate::error::{hex, SimError};
 use agx16_isa::{Evidence, Instr, Operand, Role, SlotLayout};
+
+pub use launch::entry_jump;
 
 /// Decodes and lowers the instruction at `off`. Returns the op and its disassembly.
 pub fn lower_at(code: &[u8], off: usize) -> Result<(Op, String), SimError> {
@@ -94,6 +97,11 @@ fn lower(i: &Instr, op: &mut Op) -> Result<Kind, String> {
         | F::Barrier
         | F::BreakUnwind
         | F::LoopMaskUpdate => ctrl::lower(i, op.pc),
+        F::PointerLoad
+        | F::ArgumentStore
+        | F::StageAllocation
+        | F::StageTarget
+        | F::LaunchFrame => launch::lower(i, op),
         other => Err(format!("{other:?} forms are not modelled")),
     }
 }
