@@ -1020,3 +1020,93 @@ fn saturate_matches_reference() {
         );
     }
 }
+
+/// `for (i = 0; i < n; i++) { if (v odd at i) { acc += 1; continue; } if (i == 2) { if (4 <
+/// acc) { acc -= 3; continue; } } acc += 10; }` with per-lane n: the header phis take values
+/// from both continues and the latch; lanes that continue wait at the wrapper's pop.
+#[test]
+fn continue_under_ifs_matches_reference() {
+    let mut b = Builder::new(Stage::Compute);
+    let x = b.sysval(SysVal::GlobalId(0));
+    let n = b.load_global(0, x, Type::I32, 1);
+    let v = b.load_global(1, x, Type::I32, 1);
+    let pre = b.current_block();
+    b.loop_();
+    let i = b.phi(Shape::scalar(Type::I32), &[(pre, Src::imm(0))]);
+    let acc = b.phi(Shape::scalar(Type::I32), &[(pre, Src::imm(0))]);
+    let done = b.icmp(Cmp::Ge, true, i, n);
+    b.if_(done);
+    b.break_();
+    b.end_if();
+    let i2 = b.iadd(i, Src::imm(1));
+    let bits = b.alu(Op::Xor, Type::I32, [Src::val(v), Src::val(i)]);
+    let one = b.alu(Op::And, Type::I32, [Src::val(bits), Src::imm(1)]);
+    let odd = b.icmp(Cmp::Eq, false, one, Src::imm(1));
+    b.if_(odd);
+    let acc1 = b.iadd(acc, Src::imm(1));
+    let c1 = b.current_block();
+    b.continue_();
+    b.end_if();
+    let two = b.icmp(Cmp::Eq, false, i, Src::imm(2));
+    b.if_(two);
+    let big = b.icmp(Cmp::Lt, true, Src::imm(4), acc);
+    b.if_(big);
+    let acc3 = b.alu(Op::ISub, Type::I32, [Src::val(acc), Src::imm(3)]);
+    let c2 = b.current_block();
+    b.continue_();
+    b.end_if();
+    b.end_if();
+    let acc10 = b.iadd(acc, Src::imm(10));
+    let latch = b.current_block();
+    for (blk, iv, av) in [(c1, i2, acc1), (c2, i2, acc3), (latch, i2, acc10)] {
+        b.add_phi_src(i, blk, Src::val(iv));
+        b.add_phi_src(acc, blk, Src::val(av));
+    }
+    b.end_loop();
+    b.store_global(2, x, acc);
+    let f = b.finish();
+    let c = compile_g16(&f, Options::default()).unwrap_or_else(|e| panic!("{e}\n{f}"));
+    let mut r = Rng::new(5);
+    let counts: Vec<u32> = (0..2 * THREADS).map(|_| r.below(6) as u32).collect();
+    let vals: Vec<u32> = (0..2 * THREADS).map(|_| r.next_u64() as u32).collect();
+    let bufs = vec![counts, vals, vec![0; 2 * THREADS as usize]];
+    let got = run_on_model(&c.code, &bufs).unwrap_or_else(|e| panic!("model: {e}\n{f}\n{}", c.mir));
+    let mut env = Env::default();
+    for (k, buf) in bufs.iter().enumerate() {
+        env.buffers.insert(k as u8, buf.clone());
+    }
+    for t in 0..THREADS {
+        env.global_id = [t, 0, 0];
+        interp::run(&f, &mut env).unwrap();
+    }
+    assert_eq!(got[2], env.buffers[&2], "\n{f}\n{}", c.mir);
+}
+
+/// A break after a continue in the same loop would have to leave two loop scopes at once: a
+/// NoForm error naming it, not wrong code.
+#[test]
+fn break_after_continue_is_a_clear_error() {
+    let mut b = Builder::new(Stage::Compute);
+    let x = b.sysval(SysVal::GlobalId(0));
+    let n = b.load_global(0, x, Type::I32, 1);
+    let pre = b.current_block();
+    b.loop_();
+    let i = b.phi(Shape::scalar(Type::I32), &[(pre, Src::imm(0))]);
+    let i2 = b.iadd(i, Src::imm(1));
+    let odd = b.icmp(Cmp::Eq, false, i, Src::imm(1));
+    b.if_(odd);
+    let c1 = b.current_block();
+    b.continue_();
+    b.end_if();
+    let done = b.icmp(Cmp::Ge, false, i2, n);
+    b.if_(done);
+    b.break_();
+    b.end_if();
+    let latch = b.current_block();
+    b.add_phi_src(i, c1, Src::val(i2));
+    b.add_phi_src(i, latch, Src::val(i2));
+    b.end_loop();
+    b.store_global(1, x, i);
+    let e = compile_g16(&b.finish(), Options::default()).unwrap_err();
+    assert!(e.to_string().contains("break after a continue"), "{e}");
+}

@@ -521,7 +521,82 @@ fn round_trip(i: &MInstr, mut x: Instr) -> Result<Instr, CompileError> {
     })
 }
 
-/// Encode a straight-line program; control flow is not selected yet.
+/// Item indices where a continue wrapper opens: for each loop with a `continue` of its own, the
+/// start of the top-level construct (a fused compare + if counts from the compare) that holds
+/// the first one. The wrapper is a loop scope entered once around the rest of the body; a
+/// continue leaves it. Breaks of the loop after that point would have to leave two loop scopes
+/// at once, which is not measured: a clear error.
+fn continue_wrappers(items: &[MItem]) -> Result<std::collections::HashSet<usize>, CompileError> {
+    let mut at = std::collections::HashSet::new();
+    for (l, it) in items.iter().enumerate() {
+        if !matches!(it, MItem::Loop) {
+            continue;
+        }
+        // depth: ifs and loops open inside this loop's body; inner: loops among them.
+        let (mut depth, mut inner) = (0usize, 0usize);
+        let mut top = l + 1;
+        let mut wrap: Option<usize> = None;
+        for k in l + 1..items.len() {
+            let item = &items[k];
+            if depth == 0 {
+                if matches!(item, MItem::EndLoop) {
+                    break;
+                }
+                let fused = matches!(item, MItem::If { cond }
+                    if matches!(items.get(k.wrapping_sub(1)), Some(MItem::Instr(i))
+                        if i.feeds_branch_only && i.dst == Some(*cond)));
+                if !(k > l + 1 && top == k - 1 && fused) {
+                    top = if fused { k - 1 } else { k };
+                }
+            }
+            match item {
+                MItem::If { .. } => depth += 1,
+                MItem::Loop => {
+                    depth += 1;
+                    inner += 1;
+                }
+                MItem::EndIf => depth -= 1,
+                MItem::EndLoop => {
+                    depth -= 1;
+                    inner -= 1;
+                }
+                MItem::Continue if inner == 0 && wrap.is_none() => wrap = Some(top),
+                _ => {}
+            }
+        }
+        let Some(w) = wrap else { continue };
+        // Breaks of this loop inside the wrapped part.
+        let (mut depth, mut inner) = (0usize, 0usize);
+        for item in &items[w..] {
+            match item {
+                MItem::Loop => {
+                    depth += 1;
+                    inner += 1;
+                }
+                MItem::If { .. } => depth += 1,
+                MItem::EndIf => depth = depth.saturating_sub(1),
+                MItem::EndLoop if depth == 0 => break,
+                MItem::EndLoop => {
+                    depth -= 1;
+                    inner -= 1;
+                }
+                MItem::Break if inner == 0 => {
+                    return Err(CompileError::NoForm {
+                        instr: "break".into(),
+                        why: "a break after a continue in the same loop would leave the \
+                              continue scope and the loop at once, which is not measured"
+                            .into(),
+                    })
+                }
+                _ => {}
+            }
+        }
+        at.insert(w);
+    }
+    Ok(at)
+}
+
+/// Encode a program: straight-line code, if/else, loops, break, continue, early return.
 pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
     use super::control;
     let mut out = Encoded::default();
@@ -551,8 +626,16 @@ pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
         emit(control::loop_push()?, &mut out);
         scopes.push(Some(out.code.len()));
     }
+    let wrap_at = continue_wrappers(items)?;
+    // Scope depths (indices into `scopes`) of continue wrappers.
+    let mut wrappers: Vec<usize> = Vec::new();
     let mut k = 0;
     while k < items.len() {
+        if wrap_at.contains(&k) {
+            emit(control::loop_push()?, &mut out);
+            wrappers.push(scopes.len());
+            scopes.push(Some(out.code.len()));
+        }
         match &items[k] {
             MItem::Instr(i) => {
                 if let (true, Some(MItem::If { cond })) = (i.feeds_branch_only, items.get(k + 1)) {
@@ -600,12 +683,42 @@ pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
                 scopes.push(Some(out.code.len()));
             }
             MItem::EndLoop => {
+                if wrappers.last() == Some(&(scopes.len().wrapping_sub(1))) {
+                    // End of a continue wrapper: the lanes still active leave it; the pop
+                    // brings back the ones that continued.
+                    wrappers.pop();
+                    let Some(Some(start)) = scopes.pop() else {
+                        return Err(CompileError::Internal("unbalanced continue scope".into()));
+                    };
+                    emit(control::all_lanes_true()?, &mut out);
+                    emit(control::loop_update(true, 0)?, &mut out);
+                    let here = out.code.len() as i64;
+                    emit(control::jump(start as i64 - here)?, &mut out);
+                    emit(control::loop_pop()?, &mut out);
+                }
                 let Some(Some(start)) = scopes.pop() else {
                     return Err(CompileError::Internal("unbalanced loop".into()));
                 };
                 let here = out.code.len() as i64;
                 emit(control::jump(start as i64 - here)?, &mut out);
                 emit(control::loop_pop()?, &mut out);
+            }
+            MItem::Continue
+                if wrappers
+                    .last()
+                    .is_some_and(|&w| scopes[w + 1..].iter().all(|s| s.is_none())) =>
+            {
+                // The lanes leave the continue wrapper (break-unwind, EXP-M4-46) and wait at
+                // its pop, the end of the iteration.
+                let level = scopes.iter().filter(|s| s.is_some()).count() as u8;
+                let ifs = scopes.iter().rev().take_while(|s| s.is_none()).count() as u8;
+                if ifs == 0 {
+                    return Err(CompileError::NoForm {
+                        instr: "continue".into(),
+                        why: "an unconditional continue has no measured unwind (ifs = 0)".into(),
+                    });
+                }
+                emit(control::break_unwind(level, ifs)?, &mut out);
             }
             MItem::Break if scopes.iter().any(|s| s.is_some()) => {
                 let level = scopes.iter().filter(|s| s.is_some()).count() as u8;
