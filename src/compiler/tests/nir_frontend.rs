@@ -377,7 +377,17 @@ fn fmul_immediate_and_fmax_run_on_the_model() {
     };
     s.store_ssbo(r, 1, off);
     let compiled = unsafe { compile_nir(s.0.shader, Options::default()) }.unwrap();
-    let vals = [1.0f32, -1.0, 0.0, -0.0, 3.5, -1e30, 1e30, f32::INFINITY, -7.25];
+    let vals = [
+        1.0f32,
+        -1.0,
+        0.0,
+        -0.0,
+        3.5,
+        -1e30,
+        1e30,
+        f32::INFINITY,
+        -7.25,
+    ];
     let input: Vec<u32> = (0..THREADS as usize)
         .map(|t| vals[t % vals.len()].to_bits())
         .collect();
@@ -386,6 +396,56 @@ fn fmul_immediate_and_fmax_run_on_the_model() {
         let v = f32::from_bits(w);
         // Products of normal inputs: no denormals, no NaN (inf * -2 = -inf).
         let want = (v * 0.5).max(v * -2.0);
+        let g = f32::from_bits(got[k]);
+        assert!(g == want, "input {v}: got {g}, want {want}");
+    }
+}
+
+/// `v < 1.0 ? clamp(v * 0.5, 0, 1) : float(v > 2.0)` from NIR: bcsel, fsat and b2f32 reach
+/// the backend as selects and saturates, which become predicate-compare branches.
+#[test]
+fn select_saturate_and_bool_to_float_run_on_the_model() {
+    let mut s = Shader::new();
+    let x = s.global_id_x();
+    let off = unsafe { m::nir_ishl_imm(s.b(), x, 2) };
+    let v = s.load_ssbo(0, off);
+    let r = unsafe {
+        let one = m::nir_imm_float(s.b(), 1.0);
+        let two = m::nir_imm_float(s.b(), 2.0);
+        let lt = m::nir_flt(s.b(), v, one);
+        let h = m::nir_fmul_imm(s.b(), v, 0.5);
+        let sat = m::nir_fsat(s.b(), h);
+        let gt = m::nir_flt(s.b(), two, v);
+        let g = m::nir_b2f32(s.b(), gt);
+        m::nir_bcsel(s.b(), lt, sat, g)
+    };
+    s.store_ssbo(r, 1, off);
+    let compiled = unsafe { compile_nir(s.0.shader, Options::default()) }.unwrap();
+    let vals = [
+        -1.0f32,
+        0.5,
+        1.5,
+        3.0,
+        -0.0,
+        1e30,
+        f32::NEG_INFINITY,
+        0.9,
+        2.0,
+        1.0,
+    ];
+    let input: Vec<u32> = (0..THREADS as usize)
+        .map(|t| vals[t % vals.len()].to_bits())
+        .collect();
+    let got = run(&compiled.code, &input);
+    for (k, &w) in input.iter().enumerate() {
+        let v = f32::from_bits(w);
+        let want = if v < 1.0 {
+            (v * 0.5).clamp(0.0, 1.0)
+        } else if v > 2.0 {
+            1.0
+        } else {
+            0.0
+        };
         let g = f32::from_bits(got[k]);
         assert!(g == want, "input {v}: got {g}, want {want}");
     }
