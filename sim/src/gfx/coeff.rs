@@ -26,11 +26,21 @@ pub struct Plane {
     pub a: f32,
     pub b: f32,
     pub c: f32,
+    /// The register holds value/W (a perspective binding): the hardware iterator divides
+    /// it by coefficient 0 (1/W). Set from the CF binding's shade model, which is where the
+    /// mode lives on G16 (GravityLinux/mesa agx_apple9.c `apple9_build_cf_bindings`; its
+    /// `iter` packer has no perspective bit; run on M4).
+    pub perspective: bool,
 }
 
 impl Plane {
     pub fn constant(c: f32) -> Self {
-        Plane { a: 0.0, b: 0.0, c }
+        Plane {
+            a: 0.0,
+            b: 0.0,
+            c,
+            perspective: false,
+        }
     }
 
     pub fn at(&self, x: f32, y: f32) -> f32 {
@@ -51,6 +61,7 @@ impl Plane {
             a: a as f32,
             b: b as f32,
             c: c as f32,
+            perspective: false,
         })
     }
 }
@@ -202,7 +213,10 @@ pub fn build(
             let plane = match b.source {
                 CoefficientSource::Varying => match b.shade_model {
                     ShadeModel::Linear => plane_of(&|v| map.value(v, slot))?,
-                    ShadeModel::Perspective => plane_of(&|v| map.value(v, slot).map(|x| x * v.inv_w))?,
+                    ShadeModel::Perspective => Plane {
+                        perspective: true,
+                        ..plane_of(&|v| map.value(v, slot).map(|x| x * v.inv_w))?
+                    },
                     ShadeModel::FlatVertex0 | ShadeModel::FlatVertex1 | ShadeModel::FlatVertex2 => {
                         let k = match b.shade_model {
                             ShadeModel::FlatVertex0 => 0,
@@ -227,13 +241,14 @@ pub fn build(
                         a: (1.0 / size) as f32,
                         b: 0.0,
                         c: (-left / size) as f32,
+                        perspective: false,
                     },
                     (PrimShape::Point { top, size, t_up: Some(up), .. }, 1) => {
                         let (b, c) = ((1.0 / size) as f32, (-top / size) as f32);
                         if up {
-                            Plane { a: 0.0, b: -b, c: 1.0 - c }
+                            Plane { a: 0.0, b: -b, c: 1.0 - c, perspective: false }
                         } else {
-                            Plane { a: 0.0, b, c }
+                            Plane { a: 0.0, b, c, perspective: false }
                         }
                     }
                     _ => {

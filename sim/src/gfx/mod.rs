@@ -13,10 +13,12 @@
 //!    ([`zs`]), fragment program, occlusion counts, end-of-tile program, depth/stencil store.
 //!
 //! Shader stages are behind [`stages::Stages`]: [`stages::IsaStages`] is the strict
-//! hardware path (launcher programs through agx16-isa; today it reports the missing
-//! launcher/graphics-IO forms as errors), tests supply host stages.
+//! hardware path (launcher programs through agx16-isa; fragment bodies run on the shader
+//! core through [`body`], the other stages report the missing graphics-IO forms as
+//! errors), tests supply host stages.
 
 pub mod assemble;
+pub mod body;
 pub mod clip;
 pub mod coeff;
 pub mod command;
@@ -61,7 +63,7 @@ pub struct RenderStats {
 
 /// Runs one render command on the model with the hardware (ISA) shader stages.
 pub fn run_render(mem: &dyn GpuMemory, cmd: &RenderCommand) -> Result<RenderStats, SimError> {
-    run_render_with(mem, cmd, &mut IsaStages)
+    run_render_with(mem, cmd, &mut IsaStages::default())
 }
 
 /// Runs one render command with the given shader stages.

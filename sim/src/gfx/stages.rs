@@ -116,6 +116,16 @@ impl Fragment<'_> {
         self.coefficients.get(cf).map(|p| p.at(x, y))
     }
 
+    /// What the hardware iterator (`iter` at the pixel centre) returns for register `cf`:
+    /// the plane's value, divided by coefficient 0 (1/W) when the register's binding is
+    /// perspective (the mode lives in the CF binding table, not in the instruction).
+    pub fn iterate(&self, cf: usize) -> Option<f32> {
+        match self.coefficients.get(cf)?.perspective {
+            true => self.iterate_perspective(cf),
+            false => self.iterate_linear(cf),
+        }
+    }
+
     /// Perspective-correct iteration: the register holds attribute/W, coefficient 0 holds
     /// 1/W, and the iterator divides one by the other at the pixel centre.
     pub fn iterate_perspective(&self, cf: usize) -> Option<f32> {
@@ -191,13 +201,39 @@ pub trait Stages {
 
 /// The hardware path: every stage enters through a launcher (setup) program in the USC
 /// heap. The model follows the launcher strictly ([`super::launcher::follow`]: agx16-isa's
-/// hardware-validated launcher forms, stage target, entry jump) to the stage body. Running
-/// the body needs the shader core's graphics IO (vertex outputs, coefficient iteration,
-/// tilebuffer access, discard), whose forms are not established in agx16-isa yet
-/// (`sim/ISA-REQUESTS.md`, section "render"); each stage therefore ends in a refusal that
-/// names the body's address and the first graphics instruction found there.
-#[derive(Debug, Default)]
-pub struct IsaStages;
+/// hardware-validated launcher forms, stage target, entry jump) to the stage body.
+/// Fragment bodies run on the shader core with the graphics IO forms established so far
+/// ([`super::body`]: coefficient iteration, tilebuffer words, tile access brackets); the
+/// other stages end in a refusal naming the body's address and its first graphics
+/// instruction (vertex output stores read export registers no modelled form writes yet;
+/// background and end-of-tile programs need the block store, whose encoding is unknown).
+#[derive(Default)]
+pub struct IsaStages {
+    /// Decoded bodies by launcher VA.
+    bodies: std::collections::HashMap<u64, std::rc::Rc<super::body::Body>>,
+}
+
+impl std::fmt::Debug for IsaStages {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "IsaStages({} bodies)", self.bodies.len())
+    }
+}
+
+impl IsaStages {
+    fn fragment_body(
+        &mut self,
+        mem: &dyn GpuMemory,
+        launch: u64,
+    ) -> Result<std::rc::Rc<super::body::Body>, SimError> {
+        if let Some(b) = self.bodies.get(&launch) {
+            return Ok(b.clone());
+        }
+        let l = super::launcher::follow(mem, launch, "fragment launcher")?;
+        let body = std::rc::Rc::new(super::body::Body::load(mem, l.body)?);
+        self.bodies.insert(launch, body.clone());
+        Ok(body)
+    }
+}
 
 fn refuse(mem: &dyn GpuMemory, va: u64, stage: &str) -> SimError {
     let l = match super::launcher::follow(mem, va, stage) {
@@ -264,9 +300,30 @@ impl Stages for IsaStages {
         &mut self,
         mem: &dyn GpuMemory,
         frag: &Fragment,
-        _: &mut TileBuffer,
+        tile: &mut TileBuffer,
     ) -> Result<FragmentResult, SimError> {
-        Err(refuse(mem, frag.launch, "fragment launcher"))
+        let body = self.fragment_body(mem, frag.launch)?;
+        let r = super::body::run_fragment_quad(mem, &body, std::slice::from_ref(frag), tile)?;
+        Ok(r[0])
+    }
+    fn fragments(
+        &mut self,
+        mem: &dyn GpuMemory,
+        quad: &[Fragment],
+        tile: &mut TileBuffer,
+    ) -> Result<Vec<FragmentResult>, SimError> {
+        let Some(first) = quad.first() else {
+            return Ok(vec![]);
+        };
+        if quad.iter().any(|f| f.launch != first.launch) {
+            return Err(super::unestablished(
+                first.launch,
+                "fragment launcher",
+                "one quad with two fragment programs",
+            ));
+        }
+        let body = self.fragment_body(mem, first.launch)?;
+        super::body::run_fragment_quad(mem, &body, quad, tile)
     }
     fn end_of_tile(
         &mut self,

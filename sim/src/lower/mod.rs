@@ -8,6 +8,7 @@
 mod check;
 mod ctrl;
 mod float;
+pub mod gfx_io;
 mod int;
 mod launch;
 mod mem;

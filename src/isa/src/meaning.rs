@@ -56,6 +56,12 @@ pub static SPECIAL_REGS: &[SpecialReg] = &[
         "thread_position_in_threadgroup.z",
         Evidence::CorpusOnly,
     ),
+    // Vertex id: the only input of ADevWithAnIdea/agx-re EXP-0008 render_interp `v_main`
+    // (kernels/render_interp.metal takes `[[vertex_id]]` and nothing else) and its compiled body
+    // (corpus render_interp.vertex.main) reads only `get_sr 0xdd`, then forms `(vid<<1)&2`,
+    // `vid&2` from it; the pipeline drew the expected image (raw/render_hw.txt, A18 Pro = G17P).
+    // Data-flow evidence, not an M4 mutation: corpus-only.
+    sr(0xdd, "vertex_id", Evidence::CorpusOnly),
 ];
 
 const fn sr(sel: u8, name: &'static str, evidence: Evidence) -> SpecialReg {

@@ -1,0 +1,154 @@
+//! Graphics IO forms of stage bodies: what the render model's fixed-function units do for
+//! them. The shader core lowers these forms to refusals (they touch state it does not own:
+//! coefficient registers, the tilebuffer); the render model (`crate::gfx::body`) runs the
+//! body on the core and performs each of these ops when the core stops at it.
+//!
+//! Only the encodings the T8132 compiler packers emit (GravityLinux/mesa
+//! src/asahi/compiler/agx_apple9_ir.c, its GLES suites run on M4, via agx16-isa's field
+//! table) are accepted; any other value of a field is an error naming it.
+
+use super::check;
+use crate::core::ops::{Dst, Part};
+use agx16_isa::meaning::{iter_location, IterLocation};
+use agx16_isa::{Instr, Op as F, Role};
+
+/// One graphics IO operation, fields interpreted.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum GfxOp {
+    /// r[dst] = coefficient register `cf` evaluated at the pixel centre (divided by
+    /// coefficient 0 when the register's binding is perspective).
+    Iterate { dst: Dst, cf: u8 },
+    /// Raw 32-bit tilebuffer word `word` of the pixel's sample 0 := r[src].
+    TileStore { src: u8, word: u8 },
+    /// r[dst] = raw 32-bit tilebuffer word `word` of sample 0, published on `slot`.
+    TileRead { dst: u8, word: u8, slot: u8 },
+    /// Tile access setup / fence: orders tilebuffer access between invocations of a pixel.
+    TileSync,
+}
+
+/// The graphics IO op of `i`, `None` when `i` is not a graphics IO form, or the reason it
+/// is refused.
+pub fn lower(i: &Instr) -> Option<Result<GfxOp, String>> {
+    let r = match (i.form.op, i.form.name) {
+        (F::Iterate, "iter") => iterate(i),
+        (F::TileStore, "tile_store") => tile_store(i),
+        (F::TileRead, "tile_read") => tile_read(i),
+        (F::TileRead, "tile_setup") => tile_sync(i, true),
+        (F::Fence, "tile_fence") => tile_sync(i, false),
+        (F::Iterate | F::TileStore | F::TileRead | F::VaryingStore, _) => Err(refusal(i)),
+        (_, "frag_sample_submit") => Err(refusal(i)),
+        _ => return None,
+    };
+    Some(r)
+}
+
+fn refusal(i: &Instr) -> String {
+    match i.form.name {
+        "frag_sample_submit" => "coverage write (discard): which samples it kills, and whether \
+             depth/stencil update there, is not stated by any source (GravityLinux/mesa packs \
+             it; no measurement of its effect)"
+            .into(),
+        "vary_store" => "vertex output store: its source is a publication (export) register \
+             written by export ALU forms the model does not execute yet (the export bit of \
+             ilogic/ffma is not an established field)"
+            .into(),
+        "iter_flat" => "flat iteration: the asynchronous tuple (word 2 = provoking vertex) is \
+             not modelled"
+            .into(),
+        "iter_setup" => "centroid/sample positions are not modelled".into(),
+        n => format!("{n} is not an established graphics IO encoding"),
+    }
+}
+
+fn reg(i: &Instr, role: Role) -> Result<u8, String> {
+    match i.operand(role).map(|o| o.value) {
+        Some(agx16_isa::Operand::Gpr {
+            reg,
+            part: agx16_isa::Part::Full,
+        }) if (reg as usize) < crate::core::GPRS => Ok(reg),
+        other => Err(format!(
+            "{} operand {other:?} is not a 32-bit register",
+            role.as_str()
+        )),
+    }
+}
+
+// ITER `2f 05 54 <dst<<1> 03 <cf<<1> 00 02 10 00` (packer ITER at the pixel centre).
+fn iterate(i: &Instr) -> Result<GfxOp, String> {
+    match iter_location(i)? {
+        IterLocation::Centre => {}
+        IterLocation::Position { .. } => {
+            return Err("iteration at a centroid/sample position is not modelled".into())
+        }
+    }
+    check::fields(
+        i,
+        &["coeff_sel", "lead", "wait", "b7", "b9", "mode", "loc"],
+        &[("b1_01", &[1]), ("b2_hi", &[0x15])],
+    )?;
+    let cf = i.field("slot").unwrap_or(0) as u8;
+    Ok(GfxOp::Iterate {
+        dst: Dst {
+            reg: reg(i, Role::Dst)?,
+            part: Part::Full,
+        },
+        cf,
+    })
+}
+
+// TILE_STORE static-mask shape `e7 06 54 <src<<1> 00 <w<<1> 01 4e 00 00 00 00` (packer; the
+// Apple-compiled EXP-0008 render_min epilogue stores with the same bytes). The GPR-mask
+// shape (bit 12 / byte 11 = 8) is not separated from `kind` (launcher helper correction),
+// so it is refused. Byte 7 0x4e is what the packer writes for every render-target format
+// it packs itself (raw words); other values name Apple's per-format stores (corpus).
+fn tile_store(i: &Instr) -> Result<GfxOp, String> {
+    check::fields(
+        i,
+        &["rt"],
+        &[("mode", &[0x54]), ("mask", &[1]), ("fmt", &[0x4e])],
+    )?;
+    let word = i.field("rt").unwrap_or(0) as u8;
+    Ok(GfxOp::TileStore {
+        src: reg(i, Role::SrcD)?,
+        word,
+    })
+}
+
+// TILE_LOAD static-mask shape `67 0e 54 <dst<<1> 00 <w<<1> 01 <4e | slot>..`.
+fn tile_read(i: &Instr) -> Result<GfxOp, String> {
+    check::fields(
+        i,
+        &["rt"],
+        &[("b2", &[0x54]), ("mask", &[1]), ("fmt", &[0x4e])],
+    )?;
+    let Some((slot, _)) = i.produce() else {
+        return Err("tile read without a producer slot".into());
+    };
+    Ok(GfxOp::TileRead {
+        dst: reg(i, Role::Dst)?,
+        word: i.field("rt").unwrap_or(0) as u8,
+        slot,
+    })
+}
+
+// TILE_ACCESS `87 02 54 <access:16> 00` / TILE_FENCE `07 02 54 <access:16> 00`: the packer
+// emits access 0xf00, 0x600, 0x800|m, 1 and fence 0x300, m, 0x200|m, 1 (m in bits 2..7).
+fn tile_sync(i: &Instr, setup: bool) -> Result<GfxOp, String> {
+    let a = i.field("access").unwrap_or(0);
+    let m = a & 0xfc;
+    let ok = if setup {
+        matches!(a, 0xf00 | 0x600 | 1) || a == (0x800 | m)
+    } else {
+        matches!(a, 0x300 | 1) || a == m || a == (0x200 | m)
+    };
+    if !ok {
+        return Err(format!("tile access value {a:#x} is not a packer encoding"));
+    }
+    let allowed: &[check::Allowed] = if setup {
+        &[("b1", &[2]), ("access", &[a])]
+    } else {
+        &[("access", &[a])]
+    };
+    check::fields(i, &[], allowed)?;
+    Ok(GfxOp::TileSync)
+}

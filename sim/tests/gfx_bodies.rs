@@ -1,0 +1,381 @@
+//! Real G16 fragment bodies (encoded with agx16-isa's builders in the T8132 compiler
+//! packers' shapes) run on the model's shader core inside the render pipeline: coefficient
+//! iteration, float ALU, tilebuffer words and the tile access brackets. Images are compared
+//! with the CPU reference rasteriser in `gfx_common` (no code shared with the model).
+#![allow(clippy::cloned_ref_to_slice_refs)]
+
+mod gfx_common;
+
+use agx16_cmdstream::descriptors::ShadeModel;
+use agx16_cmdstream::launch::entry_offset;
+use agx16_cmdstream::render::ZlsControl;
+use agx16_isa::meaning::{stage_allocation_instr, stage_target_instr, StageAllocation};
+use agx16_isa::{decode_at, encode_program, Instr};
+use agx16_sim::gfx::VertexInvocation;
+use agx16_sim::gfx::{self, Fragment, FragmentResult, IsaStages, Stages, TileBuffer};
+use agx16_sim::oracle::{decode_hex, oracles_dir};
+use agx16_sim::{GpuMemory, SimError};
+use gfx_common::*;
+
+/// The fragment launch VA the harness's PPP page names (`USC | 0x9000`).
+const FRAG_LAUNCHER: u64 = USC + 0x9000;
+const FRAG_BODY: u64 = USC + 0x50000;
+
+fn b(name: &str, f: &[(&str, u64)]) -> Instr {
+    Instr::build(name, f).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// ITER at the pixel centre: r`dst` = coefficient `cf` (packer shape `2f 05 54 ..`).
+fn iter(dst: u64, cf: u64) -> Instr {
+    b(
+        "iter",
+        &[
+            ("b1_01", 1),
+            ("b2_hi", 0x15),
+            ("dst", dst),
+            ("coeff_sel", 3),
+            ("slot", cf),
+            ("b7", 2),
+            ("loc", 0x10),
+        ],
+    )
+}
+
+fn fadd(dst: u64, a: u64, bb: u64) -> Instr {
+    b(
+        "fadd",
+        &[
+            ("dst", dst),
+            ("a_size", 1),
+            ("a", a),
+            ("a_keep", 1),
+            ("b_size", 1),
+            ("b", bb),
+            ("b_keep", 1),
+        ],
+    )
+}
+
+/// The fragment epilogue of the Apple-compiled EXP-0008 bodies and the packer: tile access
+/// 0x600 and 0x80c, raw word 0 := r`src`, fence 0x20c.
+fn store_word0(src: u64) -> Vec<Instr> {
+    vec![
+        b("tile_setup", &[("b1", 2), ("access", 0x600)]),
+        b("tile_setup", &[("b1", 2), ("access", 0x80c)]),
+        b(
+            "tile_store",
+            &[("mode", 0x54), ("src", src), ("mask", 1), ("fmt", 0x4e)],
+        ),
+        b("tile_fence", &[("access", 0x20c)]),
+    ]
+}
+
+fn install_fragment(scene: &Scene, body: &[u8]) {
+    let entry = entry_offset(1);
+    let launcher = [
+        stage_allocation_instr(StageAllocation::Tile {
+            samples: 1,
+            units: 1,
+        })
+        .unwrap(),
+        stage_target_instr(entry).unwrap(),
+        b("stop", &[]),
+    ];
+    scene
+        .pt
+        .host_write(FRAG_LAUNCHER, &encode_program(&launcher))
+        .unwrap();
+    let jump = b("jump", &[("offset", FRAG_BODY - (USC + entry))]);
+    scene
+        .pt
+        .host_write(USC + entry, &encode_program(&[jump, b("stop", &[])]))
+        .unwrap();
+    scene.pt.host_write(FRAG_BODY, body).unwrap();
+}
+
+/// Host vertex stage and background (the vertex and block-store forms are not established);
+/// the fragment stage is the hardware path. The end-of-tile step reads the tile word the
+/// body stored as an f32 and writes it as the red channel of the image (background bytes
+/// pass through unchanged).
+struct BodyStages {
+    host: HostStages,
+    isa: IsaStages,
+}
+
+impl Stages for BodyStages {
+    fn vertex(
+        &mut self,
+        mem: &dyn GpuMemory,
+        inv: &VertexInvocation,
+    ) -> Result<Vec<f32>, SimError> {
+        self.host.vertex(mem, inv)
+    }
+    fn background(
+        &mut self,
+        mem: &dyn GpuMemory,
+        usc: u64,
+        tile: &mut TileBuffer,
+    ) -> Result<(), SimError> {
+        self.host.background(mem, usc, tile)
+    }
+    fn fragment(
+        &mut self,
+        mem: &dyn GpuMemory,
+        f: &Fragment,
+        tile: &mut TileBuffer,
+    ) -> Result<FragmentResult, SimError> {
+        self.isa.fragment(mem, f, tile)
+    }
+    fn fragments(
+        &mut self,
+        mem: &dyn GpuMemory,
+        quad: &[Fragment],
+        tile: &mut TileBuffer,
+    ) -> Result<Vec<FragmentResult>, SimError> {
+        self.isa.fragments(mem, quad, tile)
+    }
+    fn end_of_tile(
+        &mut self,
+        mem: &dyn GpuMemory,
+        _: u64,
+        tile: &TileBuffer,
+    ) -> Result<(), SimError> {
+        for y in 0..tile.height {
+            for x in 0..tile.width {
+                let (px, py) = (tile.origin.0 + x, tile.origin.1 + y);
+                if px < W && py < H {
+                    let w: [u8; 4] = tile.sample(x, y, 0).unwrap().try_into().unwrap();
+                    let c = if w == CLEAR {
+                        CLEAR
+                    } else {
+                        [unorm8(f32::from_le_bytes(w)), 0, 0, 255]
+                    };
+                    mem.write(IMG + 4 * (py * W + px) as u64, &c)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+fn render(draw: &DrawSpec, body: &[u8]) -> Result<(Scene, gfx::RenderStats), SimError> {
+    let scene = build(&[draw.clone()], ZlsControl::default());
+    install_fragment(&scene, body);
+    let mut st = BodyStages {
+        host: HostStages {
+            draws: vec![draw.clone()],
+        },
+        isa: IsaStages::default(),
+    };
+    let stats = gfx::run_render_with(&scene.pt, &scene.command(), &mut st)?;
+    Ok((scene, stats))
+}
+
+/// Body: red = iter(cf 1) + iter(cf 3) (the red and blue vertex scalars), stored as word 0.
+fn red_plus_blue() -> Vec<u8> {
+    let mut p = vec![iter(0, 1), iter(1, 3), fadd(0, 0, 1)];
+    p.extend(store_word0(0));
+    p.push(b("stop", &[]));
+    encode_program(&p)
+}
+
+/// Vertices carrying (r, 0, b, 1) for the render and (r + b, 0, 0, 1) for the reference:
+/// interpolation is linear in the attribute (screen-linear or perspective alike), so the
+/// reference of the body's sum is the reference of the summed attribute.
+fn scene_pair(pos: [[f32; 4]; 3], rb: [(f32, f32); 3], shade: ShadeModel) -> (DrawSpec, DrawSpec) {
+    let v = |k: usize| rgba(pos[k], [rb[k].0, 0.0, rb[k].1, 1.0]);
+    let r = |k: usize| rgba(pos[k], [rb[k].0 + rb[k].1, 0.0, 0.0, 1.0]);
+    (
+        DrawSpec::tris(vec![v(0), v(1), v(2)], shade),
+        DrawSpec::tris(vec![r(0), r(1), r(2)], shade),
+    )
+}
+
+#[test]
+fn the_body_encodings_are_the_packer_shapes() {
+    // The builders produce the bytes the T8132 packers emit (agx16-isa tests/graphics.rs
+    // vectors; the epilogue is byte-identical to EXP-0008 render_min's).
+    let hex = |i: &Instr| {
+        i.encode()
+            .iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<String>()
+    };
+    assert_eq!(hex(&iter(3, 5)), "2f055406030a00021000");
+    let e: Vec<String> = store_word0(0).iter().map(hex).collect();
+    assert_eq!(
+        e,
+        [
+            "870254000600",
+            "8702540c0800",
+            "e70654000000014e00000000",
+            "0702540c0200"
+        ]
+    );
+    let f = fadd(0, 0, 1).encode();
+    assert_eq!(
+        decode_at(&f, 0).unwrap().to_string().split(' ').next(),
+        Some("fadd")
+    );
+}
+
+#[test]
+fn screen_linear_varyings_through_a_real_fragment_body() {
+    let (d, want) = scene_pair(
+        [
+            [-0.8, -0.7, 0.5, 1.0],
+            [0.9, -0.6, 0.5, 1.0],
+            [0.1, 0.85, 0.5, 1.0],
+        ],
+        [(0.1, 0.0), (0.5, 0.4), (0.2, 0.1)],
+        ShadeModel::Linear,
+    );
+    let (scene, stats) = render(&d, &red_plus_blue()).unwrap();
+    let r = reference(&[want]);
+    compare(&image(&scene.pt), &r);
+    assert!(r.passed[0] > 500, "the triangle covers a real area");
+    assert_eq!(stats.fragments_shaded, r.passed[0]);
+}
+
+#[test]
+fn perspective_varyings_divide_by_the_w_coefficient() {
+    let pos = [
+        [-0.9, -0.9, 0.2, 1.0],
+        [2.7, -2.4, 1.2, 3.0],
+        [0.0, 1.6, 0.6, 2.0],
+    ];
+    let rb = [(0.9, 0.1), (0.0, 0.0), (0.2, 0.3)];
+    let (d, want) = scene_pair(pos, rb, ShadeModel::Perspective);
+    let (scene, _) = render(&d, &red_plus_blue()).unwrap();
+    let got = image(&scene.pt);
+    compare(&got, &reference(&[want]));
+    // Screen-linear iteration of the same triangle differs (the test can fail).
+    let (_, lin) = scene_pair(pos, rb, ShadeModel::Linear);
+    assert_ne!(reference(&[lin]).color, got);
+}
+
+#[test]
+fn flat_varyings_take_the_provoking_vertex() {
+    let (d, want) = scene_pair(
+        [
+            [-0.8, -0.7, 0.5, 1.0],
+            [0.9, -0.6, 0.5, 1.0],
+            [0.1, 0.85, 0.5, 1.0],
+        ],
+        [(0.1, 0.0), (0.5, 0.4), (0.2, 0.55)],
+        ShadeModel::FlatVertex2,
+    );
+    let (scene, _) = render(&d, &red_plus_blue()).unwrap();
+    let got = image(&scene.pt);
+    compare(&got, &reference(&[want]));
+    // Every covered pixel holds vertex 2's 0.75.
+    assert!(got
+        .iter()
+        .filter(|c| **c != CLEAR)
+        .all(|c| c[0] == unorm8(0.75)));
+}
+
+#[test]
+fn discard_is_refused_by_name() {
+    // EXP-0050's discard sequence: tile access 0x600 and 1, coverage write, fence 1.
+    let p = encode_program(&[
+        b("tile_setup", &[("b1", 2), ("access", 0x600)]),
+        b("tile_setup", &[("b1", 2), ("access", 1)]),
+        decode_at(&decode_hex("571454060001").unwrap(), 0).unwrap(),
+        b("tile_fence", &[("access", 1)]),
+        b("stop", &[]),
+    ]);
+    let (d, _) = scene_pair(
+        [
+            [-0.8, -0.7, 0.5, 1.0],
+            [0.9, -0.6, 0.5, 1.0],
+            [0.1, 0.85, 0.5, 1.0],
+        ],
+        [(0.1, 0.0); 3],
+        ShadeModel::Linear,
+    );
+    match render(&d, &p) {
+        Err(SimError::Unestablished { form, what, .. }) => {
+            assert!(form.contains("frag_sample_submit"), "{form}");
+            assert!(what.contains("which samples it kills"), "{what}");
+        }
+        other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
+    }
+}
+
+#[test]
+fn unestablished_tile_words_and_locations_are_refused() {
+    let tri = scene_pair(
+        [
+            [-0.8, -0.7, 0.5, 1.0],
+            [0.9, -0.6, 0.5, 1.0],
+            [0.1, 0.85, 0.5, 1.0],
+        ],
+        [(0.1, 0.0); 3],
+        ShadeModel::Linear,
+    )
+    .0;
+    // Word 1: words vs render targets is not separated by any source.
+    let p = encode_program(&[
+        iter(0, 1),
+        b(
+            "tile_store",
+            &[
+                ("mode", 0x54),
+                ("src", 0),
+                ("rt", 1),
+                ("mask", 1),
+                ("fmt", 0x4e),
+            ],
+        ),
+        b("stop", &[]),
+    ]);
+    let e = render(&tri, &p).map(|_| ()).unwrap_err();
+    assert!(e.to_string().contains("words or render targets"), "{e}");
+    // An Apple per-format store byte (0x22, r32f in the corpus) is not the packer's raw word.
+    let p = encode_program(&[
+        iter(0, 1),
+        b(
+            "tile_store",
+            &[("mode", 0x54), ("src", 0), ("mask", 1), ("fmt", 0x22)],
+        ),
+        b("stop", &[]),
+    ]);
+    let e = render(&tri, &p).map(|_| ()).unwrap_err();
+    assert!(e.to_string().contains("fmt"), "{e}");
+    // A coefficient past the CF table's five registers.
+    let mut p = vec![iter(0, 7)];
+    p.extend(store_word0(0));
+    p.push(b("stop", &[]));
+    let e = render(&tri, &encode_program(&p)).map(|_| ()).unwrap_err();
+    assert!(e.to_string().contains("coefficient 7"), "{e}");
+}
+
+#[test]
+fn an_apple_fragment_body_is_refused_at_its_colour_pack() {
+    // EXP-0008 render_min: pack_convert x2 then the same epilogue; the pack form is opaque.
+    let path =
+        oracles_dir().join("isa/corpus/EXP-0008-fragment-extraction/render_min.fragment.main.hex");
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        panic!("shared oracle missing: {}", path.display());
+    };
+    let body = decode_hex(text.trim()).unwrap();
+    let tri = scene_pair(
+        [
+            [-0.8, -0.7, 0.5, 1.0],
+            [0.9, -0.6, 0.5, 1.0],
+            [0.1, 0.85, 0.5, 1.0],
+        ],
+        [(0.1, 0.0); 3],
+        ShadeModel::Linear,
+    )
+    .0;
+    let e = render(&tri, &body).map(|_| ()).unwrap_err();
+    match e {
+        SimError::Unestablished { pc, form, .. } => {
+            assert_eq!(pc, 0);
+            assert!(form.contains("pack_convert"), "{form}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
