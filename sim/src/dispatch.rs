@@ -59,6 +59,24 @@ pub struct Stats {
 
 /// Runs a compute launch to completion against `mem`.
 pub fn run_compute(mem: &dyn GpuMemory, launch: &ComputeLaunch) -> Result<Stats, SimError> {
+    run_compute_inner(mem, launch, None)
+}
+
+/// Like [`run_compute`], polling `cancelled` while SIMD-groups run (the kernel's
+/// watchdog); a cancelled dispatch stops with [`SimError::Budget`] naming the pc.
+pub fn run_compute_cancellable(
+    mem: &dyn GpuMemory,
+    launch: &ComputeLaunch,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Stats, SimError> {
+    run_compute_inner(mem, launch, Some(cancelled))
+}
+
+fn run_compute_inner(
+    mem: &dyn GpuMemory,
+    launch: &ComputeLaunch,
+    cancelled: Option<&dyn Fn() -> bool>,
+) -> Result<Stats, SimError> {
     let prog = match &launch.code {
         Code::Program(p) => p.clone(),
         Code::Bytes(b) => Arc::new(Program::new(b)),
@@ -96,6 +114,7 @@ pub fn run_compute(mem: &dyn GpuMemory, launch: &ComputeLaunch) -> Result<Stats,
         uniforms: &launch.uniforms,
         setup: None,
         trace: trace.as_ref(),
+        cancelled,
         budget: launch.budget,
         instructions: 0,
         lane_instructions: 0,
@@ -261,6 +280,16 @@ pub fn run_setup(
     usc_base: u64,
     budget: u64,
 ) -> Result<LaunchSetup, SimError> {
+    run_setup_inner(mem, launcher_va, usc_base, budget, None)
+}
+
+fn run_setup_inner(
+    mem: &dyn GpuMemory,
+    launcher_va: u64,
+    usc_base: u64,
+    budget: u64,
+    cancelled: Option<&dyn Fn() -> bool>,
+) -> Result<LaunchSetup, SimError> {
     let code = read_code(mem, launcher_va, LAUNCHER_BYTES)?;
     let prog = Program::new(&code);
     let trace = Trace::from_env();
@@ -270,6 +299,7 @@ pub fn run_setup(
         uniforms: &[],
         setup: Some(SetupState::default()),
         trace: trace.as_ref(),
+        cancelled,
         budget,
         instructions: 0,
         lane_instructions: 0,
@@ -357,6 +387,30 @@ pub fn run_cdm_launch(
     usc_base: u64,
     budget: u64,
 ) -> Result<Stats, SimError> {
+    run_cdm_launch_inner(mem, launch, usc_base, budget, None)
+}
+
+/// Like [`run_cdm_launch`], polling `cancelled` (the kernel's watchdog) every few
+/// thousand instructions of setup and body; a cancelled launch stops with
+/// [`SimError::Budget`] at the pc it reached, so an endless shader loop ends at the
+/// job's deadline rather than at the instruction budget.
+pub fn run_cdm_launch_cancellable(
+    mem: &dyn GpuMemory,
+    launch: &agx16_cmdstream::cdm::Launch,
+    usc_base: u64,
+    budget: u64,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<Stats, SimError> {
+    run_cdm_launch_inner(mem, launch, usc_base, budget, Some(cancelled))
+}
+
+fn run_cdm_launch_inner(
+    mem: &dyn GpuMemory,
+    launch: &agx16_cmdstream::cdm::Launch,
+    usc_base: u64,
+    budget: u64,
+    cancelled: Option<&dyn Fn() -> bool>,
+) -> Result<Stats, SimError> {
     use agx16_cmdstream::cdm::Grid;
     use agx16_isa::meaning::StageAllocation;
     let (grid, threadgroup) = match launch.grid {
@@ -367,7 +421,7 @@ pub fn run_cdm_launch(
             )))
         }
     };
-    let s = run_setup(mem, launch.pipeline, usc_base, budget)?;
+    let s = run_setup_inner(mem, launch.pipeline, usc_base, budget, cancelled)?;
     let tg_memory = match s.setup.allocation {
         Some(StageAllocation::Empty) => 0,
         Some(StageAllocation::Threadgroup { bytes }) => bytes,
@@ -379,7 +433,7 @@ pub fn run_cdm_launch(
         }
     };
     let body = read_code(mem, s.body_va, BODY_BYTES)?;
-    let mut stats = run_compute(
+    let mut stats = run_compute_inner(
         mem,
         &ComputeLaunch {
             code: Code::Program(Arc::new(Program::new(&body))),
@@ -389,6 +443,7 @@ pub fn run_cdm_launch(
             tg_memory,
             budget: budget.saturating_sub(s.instructions),
         },
+        cancelled,
     )
     .map_err(|e| located(e, "body", s.body_va))?;
     stats.instructions += s.instructions;

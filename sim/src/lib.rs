@@ -21,7 +21,10 @@ pub mod oracle;
 pub mod program;
 pub mod trace;
 
-pub use dispatch::{run_cdm_launch, run_compute, Code, ComputeLaunch, Stats};
+pub use dispatch::{
+    run_cdm_launch, run_cdm_launch_cancellable, run_compute, run_compute_cancellable, Code,
+    ComputeLaunch, Stats,
+};
 pub use error::SimError;
 pub use mem::{GpuMemory, PageTable};
 pub use program::Program;

@@ -344,3 +344,29 @@ fn unmapped_launcher_is_a_fault() {
         Err(SimError::Fault(_))
     ));
 }
+
+#[test]
+fn cancel_hook_stops_an_endless_body_at_its_pc() {
+    let o = first_passing();
+    let img = image(&o, |_, _| {});
+    // Body: JMP_EXEC_ANY to itself, taken while any lane is active.
+    let body = agx16_cmdstream::launch::jump_any(0).unwrap();
+    img.pt.host_write(BODY, &body).unwrap();
+    let polls = std::cell::Cell::new(0u32);
+    let cancelled = || {
+        polls.set(polls.get() + 1);
+        polls.get() > 3
+    };
+    let r = agx16_sim::run_cdm_launch_cancellable(&img.pt, &img.launch, USC, u64::MAX, &cancelled);
+    match r {
+        Err(SimError::Budget { pc, budget }) => {
+            assert_eq!(pc, 0, "stopped in the body's loop");
+            assert!(budget >= agx16_sim::core::exec::CANCEL_POLL, "{budget}");
+        }
+        other => panic!("expected a cancelled run, got {other:?}"),
+    }
+    assert_eq!(polls.get(), 4);
+    // Without cancellation the instruction budget still bounds it.
+    let r = run_cdm_launch(&img.pt, &img.launch, USC, 10_000);
+    assert!(matches!(r, Err(SimError::Budget { .. })), "{r:?}");
+}

@@ -18,7 +18,7 @@ pub fn debug() -> bool {
 }
 
 fn backend() -> Arc<dyn GpuBackend> {
-    Arc::new(SimBackend::default())
+    Arc::new(SimBackend)
 }
 
 pub fn device() -> &'static Arc<Device> {

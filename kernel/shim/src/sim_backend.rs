@@ -1,11 +1,12 @@
 //! `GpuBackend` on the M4 model: the kernel VM seen as the model's
 //! `GpuMemory`, model errors mapped to job failures.
 //!
-//! A hardware compute launch enters the kernel through a G16 launcher
-//! (setup) program. agx16-sim cannot execute launchers yet, so a launch is
-//! only runnable through a `LaunchResolver` that says which code and
-//! uniforms it stands for (tests use a fixture table). Without one, compute
-//! and render fail with "not implemented in the model" errors.
+//! A compute launch runs the way the M4 enters a kernel: the model executes
+//! the launch record's launcher (setup) program from the USC heap, follows
+//! its stage target through the entry arena to the body and runs the body
+//! over the grid (`agx16_sim::run_cdm_launch_cancellable`). The job's
+//! watchdog is polled inside the dispatch, so an endless shader loop fails
+//! the job with a timeout at its deadline. Render is not modelled yet.
 
 use agx16_kernel::backend::{ComputeContext, ComputeLaunch, GpuBackend, GpuError, JobControl};
 use agx16_kernel::uapi::asahi::CmdRender;
@@ -56,28 +57,12 @@ pub fn to_gpu_error(e: SimError) -> GpuError {
     }
 }
 
-/// Stands in for launcher execution until the model can run launchers.
-pub trait LaunchResolver: Send + Sync {
-    fn resolve(
-        &self,
-        vm: &VmView,
-        ctx: &ComputeContext,
-        launch: &ComputeLaunch,
-    ) -> Result<agx16_sim::ComputeLaunch, GpuError>;
-}
+/// Instruction budget of one launch: a backstop behind the watchdog (which the
+/// model polls every few thousand instructions), not the primary bound.
+pub const LAUNCH_BUDGET: u64 = agx16_sim::ComputeLaunch::DEFAULT_BUDGET;
 
 #[derive(Default)]
-pub struct SimBackend {
-    resolver: Option<Box<dyn LaunchResolver>>,
-}
-
-impl SimBackend {
-    pub fn with_resolver(resolver: Box<dyn LaunchResolver>) -> SimBackend {
-        SimBackend {
-            resolver: Some(resolver),
-        }
-    }
-}
+pub struct SimBackend;
 
 impl GpuBackend for SimBackend {
     fn run_compute(
@@ -87,18 +72,18 @@ impl GpuBackend for SimBackend {
         launch: &ComputeLaunch,
         ctl: &JobControl,
     ) -> Result<(), GpuError> {
-        let Some(resolver) = &self.resolver else {
-            return Err(GpuError::NotImplemented(
-                "compute: agx16-sim cannot execute G16 launcher (setup) programs yet",
-            ));
-        };
         if ctl.expired() {
             return Err(GpuError::Timeout { pc: None });
         }
-        let model_launch = resolver.resolve(vm, ctx, launch)?;
-        agx16_sim::run_compute(&SimMemory(vm), &model_launch)
-            .map(|_| ())
-            .map_err(to_gpu_error)
+        agx16_sim::run_cdm_launch_cancellable(
+            &SimMemory(vm),
+            &launch.launch,
+            ctx.usc_exec_base,
+            LAUNCH_BUDGET,
+            &|| ctl.expired(),
+        )
+        .map(|_| ())
+        .map_err(to_gpu_error)
     }
 
     fn run_render(&self, _: &VmView, _: &CmdRender, _: &JobControl) -> Result<(), GpuError> {

@@ -30,11 +30,17 @@ pub struct Ctx<'a> {
     /// operations write. Stage bodies run with `None` and refuse those operations.
     pub setup: Option<super::setup::SetupState>,
     pub trace: Option<&'a Trace>,
+    /// Polled every [`CANCEL_POLL`] instructions (the kernel's job watchdog): when it
+    /// says true the run stops with [`SimError::Budget`] at the current pc.
+    pub cancelled: Option<&'a dyn Fn() -> bool>,
     /// Instructions still allowed (guards against endless loops).
     pub budget: u64,
     pub instructions: u64,
     pub lane_instructions: u64,
 }
+
+/// How often (in instructions) a run polls its cancel hook.
+pub const CANCEL_POLL: u64 = 4096;
 
 /// Runs `sg` from its next instruction.
 pub fn run(sg: &mut SimdGroup, ctx: &mut Ctx) -> Result<Yield, SimError> {
@@ -45,6 +51,15 @@ pub fn run(sg: &mut SimdGroup, ctx: &mut Ctx) -> Result<Yield, SimError> {
             return Err(SimError::RanOff { pc });
         };
         if ctx.budget == 0 {
+            return Err(SimError::Budget {
+                budget: ctx.instructions,
+                pc: op.pc,
+            });
+        }
+        if ctx
+            .cancelled
+            .is_some_and(|c| ctx.instructions.is_multiple_of(CANCEL_POLL) && c())
+        {
             return Err(SimError::Budget {
                 budget: ctx.instructions,
                 pc: op.pc,
@@ -168,7 +183,11 @@ fn resolve_pending(sg: &mut SimdGroup, op: &Op) -> Result<HalfSet, SimError> {
 /// Writes the value pending on half register `half` into the register file.
 fn deliver(sg: &mut SimdGroup, half: usize) {
     let (lanes, vals) = sg.pending.take(half);
-    let part = if half.is_multiple_of(2) { Part::Lo } else { Part::Hi };
+    let part = if half.is_multiple_of(2) {
+        Part::Lo
+    } else {
+        Part::Hi
+    };
     let v: Lanes = vals.map(|x| x as u32);
     sg.write(
         super::ops::Dst {
