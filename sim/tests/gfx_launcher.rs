@@ -1,6 +1,6 @@
 //! The hardware stage path: launchers built with agx16-isa's launcher builders are followed
 //! through the entry arena to the body; an Apple-compiled vertex body (EXP-0008, shared
-//! oracles) is then refused at its first graphics instruction, which the model cannot run yet.
+//! oracles) then runs on the shader core until its first unestablished instruction.
 
 #![allow(clippy::cloned_ref_to_slice_refs)] // `&[d.clone()]` reads better in scene lists
 
@@ -55,7 +55,7 @@ fn launcher_is_followed_to_the_body() {
 }
 
 #[test]
-fn an_apple_vertex_body_is_refused_at_its_first_varying_store() {
+fn an_apple_vertex_body_reads_its_vertex_id_then_stops_at_an_unmeasured_field() {
     let path =
         oracles_dir().join("isa/corpus/EXP-0008-fragment-extraction/render_interp.vertex.main.hex");
     let Ok(text) = std::fs::read_to_string(&path) else {
@@ -66,14 +66,48 @@ fn an_apple_vertex_body_is_refused_at_its_first_varying_store() {
     install_launcher(&scene, None);
     scene.pt.host_write(BODY, &body).unwrap();
     match gfx::run_render(&scene.pt, &scene.command()) {
-        Err(SimError::Unestablished { form, what, .. }) => {
-            assert_eq!(form, "vertex launcher");
+        Err(SimError::Unestablished { pc, form, what, .. }) => {
+            // `get_sr 0xdd` (the vertex id) at +0 runs; the `iadd` at +4 carries a byte-7
+            // value no hardware-run compute program measured, so the core refuses it.
+            assert_eq!((pc, form.as_str()), (4, "iadd"), "{what}");
+            assert!(what.contains("b7_hi"), "{what}");
             assert!(what.contains(&format!("body at {BODY:#x}")), "{what}");
-            // The disassembly of this body has its first varying store at +0x68.
-            assert!(what.contains(&format!("at {:#x}", BODY + 0x68)), "{what}");
         }
         other => panic!("expected a refusal, got {other:?}"),
     }
+}
+
+#[test]
+fn a_vertex_output_store_is_refused_for_want_of_export_forms() {
+    // r0 = vertex id; output 0 := publication 0 (no modelled form writes publications).
+    let p = encode_program(&[
+        Instr::build("get_sr", &[("form", 1), ("dst", 0), ("sr_sel", 0xdd)]).unwrap(),
+        agx16_isa::decode_at(&decode_hex("5706540000404900").unwrap(), 0).unwrap(),
+        Instr::build("stop", &[]).unwrap(),
+    ]);
+    let scene = build(&[tri()], ZlsControl::default());
+    install_launcher(&scene, None);
+    scene.pt.host_write(BODY, &p).unwrap();
+    let e = gfx::run_render(&scene.pt, &scene.command()).unwrap_err();
+    match e {
+        SimError::Unestablished { pc, form, what, .. } => {
+            assert_eq!(pc, 4, "{what}");
+            assert!(form.starts_with("vary_store"), "{form}");
+            assert!(what.contains("export forms"), "{what}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // Without the store the body ends without outputs: refused, not zeros.
+    let p = encode_program(&[
+        Instr::build("get_sr", &[("form", 1), ("dst", 0), ("sr_sel", 0xdd)]).unwrap(),
+        Instr::build("stop", &[]).unwrap(),
+    ]);
+    scene.pt.host_write(BODY, &p).unwrap();
+    let e = gfx::run_render(&scene.pt, &scene.command()).unwrap_err();
+    assert!(
+        e.to_string().contains("without storing its vertex outputs"),
+        "{e}"
+    );
 }
 
 #[test]

@@ -4,7 +4,7 @@
 //! pipeline). This module performs that instruction (`crate::lower::gfx_io`, the single
 //! interpretation of those fields) and resumes the SIMD-group after it.
 
-use super::stages::{Fragment, FragmentResult, TileBuffer};
+use super::stages::{Fragment, FragmentResult, TileBuffer, VertexInvocation};
 use super::unestablished;
 use crate::core::exec::{run, Ctx, Yield};
 use crate::core::ops::{Dst, Kind, Op, Part};
@@ -52,6 +52,24 @@ impl Body {
         Ok(Body { va, prog, io })
     }
 
+    /// Adds the body's VA to a core error (its pc is relative to the body).
+    fn locate(&self, e: SimError) -> SimError {
+        match e {
+            SimError::Unestablished {
+                pc,
+                bytes,
+                form,
+                what,
+            } => SimError::Unestablished {
+                pc,
+                bytes,
+                form,
+                what: format!("{what} (body at {:#x})", self.va),
+            },
+            other => other,
+        }
+    }
+
     fn error(&self, op: &Op, what: String) -> SimError {
         let at = op.pc as usize;
         let end = (at + op.len as usize).min(self.prog.code.len());
@@ -80,10 +98,25 @@ pub fn run_fragment_quad(
              executed for render stages yet",
         ));
     }
-    let live = if quad.len() >= LANES {
+    run_trapping(mem, body, quad.len(), "fragment body", |sg, op, g| {
+        fragment_io(body, op, g, sg, quad, tile)
+    })?;
+    Ok(vec![FragmentResult::default(); quad.len()])
+}
+
+/// Runs `body` on one SIMD-group of `lanes` invocations, performing each graphics IO op
+/// the core stops at with `io`.
+fn run_trapping(
+    mem: &dyn GpuMemory,
+    body: &Body,
+    lanes: usize,
+    stage: &str,
+    mut io: impl FnMut(&mut SimdGroup, &Op, GfxOp) -> Result<(), SimError>,
+) -> Result<(), SimError> {
+    let live = if lanes >= LANES {
         u32::MAX
     } else {
-        (1u32 << quad.len()) - 1
+        (1u32 << lanes) - 1
     };
     let mut sg = SimdGroup::new(live, ThreadIds::default());
     let mut ctx = Ctx {
@@ -92,18 +125,19 @@ pub fn run_fragment_quad(
         uniforms: &[],
         setup: None,
         trace: None,
+        cancelled: None,
         budget: BUDGET,
         instructions: 0,
         lane_instructions: 0,
     };
     loop {
         match run(&mut sg, &mut ctx) {
-            Ok(Yield::Stop) => break,
+            Ok(Yield::Stop) => return Ok(()),
             Ok(Yield::Barrier) => {
                 return Err(unestablished(
                     body.va,
-                    "fragment body",
-                    "a barrier in a fragment body is not modelled",
+                    stage,
+                    format!("a barrier in a {stage} is not modelled"),
                 ))
             }
             Err(e) => {
@@ -111,18 +145,65 @@ pub fn run_fragment_quad(
                 let op = match op {
                     // Only the refusal the core lowered this very instruction to is a trap.
                     Some(op) if matches!(&op.kind, Kind::Refuse(r) if *r == e) => op,
-                    _ => return Err(e),
+                    _ => return Err(body.locate(e)),
                 };
                 let g = match body.io.get(&op.pc) {
                     Some(Ok(g)) => *g,
                     Some(Err(why)) => return Err(body.error(op, why.clone())),
-                    None => return Err(e),
+                    None => return Err(body.locate(e)),
                 };
-                fragment_io(body, op, g, &mut sg, quad, tile)?;
+                io(&mut sg, op, g)?;
+                for &(reg, part) in &op.releases {
+                    sg.write(Dst { reg, part }, sg.exec.active, &[0; LANES]);
+                }
             }
         }
     }
-    Ok(vec![FragmentResult::default(); quad.len()])
+}
+
+/// Runs the vertex body for up to one SIMD-group of invocations of one draw and instance;
+/// returns their `outputs` scalars. The vertex id is the only input the model supplies.
+pub fn run_vertex_batch(
+    mem: &dyn GpuMemory,
+    body: &Body,
+    invs: &[VertexInvocation],
+) -> Result<Vec<Vec<f32>>, SimError> {
+    if body.prog.uniforms_needed() > 0 {
+        return Err(unestablished(
+            body.va,
+            "vertex body",
+            "the body reads uniform registers; the launcher's argument transfer is not \
+             executed for render stages yet",
+        ));
+    }
+    run_trapping(mem, body, invs.len(), "vertex body", |sg, op, g| match g {
+        GfxOp::VertexId { dst } => {
+            let mut vals = [0u32; LANES];
+            for (l, inv) in invs.iter().enumerate() {
+                vals[l] = inv.vertex_id;
+            }
+            sg.pending.cancel(dst.reg, dst.part);
+            sg.write(dst, sg.exec.active, &vals);
+            Ok(())
+        }
+        // The store's source is a publication register; the forms that write those (scalar
+        // float/logic exports whose bits 58..60 name the completion slot, GravityLinux/mesa
+        // README.apple9-ir.md, EXP-M4-61 on T8132) have no encoding in agx16-isa's table yet,
+        // so no publication the model could store exists.
+        GfxOp::VaryingStore { slot, src, .. } => Err(body.error(
+            op,
+            format!(
+                "vertex output {slot} := publication {src}: the export forms that write \
+                 publication registers are not established in agx16-isa, so the value is unknown"
+            ),
+        )),
+        other => Err(body.error(op, format!("{other:?} in a vertex body"))),
+    })?;
+    Err(unestablished(
+        body.va,
+        "vertex body",
+        "the body stopped without storing its vertex outputs",
+    ))
 }
 
 /// Byte range of raw word `word` in one sample, when the word is unambiguous.
@@ -172,6 +253,9 @@ fn fragment_io(
     let lanes = || (0..quad.len()).filter(move |l| mask >> l & 1 != 0);
     match g {
         GfxOp::TileSync => {}
+        GfxOp::VertexId { .. } | GfxOp::VaryingStore { .. } => {
+            return Err(body.error(op, format!("{g:?} in a fragment body")))
+        }
         GfxOp::Iterate { dst, cf } => {
             let mut vals = [0u32; LANES];
             for l in lanes() {
@@ -227,9 +311,6 @@ fn fragment_io(
             }
             sg.pending.publish(dst, Part::Full, slot, mask, &vals);
         }
-    }
-    for &(reg, part) in &op.releases {
-        sg.write(Dst { reg, part }, mask, &[0; LANES]);
     }
     Ok(())
 }

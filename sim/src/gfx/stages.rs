@@ -220,15 +220,16 @@ impl std::fmt::Debug for IsaStages {
 }
 
 impl IsaStages {
-    fn fragment_body(
+    fn body(
         &mut self,
         mem: &dyn GpuMemory,
         launch: u64,
+        stage: &str,
     ) -> Result<std::rc::Rc<super::body::Body>, SimError> {
         if let Some(b) = self.bodies.get(&launch) {
             return Ok(b.clone());
         }
-        let l = super::launcher::follow(mem, launch, "fragment launcher")?;
+        let l = super::launcher::follow(mem, launch, stage)?;
         let body = std::rc::Rc::new(super::body::Body::load(mem, l.body)?);
         self.bodies.insert(launch, body.clone());
         Ok(body)
@@ -286,7 +287,19 @@ impl Stages for IsaStages {
         mem: &dyn GpuMemory,
         inv: &VertexInvocation,
     ) -> Result<Vec<f32>, SimError> {
-        Err(refuse(mem, inv.launch, "vertex launcher"))
+        let mut out = self.vertices(mem, std::slice::from_ref(inv))?;
+        Ok(out.swap_remove(0))
+    }
+    fn vertices(
+        &mut self,
+        mem: &dyn GpuMemory,
+        invs: &[VertexInvocation],
+    ) -> Result<Vec<Vec<f32>>, SimError> {
+        let Some(first) = invs.first() else {
+            return Ok(vec![]);
+        };
+        let body = self.body(mem, first.launch, "vertex launcher")?;
+        super::body::run_vertex_batch(mem, &body, invs)
     }
     fn background(
         &mut self,
@@ -302,7 +315,7 @@ impl Stages for IsaStages {
         frag: &Fragment,
         tile: &mut TileBuffer,
     ) -> Result<FragmentResult, SimError> {
-        let body = self.fragment_body(mem, frag.launch)?;
+        let body = self.body(mem, frag.launch, "fragment launcher")?;
         let r = super::body::run_fragment_quad(mem, &body, std::slice::from_ref(frag), tile)?;
         Ok(r[0])
     }
@@ -322,7 +335,7 @@ impl Stages for IsaStages {
                 "one quad with two fragment programs",
             ));
         }
-        let body = self.fragment_body(mem, first.launch)?;
+        let body = self.body(mem, first.launch, "fragment launcher")?;
         super::body::run_fragment_quad(mem, &body, quad, tile)
     }
     fn end_of_tile(

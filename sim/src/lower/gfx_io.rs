@@ -24,6 +24,11 @@ pub enum GfxOp {
     TileRead { dst: u8, word: u8, slot: u8 },
     /// Tile access setup / fence: orders tilebuffer access between invocations of a pixel.
     TileSync,
+    /// r[dst] = the invocation's vertex id (`get_sr` selector 0xdd in a vertex body).
+    VertexId { dst: Dst },
+    /// Vertex output `slot` (0..3 position, then user scalars) := publication register
+    /// `src`, after the publication completes (wait mask, slots 1..6 as bits 0..5).
+    VaryingStore { slot: u8, src: u8, wait: u8 },
 }
 
 /// The graphics IO op of `i`, `None` when `i` is not a graphics IO form, or the reason it
@@ -35,6 +40,8 @@ pub fn lower(i: &Instr) -> Option<Result<GfxOp, String>> {
         (F::TileRead, "tile_read") => tile_read(i),
         (F::TileRead, "tile_setup") => tile_sync(i, true),
         (F::Fence, "tile_fence") => tile_sync(i, false),
+        (F::GetSr, "get_sr") if i.field("sr_sel") == Some(0xdd) => vertex_id(i),
+        (F::VaryingStore, "vary_store") => varying_store(i),
         (F::Iterate | F::TileStore | F::TileRead | F::VaryingStore, _) => Err(refusal(i)),
         (_, "frag_sample_submit") => Err(refusal(i)),
         _ => return None,
@@ -47,10 +54,6 @@ fn refusal(i: &Instr) -> String {
         "frag_sample_submit" => "coverage write (discard): which samples it kills, and whether \
              depth/stencil update there, is not stated by any source (GravityLinux/mesa packs \
              it; no measurement of its effect)"
-            .into(),
-        "vary_store" => "vertex output store: its source is a publication (export) register \
-             written by export ALU forms the model does not execute yet (the export bit of \
-             ilogic/ffma is not an established field)"
             .into(),
         "iter_flat" => "flat iteration: the asynchronous tuple (word 2 = provoking vertex) is \
              not modelled"
@@ -151,4 +154,45 @@ fn tile_sync(i: &Instr, setup: bool) -> Result<GfxOp, String> {
     };
     check::fields(i, &[], allowed)?;
     Ok(GfxOp::TileSync)
+}
+
+// `get_sr` with selector 0xdd: the vertex id (agx16-isa SPECIAL_REGS, corpus-only: the
+// EXP-0008 render_interp vertex body's only input read). Same field checks as the core's
+// get_sr lowering; the core writes SR reads synchronously, and so does this.
+fn vertex_id(i: &Instr) -> Result<GfxOp, String> {
+    check::fields(i, &["sr_sel", "form"], &[("dp_width", &[0])])?;
+    match i.operand(Role::Dst).map(|o| o.value) {
+        Some(agx16_isa::Operand::Gpr { reg, part }) => Ok(GfxOp::VertexId {
+            dst: Dst {
+                reg,
+                part: super::part_of(part),
+            },
+        }),
+        _ => Err("get_sr destination".into()),
+    }
+}
+
+// VARY_STORE `57 (06 | wait<<4) (54..) <src<<1> <slot&7<<5> (40 | slot>>3) 00 00` (packer):
+// `mode`, `hint6` and the tag nibble hold what the Apple-compiled stores hold; EXP-M4-61
+// (GravityLinux/mesa README.apple9-ir.md "Varying publication completion", measured on
+// T8132) establishes the wait on the publication's completion slot, not the other fields.
+fn varying_store(i: &Instr) -> Result<GfxOp, String> {
+    // hint6: 0 in the packer, 0x41..0x4d in the EXP-0008 bodies (which drew their expected
+    // images); only those values are accepted, as stores whose value they do not change.
+    check::fields(
+        i,
+        &["src", "slot"],
+        &[
+            ("b1_hi", &[1]),
+            ("b5_tag", &[4]),
+            ("mode", &[0x15]),
+            ("hint6", &[0, 0x41, 0x42, 0x48, 0x49, 0x4b, 0x4c, 0x4d]),
+        ],
+    )?;
+    let wait = i.wait().map(|w| w.slots.0).unwrap_or(0);
+    Ok(GfxOp::VaryingStore {
+        slot: i.field("slot").unwrap_or(0) as u8,
+        src: i.field("src").unwrap_or(0) as u8,
+        wait,
+    })
 }
