@@ -5,7 +5,10 @@ use crate::eval::{apply_mods, eval};
 use crate::ir::{BlockId, CfNode, Function, Op, Operand, Src, SysVal, Type};
 use std::collections::HashMap;
 
-/// Buffers by binding (32-bit words), the uniform file and the thread's ids.
+/// Buffers by binding (32-bit words), the uniform file and the thread's ids; for graphics
+/// stages the vertex/instance ids, the vertex outputs written (by slot), the fragment's
+/// iterated coefficient registers (f32 bits by register, already interpolated the way the
+/// binding says) and the tilebuffer words written.
 #[derive(Clone, Debug, Default)]
 pub struct Env {
     pub buffers: HashMap<u8, Vec<u32>>,
@@ -13,6 +16,11 @@ pub struct Env {
     pub global_id: [u32; 3],
     pub local_id: [u32; 3],
     pub group_id: [u32; 3],
+    pub vertex_id: u32,
+    pub instance_id: u32,
+    pub outputs: HashMap<u8, u32>,
+    pub varyings: Vec<u32>,
+    pub tile: HashMap<u8, u32>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -122,7 +130,24 @@ impl Thread<'_> {
                         SysVal::GlobalId(a) => self.env.global_id[a as usize],
                         SysVal::LocalId(a) => self.env.local_id[a as usize],
                         SysVal::GroupId(a) => self.env.group_id[a as usize],
+                        SysVal::VertexId => self.env.vertex_id,
+                        SysVal::InstanceId => self.env.instance_id,
                     }
+                }
+                Op::StoreOutput { slot } => {
+                    let v = self.read(&i.srcs[0], Type::I32)?;
+                    self.env.outputs.insert(slot, v);
+                }
+                Op::StoreTile { word } => {
+                    let v = self.read(&i.srcs[0], Type::I32)?;
+                    self.env.tile.insert(word, v);
+                }
+                Op::LoadVarying { cf, .. } => {
+                    out[0] = *self
+                        .env
+                        .varyings
+                        .get(cf as usize)
+                        .ok_or(format!("coefficient register {cf} not bound"))?;
                 }
                 Op::Collect => {
                     for (k, s) in i.srcs.iter().enumerate() {

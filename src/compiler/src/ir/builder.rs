@@ -140,6 +140,18 @@ impl Builder {
             [index.into(), value.into()],
         ));
     }
+    /// Vertex stage: output scalar `slot` := `value`.
+    pub fn store_output(&mut self, slot: u8, value: impl Into<Src>) {
+        self.emit(Instr::new(Op::StoreOutput { slot }, None, [value.into()]));
+    }
+    /// Fragment stage: coefficient register `cf` interpolated with `interp`.
+    pub fn load_varying(&mut self, cf: u8, interp: super::ops::Interp) -> Value {
+        self.alu(Op::LoadVarying { cf, interp }, Type::F32, [])
+    }
+    /// Fragment stage: tilebuffer word `word` := `value`.
+    pub fn store_tile(&mut self, word: u8, value: impl Into<Src>) {
+        self.emit(Instr::new(Op::StoreTile { word }, None, [value.into()]));
+    }
     pub fn collect(&mut self, ty: Type, comps: &[Src]) -> Value {
         self.op(
             Op::Collect,

@@ -21,6 +21,22 @@ pub enum SysVal {
     LocalId(u8),
     /// Workgroup id, per axis.
     GroupId(u8),
+    /// Vertex stage: the vertex's index (base vertex included) and the instance.
+    VertexId,
+    InstanceId,
+}
+
+/// How a fragment input is interpolated. On G16 the mode lives in the coefficient-binding table
+/// the driver builds (GravityLinux/mesa apple9_build_cf_bindings), not in the instruction: the
+/// compiled shader reports it per coefficient register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Interp {
+    /// The provoking vertex's value.
+    Flat,
+    /// Screen-space linear.
+    Linear,
+    /// Perspective-correct (value/W plane divided by the 1/W plane).
+    Perspective,
 }
 
 /// Special-function-unit operations (all unary on floats).
@@ -102,6 +118,22 @@ pub enum Op {
     StoreGlobal {
         binding: u8,
     },
+    /// Vertex stage: output scalar `slot` (0..3 = clip-space position x, y, z, w, then the user
+    /// scalars in order, as the PPP output list counts them) = the 32-bit source.
+    StoreOutput {
+        slot: u8,
+    },
+    /// Fragment stage: coefficient register `cf` (0 = 1/W, then the user scalars) evaluated at
+    /// the pixel centre with `interp` (f32).
+    LoadVarying {
+        cf: u8,
+        interp: Interp,
+    },
+    /// Fragment stage: raw 32-bit tilebuffer word `word` of the pixel := the source, for the
+    /// samples the invocation covers (a discarded fragment's writes are dropped).
+    StoreTile {
+        word: u8,
+    },
     /// Store a register tuple to per-thread scratch slot `slot` (register allocation only).
     Spill {
         slot: u32,
@@ -125,7 +157,13 @@ impl Op {
 
     /// Has an effect beyond its destination (must not be removed or reordered freely).
     pub fn has_side_effect(self) -> bool {
-        matches!(self, Op::StoreGlobal { .. } | Op::Spill { .. }) || self.is_terminator()
+        matches!(
+            self,
+            Op::StoreGlobal { .. }
+                | Op::Spill { .. }
+                | Op::StoreOutput { .. }
+                | Op::StoreTile { .. }
+        ) || self.is_terminator()
     }
 
     /// Completes asynchronously: consumers must name a scoreboard slot.
@@ -186,6 +224,7 @@ impl Op {
             Op::Shl | Op::Shr { .. } if idx == 1 => Some(Type::I32),
             Op::Select | Op::Copy | Op::Phi | Op::Collect => None,
             Op::StoreGlobal { .. } | Op::Spill { .. } => None,
+            Op::StoreOutput { .. } | Op::StoreTile { .. } => None,
             _ => Some(dst),
         }
     }
@@ -232,7 +271,18 @@ impl fmt::Display for Op {
                 SysVal::GlobalId(a) => write!(f, "global_id.{}", b"xyz"[*a as usize] as char),
                 SysVal::LocalId(a) => write!(f, "local_id.{}", b"xyz"[*a as usize] as char),
                 SysVal::GroupId(a) => write!(f, "group_id.{}", b"xyz"[*a as usize] as char),
+                SysVal::VertexId => write!(f, "vertex_id"),
+                SysVal::InstanceId => write!(f, "instance_id"),
             },
+            Op::StoreOutput { slot } => write!(f, "store_output.o{slot}"),
+            Op::LoadVarying { cf, interp } => {
+                write!(
+                    f,
+                    "load_varying.cf{cf}.{}",
+                    format!("{interp:?}").to_lowercase()
+                )
+            }
+            Op::StoreTile { word } => write!(f, "store_tile.w{word}"),
             Op::LoadGlobal { binding } => write!(f, "load_global.b{binding}"),
             Op::StoreGlobal { binding } => write!(f, "store_global.b{binding}"),
             Op::Spill { slot } => write!(f, "spill.s{slot}"),

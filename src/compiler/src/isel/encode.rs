@@ -167,6 +167,27 @@ fn from_template(name: &str) -> Option<Instr> {
 }
 
 fn select(i: &MInstr) -> Result<Instr, CompileError> {
+    // Graphics IO: what agx16-isa and agx16-sim lack (src/isa/README.md, sim/GFX.md).
+    let gfx = match i.op {
+        Op::StoreOutput { .. } => Some(
+            "vary_store reads a publication (export) register and no form that writes one is \
+             in agx16-isa's table",
+        ),
+        Op::LoadVarying { .. } => {
+            Some("iter / iter_flat are corpus-only in agx16-isa (wait field not measured)")
+        }
+        Op::StoreTile { .. } => Some(
+            "tile_store is corpus-only in agx16-isa (GPR-mask selector not separated) and the \
+             render model does not execute fragment bodies",
+        ),
+        Op::SysVal(SysVal::VertexId | SysVal::InstanceId) => {
+            Some("no measured special-register selector for the vertex/instance id")
+        }
+        _ => None,
+    };
+    if let Some(why) = gfx {
+        return Err(err(i, why));
+    }
     let name = form_name(
         i.op,
         i.ty,
@@ -604,12 +625,11 @@ pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
         x.encode_into(&mut out.code);
         out.instrs += 1;
     };
-    let unsupported = |what: &MItem| {
-        CompileError::NoForm {
+    let unsupported = |what: &MItem| CompileError::NoForm {
         instr: format!("{what:?}"),
-        why: "only if/else, loops, break and early return outside loops are selected; continue and discard are not yet"
+        why: "not selectable here: discard (frag_sample_submit is corpus-only in agx16-isa), an \
+              unconditional continue, or a continue outside its wrapper"
             .into(),
-    }
     };
     // Open scopes: `None` for an if, `Some(body start offset)` for a loop.
     let mut scopes: Vec<Option<usize>> = Vec::new();

@@ -125,6 +125,8 @@ impl Machine<'_> {
                     SysVal::GlobalId(a) => self.env.global_id[a as usize],
                     SysVal::LocalId(a) => self.env.local_id[a as usize],
                     SysVal::GroupId(a) => self.env.group_id[a as usize],
+                    SysVal::VertexId => self.env.vertex_id,
+                    SysVal::InstanceId => self.env.instance_id,
                 },
                 2,
             )),
