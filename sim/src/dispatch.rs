@@ -241,8 +241,8 @@ fn read_code(mem: &dyn GpuMemory, va: u64, max: usize) -> Result<Vec<u8>, SimErr
     Ok(out)
 }
 
-/// Names the launcher/entry in an error from a program run at `va`.
-fn located(e: SimError, what: &str, va: u64) -> SimError {
+/// Names the place (`place(pc)`, e.g. "launcher at VA+pc") in an error from a program.
+fn located(e: SimError, place: impl Fn(u32) -> String) -> SimError {
     match e {
         SimError::Unestablished {
             pc,
@@ -253,18 +253,70 @@ fn located(e: SimError, what: &str, va: u64) -> SimError {
             pc,
             bytes,
             form,
-            what: format!("{what} at {va:#x}+{pc:#x}: {w}"),
+            what: format!("{}: {w}", place(pc)),
         },
         SimError::Unmeasured { pc, what: w } => SimError::Unmeasured {
             pc,
-            what: format!("{what} at {va:#x}+{pc:#x}: {w}"),
+            what: format!("{}: {w}", place(pc)),
         },
         SimError::Decode { pc, what: w } => SimError::Decode {
             pc,
-            what: format!("{what} at {va:#x}+{pc:#x}: {w}"),
+            what: format!("{}: {w}", place(pc)),
         },
         other => other,
     }
+}
+
+/// The setup invocation's program: the launcher, and when a `JMP_EXEC_ANY` before its
+/// STOP leaves the launcher, the compiled setup body it tail-branches to (README
+/// "Compiler-generated uniform setup": after the transfers the launch record may
+/// tail-branch to a persistent setup body whose STOP completes argument
+/// initialisation and starts the selected entry; no return). The two are laid end to
+/// end and the jump relinked to the body's first instruction; returns the program and,
+/// with a setup body, (its offset in the program, its VA).
+fn setup_program(
+    mem: &dyn GpuMemory,
+    launcher_va: u64,
+) -> Result<(Program, Option<(u32, u64)>), SimError> {
+    let code = read_code(mem, launcher_va, LAUNCHER_BYTES)?;
+    let mut tail = None;
+    for item in agx16_isa::split(&code) {
+        let Ok((off, i)) = item else { break };
+        match i.form.op {
+            agx16_isa::Op::Stop => break,
+            agx16_isa::Op::Jump => {
+                let end = off + i.form.len as usize;
+                let d = crate::lower::entry_jump(&i).map_err(|w| SimError::Unestablished {
+                    pc: off as u32,
+                    bytes: crate::error::hex(&code[off..end]),
+                    form: i.form.name.into(),
+                    what: format!("launcher at {launcher_va:#x}+{off:#x}: {w}"),
+                })?;
+                let target = (launcher_va + off as u64).wrapping_add_signed(d);
+                if !(launcher_va..launcher_va + code.len() as u64).contains(&target) {
+                    tail = Some((off, end, target));
+                    break;
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some((jump_at, end, setup_va)) = tail else {
+        return Ok((Program::new(&code), None));
+    };
+    let mut combined = code[..end].to_vec();
+    combined.extend(read_code(mem, setup_va, BODY_BYTES)?);
+    let mut prog = Program::new(&combined);
+    let (Some(j), Some(t)) = (prog.index_of(jump_at as u32), prog.index_of(end as u32)) else {
+        return Err(SimError::Launch(format!(
+            "launcher at {launcher_va:#x}: setup body at {setup_va:#x} does not decode"
+        )));
+    };
+    prog.ops[j].kind = crate::core::ops::Kind::Jump {
+        target: t,
+        cond: crate::core::ops::JumpCond::AnyActive,
+    };
+    Ok((prog, Some((end as u32, setup_va))))
 }
 
 /// Runs the launcher at `launcher_va` as one setup invocation and follows its stage
@@ -290,8 +342,11 @@ fn run_setup_inner(
     budget: u64,
     cancelled: Option<&dyn Fn() -> bool>,
 ) -> Result<LaunchSetup, SimError> {
-    let code = read_code(mem, launcher_va, LAUNCHER_BYTES)?;
-    let prog = Program::new(&code);
+    let (prog, setup_body) = setup_program(mem, launcher_va)?;
+    let place = |pc: u32| match setup_body {
+        Some((start, va)) if pc >= start => format!("setup body at {va:#x}+{:#x}", pc - start),
+        _ => format!("launcher at {launcher_va:#x}+{pc:#x}"),
+    };
     let trace = Trace::from_env();
     let mut ctx = Ctx {
         prog: &prog,
@@ -305,7 +360,7 @@ fn run_setup_inner(
         lane_instructions: 0,
     };
     let mut sg = SimdGroup::new(u32::MAX, ThreadIds::default());
-    match run(&mut sg, &mut ctx).map_err(|e| located(e, "launcher", launcher_va))? {
+    match run(&mut sg, &mut ctx).map_err(|e| located(e, place))? {
         Yield::Stop => {}
         Yield::Barrier => {
             return Err(SimError::Launch(format!(
@@ -445,7 +500,7 @@ fn run_cdm_launch_inner(
         },
         cancelled,
     )
-    .map_err(|e| located(e, "body", s.body_va))?;
+    .map_err(|e| located(e, |pc| format!("body at {:#x}+{pc:#x}", s.body_va)))?;
     stats.instructions += s.instructions;
     Ok(stats)
 }

@@ -370,3 +370,61 @@ fn cancel_hook_stops_an_endless_body_at_its_pc() {
     let r = run_cdm_launch(&img.pt, &img.launch, USC, 10_000);
     assert!(matches!(r, Err(SimError::Budget { .. })), "{r:?}");
 }
+
+/// An authored setup body: r30 = `value`, argument word `word` = r30, STOP.
+fn setup_body(word: u32, value: u32) -> Vec<u8> {
+    let mut mov = agx16_isa::Instr::new(agx16_isa::form_by_name("mov_imm32").unwrap());
+    mov.set_gpr(agx16_isa::Role::Dst, 30, agx16_isa::Part::Full)
+        .unwrap()
+        .set("imm", value as u64)
+        .unwrap();
+    let mut b = mov.encode_checked().unwrap();
+    b.extend(
+        meaning::arg_store_instr(word, 30, false)
+            .unwrap()
+            .encode_checked()
+            .unwrap(),
+    );
+    b.extend(
+        agx16_isa::Instr::build("stop", &[])
+            .unwrap()
+            .encode_checked()
+            .unwrap(),
+    );
+    b
+}
+
+#[test]
+fn launcher_tail_jumps_to_a_compiled_setup_body() {
+    // README.apple9-launchers.md "Compiler-generated uniform setup": setup results go
+    // to the argument words after the 2*(N+1) root words; setup STOP starts the entry.
+    let o = first_passing();
+    const SETUP: u64 = USC + 0x30000;
+    let roots = stage(slot_order(&o).len(), 0).root_words().unwrap();
+    let img = image(&o, |p, entry| {
+        *p = agx16_cmdstream::launch::build_launcher_with_setup(
+            stage(slot_order(&o).len(), 0),
+            &common(entry),
+            LAUNCHER,
+            SETUP,
+        )
+        .unwrap();
+    });
+    map(&img.pt, SETUP, &setup_body(roots, 0xfeed_f00d));
+    let s = run_setup(&img.pt, LAUNCHER, USC, BUDGET).unwrap();
+    assert_eq!(s.arguments.len(), roots as usize + 1);
+    assert_eq!(s.arguments[roots as usize], 0xfeed_f00d);
+    assert_eq!(s.body_va, BODY);
+    run_cdm_launch(&img.pt, &img.launch, USC, BUDGET).unwrap();
+    matches_m4(&o, &img).unwrap();
+
+    // A refusal inside the setup body names the setup body, not the launcher.
+    let mut bad = setup_body(roots, 1);
+    bad[0] ^= 0xff; // no longer a mov_imm32
+    img.pt.host_write(SETUP, &bad).unwrap();
+    let e = run_cdm_launch(&img.pt, &img.launch, USC, BUDGET).unwrap_err();
+    assert!(
+        e.to_string().contains(&format!("setup body at {SETUP:#x}")),
+        "{e}"
+    );
+}
