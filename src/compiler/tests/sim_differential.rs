@@ -911,8 +911,9 @@ fn abs_and_neg_on_alu_sources_match_reference() {
 /// select becomes an if/else on a predicate compare with a phi.
 #[test]
 fn selects_and_compare_values_match_reference() {
-    let conds: [(bool, Op); 9] = [
+    let conds: [(bool, Op); 10] = [
         (true, Op::FCmp(Cmp::Lt)),
+        (true, Op::FCmp(Cmp::Ge)),
         (true, Op::FCmp(Cmp::Eq)),
         (true, Op::FCmp(Cmp::Ne)),
         (
@@ -978,20 +979,6 @@ fn selects_and_compare_values_match_reference() {
             check(&f, 2, seed, Options::default());
         }
     }
-}
-
-/// Ordered float `>=` has no measured predicate compare: a select on it is a NoForm error
-/// naming the compare, not wrong code.
-#[test]
-fn select_on_float_ge_is_a_clear_error() {
-    let mut b = Builder::new(Stage::Compute);
-    let x = b.sysval(SysVal::GlobalId(0));
-    let a = b.load_global(0, x, Type::F32, 1);
-    let c = b.fcmp(Cmp::Ge, a, Src::imm_f32(0.5));
-    let s = b.select(Type::F32, c, Src::val(a), Src::imm_f32(0.5));
-    b.store_global(1, x, s);
-    let e = compile_g16(&b.finish(), Options::default()).unwrap_err();
-    assert!(e.to_string().contains("fcmp.ge"), "{e}");
 }
 
 /// Saturation (`clamp(x, 0, 1)` on a copy and folded into fadd/fmul) becomes compares and

@@ -90,43 +90,46 @@ pub fn jump(offset: i64) -> Result<Instr, CompileError> {
 
 /// The predicate compare (bank 0) for a compare whose only reader is the following `if`.
 pub fn predicate_compare(i: &MInstr) -> Result<Instr, CompileError> {
-    let (form, want, invert) =
-        match i.op {
-            Op::FCmp(Cmp::Lt) => ("pcmp", Compare::FloatLt, false),
-            Op::FCmp(Cmp::Eq) => ("pcmp_ext", Compare::FloatEq, false),
-            // !(a == b) is true for unordered operands, as the IR's `ne` is.
-            Op::FCmp(Cmp::Ne) => ("pcmp_ext", Compare::FloatEq, true),
-            Op::ICmp {
-                cond: Cmp::Lt,
-                signed,
-            } => (
-                "pcmp",
-                if signed {
-                    Compare::SintLt
-                } else {
-                    Compare::UintLt
-                },
-                false,
-            ),
-            Op::ICmp {
-                cond: Cmp::Ge,
-                signed,
-            } => (
-                "pcmp",
-                if signed {
-                    Compare::SintLt
-                } else {
-                    Compare::UintLt
-                },
-                true,
-            ),
-            Op::ICmp { cond: Cmp::Eq, .. } => ("pcmp_ext", Compare::BitEq, false),
-            Op::ICmp { cond: Cmp::Ne, .. } => ("pcmp_ext", Compare::BitEq, true),
-            _ => return Err(no_form(
+    let (form, want, invert) = match i.op {
+        Op::FCmp(Cmp::Lt) => ("pcmp", Compare::FloatLt, false),
+        // Ordered `>=`: the extended form's relation 2 (EXP-M4-45 on M4, as agx16-isa reads it).
+        Op::FCmp(Cmp::Ge) => ("pcmp_ext", Compare::FloatGe, false),
+        Op::FCmp(Cmp::Eq) => ("pcmp_ext", Compare::FloatEq, false),
+        // !(a == b) is true for unordered operands, as the IR's `ne` is.
+        Op::FCmp(Cmp::Ne) => ("pcmp_ext", Compare::FloatEq, true),
+        Op::ICmp {
+            cond: Cmp::Lt,
+            signed,
+        } => (
+            "pcmp",
+            if signed {
+                Compare::SintLt
+            } else {
+                Compare::UintLt
+            },
+            false,
+        ),
+        Op::ICmp {
+            cond: Cmp::Ge,
+            signed,
+        } => (
+            "pcmp",
+            if signed {
+                Compare::SintLt
+            } else {
+                Compare::UintLt
+            },
+            true,
+        ),
+        Op::ICmp { cond: Cmp::Eq, .. } => ("pcmp_ext", Compare::BitEq, false),
+        Op::ICmp { cond: Cmp::Ne, .. } => ("pcmp_ext", Compare::BitEq, true),
+        _ => {
+            return Err(no_form(
                 i,
-                "no measured predicate compare for this condition (ordered float >= is disputed)",
-            )),
-        };
+                "no measured predicate compare for this condition",
+            ))
+        }
+    };
     let f =
         form_by_name(form).ok_or_else(|| no_form(i, "predicate compare missing from the table"))?;
     let mut x = Instr::new(f);
