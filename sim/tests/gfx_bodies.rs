@@ -42,9 +42,15 @@ fn iter(dst: u64, cf: u64) -> Instr {
 }
 
 fn fadd(dst: u64, a: u64, bb: u64) -> Instr {
+    fadd_wait(dst, a, bb, 0)
+}
+
+/// `fadd` waiting on scoreboard slot `wait` (0: none).
+fn fadd_wait(dst: u64, a: u64, bb: u64, wait: u64) -> Instr {
     b(
         "fadd",
         &[
+            ("wait", wait),
             ("dst", dst),
             ("a_size", 1),
             ("a", a),
@@ -100,6 +106,9 @@ fn install_fragment(scene: &Scene, body: &[u8]) {
 struct BodyStages {
     host: HostStages,
     isa: IsaStages,
+    /// Background stores f32 0.0 as word 0 (and the end of tile converts every pixel)
+    /// instead of the harness's clear colour.
+    zero_background: bool,
 }
 
 impl Stages for BodyStages {
@@ -116,6 +125,10 @@ impl Stages for BodyStages {
         usc: u64,
         tile: &mut TileBuffer,
     ) -> Result<(), SimError> {
+        if self.zero_background {
+            tile.bytes.fill(0);
+            return Ok(());
+        }
         self.host.background(mem, usc, tile)
     }
     fn fragment(
@@ -145,7 +158,7 @@ impl Stages for BodyStages {
                 let (px, py) = (tile.origin.0 + x, tile.origin.1 + y);
                 if px < W && py < H {
                     let w: [u8; 4] = tile.sample(x, y, 0).unwrap().try_into().unwrap();
-                    let c = if w == CLEAR {
+                    let c = if w == CLEAR && !self.zero_background {
                         CLEAR
                     } else {
                         [unorm8(f32::from_le_bytes(w)), 0, 0, 255]
@@ -159,13 +172,22 @@ impl Stages for BodyStages {
 }
 
 fn render(draw: &DrawSpec, body: &[u8]) -> Result<(Scene, gfx::RenderStats), SimError> {
-    let scene = build(&[draw.clone()], ZlsControl::default());
+    render_draws(&[draw.clone()], body, false)
+}
+
+fn render_draws(
+    draws: &[DrawSpec],
+    body: &[u8],
+    zero_background: bool,
+) -> Result<(Scene, gfx::RenderStats), SimError> {
+    let scene = build(draws, ZlsControl::default());
     install_fragment(&scene, body);
     let mut st = BodyStages {
         host: HostStages {
-            draws: vec![draw.clone()],
+            draws: draws.to_vec(),
         },
         isa: IsaStages::default(),
+        zero_background,
     };
     let stats = gfx::run_render_with(&scene.pt, &scene.command(), &mut st)?;
     Ok((scene, stats))
@@ -378,4 +400,77 @@ fn an_apple_fragment_body_is_refused_at_its_colour_pack() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn tile_reads_see_earlier_draws_through_the_scoreboard() {
+    // Additive blending in the body: word 0 := word 0 (tile read, slot 1) + iter(cf 1).
+    let p = encode_program(&[
+        b("tile_setup", &[("b1", 2), ("access", 0x600)]),
+        b("tile_setup", &[("b1", 2), ("access", 0x80c)]),
+        b(
+            "tile_read",
+            &[
+                ("b2", 0x54),
+                ("dst", 1),
+                ("mask", 1),
+                ("fmt", 0x4e),
+                ("slot", 0),
+            ],
+        ),
+        iter(0, 1),
+        fadd_wait(0, 0, 1, 1),
+        b(
+            "tile_store",
+            &[("mode", 0x54), ("src", 0), ("mask", 1), ("fmt", 0x4e)],
+        ),
+        b("tile_fence", &[("access", 0x20c)]),
+        b("stop", &[]),
+    ]);
+    assert_eq!(
+        decode_at(&p, 12).unwrap().produce().map(|s| s.0),
+        Some(1),
+        "the tile read publishes on slot 1"
+    );
+    let tri = |pos: [[f32; 4]; 3], r: [f32; 3]| {
+        DrawSpec::tris(
+            (0..3)
+                .map(|k| rgba(pos[k], [r[k], 0.0, 0.0, 1.0]))
+                .collect(),
+            ShadeModel::Linear,
+        )
+    };
+    let a = tri(
+        [
+            [-0.9, -0.9, 0.5, 1.0],
+            [0.6, -0.8, 0.5, 1.0],
+            [-0.2, 0.7, 0.5, 1.0],
+        ],
+        [0.1, 0.4, 0.2],
+    );
+    let bb = tri(
+        [
+            [-0.3, -0.5, 0.5, 1.0],
+            [0.9, 0.2, 0.5, 1.0],
+            [0.0, 0.9, 0.5, 1.0],
+        ],
+        [0.5, 0.1, 0.3],
+    );
+    let (scene, _) = render_draws(&[a.clone(), bb.clone()], &p, true).unwrap();
+    let got = image(&scene.pt);
+    // Expected: the sum of each draw's own reference value where it covers the pixel.
+    let (ra, rb) = (reference(&[a]), reference(&[bb]));
+    let value = |c: &[u8; 4]| if *c == CLEAR { 0 } else { c[0] as i32 };
+    let mut both = 0;
+    for (i, g) in got.iter().enumerate() {
+        let want = value(&ra.color[i]) + value(&rb.color[i]);
+        both += (ra.color[i] != CLEAR && rb.color[i] != CLEAR) as u32;
+        assert!(
+            (g[0] as i32 - want).abs() <= 1 && g[1..] == [0, 0, 255],
+            "pixel {},{}: model {g:?}, want red {want}",
+            i as u32 % W,
+            i as u32 / W
+        );
+    }
+    assert!(both > 100, "the triangles overlap ({both} pixels)");
 }
