@@ -554,3 +554,84 @@ pub fn random_g16_kernel(
     }
     b.finish()
 }
+
+/// A random kernel exercising continue and early return on G16: a counted loop (per-lane trip
+/// count from binding 0, break at the top) whose body continues under one or two ifs at random
+/// points, integer and float accumulators through the header phis, then early returns under
+/// ifs before the final stores. Bindings: 0 trip counts (0..=5), 1 ints, 2 floats, 3 output
+/// (`out[x]`, `out[x + threads]`).
+pub fn random_control_kernel(seed: u64, threads: u32) -> Function {
+    let mut r = Rng::new(seed);
+    let mut b = Builder::new(Stage::Compute);
+    let x = b.sysval(SysVal::GlobalId(0));
+    let n = b.load_global(0, x, Type::I32, 1);
+    let v = b.load_global(1, x, Type::I32, 1);
+    let fv = b.load_global(2, x, Type::F32, 1);
+    let pre = b.current_block();
+    b.loop_();
+    let i = b.phi(Shape::scalar(Type::I32), &[(pre, Src::imm(0))]);
+    let acc = b.phi(Shape::scalar(Type::I32), &[(pre, Src::val(v))]);
+    let facc = b.phi(Shape::scalar(Type::F32), &[(pre, Src::imm_f32(0.0))]);
+    let done = b.icmp(Cmp::Ge, true, i, n);
+    b.if_(done);
+    b.break_();
+    b.end_if();
+    let i2 = b.iadd(i, Src::imm(1));
+    let mut acc_cur = acc;
+    let mut facc_cur = facc;
+    // (block, acc, facc) at each continue.
+    let mut edges: Vec<(BlockId, Value, Value)> = Vec::new();
+    for _ in 0..1 + r.below(3) {
+        // Some arithmetic, then a conditional continue.
+        acc_cur = match r.below(3) {
+            0 => b.iadd(acc_cur, Src::imm(1 + r.below(50) as u32)),
+            1 => b.alu(Op::Xor, Type::I32, [Src::val(acc_cur), Src::val(i)]),
+            _ => b.alu(Op::ISub, Type::I32, [Src::val(acc_cur), Src::val(i2)]),
+        };
+        facc_cur = b.fadd(facc_cur, Src::imm_f32(0.5));
+        let bits = b.alu(Op::Xor, Type::I32, [Src::val(acc_cur), Src::val(i)]);
+        let low = b.alu(Op::And, Type::I32, [Src::val(bits), Src::imm(3)]);
+        let c = b.icmp(Cmp::Eq, false, low, Src::imm(r.below(4) as u32));
+        b.if_(c);
+        let nested = r.chance(40);
+        if nested {
+            let c2 = b.icmp(Cmp::Lt, true, i, Src::imm(1 + r.below(4) as u32));
+            b.if_(c2);
+        }
+        let a2 = b.iadd(acc_cur, Src::imm(100));
+        edges.push((b.current_block(), a2, facc_cur));
+        b.continue_();
+        if nested {
+            b.end_if();
+        }
+        b.end_if();
+    }
+    let latch = b.current_block();
+    edges.push((latch, acc_cur, facc_cur));
+    for (blk, a, fa) in edges {
+        b.add_phi_src(i, blk, Src::val(i2));
+        b.add_phi_src(acc, blk, Src::val(a));
+        b.add_phi_src(facc, blk, Src::val(fa));
+    }
+    b.end_loop();
+    // Early returns under one or two ifs.
+    let f = b.fadd(facc, Src::val(fv));
+    for _ in 0..r.below(3) {
+        let c = b.icmp(Cmp::Lt, false, acc, Src::imm(r.below(200) as u32));
+        b.if_(c);
+        if r.chance(50) {
+            b.store_global(3, x, Src::val(acc));
+            b.return_();
+        } else {
+            let c2 = b.fcmp(Cmp::Lt, f, Src::imm_f32(2.0));
+            b.if_(c2);
+            b.return_();
+            b.end_if();
+        }
+        b.end_if();
+    }
+    b.store_global(3, x, Src::val(acc));
+    let x2 = b.iadd(x, Src::imm(threads));
+    b.store_global(3, x2, Src::val(f));
+    b.finish()
+}

@@ -1097,3 +1097,30 @@ fn break_after_continue_is_a_clear_error() {
     let e = compile_g16(&b.finish(), Options::default()).unwrap_err();
     assert!(e.to_string().contains("break after a continue"), "{e}");
 }
+
+/// 40 random kernels with continues under ifs at random points of a loop and early returns
+/// after it, on the model vs the reference.
+#[test]
+fn random_continue_and_return_kernels_match_reference() {
+    use agx16_compiler::testgen::random_control_kernel;
+    for seed in 0..40 {
+        let f = random_control_kernel(seed, THREADS);
+        let c = compile_g16(&f, Options::default()).unwrap_or_else(|e| panic!("{e}\n{f}"));
+        let mut r = Rng::new(seed ^ 0x55);
+        let counts: Vec<u32> = (0..2 * THREADS).map(|_| r.below(6) as u32).collect();
+        let ints: Vec<u32> = (0..2 * THREADS).map(|_| edge_word(&mut r)).collect();
+        let floats: Vec<u32> = (0..2 * THREADS).map(|_| edge_word(&mut r)).collect();
+        let bufs = vec![counts, ints, floats, vec![7; 2 * THREADS as usize]];
+        let got = run_on_model(&c.code, &bufs)
+            .unwrap_or_else(|e| panic!("model: {e}\nseed {seed}\n{f}\n{}", c.mir));
+        let mut env = Env::default();
+        for (k, buf) in bufs.iter().enumerate() {
+            env.buffers.insert(k as u8, buf.clone());
+        }
+        for t in 0..THREADS {
+            env.global_id = [t, 0, 0];
+            interp::run(&f, &mut env).unwrap();
+        }
+        assert_eq!(got[3], env.buffers[&3], "seed {seed}\n{f}\n{}", c.mir);
+    }
+}
