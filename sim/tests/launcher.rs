@@ -428,3 +428,46 @@ fn launcher_tail_jumps_to_a_compiled_setup_body() {
         "{e}"
     );
 }
+
+#[test]
+fn mutated_launchers_and_entries_end_in_a_value_never_a_panic() {
+    let o = first_passing();
+    let img = image(&o, |_, _| {});
+    let mut launcher = vec![0u8; 256];
+    img.pt.host_read(LAUNCHER, &mut launcher).unwrap();
+    let mut entry = vec![0u8; 16];
+    let entry_va = USC + agx16_cmdstream::launch::entry_offset(0);
+    img.pt.host_read(entry_va, &mut entry).unwrap();
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut rnd = move || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let (mut ok, mut refused) = (0, 0);
+    for round in 0..600 {
+        let (va, orig) = if round % 3 == 0 {
+            (entry_va, &entry)
+        } else {
+            (LAUNCHER, &launcher)
+        };
+        let mut m = orig.clone();
+        let len = if va == LAUNCHER { 160 } else { 12 };
+        for _ in 0..1 + rnd() % 3 {
+            let at = (rnd() % len) as usize;
+            m[at] ^= 1 << (rnd() % 8);
+        }
+        img.pt.host_write(va, &m).unwrap();
+        match run_cdm_launch(&img.pt, &img.launch, USC, 1 << 20) {
+            Ok(_) => ok += 1,
+            Err(e) => {
+                assert!(!e.to_string().is_empty());
+                refused += 1;
+            }
+        }
+        img.pt.host_write(va, orig).unwrap();
+    }
+    println!("mutated launchers/entries: {ok} ran, {refused} refused or faulted");
+    assert!(refused > 0);
+}
