@@ -1124,3 +1124,20 @@ fn random_continue_and_return_kernels_match_reference() {
         assert_eq!(got[3], env.buffers[&3], "seed {seed}\n{f}\n{}", c.mir);
     }
 }
+
+/// Select operands with modifiers (`c ? -|a| : -b`): computed in their arm as sign-bit ops.
+#[test]
+fn select_of_modified_operands_matches_reference() {
+    let f = kernel(2, |b, i| {
+        let c = b.fcmp(Cmp::Lt, i[0], i[1]);
+        vec![b.select(
+            Type::F32,
+            c,
+            with_mods(i[0], true, true),
+            with_mods(i[1], true, false),
+        )]
+    });
+    for seed in 0..4 {
+        check(&f, 2, seed, Options::default());
+    }
+}

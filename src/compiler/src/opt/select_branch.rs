@@ -137,7 +137,20 @@ fn split(f: &mut Function, b: BlockId, j: usize) {
             }
         }
     }
-    let mut phi = Instr::new(Op::Phi, sel.dst, [sel.srcs[1], sel.srcs[2]]);
+    // Sources with neg/abs are computed in their arm (phis carry plain values).
+    let mut arm_src = |f: &mut Function, blk: BlockId, s: Src| {
+        if !(s.neg || s.abs) {
+            return s;
+        }
+        let ty = sel.dst.map(|d| f.ty(d)).unwrap_or(Type::F32);
+        let v = f.new_value(Shape::scalar(ty));
+        f.blocks[blk.0 as usize]
+            .instrs
+            .push(Instr::new(Op::Copy, Some(v), [s]));
+        Src::val(v)
+    };
+    let (a, bsrc) = (arm_src(f, t, sel.srcs[1]), arm_src(f, e, sel.srcs[2]));
+    let mut phi = Instr::new(Op::Phi, sel.dst, [a, bsrc]);
     phi.phi_preds = [t, e].into_iter().collect();
     let mut merge = vec![phi];
     merge.extend(tail);
