@@ -138,7 +138,7 @@ fn split(f: &mut Function, b: BlockId, j: usize) {
         }
     }
     // Sources with neg/abs are computed in their arm (phis carry plain values).
-    let mut arm_src = |f: &mut Function, blk: BlockId, s: Src| {
+    let arm_src = |f: &mut Function, blk: BlockId, s: Src| {
         if !(s.neg || s.abs) {
             return s;
         }
