@@ -432,6 +432,38 @@ fn follow_entry(mem: &dyn GpuMemory, entry_va: u64) -> Result<u64, SimError> {
     Ok(entry_va.wrapping_add_signed(d))
 }
 
+/// Bytes from the start of `prog` up to the end of the last instruction control can
+/// reach (fall-through, branch targets; STOP, an unconditional jump and a refusal end
+/// a path). A body read from the USC heap has no recorded length; the bytes after it
+/// (another body, data) must not count as the body's (e.g. its uniform use).
+fn reachable_bytes(prog: &Program) -> usize {
+    use crate::core::ops::{JumpCond, Kind};
+    let n = prog.ops.len();
+    let mut seen = vec![false; n];
+    let mut work = vec![0usize];
+    let mut end = 0usize;
+    while let Some(i) = work.pop() {
+        if i >= n || seen[i] {
+            continue;
+        }
+        seen[i] = true;
+        let op = &prog.ops[i];
+        // an undecodable op (length 0) keeps its bytes so the refusal stays a decode error
+        let len = if op.len == 0 { 16 } else { op.len as usize };
+        end = end.max(op.pc as usize + len);
+        match op.kind {
+            Kind::Stop | Kind::Refuse(_) => {}
+            Kind::Jump {
+                target,
+                cond: JumpCond::Always,
+            } => work.push(target),
+            Kind::Jump { target, .. } => work.extend([target, i + 1]),
+            _ => work.push(i + 1),
+        }
+    }
+    end.max(1).min(prog.code.len())
+}
+
 /// Runs one CDM compute launch the way the M4 does: the launcher program at
 /// `launch.pipeline` (a setup invocation), then the body its entry reaches, over the
 /// launch's grid, with the argument words as uniforms and the threadgroup memory the
@@ -488,10 +520,11 @@ fn run_cdm_launch_inner(
         }
     };
     let body = read_code(mem, s.body_va, BODY_BYTES)?;
+    let body = &body[..reachable_bytes(&Program::new(&body))];
     let mut stats = run_compute_inner(
         mem,
         &ComputeLaunch {
-            code: Code::Program(Arc::new(Program::new(&body))),
+            code: Code::Program(Arc::new(Program::new(body))),
             uniforms: s.arguments,
             grid,
             threadgroup,

@@ -471,3 +471,25 @@ fn mutated_launchers_and_entries_end_in_a_value_never_a_panic() {
     println!("mutated launchers/entries: {ok} ran, {refused} refused or faulted");
     assert!(refused > 0);
 }
+
+#[test]
+fn bytes_after_the_body_are_not_part_of_it() {
+    // A body read from the heap has no length: what follows it (here another kernel
+    // that reads more uniforms than this launch provides) must not count.
+    let all = oracles();
+    let wide = |o: &Oracle| agx16_sim::Program::new(&o.code().unwrap()).uniforms_needed();
+    let o = all
+        .iter()
+        .find(|o| slot_order(o).len() <= 2 && matches!(check(o), Outcome::Pass(_)))
+        .expect("a runnable kernel with at most two buffers");
+    let next = all
+        .iter()
+        .find(|x| wide(x) > 4)
+        .expect("a kernel reading more than four uniforms");
+    let img = image(o, |_, _| {});
+    let mut code = o.code().unwrap();
+    code.extend(next.code().unwrap());
+    img.pt.host_write(BODY, &code).unwrap();
+    run_cdm_launch(&img.pt, &img.launch, USC, BUDGET).unwrap();
+    matches_m4(o, &img).unwrap();
+}
