@@ -116,7 +116,21 @@ fn a_captured_compute_job_replays_to_the_m4_result() {
         ],
     };
     // Through the file format, as `AGX16_DUMP` writes it.
-    let cap = Capture::parse(&cap.to_bytes()).unwrap();
+    let bytes = cap.to_bytes();
+    let cap = Capture::parse(&bytes).unwrap();
+
+    // The same file through `agx16-sim replay`.
+    let file = std::env::temp_dir().join(format!("agx16-replay-{}.cap", std::process::id()));
+    std::fs::write(&file, &bytes).unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_agx16-sim"))
+        .arg("replay")
+        .arg(&file)
+        .output()
+        .unwrap();
+    std::fs::remove_file(&file).ok();
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{stdout}");
+    assert_eq!(stdout.lines().last(), Some("1 passed, 0 failed"), "{stdout}");
     let (pt, launches) = replay_compute(&cap, 1 << 24).unwrap();
     assert_eq!(launches.len(), 1);
     assert!(launches[0].result.is_ok(), "{:?}", launches[0].result);

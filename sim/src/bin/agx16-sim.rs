@@ -19,6 +19,8 @@ enum Cmd {
     Check { path: PathBuf },
     /// Print the model's decoded view of a program (hex string or oracle file).
     Dump { input: String },
+    /// Re-run the compute launches of an `AGX16_DUMP` capture file on the model.
+    Replay { file: PathBuf },
 }
 
 fn main() -> ExitCode {
@@ -26,6 +28,7 @@ fn main() -> ExitCode {
     match cli.cmd {
         Cmd::Check { path } => check_cmd(&path),
         Cmd::Dump { input } => dump_cmd(&input),
+        Cmd::Replay { file } => replay_cmd(&file),
     }
 }
 
@@ -89,4 +92,47 @@ fn dump_cmd(input: &str) -> ExitCode {
     };
     print!("{}", agx16_sim::lower::dump(&code));
     ExitCode::SUCCESS
+}
+
+fn replay_cmd(file: &std::path::Path) -> ExitCode {
+    let capture = std::fs::read(file)
+        .map_err(|e| e.to_string())
+        .and_then(|b| agx16_cmdstream::capture::Capture::parse(&b).map_err(|e| e.to_string()));
+    let capture = match capture {
+        Ok(c) => c,
+        Err(e) => {
+            eprintln!("{}: {e}", file.display());
+            return ExitCode::from(2);
+        }
+    };
+    let budget = agx16_sim::ComputeLaunch::DEFAULT_BUDGET;
+    let launches = match agx16_sim::dispatch::replay_compute(&capture, budget) {
+        Ok((_, launches)) => launches,
+        Err(e) => {
+            eprintln!("{}: {e}", file.display());
+            return ExitCode::FAILURE;
+        }
+    };
+    let (mut ok, mut failed) = (0, 0);
+    for l in &launches {
+        match &l.result {
+            Ok(s) => {
+                ok += 1;
+                println!(
+                    "command {} launch at {:#x}: {} SIMD-groups, {} instructions",
+                    l.command, l.record_va, s.simdgroups, s.instructions
+                );
+            }
+            Err(e) => {
+                failed += 1;
+                println!("command {} launch at {:#x}: {e}", l.command, l.record_va);
+            }
+        }
+    }
+    println!("{ok} passed, {failed} failed");
+    if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    }
 }
