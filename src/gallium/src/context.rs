@@ -2,7 +2,7 @@
 //! yet refuses with a message.
 
 use crate::ffi::{guard, unimplemented};
-use crate::{shader, state};
+use crate::{shader, state, transfer};
 use agx16_mesa_sys as sys;
 use std::ffi::{c_uint, c_void};
 use std::ptr::null_mut;
@@ -54,13 +54,13 @@ fn install_hooks(c: &mut sys::pipe_context) {
     c.clear = Some(clear);
     c.blit = Some(blit);
     c.resource_copy_region = Some(resource_copy_region);
-    c.buffer_map = Some(map);
-    c.texture_map = Some(map);
-    c.buffer_unmap = Some(unmap);
-    c.texture_unmap = Some(unmap);
-    c.transfer_flush_region = Some(transfer_flush_region);
-    c.buffer_subdata = Some(buffer_subdata);
-    c.texture_subdata = Some(texture_subdata);
+    c.buffer_map = Some(transfer::map);
+    c.texture_map = Some(transfer::map);
+    c.buffer_unmap = Some(transfer::unmap);
+    c.texture_unmap = Some(transfer::unmap);
+    c.transfer_flush_region = Some(transfer::transfer_flush_region);
+    c.buffer_subdata = Some(transfer::buffer_subdata);
+    c.texture_subdata = Some(transfer::texture_subdata);
     c.create_sampler_view = Some(create_sampler_view);
     c.sampler_view_destroy = Some(sampler_view_destroy);
     c.create_surface = Some(create_surface);
@@ -177,83 +177,59 @@ unsafe extern "C" fn resource_copy_region(
     unimplemented("resource_copy_region");
 }
 
-unsafe extern "C" fn map(
-    _: *mut sys::pipe_context,
-    _: *mut sys::pipe_resource,
-    _: c_uint,
-    _: c_uint,
-    _: *const sys::pipe_box,
-    transfer: *mut *mut sys::pipe_transfer,
-) -> *mut c_void {
-    unimplemented("resource mapping");
-    if !transfer.is_null() {
-        *transfer = null_mut();
-    }
-    null_mut()
-}
-
-unsafe extern "C" fn unmap(_: *mut sys::pipe_context, _: *mut sys::pipe_transfer) {
-    unimplemented("resource unmapping");
-}
-
-unsafe extern "C" fn transfer_flush_region(
-    _: *mut sys::pipe_context,
-    _: *mut sys::pipe_transfer,
-    _: *const sys::pipe_box,
-) {
-    unimplemented("transfer_flush_region");
-}
-
-unsafe extern "C" fn buffer_subdata(
-    _: *mut sys::pipe_context,
-    _: *mut sys::pipe_resource,
-    _: c_uint,
-    _: c_uint,
-    _: c_uint,
-    _: *const c_void,
-) {
-    unimplemented("buffer_subdata");
-}
-
-#[allow(clippy::too_many_arguments)]
-unsafe extern "C" fn texture_subdata(
-    _: *mut sys::pipe_context,
-    _: *mut sys::pipe_resource,
-    _: c_uint,
-    _: c_uint,
-    _: *const sys::pipe_box,
-    _: *const c_void,
-    _: c_uint,
-    _: usize,
-) {
-    unimplemented("texture_subdata");
-}
-
+/// A sampler view is CPU state until the draw path packs its texture descriptor.
 unsafe extern "C" fn create_sampler_view(
-    _: *mut sys::pipe_context,
-    _: *mut sys::pipe_resource,
-    _: *const sys::pipe_sampler_view,
+    ctx: *mut sys::pipe_context,
+    res: *mut sys::pipe_resource,
+    templ: *const sys::pipe_sampler_view,
 ) -> *mut sys::pipe_sampler_view {
-    unimplemented("create_sampler_view");
-    null_mut()
+    guard("create_sampler_view", null_mut(), || {
+        let view = Box::into_raw(Box::new(*templ));
+        (*view).texture = null_mut();
+        sys::pipe_reference_init(&mut (*view).__bindgen_anon_1.reference, 1);
+        sys::pipe_resource_reference(&mut (*view).texture, res);
+        (*view).context = ctx;
+        view
+    })
 }
 
 unsafe extern "C" fn sampler_view_destroy(
     _: *mut sys::pipe_context,
-    _: *mut sys::pipe_sampler_view,
+    view: *mut sys::pipe_sampler_view,
 ) {
-    unimplemented("sampler_view_destroy");
+    guard("sampler_view_destroy", (), || {
+        sys::pipe_resource_reference(&mut (*view).texture, null_mut());
+        drop(Box::from_raw(view));
+    })
 }
 
+/// A surface (render target / depth view of a resource level) is CPU state for framebuffer binding.
 unsafe extern "C" fn create_surface(
-    _: *mut sys::pipe_context,
-    _: *mut sys::pipe_resource,
-    _: *const sys::pipe_surface,
+    ctx: *mut sys::pipe_context,
+    res: *mut sys::pipe_resource,
+    templ: *const sys::pipe_surface,
 ) -> *mut sys::pipe_surface {
-    unimplemented("create_surface");
-    null_mut()
+    guard("create_surface", null_mut(), || {
+        let surf = Box::into_raw(Box::new(*templ));
+        let level = (*templ).u.tex.level;
+        (*surf).texture = null_mut();
+        sys::pipe_reference_init(&mut (*surf).reference, 1);
+        sys::pipe_resource_reference(&mut (*surf).texture, res);
+        (*surf).context = ctx;
+        if (*res).target() == sys::PIPE_BUFFER {
+            (*surf).width = (*res).width0 as u16;
+            (*surf).height = 1;
+        } else {
+            (*surf).width = ((*res).width0 >> level).max(1) as u16;
+            (*surf).height = (((*res).height0 as u32) >> level).max(1) as u16;
+        }
+        surf
+    })
 }
 
-unsafe extern "C" fn surface_destroy(_: *mut sys::pipe_context, _: *mut sys::pipe_surface) {
-    unimplemented("surface_destroy");
+unsafe extern "C" fn surface_destroy(_: *mut sys::pipe_context, surf: *mut sys::pipe_surface) {
+    guard("surface_destroy", (), || {
+        sys::pipe_resource_reference(&mut (*surf).texture, null_mut());
+        drop(Box::from_raw(surf));
+    })
 }

@@ -6,6 +6,8 @@ use std::sync::OnceLock;
 pub struct DebugFlags {
     /// Print per-shader statistics in Mesa's shader-db style to stderr.
     pub shaderdb: bool,
+    /// Report BO counts at screen destruction (leak checks).
+    pub bo: bool,
 }
 
 pub fn flags() -> DebugFlags {
@@ -18,7 +20,8 @@ fn parse(value: &str) -> DebugFlags {
     for word in value.split(',').map(str::trim).filter(|w| !w.is_empty()) {
         match word {
             "shaderdb" => flags.shaderdb = true,
-            other => eprintln!("agx16: unknown AGX16_DEBUG flag {other:?} (known: shaderdb)"),
+            "bo" => flags.bo = true,
+            other => eprintln!("agx16: unknown AGX16_DEBUG flag {other:?} (known: shaderdb, bo)"),
         }
     }
     flags

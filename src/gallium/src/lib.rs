@@ -3,14 +3,20 @@
 //! Built as the one Rust staticlib inside Mesa's libgallium (see the root meson.build). Mesa calls
 //! `agx16_drm_screen_create` for render nodes whose kernel driver is "asahi".
 
+mod bo;
 mod caps;
 mod context;
 mod debug;
 mod device;
 mod ffi;
 mod formats;
+mod resource;
+#[cfg(test)]
+mod resource_tests;
 mod screen;
 mod shader;
 mod state;
+mod transfer;
+mod va;
 
 pub use screen::agx16_drm_screen_create;

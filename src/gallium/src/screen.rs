@@ -1,8 +1,9 @@
 //! The pipe_screen: one per opened M4 render node.
 
+use crate::bo::{BoDevice, BoError, NodeUapi};
 use crate::device::{DeviceError, RenderNode};
-use crate::ffi::{guard, unimplemented};
-use crate::{caps, context, formats, shader};
+use crate::ffi::guard;
+use crate::{caps, context, debug, formats, resource, shader};
 use agx16_kernel::uapi::asahi::ParamsGlobal;
 use agx16_mesa_sys as sys;
 use std::ffi::{c_char, c_int, c_uint, c_void, CString};
@@ -14,6 +15,8 @@ pub struct Screen {
     pub base: sys::pipe_screen,
     pub node: RenderNode,
     pub params: ParamsGlobal,
+    /// GPU memory: the VM, VA heaps and BOs.
+    pub bo: BoDevice,
     name: CString,
     nir_options: &'static sys::nir_shader_compiler_options,
 }
@@ -28,9 +31,24 @@ impl Screen {
         &*(screen as *const Screen)
     }
 
-    fn create(fd: c_int) -> Result<*mut sys::pipe_screen, DeviceError> {
+    /// A screen over an in-process kernel, without Mesa's pipe loader (unit tests).
+    #[cfg(test)]
+    pub fn for_tests(bo: BoDevice, params: ParamsGlobal) -> Box<Screen> {
+        Box::new(Screen {
+            // SAFETY: plain C data.
+            base: unsafe { std::mem::zeroed() },
+            node: RenderNode::new(-1),
+            params,
+            bo,
+            name: CString::default(),
+            nir_options: shader::nir_options(),
+        })
+    }
+
+    fn create(fd: c_int) -> Result<*mut sys::pipe_screen, ScreenError> {
         let node = RenderNode::new(fd);
         let params = node.identify()?;
+        let bo = BoDevice::new(Box::new(NodeUapi { fd }), &params)?;
         let name = CString::new(format!(
             "Apple M4 (G16{}) agx16, {} cores",
             char::from_u32(params.gpu_variant).unwrap_or('?'),
@@ -42,6 +60,7 @@ impl Screen {
             base: unsafe { std::mem::zeroed() },
             node,
             params,
+            bo,
             name,
             nir_options: shader::nir_options(),
         });
@@ -59,14 +78,22 @@ impl Screen {
             base.get_compiler_options = Some(get_compiler_options);
             base.is_format_supported = Some(is_format_supported);
             base.context_create = Some(context::create);
-            base.resource_create = Some(resource_create);
-            base.resource_destroy = Some(resource_destroy);
+            base.resource_create = Some(resource::resource_create);
+            base.resource_destroy = Some(resource::resource_destroy);
             base.fence_reference = Some(fence_reference);
             base.fence_finish = Some(fence_finish);
             caps::init_screen_caps(&mut (*screen).base);
         }
         Ok(screen as *mut sys::pipe_screen)
     }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum ScreenError {
+    #[error("{0}")]
+    Device(#[from] DeviceError),
+    #[error("setting up GPU memory: {0}")]
+    Memory(#[from] BoError),
 }
 
 /// Mesa's entry into agx16 (see ci/mesa-agx16.patch, drm_helper.h): a screen for an asahi render node.
@@ -86,7 +113,30 @@ pub extern "C" fn agx16_drm_screen_create(
 
 unsafe extern "C" fn destroy(screen: *mut sys::pipe_screen) {
     guard("screen destroy", (), || {
-        drop(Box::from_raw(screen as *mut Screen))
+        let screen = Box::from_raw(screen as *mut Screen);
+        if debug::flags().bo {
+            let s = &screen.bo.stats;
+            use std::sync::atomic::Ordering::Relaxed;
+            eprintln!(
+                "agx16 bo: at screen destroy {} live, {} cached, {} created, {} cache hits",
+                s.live.load(Relaxed),
+                screen.bo.cached(),
+                s.created.load(Relaxed),
+                s.cache_hits.load(Relaxed)
+            );
+        }
+        let live = screen
+            .bo
+            .stats
+            .live
+            .load(std::sync::atomic::Ordering::Relaxed);
+        if live != 0 {
+            eprintln!("agx16: {live} BO(s) still live at screen destroy (a resource leaked)");
+        }
+        drop(screen);
+        if debug::flags().bo {
+            eprintln!("agx16 bo: VM and every BO closed");
+        }
     })
 }
 
@@ -141,19 +191,6 @@ unsafe extern "C" fn is_format_supported(
     usage: c_uint,
 ) -> bool {
     formats::is_supported(format, target, sample_count, usage)
-}
-
-unsafe extern "C" fn resource_create(
-    _: *mut sys::pipe_screen,
-    _: *const sys::pipe_resource,
-) -> *mut sys::pipe_resource {
-    unimplemented("resource_create (GPU memory for buffers and textures)");
-    null_mut()
-}
-
-unsafe extern "C" fn resource_destroy(_: *mut sys::pipe_screen, _: *mut sys::pipe_resource) {
-    // resource_create never succeeds yet, so Mesa holds no agx16 resources to destroy.
-    unimplemented("resource_destroy");
 }
 
 /// No GPU work is ever submitted yet, so the only fence is "none" (NULL), which is always signalled.

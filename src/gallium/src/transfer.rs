@@ -1,0 +1,368 @@
+//! CPU access to resources: transfer_map/unmap and the subdata hooks.
+//!
+//! Buffers and linear images map their BO directly. Twiddled images map a linear staging copy of the
+//! box: filled by untiling on map (unless the map discards the range), tiled back on unmap when
+//! written. Whole-level boxes use agx16-cmdstream's fast tile/untile routines; partial boxes copy
+//! element by element through the plane's address function.
+//!
+//! Synchronisation: no GPU work is ever submitted yet, so a map has nothing to wait for. When the draw
+//! path exists, map must first flush and wait for batches that write (or, for writes, read) the
+//! resource.
+
+use crate::ffi::guard;
+use crate::resource::Resource;
+use agx16_cmdstream::layout::{tile_plane, untile_plane, ImageLayout, PlaneLayout};
+use agx16_mesa_sys as sys;
+use std::ffi::{c_uint, c_void};
+use std::ptr::null_mut;
+
+/// Mesa sees `base`; `base` must stay first.
+#[repr(C)]
+pub struct Transfer {
+    pub base: sys::pipe_transfer,
+    /// Linear copy of the box for twiddled images (`stride` and `layer_stride` describe it).
+    staging: Option<Vec<u8>>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum MapError {
+    #[error("box {x},{y},{z} {w}x{h}x{d} is outside level {level} of the resource")]
+    Box {
+        x: i32,
+        y: i32,
+        z: i32,
+        w: i32,
+        h: i32,
+        d: i32,
+        level: u32,
+    },
+    #[error("{0}")]
+    Layout(#[from] agx16_cmdstream::layout::LayoutError),
+}
+
+/// The box in elements (blocks for compressed formats): x, y, z, w, h, d.
+type Region = (u32, u32, u32, u32, u32, u32);
+
+fn region(r: &Resource, level: u32, b: &sys::pipe_box) -> Result<Region, MapError> {
+    let bad = || MapError::Box {
+        x: b.x,
+        y: b.y,
+        z: b.z as i32,
+        w: b.width,
+        h: b.height,
+        d: b.depth as i32,
+        level,
+    };
+    if b.x < 0 || b.y < 0 || b.z < 0 || b.width < 0 || b.height < 0 || b.depth < 0 {
+        return Err(bad());
+    }
+    let (x, y, z) = (b.x as u32, b.y as u32, b.z as u32);
+    let (w, h, d) = (b.width as u32, b.height as u32, b.depth as u32);
+    match &r.layout {
+        None => {
+            let end = x as u64 + w as u64;
+            if end > r.base.width0 as u64 || level != 0 {
+                return Err(bad());
+            }
+            Ok((x, 0, 0, w, 1, 1))
+        }
+        Some(l) => {
+            let desc = &l.desc;
+            let lv = l.levels.get(level as usize).ok_or_else(bad)?;
+            let (bw, bh) = (desc.block_w, desc.block_h);
+            let (lw, lh) = ((desc.width >> level).max(1), (desc.height >> level).max(1));
+            if x + w > lw || y + h > lh || z + d > l.planes || x % bw != 0 || y % bh != 0 {
+                return Err(bad());
+            }
+            let _ = lv;
+            Ok((x / bw, y / bh, z, w.div_ceil(bw), h.div_ceil(bh), d))
+        }
+    }
+}
+
+fn whole_plane(p: &PlaneLayout, reg: &Region) -> bool {
+    reg.0 == 0 && reg.1 == 0 && reg.3 == p.width && reg.4 == p.height
+}
+
+/// Copies the region out of the twiddled image into `out` (rows of `stride`, planes of `layer`).
+fn untile(
+    l: &ImageLayout,
+    bo: &[u8],
+    level: u32,
+    reg: Region,
+    out: &mut [u8],
+    stride: usize,
+    layer: usize,
+) -> Result<(), MapError> {
+    let p = &l.levels[level as usize].plane;
+    let b = p.element_bytes as usize;
+    for i in 0..reg.5 {
+        let base = l.element_offset(level, reg.2 + i, 0, 0, 0) as usize;
+        let dst = &mut out[i as usize * layer..];
+        if whole_plane(p, &reg) {
+            untile_plane(p, &bo[base..base + p.size as usize], dst, stride)?;
+            continue;
+        }
+        for y in 0..reg.4 {
+            for x in 0..reg.3 {
+                let s = base + p.offset(reg.0 + x, reg.1 + y) as usize;
+                let d = y as usize * stride + x as usize * b;
+                dst[d..d + b].copy_from_slice(&bo[s..s + b]);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The inverse of `untile`.
+fn tile(
+    l: &ImageLayout,
+    bo: &mut [u8],
+    level: u32,
+    reg: Region,
+    src: &[u8],
+    stride: usize,
+    layer: usize,
+) -> Result<(), MapError> {
+    let p = &l.levels[level as usize].plane;
+    let b = p.element_bytes as usize;
+    for i in 0..reg.5 {
+        let base = l.element_offset(level, reg.2 + i, 0, 0, 0) as usize;
+        let from = &src[i as usize * layer..];
+        if whole_plane(p, &reg) {
+            tile_plane(p, from, stride, &mut bo[base..base + p.size as usize])?;
+            continue;
+        }
+        for y in 0..reg.4 {
+            for x in 0..reg.3 {
+                let d = base + p.offset(reg.0 + x, reg.1 + y) as usize;
+                let s = y as usize * stride + x as usize * b;
+                bo[d..d + b].copy_from_slice(&from[s..s + b]);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Maps `level`/`box` of a resource; returns the transfer and the CPU pointer.
+///
+/// # Safety
+/// `res` must be a live agx16 resource.
+pub unsafe fn map_resource(
+    res: *mut sys::pipe_resource,
+    level: u32,
+    usage: u32,
+    b: &sys::pipe_box,
+) -> Result<(Box<Transfer>, *mut u8), MapError> {
+    let r = Resource::get(res);
+    let reg = region(r, level, b)?;
+    let mut t = Box::new(Transfer {
+        base: std::mem::zeroed(),
+        staging: None,
+    });
+    sys::pipe_resource_reference(&mut t.base.resource, res);
+    t.base.set_level(level);
+    t.base.set_usage(usage as _);
+    t.base.box_ = *b;
+    let bo = r.bo();
+    let ptr = match &r.layout {
+        None => bo.map().add(reg.0 as usize),
+        Some(l) if !l.levels[level as usize].plane.is_twiddled() => {
+            let p = &l.levels[level as usize].plane;
+            t.base.stride = p.row_stride as c_uint;
+            t.base.layer_stride = l.layer_stride as usize;
+            bo.map()
+                .add((l.element_offset(level, reg.2, reg.0, reg.1, 0)) as usize)
+        }
+        Some(l) => {
+            let e = l.desc.element_bytes as usize;
+            let stride = reg.3 as usize * e;
+            let layer = stride * reg.4 as usize;
+            let mut staging = vec![0u8; (layer * reg.5 as usize).max(1)];
+            let discard =
+                usage & (sys::PIPE_MAP_DISCARD_RANGE | sys::PIPE_MAP_DISCARD_WHOLE_RESOURCE) != 0;
+            if usage & sys::PIPE_MAP_READ != 0 || !discard {
+                untile(l, bo.bytes(), level, reg, &mut staging, stride, layer)?;
+            }
+            t.base.stride = stride as c_uint;
+            t.base.layer_stride = layer;
+            let p = staging.as_mut_ptr();
+            t.staging = Some(staging);
+            p
+        }
+    };
+    Ok((t, ptr))
+}
+
+/// Writes back a twiddled image's staging copy if the map wrote, then drops the transfer.
+///
+/// # Safety
+/// `t` must come from `map_resource`.
+#[allow(clippy::boxed_local)] // the allocation Mesa held; freed here
+pub unsafe fn unmap_transfer(mut t: Box<Transfer>) -> Result<(), MapError> {
+    let result = (|| {
+        let Some(staging) = &t.staging else {
+            return Ok(());
+        };
+        if t.base.usage() & sys::PIPE_MAP_WRITE == 0 {
+            return Ok(());
+        }
+        let r = Resource::get(t.base.resource);
+        let l = r.layout.as_ref().expect("staging exists only for images");
+        let level = t.base.level();
+        let reg = region(r, level, &t.base.box_)?;
+        tile(
+            l,
+            r.bo().bytes(),
+            level,
+            reg,
+            staging,
+            t.base.stride as usize,
+            t.base.layer_stride,
+        )
+    })();
+    sys::pipe_resource_reference(&mut t.base.resource, null_mut());
+    result
+}
+
+pub unsafe extern "C" fn map(
+    _: *mut sys::pipe_context,
+    res: *mut sys::pipe_resource,
+    level: c_uint,
+    usage: c_uint,
+    b: *const sys::pipe_box,
+    out: *mut *mut sys::pipe_transfer,
+) -> *mut c_void {
+    guard("transfer_map", null_mut(), || {
+        *out = null_mut();
+        match map_resource(res, level, usage, &*b) {
+            Ok((t, ptr)) => {
+                *out = Box::into_raw(t) as *mut sys::pipe_transfer;
+                ptr as *mut c_void
+            }
+            Err(e) => {
+                eprintln!("agx16: transfer_map: {e}");
+                null_mut()
+            }
+        }
+    })
+}
+
+pub unsafe extern "C" fn unmap(_: *mut sys::pipe_context, t: *mut sys::pipe_transfer) {
+    guard("transfer_unmap", (), || {
+        if let Err(e) = unmap_transfer(Box::from_raw(t as *mut Transfer)) {
+            eprintln!("agx16: transfer_unmap: {e}");
+        }
+    })
+}
+
+/// Writes through to memory at unmap anyway (linear maps are the BO itself): nothing to do.
+pub unsafe extern "C" fn transfer_flush_region(
+    _: *mut sys::pipe_context,
+    _: *mut sys::pipe_transfer,
+    _: *const sys::pipe_box,
+) {
+}
+
+/// Copies `data` into a buffer at `offset`.
+///
+/// # Safety
+/// `res` must be a live agx16 buffer; `data` must hold `size` bytes.
+pub unsafe fn write_buffer(
+    res: *mut sys::pipe_resource,
+    offset: u32,
+    size: u32,
+    data: *const u8,
+) -> Result<(), MapError> {
+    let b = sys::pipe_box {
+        x: offset as i32,
+        width: size as i32,
+        y: 0,
+        height: 1,
+        z: 0,
+        depth: 1,
+    };
+    let (t, ptr) = map_resource(
+        res,
+        0,
+        sys::PIPE_MAP_WRITE | sys::PIPE_MAP_DISCARD_RANGE,
+        &b,
+    )?;
+    std::ptr::copy_nonoverlapping(data, ptr, size as usize);
+    unmap_transfer(t)
+}
+
+/// Copies a linear image (`stride` bytes per row, `layer_stride` per layer) into a box of a texture.
+///
+/// # Safety
+/// `res` must be a live agx16 texture; `data` must cover the box with those strides.
+pub unsafe fn write_texture(
+    res: *mut sys::pipe_resource,
+    level: u32,
+    b: &sys::pipe_box,
+    data: *const u8,
+    stride: usize,
+    layer_stride: usize,
+) -> Result<(), MapError> {
+    let (t, ptr) = map_resource(
+        res,
+        level,
+        sys::PIPE_MAP_WRITE | sys::PIPE_MAP_DISCARD_RANGE,
+        b,
+    )?;
+    let r = Resource::get(res);
+    let l = r.layout.as_ref().expect("a texture has a layout");
+    let e = l.desc.element_bytes as usize;
+    let reg = region(r, level, b)?;
+    let row = reg.3 as usize * e;
+    for z in 0..reg.5 as usize {
+        for y in 0..reg.4 as usize {
+            std::ptr::copy_nonoverlapping(
+                data.add(z * layer_stride + y * stride),
+                ptr.add(z * t.base.layer_stride + y * t.base.stride as usize),
+                row,
+            );
+        }
+    }
+    unmap_transfer(t)
+}
+
+pub unsafe extern "C" fn buffer_subdata(
+    _: *mut sys::pipe_context,
+    res: *mut sys::pipe_resource,
+    _usage: c_uint,
+    offset: c_uint,
+    size: c_uint,
+    data: *const c_void,
+) {
+    guard("buffer_subdata", (), || {
+        if let Err(e) = write_buffer(res, offset, size, data as *const u8) {
+            eprintln!("agx16: buffer_subdata: {e}");
+        }
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn texture_subdata(
+    _: *mut sys::pipe_context,
+    res: *mut sys::pipe_resource,
+    level: c_uint,
+    _usage: c_uint,
+    b: *const sys::pipe_box,
+    data: *const c_void,
+    stride: c_uint,
+    layer_stride: usize,
+) {
+    guard("texture_subdata", (), || {
+        if let Err(e) = write_texture(
+            res,
+            level,
+            &*b,
+            data as *const u8,
+            stride as usize,
+            layer_stride,
+        ) {
+            eprintln!("agx16: texture_subdata: {e}");
+        }
+    })
+}
