@@ -106,3 +106,45 @@ fn without_the_shim_there_is_no_m4_node_and_no_silent_fallback() {
         "{err}"
     );
 }
+
+const RESTEST: &str = env!("CARGO_BIN_EXE_agx16-restest");
+
+/// Buffer and texture round trips through GL on agx16: glBufferData/glBufferSubData read back with
+/// glMapBufferRangeEXT, every level of an RGBA8 mip chain uploaded with glTexImage2D and read back
+/// with glReadPixels. Oracle: the uploaded bytes. At screen destruction no BO may be live.
+#[test]
+fn buffer_and_texture_data_round_trip_through_agx16_resources() {
+    let mut cmd = stack().command(RESTEST, true);
+    cmd.env("AGX16_DEBUG", "bo");
+    let (ok, out, err) = run(cmd);
+    let renderer = field(&out, "GL_RENDERER").unwrap_or_default();
+    assert!(
+        renderer.starts_with("Apple M4 (G16G) agx16"),
+        "renderer {renderer:?}\n{out}\n{err}"
+    );
+    assert!(ok, "agx16-restest failed:\n{out}\n{err}");
+    assert!(!out.contains("FAIL"), "{out}");
+    // 3 buffer ranges + 7 texture levels.
+    assert_eq!(
+        out.lines().filter(|l| l.starts_with("ok: ")).count(),
+        10,
+        "{out}"
+    );
+    let report = err
+        .lines()
+        .find(|l| l.starts_with("agx16 bo: at screen destroy"))
+        .unwrap_or_else(|| panic!("no BO report:\n{err}"));
+    assert!(report.contains(" 0 live,"), "{report}");
+    assert!(err.contains("agx16 bo: VM and every BO closed"), "{err}");
+    assert!(!err.contains("internal error"), "{err}");
+}
+
+/// The same program passes on softpipe, so its checks test the data, not agx16 quirks.
+#[test]
+fn the_resource_round_trip_program_passes_on_softpipe() {
+    let mut cmd = stack().command(RESTEST, true);
+    cmd.env("LIBGL_ALWAYS_SOFTWARE", "1");
+    let (ok, out, err) = run(cmd);
+    assert_eq!(field(&out, "GL_RENDERER"), Some("softpipe"), "{out}\n{err}");
+    assert!(ok && !out.contains("FAIL"), "{out}\n{err}");
+}
