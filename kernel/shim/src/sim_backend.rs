@@ -6,7 +6,8 @@
 //! its stage target through the entry arena to the body and runs the body
 //! over the grid (`agx16_sim::run_cdm_launch_cancellable`). The job's
 //! watchdog is polled inside the dispatch, so an endless shader loop fails
-//! the job with a timeout at its deadline. Render is not modelled yet.
+//! the job with a timeout at its deadline. A render command runs on the model's
+//! tiler/rasteriser (`agx16_sim::gfx`), which refuses by name what it does not establish.
 
 use agx16_kernel::backend::{ComputeContext, ComputeLaunch, GpuBackend, GpuError, JobControl};
 use agx16_kernel::uapi::asahi::CmdRender;
@@ -86,9 +87,20 @@ impl GpuBackend for SimBackend {
         .map_err(to_gpu_error)
     }
 
-    fn run_render(&self, _: &VmView, _: &CmdRender, _: &JobControl) -> Result<(), GpuError> {
-        Err(GpuError::NotImplemented(
-            "render: agx16-sim has no tiling/rasterisation entry yet",
-        ))
+    fn run_render(&self, vm: &VmView, cmd: &CmdRender, ctl: &JobControl) -> Result<(), GpuError> {
+        if ctl.expired() {
+            return Err(GpuError::Timeout { pc: None });
+        }
+        // The model re-reads the UAPI record through agx16-cmdstream's table.
+        let cmd = agx16_sim::gfx::RenderCommand::from_bytes(bytemuck::bytes_of(cmd))
+            .map_err(to_gpu_error)?;
+        agx16_sim::gfx::run_render_cancellable(
+            &SimMemory(vm),
+            &cmd,
+            &mut agx16_sim::gfx::IsaStages::default(),
+            &|| ctl.expired(),
+        )
+        .map(|_| ())
+        .map_err(to_gpu_error)
     }
 }
