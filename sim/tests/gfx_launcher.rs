@@ -78,8 +78,8 @@ fn an_apple_vertex_body_reads_its_vertex_id_then_stops_at_an_unmeasured_field() 
 }
 
 #[test]
-fn a_vertex_output_store_is_refused_for_want_of_export_forms() {
-    // r0 = vertex id; output 0 := publication 0 (no modelled form writes publications).
+fn a_vertex_output_store_of_an_unwritten_publication_is_refused() {
+    // r0 = vertex id; output 0 := publication 0, which no export wrote.
     let p = encode_program(&[
         Instr::build("get_sr", &[("form", 1), ("dst", 0), ("sr_sel", 0xdd)]).unwrap(),
         agx16_isa::decode_at(&decode_hex("5706540000404900").unwrap(), 0).unwrap(),
@@ -93,7 +93,7 @@ fn a_vertex_output_store_is_refused_for_want_of_export_forms() {
         SimError::Unestablished { pc, form, what, .. } => {
             assert_eq!(pc, 4, "{what}");
             assert!(form.starts_with("vary_store"), "{form}");
-            assert!(what.contains("export forms"), "{what}");
+            assert!(what.contains("which no export wrote"), "{what}");
         }
         other => panic!("{other:?}"),
     }

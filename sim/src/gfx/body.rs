@@ -14,6 +14,7 @@ use crate::error::{hex, SimError};
 use crate::lower::gfx_io::{self, GfxOp};
 use crate::mem::GpuMemory;
 use crate::program::Program;
+use agx16_isa::meaning::ExportOp;
 use std::collections::HashMap;
 
 /// Largest body the model reads (bytes after the entry jump's target).
@@ -161,8 +162,92 @@ fn run_trapping(
     }
 }
 
+/// The export (publication) file of one SIMD-group: what export forms wrote, when each
+/// publication completes and whether a `vary_store` has read it.
+/// Rules (GravityLinux/mesa src/asahi/compiler/README.apple9-ir.md, T8132): exports complete
+/// asynchronously on the slot their bits 58..60 name, and a varying store must wait on it
+/// (EXP-M4-61: no wait or the wrong slot lost outputs); a completed publication stays
+/// readable by later stores; reusing its storage after a store is not safe (consumption is
+/// asynchronous, no release rule established), so the model refuses it.
+struct Publications {
+    value: HashMap<u8, [u32; LANES]>,
+    pending: HashMap<u8, u8>,
+    read: std::collections::HashSet<u8>,
+}
+
+impl Publications {
+    fn new() -> Self {
+        Publications {
+            value: HashMap::new(),
+            pending: HashMap::new(),
+            read: Default::default(),
+        }
+    }
+}
+
+fn export(
+    body: &Body,
+    op: &Op,
+    sg: &mut SimdGroup,
+    pubs: &mut Publications,
+    g: GfxOp,
+) -> Result<(), SimError> {
+    let GfxOp::Export {
+        dst,
+        a,
+        b,
+        op: f,
+        slot,
+    } = g
+    else {
+        unreachable!()
+    };
+    for r in [a, b] {
+        if sg.pending.is_pending(r, Part::Full) {
+            return Err(body.error(
+                op,
+                format!("export source r{r} is still in flight (its wait was not named)"),
+            ));
+        }
+    }
+    if let Some(s) = pubs.pending.get(&dst) {
+        return Err(body.error(
+            op,
+            format!("publication {dst} rewritten while its export on slot {s} is in flight"),
+        ));
+    }
+    if pubs.read.contains(&dst) {
+        return Err(body.error(
+            op,
+            format!(
+                "publication {dst} rewritten after a varying store read it: stores consume \
+                 publications asynchronously and no safe reuse rule is established"
+            ),
+        ));
+    }
+    let mask = sg.exec.active;
+    let entry = pubs.value.entry(dst).or_insert([0; LANES]);
+    for (l, e) in entry.iter_mut().enumerate() {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        let (x, y) = (sg.regs[a as usize][l], sg.regs[b as usize][l]);
+        *e = match f {
+            ExportOp::FAdd { negate_b } => {
+                let y = f32::from_bits(y);
+                (f32::from_bits(x) + if negate_b { -y } else { y }).to_bits()
+            }
+            ExportOp::FMul => (f32::from_bits(x) * f32::from_bits(y)).to_bits(),
+            ExportOp::Logic(func) => func.apply_ilogic(x, y),
+        };
+    }
+    pubs.pending.insert(dst, slot);
+    Ok(())
+}
+
 /// Runs the vertex body for up to one SIMD-group of invocations of one draw and instance;
-/// returns their `outputs` scalars. The vertex id is the only input the model supplies.
+/// returns their `outputs` scalars. The vertex id is the only input the model supplies;
+/// outputs come from `vary_store`s of publications the export forms wrote.
 pub fn run_vertex_batch(
     mem: &dyn GpuMemory,
     body: &Body,
@@ -176,6 +261,14 @@ pub fn run_vertex_batch(
              executed for render stages yet",
         ));
     }
+    let n = invs.first().map_or(0, |i| i.outputs);
+    if invs.iter().any(|i| i.outputs != n) {
+        return Err(SimError::Launch(
+            "render: one vertex batch with different output counts".into(),
+        ));
+    }
+    let mut outs: Vec<Vec<Option<f32>>> = vec![vec![None; n]; invs.len()];
+    let mut pubs = Publications::new();
     run_trapping(mem, body, invs.len(), "vertex body", |sg, op, g| match g {
         GfxOp::VertexId { dst } => {
             let mut vals = [0u32; LANES];
@@ -186,24 +279,59 @@ pub fn run_vertex_batch(
             sg.write(dst, sg.exec.active, &vals);
             Ok(())
         }
-        // The store's source is a publication register; the forms that write those (scalar
-        // float/logic exports whose bits 58..60 name the completion slot, GravityLinux/mesa
-        // README.apple9-ir.md, EXP-M4-61 on T8132) have no encoding in agx16-isa's table yet,
-        // so no publication the model could store exists.
-        GfxOp::VaryingStore { slot, src, .. } => Err(body.error(
-            op,
-            format!(
-                "vertex output {slot} := publication {src}: the export forms that write \
-                 publication registers are not established in agx16-isa, so the value is unknown"
-            ),
-        )),
+        GfxOp::Export { .. } => export(body, op, sg, &mut pubs, g),
+        GfxOp::VaryingStore { slot, src, wait } => {
+            // The wait retires every export completing on a named slot.
+            pubs.pending
+                .retain(|_, s| !(1..=6).contains(s) || wait >> (*s - 1) & 1 == 0);
+            let Some(vals) = pubs.value.get(&src) else {
+                return Err(body.error(
+                    op,
+                    format!("vertex output {slot} := publication {src}, which no export wrote"),
+                ));
+            };
+            if let Some(s) = pubs.pending.get(&src) {
+                return Err(body.error(
+                    op,
+                    format!(
+                        "vertex output {slot} := publication {src} before its export completes: \
+                         the store does not wait on slot {s} (EXP-M4-61: outputs are lost)"
+                    ),
+                ));
+            }
+            if slot as usize >= n {
+                return Err(body.error(
+                    op,
+                    format!("vertex output {slot} is past the draw's {n} output scalars"),
+                ));
+            }
+            for (l, out) in outs.iter_mut().enumerate() {
+                if sg.exec.active >> l & 1 != 0 {
+                    out[slot as usize] = Some(f32::from_bits(vals[l]));
+                }
+            }
+            pubs.read.insert(src);
+            Ok(())
+        }
         other => Err(body.error(op, format!("{other:?} in a vertex body"))),
     })?;
-    Err(unestablished(
-        body.va,
-        "vertex body",
-        "the body stopped without storing its vertex outputs",
-    ))
+    outs.into_iter()
+        .map(|o| {
+            let missing: Vec<usize> = (0..n).filter(|&k| o[k].is_none()).collect();
+            if missing.is_empty() && n > 0 {
+                Ok(o.into_iter().map(|v| v.unwrap_or(0.0)).collect())
+            } else {
+                Err(unestablished(
+                    body.va,
+                    "vertex body",
+                    format!(
+                        "the body stopped without storing its vertex outputs {missing:?} \
+                         (of {n}); unstored outputs are not zeros"
+                    ),
+                ))
+            }
+        })
+        .collect()
 }
 
 /// Byte range of raw word `word` in one sample, when the word is unambiguous.
@@ -253,7 +381,7 @@ fn fragment_io(
     let lanes = || (0..quad.len()).filter(move |l| mask >> l & 1 != 0);
     match g {
         GfxOp::TileSync => {}
-        GfxOp::VertexId { .. } | GfxOp::VaryingStore { .. } => {
+        GfxOp::VertexId { .. } | GfxOp::VaryingStore { .. } | GfxOp::Export { .. } => {
             return Err(body.error(op, format!("{g:?} in a fragment body")))
         }
         GfxOp::Iterate { dst, cf } => {

@@ -9,7 +9,7 @@
 
 use super::check;
 use crate::core::ops::{Dst, Part};
-use agx16_isa::meaning::{iter_location, IterLocation};
+use agx16_isa::meaning::{export_op, iter_location, ExportOp, IterLocation};
 use agx16_isa::{Instr, Op as F, Role};
 
 /// One graphics IO operation, fields interpreted.
@@ -29,6 +29,14 @@ pub enum GfxOp {
     /// Vertex output `slot` (0..3 position, then user scalars) := publication register
     /// `src`, after the publication completes (wait mask, slots 1..6 as bits 0..5).
     VaryingStore { slot: u8, src: u8, wait: u8 },
+    /// Publication register `dst` := `op`(r[a], r[b]), complete on scoreboard `slot` (1..6).
+    Export {
+        dst: u8,
+        a: u8,
+        b: u8,
+        op: ExportOp,
+        slot: u8,
+    },
 }
 
 /// The graphics IO op of `i`, `None` when `i` is not a graphics IO form, or the reason it
@@ -42,6 +50,7 @@ pub fn lower(i: &Instr) -> Option<Result<GfxOp, String>> {
         (F::Fence, "tile_fence") => tile_sync(i, false),
         (F::GetSr, "get_sr") if i.field("sr_sel") == Some(0xdd) => vertex_id(i),
         (F::VaryingStore, "vary_store") => varying_store(i),
+        (F::Opaque, "fadd_export" | "fmul_export" | "logic_export") => export(i),
         (F::Iterate | F::TileStore | F::TileRead | F::VaryingStore, _) => Err(refusal(i)),
         (_, "frag_sample_submit") => Err(refusal(i)),
         _ => return None,
@@ -194,5 +203,31 @@ fn varying_store(i: &Instr) -> Result<GfxOp, String> {
         slot: i.field("slot").unwrap_or(0) as u8,
         src: i.field("src").unwrap_or(0) as u8,
         wait,
+    })
+}
+
+// FLOAT2_EXPORT `X9 (a<<1|1) 1c|op (b<<1|1) 41 00 00 (slot-1)<<2` and LOGIC_EXPORT
+// `Xb (a<<1|1) 1f (b<<1|1) 42 08 00 (slot-1)<<2 00 00` (packers `pack_float2` / `pack_logic`
+// with the export encodings): the destination is a publication index, bits 58..60 the
+// completion slot minus one (README.apple9-ir.md "Varying publication completion").
+fn export(i: &Instr) -> Result<GfxOp, String> {
+    let op = export_op(i)?;
+    let dst = match i.operand(Role::Dst).map(|o| o.value) {
+        Some(agx16_isa::Operand::ImmInt(v)) if (0..128).contains(&v) => v as u8,
+        other => {
+            return Err(format!(
+                "export destination {other:?} is not a publication index"
+            ))
+        }
+    };
+    let Some((slot, _)) = i.produce() else {
+        return Err("export without a completion slot".into());
+    };
+    Ok(GfxOp::Export {
+        dst,
+        a: reg(i, Role::SrcA)?,
+        b: reg(i, Role::SrcB)?,
+        op,
+        slot,
     })
 }

@@ -115,3 +115,77 @@ pub fn texture_op(i: &Instr) -> Result<TextureOp, String> {
         shadow,
     })
 }
+
+/// What an export form computes into its publication register.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportOp {
+    /// f32 a + b (`b_neg`: a - b).
+    FAdd { negate_b: bool },
+    /// f32 a * b.
+    FMul,
+    /// Bitwise function of the two words (apply with `LogicFn::apply_ilogic(a, b)`).
+    Logic(crate::meaning::LogicFn),
+}
+
+/// The operation of a `fadd_export` / `fmul_export` / `logic_export`, limited to what the
+/// T8132 packers emit (GravityLinux/mesa agx_apple9_ir.c `pack_float2`, `pack_logic` with the
+/// export encodings): 32-bit GPR sources, no abs/negate-A/saturate (float2 export refuses
+/// modifiers; `b_neg` is the FSUB bit the packer shares), logic functions and, or, xor.
+/// Everything else is an error naming the field.
+pub fn export_op(i: &Instr) -> Result<ExportOp, String> {
+    let name = i.form.name;
+    for size in ["a_size", "b_size"] {
+        if val(i, size) != 1 {
+            return Err(format!(
+                "{name}: {size} 0 (16-bit source) is not a packer encoding"
+            ));
+        }
+    }
+    match name {
+        "fadd_export" | "fmul_export" => {
+            for f in ["ctrl", "b6", "b7_lo"] {
+                if val(i, f) != 0 {
+                    return Err(format!("{name}: {f} = {:#x} is not established", val(i, f)));
+                }
+            }
+            if name == "fmul_export" {
+                if val(i, "b_neg") != 0 {
+                    return Err("fmul_export: b_neg is not a packer encoding".into());
+                }
+                Ok(ExportOp::FMul)
+            } else {
+                Ok(ExportOp::FAdd {
+                    negate_b: val(i, "b_neg") != 0,
+                })
+            }
+        }
+        "logic_export" => {
+            for f in [
+                "lut_a_free",
+                "lut_a_5",
+                "lut_a_7",
+                "z6",
+                "b7_lo",
+                "z8",
+                "z9",
+            ] {
+                if val(i, f) != 0 {
+                    return Err(format!("{name}: {f} = {:#x} is not established", val(i, f)));
+                }
+            }
+            let lut_b = (val(i, "lut_b1") << 1 | val(i, "lut_b3") << 3) as u8;
+            let key = (val(i, "op_base") as u8, val(i, "lut_a_sel") as u8, lut_b);
+            crate::meaning::ILOGIC_LUT
+                .iter()
+                .filter(|e| matches!(e.function.name, "and" | "or" | "xor"))
+                .find(|e| (e.op_base, e.lut_a, e.lut_b) == key)
+                .map(|e| ExportOp::Logic(e.function))
+                .ok_or_else(|| {
+                    format!(
+                        "logic_export selector {key:?} is not one the packer emits (and, or, xor)"
+                    )
+                })
+        }
+        _ => Err(format!("{name} is not an export form")),
+    }
+}

@@ -12,6 +12,7 @@ use crate::form::Form;
 #[macro_use]
 mod macros;
 mod ctrl;
+mod export;
 mod falu;
 mod frag;
 mod gfx;
@@ -34,6 +35,7 @@ pub static GROUPS: &[&[Form]] = &[
     sr::FORMS,
     mem::FORMS,
     sfu::FORMS,
+    export::FORMS,
     gfx::FORMS,
     falu::FORMS,
     half::FORMS,
