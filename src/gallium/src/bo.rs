@@ -199,6 +199,10 @@ impl BoDevice {
         })
     }
 
+    pub fn uapi(&self) -> &dyn Uapi {
+        &*self.uapi
+    }
+
     /// A BO of at least `size` bytes (rounded up to whole pages), bound and mapped. Contents are zero
     /// for a new GEM object and unspecified for a cached one.
     pub fn create(&self, size: u64, heap: Heap) -> Result<Bo, BoError> {
@@ -423,7 +427,13 @@ pub mod testing {
             Err(Errno::EBADF)
         }
         fn monotonic_ns(&self) -> u64 {
-            0
+            let mut t = libc::timespec {
+                tv_sec: 0,
+                tv_nsec: 0,
+            };
+            // SAFETY: plain clock read into a local.
+            unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut t) };
+            t.tv_sec as u64 * 1_000_000_000 + t.tv_nsec as u64
         }
     }
 

@@ -119,15 +119,26 @@ unsafe extern "C" fn destroy(ctx: *mut sys::pipe_context) {
     })
 }
 
-/// Nothing is ever queued on the GPU yet, so a flush has nothing to submit; the fence is "none".
+/// Nothing is ever queued on the GPU yet, so a flush submits nothing; its fence is a signalled syncobj
+/// (see fence.rs).
 unsafe extern "C" fn flush(
-    _: *mut sys::pipe_context,
+    ctx: *mut sys::pipe_context,
     fence: *mut *mut sys::pipe_fence_handle,
     _flags: c_uint,
 ) {
-    if !fence.is_null() {
-        *fence = null_mut();
-    }
+    guard("flush", (), || {
+        if fence.is_null() {
+            return;
+        }
+        let screen = crate::screen::Screen::get((*ctx).screen);
+        match crate::fence::Fence::signalled(screen.bo.uapi()) {
+            Ok(f) => *fence = f as *mut sys::pipe_fence_handle,
+            Err(e) => {
+                eprintln!("agx16: flush: SYNCOBJ_CREATE: {e}");
+                *fence = null_mut();
+            }
+        }
+    })
 }
 
 unsafe extern "C" fn draw_vbo(

@@ -8,6 +8,7 @@ mod caps;
 mod context;
 mod debug;
 mod device;
+mod fence;
 mod ffi;
 mod formats;
 mod resource;

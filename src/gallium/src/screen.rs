@@ -3,7 +3,7 @@
 use crate::bo::{BoDevice, BoError, NodeUapi};
 use crate::device::{DeviceError, RenderNode};
 use crate::ffi::guard;
-use crate::{caps, context, debug, formats, resource, shader};
+use crate::{caps, context, debug, fence, formats, resource, shader};
 use agx16_kernel::uapi::asahi::ParamsGlobal;
 use agx16_mesa_sys as sys;
 use std::ffi::{c_char, c_int, c_uint, c_void, CString};
@@ -80,8 +80,8 @@ impl Screen {
             base.context_create = Some(context::create);
             base.resource_create = Some(resource::resource_create);
             base.resource_destroy = Some(resource::resource_destroy);
-            base.fence_reference = Some(fence_reference);
-            base.fence_finish = Some(fence_finish);
+            base.fence_reference = Some(fence::fence_reference);
+            base.fence_finish = Some(fence::fence_finish);
             caps::init_screen_caps(&mut (*screen).base);
         }
         Ok(screen as *mut sys::pipe_screen)
@@ -191,24 +191,4 @@ unsafe extern "C" fn is_format_supported(
     usage: c_uint,
 ) -> bool {
     formats::is_supported(format, target, sample_count, usage)
-}
-
-/// No GPU work is ever submitted yet, so the only fence is "none" (NULL), which is always signalled.
-unsafe extern "C" fn fence_reference(
-    _: *mut sys::pipe_screen,
-    dst: *mut *mut sys::pipe_fence_handle,
-    _src: *mut sys::pipe_fence_handle,
-) {
-    if !dst.is_null() {
-        *dst = null_mut();
-    }
-}
-
-unsafe extern "C" fn fence_finish(
-    _: *mut sys::pipe_screen,
-    _: *mut sys::pipe_context,
-    _: *mut sys::pipe_fence_handle,
-    _: u64,
-) -> bool {
-    true
 }

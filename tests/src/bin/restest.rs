@@ -122,6 +122,8 @@ fn run() -> Result<u32, String> {
         let mut failures = 0;
         buffers(&gl, map, unmap, &mut failures)?;
         textures(&gl, &mut failures)?;
+        // glFinish: a flush with a fence, then a wait on it.
+        gl.finish();
         failures
     };
     egl.make_current(display, None, None, None).ok();

@@ -1,0 +1,175 @@
+//! Fences are DRM syncobjs. Nothing is submitted to the GPU yet, so a flush has no work to fence: its
+//! fence is a syncobj created signalled (DRM_SYNCOBJ_CREATE_SIGNALED). The draw path will instead hand
+//! the submission's out-sync syncobj to `Fence::new`, and `fence_finish` already waits on whatever the
+//! syncobj holds (SYNCOBJ_WAIT with WAIT_FOR_SUBMIT).
+
+use crate::bo::Uapi;
+use crate::ffi::guard;
+use crate::screen::Screen;
+use agx16_kernel::uapi::drm::{
+    DrmSyncobjCreate, DrmSyncobjDestroy, DrmSyncobjWait, NR_SYNCOBJ_CREATE, NR_SYNCOBJ_DESTROY,
+    NR_SYNCOBJ_WAIT, SYNCOBJ_CREATE_SIGNALED, SYNCOBJ_WAIT_ALL, SYNCOBJ_WAIT_FOR_SUBMIT,
+};
+use agx16_kernel::uapi::ioctl::drm_iowr;
+use agx16_mesa_sys as sys;
+use std::ffi::c_void;
+use std::io;
+use std::sync::atomic::{AtomicU32, Ordering};
+
+/// What Mesa holds as `pipe_fence_handle` (opaque to it).
+pub struct Fence {
+    refs: AtomicU32,
+    pub syncobj: u32,
+}
+
+fn drm<T>(uapi: &dyn Uapi, nr: u32, v: &mut T) -> io::Result<()> {
+    let request = drm_iowr(nr, std::mem::size_of::<T>());
+    // SAFETY: `v` is the struct the request encodes, live across the call.
+    unsafe { uapi.ioctl(request, v as *mut T as *mut c_void) }
+}
+
+impl Fence {
+    /// A fence for "everything submitted so far", which is nothing yet: a signalled syncobj.
+    pub fn signalled(uapi: &dyn Uapi) -> io::Result<*mut Fence> {
+        let mut c = DrmSyncobjCreate {
+            handle: 0,
+            flags: SYNCOBJ_CREATE_SIGNALED,
+        };
+        drm(uapi, NR_SYNCOBJ_CREATE, &mut c)?;
+        Ok(Box::into_raw(Box::new(Fence {
+            refs: AtomicU32::new(1),
+            syncobj: c.handle,
+        })))
+    }
+
+    /// Waits up to `timeout_ns` (u64::MAX: forever); true when the syncobj's work has completed.
+    pub fn wait(&self, uapi: &dyn Uapi, timeout_ns: u64) -> io::Result<bool> {
+        let mut now = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: plain clock read into a local.
+        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+        let now = now.tv_sec as i64 * 1_000_000_000 + now.tv_nsec as i64;
+        let deadline = i64::try_from(timeout_ns)
+            .ok()
+            .and_then(|t| now.checked_add(t))
+            .unwrap_or(i64::MAX);
+        let handles = [self.syncobj];
+        let mut w = DrmSyncobjWait {
+            handles: handles.as_ptr() as u64,
+            timeout_nsec: deadline,
+            count_handles: 1,
+            flags: SYNCOBJ_WAIT_ALL | SYNCOBJ_WAIT_FOR_SUBMIT,
+            ..Default::default()
+        };
+        match drm(uapi, NR_SYNCOBJ_WAIT, &mut w) {
+            Ok(()) => Ok(true),
+            Err(e) if e.raw_os_error() == Some(libc::ETIME) => Ok(false),
+            Err(e) => Err(e),
+        }
+    }
+
+    fn destroy(fence: *mut Fence, uapi: &dyn Uapi) {
+        // SAFETY: the last reference is gone; the box was made by `signalled`.
+        let fence = unsafe { Box::from_raw(fence) };
+        let mut d = DrmSyncobjDestroy {
+            handle: fence.syncobj,
+            pad: 0,
+        };
+        if let Err(e) = drm(uapi, NR_SYNCOBJ_DESTROY, &mut d) {
+            eprintln!("agx16: SYNCOBJ_DESTROY of {}: {e}", fence.syncobj);
+        }
+    }
+
+    /// Gallium's reference rule: `*dst = src`, counting references, destroying what drops to zero.
+    ///
+    /// # Safety
+    /// `dst` must be valid; `*dst` and `src` are null or fences from `signalled`.
+    pub unsafe fn reference(uapi: &dyn Uapi, dst: *mut *mut Fence, src: *mut Fence) {
+        let old = *dst;
+        if old == src {
+            return;
+        }
+        if let Some(s) = src.as_ref() {
+            s.refs.fetch_add(1, Ordering::AcqRel);
+        }
+        if let Some(o) = old.as_ref() {
+            if o.refs.fetch_sub(1, Ordering::AcqRel) == 1 {
+                Fence::destroy(old, uapi);
+            }
+        }
+        *dst = src;
+    }
+}
+
+pub unsafe extern "C" fn fence_reference(
+    screen: *mut sys::pipe_screen,
+    dst: *mut *mut sys::pipe_fence_handle,
+    src: *mut sys::pipe_fence_handle,
+) {
+    guard("fence_reference", (), || {
+        Fence::reference(
+            Screen::get(screen).bo.uapi(),
+            dst as *mut *mut Fence,
+            src as *mut Fence,
+        )
+    })
+}
+
+pub unsafe extern "C" fn fence_finish(
+    screen: *mut sys::pipe_screen,
+    _: *mut sys::pipe_context,
+    fence: *mut sys::pipe_fence_handle,
+    timeout: u64,
+) -> bool {
+    guard("fence_finish", false, || {
+        let Some(f) = (fence as *mut Fence).as_ref() else {
+            return true; // no fence: nothing to wait for
+        };
+        match f.wait(Screen::get(screen).bo.uapi(), timeout) {
+            Ok(done) => done,
+            Err(e) => {
+                eprintln!("agx16: fence_finish: SYNCOBJ_WAIT on {}: {e}", f.syncobj);
+                false
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::bo::testing::device;
+    use std::ptr::null_mut;
+
+    #[test]
+    fn flush_fences_are_signalled_syncobjs_and_unsubmitted_ones_time_out() {
+        let (k, dev) = device();
+        let uapi = dev.uapi();
+        let f = Fence::signalled(uapi).unwrap();
+        assert_eq!(k.file.counts().syncobjs, 1);
+        assert!(unsafe { &*f }.wait(uapi, 0).unwrap());
+        assert!(unsafe { &*f }.wait(uapi, u64::MAX).unwrap());
+        // Two holders, then both let go: the syncobj is destroyed once.
+        let (mut a, mut b) = (null_mut(), null_mut());
+        unsafe {
+            Fence::reference(uapi, &mut a, f);
+            Fence::reference(uapi, &mut b, f);
+            let mut creator = f;
+            Fence::reference(uapi, &mut creator, null_mut());
+            assert_eq!(k.file.counts().syncobjs, 1);
+            Fence::reference(uapi, &mut a, null_mut());
+            Fence::reference(uapi, &mut b, null_mut());
+        }
+        assert_eq!(k.file.counts().syncobjs, 0);
+        // A syncobj with work never submitted is not signalled: a zero-timeout wait says so.
+        let mut c = DrmSyncobjCreate::default();
+        drm(uapi, NR_SYNCOBJ_CREATE, &mut c).unwrap();
+        let pending = Fence {
+            refs: AtomicU32::new(1),
+            syncobj: c.handle,
+        };
+        assert!(!pending.wait(uapi, 0).unwrap());
+    }
+}
