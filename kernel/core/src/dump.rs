@@ -2,22 +2,16 @@
 //! taken on the GPU thread right before execution (after dependencies), so
 //! the file holds exactly what the model consumed.
 //!
-//! File layout (little endian), `DIR/submit-<pid>-<job>.agx16cap`:
-//! `"AGX16CAP"`, u32 version (1), u32 0, u64 job id, u32 queue id, u32 0,
-//! u64 usc_exec_base, u32 cmdbuf length + the raw UAPI command buffer,
-//! u32 mapping count, then per mapping: u64 va start, u64 va end,
-//! u32 flags (1 read, 2 write, 4 single page), u32 0, u64 byte count and the
-//! bytes (one page for single-page mappings, else the whole range).
-//!
-//! The reader lives with the other format decoders: `agx16_cmdstream::capture`
-//! (and `agx16-decode` prints a capture).
+//! The file format (`DIR/submit-<pid>-<job>.agx16cap`) is written and read
+//! through `agx16_cmdstream::capture`, its one definition; `agx16-decode` prints
+//! a capture and `agx16-sim replay` re-runs its compute work.
 
 use crate::job::Job;
 use std::io::Write;
 use std::path::PathBuf;
 
-pub const MAGIC: &[u8; 8] = b"AGX16CAP";
-pub const VERSION: u32 = 1;
+use agx16_cmdstream::capture::{write_mapping_header, CaptureHeader};
+pub use agx16_cmdstream::capture::{MAGIC, VERSION};
 
 pub struct Capture {
     pub dir: PathBuf,
@@ -37,17 +31,13 @@ impl Capture {
     }
 
     pub fn write_to(&self, w: &mut impl Write, job: &Job) -> std::io::Result<()> {
-        w.write_all(MAGIC)?;
-        w.write_all(&VERSION.to_le_bytes())?;
-        w.write_all(&0u32.to_le_bytes())?;
-        w.write_all(&job.id.to_le_bytes())?;
-        w.write_all(&job.queue_id.to_le_bytes())?;
-        w.write_all(&0u32.to_le_bytes())?;
-        w.write_all(&job.usc_exec_base.to_le_bytes())?;
-        w.write_all(&(self.cmdbuf.len() as u32).to_le_bytes())?;
-        w.write_all(&self.cmdbuf)?;
         let maps = job.vm.mappings();
-        w.write_all(&(maps.len() as u32).to_le_bytes())?;
+        let header = CaptureHeader {
+            job_id: job.id,
+            queue_id: job.queue_id,
+            usc_exec_base: job.usc_exec_base,
+        };
+        header.write(w, &self.cmdbuf, maps.len())?;
         let mut page = vec![0u8; 0x4000];
         for m in maps {
             let flags = u32::from(m.read) | u32::from(m.write) << 1 | u32::from(m.single) << 2;
@@ -56,11 +46,7 @@ impl Capture {
             } else {
                 m.va.end - m.va.start
             };
-            w.write_all(&m.va.start.to_le_bytes())?;
-            w.write_all(&m.va.end.to_le_bytes())?;
-            w.write_all(&flags.to_le_bytes())?;
-            w.write_all(&0u32.to_le_bytes())?;
-            w.write_all(&len.to_le_bytes())?;
+            write_mapping_header(w, m.va.start, m.va.end, flags, len)?;
             let mut done = 0;
             while done < len {
                 let n = (len - done).min(page.len() as u64) as usize;

@@ -1,4 +1,5 @@
-//! Reader for the kernel's `AGX16_DUMP` capture files (`kernel/core/src/dump.rs`):
+//! The `AGX16_DUMP` capture file format, its one definition: the kernel writes it (streaming, via
+//! `CaptureHeader`/`write_mapping_header`), `agx16-decode` and the model read it. Layout (LE):
 //! `"AGX16CAP"`, u32 version 1, u32 0, u64 job id, u32 queue id, u32 0, u64 usc_exec_base,
 //! u32 cmdbuf length + the raw UAPI command buffer, u32 mapping count, then per mapping
 //! u64 va start, u64 va end, u32 flags (1 read, 2 write, 4 single page), u32 0, u64 byte
@@ -128,26 +129,70 @@ impl Capture {
     /// Serialises in the same format (for tests and tools that synthesise captures).
     pub fn to_bytes(&self) -> Vec<u8> {
         let mut o = Vec::new();
-        o.extend(MAGIC);
-        o.extend(VERSION.to_le_bytes());
-        o.extend(0u32.to_le_bytes());
-        o.extend(self.job_id.to_le_bytes());
-        o.extend(self.queue_id.to_le_bytes());
-        o.extend(0u32.to_le_bytes());
-        o.extend(self.usc_exec_base.to_le_bytes());
-        o.extend((self.cmdbuf.len() as u32).to_le_bytes());
-        o.extend(&self.cmdbuf);
-        o.extend((self.mappings.len() as u32).to_le_bytes());
+        let header = CaptureHeader {
+            job_id: self.job_id,
+            queue_id: self.queue_id,
+            usc_exec_base: self.usc_exec_base,
+        };
+        let io = |r: std::io::Result<()>| r.expect("writing to a Vec cannot fail");
+        io(header.write(&mut o, &self.cmdbuf, self.mappings.len()));
         for m in &self.mappings {
-            o.extend(m.start.to_le_bytes());
-            o.extend(m.end.to_le_bytes());
-            o.extend(m.flags.to_le_bytes());
-            o.extend(0u32.to_le_bytes());
-            o.extend((m.bytes.len() as u64).to_le_bytes());
+            io(write_mapping_header(
+                &mut o,
+                m.start,
+                m.end,
+                m.flags,
+                m.bytes.len() as u64,
+            ));
             o.extend(&m.bytes);
         }
         o
     }
+}
+
+/// The fixed part of a capture, for writers that stream mapping contents
+/// (the kernel's `AGX16_DUMP`) instead of holding them in memory.
+#[derive(Debug, Clone, Copy)]
+pub struct CaptureHeader {
+    pub job_id: u64,
+    pub queue_id: u32,
+    pub usc_exec_base: u64,
+}
+
+impl CaptureHeader {
+    /// Writes everything up to the first mapping.
+    pub fn write(
+        &self,
+        w: &mut impl std::io::Write,
+        cmdbuf: &[u8],
+        mappings: usize,
+    ) -> std::io::Result<()> {
+        w.write_all(MAGIC)?;
+        w.write_all(&VERSION.to_le_bytes())?;
+        w.write_all(&0u32.to_le_bytes())?;
+        w.write_all(&self.job_id.to_le_bytes())?;
+        w.write_all(&self.queue_id.to_le_bytes())?;
+        w.write_all(&0u32.to_le_bytes())?;
+        w.write_all(&self.usc_exec_base.to_le_bytes())?;
+        w.write_all(&(cmdbuf.len() as u32).to_le_bytes())?;
+        w.write_all(cmdbuf)?;
+        w.write_all(&(mappings as u32).to_le_bytes())
+    }
+}
+
+/// Writes one mapping's header; its `byte_count` content bytes follow.
+pub fn write_mapping_header(
+    w: &mut impl std::io::Write,
+    start: u64,
+    end: u64,
+    flags: u32,
+    byte_count: u64,
+) -> std::io::Result<()> {
+    w.write_all(&start.to_le_bytes())?;
+    w.write_all(&end.to_le_bytes())?;
+    w.write_all(&flags.to_le_bytes())?;
+    w.write_all(&0u32.to_le_bytes())?;
+    w.write_all(&byte_count.to_le_bytes())
 }
 
 impl GpuRead for Capture {
