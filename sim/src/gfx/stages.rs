@@ -202,11 +202,11 @@ pub trait Stages {
 /// The hardware path: every stage enters through a launcher (setup) program in the USC
 /// heap. The model follows the launcher strictly ([`super::launcher::follow`]: agx16-isa's
 /// hardware-validated launcher forms, stage target, entry jump) to the stage body.
-/// Fragment bodies run on the shader core with the graphics IO forms established so far
-/// ([`super::body`]: coefficient iteration, tilebuffer words, tile access brackets); the
-/// other stages end in a refusal naming the body's address and its first graphics
-/// instruction (vertex output stores read export registers no modelled form writes yet;
-/// background and end-of-tile programs need the block store, whose encoding is unknown).
+/// Vertex and fragment bodies run on the shader core with the graphics IO forms established
+/// so far ([`super::body`]: vertex id, exports and varying stores, coefficient iteration,
+/// tilebuffer words, tile access brackets); background and end-of-tile programs end in a
+/// refusal naming the body's address and its first graphics instruction (they need the
+/// block store, whose encoding is unknown).
 #[derive(Default)]
 pub struct IsaStages {
     /// Decoded bodies by launcher VA.
