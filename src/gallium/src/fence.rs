@@ -50,7 +50,7 @@ impl Fence {
         };
         // SAFETY: plain clock read into a local.
         unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
-        let now = now.tv_sec as i64 * 1_000_000_000 + now.tv_nsec as i64;
+        let now = now.tv_sec * 1_000_000_000 + now.tv_nsec;
         let deadline = i64::try_from(timeout_ns)
             .ok()
             .and_then(|t| now.checked_add(t))

@@ -249,6 +249,30 @@ fn partial_boxes_read_modify_write_only_their_texels() {
         patch,
         "sub-box readback"
     );
+    // A large box (over a quarter of the plane) takes the whole-plane path.
+    let (bx0, by0, bw, bh) = (5u32, 3u32, 90u32, 61u32);
+    let patch = noise((bw * bh * 2) as usize, 5);
+    unsafe {
+        write_texture(
+            r,
+            0,
+            &bx(bx0, by0, 0, bw, bh, 1),
+            patch.as_ptr(),
+            bw as usize * 2,
+            0,
+        )
+        .unwrap()
+    };
+    for y in 0..bh {
+        let d = (((by0 + y) * w + bx0) * 2) as usize;
+        let s = (y * bw * 2) as usize;
+        want[d..d + bw as usize * 2].copy_from_slice(&patch[s..s + bw as usize * 2]);
+    }
+    assert!(read_box(r, 0, &bx(0, 0, 0, w, h, 1), 2) == want);
+    assert_eq!(read_box(r, 0, &bx(bx0, by0, 0, bw, bh, 1), 2), patch);
+    // Twiddled memory cannot be handed out directly.
+    let direct = sys::PIPE_MAP_READ | sys::PIPE_MAP_DIRECTLY;
+    assert!(unsafe { map_resource(r, 0, direct, &bx(0, 0, 0, 4, 4, 1)) }.is_err());
     destroy(&s, r);
 }
 

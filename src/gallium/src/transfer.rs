@@ -38,6 +38,10 @@ pub enum MapError {
     },
     #[error("{0}")]
     Layout(#[from] agx16_cmdstream::layout::LayoutError),
+    #[error(
+        "a twiddled image cannot be mapped directly (PIPE_MAP_DIRECTLY); it needs a staging copy"
+    )]
+    NotDirect,
 }
 
 /// The box in elements (blocks for compressed formats): x, y, z, w, h, d.
@@ -84,6 +88,34 @@ fn whole_plane(p: &PlaneLayout, reg: &Region) -> bool {
     reg.0 == 0 && reg.1 == 0 && reg.3 == p.width && reg.4 == p.height
 }
 
+/// Large partial boxes go through a whole-plane linear copy (fast routines), small ones element by
+/// element.
+fn via_whole_plane(p: &PlaneLayout, reg: &Region) -> bool {
+    4 * reg.3 as u64 * reg.4 as u64 >= p.width as u64 * p.height as u64
+}
+
+/// Copies rows of the region between a packed whole-plane image and a strided box image.
+fn copy_rows(
+    p: &PlaneLayout,
+    reg: &Region,
+    plane: &mut [u8],
+    boxed: &mut [u8],
+    stride: usize,
+    to_box: bool,
+) {
+    let b = p.element_bytes as usize;
+    let (pstride, row) = (p.width as usize * b, reg.3 as usize * b);
+    for y in 0..reg.4 as usize {
+        let po = (reg.1 as usize + y) * pstride + reg.0 as usize * b;
+        let bo = y * stride;
+        if to_box {
+            boxed[bo..bo + row].copy_from_slice(&plane[po..po + row]);
+        } else {
+            plane[po..po + row].copy_from_slice(&boxed[bo..bo + row]);
+        }
+    }
+}
+
 /// Copies the region out of the twiddled image into `out` (rows of `stride`, planes of `layer`).
 fn untile(
     l: &ImageLayout,
@@ -99,8 +131,16 @@ fn untile(
     for i in 0..reg.5 {
         let base = l.element_offset(level, reg.2 + i, 0, 0, 0) as usize;
         let dst = &mut out[i as usize * layer..];
+        let tiled = &bo[base..base + p.size as usize];
         if whole_plane(p, &reg) {
-            untile_plane(p, &bo[base..base + p.size as usize], dst, stride)?;
+            untile_plane(p, tiled, dst, stride)?;
+            continue;
+        }
+        if via_whole_plane(p, &reg) {
+            let pstride = p.width as usize * b;
+            let mut plane = vec![0u8; pstride * p.height as usize];
+            untile_plane(p, tiled, &mut plane, pstride)?;
+            copy_rows(p, &reg, &mut plane, dst, stride, true);
             continue;
         }
         for y in 0..reg.4 {
@@ -129,8 +169,19 @@ fn tile(
     for i in 0..reg.5 {
         let base = l.element_offset(level, reg.2 + i, 0, 0, 0) as usize;
         let from = &src[i as usize * layer..];
+        let tiled = &mut bo[base..base + p.size as usize];
         if whole_plane(p, &reg) {
-            tile_plane(p, from, stride, &mut bo[base..base + p.size as usize])?;
+            tile_plane(p, from, stride, tiled)?;
+            continue;
+        }
+        if via_whole_plane(p, &reg) {
+            // Read-modify-write of the plane: texels outside the box keep their values.
+            let pstride = p.width as usize * b;
+            let mut plane = vec![0u8; pstride * p.height as usize];
+            untile_plane(p, tiled, &mut plane, pstride)?;
+            let mut src = from[..(reg.4 as usize - 1) * stride + reg.3 as usize * b].to_vec();
+            copy_rows(p, &reg, &mut plane, &mut src, stride, false);
+            tile_plane(p, &plane, pstride, tiled)?;
             continue;
         }
         for y in 0..reg.4 {
@@ -173,6 +224,10 @@ pub unsafe fn map_resource(
             t.base.layer_stride = l.layer_stride as usize;
             bo.map()
                 .add((l.element_offset(level, reg.2, reg.0, reg.1, 0)) as usize)
+        }
+        Some(_) if usage & sys::PIPE_MAP_DIRECTLY != 0 => {
+            sys::pipe_resource_reference(&mut t.base.resource, null_mut());
+            return Err(MapError::NotDirect);
         }
         Some(l) => {
             let e = l.desc.element_bytes as usize;
