@@ -111,7 +111,8 @@ const RESTEST: &str = env!("CARGO_BIN_EXE_agx16-restest");
 
 /// Buffer and texture round trips through GL on agx16: glBufferData/glBufferSubData read back with
 /// glMapBufferRangeEXT, every level of an RGBA8 mip chain uploaded with glTexImage2D and read back
-/// with glReadPixels. Oracle: the uploaded bytes. At screen destruction no BO may be live.
+/// with glReadPixels; a pbuffer surface allocated through resource_create. Oracle: the uploaded bytes.
+/// At screen destruction no BO may be live.
 #[test]
 fn buffer_and_texture_data_round_trip_through_agx16_resources() {
     let mut cmd = stack().command(RESTEST, true);

@@ -126,10 +126,64 @@ fn run() -> Result<u32, String> {
         gl.finish();
         failures
     };
+    let failures = failures + pbuffer(&egl, display, config, ctx);
     egl.make_current(display, None, None, None).ok();
     egl.destroy_context(display, ctx).ok();
     egl.terminate(display).ok();
     Ok(failures)
+}
+
+/// A pbuffer surface: the frontend allocates its colour (and any depth/stencil) buffers through
+/// resource_create. Checks creation, binding and a glReadPixels of it (contents are undefined: nothing
+/// was drawn, so only the absence of errors is checked).
+fn pbuffer(
+    egl: &egl::DynamicInstance<egl::EGL1_5>,
+    display: egl::Display,
+    config: egl::Config,
+    ctx: egl::Context,
+) -> u32 {
+    let attribs = [egl::WIDTH, 48, egl::HEIGHT, 40, egl::NONE];
+    let surface = match egl.create_pbuffer_surface(display, config, &attribs) {
+        Ok(s) => s,
+        Err(e) => {
+            println!("FAIL: eglCreatePbufferSurface: {e}");
+            return 1;
+        }
+    };
+    let mut failures = 0;
+    if let Err(e) = egl.make_current(display, Some(surface), Some(surface), Some(ctx)) {
+        println!("FAIL: eglMakeCurrent(pbuffer): {e}");
+        failures += 1;
+    } else {
+        let proc = |name: &str| {
+            egl.get_proc_address(name)
+                .map_or(std::ptr::null(), |f| f as *const c_void)
+        };
+        // SAFETY: the context is current on this thread; the pixel buffer outlives the call.
+        unsafe {
+            let gl = glow::Context::from_loader_function(proc);
+            let mut px = vec![0u8; 48 * 40 * 4];
+            gl.read_pixels(
+                0,
+                0,
+                48,
+                40,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                glow::PixelPackData::Slice(Some(&mut px)),
+            );
+            match gl.get_error() {
+                glow::NO_ERROR => println!("ok: pbuffer 48x40 created, bound and read"),
+                err => {
+                    println!("FAIL: pbuffer read: GL error {err:#x}");
+                    failures += 1;
+                }
+            }
+        }
+    }
+    egl.make_current(display, None, None, Some(ctx)).ok();
+    egl.destroy_surface(display, surface).ok();
+    failures
 }
 
 unsafe fn buffers(
