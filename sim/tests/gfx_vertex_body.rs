@@ -440,3 +440,38 @@ fn apple_vertex_bodies_wait_on_the_slot_their_exports_name() {
     }
     assert_eq!(checked, 8, "waited stores of exported publications");
 }
+
+#[test]
+fn unmodelled_export_uses_are_refused_by_name() {
+    let refusal = |p: Vec<Instr>| match render(&encode_program(&p)) {
+        Ok(_) => panic!("rendered"),
+        Err(SimError::Unestablished { pc, form, what, .. }) => (pc, form, what),
+        Err(e) => panic!("{e:?}"),
+    };
+    // Apple's render_interp export `4b 03 2f 00 42 ..`: logic selector (1, 2, 0) with a
+    // 16-bit second source, which no packer emits and no run measured.
+    let apple = decode_at(&decode_hex("4b032f00420000100000").unwrap(), 0).unwrap();
+    let (pc, form, what) = refusal(vec![movf(1, 1.0), apple, b("stop", &[])]);
+    assert_eq!(
+        (pc, form.split(' ').next()),
+        (8, Some("logic_export")),
+        "{what}"
+    );
+    assert!(what.contains("b_size"), "{what}");
+    // Rewriting a publication after a store read it: consumption is asynchronous and no
+    // reuse rule is established (GravityLinux/mesa export lifetime notes, T8132).
+    let p = vec![
+        movf(5, 1.0),
+        fexport("fmul_export", 0, 5, 5, 1),
+        vary_store(0, 0, 1),
+        fexport("fmul_export", 0, 5, 5, 2),
+        b("stop", &[]),
+    ];
+    let (pc, form, what) = refusal(p);
+    assert_eq!(
+        (pc, form.split(' ').next()),
+        (24, Some("fmul_export")),
+        "{what}"
+    );
+    assert!(what.contains("after a varying store read it"), "{what}");
+}

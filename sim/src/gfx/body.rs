@@ -206,7 +206,10 @@ fn export(
         if sg.pending.is_pending(r, Part::Full) {
             return Err(body.error(
                 op,
-                format!("export source r{r} is still in flight (its wait was not named)"),
+                format!(
+                    "export source r{r} is still in flight: handing a pending value to an \
+                     export (its split 45..47/61..63 wait) is not modelled yet"
+                ),
             ));
         }
     }
