@@ -395,3 +395,78 @@ extern "C" fn debug_describe_resource(buf: *mut std::ffi::c_char, _: *const sys:
     // SAFETY: Mesa passes a buffer of at least one byte.
     unsafe { *buf = 0 };
 }
+
+#[test]
+fn bad_requests_through_the_c_entry_points_fail_cleanly() {
+    use crate::resource::{resource_create, resource_destroy};
+    use crate::transfer::{map, unmap};
+    let (k, mut s) = screen();
+    let ps = &mut s.base as *mut sys::pipe_screen;
+    // 3-byte texels have no G16 layout: NULL, nothing allocated.
+    let t = template(
+        sys::PIPE_TEXTURE_2D,
+        sys::PIPE_FORMAT_R8G8B8_UNORM,
+        16,
+        16,
+        1,
+        0,
+        sys::PIPE_BIND_SAMPLER_VIEW,
+    );
+    assert!(unsafe { resource_create(ps, &t) }.is_null());
+    // More levels than the image has: NULL.
+    let t = template(
+        sys::PIPE_TEXTURE_2D,
+        sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+        16,
+        16,
+        1,
+        9,
+        sys::PIPE_BIND_SAMPLER_VIEW,
+    );
+    assert!(unsafe { resource_create(ps, &t) }.is_null());
+    assert_eq!(k.file.counts().bos, 0);
+    let t = template(
+        sys::PIPE_TEXTURE_2D,
+        sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+        16,
+        16,
+        1,
+        4,
+        sys::PIPE_BIND_SAMPLER_VIEW,
+    );
+    let r = unsafe { resource_create(ps, &t) };
+    assert!(!r.is_null());
+    let mut tr: *mut sys::pipe_transfer = std::ptr::dangling_mut();
+    for (level, b) in [
+        (5, bx(0, 0, 0, 1, 1, 1)),
+        (1, bx(4, 4, 0, 8, 8, 1)),
+        (0, bx(0, 0, 1, 1, 1, 1)),
+    ] {
+        let p = unsafe {
+            map(
+                std::ptr::null_mut(),
+                r,
+                level,
+                sys::PIPE_MAP_READ,
+                &b,
+                &mut tr,
+            )
+        };
+        assert!(p.is_null() && tr.is_null(), "level {level} box {b:?}");
+    }
+    // A good map still works afterwards, and the resource is freed once.
+    let p = unsafe {
+        map(
+            std::ptr::null_mut(),
+            r,
+            4,
+            sys::PIPE_MAP_READ,
+            &bx(0, 0, 0, 1, 1, 1),
+            &mut tr,
+        )
+    };
+    assert!(!p.is_null() && !tr.is_null());
+    unsafe { unmap(std::ptr::null_mut(), tr) };
+    unsafe { resource_destroy(ps, r) };
+    assert_eq!(s.bo.stats.live.load(Ordering::Relaxed), 0);
+}
