@@ -130,7 +130,11 @@ fn a_captured_compute_job_replays_to_the_m4_result() {
     std::fs::remove_file(&file).ok();
     let stdout = String::from_utf8_lossy(&run.stdout);
     assert!(run.status.success(), "{stdout}");
-    assert_eq!(stdout.lines().last(), Some("1 passed, 0 failed"), "{stdout}");
+    assert_eq!(
+        stdout.lines().last(),
+        Some("1 passed, 0 failed"),
+        "{stdout}"
+    );
     let (pt, launches) = replay_compute(&cap, 1 << 24).unwrap();
     assert_eq!(launches.len(), 1);
     assert!(launches[0].result.is_ok(), "{:?}", launches[0].result);
