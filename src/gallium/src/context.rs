@@ -53,7 +53,7 @@ fn install_hooks(c: &mut sys::pipe_context) {
     c.draw_vbo = Some(draw_vbo);
     c.clear = Some(clear);
     c.blit = Some(blit);
-    c.resource_copy_region = Some(resource_copy_region);
+    c.resource_copy_region = Some(transfer::resource_copy_region);
     c.buffer_map = Some(transfer::map);
     c.texture_map = Some(transfer::map);
     c.buffer_unmap = Some(transfer::unmap);
@@ -171,21 +171,6 @@ unsafe extern "C" fn clear(
 
 unsafe extern "C" fn blit(_: *mut sys::pipe_context, _: *const sys::pipe_blit_info) {
     unimplemented("blit");
-}
-
-#[allow(clippy::too_many_arguments)]
-unsafe extern "C" fn resource_copy_region(
-    _: *mut sys::pipe_context,
-    _: *mut sys::pipe_resource,
-    _: c_uint,
-    _: c_uint,
-    _: c_uint,
-    _: c_uint,
-    _: *mut sys::pipe_resource,
-    _: c_uint,
-    _: *const sys::pipe_box,
-) {
-    unimplemented("resource_copy_region");
 }
 
 /// A sampler view is CPU state until the draw path packs its texture descriptor.

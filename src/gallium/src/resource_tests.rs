@@ -470,3 +470,71 @@ fn bad_requests_through_the_c_entry_points_fail_cleanly() {
     unsafe { resource_destroy(ps, r) };
     assert_eq!(s.bo.stats.live.load(Ordering::Relaxed), 0);
 }
+
+#[test]
+fn copy_region_moves_boxes_between_buffers_and_between_twiddled_and_linear_images() {
+    use crate::transfer::copy_region;
+    let (_k, mut s) = screen();
+    // Buffer to itself, overlapping: the source is read before the destination is written.
+    let t = template(
+        sys::PIPE_BUFFER,
+        sys::PIPE_FORMAT_R8_UNORM,
+        1000,
+        1,
+        1,
+        0,
+        sys::PIPE_BIND_VERTEX_BUFFER,
+    );
+    let b = make(&mut s, &t);
+    let data = noise(1000, 7);
+    unsafe { write_buffer(b, 0, 1000, data.as_ptr()).unwrap() };
+    unsafe { copy_region(b, 0, 100, 0, 0, b, 0, &bx(50, 0, 0, 300, 1, 1)).unwrap() };
+    let mut want = data.clone();
+    want.copy_within(50..350, 100);
+    assert_eq!(read_box(b, 0, &bx(0, 0, 0, 1000, 1, 1), 1), want);
+    destroy(&s, b);
+    // Level 1 of a twiddled mip chain into a linear display target, at an offset.
+    let tex = template(
+        sys::PIPE_TEXTURE_2D,
+        sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+        64,
+        64,
+        1,
+        2,
+        sys::PIPE_BIND_SAMPLER_VIEW,
+    );
+    let lin = template(
+        sys::PIPE_TEXTURE_2D,
+        sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+        40,
+        40,
+        1,
+        0,
+        sys::PIPE_BIND_DISPLAY_TARGET,
+    );
+    let (a, l) = (make(&mut s, &tex), make(&mut s, &lin));
+    let lvl1 = noise(32 * 32 * 4, 8);
+    unsafe { write_texture(a, 1, &bx(0, 0, 0, 32, 32, 1), lvl1.as_ptr(), 128, 0).unwrap() };
+    unsafe { copy_region(l, 0, 5, 6, 0, a, 1, &bx(3, 4, 0, 20, 10, 1)).unwrap() };
+    let got = read_box(l, 0, &bx(5, 6, 0, 20, 10, 1), 4);
+    let want: Vec<u8> = (0..10)
+        .flat_map(|y| lvl1[((4 + y) * 32 + 3) * 4..][..80].to_vec())
+        .collect();
+    assert_eq!(got, want);
+    // Different texel sizes are refused.
+    let small = template(
+        sys::PIPE_TEXTURE_2D,
+        sys::PIPE_FORMAT_B5G6R5_UNORM,
+        8,
+        8,
+        1,
+        0,
+        sys::PIPE_BIND_SAMPLER_VIEW,
+    );
+    let m = make(&mut s, &small);
+    assert!(unsafe { copy_region(m, 0, 0, 0, 0, a, 0, &bx(0, 0, 0, 4, 4, 1)) }.is_err());
+    for r in [a, l, m] {
+        destroy(&s, r);
+    }
+    assert_eq!(s.bo.stats.live.load(Ordering::Relaxed), 0);
+}

@@ -42,6 +42,8 @@ pub enum MapError {
         "a twiddled image cannot be mapped directly (PIPE_MAP_DIRECTLY); it needs a staging copy"
     )]
     NotDirect,
+    #[error("source and destination texels differ in size")]
+    TexelSize,
 }
 
 /// The box in elements (blocks for compressed formats): x, y, z, w, h, d.
@@ -418,6 +420,85 @@ pub unsafe extern "C" fn texture_subdata(
             layer_stride,
         ) {
             eprintln!("agx16: texture_subdata: {e}");
+        }
+    })
+}
+
+/// Copies a box between resources of the same texel size on the CPU, through map/unmap (so twiddled
+/// images are untiled and tiled as needed). Correct while no GPU work is pending, which is always
+/// true today; the draw path must flush and wait first, or copy on the GPU.
+///
+/// # Safety
+/// `dst` and `src` must be live agx16 resources.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn copy_region(
+    dst: *mut sys::pipe_resource,
+    dst_level: u32,
+    dx: u32,
+    dy: u32,
+    dz: u32,
+    src: *mut sys::pipe_resource,
+    src_level: u32,
+    sbox: &sys::pipe_box,
+) -> Result<(), MapError> {
+    let elem = |r: *mut sys::pipe_resource| {
+        Resource::get(r)
+            .layout
+            .as_ref()
+            .map_or(1, |l| l.desc.element_bytes as usize)
+    };
+    if elem(dst) != elem(src) {
+        return Err(MapError::TexelSize);
+    }
+    let (st, sp) = map_resource(src, src_level, sys::PIPE_MAP_READ, sbox)?;
+    let sreg = region(Resource::get(src), src_level, sbox)?;
+    let row = sreg.3 as usize * elem(src);
+    // Packed copy of the source first: source and destination may be the same resource.
+    let mut packed = Vec::with_capacity(row * (sreg.4 * sreg.5) as usize);
+    for z in 0..sreg.5 as usize {
+        for y in 0..sreg.4 as usize {
+            let p = sp.add(z * st.base.layer_stride + y * st.base.stride as usize);
+            packed.extend_from_slice(std::slice::from_raw_parts(p, row));
+        }
+    }
+    unmap_transfer(st)?;
+    let dbox = sys::pipe_box {
+        x: dx as i32,
+        y: dy as i32,
+        z: dz as i16,
+        ..*sbox
+    };
+    let (dt, dp) = map_resource(
+        dst,
+        dst_level,
+        sys::PIPE_MAP_WRITE | sys::PIPE_MAP_DISCARD_RANGE,
+        &dbox,
+    )?;
+    for z in 0..sreg.5 as usize {
+        for y in 0..sreg.4 as usize {
+            let d = dp.add(z * dt.base.layer_stride + y * dt.base.stride as usize);
+            let s = &packed[(z * sreg.4 as usize + y) * row..][..row];
+            std::ptr::copy_nonoverlapping(s.as_ptr(), d, row);
+        }
+    }
+    unmap_transfer(dt)
+}
+
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn resource_copy_region(
+    _: *mut sys::pipe_context,
+    dst: *mut sys::pipe_resource,
+    dst_level: c_uint,
+    dx: c_uint,
+    dy: c_uint,
+    dz: c_uint,
+    src: *mut sys::pipe_resource,
+    src_level: c_uint,
+    sbox: *const sys::pipe_box,
+) {
+    guard("resource_copy_region", (), || {
+        if let Err(e) = copy_region(dst, dst_level, dx, dy, dz, src, src_level, &*sbox) {
+            eprintln!("agx16: resource_copy_region: {e}");
         }
     })
 }
