@@ -538,3 +538,27 @@ fn copy_region_moves_boxes_between_buffers_and_between_twiddled_and_linear_image
     }
     assert_eq!(s.bo.stats.live.load(Ordering::Relaxed), 0);
 }
+
+#[test]
+fn three_d_slices_of_each_level_round_trip_in_one_map() {
+    let (_k, mut s) = screen();
+    let mut t = template(
+        sys::PIPE_TEXTURE_3D,
+        sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+        16,
+        8,
+        1,
+        2,
+        sys::PIPE_BIND_SAMPLER_VIEW,
+    );
+    t.depth0 = 4;
+    let r = make(&mut s, &t);
+    for (level, (w, h, d)) in [(0u32, (16u32, 8u32, 4u32)), (1, (8, 4, 2)), (2, (4, 2, 1))] {
+        let data = noise((w * h * d * 4) as usize, 50 + level as u64);
+        let b = bx(0, 0, 0, w, h, d);
+        let (row, layer) = (w as usize * 4, (w * h * 4) as usize);
+        unsafe { write_texture(r, level, &b, data.as_ptr(), row, layer).unwrap() };
+        assert!(read_box(r, level, &b, 4) == data, "level {level}");
+    }
+    destroy(&s, r);
+}
