@@ -52,7 +52,7 @@ fn install_hooks(c: &mut sys::pipe_context) {
     c.flush = Some(flush);
     c.draw_vbo = Some(draw_vbo);
     c.clear = Some(clear);
-    c.blit = Some(blit);
+    c.blit = Some(transfer::blit);
     c.resource_copy_region = Some(transfer::resource_copy_region);
     c.buffer_map = Some(transfer::map);
     c.texture_map = Some(transfer::map);
@@ -167,10 +167,6 @@ unsafe extern "C" fn clear(
     _: c_uint,
 ) {
     unimplemented("clear");
-}
-
-unsafe extern "C" fn blit(_: *mut sys::pipe_context, _: *const sys::pipe_blit_info) {
-    unimplemented("blit");
 }
 
 /// A sampler view is CPU state until the draw path packs its texture descriptor.

@@ -562,3 +562,84 @@ fn three_d_slices_of_each_level_round_trip_in_one_map() {
     }
     destroy(&s, r);
 }
+
+fn blit_info(
+    dst: *mut sys::pipe_resource,
+    dformat: sys::pipe_format,
+    dbox: sys::pipe_box,
+    src: *mut sys::pipe_resource,
+    sformat: sys::pipe_format,
+    sbox: sys::pipe_box,
+) -> sys::pipe_blit_info {
+    // SAFETY: plain C data.
+    let mut info: sys::pipe_blit_info = unsafe { std::mem::zeroed() };
+    info.dst.resource = dst;
+    info.dst.format = dformat;
+    info.dst.box_ = dbox;
+    info.src.resource = src;
+    info.src.format = sformat;
+    info.src.box_ = sbox;
+    info.mask = sys::PIPE_MASK_RGBA;
+    info
+}
+
+#[test]
+fn unscaled_blits_copy_and_convert_on_the_cpu_and_others_are_refused() {
+    use crate::transfer::cpu_blit;
+    let (_k, mut s) = screen();
+    let bgra = template(
+        sys::PIPE_TEXTURE_2D,
+        sys::PIPE_FORMAT_B8G8R8A8_UNORM,
+        30,
+        20,
+        1,
+        0,
+        sys::PIPE_BIND_DISPLAY_TARGET,
+    );
+    let rgba = template(
+        sys::PIPE_TEXTURE_2D,
+        sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+        64,
+        64,
+        1,
+        1,
+        sys::PIPE_BIND_SAMPLER_VIEW,
+    );
+    let (a, b) = (make(&mut s, &bgra), make(&mut s, &rgba));
+    let data = noise(30 * 20 * 4, 21);
+    unsafe { write_texture(a, 0, &bx(0, 0, 0, 30, 20, 1), data.as_ptr(), 120, 0).unwrap() };
+    // BGRA (linear) -> RGBA (twiddled, level 1, at an offset): channels swap, nothing else changes.
+    let mut info = blit_info(
+        b,
+        sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+        bx(2, 3, 0, 12, 9, 1),
+        a,
+        sys::PIPE_FORMAT_B8G8R8A8_UNORM,
+        bx(4, 5, 0, 12, 9, 1),
+    );
+    info.dst.level = 1;
+    unsafe { cpu_blit(&info).unwrap() };
+    let got = read_box(b, 1, &bx(2, 3, 0, 12, 9, 1), 4);
+    for y in 0..9usize {
+        for x in 0..12usize {
+            let sp = ((5 + y) * 30 + 4 + x) * 4;
+            let dp = (y * 12 + x) * 4;
+            let (bb, g, r, al) = (data[sp], data[sp + 1], data[sp + 2], data[sp + 3]);
+            assert_eq!(got[dp..dp + 4], [r, g, bb, al], "texel ({x},{y})");
+        }
+    }
+    // Scaling, partial masks and scissors need the GPU: refused, destination untouched.
+    let mut scaled = info;
+    scaled.dst.box_ = bx(0, 0, 0, 24, 18, 1);
+    let mut masked = info;
+    masked.mask = sys::PIPE_MASK_R;
+    let mut scissored = info;
+    scissored.scissor_enable = true;
+    for bad in [scaled, masked, scissored] {
+        assert!(unsafe { cpu_blit(&bad) }.is_err());
+    }
+    assert_eq!(read_box(b, 1, &bx(2, 3, 0, 12, 9, 1), 4), got);
+    for r in [a, b] {
+        destroy(&s, r);
+    }
+}

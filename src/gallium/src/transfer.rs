@@ -502,3 +502,124 @@ pub unsafe extern "C" fn resource_copy_region(
         }
     })
 }
+
+/// Why a blit cannot run on the CPU path.
+#[derive(Debug, thiserror::Error)]
+pub enum BlitError {
+    #[error("{0} (needs the GPU blit of the draw path)")]
+    Unsupported(&'static str),
+    #[error("{0}")]
+    Map(#[from] MapError),
+}
+
+/// Blits that are plain copies (same size, every channel written, no scissor, blending or swizzle)
+/// run on the CPU through map/unmap, converting formats with Mesa's util_format_translate. Like
+/// `copy_region`, this is correct while no GPU work is pending, which is always true today.
+///
+/// # Safety
+/// The blit's resources must be live agx16 resources.
+pub unsafe fn cpu_blit(info: &sys::pipe_blit_info) -> Result<(), BlitError> {
+    let (s, d) = (&info.src, &info.dst);
+    let (sb, db) = (&s.box_, &d.box_);
+    if (sb.width, sb.height, sb.depth) != (db.width, db.height, db.depth) {
+        return Err(BlitError::Unsupported("scaled or flipped blit"));
+    }
+    if sb.width <= 0 || sb.height <= 0 || sb.depth <= 0 {
+        return Err(BlitError::Unsupported("empty or flipped box"));
+    }
+    if info.scissor_enable
+        || info.alpha_blend
+        || info.swizzle_enable
+        || info.num_window_rectangles > 0
+    {
+        return Err(BlitError::Unsupported(
+            "scissored, blended, swizzled or windowed blit",
+        ));
+    }
+    if info.mask != sys::util_format_get_mask(d.format) {
+        return Err(BlitError::Unsupported(
+            "blit that writes only some channels",
+        ));
+    }
+    let res_bytes = |r: *mut sys::pipe_resource| {
+        Resource::get(r)
+            .layout
+            .as_ref()
+            .map(|l| l.desc.element_bytes)
+    };
+    let (sbytes, dbytes) = (
+        sys::util_format_get_blocksize(s.format),
+        sys::util_format_get_blocksize(d.format),
+    );
+    if res_bytes(s.resource) != Some(sbytes) || res_bytes(d.resource) != Some(dbytes) {
+        return Err(BlitError::Unsupported(
+            "buffer blit or view format of another texel size",
+        ));
+    }
+    // The source, packed first: source and destination may be the same resource.
+    let (st, sp) = map_resource(s.resource, s.level, sys::PIPE_MAP_READ, sb)?;
+    let (w, h, depth) = (sb.width as usize, sb.height as usize, sb.depth as usize);
+    let srow = w * sbytes as usize;
+    let mut packed = Vec::with_capacity(srow * h * depth);
+    for z in 0..depth {
+        for y in 0..h {
+            let p = sp.add(z * st.base.layer_stride + y * st.base.stride as usize);
+            packed.extend_from_slice(std::slice::from_raw_parts(p, srow));
+        }
+    }
+    unmap_transfer(st)?;
+    let (dt, dp) = map_resource(
+        d.resource,
+        d.level,
+        sys::PIPE_MAP_WRITE | sys::PIPE_MAP_DISCARD_RANGE,
+        db,
+    )?;
+    let mut ok = true;
+    for z in 0..depth {
+        let src = packed.as_ptr().add(z * srow * h);
+        let dst = dp.add(z * dt.base.layer_stride);
+        if s.format == d.format {
+            for y in 0..h {
+                std::ptr::copy_nonoverlapping(
+                    src.add(y * srow),
+                    dst.add(y * dt.base.stride as usize),
+                    srow,
+                );
+            }
+        } else {
+            ok &= sys::util_format_translate(
+                d.format,
+                dst as *mut c_void,
+                dt.base.stride,
+                0,
+                0,
+                s.format,
+                src as *const c_void,
+                srow as c_uint,
+                0,
+                0,
+                w as c_uint,
+                h as c_uint,
+            );
+        }
+    }
+    unmap_transfer(dt)?;
+    if !ok {
+        return Err(BlitError::Unsupported(
+            "format conversion util_format_translate cannot do",
+        ));
+    }
+    Ok(())
+}
+
+pub unsafe extern "C" fn blit(_: *mut sys::pipe_context, info: *const sys::pipe_blit_info) {
+    guard("blit", (), || {
+        if let Err(e) = cpu_blit(&*info) {
+            eprintln!(
+                "agx16: blit of format {} to {} not done: {e}",
+                (*info).src.format,
+                (*info).dst.format
+            );
+        }
+    })
+}

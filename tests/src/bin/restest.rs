@@ -2,7 +2,7 @@
 //!
 //! Buffers: glBufferData + glBufferSubData, read back through glMapBufferRangeEXT
 //! (GL_EXT_map_buffer_range) with GL_MAP_READ_BIT. Textures: glTexImage2D of every level of an RGBA8
-//! mip chain, read back level by level through a framebuffer object (GL_OES_fbo_render_mipmap) and
+//! mip chain plus a glTexSubImage2D patch, read back level by level (and a sub-rectangle) through a framebuffer object (GL_OES_fbo_render_mipmap) and
 //! glReadPixels. The uploaded CPU data is the oracle; every mismatch is reported with its position.
 //! Prints `GL_RENDERER: ...` and one `ok:`/`FAIL:` line per check; exits non-zero on any failure.
 
@@ -253,6 +253,25 @@ unsafe fn textures(gl: &glow::Context, failures: &mut u32) -> Result<(), String>
         );
         uploads.push(data);
     }
+    // A partial update of level 0 (glTexSubImage2D), applied to the CPU copy too.
+    let (px, py, pw, ph) = (5i32, 3i32, 20i32, 10i32);
+    let patch = noise((pw * ph * 4) as usize, 99);
+    gl.tex_sub_image_2d(
+        glow::TEXTURE_2D,
+        0,
+        px,
+        py,
+        pw,
+        ph,
+        glow::RGBA,
+        glow::UNSIGNED_BYTE,
+        glow::PixelUnpackData::Slice(Some(&patch)),
+    );
+    for y in 0..ph {
+        let d = (((py + y) * w + px) * 4) as usize;
+        let s = (y * pw * 4) as usize;
+        uploads[0][d..d + (pw * 4) as usize].copy_from_slice(&patch[s..s + (pw * 4) as usize]);
+    }
     let fbo = gl.create_framebuffer()?;
     gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
     for l in 0..levels {
@@ -286,6 +305,32 @@ unsafe fn textures(gl: &glow::Context, failures: &mut u32) -> Result<(), String>
             &got,
             &uploads[l as usize],
         );
+        if l == 0 {
+            // A sub-rectangle read.
+            let (rx, ry, rw, rh) = (7i32, 5i32, 9i32, 6i32);
+            let mut sub = vec![0u8; (rw * rh * 4) as usize];
+            gl.read_pixels(
+                rx,
+                ry,
+                rw,
+                rh,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                glow::PixelPackData::Slice(Some(&mut sub)),
+            );
+            let want: Vec<u8> = (0..rh)
+                .flat_map(|y| {
+                    let o = (((ry + y) * w + rx) * 4) as usize;
+                    uploads[0][o..o + (rw * 4) as usize].to_vec()
+                })
+                .collect();
+            check(
+                failures,
+                "level 0 sub-rectangle via glReadPixels",
+                &sub,
+                &want,
+            );
+        }
     }
     gl.bind_framebuffer(glow::FRAMEBUFFER, None);
     gl.delete_framebuffer(fbo);
