@@ -1,0 +1,209 @@
+//! A batch: the draws and clears recorded for one framebuffer between flushes, with every
+//! piece of pipeline state resolved into plain values.
+
+use crate::fb::Framebuffer;
+use crate::program::{FragmentProgram, VertexProgram};
+use agx16_cmdstream::ppp::{StencilOp, ZsFunc};
+use agx16_cmdstream::vdm::{IndexSize, Primitive};
+use std::sync::Arc;
+
+/// The viewport transform: window = translate + scale * ndc, for x, y (framebuffer rows
+/// increase with y) and z.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Viewport {
+    pub scale: [f32; 3],
+    pub translate: [f32; 3],
+}
+
+impl Viewport {
+    /// The whole framebuffer, depth range [0, 1] from NDC z in [0, 1].
+    pub fn full(width: u32, height: u32) -> Viewport {
+        Viewport {
+            scale: [width as f32 / 2.0, height as f32 / 2.0, 1.0],
+            translate: [width as f32 / 2.0, height as f32 / 2.0, 0.0],
+        }
+    }
+}
+
+/// Rasteriser state of a draw.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Raster {
+    pub cull_front: bool,
+    pub cull_back: bool,
+    /// Counter-clockwise as displayed (framebuffer y down) is front: Gallium's `front_ccw`
+    /// and the model's `front_face_ccw` share that convention (sim/GFX.md "Facing").
+    pub front_ccw: bool,
+    /// Flat varyings take the first vertex's value (else the last's).
+    pub flatshade_first: bool,
+    /// Line width in pixels.
+    pub line_width: f32,
+    /// Clip to 0 <= z <= w.
+    pub depth_clip: bool,
+    /// Scissor rectangle [min_x, min_y, max_x, max_y) in pixels.
+    pub scissor: Option<[u16; 4]>,
+    pub rasterizer_discard: bool,
+}
+
+impl Default for Raster {
+    fn default() -> Self {
+        Raster {
+            cull_front: false,
+            cull_back: false,
+            front_ccw: true,
+            flatshade_first: false,
+            line_width: 1.0,
+            depth_clip: true,
+            scissor: None,
+            rasterizer_discard: false,
+        }
+    }
+}
+
+/// One face's stencil state.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct StencilFace {
+    pub func: ZsFunc,
+    pub fail: StencilOp,
+    pub depth_fail: StencilOp,
+    pub pass: StencilOp,
+    pub reference: u8,
+    pub read_mask: u8,
+    pub write_mask: u8,
+}
+
+/// Depth and stencil state of a draw.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DepthStencil {
+    /// `None`: depth test off (always passes, never writes).
+    pub depth_func: Option<ZsFunc>,
+    pub depth_write: bool,
+    /// Front and back faces; `None`: stencil test off.
+    pub stencil: Option<[StencilFace; 2]>,
+}
+
+impl Default for DepthStencil {
+    fn default() -> Self {
+        DepthStencil {
+            depth_func: None,
+            depth_write: false,
+            stencil: None,
+        }
+    }
+}
+
+/// Which vertices a draw reads.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Indices {
+    /// Vertex ids `first .. first + count`.
+    Direct { first: u32, count: u32 },
+    /// `count` indices of `size` at `va` (in the USC aperture, where G16 index fetch reads),
+    /// each plus `base_vertex`; an index equal to `restart` ends the strip or fan.
+    Indexed {
+        va: u64,
+        size: IndexSize,
+        count: u32,
+        base_vertex: i32,
+        restart: Option<u32>,
+    },
+}
+
+impl Indices {
+    pub fn count(&self) -> u32 {
+        match *self {
+            Indices::Direct { count, .. } | Indices::Indexed { count, .. } => count,
+        }
+    }
+}
+
+/// One draw.
+#[derive(Clone, Debug)]
+pub struct Draw {
+    pub vs: Arc<VertexProgram>,
+    pub fs: Arc<FragmentProgram>,
+    /// Buffer-table entries each stage's launcher hands over (uniform and vertex buffer
+    /// addresses in the order the compiler's graphics ABI numbers them).
+    pub vs_buffers: Vec<u64>,
+    pub fs_buffers: Vec<u64>,
+    pub primitive: Primitive,
+    pub indices: Indices,
+    pub instances: u32,
+    pub raster: Raster,
+    pub viewport: Viewport,
+    pub zs: DepthStencil,
+}
+
+/// What happens to each attachment at the start of the render.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Clear {
+    /// Per colour slot: the clear colour, or `None` to keep (load) its contents.
+    pub color: Vec<Option<[f32; 4]>>,
+    pub depth: Option<f32>,
+    pub stencil: Option<u8>,
+}
+
+/// Which attachments a clear call names.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ClearMask {
+    /// Bit i: colour slot i.
+    pub color: u32,
+    pub depth: bool,
+    pub stencil: bool,
+}
+
+/// The draws and clears for one framebuffer between flushes.
+#[derive(Clone, Debug)]
+pub struct Batch {
+    pub fb: Framebuffer,
+    pub clear: Clear,
+    pub draws: Vec<Draw>,
+}
+
+impl Batch {
+    pub fn new(fb: Framebuffer) -> Batch {
+        let n = fb.colors.len();
+        Batch {
+            fb,
+            clear: Clear {
+                color: vec![None; n],
+                depth: None,
+                stencil: None,
+            },
+            draws: Vec::new(),
+        }
+    }
+
+    /// Nothing to render: no draws and no clears.
+    pub fn is_empty(&self) -> bool {
+        self.draws.is_empty()
+            && self.clear.color.iter().all(Option::is_none)
+            && self.clear.depth.is_none()
+            && self.clear.stencil.is_none()
+    }
+
+    /// Records a full-framebuffer clear. Before any draw it becomes the render's initial
+    /// values (background program, ZLS clear values); after draws it cannot, and `false` says
+    /// the caller must flush and record the clear into a fresh batch.
+    pub fn clear(
+        &mut self,
+        mask: ClearMask,
+        color: [f32; 4],
+        depth: f32,
+        stencil: u8,
+    ) -> bool {
+        if !self.draws.is_empty() {
+            return false;
+        }
+        for (i, c) in self.clear.color.iter_mut().enumerate() {
+            if mask.color & (1 << i) != 0 && self.fb.colors[i].is_some() {
+                *c = Some(color);
+            }
+        }
+        if mask.depth {
+            self.clear.depth = Some(depth);
+        }
+        if mask.stencil {
+            self.clear.stencil = Some(stencil);
+        }
+        true
+    }
+}

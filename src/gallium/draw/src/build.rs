@@ -1,0 +1,590 @@
+//! Building one render command from a batch.
+//!
+//! Per draw: a VDM state update (vertex launcher, output count, provoking vertex, restart
+//! index), the nine PPP updates pointing into the draw's 256-byte PPP page, and an index
+//! list. Per stage and draw: resource roots and a launcher (agx16-cmdstream `launch`). Per
+//! render: the scissor array, ZLS control and clear values, the bg/eot programs and the
+//! `drm_asahi_cmd_render` fields. Word layouts are agx16-cmdstream's; the choices the
+//! sources leave open follow T8132 Mesa (GravityLinux/mesa agx_apple9.c
+//! `agx_apple9_prepare_draw`), as the model's harness in sim/tests/gfx_common does.
+
+use crate::batch::{Batch, Draw, Indices};
+use crate::fb::TileLayout;
+use crate::mem::{DrawError, GpuWriter, Heap};
+use crate::program::Interp;
+use agx16_cmdstream::builder::{ChunkPool, StreamBuilder};
+use agx16_cmdstream::descriptors::{
+    pack_cf_table, CfBinding, CfBindingHeader, CoefficientSource, ShadeModel,
+};
+use agx16_cmdstream::launch::{
+    build_launcher, GraphicsRoots, LaunchCommon, LaunchStage, GRAPHICS_LAUNCH_BYTES,
+};
+use agx16_cmdstream::ppp::{
+    PassType, PppPage, PppVertex, Scissor, StencilOp, VisibilityMode, ZsFunc, PPP_PAGE_SIZE,
+    PPP_RECORDS,
+};
+use agx16_cmdstream::render::{
+    bgobjvals, merge_upper, utile_for, CmdRender, IspZlsPixels, PppControl, ZlsControl,
+    ZlsFormat, RENDER_PROCESS_EMPTY_TILES,
+};
+use agx16_cmdstream::vdm::{
+    IndexSize, ProvokingVertex, VdmBlock, VdmIndexList, VdmPppUpdate, VdmRestartIndex, VdmState,
+    VdmVertexOutputs, VdmVertexUnknown, VdmVertexWord0, VdmVertexWord1, RENDER_CONTEXT_BASE,
+    USC_BASE,
+};
+use agx16_cmdstream::{Hex, Record, Unexplained};
+
+/// What the tile programs are asked to do for one render.
+#[derive(Clone, Debug)]
+pub struct TilePass<'a> {
+    pub batch: &'a Batch,
+    pub layout: &'a TileLayout,
+    /// Utile size in pixels.
+    pub utile: (u8, u8),
+    /// Per colour slot: the clear value in tile-word bytes, or `None` to load the target.
+    pub clear: Vec<Option<[u8; 4]>>,
+}
+
+/// The background and end-of-tile programs of a render (`bg_usc`/`eot_usc` with their
+/// resource specs): the background program initialises each utile's colour words (clear
+/// values or loaded contents), the end-of-tile program stores them to the colour targets.
+pub trait TilePrograms {
+    /// `(usc, rsrc_spec)` of the background program; `usc` 0 means none.
+    fn background(
+        &mut self,
+        mem: &mut dyn GpuWriter,
+        pass: &TilePass,
+    ) -> Result<(u32, u32), DrawError>;
+    /// `(usc, rsrc_spec)` of the end-of-tile program (mandatory on G16).
+    fn end_of_tile(
+        &mut self,
+        mem: &mut dyn GpuWriter,
+        pass: &TilePass,
+    ) -> Result<(u32, u32), DrawError>;
+}
+
+/// A built render: the command (240 bytes once packed) and what it holds.
+#[derive(Clone, Debug)]
+pub struct BuiltRender {
+    pub cmd: CmdRender,
+    /// Start of the VDM stream and the byte range of its chunks.
+    pub vdm_start: u64,
+    pub draws: usize,
+}
+
+impl BuiltRender {
+    /// The `drm_asahi_cmd_render` payload.
+    pub fn payload(&self) -> Result<Vec<u8>, DrawError> {
+        Ok(self.cmd.pack()?)
+    }
+}
+
+fn usc_offset(va: u64, what: &str) -> Result<u32, DrawError> {
+    va.checked_sub(USC_BASE)
+        .and_then(|o| u32::try_from(o).ok())
+        .ok_or_else(|| DrawError::Memory(format!("{what} at {va:#x} is outside the USC aperture")))
+}
+
+fn rc_offset(va: u64, what: &str) -> Result<u32, DrawError> {
+    va.checked_sub(RENDER_CONTEXT_BASE)
+        .and_then(|o| u32::try_from(o).ok())
+        .ok_or_else(|| {
+            DrawError::Memory(format!("{what} at {va:#x} is outside the render context"))
+        })
+}
+
+/// GL line width to the 4:4 fixed-point-minus-one field ((raw + 1) / 16 pixels; Mesa asahi
+/// `agx_pack_line_width`).
+fn line_width_raw(w: f32) -> u8 {
+    ((w * 16.0).round() - 1.0).clamp(0.0, 255.0) as u8
+}
+
+/// Uploads a stage's roots (texture, sampler, buffer tables) and its launcher; returns the
+/// launcher's USC offset.
+fn launcher(
+    mem: &mut dyn GpuWriter,
+    stage: LaunchStage,
+    entry_offset: u64,
+    publications: u32,
+    scratch: u16,
+    buffers: &[u64],
+) -> Result<u32, DrawError> {
+    let mut roots = GraphicsRoots::default();
+    if !buffers.is_empty() {
+        let table: Vec<u8> = buffers.iter().flat_map(|b| b.to_le_bytes()).collect();
+        roots.buffer_table = Hex(mem.upload(Heap::General, &table, 16)?);
+    }
+    // The root allocation is 0x100 bytes; the launcher loads its first 0x38.
+    let mut root_bytes = roots.pack()?;
+    root_bytes.resize(0x100, 0);
+    let resource_table = mem.upload(Heap::General, &root_bytes, 64)?;
+    let program = build_launcher(
+        stage,
+        &LaunchCommon {
+            resource_table,
+            entry_offset,
+            publications,
+            extent_a: scratch,
+            extent_b: scratch,
+        },
+    )?;
+    let mut bytes = program.bytes;
+    bytes.resize(GRAPHICS_LAUNCH_BYTES, 0);
+    // Launch fields hold address bits 37:6: 64-byte alignment.
+    let va = mem.upload(Heap::Usc, &bytes, 64)?;
+    usc_offset(va, "launcher")
+}
+
+/// The fragment program's CF-binding table (Mesa T8132 shape: 1/W into coefficient 0, Z
+/// into coefficient 1 when read, then each varying).
+fn cf_table(d: &Draw) -> Result<(Vec<u8>, u8), DrawError> {
+    let fs = &d.fs;
+    let mut bindings = vec![CfBinding {
+        components: 1,
+        shade_model: ShadeModel::Linear,
+        source: CoefficientSource::Varying,
+        base_slot: 0,
+        base_coefficient: 0,
+        ..Default::default()
+    }];
+    let user_base = 1 + fs.reads_frag_z as u8;
+    if fs.reads_frag_z {
+        bindings.push(CfBinding {
+            components: 1,
+            shade_model: ShadeModel::Linear,
+            source: CoefficientSource::FragcoordZ,
+            base_slot: 1,
+            base_coefficient: 1,
+            ..Default::default()
+        });
+    }
+    let user_outputs = d.vs.outputs as u32 - 4 - d.vs.writes_point_size as u32;
+    for v in &fs.varyings {
+        if !(1..=4).contains(&v.components) || v.slot as u32 + v.components as u32 > user_outputs
+        {
+            return Err(DrawError::Program(format!(
+                "fragment varying at scalar {} ({} components) is not among the vertex \
+                 program's {user_outputs} user outputs",
+                v.slot, v.components
+            )));
+        }
+        bindings.push(CfBinding {
+            components: v.components,
+            shade_model: match v.interp {
+                Interp::Perspective => ShadeModel::Perspective,
+                Interp::Linear => ShadeModel::Linear,
+                Interp::Flat if d.raster.flatshade_first => ShadeModel::FlatVertex0,
+                Interp::Flat => ShadeModel::FlatVertex2,
+            },
+            source: CoefficientSource::Varying,
+            base_slot: user_base + v.slot,
+            base_coefficient: v.coefficient,
+            ..Default::default()
+        });
+    }
+    let header = CfBindingHeader {
+        slots: user_base + user_outputs as u8,
+        coefficient_registers: fs.coefficient_registers(),
+        ..Default::default()
+    };
+    Ok((pack_cf_table(&header, &bindings)?, bindings.len() as u8))
+}
+
+struct PageInputs {
+    cf_bindings: u32,
+    cf_count: u8,
+    fs_launch: u32,
+    scissor_index: u16,
+    has_depth: bool,
+    has_stencil: bool,
+}
+
+fn ppp_page(d: &Draw, p: &PageInputs) -> Result<PppPage, DrawError> {
+    let mut page = PppPage::unpack(&[0u8; PPP_PAGE_SIZE])
+        .map_err(|e| DrawError::Encode(e.to_string()))?;
+    let fs = &mut page.fragment_shader;
+    fs.cf_binding_count = p.cf_count;
+    fs.cf_bindings = p.cf_bindings;
+    fs.launch = p.fs_launch as u64;
+
+    let o = &mut page.output_select;
+    o.varyings = d.vs.outputs > 4 + d.vs.writes_point_size as u8;
+    o.point_size = d.vs.writes_point_size;
+    o.frag_coord_z = d.fs.reads_frag_z;
+    o.output_count = d.vs.outputs as u32;
+
+    let f = &mut page.fragment_faces;
+    let depth = if p.has_depth {
+        d.zs.depth_func.unwrap_or(ZsFunc::Always)
+    } else {
+        ZsFunc::Always
+    };
+    let depth_write = p.has_depth && d.zs.depth_func.is_some() && d.zs.depth_write;
+    f.front_depth_function = depth;
+    f.back_depth_function = depth;
+    f.front_disable_depth_write = !depth_write;
+    f.back_disable_depth_write = !depth_write;
+    let lw = line_width_raw(d.raster.line_width);
+    f.front_line_width = lw;
+    f.back_line_width = lw;
+    f.visibility_mode = VisibilityMode::None;
+    f.scissor_enable = true;
+    if let (Some([front, back]), true) = (d.zs.stencil, p.has_stencil) {
+        f.stencil_test_enable = true;
+        f.two_sided_stencil = front != back;
+        f.front_stencil_reference = front.reference;
+        f.front_read_mask = Hex(front.read_mask as u64);
+        f.front_write_mask = Hex(front.write_mask as u64);
+        f.front_stencil_compare = front.func;
+        f.front_stencil_fail = front.fail;
+        f.front_depth_fail = front.depth_fail;
+        f.front_depth_pass = front.pass;
+        f.back_stencil_reference = back.reference;
+        f.back_read_mask = Hex(back.read_mask as u64);
+        f.back_write_mask = Hex(back.write_mask as u64);
+        f.back_stencil_compare = back.func;
+        f.back_stencil_fail = back.fail;
+        f.back_depth_fail = back.depth_fail;
+        f.back_depth_pass = back.pass;
+    } else {
+        for (m, op) in [
+            (&mut f.front_stencil_compare, &mut f.front_depth_pass),
+            (&mut f.back_stencil_compare, &mut f.back_depth_pass),
+        ] {
+            *m = ZsFunc::Always;
+            *op = StencilOp::Keep;
+        }
+    }
+
+    page.fragment_control_2.pass_type = match (d.fs.discards, d.fs.reads_tilebuffer) {
+        (false, false) => PassType::Opaque,
+        (false, true) => PassType::Translucent,
+        (true, false) => PassType::PunchThrough,
+        (true, true) => PassType::TranslucentPunchThrough,
+    };
+
+    let v = &mut page.viewport;
+    [v.scale_x, v.scale_y, v.scale_z] = d.viewport.scale;
+    [v.translate_x, v.translate_y, v.translate_z] = d.viewport.translate;
+
+    let c = &mut page.cull;
+    c.cull_front = d.raster.cull_front;
+    c.cull_back = d.raster.cull_back;
+    c.front_face_ccw = d.raster.front_ccw;
+    c.depth_clip = d.raster.depth_clip;
+    c.rasterizer_discard = d.raster.rasterizer_discard;
+    c.flat_shading_vertex = if d.raster.flatshade_first {
+        PppVertex::V0
+    } else {
+        PppVertex::V2
+    };
+    page.scissor_depth_bias.scissor = p.scissor_index;
+    Ok(page)
+}
+
+fn index_list(d: &Draw) -> Result<VdmIndexList, DrawError> {
+    Ok(match d.indices {
+        Indices::Direct { first, count } => {
+            VdmIndexList::direct(d.primitive, count, d.instances, first)
+        }
+        Indices::Indexed {
+            va,
+            size,
+            count,
+            base_vertex,
+            restart,
+        } => {
+            let bytes = size
+                .bytes()
+                .ok_or_else(|| DrawError::Unsupported(format!("index size {size:?}")))?;
+            if !(USC_BASE..USC_BASE + (1 << 32)).contains(&va) {
+                return Err(DrawError::Memory(format!(
+                    "index buffer at {va:#x} is outside the USC aperture G16 index fetch reads"
+                )));
+            }
+            VdmIndexList::indexed(
+                d.primitive,
+                size,
+                va,
+                count * bytes,
+                count,
+                d.instances,
+                base_vertex,
+                restart.is_some(),
+            )
+        }
+    })
+}
+
+/// The restart comparand for a draw (the index size's all-ones value when GL asks for fixed
+/// restart).
+fn restart_value(d: &Draw) -> Option<u32> {
+    match d.indices {
+        Indices::Indexed {
+            restart: Some(r),
+            size,
+            ..
+        } => Some(match size {
+            IndexSize::U8 => r & 0xff,
+            IndexSize::U16 => r & 0xffff,
+            _ => r,
+        }),
+        _ => None,
+    }
+}
+
+/// Builds the render for `batch`: everything it points at is allocated and written through
+/// `mem`; the bg/eot programs come from `tiles`.
+pub fn build_render(
+    batch: &Batch,
+    tiles: &mut dyn TilePrograms,
+    mem: &mut dyn GpuWriter,
+) -> Result<BuiltRender, DrawError> {
+    let fb = &batch.fb;
+    fb.validate()?;
+    let layout = fb.tile_layout();
+    let utile = utile_for(layout.sample_bytes, fb.samples).ok_or_else(|| {
+        DrawError::Framebuffer(format!(
+            "{} tilebuffer bytes per sample do not fit the 32-block tilebuffer",
+            layout.sample_bytes
+        ))
+    })?;
+    let has_depth = fb.zs.as_ref().is_some_and(|z| z.depth.is_some());
+    let has_stencil = fb.zs.as_ref().is_some_and(|z| z.stencil.is_some());
+
+    // Scissor array: entry 0 is the whole framebuffer, then one per distinct draw scissor.
+    let full = [0, 0, fb.width as u16, fb.height as u16];
+    let mut scissors: Vec<[u16; 4]> = vec![full];
+    let mut scissor_of = Vec::with_capacity(batch.draws.len());
+    for d in &batch.draws {
+        let s = d.raster.scissor.map(|[x0, y0, x1, y1]| {
+            [
+                x0.min(full[2]),
+                y0.min(full[3]),
+                x1.min(full[2]),
+                y1.min(full[3]),
+            ]
+        });
+        let s = s.unwrap_or(full);
+        let i = match scissors.iter().position(|x| *x == s) {
+            Some(i) => i,
+            None => {
+                scissors.push(s);
+                scissors.len() - 1
+            }
+        };
+        scissor_of.push(i as u16);
+    }
+    let mut scissor_bytes = Vec::new();
+    for [x0, y0, x1, y1] in &scissors {
+        let s = Scissor {
+            min_x: *x0,
+            min_y: *y0,
+            max_x: *x1,
+            max_y: *y1,
+            min_z: 0.0,
+            max_z: 1.0,
+            ..Default::default()
+        };
+        scissor_bytes.extend(s.pack()?);
+    }
+    let scissor_base = mem.upload(Heap::General, &scissor_bytes, 64)?;
+
+    // Per-draw blocks.
+    let mut blocks = Vec::new();
+    for (i, d) in batch.draws.iter().enumerate() {
+        if d.vs.outputs < 4 {
+            return Err(DrawError::Program(format!(
+                "vertex program with {} outputs (position needs 4)",
+                d.vs.outputs
+            )));
+        }
+        if d.instances == 0 || d.indices.count() == 0 {
+            continue;
+        }
+        let vs_launch = launcher(
+            mem,
+            LaunchStage::Vertex,
+            d.vs.body.entry_offset,
+            d.vs.publications,
+            d.vs.scratch,
+            &d.vs_buffers,
+        )?;
+        let fs_launch = launcher(
+            mem,
+            LaunchStage::Fragment {
+                samples: fb.samples,
+                tile_bytes: layout.sample_bytes,
+            },
+            d.fs.body.entry_offset,
+            d.fs.publications,
+            d.fs.scratch,
+            &d.fs_buffers,
+        )?;
+        let (cf, cf_count) = cf_table(d)?;
+        let cf_va = mem.upload(Heap::Usc, &cf, 16)?;
+        let page = ppp_page(
+            d,
+            &PageInputs {
+                cf_bindings: usc_offset(cf_va, "CF table")?,
+                cf_count,
+                fs_launch,
+                scissor_index: scissor_of[i],
+                has_depth,
+                has_stencil,
+            },
+        )?;
+        let page_va = mem.upload(Heap::RenderContext, &page.pack()?, 256)?;
+        let page_off = rc_offset(page_va, "PPP page")?;
+        let n = d.vs.outputs;
+        blocks.push(VdmBlock::State(VdmState {
+            restart_index: restart_value(d).map(|value| VdmRestartIndex {
+                value,
+                ..Default::default()
+            }),
+            vertex_word0: Some(VdmVertexWord0::default()),
+            vertex_word1: Some(VdmVertexWord1 {
+                // T8132 Mesa's pipeline word (also in G17P captures); meaning unknown.
+                pipeline_word: Unexplained(0x0100_0000),
+                launch: vs_launch as u64,
+                ..Default::default()
+            }),
+            vertex_outputs: Some(VdmVertexOutputs {
+                count_1: n,
+                count_2: n,
+                ..Default::default()
+            }),
+            vertex_unknown: Some(VdmVertexUnknown {
+                flat_shading_control: if d.raster.flatshade_first {
+                    ProvokingVertex::First
+                } else {
+                    ProvokingVertex::Last
+                },
+                ..Default::default()
+            }),
+        }));
+        for (off, words, _) in PPP_RECORDS {
+            blocks.push(VdmBlock::PppUpdate(VdmPppUpdate {
+                size_words: words,
+                pointer: page_off + off as u32,
+                ..Default::default()
+            }));
+        }
+        blocks.push(VdmBlock::IndexList(index_list(d)?));
+    }
+
+    // The VDM stream, in chunks of one render-context allocation.
+    let mut sizes = 0usize;
+    for b in &blocks {
+        sizes += b.pack()?.len();
+    }
+    const CHUNK: usize = 0x1000;
+    let chunks = sizes / (CHUNK - 64) + 2;
+    let pool_bytes = (chunks * CHUNK) as u64;
+    let pool = mem.alloc(Heap::RenderContext, pool_bytes, CHUNK as u64)?;
+    let mut sb = StreamBuilder::vdm(ChunkPool::new(pool, pool_bytes, CHUNK));
+    for b in &blocks {
+        sb.push_vdm(b)?;
+    }
+    let stream = sb.finish()?;
+    for c in &stream.chunks {
+        mem.write(c.va, &c.bytes)?;
+    }
+
+    // Tile programs.
+    let clear: Vec<Option<[u8; 4]>> = fb
+        .colors
+        .iter()
+        .zip(&batch.clear.color)
+        .map(|(t, c)| match (t, c) {
+            (Some(t), Some(c)) => Some(t.format.pack(*c)),
+            _ => None,
+        })
+        .collect();
+    let pass = TilePass {
+        batch,
+        layout: &layout,
+        utile,
+        clear,
+    };
+    let (bg_usc, bg_rsrc) = tiles.background(mem, &pass)?;
+    let (eot_usc, eot_rsrc) = tiles.end_of_tile(mem, &pass)?;
+
+    // Depth/stencil: clear when the batch clears, else load; always store (twiddled).
+    let mut zls = ZlsControl::default();
+    let (mut depth_base, mut stencil_base, mut zls_pixels) = (0, 0, 0u32);
+    let mut bg_depth = 1.0f32.to_bits();
+    if let Some(zs) = &fb.zs {
+        if let Some((surface, format)) = zs.depth {
+            let load = batch.clear.depth.is_none();
+            zls.z_load = load;
+            zls.z_load_twiddled = load;
+            zls.z_store = true;
+            zls.z_store_twiddled = true;
+            zls.z_format = format;
+            depth_base = surface.va;
+            if let Some(z) = batch.clear.depth {
+                let z = z.clamp(0.0, 1.0);
+                bg_depth = match format {
+                    // Z16 clears take a unorm16 value in the low bits (Mesa hk_cmd_draw.c).
+                    ZlsFormat::Unorm16 => (z * 65535.0).round() as u32,
+                    _ => z.to_bits(),
+                };
+            }
+        }
+        if let Some(surface) = zs.stencil {
+            let load = batch.clear.stencil.is_none();
+            zls.s_load = load;
+            zls.s_load_twiddled = load;
+            zls.s_store = true;
+            zls.s_store_twiddled = true;
+            stencil_base = surface.va;
+        }
+        let px = IspZlsPixels {
+            x: zs.width as u16,
+            y: zs.height as u16,
+            ..Default::default()
+        };
+        zls_pixels = u32::from_le_bytes(px.pack()?.try_into().unwrap());
+    }
+    let zls_word = u64::from_le_bytes(zls.pack()?.try_into().unwrap());
+    let ppp_ctrl = PppControl {
+        enable_w_clamp: true,
+        fixed_point_format: true,
+        ..Default::default()
+    };
+    let cmd = CmdRender {
+        // Every tile runs the bg/eot programs, so clears and loads cover the whole target.
+        flags: Hex(RENDER_PROCESS_EMPTY_TILES as u64),
+        isp_zls_pixels: Hex(zls_pixels as u64),
+        vdm_ctrl_stream_base: Hex(stream.start),
+        isp_scissor_base: Hex(scissor_base),
+        depth_base: Hex(depth_base),
+        stencil_base: Hex(stencil_base),
+        zls_ctrl: Hex(zls_word),
+        // One sample at the pixel centre (0x88).
+        ppp_multisamplectl: Hex(0x88),
+        ppp_ctrl: Hex(u32::from_le_bytes(ppp_ctrl.pack()?.try_into().unwrap()) as u64),
+        width_px: fb.width as u16,
+        height_px: fb.height as u16,
+        layers: 1,
+        utile_width_px: utile.0,
+        utile_height_px: utile.1,
+        samples: fb.samples as u8,
+        sample_size_b: layout.sample_bytes as u8,
+        isp_merge_upper_x: Hex(merge_upper(fb.width) as u64),
+        isp_merge_upper_y: Hex(merge_upper(fb.height) as u64),
+        bg_usc: Hex(bg_usc as u64),
+        bg_rsrc_spec: Hex(bg_rsrc as u64),
+        eot_usc: Hex(eot_usc as u64),
+        eot_rsrc_spec: Hex(eot_rsrc as u64),
+        isp_bgobjdepth: Hex(bg_depth as u64),
+        isp_bgobjvals: Hex(bgobjvals(batch.clear.stencil.unwrap_or(0)) as u64),
+        ..Default::default()
+    };
+    Ok(BuiltRender {
+        cmd,
+        vdm_start: stream.start,
+        draws: batch.draws.len(),
+    })
+}

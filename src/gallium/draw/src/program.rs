@@ -1,0 +1,139 @@
+//! Compiled programs as the render path binds them: a body in the USC aperture reached
+//! through an entry block of the entry arena, plus the interface facts the command words
+//! need (vertex output count, the fragment program's coefficient bindings).
+
+use crate::mem::{DrawError, GpuWriter, Heap};
+use agx16_cmdstream::launch::{entry_block, helper_directory, ENTRY_BLOCK_BYTES, ENTRY_IN_BLOCK};
+use agx16_cmdstream::launch::{ENTRY_ARENA_BYTES, HELPER_DIRECTORY_BYTES};
+use agx16_cmdstream::vdm::USC_BASE;
+
+/// A body uploaded to the USC aperture and its entry.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ShaderBody {
+    pub body_va: u64,
+    /// USC offset of the entry (what a launcher's stage target selects).
+    pub entry_offset: u64,
+}
+
+/// How a varying is interpolated across a primitive.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Interp {
+    Perspective,
+    Linear,
+    /// Constant: the provoking vertex's value.
+    Flat,
+}
+
+/// One varying the fragment program iterates.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Varying {
+    /// Index of its first scalar among the vertex program's user outputs (after position).
+    pub slot: u8,
+    /// 1..=4 scalars.
+    pub components: u8,
+    pub interp: Interp,
+    /// First coefficient register the program's `iter` reads it from (coefficient 0 is
+    /// 1/W, then Z when the program reads the fragment depth).
+    pub coefficient: u8,
+}
+
+/// A vertex program.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct VertexProgram {
+    pub body: ShaderBody,
+    /// Scalar outputs: position (4), user scalars, then point size when written.
+    pub outputs: u8,
+    pub writes_point_size: bool,
+    /// Publication high-water mark in 32-bit words (launcher frame).
+    pub publications: u32,
+    /// Spill/scratch bytes (launcher frame extents).
+    pub scratch: u16,
+}
+
+/// A fragment program compiled for the framebuffer's tile layout.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FragmentProgram {
+    pub body: ShaderBody,
+    pub varyings: Vec<Varying>,
+    /// Reads the fragment's window depth (coefficient 1).
+    pub reads_frag_z: bool,
+    /// May discard (punch-through pass).
+    pub discards: bool,
+    /// Reads the tilebuffer (blending, framebuffer fetch).
+    pub reads_tilebuffer: bool,
+    pub publications: u32,
+    pub scratch: u16,
+}
+
+impl FragmentProgram {
+    /// Coefficient registers the program's bindings fill.
+    pub fn coefficient_registers(&self) -> u8 {
+        let fixed = 1 + self.reads_frag_z as u8;
+        self.varyings
+            .iter()
+            .map(|v| v.coefficient + v.components)
+            .max()
+            .unwrap_or(0)
+            .max(fixed)
+    }
+}
+
+/// The entry arena at the bottom of the USC aperture: the helper directory, then one entry
+/// block per body (agx16-cmdstream `launch::arena`). The driver owns one per device and
+/// places it at `USC_BASE`; blocks are never reused (programs live as long as their CSOs,
+/// and the arena holds thousands).
+#[derive(Clone, Debug)]
+pub struct EntryArena {
+    bytes: u64,
+    next: u64,
+}
+
+impl EntryArena {
+    /// The driver's arena size: 1 MiB holds 5000+ entries.
+    pub const DEFAULT_BYTES: u64 = 1 << 20;
+
+    /// An arena of `bytes` (at most the 8 MiB the 24-bit stage target reaches).
+    pub fn new(bytes: u64) -> EntryArena {
+        EntryArena {
+            bytes: bytes.min(ENTRY_ARENA_BYTES),
+            next: HELPER_DIRECTORY_BYTES,
+        }
+    }
+
+    /// The helper directory, to be written at `USC_BASE` before any entry is used.
+    pub fn directory() -> Result<Vec<u8>, DrawError> {
+        Ok(helper_directory()?)
+    }
+
+    /// Uploads `code` into the USC aperture and writes an entry block for it at `USC_BASE`
+    /// + the next free block (through `mem`, which must map the arena).
+    pub fn add_body(
+        &mut self,
+        mem: &mut dyn GpuWriter,
+        code: &[u8],
+    ) -> Result<ShaderBody, DrawError> {
+        if self.next + ENTRY_BLOCK_BYTES > self.bytes {
+            return Err(DrawError::Memory(format!(
+                "the {}-byte entry arena is full",
+                self.bytes
+            )));
+        }
+        // Bodies are read in 16-byte granules past their end: pad so the last one is mapped.
+        let mut padded = code.to_vec();
+        padded.resize(code.len() + 64, 0);
+        let body_va = mem.upload(Heap::Usc, &padded, 128)?;
+        let block = entry_block(USC_BASE, self.next, body_va, false)?;
+        mem.write(USC_BASE + self.next, &block)?;
+        let entry_offset = self.next + ENTRY_IN_BLOCK;
+        self.next += ENTRY_BLOCK_BYTES;
+        Ok(ShaderBody {
+            body_va,
+            entry_offset,
+        })
+    }
+
+    /// Entry blocks handed out so far.
+    pub fn used(&self) -> u64 {
+        (self.next - HELPER_DIRECTORY_BYTES) / ENTRY_BLOCK_BYTES
+    }
+}

@@ -1,0 +1,644 @@
+//! Renders built by agx16-draw's batch builder run on the M4 model (agx16-sim's render
+//! pipeline, shader stages on its G16 core) and compared with a CPU reference written here
+//! from the GL rules (viewport transform, 1/256-pixel snapping, pixel-centre sampling with
+//! the top-left rule, linear interpolation, depth test).
+//!
+//! Vertex and fragment stages are real G16 bodies (agx16-isa builders in the packer shapes
+//! the model executes): the vertex body derives position and a red varying from its vertex
+//! id, the fragment body iterates the varying and packs it as an RGBA8 tile word. The
+//! background and end-of-tile programs are host code until the model runs G16 ones
+//! (`HostTiles`: they do what the builder asked the tile programs to do, clearing to the
+//! recorded clear bytes and storing tile words into the linear colour target).
+
+use agx16_cmdstream::layout::PlaneLayout;
+use agx16_cmdstream::ppp::ZsFunc;
+use agx16_cmdstream::render::ZlsFormat;
+use agx16_cmdstream::vdm::{IndexSize, Primitive, RENDER_CONTEXT_BASE, USC_BASE};
+use agx16_draw::batch::ClearMask;
+use agx16_draw::build::{TilePass, TilePrograms};
+use agx16_draw::*;
+use agx16_isa::{decode_at, encode_program, Instr, Part, Role};
+use agx16_sim::gfx::{
+    self, Fragment, FragmentResult, IsaStages, RenderCommand, Stages, TileBuffer,
+    VertexInvocation,
+};
+use agx16_sim::{GpuMemory, PageTable, SimError};
+use std::collections::HashMap;
+use std::sync::Arc;
+
+const W: u32 = 64;
+const H: u32 = 64;
+const GENERAL: u64 = 0x2_0000_0000;
+const IMG: u64 = 0x3_0000_0000;
+const DEPTH: u64 = 0x4_0000_0000;
+
+// ---- GPU memory: the model's page table with a bump allocator per heap ----
+
+struct Mem {
+    pt: PageTable,
+    next: HashMap<&'static str, (u64, u64)>,
+}
+
+impl Mem {
+    fn new() -> Mem {
+        let pt = PageTable::new();
+        let regions = [
+            ("rc", RENDER_CONTEXT_BASE, 0x10_0000),
+            // The entry arena's first megabyte is not handed out by the allocator.
+            ("usc", USC_BASE, 0x80_0000),
+            ("general", GENERAL, 0x10_0000),
+            ("img", IMG, 0x10_0000),
+            ("depth", DEPTH, 0x10_0000),
+        ];
+        let mut next = HashMap::new();
+        for (name, va, len) in regions {
+            pt.map(va, len, true, true).unwrap();
+            let start = if name == "usc" { va + EntryArena::DEFAULT_BYTES } else { va };
+            next.insert(name, (start, va + len));
+        }
+        Mem { pt, next }
+    }
+}
+
+impl GpuWriter for Mem {
+    fn alloc(&mut self, heap: Heap, size: u64, align: u64) -> Result<u64, DrawError> {
+        let name = match heap {
+            Heap::RenderContext => "rc",
+            Heap::Usc => "usc",
+            Heap::General => "general",
+        };
+        let (next, end) = self.next.get_mut(name).unwrap();
+        let va = next.next_multiple_of(align);
+        if va + size > *end {
+            return Err(DrawError::Memory(format!("{name} heap full")));
+        }
+        *next = va + size;
+        Ok(va)
+    }
+    fn write(&mut self, va: u64, data: &[u8]) -> Result<(), DrawError> {
+        self.pt
+            .host_write(va, data)
+            .map_err(|e| DrawError::Memory(format!("{e:?}")))
+    }
+}
+
+// ---- G16 bodies ----
+
+fn b(name: &str, f: &[(&str, u64)]) -> Instr {
+    Instr::build(name, f).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+fn movf(dst: u32, v: f32) -> Instr {
+    let mut i = b("mov_imm32", &[("imm", v.to_bits() as u64), ("b2_5", 1)]);
+    i.set_gpr(Role::Dst, dst, Part::Full).unwrap();
+    i
+}
+
+fn from_hex(h: &str) -> Instr {
+    let bytes: Vec<u8> = (0..h.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(&h[i..i + 2], 16).unwrap())
+        .collect();
+    decode_at(&bytes, 0).unwrap()
+}
+
+/// r`dst` = f32(r`src`), the measured i2f shape (source released).
+fn i2f(dst: u32, src: u32) -> Instr {
+    let mut i = from_hex("a70754220324ac20");
+    i.set_gpr(Role::Dst, dst, Part::Full).unwrap();
+    i.set_gpr(Role::SrcA, src, Part::Full).unwrap();
+    i
+}
+
+/// r`dst` = u32(r`src`) rounded toward zero, the measured unsigned f2i shape
+/// `27 07 54 <dst<<1> 03 <src<<2> b4 08 03 00` (source released).
+fn f2u(dst: u32, src: u32) -> Instr {
+    let mut i = from_hex("27075400030 0b4080300".replace(' ', "").as_str());
+    i.set_gpr(Role::Dst, dst, Part::Full).unwrap();
+    i.set_gpr(Role::SrcA, src, Part::Full).unwrap();
+    i
+}
+
+fn falu(name: &str, dst: u64, a: u64, bb: u64) -> Instr {
+    b(
+        name,
+        &[
+            ("dst", dst),
+            ("a_size", 1),
+            ("a", a),
+            ("a_keep", 1),
+            ("b_size", 1),
+            ("b", bb),
+            ("b_keep", 1),
+        ],
+    )
+}
+
+fn fexport(name: &str, p: u64, a: u64, bb: u64, slot: u64) -> Instr {
+    b(
+        name,
+        &[
+            ("dst", p),
+            ("a_size", 1),
+            ("a", a),
+            ("a_keep", 1),
+            ("b_size", 1),
+            ("b", bb),
+            ("b_keep", 1),
+            ("publish", 1),
+            ("slot", slot - 1),
+        ],
+    )
+}
+
+fn vary_store(k: u64, p: u64, wait: u64) -> Instr {
+    b(
+        "vary_store",
+        &[
+            ("b1_hi", 1),
+            ("wait", 1 << (wait - 1)),
+            ("mode", 0x15),
+            ("src", p),
+            ("slot", k),
+            ("b5_tag", 4),
+        ],
+    )
+}
+
+/// The vertex program's constants: vertex k is at (x0 + dx k, y0 + dy k², z) with red
+/// varying r0 + dr k.
+#[derive(Clone, Copy)]
+struct Shape {
+    x0: f32,
+    dx: f32,
+    y0: f32,
+    dy: f32,
+    z: f32,
+    r0: f32,
+    dr: f32,
+}
+
+impl Shape {
+    /// Clip position and red of vertex k, computed on the host in the body's f32 order.
+    fn vertex(&self, k: u32) -> ([f32; 4], f32) {
+        let f = k as f32;
+        (
+            [f * self.dx + self.x0, f * f * self.dy + self.y0, self.z, 1.0],
+            f * self.dr + self.r0,
+        )
+    }
+}
+
+/// Vertex body: outputs position (4 scalars) and one user scalar (red).
+fn vertex_body(s: Shape) -> Vec<u8> {
+    let p = vec![
+        b("get_sr", &[("form", 1), ("dst", 0), ("sr_sel", 0xdd)]),
+        i2f(1, 0),
+        movf(2, s.dx),
+        movf(3, s.x0),
+        movf(4, s.dy),
+        movf(5, s.y0),
+        movf(6, s.z),
+        movf(7, 1.0),
+        movf(8, s.dr),
+        movf(9, s.r0),
+        movf(10, 0.0),
+        falu("fmul", 11, 1, 2),  // k*dx
+        falu("fmul", 12, 1, 1),  // k*k
+        falu("fmul", 13, 12, 4), // k*k*dy
+        falu("fmul", 14, 1, 8),  // k*dr
+        fexport("fadd_export", 0, 11, 3, 1),
+        fexport("fadd_export", 1, 13, 5, 2),
+        fexport("fadd_export", 2, 6, 10, 3),
+        fexport("fmul_export", 3, 7, 7, 4),
+        fexport("fadd_export", 4, 14, 9, 5),
+        vary_store(0, 0, 1),
+        vary_store(1, 1, 2),
+        vary_store(2, 2, 3),
+        vary_store(3, 3, 4),
+        vary_store(4, 4, 5),
+        b("stop", &[]),
+    ];
+    encode_program(&p)
+}
+
+fn iter(dst: u64, cf: u64) -> Instr {
+    b(
+        "iter",
+        &[
+            ("b1_01", 1),
+            ("b2_hi", 0x15),
+            ("dst", dst),
+            ("coeff_sel", 3),
+            ("slot", cf),
+            ("b7", 2),
+            ("loc", 0x10),
+        ],
+    )
+}
+
+/// Fragment body: red = iter(coefficient 1); tile word 0 = round(red * 255) (an RGBA8 word
+/// with green, blue and alpha zero, i.e. gl_FragColor = vec4(red, 0, 0, 0)).
+fn fragment_body() -> Vec<u8> {
+    let p = vec![
+        iter(0, 1),
+        movf(1, 255.0),
+        movf(3, 0.5),
+        falu("fmul", 2, 0, 1),
+        falu("fadd", 4, 2, 3),
+        f2u(5, 4),
+        b("tile_setup", &[("b1", 2), ("access", 0x600)]),
+        b("tile_setup", &[("b1", 2), ("access", 0x80c)]),
+        b(
+            "tile_store",
+            &[("mode", 0x54), ("src", 5), ("mask", 1), ("fmt", 0x4e)],
+        ),
+        b("tile_fence", &[("access", 0x20c)]),
+        b("stop", &[]),
+    ];
+    encode_program(&p)
+}
+
+struct Programs {
+    arena: EntryArena,
+}
+
+impl Programs {
+    fn new(mem: &mut Mem) -> Programs {
+        mem.write(USC_BASE, &EntryArena::directory().unwrap()).unwrap();
+        Programs {
+            arena: EntryArena::new(EntryArena::DEFAULT_BYTES),
+        }
+    }
+    fn vertex(&mut self, mem: &mut Mem, s: Shape) -> Arc<VertexProgram> {
+        Arc::new(VertexProgram {
+            body: self.arena.add_body(mem, &vertex_body(s)).unwrap(),
+            outputs: 5,
+            writes_point_size: false,
+            publications: 5,
+            scratch: 0,
+        })
+    }
+    fn fragment(&mut self, mem: &mut Mem) -> Arc<FragmentProgram> {
+        Arc::new(FragmentProgram {
+            body: self.arena.add_body(mem, &fragment_body()).unwrap(),
+            varyings: vec![Varying {
+                slot: 0,
+                components: 1,
+                interp: Interp::Perspective,
+                coefficient: 1,
+            }],
+            reads_frag_z: false,
+            discards: false,
+            reads_tilebuffer: false,
+            publications: 0,
+            scratch: 0,
+        })
+    }
+}
+
+// ---- host background / end-of-tile (until the model runs G16 ones) ----
+
+#[derive(Default)]
+struct HostTiles {
+    /// Per colour slot: clear bytes, or None (load).
+    clear: Vec<Option<[u8; 4]>>,
+    offsets: Vec<Option<u32>>,
+    targets: Vec<Option<ColorTarget>>,
+}
+
+const BG_USC: u32 = 0x7f_0000;
+const EOT_USC: u32 = 0x7f_1000;
+
+impl TilePrograms for HostTiles {
+    fn background(
+        &mut self,
+        _: &mut dyn GpuWriter,
+        pass: &TilePass,
+    ) -> Result<(u32, u32), DrawError> {
+        self.clear = pass.clear.clone();
+        self.offsets = pass.layout.offsets.clone();
+        self.targets = pass.batch.fb.colors.clone();
+        Ok((BG_USC, 0))
+    }
+    fn end_of_tile(
+        &mut self,
+        _: &mut dyn GpuWriter,
+        _: &TilePass,
+    ) -> Result<(u32, u32), DrawError> {
+        Ok((EOT_USC, 0))
+    }
+}
+
+struct TestStages<'a> {
+    isa: IsaStages,
+    tiles: &'a HostTiles,
+}
+
+impl Stages for TestStages<'_> {
+    fn vertex(&mut self, m: &dyn GpuMemory, inv: &VertexInvocation) -> Result<Vec<f32>, SimError> {
+        self.isa.vertex(m, inv)
+    }
+    fn vertices(
+        &mut self,
+        m: &dyn GpuMemory,
+        invs: &[VertexInvocation],
+    ) -> Result<Vec<Vec<f32>>, SimError> {
+        self.isa.vertices(m, invs)
+    }
+    fn background(&mut self, m: &dyn GpuMemory, usc: u64, t: &mut TileBuffer) -> Result<(), SimError> {
+        assert_eq!(usc & 0xffff_ffff, BG_USC as u64);
+        for (slot, off) in self.tiles.offsets.iter().enumerate() {
+            let Some(off) = off else { continue };
+            let (o, target) = (*off as usize, self.tiles.targets[slot].as_ref().unwrap());
+            for y in 0..t.height {
+                for x in 0..t.width {
+                    let word = match self.tiles.clear[slot] {
+                        Some(c) => c,
+                        None => {
+                            let (px, py) = (t.origin.0 + x, t.origin.1 + y);
+                            let mut c = [0u8; 4];
+                            if px < target.plane.width && py < target.plane.height {
+                                m.read(target.va + target.plane.offset(px, py), &mut c)?;
+                            }
+                            c
+                        }
+                    };
+                    t.sample_mut(x, y, 0).unwrap()[o..o + 4].copy_from_slice(&word);
+                }
+            }
+        }
+        Ok(())
+    }
+    fn fragment(&mut self, m: &dyn GpuMemory, f: &Fragment, t: &mut TileBuffer) -> Result<FragmentResult, SimError> {
+        self.isa.fragment(m, f, t)
+    }
+    fn fragments(
+        &mut self,
+        m: &dyn GpuMemory,
+        q: &[Fragment],
+        t: &mut TileBuffer,
+    ) -> Result<Vec<FragmentResult>, SimError> {
+        self.isa.fragments(m, q, t)
+    }
+    fn end_of_tile(&mut self, m: &dyn GpuMemory, usc: u64, t: &TileBuffer) -> Result<(), SimError> {
+        assert_eq!(usc & 0xffff_ffff, EOT_USC as u64);
+        for (slot, off) in self.tiles.offsets.iter().enumerate() {
+            let (Some(off), Some(target)) = (off, &self.tiles.targets[slot]) else {
+                continue;
+            };
+            for y in 0..t.height {
+                for x in 0..t.width {
+                    let (px, py) = (t.origin.0 + x, t.origin.1 + y);
+                    if px < target.plane.width && py < target.plane.height {
+                        let s = &t.sample(x, y, 0).unwrap()[*off as usize..*off as usize + 4];
+                        m.write(target.va + target.plane.offset(px, py), s)?;
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+// ---- scene set-up ----
+
+fn framebuffer(depth: bool) -> Framebuffer {
+    Framebuffer {
+        width: W,
+        height: H,
+        samples: 1,
+        colors: vec![Some(ColorTarget {
+            va: IMG,
+            plane: PlaneLayout::linear(W, H, 4),
+            format: TileFormat::Rgba8Unorm,
+        })],
+        zs: depth.then(|| ZsTarget {
+            depth: Some((ZsSurface { va: DEPTH }, ZlsFormat::F32)),
+            stencil: None,
+            width: W,
+            height: H,
+        }),
+    }
+}
+
+const CLEAR: [f32; 4] = [10.0 / 255.0, 20.0 / 255.0, 30.0 / 255.0, 1.0];
+const CLEAR_BYTES: [u8; 4] = [10, 20, 30, 255];
+
+fn draw(
+    vs: &Arc<VertexProgram>,
+    fs: &Arc<FragmentProgram>,
+    primitive: Primitive,
+    indices: Indices,
+) -> Draw {
+    Draw {
+        vs: vs.clone(),
+        fs: fs.clone(),
+        vs_buffers: vec![],
+        fs_buffers: vec![],
+        primitive,
+        indices,
+        instances: 1,
+        raster: Raster::default(),
+        viewport: Viewport::full(W, H),
+        zs: DepthStencil::default(),
+    }
+}
+
+/// Builds and runs the batch; returns the colour target's pixels and the render stats.
+fn render(mem: &mut Mem, batch: &Batch) -> (Vec<[u8; 4]>, gfx::RenderStats) {
+    // Poison the target so pixels the render does not write show up.
+    mem.pt.host_write(IMG, &vec![0xcd; (W * H * 4) as usize]).unwrap();
+    let mut tiles = HostTiles::default();
+    let built = build_render(batch, &mut tiles, mem).expect("build");
+    let payload = built.payload().unwrap();
+    let cmd = RenderCommand::from_bytes(&payload).expect("the model accepts the command");
+    let mut st = TestStages {
+        isa: IsaStages::default(),
+        tiles: &tiles,
+    };
+    let stats = gfx::run_render_with(&mem.pt, &cmd, &mut st).expect("render");
+    let mut px = vec![0u8; (W * H * 4) as usize];
+    mem.pt.host_read(IMG, &mut px).unwrap();
+    (px.chunks(4).map(|c| c.try_into().unwrap()).collect(), stats)
+}
+
+// ---- CPU reference ----
+
+type RefTri = [([f32; 4], f32); 3];
+
+/// GL assembly of a vertex-id run into triangles (provoking vertex irrelevant: smooth).
+fn triangles(prim: Primitive, ids: &[u32]) -> Vec<[u32; 3]> {
+    let n = ids.len();
+    match prim {
+        Primitive::Triangles => ids.chunks_exact(3).map(|t| [t[0], t[1], t[2]]).collect(),
+        Primitive::TriangleStrip => (0..n.saturating_sub(2))
+            .map(|i| {
+                if i % 2 == 0 {
+                    [ids[i], ids[i + 1], ids[i + 2]]
+                } else {
+                    [ids[i + 1], ids[i], ids[i + 2]]
+                }
+            })
+            .collect(),
+        Primitive::TriangleFan => (0..n.saturating_sub(2))
+            .map(|i| [ids[0], ids[i + 1], ids[i + 2]])
+            .collect(),
+        _ => unreachable!(),
+    }
+}
+
+struct RefFrame {
+    color: Vec<[u8; 4]>,
+    depth: Vec<f32>,
+}
+
+impl RefFrame {
+    fn new(clear: [u8; 4]) -> RefFrame {
+        RefFrame {
+            color: vec![clear; (W * H) as usize],
+            depth: vec![1.0; (W * H) as usize],
+        }
+    }
+
+    /// Rasterises one triangle: window transform (full viewport, y down), 1/256 snapping,
+    /// pixel centres, top-left rule, linear red, optional depth test `Less` with write.
+    fn triangle(&mut self, t: RefTri, depth_less: bool, scissor: Option<[u32; 4]>) {
+        let snap = |c: f64| (c * 256.0).round() / 256.0;
+        let win: Vec<(f64, f64, f64, f64)> = t
+            .iter()
+            .map(|(p, r)| {
+                let w = p[3] as f64;
+                (
+                    snap(W as f64 / 2.0 + W as f64 / 2.0 * p[0] as f64 / w),
+                    snap(H as f64 / 2.0 + H as f64 / 2.0 * p[1] as f64 / w),
+                    p[2] as f64 / w,
+                    *r as f64,
+                )
+            })
+            .collect();
+        let area = (win[1].0 - win[0].0) * (win[2].1 - win[0].1)
+            - (win[2].0 - win[0].0) * (win[1].1 - win[0].1);
+        if area == 0.0 {
+            return;
+        }
+        let sg = area.signum();
+        for py in 0..H {
+            for px in 0..W {
+                if let Some([x0, y0, x1, y1]) = scissor {
+                    if px < x0 || px >= x1 || py < y0 || py >= y1 {
+                        continue;
+                    }
+                }
+                let (cx, cy) = (px as f64 + 0.5, py as f64 + 0.5);
+                let mut bary = [0.0; 3];
+                let mut inside = true;
+                for (k, bk) in bary.iter_mut().enumerate() {
+                    let (a, c) = (win[(k + 1) % 3], win[(k + 2) % 3]);
+                    let e = sg * ((c.0 - a.0) * (cy - a.1) - (c.1 - a.1) * (cx - a.0));
+                    let (dx, dy) = (sg * (c.0 - a.0), sg * (c.1 - a.1));
+                    let top_left = (dy == 0.0 && dx > 0.0) || dy < 0.0;
+                    if !(e > 0.0 || (e == 0.0 && top_left)) {
+                        inside = false;
+                    }
+                    *bk = e / (sg * area);
+                }
+                if !inside {
+                    continue;
+                }
+                let i = (py * W + px) as usize;
+                let z = (0..3).map(|k| bary[k] * win[k].2).sum::<f64>() as f32;
+                if depth_less {
+                    if z >= self.depth[i] {
+                        continue;
+                    }
+                    self.depth[i] = z;
+                }
+                let red: f64 = (0..3).map(|k| bary[k] * win[k].3).sum();
+                self.color[i] = [(red.clamp(0.0, 1.0) * 255.0).round() as u8, 0, 0, 0];
+            }
+        }
+    }
+
+    fn draw(&mut self, s: Shape, prim: Primitive, runs: &[Vec<u32>], depth: bool) {
+        for run in runs {
+            for t in triangles(prim, run) {
+                self.triangle(t.map(|k| s.vertex(k)), depth, None);
+            }
+        }
+    }
+}
+
+/// Coverage exact (clear colour vs drawn), colour within one 8-bit step.
+fn compare(got: &[[u8; 4]], want: &RefFrame) {
+    let mut worst = 0;
+    for (i, (g, w)) in got.iter().zip(&want.color).enumerate() {
+        assert_eq!(
+            *g == CLEAR_BYTES,
+            *w == CLEAR_BYTES,
+            "coverage differs at pixel {},{}: model {g:?} reference {w:?}",
+            i as u32 % W,
+            i as u32 / W
+        );
+        for k in 0..4 {
+            worst = worst.max((g[k] as i32 - w[k] as i32).abs());
+        }
+    }
+    assert!(worst <= 1, "colour differs by {worst} steps");
+}
+
+const TRI: Shape = Shape {
+    x0: -0.9,
+    dx: 0.9,
+    y0: -0.9,
+    dy: 0.45,
+    z: 0.5,
+    r0: 0.1,
+    dr: 0.4,
+};
+
+fn setup() -> (Mem, Programs, Arc<FragmentProgram>) {
+    let mut mem = Mem::new();
+    let mut progs = Programs::new(&mut mem);
+    let fs = progs.fragment(&mut mem);
+    (mem, progs, fs)
+}
+
+fn clear_all(batch: &mut Batch) {
+    let mask = ClearMask {
+        color: 1,
+        depth: true,
+        stencil: false,
+    };
+    assert!(batch.clear(mask, CLEAR, 1.0, 0));
+}
+
+#[test]
+fn a_clear_alone_fills_the_target() {
+    let (mut mem, _, _) = setup();
+    let mut batch = Batch::new(framebuffer(false));
+    clear_all(&mut batch);
+    let (px, stats) = render(&mut mem, &batch);
+    assert_eq!(stats.draws, 0);
+    assert!(px.iter().all(|p| *p == CLEAR_BYTES));
+}
+
+#[test]
+fn clear_and_triangle_match_the_reference() {
+    let (mut mem, mut progs, fs) = setup();
+    let vs = progs.vertex(&mut mem, TRI);
+    let mut batch = Batch::new(framebuffer(false));
+    clear_all(&mut batch);
+    batch.draws.push(draw(
+        &vs,
+        &fs,
+        Primitive::Triangles,
+        Indices::Direct { first: 0, count: 3 },
+    ));
+    let (px, stats) = render(&mut mem, &batch);
+    let mut want = RefFrame::new(CLEAR_BYTES);
+    want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], false);
+    assert!(want.color.iter().filter(|c| **c != CLEAR_BYTES).count() > 300);
+    compare(&px, &want);
+    assert_eq!(stats.draws, 1);
+}
