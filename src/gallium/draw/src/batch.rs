@@ -183,13 +183,7 @@ impl Batch {
     /// Records a full-framebuffer clear. Before any draw it becomes the render's initial
     /// values (background program, ZLS clear values); after draws it cannot, and `false` says
     /// the caller must flush and record the clear into a fresh batch.
-    pub fn clear(
-        &mut self,
-        mask: ClearMask,
-        color: [f32; 4],
-        depth: f32,
-        stencil: u8,
-    ) -> bool {
+    pub fn clear(&mut self, mask: ClearMask, color: [f32; 4], depth: f32, stencil: u8) -> bool {
         if !self.draws.is_empty() {
             return false;
         }

@@ -24,8 +24,8 @@ use agx16_cmdstream::ppp::{
     PPP_RECORDS,
 };
 use agx16_cmdstream::render::{
-    bgobjvals, merge_upper, utile_for, CmdRender, IspZlsPixels, PppControl, ZlsControl,
-    ZlsFormat, RENDER_PROCESS_EMPTY_TILES,
+    bgobjvals, merge_upper, utile_for, CmdRender, IspZlsPixels, PppControl, ZlsControl, ZlsFormat,
+    RENDER_PROCESS_EMPTY_TILES,
 };
 use agx16_cmdstream::vdm::{
     IndexSize, ProvokingVertex, VdmBlock, VdmIndexList, VdmPppUpdate, VdmRestartIndex, VdmState,
@@ -160,8 +160,7 @@ fn cf_table(d: &Draw) -> Result<(Vec<u8>, u8), DrawError> {
     }
     let user_outputs = d.vs.outputs as u32 - 4 - d.vs.writes_point_size as u32;
     for v in &fs.varyings {
-        if !(1..=4).contains(&v.components) || v.slot as u32 + v.components as u32 > user_outputs
-        {
+        if !(1..=4).contains(&v.components) || v.slot as u32 + v.components as u32 > user_outputs {
             return Err(DrawError::Program(format!(
                 "fragment varying at scalar {} ({} components) is not among the vertex \
                  program's {user_outputs} user outputs",
@@ -200,8 +199,8 @@ struct PageInputs {
 }
 
 fn ppp_page(d: &Draw, p: &PageInputs) -> Result<PppPage, DrawError> {
-    let mut page = PppPage::unpack(&[0u8; PPP_PAGE_SIZE])
-        .map_err(|e| DrawError::Encode(e.to_string()))?;
+    let mut page =
+        PppPage::unpack(&[0u8; PPP_PAGE_SIZE]).map_err(|e| DrawError::Encode(e.to_string()))?;
     let fs = &mut page.fragment_shader;
     fs.cf_binding_count = p.cf_count;
     fs.cf_bindings = p.cf_bindings;

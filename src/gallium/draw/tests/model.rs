@@ -11,6 +11,7 @@
 //! recorded clear bytes and storing tile words into the linear colour target).
 
 use agx16_cmdstream::layout::PlaneLayout;
+use agx16_cmdstream::layout::PlaneLayout as Plane;
 use agx16_cmdstream::ppp::ZsFunc;
 use agx16_cmdstream::render::ZlsFormat;
 use agx16_cmdstream::vdm::{IndexSize, Primitive, RENDER_CONTEXT_BASE, USC_BASE};
@@ -19,8 +20,7 @@ use agx16_draw::build::{TilePass, TilePrograms};
 use agx16_draw::*;
 use agx16_isa::{decode_at, encode_program, Instr, Part, Role};
 use agx16_sim::gfx::{
-    self, Fragment, FragmentResult, IsaStages, RenderCommand, Stages, TileBuffer,
-    VertexInvocation,
+    self, Fragment, FragmentResult, IsaStages, RenderCommand, Stages, TileBuffer, VertexInvocation,
 };
 use agx16_sim::{GpuMemory, PageTable, SimError};
 use std::collections::HashMap;
@@ -53,7 +53,11 @@ impl Mem {
         let mut next = HashMap::new();
         for (name, va, len) in regions {
             pt.map(va, len, true, true).unwrap();
-            let start = if name == "usc" { va + EntryArena::DEFAULT_BYTES } else { va };
+            let start = if name == "usc" {
+                va + EntryArena::DEFAULT_BYTES
+            } else {
+                va
+            };
             next.insert(name, (start, va + len));
         }
         Mem { pt, next }
@@ -183,7 +187,12 @@ impl Shape {
     fn vertex(&self, k: u32) -> ([f32; 4], f32) {
         let f = k as f32;
         (
-            [f * self.dx + self.x0, f * f * self.dy + self.y0, self.z, 1.0],
+            [
+                f * self.dx + self.x0,
+                f * f * self.dy + self.y0,
+                self.z,
+                1.0,
+            ],
             f * self.dr + self.r0,
         )
     }
@@ -265,7 +274,8 @@ struct Programs {
 
 impl Programs {
     fn new(mem: &mut Mem) -> Programs {
-        mem.write(USC_BASE, &EntryArena::directory().unwrap()).unwrap();
+        mem.write(USC_BASE, &EntryArena::directory().unwrap())
+            .unwrap();
         Programs {
             arena: EntryArena::new(EntryArena::DEFAULT_BYTES),
         }
@@ -346,7 +356,12 @@ impl Stages for TestStages<'_> {
     ) -> Result<Vec<Vec<f32>>, SimError> {
         self.isa.vertices(m, invs)
     }
-    fn background(&mut self, m: &dyn GpuMemory, usc: u64, t: &mut TileBuffer) -> Result<(), SimError> {
+    fn background(
+        &mut self,
+        m: &dyn GpuMemory,
+        usc: u64,
+        t: &mut TileBuffer,
+    ) -> Result<(), SimError> {
         assert_eq!(usc & 0xffff_ffff, BG_USC as u64);
         for (slot, off) in self.tiles.offsets.iter().enumerate() {
             let Some(off) = off else { continue };
@@ -370,7 +385,12 @@ impl Stages for TestStages<'_> {
         }
         Ok(())
     }
-    fn fragment(&mut self, m: &dyn GpuMemory, f: &Fragment, t: &mut TileBuffer) -> Result<FragmentResult, SimError> {
+    fn fragment(
+        &mut self,
+        m: &dyn GpuMemory,
+        f: &Fragment,
+        t: &mut TileBuffer,
+    ) -> Result<FragmentResult, SimError> {
         self.isa.fragment(m, f, t)
     }
     fn fragments(
@@ -448,7 +468,9 @@ fn draw(
 /// Builds and runs the batch; returns the colour target's pixels and the render stats.
 fn render(mem: &mut Mem, batch: &Batch) -> (Vec<[u8; 4]>, gfx::RenderStats) {
     // Poison the target so pixels the render does not write show up.
-    mem.pt.host_write(IMG, &vec![0xcd; (W * H * 4) as usize]).unwrap();
+    mem.pt
+        .host_write(IMG, &vec![0xcd; (W * H * 4) as usize])
+        .unwrap();
     let mut tiles = HostTiles::default();
     let built = build_render(batch, &mut tiles, mem).expect("build");
     let payload = built.payload().unwrap();
@@ -641,4 +663,216 @@ fn clear_and_triangle_match_the_reference() {
     assert!(want.color.iter().filter(|c| **c != CLEAR_BYTES).count() > 300);
     compare(&px, &want);
     assert_eq!(stats.draws, 1);
+}
+
+/// Vertex ids an index list names (restart splits runs), as GL defines them.
+fn runs(indices: &[u32], base_vertex: i32, restart: Option<u32>) -> Vec<Vec<u32>> {
+    indices
+        .split(|i| Some(*i) == restart)
+        .map(|r| r.iter().map(|i| (*i as i32 + base_vertex) as u32).collect())
+        .collect()
+}
+
+fn index_buffer(mem: &mut Mem, size: IndexSize, indices: &[u32]) -> u64 {
+    let bytes: Vec<u8> = match size {
+        IndexSize::U8 => indices.iter().map(|i| *i as u8).collect(),
+        IndexSize::U16 => indices
+            .iter()
+            .flat_map(|i| (*i as u16).to_le_bytes())
+            .collect(),
+        _ => indices.iter().flat_map(|i| i.to_le_bytes()).collect(),
+    };
+    // Index buffers live in the USC aperture (G16 index fetch); odd placement on purpose.
+    let va = mem.alloc(Heap::Usc, bytes.len() as u64 + 8, 16).unwrap() + 2;
+    mem.write(va, &bytes).unwrap();
+    va
+}
+
+#[test]
+fn indexed_lists_strips_and_fans_with_restart_and_base_vertex() {
+    // (primitive, index size, indices, base vertex, restart)
+    let cases: Vec<(Primitive, IndexSize, Vec<u32>, i32, Option<u32>)> = vec![
+        (
+            Primitive::TriangleStrip,
+            IndexSize::U16,
+            vec![0, 1, 2, 3, 0xffff, 1, 2, 3, 4],
+            0,
+            Some(0xffff),
+        ),
+        (
+            Primitive::TriangleFan,
+            IndexSize::U8,
+            vec![0, 1, 2, 3, 4],
+            0,
+            None,
+        ),
+        (
+            Primitive::TriangleFan,
+            IndexSize::U8,
+            vec![4, 3, 2, 0xff, 1, 2, 0],
+            0,
+            Some(0xff),
+        ),
+        (
+            Primitive::Triangles,
+            IndexSize::U32,
+            vec![0, 1, 2, 2, 1, 3],
+            1,
+            None,
+        ),
+    ];
+    for (prim, size, indices, base_vertex, restart) in cases {
+        let (mut mem, mut progs, fs) = setup();
+        let vs = progs.vertex(&mut mem, TRI);
+        let va = index_buffer(&mut mem, size, &indices);
+        let mut batch = Batch::new(framebuffer(false));
+        clear_all(&mut batch);
+        batch.draws.push(draw(
+            &vs,
+            &fs,
+            prim,
+            Indices::Indexed {
+                va,
+                size,
+                count: indices.len() as u32,
+                base_vertex,
+                restart,
+            },
+        ));
+        let (px, _) = render(&mut mem, &batch);
+        let mut want = RefFrame::new(CLEAR_BYTES);
+        want.draw(TRI, prim, &runs(&indices, base_vertex, restart), false);
+        assert!(want.color.iter().filter(|c| **c != CLEAR_BYTES).count() > 100);
+        compare(&px, &want);
+    }
+}
+
+const NEAR: Shape = Shape {
+    x0: -0.8,
+    dx: 1.2,
+    y0: 0.7,
+    dy: -0.5,
+    z: 0.25,
+    r0: 0.9,
+    dr: -0.3,
+};
+
+fn depth_draw(vs: &Arc<VertexProgram>, fs: &Arc<FragmentProgram>) -> Draw {
+    let mut d = draw(
+        vs,
+        fs,
+        Primitive::Triangles,
+        Indices::Direct { first: 0, count: 3 },
+    );
+    d.zs = DepthStencil {
+        depth_func: Some(ZsFunc::Less),
+        depth_write: true,
+        stencil: None,
+    };
+    d
+}
+
+fn stored_depth(mem: &Mem) -> Vec<f32> {
+    let plane = Plane::twiddled(W, H, 4);
+    (0..W * H)
+        .map(|i| {
+            let mut b = [0u8; 4];
+            mem.pt
+                .host_read(DEPTH + plane.offset(i % W, i / W), &mut b)
+                .unwrap();
+            f32::from_le_bytes(b)
+        })
+        .collect()
+}
+
+#[test]
+fn depth_test_clear_store_and_load_across_renders() {
+    let (mut mem, mut progs, fs) = setup();
+    let far = progs.vertex(&mut mem, TRI);
+    let near = progs.vertex(&mut mem, NEAR);
+    // Render 1: clear depth to 1, near triangle first, far one after: the far one loses where
+    // they overlap.
+    let mut batch = Batch::new(framebuffer(true));
+    clear_all(&mut batch);
+    batch.draws.push(depth_draw(&near, &fs));
+    batch.draws.push(depth_draw(&far, &fs));
+    let (px, _) = render(&mut mem, &batch);
+    let mut want = RefFrame::new(CLEAR_BYTES);
+    want.draw(NEAR, Primitive::Triangles, &[vec![0, 1, 2]], true);
+    want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], true);
+    compare(&px, &want);
+    // ZLS stored the depth the reference computed.
+    assert_eq!(stored_depth(&mem), want.depth);
+    assert!(want.depth.iter().any(|z| *z == 0.25) && want.depth.iter().any(|z| *z == 0.5));
+
+    // Render 2 keeps colour and depth (no clear): the far triangle again changes nothing where
+    // the near one is, because the depth buffer is loaded.
+    let mut batch = Batch::new(framebuffer(true));
+    let mut moved = TRI;
+    moved.x0 += 0.3;
+    let moved_vs = progs.vertex(&mut mem, moved);
+    batch.draws.push(depth_draw(&moved_vs, &fs));
+    let before = px.clone();
+    let (px2, _) = {
+        // Keep the first render's colour: render() poisons the target, so restore it.
+        let bytes: Vec<u8> = before.iter().flatten().copied().collect();
+        let mut tiles = HostTiles::default();
+        let built = build_render(&batch, &mut tiles, &mut mem).unwrap();
+        mem.pt.host_write(IMG, &bytes).unwrap();
+        let cmd = RenderCommand::from_bytes(&built.payload().unwrap()).unwrap();
+        let mut st = TestStages {
+            isa: IsaStages::default(),
+            tiles: &tiles,
+        };
+        let stats = gfx::run_render_with(&mem.pt, &cmd, &mut st).unwrap();
+        let mut out = vec![0u8; (W * H * 4) as usize];
+        mem.pt.host_read(IMG, &mut out).unwrap();
+        let px: Vec<[u8; 4]> = out.chunks(4).map(|c| c.try_into().unwrap()).collect();
+        (px, stats)
+    };
+    want.draw(moved, Primitive::Triangles, &[vec![0, 1, 2]], true);
+    compare(&px2, &want);
+    assert_eq!(stored_depth(&mem), want.depth);
+}
+
+#[test]
+fn scissored_draw_stays_inside_the_rectangle() {
+    let (mut mem, mut progs, fs) = setup();
+    let vs = progs.vertex(&mut mem, TRI);
+    let mut batch = Batch::new(framebuffer(false));
+    clear_all(&mut batch);
+    let mut d = draw(
+        &vs,
+        &fs,
+        Primitive::Triangles,
+        Indices::Direct { first: 0, count: 3 },
+    );
+    d.raster.scissor = Some([16, 20, 48, 40]);
+    batch.draws.push(d);
+    let (px, _) = render(&mut mem, &batch);
+    let mut want = RefFrame::new(CLEAR_BYTES);
+    let t = [0, 1, 2].map(|k| TRI.vertex(k));
+    want.triangle(t, false, Some([16, 20, 48, 40]));
+    compare(&px, &want);
+}
+
+#[test]
+fn inconsistent_programs_are_errors_not_panics() {
+    let (mut mem, mut progs, fs) = setup();
+    let vs = progs.vertex(&mut mem, TRI);
+    let mut bad_fs = (*fs).clone();
+    bad_fs.varyings[0].slot = 3; // the vertex program has one user scalar
+    let mut batch = Batch::new(framebuffer(false));
+    batch.draws.push(draw(
+        &vs,
+        &Arc::new(bad_fs),
+        Primitive::Triangles,
+        Indices::Direct { first: 0, count: 3 },
+    ));
+    let err = build_render(&batch, &mut HostTiles::default(), &mut mem).unwrap_err();
+    assert!(matches!(err, DrawError::Program(_)), "{err}");
+    let mut fb = framebuffer(false);
+    fb.samples = 4;
+    let err = build_render(&Batch::new(fb), &mut HostTiles::default(), &mut mem).unwrap_err();
+    assert!(err.to_string().contains("4 samples"), "{err}");
 }
