@@ -71,24 +71,14 @@ pub struct StencilFace {
     pub write_mask: u8,
 }
 
-/// Depth and stencil state of a draw.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// Depth and stencil state of a draw (default: both tests off).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct DepthStencil {
     /// `None`: depth test off (always passes, never writes).
     pub depth_func: Option<ZsFunc>,
     pub depth_write: bool,
     /// Front and back faces; `None`: stencil test off.
     pub stencil: Option<[StencilFace; 2]>,
-}
-
-impl Default for DepthStencil {
-    fn default() -> Self {
-        DepthStencil {
-            depth_func: None,
-            depth_write: false,
-            stencil: None,
-        }
-    }
 }
 
 /// Which vertices a draw reads.
@@ -120,10 +110,13 @@ impl Indices {
 pub struct Draw {
     pub vs: Arc<VertexProgram>,
     pub fs: Arc<FragmentProgram>,
-    /// Buffer-table entries each stage's launcher hands over (uniform and vertex buffer
-    /// addresses in the order the compiler's graphics ABI numbers them).
-    pub vs_buffers: Vec<u64>,
-    pub fs_buffers: Vec<u64>,
+    /// Argument words each stage's launcher transfers into its uniform registers (word w =
+    /// uniform w): the root record the launcher's pointer loads read, laid out as the
+    /// compiler's graphics ABI says (six root qwords — texture, sampler and buffer tables and
+    /// three reserved — then the stage's buffer addresses and inline words). Shorter records
+    /// are padded with zero roots to the six qwords every T8132 launcher loads.
+    pub vs_args: Vec<u32>,
+    pub fs_args: Vec<u32>,
     pub primitive: Primitive,
     pub indices: Indices,
     pub instances: u32,

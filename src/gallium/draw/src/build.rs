@@ -16,9 +16,7 @@ use agx16_cmdstream::builder::{ChunkPool, StreamBuilder};
 use agx16_cmdstream::descriptors::{
     pack_cf_table, CfBinding, CfBindingHeader, CoefficientSource, ShadeModel,
 };
-use agx16_cmdstream::launch::{
-    build_launcher, GraphicsRoots, LaunchCommon, LaunchStage, GRAPHICS_LAUNCH_BYTES,
-};
+use agx16_cmdstream::launch::{fragment_allocation_mode, GRAPHICS_LAUNCH_BYTES};
 use agx16_cmdstream::ppp::{
     PassType, PppPage, PppVertex, Scissor, StencilOp, VisibilityMode, ZsFunc, PPP_PAGE_SIZE,
     PPP_RECORDS,
@@ -33,6 +31,8 @@ use agx16_cmdstream::vdm::{
     USC_BASE,
 };
 use agx16_cmdstream::{Hex, Record, Unexplained};
+use agx16_isa::meaning::{self, StageAllocation};
+use agx16_isa::{Instr, Part, Role};
 
 /// What the tile programs are asked to do for one render.
 #[derive(Clone, Debug)]
@@ -99,36 +99,98 @@ fn line_width_raw(w: f32) -> u8 {
     ((w * 16.0).round() - 1.0).clamp(0.0, 255.0) as u8
 }
 
-/// Uploads a stage's roots (texture, sampler, buffer tables) and its launcher; returns the
-/// launcher's USC offset.
-fn launcher(
-    mem: &mut dyn GpuWriter,
-    stage: LaunchStage,
+/// Root record words every launcher loads at least (six qwords: texture, sampler and buffer
+/// tables, three reserved; README.apple9-launchers.md "Resource ABI", T8132).
+const MIN_ROOT_WORDS: usize = 12;
+/// Pending registers the pointer loads fill start at r18 and must stay below r64
+/// (agx16-isa `pointer_load_instr`).
+const PENDING_BASE: u32 = 18;
+const MAX_ARG_WORDS: usize = 64 - PENDING_BASE as usize;
+
+fn isa_error(e: agx16_isa::EncodeError) -> DrawError {
+    DrawError::Program(format!("launcher encoding: {e}"))
+}
+
+/// A stage launcher in the generated sequence of T8132 Mesa (GravityLinux/mesa
+/// README.apple9-launchers.md "Generated launch control", run on T8132): the root record's
+/// address into r2:r3, pointer loads of its qwords (highest pair first) into r18.., the
+/// stage allocation and target, the publication/scratch frame, one argument transfer per
+/// word (the first waits for the loads), STOP. agx16-cmdstream's `build_launcher` emits the
+/// same sequence for exactly six roots; draws hand over more words (buffers, inline
+/// uniforms), so the count is a parameter here.
+fn stage_launcher(
+    resource_table: u64,
+    words: usize,
+    allocation: StageAllocation,
     entry_offset: u64,
     publications: u32,
     scratch: u16,
-    buffers: &[u64],
-) -> Result<u32, DrawError> {
-    let mut roots = GraphicsRoots::default();
-    if !buffers.is_empty() {
-        let table: Vec<u8> = buffers.iter().flat_map(|b| b.to_le_bytes()).collect();
-        roots.buffer_table = Hex(mem.upload(Heap::General, &table, 16)?);
+) -> Result<Vec<u8>, DrawError> {
+    let literal = |dst: u32, v: u32| -> Result<Instr, DrawError> {
+        let mut i = Instr::build("mov_imm32", &[("imm", v as u64)]).map_err(isa_error)?;
+        i.set_gpr(Role::Dst, dst, Part::Full).map_err(isa_error)?;
+        Ok(i)
+    };
+    let mut p = vec![
+        literal(2, resource_table as u32)?,
+        literal(3, (resource_table >> 32) as u32)?,
+    ];
+    let qwords = words / 2;
+    for q in (0..qwords).step_by(2).rev() {
+        let count = (qwords - q).min(2) as u8;
+        p.push(
+            meaning::pointer_load_instr(PENDING_BASE + 2 * q as u32, 2, q as u8, count)
+                .map_err(isa_error)?,
+        );
     }
-    // The root allocation is 0x100 bytes; the launcher loads its first 0x38.
-    let mut root_bytes = roots.pack()?;
-    root_bytes.resize(0x100, 0);
-    let resource_table = mem.upload(Heap::General, &root_bytes, 64)?;
-    let program = build_launcher(
-        stage,
-        &LaunchCommon {
-            resource_table,
-            entry_offset,
-            publications,
-            extent_a: scratch,
-            extent_b: scratch,
-        },
+    p.push(meaning::stage_allocation_instr(allocation).map_err(isa_error)?);
+    p.push(meaning::stage_target_instr(entry_offset).map_err(isa_error)?);
+    p.push(meaning::launch_frame_instr(publications, scratch, scratch).map_err(isa_error)?);
+    for w in 0..words as u32 {
+        p.push(meaning::arg_store_instr(w, PENDING_BASE + w, w == 0).map_err(isa_error)?);
+    }
+    p.push(Instr::build("stop", &[]).map_err(isa_error)?);
+    let mut bytes = Vec::new();
+    for i in &p {
+        bytes.extend(i.encode_checked().map_err(isa_error)?);
+    }
+    if bytes.len() > GRAPHICS_LAUNCH_BYTES {
+        return Err(DrawError::Program(format!(
+            "launcher of {} bytes exceeds its {GRAPHICS_LAUNCH_BYTES}-byte allocation",
+            bytes.len()
+        )));
+    }
+    Ok(bytes)
+}
+
+/// Uploads a stage's root record (its argument words) and launcher; returns the launcher's
+/// USC offset.
+fn launcher(
+    mem: &mut dyn GpuWriter,
+    allocation: StageAllocation,
+    entry_offset: u64,
+    publications: u32,
+    scratch: u16,
+    args: &[u32],
+) -> Result<u32, DrawError> {
+    let mut words = args.to_vec();
+    words.resize(words.len().max(MIN_ROOT_WORDS).next_multiple_of(2), 0);
+    if words.len() > MAX_ARG_WORDS {
+        return Err(DrawError::Unsupported(format!(
+            "{} argument words (the launcher's pending registers hold {MAX_ARG_WORDS})",
+            words.len()
+        )));
+    }
+    let record: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+    let resource_table = mem.upload(Heap::General, &record, 64)?;
+    let mut bytes = stage_launcher(
+        resource_table,
+        words.len(),
+        allocation,
+        entry_offset,
+        publications,
+        scratch,
     )?;
-    let mut bytes = program.bytes;
     bytes.resize(GRAPHICS_LAUNCH_BYTES, 0);
     // Launch fields hold address bits 37:6: 64-byte alignment.
     let va = mem.upload(Heap::Usc, &bytes, 64)?;
@@ -389,6 +451,21 @@ pub fn build_render(
     }
     let scissor_base = mem.upload(Heap::General, &scissor_bytes, 64)?;
 
+    // Fragment stages allocate the tilebuffer layout: 8-byte units per sample, at most 128
+    // bytes at 1x and 64 at 2x/4x (README.apple9-launchers.md, T8132).
+    fragment_allocation_mode(fb.samples)?;
+    let max_tile = if fb.samples == 1 { 128 } else { 64 };
+    if layout.sample_bytes > max_tile {
+        return Err(DrawError::Framebuffer(format!(
+            "{} tilebuffer bytes per sample (the fragment allocation holds {max_tile})",
+            layout.sample_bytes
+        )));
+    }
+    let fragment_allocation = StageAllocation::Tile {
+        samples: fb.samples as u8,
+        units: layout.sample_bytes.div_ceil(8) as u8,
+    };
+
     // Per-draw blocks.
     let mut blocks = Vec::new();
     for (i, d) in batch.draws.iter().enumerate() {
@@ -403,22 +480,19 @@ pub fn build_render(
         }
         let vs_launch = launcher(
             mem,
-            LaunchStage::Vertex,
+            StageAllocation::Empty,
             d.vs.body.entry_offset,
             d.vs.publications,
             d.vs.scratch,
-            &d.vs_buffers,
+            &d.vs_args,
         )?;
         let fs_launch = launcher(
             mem,
-            LaunchStage::Fragment {
-                samples: fb.samples,
-                tile_bytes: layout.sample_bytes,
-            },
+            fragment_allocation,
             d.fs.body.entry_offset,
             d.fs.publications,
             d.fs.scratch,
-            &d.fs_buffers,
+            &d.fs_args,
         )?;
         let (cf, cf_count) = cf_table(d)?;
         let cf_va = mem.upload(Heap::Usc, &cf, 16)?;
@@ -586,4 +660,71 @@ pub fn build_render(
         vdm_start: stream.start,
         draws: batch.draws.len(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agx16_cmdstream::launch::{build_launcher, LaunchCommon, LaunchStage};
+
+    #[test]
+    fn six_root_launchers_equal_agx16_cmdstreams() {
+        for (stage, alloc) in [
+            (LaunchStage::Vertex, StageAllocation::Empty),
+            (
+                LaunchStage::Fragment {
+                    samples: 1,
+                    tile_bytes: 8,
+                },
+                StageAllocation::Tile {
+                    samples: 1,
+                    units: 1,
+                },
+            ),
+        ] {
+            let common = LaunchCommon {
+                resource_table: 0x2_0000_1240,
+                entry_offset: 0x400,
+                publications: 6,
+                extent_a: 0,
+                extent_b: 0,
+            };
+            let want = build_launcher(stage, &common).unwrap().bytes;
+            let got = stage_launcher(0x2_0000_1240, 12, alloc, 0x400, 6, 0).unwrap();
+            assert_eq!(got, want, "{stage:?}");
+        }
+        // More words: one more pointer load and transfer per qword; too many is an error.
+        let long = stage_launcher(0x1000, 16, StageAllocation::Empty, 0x400, 0, 0).unwrap();
+        assert!(
+            long.len()
+                > stage_launcher(0x1000, 12, StageAllocation::Empty, 0x400, 0, 0)
+                    .unwrap()
+                    .len()
+        );
+        let mut mem_err = None;
+        struct NoMem;
+        impl GpuWriter for NoMem {
+            fn alloc(&mut self, _: Heap, _: u64, _: u64) -> Result<u64, DrawError> {
+                Ok(USC_BASE + 0x10000)
+            }
+            fn write(&mut self, _: u64, _: &[u8]) -> Result<(), DrawError> {
+                Ok(())
+            }
+        }
+        if let Err(e) = launcher(&mut NoMem, StageAllocation::Empty, 0x400, 0, 0, &[0; 60]) {
+            mem_err = Some(e);
+        }
+        assert!(
+            matches!(mem_err, Some(DrawError::Unsupported(_))),
+            "{mem_err:?}"
+        );
+    }
+
+    #[test]
+    fn line_widths_use_the_four_four_encoding() {
+        assert_eq!(line_width_raw(1.0), 15);
+        assert_eq!(line_width_raw(2.5), 39);
+        assert_eq!(line_width_raw(0.0), 0);
+        assert_eq!(line_width_raw(100.0), 255);
+    }
 }

@@ -433,7 +433,7 @@ fn framebuffer(depth: bool) -> Framebuffer {
             plane: PlaneLayout::linear(W, H, 4),
             format: TileFormat::Rgba8Unorm,
         })],
-        zs: depth.then(|| ZsTarget {
+        zs: depth.then_some(ZsTarget {
             depth: Some((ZsSurface { va: DEPTH }, ZlsFormat::F32)),
             stencil: None,
             width: W,
@@ -454,8 +454,8 @@ fn draw(
     Draw {
         vs: vs.clone(),
         fs: fs.clone(),
-        vs_buffers: vec![],
-        fs_buffers: vec![],
+        vs_args: vec![],
+        fs_args: vec![],
         primitive,
         indices,
         instances: 1,
@@ -691,7 +691,8 @@ fn index_buffer(mem: &mut Mem, size: IndexSize, indices: &[u32]) -> u64 {
 #[test]
 fn indexed_lists_strips_and_fans_with_restart_and_base_vertex() {
     // (primitive, index size, indices, base vertex, restart)
-    let cases: Vec<(Primitive, IndexSize, Vec<u32>, i32, Option<u32>)> = vec![
+    type Case = (Primitive, IndexSize, Vec<u32>, i32, Option<u32>);
+    let cases: Vec<Case> = vec![
         (
             Primitive::TriangleStrip,
             IndexSize::U16,
@@ -803,7 +804,7 @@ fn depth_test_clear_store_and_load_across_renders() {
     compare(&px, &want);
     // ZLS stored the depth the reference computed.
     assert_eq!(stored_depth(&mem), want.depth);
-    assert!(want.depth.iter().any(|z| *z == 0.25) && want.depth.iter().any(|z| *z == 0.5));
+    assert!(want.depth.contains(&0.25) && want.depth.contains(&0.5));
 
     // Render 2 keeps colour and depth (no clear): the far triangle again changes nothing where
     // the near one is, because the depth buffer is loaded.
