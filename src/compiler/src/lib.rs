@@ -1,6 +1,7 @@
 //! agx16-compiler: NIR → SSA IR → optimisation → register allocation with spilling →
 //! scheduling with scoreboard slots → G16 machine code.
 
+pub mod abi;
 pub mod error;
 pub mod eval;
 pub mod interp;

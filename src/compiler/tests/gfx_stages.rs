@@ -4,9 +4,8 @@
 //! (`gfx::run_render_with`), and the image compared with the CPU reference rasteriser of the
 //! render-model tests (sim/tests/gfx_common, which shares no code with the model).
 //!
-//! What this checks is the IR's stage semantics against the model's stage protocol; G16 code
-//! for these ops is not selectable yet (agx16-isa has no export forms, `iter`/`tile_store` are
-//! corpus-only, and the model does not execute stage bodies), which the last test pins down.
+//! What this checks is the IR's stage semantics against the model's stage protocol; the same
+//! kind of programs compiled to G16 and run as stage bodies are in `gfx_compiled.rs`.
 #![allow(dead_code, clippy::cloned_ref_to_slice_refs)]
 
 #[path = "../../../sim/tests/gfx_common/mod.rs"]
@@ -17,7 +16,6 @@ use agx16_cmdstream::render::ZlsControl;
 use agx16_cmdstream::vdm::ProvokingVertex;
 use agx16_compiler::interp::{self, Env, Exit};
 use agx16_compiler::ir::*;
-use agx16_compiler::pipeline::{compile_g16, Options};
 use agx16_sim::gfx::{self, Fragment, FragmentResult, Stages, TileBuffer, VertexInvocation};
 use agx16_sim::{GpuMemory, SimError};
 use gfx_common::*;
@@ -260,20 +258,4 @@ fn discard_leaves_the_clear_colour() {
         .filter(|(g, w)| g != w && !(w[0] >= 126 && w[0] <= 128))
         .count();
     assert_eq!(differ, 0);
-}
-
-/// No G16 encoding exists for the stage IO yet: compiling is a NoForm error naming the gap.
-#[test]
-fn stage_io_is_not_selectable_yet() {
-    let e = compile_g16(&vertex_program(), Options::default())
-        .unwrap_err()
-        .to_string();
-    assert!(
-        e.contains("vertex/instance id") || e.contains("vary_store"),
-        "{e}"
-    );
-    let e = compile_g16(&fragment_program(Interp::Linear, None), Options::default())
-        .unwrap_err()
-        .to_string();
-    assert!(e.contains("iter") || e.contains("tile_store"), "{e}");
 }

@@ -48,6 +48,10 @@ pub fn form_name(
         // No validated general move: a 32-bit copy is `iadd d, s, #0`.
         (Op::Copy, Type::I32 | Type::F32 | Type::Bool) => "iadd",
         (Op::LoadGlobal { .. }, _) => "device_load",
+        // Graphics IO (isel/gfx.rs): the forms whose register fields bound allocation.
+        (Op::StoreOutput { .. }, _) => "logic_export",
+        (Op::LoadVarying { .. }, _) => "iter",
+        (Op::StoreTile { .. }, _) => "tile_store",
         (Op::StoreGlobal { .. }, _) => "device_store",
         _ => return None,
     })

@@ -166,27 +166,14 @@ fn from_template(name: &str) -> Option<Instr> {
     Some(x)
 }
 
-fn select(i: &MInstr) -> Result<Instr, CompileError> {
-    // Graphics IO: what agx16-isa and agx16-sim lack (src/isa/README.md, sim/GFX.md).
-    let gfx = match i.op {
-        Op::StoreOutput { .. } => Some(
-            "vary_store reads a publication (export) register and no form that writes one is \
-             in agx16-isa's table",
-        ),
-        Op::LoadVarying { .. } => {
-            Some("iter / iter_flat are corpus-only in agx16-isa (wait field not measured)")
-        }
-        Op::StoreTile { .. } => Some(
-            "tile_store is corpus-only in agx16-isa (GPR-mask selector not separated) and the \
-             render model does not execute fragment bodies",
-        ),
-        Op::SysVal(SysVal::VertexId | SysVal::InstanceId) => {
-            Some("no measured special-register selector for the vertex/instance id")
-        }
-        _ => None,
-    };
-    if let Some(why) = gfx {
-        return Err(err(i, why));
+pub(super) fn select(i: &MInstr) -> Result<Instr, CompileError> {
+    if matches!(
+        i.op,
+        Op::StoreOutput { .. } | Op::LoadVarying { .. } | Op::StoreTile { .. }
+    ) {
+        return Err(CompileError::Internal(format!(
+            "{i}: graphics IO is selected by gfx::select"
+        )));
     }
     let name = form_name(
         i.op,
@@ -240,6 +227,13 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
     match i.op {
         Op::SysVal(SysVal::GlobalId(0)) => {
             e(x.set("sr_sel", 0xa0))?;
+        }
+        // The vertex id: selector 0xdd, the only input EXP-0008 render_interp's Apple-compiled
+        // vertex body reads (ADevWithAnIdea/agx-re kernels/render_interp.metal,
+        // raw/render_hw.txt, G17P; agx16-isa SPECIAL_REGS, corpus-only) and the one
+        // agx16-sim's render model supplies to vertex bodies (sim/GFX.md).
+        Op::SysVal(SysVal::VertexId) => {
+            e(x.set("sr_sel", 0xdd))?;
         }
         Op::SysVal(s) => {
             return Err(err(
@@ -512,7 +506,7 @@ fn select(i: &MInstr) -> Result<Instr, CompileError> {
 /// The bytes must decode back to the same form and fields; otherwise the table has another form
 /// claiming those bits. Dropping the release bits (always safe: the register simply stays
 /// allocated) is tried before giving up.
-fn round_trip(i: &MInstr, mut x: Instr) -> Result<Instr, CompileError> {
+pub(super) fn round_trip(i: &MInstr, mut x: Instr) -> Result<Instr, CompileError> {
     let same = |x: &Instr| {
         agx16_isa::decode_at(&x.encode(), 0)
             .is_ok_and(|d| d.form.name == x.form.name && d.values() == x.values())
@@ -647,6 +641,7 @@ pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
         scopes.push(Some(out.code.len()));
     }
     let wrap_at = continue_wrappers(items)?;
+    let mut gfx = super::gfx::GfxSelect::default();
     // Scope depths (indices into `scopes`) of continue wrappers.
     let mut wrappers: Vec<usize> = Vec::new();
     let mut k = 0;
@@ -685,7 +680,13 @@ pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
                         continue;
                     }
                 }
-                emit(select(i)?, &mut out);
+                if super::gfx::is_gfx_io(i.op) {
+                    for x in gfx.select(i)? {
+                        emit(x, &mut out);
+                    }
+                } else {
+                    emit(select(i)?, &mut out);
+                }
             }
             MItem::If { .. } => {
                 return Err(CompileError::NoForm {

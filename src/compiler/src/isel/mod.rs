@@ -9,6 +9,7 @@
 mod choose;
 mod control;
 mod encode;
+mod gfx;
 pub mod target;
 
 pub use encode::{encode_program, Encoded};

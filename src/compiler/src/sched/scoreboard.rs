@@ -91,8 +91,13 @@ pub fn assign_slots(p: &mut MProgram) {
         let mut keep = Vec::new();
         for &k in &hits {
             let slot_bit = 1u8 << (pending[k].slot - 1);
-            // Predicate compares have no scoreboard field: their sources are handed off first.
-            let no_wait_field = matches!(i.op, crate::ir::Op::ICmp { .. } | crate::ir::Op::FCmp(_));
+            // Predicate compares and tile stores have no scoreboard field; an export's wait
+            // (45..47/61..63) on a pending source is not modelled (sim/GFX.md): their sources
+            // are handed off first.
+            let no_wait_field = matches!(
+                i.op,
+                Op::ICmp { .. } | Op::FCmp(_) | Op::StoreOutput { .. } | Op::StoreTile { .. }
+            );
             let ok = if no_wait_field {
                 false
             } else if is_store {
@@ -123,6 +128,22 @@ pub fn assign_slots(p: &mut MProgram) {
                 let pd = pending.remove(k);
                 out.push(MItem::Instr(handoff(&pd)));
             }
+        }
+        // A vertex-output store is an export completing on a slot and a `vary_store` waiting on
+        // it right after (isel/gfx.rs): any slot no pending producer holds.
+        if let Op::StoreOutput { .. } = i.op {
+            let free = POOL
+                .iter()
+                .copied()
+                .find(|s| !pending.iter().any(|pd| pd.slot == *s));
+            i.produce_slot = match free {
+                Some(s) => s,
+                None => {
+                    let pd = pending.remove(0);
+                    out.push(MItem::Instr(handoff(&pd)));
+                    pd.slot
+                }
+            };
         }
         if i.op.is_async() {
             let free = POOL

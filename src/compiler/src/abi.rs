@@ -1,0 +1,343 @@
+//! The driver-facing graphics ABI: what a compiled vertex or fragment program expects from the
+//! Gallium driver (uniform words, vertex buffers, coefficient bindings, tilebuffer layout) and
+//! what the compiler reports back (`StageInfo`).
+//!
+//! Summary (README "Graphics ABI" has the prose version):
+//!
+//! Vertex program
+//! - inputs: the vertex id (index + base vertex; `get_sr` 0xdd, what agx16-sim's render model
+//!   supplies); GL vertex attributes are fetched by the program itself from vertex buffers
+//!   described by [`VertexKey::attribs`] (buffer slot, byte offset, byte stride, format), as
+//!   32-bit device loads at `address(slot) + offset + vertex_id * stride`; GL uniforms.
+//! - outputs, in this order (the PPP output list): clip-space position x, y, z, w (slots 0..3),
+//!   then the user varyings' scalars in [`StageInfo::varyings`] order, then the point size when
+//!   written. [`StageInfo::outputs`] is the count the driver programs (`count_1`/`count_2`,
+//!   PPP output count; `output_select.point_size` when [`StageInfo::point_size`]).
+//! - the instance id has no established `get_sr` selector on G16 (sim/GFX.md): instanced
+//!   attributes and `gl_InstanceID` are a compile error.
+//!
+//! Fragment program
+//! - inputs: coefficient registers (CF slots) numbered as GravityLinux/mesa
+//!   `apple9_build_cf_bindings` numbers them (M4 scenes; sim/GFX.md "Coefficient registers"):
+//!   slot 0 = 1/W, slot 1 = Z when [`FragmentKey::frag_coord_z`], then one slot per user scalar
+//!   in the order of [`FragmentKey::varyings`] (the vertex program's [`StageInfo::varyings`]).
+//!   [`StageInfo::coefficients`] gives the interpolation of every slot the program reads; the
+//!   driver writes it into the CF binding (G16's `iter` has no perspective bit: the binding
+//!   carries the mode).
+//! - outputs: raw 32-bit tilebuffer words. Render target k starts at the word after the
+//!   words of targets 0..k ([`RenderTarget::words`]); an RGBA8 UNORM target is one word that
+//!   the program packs itself (`round(clamp(c, 0, 1) * 255)` per channel, R in bits 0..7), the
+//!   layout of GL's `packUnorm4x8`. [`StageInfo::tile_words`] is the number of words written.
+//!   The model stores word 0 only (tile_store `rt` 0; sim/GFX.md), so only one
+//!   single-word target is selectable today.
+//!
+//! Uniform words (32-bit registers the launcher preloads per draw). PROVISIONAL: agx16-sim does
+//! not transfer render-stage arguments yet; the layout below mirrors the compute one
+//! (`device_load` base slot n reads its 64-bit base address from uniforms 2n, 2n+1; EXP-M4-35
+//! kernels, measured) and will follow the "Render-stage uniform ABI" of sim/GFX.md when it
+//! lands.
+//! - vertex: words 2b (low) and 2b+1 (high) hold the GPU address of vertex buffer slot b, for
+//!   b < [`StageInfo::vertex_buffers`]; the GL uniforms follow at
+//!   [`StageInfo::gl_uniform_base`] = 2 · vertex_buffers.
+//! - fragment: the GL uniforms start at word 0.
+//! - GL uniform word w (NIR `load_uniform` base + offset in 32-bit words, or `load_ubo` of
+//!   block 0 at byte offset 4w) is uniform register `gl_uniform_base + w`.
+//!   [`StageInfo::uniform_words`] is the number of words the program reads.
+
+use crate::error::CompileError;
+use crate::ir::{Builder, Function, Interp, Op, Operand, Sfu, Src, Stage, SysVal, Type, Value};
+use crate::pipeline::{compile_g16, Compiled, Options};
+
+/// Format of one vertex attribute in its buffer. Only 32-bit components are fetched: narrower
+/// formats need shifts that no validated form (and no model) executes yet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AttribFormat {
+    /// `comps` (1..4) little-endian f32.
+    F32(u8),
+    /// `comps` (1..4) 32-bit integers (signed or unsigned: the bits are passed through).
+    I32(u8),
+}
+
+impl AttribFormat {
+    pub fn comps(self) -> u8 {
+        match self {
+            AttribFormat::F32(n) | AttribFormat::I32(n) => n,
+        }
+    }
+    fn is_float(self) -> bool {
+        matches!(self, AttribFormat::F32(_))
+    }
+}
+
+/// One vertex attribute (a GL vertex-array binding resolved by the driver).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct VertexAttrib {
+    /// The vertex shader input it feeds (NIR io location, `VERT_ATTRIB_GENERIC0 + n` for
+    /// generic attribute n).
+    pub location: u8,
+    /// Vertex buffer slot: its address is in uniform words 2·buffer, 2·buffer + 1.
+    pub buffer: u8,
+    /// Byte offset of the first element (a multiple of 4).
+    pub offset: u32,
+    /// Byte stride between vertices (a multiple of 4; 0 = the same element for every vertex).
+    pub stride: u32,
+    pub format: AttribFormat,
+}
+
+/// A user varying scalar: NIR io location (`VARYING_SLOT_VAR0 + n`, …) and component.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct VaryingSlot {
+    pub location: u8,
+    pub component: u8,
+}
+
+/// Format of one render target in the tilebuffer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RenderTarget {
+    /// One word: R in bits 0..7, G 8..15, B 16..23, A 24..31, each `round(clamp(c,0,1)*255)`.
+    Rgba8Unorm,
+    /// One word: the raw bits of the colour's first component (R32_FLOAT/UINT/SINT).
+    R32,
+}
+
+impl RenderTarget {
+    /// 32-bit tilebuffer words per sample this target occupies.
+    pub fn words(self) -> u8 {
+        1
+    }
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct VertexKey {
+    /// The attribute fetched for each vertex shader input the program reads.
+    pub attribs: Vec<VertexAttrib>,
+}
+
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FragmentKey {
+    /// The linked varying order (the vertex program's `StageInfo::varyings`).
+    pub varyings: Vec<VaryingSlot>,
+    /// CF slot 1 is Z (PPP output-select `frag_coord_z`).
+    pub frag_coord_z: bool,
+    /// Render targets by GL draw buffer.
+    pub render_targets: Vec<RenderTarget>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum GraphicsKey {
+    Vertex(VertexKey),
+    Fragment(FragmentKey),
+}
+
+/// What the driver needs to know about a compiled graphics program.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StageInfo {
+    /// Vertex: output scalars (position 4 + user scalars + point size).
+    pub outputs: u8,
+    /// Vertex: user varying scalars in output order (slot 4 + k holds `varyings[k]`); filled
+    /// by the NIR path (IR programs name slots directly).
+    pub varyings: Vec<VaryingSlot>,
+    /// Vertex: the last output is the point size.
+    pub point_size: bool,
+    /// Vertex: buffer slots the uniform words reserve (2 words each).
+    pub vertex_buffers: u8,
+    /// First uniform word of the GL uniforms.
+    pub gl_uniform_base: u16,
+    /// Uniform words the program reads (addresses and GL uniforms).
+    pub uniform_words: u16,
+    /// Fragment: interpolation of each coefficient register the program reads (index = CF
+    /// slot; `None` = not read).
+    pub coefficients: Vec<Option<Interp>>,
+    /// Fragment: 32-bit tilebuffer words written.
+    pub tile_words: u8,
+    /// Fragment: the program discards (punch-through pass type).
+    pub discards: bool,
+}
+
+/// Uniform words of vertex buffer slot `b`: (low, high) halves of its 64-bit address.
+pub fn vertex_buffer_words(b: u8) -> (u16, u16) {
+    (2 * b as u16, 2 * b as u16 + 1)
+}
+
+/// `x * k` with adds only (no validated integer multiply or shift-left form): double-and-add
+/// from the top bit of the constant.
+pub fn mul_const(b: &mut Builder, x: Src, k: u32) -> Src {
+    if k == 0 {
+        return Src::imm(0);
+    }
+    let mut acc = x;
+    for bit in (0..31 - k.leading_zeros()).rev() {
+        acc = Src::val(b.alu(Op::IAdd, Type::I32, [acc, acc]));
+        if k >> bit & 1 == 1 {
+            acc = Src::val(b.alu(Op::IAdd, Type::I32, [acc, x]));
+        }
+    }
+    acc
+}
+
+/// The four components a vertex shader input sees for `a` (GL fills missing ones with
+/// 0, 0, 0, 1): device loads at element `vertex_id * stride/4 + offset/4` of buffer slot
+/// `a.buffer`. `vertex_id` is the program's vertex id value.
+pub fn fetch_attribute(
+    b: &mut Builder,
+    a: &VertexAttrib,
+    vertex_id: Value,
+) -> Result<[Src; 4], CompileError> {
+    let n = a.format.comps();
+    if !(1..=4).contains(&n) || !a.offset.is_multiple_of(4) || !a.stride.is_multiple_of(4) {
+        return Err(CompileError::Unsupported(format!(
+            "vertex attribute {a:?}: 1..4 components, offset and stride multiples of 4"
+        )));
+    }
+    let ty = if a.format.is_float() {
+        Type::F32
+    } else {
+        Type::I32
+    };
+    let index = mul_const(b, Src::val(vertex_id), a.stride / 4);
+    let index = if a.offset == 0 {
+        index
+    } else {
+        Src::val(b.alu(Op::IAdd, Type::I32, [index, Src::imm(a.offset / 4)]))
+    };
+    let v = b.load_global(a.buffer, index, ty, n);
+    let one = if ty == Type::F32 { 1.0f32.to_bits() } else { 1 };
+    Ok(std::array::from_fn(|k| {
+        if k < n as usize {
+            if n == 1 {
+                Src::val(v)
+            } else {
+                Src::comp(v, k as u8)
+            }
+        } else if k == 3 {
+            Src::imm(one)
+        } else {
+            Src::imm(0)
+        }
+    }))
+}
+
+/// GL `packUnorm4x8(c)`: `round(clamp(c_k, 0, 1) * 255)` in byte k. With float ALU ops only
+/// (no validated shift-left or integer multiply): each byte is `floor(sat(c)*255 + 0.5)` as a
+/// float; `r + 256 g + 65536 b` is exact in f32 (below 2^24) and converts to the low three
+/// bytes, `a · 2^24` is exact and converts to the top byte, and the two are or-ed.
+pub fn pack_unorm_4x8(b: &mut Builder, c: [Src; 4]) -> Value {
+    let bytes: Vec<Value> = c
+        .iter()
+        .map(|&x| {
+            let s = b.saturate(Type::F32, x);
+            let m = b.fmul(s, Src::imm_f32(255.0));
+            let r = b.fadd(m, Src::imm_f32(0.5));
+            b.sfu(Sfu::Floor, r)
+        })
+        .collect();
+    let g = b.fmul(bytes[1], Src::imm_f32(256.0));
+    let lo = b.fadd(bytes[0], g);
+    let bl = b.fmul(bytes[2], Src::imm_f32(65536.0));
+    let lo = b.fadd(lo, bl);
+    let hi = b.fmul(bytes[3], Src::imm_f32(16_777_216.0));
+    let lo = b.alu(Op::F2I { signed: false }, Type::I32, [Src::val(lo)]);
+    let hi = b.alu(Op::F2I { signed: false }, Type::I32, [Src::val(hi)]);
+    b.alu(Op::Or, Type::I32, [Src::val(lo), Src::val(hi)])
+}
+
+/// The stage information an IR graphics program implies (outputs, coefficient use, uniform
+/// words, tile words); `varyings` is left empty (IR programs name output slots directly).
+pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, CompileError> {
+    let mut info = StageInfo {
+        gl_uniform_base,
+        ..Default::default()
+    };
+    let mut stored = Vec::new();
+    let mut uniforms = 0u16;
+    let mut buffers = 0u8;
+    for i in f.blocks.iter().flat_map(|b| &b.instrs) {
+        for s in &i.srcs {
+            if let Operand::Uniform(u) = s.op {
+                uniforms = uniforms.max(u + 1);
+            }
+        }
+        let wrong = |what: &str| {
+            Err(CompileError::InvalidIr(format!(
+                "{what} in a {:?} program",
+                f.stage
+            )))
+        };
+        match i.op {
+            Op::LoadGlobal { binding } | Op::StoreGlobal { binding } => {
+                buffers = buffers.max(binding + 1);
+            }
+            Op::StoreOutput { slot } => {
+                if f.stage != Stage::Vertex {
+                    return wrong("store_output");
+                }
+                if !stored.contains(&slot) {
+                    stored.push(slot);
+                }
+            }
+            Op::SysVal(SysVal::VertexId) if f.stage != Stage::Vertex => return wrong("vertex id"),
+            Op::SysVal(SysVal::InstanceId) => {
+                return Err(CompileError::Unsupported(
+                    "instance id: no special-register selector is established on G16".into(),
+                ))
+            }
+            Op::LoadVarying { cf, interp } => {
+                if f.stage != Stage::Fragment {
+                    return wrong("load_varying");
+                }
+                let k = cf as usize;
+                if info.coefficients.len() <= k {
+                    info.coefficients.resize(k + 1, None);
+                }
+                match info.coefficients[k] {
+                    Some(m) if m != interp => {
+                        return Err(CompileError::Unsupported(format!(
+                            "coefficient register {cf} read as {m:?} and {interp:?}"
+                        )))
+                    }
+                    _ => info.coefficients[k] = Some(interp),
+                }
+            }
+            Op::StoreTile { word } => {
+                if f.stage != Stage::Fragment {
+                    return wrong("store_tile");
+                }
+                info.tile_words = info.tile_words.max(word + 1);
+            }
+            Op::Discard => info.discards = true,
+            _ => {}
+        }
+    }
+    if f.stage == Stage::Vertex {
+        stored.sort_unstable();
+        let n = stored.len() as u8;
+        if n < 4 || stored.iter().enumerate().any(|(k, s)| *s as usize != k) {
+            return Err(CompileError::InvalidIr(format!(
+                "vertex outputs {stored:?}: the position (0..3) and every slot up to the last \
+                 must be stored (the hardware has no default for an unstored output)"
+            )));
+        }
+        info.outputs = n;
+        info.vertex_buffers = buffers;
+    }
+    info.uniform_words = uniforms.max(2 * buffers as u16);
+    Ok(info)
+}
+
+/// Compile an IR graphics program (vertex or fragment) for G16 and describe it.
+/// `gl_uniform_base` is where the program's GL uniform operands start (for the report only:
+/// IR operands already name uniform registers).
+pub fn compile_ir_graphics(
+    f: &Function,
+    gl_uniform_base: u16,
+    opts: Options,
+) -> Result<(Compiled, StageInfo), CompileError> {
+    if f.stage == Stage::Compute {
+        return Err(CompileError::InvalidIr(
+            "compile_ir_graphics takes a vertex or fragment program".into(),
+        ));
+    }
+    let info = stage_info(f, gl_uniform_base)?;
+    let c = compile_g16(f, opts)?;
+    Ok((c, info))
+}

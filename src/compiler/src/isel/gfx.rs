@@ -1,0 +1,189 @@
+//! Graphics IO selection: vertex outputs, fragment inputs and tilebuffer colour.
+//!
+//! Forms and evidence:
+//! - vertex outputs: `logic_export` (or of the value with itself, bit exact) writes a
+//!   publication register and completes on a scoreboard slot; `vary_store` stores the
+//!   publication as vertex output k, waiting on that slot. Both are hardware rows of agx16-isa
+//!   (`Form::emittable`; GravityLinux/mesa agx_apple9_ir.c `pack_logic` LOGIC_EXPORT and
+//!   VARY_STORE, run on T8132; README.apple9-ir.md "Varying publication completion" and
+//!   EXP-M4-61: a store that does not wait on its export's slot loses outputs). Each store gets
+//!   its own publication: rewriting one a store has read has no established rule.
+//! - fragment inputs: `iter` at the pixel centre in the packer shape
+//!   `2f 05 54 <dst<<1> 03 <cf<<1> 00 02 10 00` (agx_apple9_ir.c ITER). The form is
+//!   corpus-only in agx16-isa; agx16-sim's render model executes exactly this shape
+//!   (sim/GFX.md "Graphics IO the model executes"). The interpolation (flat, linear,
+//!   perspective) is the coefficient binding's, which the driver writes from
+//!   `abi::StageInfo::coefficients` (agx_apple9.c `apple9_build_cf_bindings`).
+//! - tilebuffer colour: the packer's epilogue `tile_setup` 0x600, `tile_setup` 0x80c,
+//!   `tile_store` (static mask 1, byte 7 0x4e: a raw word), `tile_fence` 0x20c
+//!   (agx_apple9_ir.c TILE_ACCESS / TILE_STORE / TILE_FENCE; the Apple-compiled EXP-0008
+//!   render_min epilogue stores with the same tile_store bytes). Corpus-only in agx16-isa,
+//!   the shapes agx16-sim's render model executes. `tile_store` has no wait field: the
+//!   scoreboard pass hands pending sources off before it.
+
+use super::encode::round_trip;
+use crate::error::CompileError;
+use crate::ir::Op;
+use crate::mir::{MInstr, MOperand};
+use agx16_isa::{form_by_name, Instr, Part, Role};
+
+/// The graphics forms selected although agx16-isa holds them as corpus-only: each in the one
+/// packer shape agx16-sim's render model executes (sim/GFX.md).
+const MODEL_EXECUTED: &[&str] = &["iter", "tile_setup", "tile_store", "tile_fence"];
+
+/// Publication registers per lane (agx16-isa export destination field, 0..127).
+const PUBLICATIONS: u8 = 128;
+
+pub fn is_gfx_io(op: Op) -> bool {
+    matches!(
+        op,
+        Op::StoreOutput { .. } | Op::LoadVarying { .. } | Op::StoreTile { .. }
+    )
+}
+
+/// Per-program selection state.
+#[derive(Default)]
+pub struct GfxSelect {
+    /// Next free publication register.
+    next_pub: u8,
+}
+
+fn err(i: &MInstr, why: impl Into<String>) -> CompileError {
+    CompileError::NoForm {
+        instr: i.to_string(),
+        why: why.into(),
+    }
+}
+
+fn build(i: &MInstr, name: &str, fields: &[(&str, u64)]) -> Result<Instr, CompileError> {
+    let form = form_by_name(name).ok_or_else(|| err(i, format!("form {name} missing")))?;
+    if !form.emittable() && !MODEL_EXECUTED.contains(&name) {
+        return Err(err(i, format!("form {name} is not hardware-validated")));
+    }
+    let x = Instr::build(name, fields).map_err(|e| CompileError::Encode {
+        instr: i.to_string(),
+        why: e.to_string(),
+    })?;
+    round_trip(i, x)
+}
+
+fn reg32(i: &MInstr, k: usize) -> Result<u32, CompileError> {
+    match i.srcs.get(k).map(|s| (s.op, s.neg || s.abs)) {
+        Some((MOperand::Reg(r), false)) if r.halves == 2 && r.half % 2 == 0 => Ok(r.gpr()),
+        _ => Err(err(i, "graphics IO takes one plain 32-bit register")),
+    }
+}
+
+impl GfxSelect {
+    pub fn select(&mut self, i: &MInstr) -> Result<Vec<Instr>, CompileError> {
+        if i.wait != 0 {
+            return Err(CompileError::Internal(format!(
+                "{i}: pending sources must be handed off before graphics IO"
+            )));
+        }
+        match i.op {
+            Op::StoreOutput { slot } => {
+                let r = reg32(i, 0)? as u64;
+                let s = i.produce_slot;
+                if !(1..=6).contains(&s) {
+                    return Err(CompileError::Internal(format!(
+                        "{i}: no completion slot assigned"
+                    )));
+                }
+                if self.next_pub >= PUBLICATIONS {
+                    return Err(err(
+                        i,
+                        "more vertex-output stores than publication registers (128)",
+                    ));
+                }
+                let p = self.next_pub as u64;
+                self.next_pub += 1;
+                // `or r, r` (the packer's LOGIC_EXPORT or: op_base 1, lut_a 2, lut_b bit 3);
+                // sources kept (no release: a missed release only costs reuse).
+                let export = build(
+                    i,
+                    "logic_export",
+                    &[
+                        ("dst", p),
+                        ("a_size", 1),
+                        ("a", r),
+                        ("a_keep", 1),
+                        ("op_base", 1),
+                        ("b_size", 1),
+                        ("b", r),
+                        ("b_keep", 1),
+                        ("lut_a_sel", 2),
+                        ("lut_b3", 1),
+                        ("slot", s as u64 - 1),
+                    ],
+                )?;
+                match agx16_isa::meaning::export_op(&export) {
+                    Ok(agx16_isa::meaning::ExportOp::Logic(f))
+                        if f.apply_ilogic(0x5a, 0x5a) == 0x5a => {}
+                    other => return Err(err(i, format!("logic export reads back as {other:?}"))),
+                }
+                let store = build(
+                    i,
+                    "vary_store",
+                    &[
+                        ("b1_hi", 1),
+                        ("wait", 1 << (s - 1)),
+                        ("mode", 0x15),
+                        ("src", p),
+                        ("slot", slot as u64),
+                        ("b5_tag", 4),
+                    ],
+                )?;
+                Ok(vec![export, store])
+            }
+            Op::LoadVarying { cf, .. } => {
+                let d = match i.dst {
+                    Some(d) if d.halves == 2 && d.half % 2 == 0 => d.gpr(),
+                    _ => return Err(err(i, "iter writes a 32-bit register")),
+                };
+                let mut x = build(
+                    i,
+                    "iter",
+                    &[
+                        ("b1_01", 1),
+                        ("b2_hi", 0x15),
+                        ("coeff_sel", 3),
+                        ("slot", cf as u64),
+                        ("b7", 2),
+                        ("loc", 0x10),
+                    ],
+                )?;
+                x.set_gpr(Role::Dst, d, Part::Full)
+                    .map_err(|e| CompileError::Encode {
+                        instr: i.to_string(),
+                        why: e.to_string(),
+                    })?;
+                match agx16_isa::meaning::iter_location(&x) {
+                    Ok(agx16_isa::meaning::IterLocation::Centre) => {}
+                    other => return Err(err(i, format!("iter location reads back as {other:?}"))),
+                }
+                Ok(vec![round_trip(i, x)?])
+            }
+            Op::StoreTile { word } => {
+                let r = reg32(i, 0)? as u64;
+                Ok(vec![
+                    build(i, "tile_setup", &[("b1", 2), ("access", 0x600)])?,
+                    build(i, "tile_setup", &[("b1", 2), ("access", 0x80c)])?,
+                    build(
+                        i,
+                        "tile_store",
+                        &[
+                            ("mode", 0x54),
+                            ("src", r),
+                            ("rt", word as u64),
+                            ("mask", 1),
+                            ("fmt", 0x4e),
+                        ],
+                    )?,
+                    build(i, "tile_fence", &[("access", 0x20c)])?,
+                ])
+            }
+            _ => Err(CompileError::Internal(format!("{i} is not graphics IO"))),
+        }
+    }
+}
