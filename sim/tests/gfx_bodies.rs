@@ -7,9 +7,11 @@
 mod gfx_common;
 
 use agx16_cmdstream::descriptors::ShadeModel;
-use agx16_cmdstream::launch::entry_offset;
+use agx16_cmdstream::launch::{entry_offset, jump_any};
 use agx16_cmdstream::render::ZlsControl;
-use agx16_isa::meaning::{stage_allocation_instr, stage_target_instr, StageAllocation};
+use agx16_isa::meaning::{
+    launch_frame_instr, stage_allocation_instr, stage_target_instr, StageAllocation,
+};
 use agx16_isa::{decode_at, encode_program, Instr};
 use agx16_sim::gfx::VertexInvocation;
 use agx16_sim::gfx::{self, Fragment, FragmentResult, IsaStages, Stages, TileBuffer};
@@ -85,13 +87,15 @@ fn install_fragment(scene: &Scene, body: &[u8]) {
         })
         .unwrap(),
         stage_target_instr(entry).unwrap(),
+        // every launcher that ran on T8132 carries the publication/scratch frame
+        launch_frame_instr(0, 0, 0).unwrap(),
         b("stop", &[]),
     ];
     scene
         .pt
         .host_write(FRAG_LAUNCHER, &encode_program(&launcher))
         .unwrap();
-    let jump = b("jump", &[("offset", FRAG_BODY - (USC + entry))]);
+    let jump = agx16_isa::decode(&jump_any((FRAG_BODY - (USC + entry)) as i64).unwrap()).unwrap();
     scene
         .pt
         .host_write(USC + entry, &encode_program(&[jump, b("stop", &[])]))

@@ -7,9 +7,11 @@
 mod gfx_common;
 
 use agx16_cmdstream::descriptors::ShadeModel;
-use agx16_cmdstream::launch::entry_offset;
+use agx16_cmdstream::launch::{entry_offset, jump_any};
 use agx16_cmdstream::render::ZlsControl;
-use agx16_isa::meaning::{stage_allocation_instr, stage_target_instr, StageAllocation};
+use agx16_isa::meaning::{
+    launch_frame_instr, stage_allocation_instr, stage_target_instr, StageAllocation,
+};
 use agx16_isa::{encode_program, Instr};
 use agx16_sim::gfx::{self, launcher};
 use agx16_sim::oracle::{decode_hex, oracles_dir};
@@ -24,12 +26,14 @@ fn install_launcher(scene: &Scene, extra: Option<Instr>) {
     let mut prog = vec![stage_allocation_instr(StageAllocation::Empty).unwrap()];
     prog.extend(extra);
     prog.push(stage_target_instr(entry).unwrap());
+    // every launcher that ran on T8132 carries the publication/scratch frame
+    prog.push(launch_frame_instr(0, 0, 0).unwrap());
     prog.push(Instr::build("stop", &[]).unwrap());
     scene
         .pt
         .host_write(LAUNCHER, &encode_program(&prog))
         .unwrap();
-    let jump = Instr::build("jump", &[("offset", BODY - (USC + entry))]).unwrap();
+    let jump = agx16_isa::decode(&jump_any((BODY - (USC + entry)) as i64).unwrap()).unwrap();
     let stop = Instr::build("stop", &[]).unwrap();
     scene
         .pt

@@ -53,6 +53,63 @@ impl Body {
         Ok(Body { va, prog, io })
     }
 
+    /// Uniform words the body can read: uniform operands and the 64-bit base pairs of its
+    /// device loads/stores, over the instructions control can reach from the entry (a body
+    /// read from the USC heap has no recorded end; the bytes after its STOP are not its own).
+    /// Graphics IO instructions the render model performs continue to the next one.
+    pub fn uniforms_read(&self) -> usize {
+        use crate::core::ops::{JumpCond, Kind as K, Src};
+        let ops = &self.prog.ops;
+        let mut seen = vec![false; ops.len()];
+        let mut work = vec![0usize];
+        let mut n = 0;
+        while let Some(i) = work.pop() {
+            if i >= ops.len() || seen[i] {
+                continue;
+            }
+            seen[i] = true;
+            let op = &ops[i];
+            for s in op.kind.sources() {
+                if let Src::Uniform(u, _) = s {
+                    n = n.max(u as usize + 1);
+                }
+            }
+            if let K::Load { addr, .. } | K::Store { addr, .. } = &op.kind {
+                n = n.max(2 * addr.base_slot as usize + 2);
+            }
+            match op.kind {
+                K::Stop => {}
+                K::Refuse(_) if !matches!(self.io.get(&op.pc), Some(Ok(_))) => {}
+                K::Jump {
+                    target,
+                    cond: JumpCond::Always,
+                } => work.push(target),
+                K::Jump { target, .. } => work.extend([target, i + 1]),
+                _ => work.push(i + 1),
+            }
+        }
+        n
+    }
+
+    /// Refuses a body that reads uniform words its launcher did not write: what the M4
+    /// returns there is not established (the model never substitutes zeros).
+    pub fn check_uniforms(&self, uniforms: &[u32], stage: &str) -> Result<(), SimError> {
+        let n = self.uniforms_read();
+        if n > uniforms.len() {
+            return Err(unestablished(
+                self.va,
+                stage,
+                format!(
+                    "the body reads uniform word {} but its launcher transferred {} argument \
+                     words (words past the transfers are not established)",
+                    n - 1,
+                    uniforms.len()
+                ),
+            ));
+        }
+        Ok(())
+    }
+
     /// Adds the body's VA to a core error (its pc is relative to the body).
     fn locate(&self, e: SimError) -> SimError {
         match e {
@@ -88,20 +145,19 @@ impl Body {
 pub fn run_fragment_quad(
     mem: &dyn GpuMemory,
     body: &Body,
+    uniforms: &[u32],
     quad: &[Fragment],
     tile: &mut TileBuffer,
 ) -> Result<Vec<FragmentResult>, SimError> {
-    if body.prog.uniforms_needed() > 0 {
-        return Err(unestablished(
-            body.va,
-            "fragment body",
-            "the body reads uniform registers; the launcher's argument transfer is not \
-             executed for render stages yet",
-        ));
-    }
-    run_trapping(mem, body, quad.len(), "fragment body", |sg, op, g| {
-        fragment_io(body, op, g, sg, quad, tile)
-    })?;
+    body.check_uniforms(uniforms, "fragment body")?;
+    run_trapping(
+        mem,
+        body,
+        uniforms,
+        quad.len(),
+        "fragment body",
+        |sg, op, g| fragment_io(body, op, g, sg, quad, tile),
+    )?;
     Ok(vec![FragmentResult::default(); quad.len()])
 }
 
@@ -110,6 +166,7 @@ pub fn run_fragment_quad(
 fn run_trapping(
     mem: &dyn GpuMemory,
     body: &Body,
+    uniforms: &[u32],
     lanes: usize,
     stage: &str,
     mut io: impl FnMut(&mut SimdGroup, &Op, GfxOp) -> Result<(), SimError>,
@@ -123,7 +180,7 @@ fn run_trapping(
     let mut ctx = Ctx {
         prog: &body.prog,
         mem,
-        uniforms: &[],
+        uniforms,
         setup: None,
         trace: None,
         cancelled: None,
@@ -254,16 +311,10 @@ fn export(
 pub fn run_vertex_batch(
     mem: &dyn GpuMemory,
     body: &Body,
+    uniforms: &[u32],
     invs: &[VertexInvocation],
 ) -> Result<Vec<Vec<f32>>, SimError> {
-    if body.prog.uniforms_needed() > 0 {
-        return Err(unestablished(
-            body.va,
-            "vertex body",
-            "the body reads uniform registers; the launcher's argument transfer is not \
-             executed for render stages yet",
-        ));
-    }
+    body.check_uniforms(uniforms, "vertex body")?;
     let n = invs.first().map_or(0, |i| i.outputs);
     if invs.iter().any(|i| i.outputs != n) {
         return Err(SimError::Launch(
@@ -272,52 +323,59 @@ pub fn run_vertex_batch(
     }
     let mut outs: Vec<Vec<Option<f32>>> = vec![vec![None; n]; invs.len()];
     let mut pubs = Publications::new();
-    run_trapping(mem, body, invs.len(), "vertex body", |sg, op, g| match g {
-        GfxOp::VertexId { dst } => {
-            let mut vals = [0u32; LANES];
-            for (l, inv) in invs.iter().enumerate() {
-                vals[l] = inv.vertex_id;
+    run_trapping(
+        mem,
+        body,
+        uniforms,
+        invs.len(),
+        "vertex body",
+        |sg, op, g| match g {
+            GfxOp::VertexId { dst } => {
+                let mut vals = [0u32; LANES];
+                for (l, inv) in invs.iter().enumerate() {
+                    vals[l] = inv.vertex_id;
+                }
+                sg.pending.cancel(dst.reg, dst.part);
+                sg.write(dst, sg.exec.active, &vals);
+                Ok(())
             }
-            sg.pending.cancel(dst.reg, dst.part);
-            sg.write(dst, sg.exec.active, &vals);
-            Ok(())
-        }
-        GfxOp::Export { .. } => export(body, op, sg, &mut pubs, g),
-        GfxOp::VaryingStore { slot, src, wait } => {
-            // The wait retires every export completing on a named slot.
-            pubs.pending
-                .retain(|_, s| !(1..=6).contains(s) || wait >> (*s - 1) & 1 == 0);
-            let Some(vals) = pubs.value.get(&src) else {
-                return Err(body.error(
-                    op,
-                    format!("vertex output {slot} := publication {src}, which no export wrote"),
-                ));
-            };
-            if let Some(s) = pubs.pending.get(&src) {
-                return Err(body.error(
-                    op,
-                    format!(
+            GfxOp::Export { .. } => export(body, op, sg, &mut pubs, g),
+            GfxOp::VaryingStore { slot, src, wait } => {
+                // The wait retires every export completing on a named slot.
+                pubs.pending
+                    .retain(|_, s| !(1..=6).contains(s) || wait >> (*s - 1) & 1 == 0);
+                let Some(vals) = pubs.value.get(&src) else {
+                    return Err(body.error(
+                        op,
+                        format!("vertex output {slot} := publication {src}, which no export wrote"),
+                    ));
+                };
+                if let Some(s) = pubs.pending.get(&src) {
+                    return Err(body.error(
+                        op,
+                        format!(
                         "vertex output {slot} := publication {src} before its export completes: \
                          the store does not wait on slot {s} (EXP-M4-61: outputs are lost)"
                     ),
-                ));
-            }
-            if slot as usize >= n {
-                return Err(body.error(
-                    op,
-                    format!("vertex output {slot} is past the draw's {n} output scalars"),
-                ));
-            }
-            for (l, out) in outs.iter_mut().enumerate() {
-                if sg.exec.active >> l & 1 != 0 {
-                    out[slot as usize] = Some(f32::from_bits(vals[l]));
+                    ));
                 }
+                if slot as usize >= n {
+                    return Err(body.error(
+                        op,
+                        format!("vertex output {slot} is past the draw's {n} output scalars"),
+                    ));
+                }
+                for (l, out) in outs.iter_mut().enumerate() {
+                    if sg.exec.active >> l & 1 != 0 {
+                        out[slot as usize] = Some(f32::from_bits(vals[l]));
+                    }
+                }
+                pubs.read.insert(src);
+                Ok(())
             }
-            pubs.read.insert(src);
-            Ok(())
-        }
-        other => Err(body.error(op, format!("{other:?} in a vertex body"))),
-    })?;
+            other => Err(body.error(op, format!("{other:?} in a vertex body"))),
+        },
+    )?;
     outs.into_iter()
         .map(|o| {
             let missing: Vec<usize> = (0..n).filter(|&k| o[k].is_none()).collect();

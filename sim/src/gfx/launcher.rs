@@ -148,3 +148,97 @@ pub fn follow(mem: &dyn GpuMemory, va: u64, stage: &str) -> Result<Launch, SimEr
     l.body = l.entry.wrapping_add_signed(offset);
     Ok(l)
 }
+
+/// What a render stage's launcher hands its body when it runs as a setup invocation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StageSetup {
+    pub launcher: u64,
+    pub allocation: StageAllocation,
+    pub entry: u64,
+    pub body: u64,
+    /// The argument words the transfers (and a compiled setup body) wrote: the body's
+    /// uniform registers, word w = uniform w (selector 2w in 16-bit units).
+    pub arguments: Vec<u32>,
+}
+
+/// Budget of one setup invocation (launchers are a few dozen instructions; a compiled setup
+/// body loops at most over its uniform block).
+const SETUP_BUDGET: u64 = 1 << 20;
+
+/// Which stage a launcher enters, for the allocation check.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RenderStage {
+    Vertex,
+    Fragment,
+}
+
+/// Runs the launcher at `va` as the M4 runs every stage's launcher: one setup invocation
+/// on the shader core (`crate::dispatch::run_setup`, the same execution compute launches
+/// get), whose pointer loads read the root record through the job's VM and whose argument
+/// transfers fill the body's uniform registers; its STOP starts the entry, whose jump gives
+/// the body.
+///
+/// Evidence: GravityLinux/mesa src/gallium/drivers/asahi/README.apple9-launchers.md
+/// ("Resource ABI": VS, FS and coverage-FS readouts on T8132 matched both halves of all six
+/// root pointers, including distinct values in the reserved slots, as argument words;
+/// "Generated launch control": graphics uses the same record as compute; "Compiler-generated
+/// uniform setup": setup results are read by the main "through modeled uniform operands",
+/// VS/FS use validated natively) and agx_apple9.c `agx_apple9_prepare_draw` (one launcher
+/// per stage per draw, root record of texture, sampler and buffer tables). The allocation
+/// must be the stage's: zero-size for vertex, a tile layout for fragment (same README,
+/// "Generated launch control"); anything else is refused.
+pub fn run_stage_setup(
+    mem: &dyn GpuMemory,
+    va: u64,
+    stage: RenderStage,
+) -> Result<StageSetup, SimError> {
+    let name = match stage {
+        RenderStage::Vertex => "vertex launcher",
+        RenderStage::Fragment => "fragment launcher",
+    };
+    let s = crate::dispatch::run_setup(mem, va, USC_BASE, SETUP_BUDGET).map_err(|e| match e {
+        SimError::Launch(w) => unestablished(va, name, w),
+        SimError::Unestablished {
+            pc,
+            bytes,
+            form,
+            what,
+        } => SimError::Unestablished {
+            pc,
+            bytes,
+            form,
+            what: format!("{name}: {what}"),
+        },
+        other => other,
+    })?;
+    let allocation = s
+        .setup
+        .allocation
+        .ok_or_else(|| unestablished(va, name, "launcher without a stage allocation"))?;
+    let fits = matches!(
+        (stage, allocation),
+        (RenderStage::Vertex, StageAllocation::Empty)
+            | (RenderStage::Fragment, StageAllocation::Tile { .. })
+    );
+    if !fits {
+        return Err(unestablished(
+            va,
+            name,
+            format!(
+                "{allocation:?} is not a {} allocation (vertex setup uses the zero-size form, \
+                 fragment setup a tile layout)",
+                match stage {
+                    RenderStage::Vertex => "vertex",
+                    RenderStage::Fragment => "fragment",
+                }
+            ),
+        ));
+    }
+    Ok(StageSetup {
+        launcher: va,
+        allocation,
+        entry: s.entry_va,
+        body: s.body_va,
+        arguments: s.arguments,
+    })
+}

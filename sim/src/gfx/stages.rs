@@ -200,8 +200,9 @@ pub trait Stages {
 }
 
 /// The hardware path: every stage enters through a launcher (setup) program in the USC
-/// heap. The model follows the launcher strictly ([`super::launcher::follow`]: agx16-isa's
-/// hardware-validated launcher forms, stage target, entry jump) to the stage body.
+/// heap. The model runs vertex and fragment launchers as setup invocations
+/// ([`super::launcher::run_stage_setup`]: pointer loads, argument transfers into the body's
+/// uniform registers, stage target, entry jump) and the body with those uniforms.
 /// Vertex and fragment bodies run on the shader core with the graphics IO forms established
 /// so far ([`super::body`]: vertex id, exports and varying stores, coefficient iteration,
 /// tilebuffer words, tile access brackets); background and end-of-tile programs end in a
@@ -209,8 +210,15 @@ pub trait Stages {
 /// block store, whose encoding is unknown).
 #[derive(Default)]
 pub struct IsaStages {
-    /// Decoded bodies by launcher VA.
-    bodies: std::collections::HashMap<u64, std::rc::Rc<super::body::Body>>,
+    /// Decoded bodies and the argument words their launcher transferred, by launcher VA.
+    bodies: std::collections::HashMap<u64, StageProgram>,
+}
+
+/// A stage body and the uniform registers its launcher's setup invocation filled.
+#[derive(Clone)]
+struct StageProgram {
+    body: std::rc::Rc<super::body::Body>,
+    uniforms: std::rc::Rc<[u32]>,
 }
 
 impl std::fmt::Debug for IsaStages {
@@ -220,19 +228,25 @@ impl std::fmt::Debug for IsaStages {
 }
 
 impl IsaStages {
+    /// Runs the launcher's setup invocation once per launcher VA and render (the root
+    /// record it reads is immutable batch memory in the driver, agx_apple9.c
+    /// `agx_apple9_prepare_draw`; per-draw state gets a new launcher) and loads its body.
     fn body(
         &mut self,
         mem: &dyn GpuMemory,
         launch: u64,
-        stage: &str,
-    ) -> Result<std::rc::Rc<super::body::Body>, SimError> {
+        stage: super::launcher::RenderStage,
+    ) -> Result<StageProgram, SimError> {
         if let Some(b) = self.bodies.get(&launch) {
             return Ok(b.clone());
         }
-        let l = super::launcher::follow(mem, launch, stage)?;
-        let body = std::rc::Rc::new(super::body::Body::load(mem, l.body)?);
-        self.bodies.insert(launch, body.clone());
-        Ok(body)
+        let l = super::launcher::run_stage_setup(mem, launch, stage)?;
+        let p = StageProgram {
+            body: std::rc::Rc::new(super::body::Body::load(mem, l.body)?),
+            uniforms: l.arguments.into(),
+        };
+        self.bodies.insert(launch, p.clone());
+        Ok(p)
     }
 }
 
@@ -298,8 +312,8 @@ impl Stages for IsaStages {
         let Some(first) = invs.first() else {
             return Ok(vec![]);
         };
-        let body = self.body(mem, first.launch, "vertex launcher")?;
-        super::body::run_vertex_batch(mem, &body, invs)
+        let p = self.body(mem, first.launch, super::launcher::RenderStage::Vertex)?;
+        super::body::run_vertex_batch(mem, &p.body, &p.uniforms, invs)
     }
     fn background(
         &mut self,
@@ -315,8 +329,14 @@ impl Stages for IsaStages {
         frag: &Fragment,
         tile: &mut TileBuffer,
     ) -> Result<FragmentResult, SimError> {
-        let body = self.body(mem, frag.launch, "fragment launcher")?;
-        let r = super::body::run_fragment_quad(mem, &body, std::slice::from_ref(frag), tile)?;
+        let p = self.body(mem, frag.launch, super::launcher::RenderStage::Fragment)?;
+        let r = super::body::run_fragment_quad(
+            mem,
+            &p.body,
+            &p.uniforms,
+            std::slice::from_ref(frag),
+            tile,
+        )?;
         Ok(r[0])
     }
     fn fragments(
@@ -335,8 +355,8 @@ impl Stages for IsaStages {
                 "one quad with two fragment programs",
             ));
         }
-        let body = self.body(mem, first.launch, "fragment launcher")?;
-        super::body::run_fragment_quad(mem, &body, quad, tile)
+        let p = self.body(mem, first.launch, super::launcher::RenderStage::Fragment)?;
+        super::body::run_fragment_quad(mem, &p.body, &p.uniforms, quad, tile)
     }
     fn end_of_tile(
         &mut self,

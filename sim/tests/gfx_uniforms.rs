@@ -1,0 +1,574 @@
+//! Render-stage uniforms (sim/GFX.md "Render-stage uniform ABI"): the vertex and fragment
+//! launchers run as setup invocations whose pointer loads read a root record and whose
+//! argument transfers fill the bodies' uniform registers. The vertex body fetches its
+//! positions and colours from a vertex buffer whose address arrives in argument qword 6
+//! (device loads, base slot 6, through the job's VM); the fragment body scales the
+//! interpolated red by a word it loads from a uniform buffer (argument qword 7) and adds an
+//! inline uniform word (argument word 16, read with `uniform_mov`). The image is compared
+//! with the CPU reference rasteriser of `gfx_common` fed with the same arithmetic done on the
+//! host. Controls: a wrong uniform slot changes the image (the comparison fails), a slot past
+//! the transfers is refused, an unmapped vertex buffer faults at its VA.
+#![allow(clippy::cloned_ref_to_slice_refs)]
+
+mod gfx_common;
+
+use agx16_cmdstream::descriptors::ShadeModel;
+use agx16_cmdstream::launch::{entry_offset, jump_any};
+use agx16_cmdstream::render::ZlsControl;
+use agx16_isa::meaning::{
+    arg_store_instr, launch_frame_instr, pointer_load_instr, stage_allocation_instr,
+    stage_target_instr, StageAllocation,
+};
+use agx16_isa::{encode_program, Instr, Part, Role};
+use agx16_sim::gfx::{self, Fragment, FragmentResult, IsaStages, Stages, TileBuffer};
+use agx16_sim::gfx::{launcher, VertexInvocation};
+use agx16_sim::{GpuMemory, SimError};
+use gfx_common::*;
+
+const VERT_LAUNCHER: u64 = USC + 0x8000; // where the harness's VDM state points
+const VERT_BODY: u64 = USC + 0x40000;
+const FRAG_LAUNCHER: u64 = USC + 0x9000; // the harness's PPP fragment launch
+const FRAG_BODY: u64 = USC + 0x50000;
+
+/// Driver memory of the test: root records, the vertex buffer, the uniform buffer.
+const DATA: u64 = 0x8_0000_0000;
+const VERT_ROOTS: u64 = DATA;
+const FRAG_ROOTS: u64 = DATA + 0x100;
+const PAGE: u64 = 0x4000;
+const VBUF: u64 = DATA + PAGE;
+const UBO: u64 = DATA + 2 * PAGE;
+
+/// Argument qwords of the ABI: six roots (texture, sampler, buffer table, three reserved),
+/// then the stage's buffers, then inline words.
+const VB_SLOT: u64 = 6;
+const UBO_SLOT: u64 = 7;
+const INLINE_WORD: u64 = 16;
+
+/// What the fragment body applies: red * SCALE + BIAS (SCALE from the UBO, word 1).
+const SCALE: f32 = 0.75;
+const BIAS: f32 = 0.125;
+
+fn b(name: &str, f: &[(&str, u64)]) -> Instr {
+    Instr::build(name, f).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+// ---- launchers ----
+
+/// A stage launcher in the generated sequence (GravityLinux/mesa README.apple9-launchers.md
+/// "Generated launch control"): root literals into r2:r3, pointer loads of `roots` qwords
+/// (highest pair first) into pending r18.., allocation, target, frame, one transfer per word
+/// (the first waits for the loads), STOP.
+fn launcher_program(
+    roots_va: u64,
+    roots: u32,
+    alloc: StageAllocation,
+    entry: u64,
+    publications: u32,
+) -> Vec<u8> {
+    let lit = |dst: u32, v: u32| {
+        let mut i = b("mov_imm32", &[("imm", v as u64)]);
+        i.set_gpr(Role::Dst, dst, Part::Full).unwrap();
+        i
+    };
+    let mut p = vec![lit(2, roots_va as u32), lit(3, (roots_va >> 32) as u32)];
+    for q in (0..roots).step_by(2).rev() {
+        let count = if q + 2 <= roots { 2 } else { 1 };
+        p.push(pointer_load_instr(18 + 2 * q, 2, q as u8, count).unwrap());
+    }
+    p.push(stage_allocation_instr(alloc).unwrap());
+    p.push(stage_target_instr(entry).unwrap());
+    p.push(launch_frame_instr(publications, 0, 0).unwrap());
+    for w in 0..2 * roots {
+        p.push(arg_store_instr(w, 18 + w, w == 0).unwrap());
+    }
+    p.push(b("stop", &[]));
+    encode_program(&p)
+}
+
+fn install_stage(scene: &Scene, launcher: u64, prog: &[u8], entry: u64, body_va: u64, body: &[u8]) {
+    scene.pt.host_write(launcher, prog).unwrap();
+    let jump = agx16_isa::decode(&jump_any((body_va - (USC + entry)) as i64).unwrap()).unwrap();
+    scene
+        .pt
+        .host_write(USC + entry, &encode_program(&[jump, b("stop", &[])]))
+        .unwrap();
+    scene.pt.host_write(body_va, body).unwrap();
+}
+
+fn root_record(qwords: &[u64]) -> Vec<u8> {
+    qwords.iter().flat_map(|q| q.to_le_bytes()).collect()
+}
+
+// ---- body building blocks ----
+
+/// `r[dst] = buffer(slot)[r[index]]`, 32-bit, published on `token` (the EXP-M4-35/54 form).
+fn load(dst: u64, slot: u64, index: u64, token: u8) -> Instr {
+    let mut i = b(
+        "device_load",
+        &[
+            ("addr_mode", 0x54),
+            ("dst", dst),
+            ("base_slot", slot),
+            ("index", index),
+            ("access_desc", 0x20),
+            ("ld_format", 0x11),
+            ("ldform_hi11", 0x10),
+            ("elem_size", 0x46),
+        ],
+    );
+    i.set_produce(token).unwrap();
+    i
+}
+
+/// `r[dst] = r[a] + imm` (the EXP-M4-35 immediate add).
+fn add_imm(dst: u64, a: u64, k: u64) -> Instr {
+    b(
+        "iadd",
+        &[
+            ("b2_fmt", 0x15),
+            ("dst", dst),
+            ("opmode", 3),
+            ("b_imm", k),
+            ("a", a),
+            ("b8_0", 1),
+            ("b8_hi", 2),
+            ("b9_hi", 2),
+        ],
+    )
+}
+
+/// `r[dst] = r[a] + r[b]` (GravityLinux pack_iadd register form).
+fn add_reg(dst: u64, a: u64, bb: u64) -> Instr {
+    b(
+        "iadd_reg",
+        &[
+            ("b2_fmt", 0x15),
+            ("dst", dst),
+            ("opmode", 2),
+            ("a", a),
+            ("b", bb),
+            ("b7_hi", 0x15),
+            ("b8_0", 1),
+            ("b8_hi", 2),
+            ("b9_hi", 2),
+        ],
+    )
+}
+
+/// Float op on GPRs, both kept, waiting on scoreboard slot `wait` (0: none).
+fn falu(name: &str, dst: u64, a: u64, bb: u64, wait: u64) -> Instr {
+    b(
+        name,
+        &[
+            ("wait", wait),
+            ("dst", dst),
+            ("a_size", 1),
+            ("a", a),
+            ("a_keep", 1),
+            ("b_size", 1),
+            ("b", bb),
+            ("b_keep", 1),
+        ],
+    )
+}
+
+/// Publication `p` := r`a` + r`b`, complete on `slot` (packer FLOAT2_EXPORT).
+fn export_add(p: u64, a: u64, bb: u64, slot: u64) -> Instr {
+    b(
+        "fadd_export",
+        &[
+            ("dst", p),
+            ("a_size", 1),
+            ("a", a),
+            ("a_keep", 1),
+            ("b_size", 1),
+            ("b", bb),
+            ("b_keep", 1),
+            ("publish", 1),
+            ("slot", slot - 1),
+        ],
+    )
+}
+
+/// Vertex output `k` := publication `p`, waiting on slot `wait`.
+fn vary_store(k: u64, p: u64, wait: u64) -> Instr {
+    b(
+        "vary_store",
+        &[
+            ("b1_hi", 1),
+            ("wait", 1 << (wait - 1)),
+            ("mode", 0x15),
+            ("src", p),
+            ("slot", k),
+            ("b5_tag", 4),
+        ],
+    )
+}
+
+/// The vertex body: vertex v's eight floats (x y z w r g b a) are words 8v..8v+7 of the
+/// buffer in argument qword `vb_slot`; they become vertex outputs 0..7.
+fn vertex_body(vb_slot: u64) -> Vec<u8> {
+    let mut p = vec![
+        b("get_sr", &[("form", 1), ("dst", 0), ("sr_sel", 0xdd)]),
+        add_reg(1, 0, 0), // 2v
+        add_reg(1, 1, 1), // 4v
+        add_reg(1, 1, 1), // 8v
+        b("mov_imm32", &[("dst", 30), ("imm", 0)]),
+    ];
+    for k in 0..8 {
+        p.push(add_imm(2 + k, 1, k)); // index of float k
+    }
+    // Two rounds of four loads, each on its own slot, taken by an fadd (+0.0) naming it.
+    for round in 0..2 {
+        for j in 0..4 {
+            let k = 4 * round + j;
+            p.push(load(10 + k, vb_slot, 2 + k, j as u8 + 1));
+        }
+        for j in 0..4 {
+            let k = 4 * round + j;
+            p.push(falu("fadd", 20 + k, 10 + k, 30, j + 1));
+        }
+    }
+    for k in 0..8 {
+        let slot = k % 6 + 1;
+        p.push(export_add(k, 20 + k, 30, slot));
+    }
+    for k in 0..8 {
+        p.push(vary_store(k, k, k % 6 + 1));
+    }
+    p.push(b("stop", &[]));
+    encode_program(&p)
+}
+
+fn iter(dst: u64, cf: u64) -> Instr {
+    b(
+        "iter",
+        &[
+            ("b1_01", 1),
+            ("b2_hi", 0x15),
+            ("dst", dst),
+            ("coeff_sel", 3),
+            ("slot", cf),
+            ("b7", 2),
+            ("loc", 0x10),
+        ],
+    )
+}
+
+/// The fragment body: word 0 := iter(red) * ubo[1] + uniform word `inline`.
+fn fragment_body(ubo_slot: u64, inline: u64) -> Vec<u8> {
+    encode_program(&[
+        iter(0, 1),
+        b("mov_imm32", &[("dst", 4), ("imm", 1)]),
+        load(1, ubo_slot, 4, 1),
+        b(
+            "uniform_mov",
+            &[("dst", 2), ("u_size", 1), ("u", inline), ("b3", 0x08)],
+        ),
+        falu("fmul", 3, 0, 1, 1),
+        falu("fadd", 0, 3, 2, 0),
+        b("tile_setup", &[("b1", 2), ("access", 0x600)]),
+        b("tile_setup", &[("b1", 2), ("access", 0x80c)]),
+        b(
+            "tile_store",
+            &[("mode", 0x54), ("src", 0), ("mask", 1), ("fmt", 0x4e)],
+        ),
+        b("tile_fence", &[("access", 0x20c)]),
+        b("stop", &[]),
+    ])
+}
+
+// ---- the scene ----
+
+/// The triangle's vertices as the driver would upload them.
+fn vertices() -> [[f32; 8]; 3] {
+    [
+        [-0.8, -0.7, 0.5, 1.0, 0.9, 0.0, 0.1, 1.0],
+        [0.85, -0.5, 0.25, 1.0, 0.2, 0.0, 0.6, 1.0],
+        [-0.1, 0.9, 0.75, 1.0, 0.5, 0.0, 0.3, 1.0],
+    ]
+}
+
+/// Vertex and fragment stages on the hardware path; background and end of tile as in
+/// gfx_vertex_body (word 0 read as f32 into the image's red channel).
+struct BodyStages {
+    isa: IsaStages,
+}
+
+impl Stages for BodyStages {
+    fn vertex(
+        &mut self,
+        mem: &dyn GpuMemory,
+        inv: &VertexInvocation,
+    ) -> Result<Vec<f32>, SimError> {
+        self.isa.vertex(mem, inv)
+    }
+    fn vertices(
+        &mut self,
+        mem: &dyn GpuMemory,
+        invs: &[VertexInvocation],
+    ) -> Result<Vec<Vec<f32>>, SimError> {
+        self.isa.vertices(mem, invs)
+    }
+    fn background(
+        &mut self,
+        _: &dyn GpuMemory,
+        _: u64,
+        tile: &mut TileBuffer,
+    ) -> Result<(), SimError> {
+        for y in 0..tile.height {
+            for x in 0..tile.width {
+                if let Some(s) = tile.sample_mut(x, y, 0) {
+                    s[..4].copy_from_slice(&CLEAR);
+                }
+            }
+        }
+        Ok(())
+    }
+    fn fragment(
+        &mut self,
+        mem: &dyn GpuMemory,
+        f: &Fragment,
+        tile: &mut TileBuffer,
+    ) -> Result<FragmentResult, SimError> {
+        self.isa.fragment(mem, f, tile)
+    }
+    fn fragments(
+        &mut self,
+        mem: &dyn GpuMemory,
+        quad: &[Fragment],
+        tile: &mut TileBuffer,
+    ) -> Result<Vec<FragmentResult>, SimError> {
+        self.isa.fragments(mem, quad, tile)
+    }
+    fn end_of_tile(
+        &mut self,
+        mem: &dyn GpuMemory,
+        _: u64,
+        tile: &TileBuffer,
+    ) -> Result<(), SimError> {
+        for y in 0..tile.height {
+            for x in 0..tile.width {
+                let (px, py) = (tile.origin.0 + x, tile.origin.1 + y);
+                if px < W && py < H {
+                    let w: [u8; 4] = tile.sample(x, y, 0).unwrap().try_into().unwrap();
+                    let c = if w == CLEAR {
+                        CLEAR
+                    } else {
+                        [unorm8(f32::from_le_bytes(w)), 0, 0, 255]
+                    };
+                    mem.write(IMG + 4 * (py * W + px) as u64, &c)?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// What the test varies.
+struct Setup {
+    vbody: Vec<u8>,
+    fbody: Vec<u8>,
+    /// Map the vertex buffer.
+    vb_mapped: bool,
+    /// Argument qwords the vertex / fragment launchers load.
+    vroots: u32,
+    froots: u32,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Setup {
+            vbody: vertex_body(VB_SLOT),
+            fbody: fragment_body(UBO_SLOT, INLINE_WORD),
+            vb_mapped: true,
+            vroots: 7,
+            froots: 9,
+        }
+    }
+}
+
+fn render(s: &Setup) -> Result<(Scene, gfx::RenderStats), SimError> {
+    let (scene, r) = render_scene(s);
+    r.map(|st| (scene, st))
+}
+
+/// The error of a render that must fail.
+fn render_err(s: &Setup) -> SimError {
+    match render_scene(s).1 {
+        Ok(_) => panic!("the render succeeded"),
+        Err(e) => e,
+    }
+}
+
+fn render_scene(s: &Setup) -> (Scene, Result<gfx::RenderStats, SimError>) {
+    // The host vertices only size the draw (3 vertices, 8 outputs); the body fetches them.
+    let draw = DrawSpec::tris(vec![rgba([0.0; 4], [0.0; 4]); 3], ShadeModel::Linear);
+    let scene = build(&[draw], ZlsControl::default());
+    scene.pt.map(DATA, PAGE, true, false).unwrap();
+    scene.pt.map(UBO, PAGE, true, false).unwrap();
+    if s.vb_mapped {
+        scene.pt.map(VBUF, PAGE, true, false).unwrap();
+        let vb: Vec<u8> = vertices()
+            .iter()
+            .flatten()
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        scene.pt.host_write(VBUF, &vb).unwrap();
+    }
+    // UBO word 0 is a decoy: a body reading the wrong word gets the wrong scale.
+    let ubo: Vec<u8> = [2.0f32, SCALE]
+        .iter()
+        .flat_map(|f| f.to_le_bytes())
+        .collect();
+    scene.pt.host_write(UBO, &ubo).unwrap();
+    // Roots: texture, sampler, buffer tables (unused: 0), three reserved (0), then buffers;
+    // the fragment record ends with the inline words 16/17 = (BIAS, decoy 0.5).
+    scene
+        .pt
+        .host_write(VERT_ROOTS, &root_record(&[0, 0, 0, 0, 0, 0, VBUF, UBO]))
+        .unwrap();
+    let inline = (BIAS.to_bits() as u64) | (0.5f32.to_bits() as u64) << 32;
+    scene
+        .pt
+        .host_write(
+            FRAG_ROOTS,
+            &root_record(&[0, 0, 0, 0, 0, 0, 0, UBO, inline]),
+        )
+        .unwrap();
+    let (ve, fe) = (entry_offset(0), entry_offset(1));
+    let vl = launcher_program(VERT_ROOTS, s.vroots, StageAllocation::Empty, ve, 8);
+    let fl = launcher_program(
+        FRAG_ROOTS,
+        s.froots,
+        StageAllocation::Tile {
+            samples: 1,
+            units: 1,
+        },
+        fe,
+        0,
+    );
+    install_stage(&scene, VERT_LAUNCHER, &vl, ve, VERT_BODY, &s.vbody);
+    install_stage(&scene, FRAG_LAUNCHER, &fl, fe, FRAG_BODY, &s.fbody);
+    let mut st = BodyStages {
+        isa: IsaStages::default(),
+    };
+    let r = gfx::run_render_with(&scene.pt, &scene.command(), &mut st);
+    (scene, r)
+}
+
+/// The reference: the same vertices, red := red * SCALE + BIAS (what the fragment body does).
+fn want(scale: f32, bias: f32) -> DrawSpec {
+    let v = vertices().map(|v| {
+        rgba(
+            [v[0], v[1], v[2], v[3]],
+            [v[4] * scale + bias, 0.0, 0.0, 1.0],
+        )
+    });
+    DrawSpec::tris(v.to_vec(), ShadeModel::Linear)
+}
+
+#[test]
+fn the_launchers_fill_the_uniform_registers() {
+    let (scene, _) = render(&Setup::default()).unwrap();
+    let v =
+        launcher::run_stage_setup(&scene.pt, VERT_LAUNCHER, launcher::RenderStage::Vertex).unwrap();
+    let mut want = vec![0u32; 12];
+    want.extend([VBUF as u32, (VBUF >> 32) as u32]);
+    assert_eq!(v.arguments, want);
+    assert_eq!(v.body, VERT_BODY);
+    let f = launcher::run_stage_setup(&scene.pt, FRAG_LAUNCHER, launcher::RenderStage::Fragment)
+        .unwrap();
+    assert_eq!(f.arguments.len(), 18);
+    assert_eq!(f.arguments[14..16], [UBO as u32, (UBO >> 32) as u32]);
+    assert_eq!(f.arguments[16], BIAS.to_bits());
+    // A vertex launcher with a tile allocation (or a fragment one without) is refused.
+    let e = launcher::run_stage_setup(&scene.pt, FRAG_LAUNCHER, launcher::RenderStage::Vertex)
+        .unwrap_err();
+    assert!(e.to_string().contains("is not a vertex allocation"), "{e}");
+}
+
+#[test]
+fn vertex_fetch_and_uniforms_match_the_reference() {
+    let (scene, stats) = render(&Setup::default()).unwrap();
+    let r = reference(&[want(SCALE, BIAS)]);
+    compare(&image(&scene.pt), &r);
+    assert!(r.passed[0] > 300, "the triangle covers a real area");
+    assert_eq!(stats.fragments_shaded, r.passed[0]);
+    assert_eq!(stats.vertices_shaded, 3);
+}
+
+/// Whether the image matches the reference (`compare` panics on a mismatch).
+fn matches(scene: &Scene, d: DrawSpec) -> bool {
+    let img = image(&scene.pt);
+    let r = reference(&[d]);
+    std::panic::catch_unwind(|| compare(&img, &r)).is_ok()
+}
+
+#[test]
+fn a_wrong_uniform_slot_changes_the_image() {
+    // Sanity: the correct body matches, the mutated ones do not.
+    let (scene, _) = render(&Setup::default()).unwrap();
+    assert!(matches(&scene, want(SCALE, BIAS)));
+    // The inline word next to the bias (0.5) instead of the bias.
+    let s = Setup {
+        fbody: fragment_body(UBO_SLOT, INLINE_WORD + 1),
+        ..Setup::default()
+    };
+    let (scene, _) = render(&s).unwrap();
+    assert!(!matches(&scene, want(SCALE, BIAS)));
+    assert!(matches(&scene, want(SCALE, 0.5)));
+    // The vertex floats read through the slot of another buffer (the vertex root record
+    // holds the uniform buffer in qword 7): other positions, so the image differs.
+    let s = Setup {
+        vbody: vertex_body(UBO_SLOT),
+        vroots: 8,
+        ..Setup::default()
+    };
+    match render(&s) {
+        Ok((scene, _)) => assert!(!matches(&scene, want(SCALE, BIAS))),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+#[test]
+fn a_uniform_slot_past_the_transfers_is_refused() {
+    // The fragment launcher transfers 16 words (8 roots); the body reads word 16.
+    let s = Setup {
+        froots: 8,
+        ..Setup::default()
+    };
+    match render_err(&s) {
+        SimError::Unestablished { what, .. } => {
+            assert!(what.contains("reads uniform word 16"), "{what}");
+            assert!(what.contains("transferred 16 argument words"), "{what}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // The vertex body's base slot 6 past a launcher that loads the six roots only.
+    let s = Setup {
+        vroots: 6,
+        ..Setup::default()
+    };
+    match render_err(&s) {
+        SimError::Unestablished { what, .. } => {
+            assert!(what.contains("reads uniform word 13"), "{what}");
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn an_unmapped_vertex_buffer_faults_at_its_address() {
+    let s = Setup {
+        vb_mapped: false,
+        ..Setup::default()
+    };
+    match render_err(&s) {
+        SimError::Fault(f) => {
+            assert_eq!(f.addr, VBUF, "{f}");
+            assert!(f.to_string().contains(&format!("{VBUF:#x}")), "{f}");
+        }
+        other => panic!("expected a fault, got {other:?}"),
+    }
+}
