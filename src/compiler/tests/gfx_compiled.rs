@@ -10,13 +10,15 @@
 mod gfx_common;
 
 use agx16_cmdstream::descriptors::ShadeModel;
-use agx16_cmdstream::launch::entry_offset;
+use agx16_cmdstream::launch::{entry_offset, jump_any};
 use agx16_cmdstream::render::ZlsControl;
 use agx16_cmdstream::vdm::ProvokingVertex;
 use agx16_compiler::abi::{self, StageInfo};
 use agx16_compiler::ir::*;
 use agx16_compiler::pipeline::Options;
-use agx16_isa::meaning::{stage_allocation_instr, stage_target_instr, StageAllocation};
+use agx16_isa::meaning::{
+    launch_frame_instr, stage_allocation_instr, stage_target_instr, StageAllocation,
+};
 use agx16_isa::{encode_program, Instr};
 use agx16_sim::gfx::{self, Fragment, FragmentResult, IsaStages, Stages, TileBuffer};
 use agx16_sim::gfx::{RenderStats, VertexInvocation};
@@ -44,10 +46,14 @@ fn install(
     let l = [
         stage_allocation_instr(alloc).unwrap(),
         stage_target_instr(entry).unwrap(),
+        // every launcher that ran on T8132 carries the publication/scratch frame (128
+        // publications: the whole namespace; the model does not check the count yet)
+        launch_frame_instr(128, 0, 0).unwrap(),
         b("stop", &[]),
     ];
     scene.pt.host_write(launcher, &encode_program(&l)).unwrap();
-    let jump = b("jump", &[("offset", body_va - (USC + entry))]);
+    // the entry is JMP_EXEC_ANY (mode 0x54), as the arena writes it
+    let jump = agx16_isa::decode(&jump_any((body_va - (USC + entry)) as i64).unwrap()).unwrap();
     scene
         .pt
         .host_write(USC + entry, &encode_program(&[jump, b("stop", &[])]))
