@@ -1,0 +1,185 @@
+//! agx16-drawtest: renders one frame with GLES 2.0 on surfaceless EGL into a 64x64 RGBA8
+//! framebuffer object and prints it, for comparison with softpipe rendering the same frame.
+//!
+//! Frame: glClear to (0.1, 0.2, 0.3, 1.0); unless `--clear-only`, a triangle from a vertex
+//! buffer (position and colour attributes) with a colour varying, glDrawArrays(GL_TRIANGLES).
+//! Then glReadPixels. Prints `GL_RENDERER: ...`, `size: 64x64` and `pixels: <hex RGBA rows>`;
+//! exits non-zero when a GL call reports an error.
+
+use glow::HasContext;
+use khronos_egl as egl;
+use std::ffi::c_void;
+use std::process::ExitCode;
+
+const EGL_PLATFORM_SURFACELESS_MESA: egl::Enum = 0x31DD;
+const SIZE: i32 = 64;
+
+const VS: &str = "attribute vec4 a_pos;
+attribute vec4 a_col;
+varying vec4 v_col;
+void main() {
+    gl_Position = a_pos;
+    v_col = a_col;
+}
+";
+
+const FS: &str = "precision mediump float;
+varying vec4 v_col;
+void main() {
+    gl_FragColor = v_col;
+}
+";
+
+/// x, y, z, w, r, g, b, a per vertex; corners off the pixel-centre grid so coverage does not
+/// depend on tie-breaking.
+const VERTICES: [f32; 24] = [
+    -0.8, -0.7, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, //
+    0.75, -0.55, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, //
+    -0.1, 0.85, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0,
+];
+
+fn main() -> ExitCode {
+    let clear_only = std::env::args().any(|a| a == "--clear-only");
+    match run(clear_only) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("agx16-drawtest: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+unsafe fn shader(gl: &glow::Context, kind: u32, src: &str) -> Result<glow::Shader, String> {
+    let s = gl.create_shader(kind)?;
+    gl.shader_source(s, src);
+    gl.compile_shader(s);
+    if !gl.get_shader_compile_status(s) {
+        return Err(format!("shader compile: {}", gl.get_shader_info_log(s)));
+    }
+    Ok(s)
+}
+
+fn gl_error(gl: &glow::Context, what: &str) -> Result<(), String> {
+    // SAFETY: a query on the current context.
+    match unsafe { gl.get_error() } {
+        glow::NO_ERROR => Ok(()),
+        e => Err(format!("{what}: GL error {e:#x}")),
+    }
+}
+
+fn run(clear_only: bool) -> Result<(), String> {
+    // SAFETY: loading the system's libEGL.
+    let egl = unsafe { egl::DynamicInstance::<egl::EGL1_5>::load_required() }
+        .map_err(|e| format!("cannot load libEGL.so.1: {e}"))?;
+    // SAFETY: EGL_DEFAULT_DISPLAY with the surfaceless platform.
+    let display = unsafe {
+        egl.get_platform_display(
+            EGL_PLATFORM_SURFACELESS_MESA,
+            egl::DEFAULT_DISPLAY,
+            &[egl::ATTRIB_NONE],
+        )
+    }
+    .map_err(|e| format!("eglGetPlatformDisplay: {e}"))?;
+    egl.initialize(display)
+        .map_err(|e| format!("eglInitialize: {e}"))?;
+    egl.bind_api(egl::OPENGL_ES_API)
+        .map_err(|e| format!("eglBindAPI: {e}"))?;
+    let config = egl
+        .choose_first_config(
+            display,
+            &[egl::RENDERABLE_TYPE, egl::OPENGL_ES2_BIT, egl::NONE],
+        )
+        .map_err(|e| format!("eglChooseConfig: {e}"))?
+        .ok_or("no GLES config")?;
+    let ctx = egl
+        .create_context(
+            display,
+            config,
+            None,
+            &[egl::CONTEXT_CLIENT_VERSION, 2, egl::NONE],
+        )
+        .map_err(|e| format!("eglCreateContext(GLES 2): {e}"))?;
+    egl.make_current(display, None, None, Some(ctx))
+        .map_err(|e| format!("eglMakeCurrent: {e}"))?;
+    let proc = |name: &str| {
+        egl.get_proc_address(name)
+            .map_or(std::ptr::null(), |f| f as *const c_void)
+    };
+    // SAFETY: the context is current on this thread; every pointer passed lives across its call.
+    let pixels = unsafe {
+        let gl = glow::Context::from_loader_function(proc);
+        println!("GL_RENDERER: {}", gl.get_parameter_string(glow::RENDERER));
+        let tex = gl.create_texture()?;
+        gl.bind_texture(glow::TEXTURE_2D, Some(tex));
+        gl.tex_image_2d(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA as i32,
+            SIZE,
+            SIZE,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelUnpackData::Slice(None),
+        );
+        let fbo = gl.create_framebuffer()?;
+        gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
+        gl.framebuffer_texture_2d(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::TEXTURE_2D,
+            Some(tex),
+            0,
+        );
+        if gl.check_framebuffer_status(glow::FRAMEBUFFER) != glow::FRAMEBUFFER_COMPLETE {
+            return Err("framebuffer incomplete".into());
+        }
+        gl.viewport(0, 0, SIZE, SIZE);
+        gl.clear_color(0.1, 0.2, 0.3, 1.0);
+        gl.clear(glow::COLOR_BUFFER_BIT);
+        gl_error(&gl, "glClear")?;
+        if !clear_only {
+            let program = gl.create_program()?;
+            let vs = shader(&gl, glow::VERTEX_SHADER, VS)?;
+            let fs = shader(&gl, glow::FRAGMENT_SHADER, FS)?;
+            gl.attach_shader(program, vs);
+            gl.attach_shader(program, fs);
+            gl.bind_attrib_location(program, 0, "a_pos");
+            gl.bind_attrib_location(program, 1, "a_col");
+            gl.link_program(program);
+            if !gl.get_program_link_status(program) {
+                return Err(format!("link: {}", gl.get_program_info_log(program)));
+            }
+            gl.use_program(Some(program));
+            let vbo = gl.create_buffer()?;
+            gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
+            let bytes: Vec<u8> = VERTICES.iter().flat_map(|f| f.to_le_bytes()).collect();
+            gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes, glow::STATIC_DRAW);
+            gl.enable_vertex_attrib_array(0);
+            gl.enable_vertex_attrib_array(1);
+            gl.vertex_attrib_pointer_f32(0, 4, glow::FLOAT, false, 32, 0);
+            gl.vertex_attrib_pointer_f32(1, 4, glow::FLOAT, false, 32, 16);
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            gl_error(&gl, "glDrawArrays")?;
+        }
+        let mut px = vec![0u8; (SIZE * SIZE * 4) as usize];
+        gl.read_pixels(
+            0,
+            0,
+            SIZE,
+            SIZE,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelPackData::Slice(Some(&mut px)),
+        );
+        gl_error(&gl, "glReadPixels")?;
+        px
+    };
+    println!("size: {SIZE}x{SIZE}");
+    let hex: String = pixels.iter().map(|b| format!("{b:02x}")).collect();
+    println!("pixels: {hex}");
+    egl.make_current(display, None, None, None).ok();
+    egl.destroy_context(display, ctx).ok();
+    egl.terminate(display).ok();
+    Ok(())
+}
