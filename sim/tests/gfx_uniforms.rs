@@ -43,6 +43,10 @@ const UBO: u64 = DATA + 2 * PAGE;
 const VB_SLOT: u64 = 6;
 const UBO_SLOT: u64 = 7;
 const INLINE_WORD: u64 = 16;
+/// Per-instance x offsets (a second vertex-buffer binding, qword 8 of the vertex roots).
+const INSTANCE_BUF: u64 = VBUF + 0x100;
+const INSTANCE_SLOT: u64 = 8;
+const INSTANCE_DX: [f32; 2] = [-0.05, 0.3];
 
 /// What the fragment body applies: red * SCALE + BIAS (SCALE from the UBO, word 1).
 const SCALE: f32 = 0.75;
@@ -208,6 +212,12 @@ fn vary_store(k: u64, p: u64, wait: u64) -> Instr {
 /// The vertex body: vertex v's eight floats (x y z w r g b a) are words 8v..8v+7 of the
 /// buffer in argument qword `vb_slot`; they become vertex outputs 0..7.
 fn vertex_body(vb_slot: u64) -> Vec<u8> {
+    vertex_body_with(vb_slot, None)
+}
+
+/// `vertex_body`, plus with `Some(slot)`: x += buffer(slot)[instance id] (`get_sr` 0xd8), a
+/// per-instance attribute (GL divisor 1).
+fn vertex_body_with(vb_slot: u64, instance_slot: Option<u64>) -> Vec<u8> {
     let mut p = vec![
         b("get_sr", &[("form", 1), ("dst", 0), ("sr_sel", 0xdd)]),
         add_reg(1, 0, 0), // 2v
@@ -228,6 +238,11 @@ fn vertex_body(vb_slot: u64) -> Vec<u8> {
             let k = 4 * round + j;
             p.push(falu("fadd", 20 + k, 10 + k, 30, j + 1));
         }
+    }
+    if let Some(slot) = instance_slot {
+        p.push(b("get_sr", &[("form", 1), ("dst", 9), ("sr_sel", 0xd8)]));
+        p.push(load(41, slot, 9, 1));
+        p.push(falu("fadd", 20, 20, 41, 1));
     }
     for k in 0..8 {
         let slot = k % 6 + 1;
@@ -374,6 +389,7 @@ struct Setup {
     /// Argument qwords the vertex / fragment launchers load.
     vroots: u32,
     froots: u32,
+    instances: u32,
 }
 
 impl Default for Setup {
@@ -384,6 +400,7 @@ impl Default for Setup {
             vb_mapped: true,
             vroots: 7,
             froots: 9,
+            instances: 1,
         }
     }
 }
@@ -403,7 +420,10 @@ fn render_err(s: &Setup) -> SimError {
 
 fn render_scene(s: &Setup) -> (Scene, Result<gfx::RenderStats, SimError>) {
     // The host vertices only size the draw (3 vertices, 8 outputs); the body fetches them.
-    let draw = DrawSpec::tris(vec![rgba([0.0; 4], [0.0; 4]); 3], ShadeModel::Linear);
+    let draw = DrawSpec {
+        instances: s.instances,
+        ..DrawSpec::tris(vec![rgba([0.0; 4], [0.0; 4]); 3], ShadeModel::Linear)
+    };
     let scene = build(&[draw], ZlsControl::default());
     scene.pt.map(DATA, PAGE, true, false).unwrap();
     scene.pt.map(UBO, PAGE, true, false).unwrap();
@@ -415,6 +435,8 @@ fn render_scene(s: &Setup) -> (Scene, Result<gfx::RenderStats, SimError>) {
             .flat_map(|f| f.to_le_bytes())
             .collect();
         scene.pt.host_write(VBUF, &vb).unwrap();
+        let dx: Vec<u8> = INSTANCE_DX.iter().flat_map(|f| f.to_le_bytes()).collect();
+        scene.pt.host_write(INSTANCE_BUF, &dx).unwrap();
     }
     // UBO word 0 is a decoy: a body reading the wrong word gets the wrong scale.
     let ubo: Vec<u8> = [2.0f32, SCALE]
@@ -426,7 +448,10 @@ fn render_scene(s: &Setup) -> (Scene, Result<gfx::RenderStats, SimError>) {
     // the fragment record ends with the inline words 16/17 = (BIAS, decoy 0.5).
     scene
         .pt
-        .host_write(VERT_ROOTS, &root_record(&[0, 0, 0, 0, 0, 0, VBUF, UBO]))
+        .host_write(
+            VERT_ROOTS,
+            &root_record(&[0, 0, 0, 0, 0, 0, VBUF, UBO, INSTANCE_BUF]),
+        )
         .unwrap();
     let inline = (BIAS.to_bits() as u64) | (0.5f32.to_bits() as u64) << 32;
     scene
@@ -459,9 +484,14 @@ fn render_scene(s: &Setup) -> (Scene, Result<gfx::RenderStats, SimError>) {
 
 /// The reference: the same vertices, red := red * SCALE + BIAS (what the fragment body does).
 fn want(scale: f32, bias: f32) -> DrawSpec {
+    want_shifted(scale, bias, 0.0)
+}
+
+/// `want` with every x moved by `dx`.
+fn want_shifted(scale: f32, bias: f32, dx: f32) -> DrawSpec {
     let v = vertices().map(|v| {
         rgba(
-            [v[0], v[1], v[2], v[3]],
+            [v[0] + dx, v[1], v[2], v[3]],
             [v[4] * scale + bias, 0.0, 0.0, 1.0],
         )
     });
@@ -571,4 +601,29 @@ fn an_unmapped_vertex_buffer_faults_at_its_address() {
         }
         other => panic!("expected a fault, got {other:?}"),
     }
+}
+
+#[test]
+fn instanced_attributes_follow_the_instance_id() {
+    // Two instances; x += dx[instance id] with the offsets in a second binding. The
+    // reference draws the two shifted triangles in instance order (the later one on top).
+    let s = Setup {
+        vbody: vertex_body_with(VB_SLOT, Some(INSTANCE_SLOT)),
+        vroots: 9,
+        instances: 2,
+        ..Setup::default()
+    };
+    let (scene, stats) = render(&s).unwrap();
+    let d: Vec<DrawSpec> = INSTANCE_DX
+        .iter()
+        .map(|&dx| want_shifted(SCALE, BIAS, dx))
+        .collect();
+    let r = reference(&d);
+    compare(&image(&scene.pt), &r);
+    assert_eq!(stats.vertices_shaded, 6);
+    // Control: the same body drawn once matches only the first instance.
+    let s = Setup { instances: 1, ..s };
+    let (scene, _) = render(&s).unwrap();
+    assert!(matches(&scene, want_shifted(SCALE, BIAS, INSTANCE_DX[0])));
+    assert!(!matches(&scene, want_shifted(SCALE, BIAS, INSTANCE_DX[1])));
 }

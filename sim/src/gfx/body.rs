@@ -306,8 +306,9 @@ fn export(
 }
 
 /// Runs the vertex body for up to one SIMD-group of invocations of one draw and instance;
-/// returns their `outputs` scalars. The vertex id is the only input the model supplies;
-/// outputs come from `vary_store`s of publications the export forms wrote.
+/// returns their `outputs` scalars. The model supplies the vertex id, the instance id, the
+/// launcher's argument words as uniforms and device memory through the job's VM; outputs
+/// come from `vary_store`s of publications the export forms wrote.
 pub fn run_vertex_batch(
     mem: &dyn GpuMemory,
     body: &Body,
@@ -330,10 +331,15 @@ pub fn run_vertex_batch(
         invs.len(),
         "vertex body",
         |sg, op, g| match g {
-            GfxOp::VertexId { dst } => {
+            GfxOp::VertexId { dst } | GfxOp::InstanceId { dst } => {
+                let vertex = matches!(g, GfxOp::VertexId { .. });
                 let mut vals = [0u32; LANES];
                 for (l, inv) in invs.iter().enumerate() {
-                    vals[l] = inv.vertex_id;
+                    vals[l] = if vertex {
+                        inv.vertex_id
+                    } else {
+                        inv.instance_id
+                    };
                 }
                 sg.pending.cancel(dst.reg, dst.part);
                 sg.write(dst, sg.exec.active, &vals);
@@ -442,9 +448,10 @@ fn fragment_io(
     let lanes = || (0..quad.len()).filter(move |l| mask >> l & 1 != 0);
     match g {
         GfxOp::TileSync => {}
-        GfxOp::VertexId { .. } | GfxOp::VaryingStore { .. } | GfxOp::Export { .. } => {
-            return Err(body.error(op, format!("{g:?} in a fragment body")))
-        }
+        GfxOp::VertexId { .. }
+        | GfxOp::InstanceId { .. }
+        | GfxOp::VaryingStore { .. }
+        | GfxOp::Export { .. } => return Err(body.error(op, format!("{g:?} in a fragment body"))),
         GfxOp::Iterate { dst, cf } => {
             let mut vals = [0u32; LANES];
             for l in lanes() {

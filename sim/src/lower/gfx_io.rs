@@ -26,6 +26,8 @@ pub enum GfxOp {
     TileSync,
     /// r[dst] = the invocation's vertex id (`get_sr` selector 0xdd in a vertex body).
     VertexId { dst: Dst },
+    /// r[dst] = the invocation's instance id (`get_sr` selector 0xd8 in a vertex body).
+    InstanceId { dst: Dst },
     /// Vertex output `slot` (0..3 position, then user scalars) := publication register
     /// `src`, after the publication completes (wait mask, slots 1..6 as bits 0..5).
     VaryingStore { slot: u8, src: u8, wait: u8 },
@@ -48,7 +50,12 @@ pub fn lower(i: &Instr) -> Option<Result<GfxOp, String>> {
         (F::TileRead, "tile_read") => tile_read(i),
         (F::TileRead, "tile_setup") => tile_sync(i, true),
         (F::Fence, "tile_fence") => tile_sync(i, false),
-        (F::GetSr, "get_sr") if i.field("sr_sel") == Some(0xdd) => vertex_id(i),
+        (F::GetSr, "get_sr") if i.field("sr_sel") == Some(0xdd) => {
+            vertex_sr(i).map(|dst| GfxOp::VertexId { dst })
+        }
+        (F::GetSr, "get_sr") if i.field("sr_sel") == Some(0xd8) => {
+            vertex_sr(i).map(|dst| GfxOp::InstanceId { dst })
+        }
         (F::VaryingStore, "vary_store") => varying_store(i),
         (F::Opaque, "fadd_export" | "fmul_export" | "logic_export") => export(i),
         (F::Iterate | F::TileStore | F::TileRead | F::VaryingStore, _) => Err(refusal(i)),
@@ -166,16 +173,19 @@ fn tile_sync(i: &Instr, setup: bool) -> Result<GfxOp, String> {
 }
 
 // `get_sr` with selector 0xdd: the vertex id (agx16-isa SPECIAL_REGS, corpus-only: the
-// EXP-0008 render_interp vertex body's only input read). Same field checks as the core's
-// get_sr lowering; the core writes SR reads synchronously, and so does this.
-fn vertex_id(i: &Instr) -> Result<GfxOp, String> {
+// EXP-0008 render_interp vertex body's only input read); selector 0xd8: the instance id
+// (GravityLinux/mesa src/asahi/compiler/agx_compile_apple9.c `apple9_system_source` maps
+// `load_instance_id` to 0xd8 next to `load_vertex_id` to 0xdd and emits both through the same
+// encoding; that compiler's GLES 3.0 sweep on T8132 covers instanced draws and attribute
+// divisors, README.apple9-es3.md).
+// Same field checks as the core's get_sr lowering; the core writes SR reads synchronously,
+// and so does this.
+fn vertex_sr(i: &Instr) -> Result<Dst, String> {
     check::fields(i, &["sr_sel", "form"], &[("dp_width", &[0])])?;
     match i.operand(Role::Dst).map(|o| o.value) {
-        Some(agx16_isa::Operand::Gpr { reg, part }) => Ok(GfxOp::VertexId {
-            dst: Dst {
-                reg,
-                part: super::part_of(part),
-            },
+        Some(agx16_isa::Operand::Gpr { reg, part }) => Ok(Dst {
+            reg,
+            part: super::part_of(part),
         }),
         _ => Err("get_sr destination".into()),
     }
