@@ -390,6 +390,8 @@ struct Setup {
     vroots: u32,
     froots: u32,
     instances: u32,
+    /// Publication high-water mark in the vertex launcher's frame.
+    vpublications: u32,
 }
 
 impl Default for Setup {
@@ -401,6 +403,7 @@ impl Default for Setup {
             vroots: 7,
             froots: 9,
             instances: 1,
+            vpublications: 8,
         }
     }
 }
@@ -462,7 +465,13 @@ fn render_scene(s: &Setup) -> (Scene, Result<gfx::RenderStats, SimError>) {
         )
         .unwrap();
     let (ve, fe) = (entry_offset(0), entry_offset(1));
-    let vl = launcher_program(VERT_ROOTS, s.vroots, StageAllocation::Empty, ve, 8);
+    let vl = launcher_program(
+        VERT_ROOTS,
+        s.vroots,
+        StageAllocation::Empty,
+        ve,
+        s.vpublications,
+    );
     let fl = launcher_program(
         FRAG_ROOTS,
         s.froots,
@@ -626,4 +635,27 @@ fn instanced_attributes_follow_the_instance_id() {
     let (scene, _) = render(&s).unwrap();
     assert!(matches(&scene, want_shifted(SCALE, BIAS, INSTANCE_DX[0])));
     assert!(!matches(&scene, want_shifted(SCALE, BIAS, INSTANCE_DX[1])));
+}
+
+#[test]
+fn exports_past_the_frames_publication_count_are_refused() {
+    // The body exports publications 0..7; a frame for 6 reserves words 0..5.
+    let s = Setup {
+        vpublications: 6,
+        ..Setup::default()
+    };
+    match render_err(&s) {
+        SimError::Unestablished { form, what, .. } => {
+            assert!(form.starts_with("fadd_export"), "{form}");
+            assert!(what.contains("publication 6, past the 6"), "{what}");
+        }
+        other => panic!("{other:?}"),
+    }
+    // 7 rounds up to 4 pairs (8 words): accepted.
+    let s = Setup {
+        vpublications: 7,
+        ..Setup::default()
+    };
+    let (scene, _) = render(&s).unwrap();
+    assert!(matches(&scene, want(SCALE, BIAS)));
 }

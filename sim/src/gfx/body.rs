@@ -313,6 +313,7 @@ pub fn run_vertex_batch(
     mem: &dyn GpuMemory,
     body: &Body,
     uniforms: &[u32],
+    publications: u32,
     invs: &[VertexInvocation],
 ) -> Result<Vec<Vec<f32>>, SimError> {
     body.check_uniforms(uniforms, "vertex body")?;
@@ -345,6 +346,17 @@ pub fn run_vertex_batch(
                 sg.write(dst, sg.exec.active, &vals);
                 Ok(())
             }
+            // The frame's publication word is ceil(P/2) for P the compiler's publication
+            // high-water mark, holes included (GravityLinux/mesa README.apple9-launchers.md
+            // "Stage parameters", T8132); no run wrote past it.
+            GfxOp::Export { dst, .. } if dst as u32 >= publications => Err(body.error(
+                op,
+                format!(
+                    "export to publication {dst}, past the {publications} publication words \
+                     the launcher's frame reserves (the frame carries the compiler's \
+                     high-water mark; writing beyond it is not established)"
+                ),
+            )),
             GfxOp::Export { .. } => export(body, op, sg, &mut pubs, g),
             GfxOp::VaryingStore { slot, src, wait } => {
                 // The wait retires every export completing on a named slot.

@@ -12,7 +12,7 @@ use super::unestablished;
 use crate::error::{hex, SimError};
 use crate::mem::GpuMemory;
 use agx16_cmdstream::vdm::USC_BASE;
-use agx16_isa::meaning::{stage_allocation, stage_entry, StageAllocation};
+use agx16_isa::meaning::{stage_allocation, stage_entry, LaunchFrame, StageAllocation};
 use agx16_isa::{Evidence, Op, Operand, Role};
 
 /// What a launcher sets up.
@@ -159,6 +159,8 @@ pub struct StageSetup {
     /// The argument words the transfers (and a compiled setup body) wrote: the body's
     /// uniform registers, word w = uniform w (selector 2w in 16-bit units).
     pub arguments: Vec<u32>,
+    /// The publication/scratch frame (publication capacity in 32-bit words, extents).
+    pub frame: LaunchFrame,
 }
 
 /// Budget of one setup invocation (launchers are a few dozen instructions; a compiled setup
@@ -234,11 +236,16 @@ pub fn run_stage_setup(
             ),
         ));
     }
+    let frame = s
+        .setup
+        .frame
+        .ok_or_else(|| unestablished(va, name, "launcher without a launch frame"))?;
     Ok(StageSetup {
         launcher: va,
         allocation,
         entry: s.entry_va,
         body: s.body_va,
         arguments: s.arguments,
+        frame,
     })
 }

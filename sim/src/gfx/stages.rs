@@ -219,6 +219,8 @@ pub struct IsaStages {
 struct StageProgram {
     body: std::rc::Rc<super::body::Body>,
     uniforms: std::rc::Rc<[u32]>,
+    /// Publication words the launcher's frame reserves (2 per encoded pair).
+    publications: u32,
 }
 
 impl std::fmt::Debug for IsaStages {
@@ -244,6 +246,7 @@ impl IsaStages {
         let p = StageProgram {
             body: std::rc::Rc::new(super::body::Body::load(mem, l.body)?),
             uniforms: l.arguments.into(),
+            publications: l.frame.publication_words,
         };
         self.bodies.insert(launch, p.clone());
         Ok(p)
@@ -313,7 +316,7 @@ impl Stages for IsaStages {
             return Ok(vec![]);
         };
         let p = self.body(mem, first.launch, super::launcher::RenderStage::Vertex)?;
-        super::body::run_vertex_batch(mem, &p.body, &p.uniforms, invs)
+        super::body::run_vertex_batch(mem, &p.body, &p.uniforms, p.publications, invs)
     }
     fn background(
         &mut self,
