@@ -659,3 +659,23 @@ fn exports_past_the_frames_publication_count_are_refused() {
     let (scene, _) = render(&s).unwrap();
     assert!(matches(&scene, want(SCALE, BIAS)));
 }
+
+#[test]
+fn an_unmapped_root_record_faults_in_the_launcher() {
+    // The vertex launcher's pointer loads read the root record through the job's VM.
+    let scene = {
+        let (scene, _) = render(&Setup::default()).unwrap();
+        scene
+    };
+    let e =
+        launcher::run_stage_setup(&scene.pt, VERT_LAUNCHER, launcher::RenderStage::Vertex).unwrap();
+    assert_eq!(e.arguments[12], VBUF as u32);
+    // The same launcher pointed at a root record in an unmapped page.
+    let far = DATA + 0x10_0000;
+    let l = launcher_program(far, 7, StageAllocation::Empty, entry_offset(0), 8);
+    scene.pt.host_write(VERT_LAUNCHER, &l).unwrap();
+    match launcher::run_stage_setup(&scene.pt, VERT_LAUNCHER, launcher::RenderStage::Vertex) {
+        Err(SimError::Fault(f)) => assert!((far..far + 56).contains(&f.addr), "{f}"),
+        other => panic!("expected a fault, got {other:?}"),
+    }
+}
