@@ -116,6 +116,13 @@ pub enum Heap {
     Main,
     /// The USC aperture at 1 << 40 (shaders, and buffers, which index fetch reads from there).
     Usc,
+    #[allow(dead_code)] // the entry arena's heap (batch.rs ProgramStore)
+    /// The bottom of the USC aperture kept for fixed-address programs: the entry arena lives at
+    /// its start (stage targets are USC offsets below 8 MiB).
+    UscFixed,
+    /// The render context below the kernel window: VDM streams and PPP state, which the GPU
+    /// addresses with 32-bit offsets from `RENDER_CONTEXT_BASE`.
+    RenderContext,
 }
 
 /// One GEM object, bound read/write at `va` and mapped at `map` for its whole life.
@@ -163,6 +170,19 @@ pub struct BoStats {
 struct Heaps {
     main: VaHeap,
     usc: VaHeap,
+    usc_fixed: VaHeap,
+    render_context: VaHeap,
+}
+
+impl Heaps {
+    fn get(&mut self, heap: Heap) -> &mut VaHeap {
+        match heap {
+            Heap::Main => &mut self.main,
+            Heap::Usc => &mut self.usc,
+            Heap::UscFixed => &mut self.usc_fixed,
+            Heap::RenderContext => &mut self.render_context,
+        }
+    }
 }
 
 /// The device's address space and BO allocator.
@@ -193,6 +213,11 @@ impl BoDevice {
             heaps: Mutex::new(Heaps {
                 main: VaHeap::new(MAIN_BASE, MAIN_SIZE),
                 usc: VaHeap::new(USC_BASE + USC_FIXED_RESERVE, USC_SIZE - USC_FIXED_RESERVE),
+                usc_fixed: VaHeap::new(USC_BASE, USC_FIXED_RESERVE),
+                render_context: VaHeap::new(
+                    RENDER_CONTEXT_BASE,
+                    vm.kernel_start - RENDER_CONTEXT_BASE,
+                ),
             }),
             cache: Mutex::new(Vec::new()),
             stats: BoStats::default(),
@@ -283,14 +308,13 @@ impl BoDevice {
                 .uapi
                 .mmap(off.offset, size as usize)
                 .map_err(|err| BoError::Mmap { handle, size, err })?;
-            let va = {
-                let mut heaps = self.heaps.lock().unwrap();
-                match heap {
-                    Heap::Main => heaps.main.alloc(size, PAGE),
-                    Heap::Usc => heaps.usc.alloc(size, PAGE),
-                }
-            }
-            .ok_or(BoError::NoVa(size, heap))?;
+            let va = self
+                .heaps
+                .lock()
+                .unwrap()
+                .get(heap)
+                .alloc(size, PAGE)
+                .ok_or(BoError::NoVa(size, heap))?;
             bo.va = va;
             self.bind(a::BIND_READ | a::BIND_WRITE, handle, va, size)
                 .map_err(|err| BoError::Ioctl {
@@ -330,11 +354,7 @@ impl BoDevice {
     }
 
     fn free_va(&self, bo: &Bo) {
-        let mut heaps = self.heaps.lock().unwrap();
-        match bo.heap {
-            Heap::Main => heaps.main.free(bo.va, bo.size),
-            Heap::Usc => heaps.usc.free(bo.va, bo.size),
-        }
+        self.heaps.lock().unwrap().get(bo.heap).free(bo.va, bo.size);
     }
 
     /// Unmaps, unbinds and closes a BO. Failures are reported, never fatal: the kernel reclaims

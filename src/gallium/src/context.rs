@@ -1,8 +1,9 @@
-//! The pipe_context: records state (state.rs, shader.rs); anything that would need GPU work not written
-//! yet refuses with a message.
+//! The pipe_context: records state (state.rs, shader.rs), draws and clears into batches
+//! (draw.rs, batch.rs) that a flush submits.
 
-use crate::ffi::{guard, unimplemented};
-use crate::{shader, state, transfer};
+use crate::batch::Renderer;
+use crate::ffi::guard;
+use crate::{draw, shader, state, transfer};
 use agx16_mesa_sys as sys;
 use std::ffi::{c_uint, c_void};
 use std::ptr::null_mut;
@@ -12,7 +13,7 @@ use std::ptr::null_mut;
 pub struct Context {
     pub base: sys::pipe_context,
     pub state: Box<state::State>,
-    refused_draws: u64,
+    pub render: Renderer,
 }
 
 impl Context {
@@ -33,7 +34,7 @@ pub unsafe extern "C" fn create(
             // SAFETY: pipe_context is plain C data; all-zero means no callbacks.
             base: std::mem::zeroed(),
             state: state::State::new(),
-            refused_draws: 0,
+            render: Renderer::new(),
         }));
         let base = &mut (*ctx).base;
         base.screen = screen;
@@ -50,8 +51,8 @@ fn install_hooks(c: &mut sys::pipe_context) {
     use state::*;
     c.destroy = Some(destroy);
     c.flush = Some(flush);
-    c.draw_vbo = Some(draw_vbo);
-    c.clear = Some(clear);
+    c.draw_vbo = Some(draw::draw_vbo);
+    c.clear = Some(draw::clear);
     c.blit = Some(transfer::blit);
     c.resource_copy_region = Some(transfer::resource_copy_region);
     c.buffer_map = Some(transfer::map);
@@ -106,10 +107,12 @@ fn install_hooks(c: &mut sys::pipe_context) {
 unsafe extern "C" fn destroy(ctx: *mut sys::pipe_context) {
     guard("context destroy", (), || {
         let mut ctx = Box::from_raw(ctx as *mut Context);
-        if ctx.refused_draws > 0 {
+        let screen = crate::screen::Screen::get(ctx.base.screen);
+        ctx.render.destroy(&screen.bo);
+        if ctx.render.dropped_draws > 0 {
             eprintln!(
-                "agx16: {} draw call(s) were not executed (drawing is not implemented yet)",
-                ctx.refused_draws
+                "agx16: {} draw call(s) were not executed ({} render(s) submitted; reasons above)",
+                ctx.render.dropped_draws, ctx.render.submitted
             );
         }
         ctx.state.release();
@@ -119,54 +122,42 @@ unsafe extern "C" fn destroy(ctx: *mut sys::pipe_context) {
     })
 }
 
-/// Nothing is ever queued on the GPU yet, so a flush submits nothing; its fence is a signalled syncobj
-/// (see fence.rs).
+/// Submits the open batch. A fence asked for covers it (an out-sync of its SUBMIT); without a
+/// submission the fence is a signalled syncobj, after waiting for renders already in flight.
 unsafe extern "C" fn flush(
     ctx: *mut sys::pipe_context,
     fence: *mut *mut sys::pipe_fence_handle,
     _flags: c_uint,
 ) {
     guard("flush", (), || {
+        let ctx = Context::get(ctx);
+        let screen = crate::screen::Screen::get(ctx.base.screen);
+        let uapi = screen.bo.uapi();
+        ctx.render.retire_completed(&screen.bo);
         if fence.is_null() {
+            ctx.render.flush(&screen.bo, None);
             return;
         }
-        let screen = crate::screen::Screen::get((*ctx).screen);
-        match crate::fence::Fence::signalled(screen.bo.uapi()) {
-            Ok(f) => *fence = f as *mut sys::pipe_fence_handle,
+        *fence = null_mut();
+        let syncobj = match crate::fence::syncobj_create(uapi, false) {
+            Ok(s) => s,
             Err(e) => {
                 eprintln!("agx16: flush: SYNCOBJ_CREATE: {e}");
-                *fence = null_mut();
+                ctx.render.flush(&screen.bo, None);
+                return;
             }
+        };
+        if ctx.render.flush(&screen.bo, Some(syncobj)) {
+            *fence = crate::fence::Fence::from_syncobj(syncobj) as *mut sys::pipe_fence_handle;
+            return;
+        }
+        crate::fence::syncobj_destroy(uapi, syncobj);
+        ctx.render.wait(&screen.bo);
+        match crate::fence::Fence::signalled(uapi) {
+            Ok(f) => *fence = f as *mut sys::pipe_fence_handle,
+            Err(e) => eprintln!("agx16: flush: SYNCOBJ_CREATE: {e}"),
         }
     })
-}
-
-unsafe extern "C" fn draw_vbo(
-    ctx: *mut sys::pipe_context,
-    _: *const sys::pipe_draw_info,
-    _: c_uint,
-    _: *const sys::pipe_draw_indirect_info,
-    _: *const sys::pipe_draw_start_count_bias,
-    _: c_uint,
-) {
-    guard("draw_vbo", (), || {
-        let ctx = Context::get(ctx);
-        if ctx.refused_draws == 0 {
-            unimplemented("draw_vbo (drawing)");
-        }
-        ctx.refused_draws += 1;
-    })
-}
-
-unsafe extern "C" fn clear(
-    _: *mut sys::pipe_context,
-    _: c_uint,
-    _: *const sys::pipe_scissor_state,
-    _: *const sys::pipe_color_union,
-    _: f64,
-    _: c_uint,
-) {
-    unimplemented("clear");
 }
 
 /// A sampler view is CPU state until the draw path packs its texture descriptor.

@@ -1,7 +1,7 @@
-//! Fences are DRM syncobjs. Nothing is submitted to the GPU yet, so a flush has no work to fence: its
-//! fence is a syncobj created signalled (DRM_SYNCOBJ_CREATE_SIGNALED). The draw path will instead hand
-//! the submission's out-sync syncobj to `Fence::new`, and `fence_finish` already waits on whatever the
-//! syncobj holds (SYNCOBJ_WAIT with WAIT_FOR_SUBMIT).
+//! Fences are DRM syncobjs. A flush that submits a render hands its fence a syncobj the SUBMIT
+//! signals (an out-sync of the submission, see batch.rs); a flush with nothing to submit waits
+//! for earlier submissions and returns a syncobj created signalled (DRM_SYNCOBJ_CREATE_SIGNALED).
+//! `fence_finish` waits on whatever the syncobj holds (SYNCOBJ_WAIT with WAIT_FOR_SUBMIT).
 
 use crate::bo::Uapi;
 use crate::ffi::guard;
@@ -22,7 +22,7 @@ pub struct Fence {
     pub syncobj: u32,
 }
 
-fn drm<T>(uapi: &dyn Uapi, nr: u32, v: &mut T) -> io::Result<()> {
+pub fn drm<T>(uapi: &dyn Uapi, nr: u32, v: &mut T) -> io::Result<()> {
     let request = drm_iowr(nr, std::mem::size_of::<T>());
     // SAFETY: `v` is the struct the request encodes, live across the call.
     unsafe { uapi.ioctl(request, v as *mut T as *mut c_void) }
@@ -42,44 +42,23 @@ impl Fence {
         })))
     }
 
+    /// A fence owning `syncobj` (destroyed with the last reference).
+    pub fn from_syncobj(syncobj: u32) -> *mut Fence {
+        Box::into_raw(Box::new(Fence {
+            refs: AtomicU32::new(1),
+            syncobj,
+        }))
+    }
+
     /// Waits up to `timeout_ns` (u64::MAX: forever); true when the syncobj's work has completed.
     pub fn wait(&self, uapi: &dyn Uapi, timeout_ns: u64) -> io::Result<bool> {
-        let mut now = libc::timespec {
-            tv_sec: 0,
-            tv_nsec: 0,
-        };
-        // SAFETY: plain clock read into a local.
-        unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
-        let now = now.tv_sec * 1_000_000_000 + now.tv_nsec;
-        let deadline = i64::try_from(timeout_ns)
-            .ok()
-            .and_then(|t| now.checked_add(t))
-            .unwrap_or(i64::MAX);
-        let handles = [self.syncobj];
-        let mut w = DrmSyncobjWait {
-            handles: handles.as_ptr() as u64,
-            timeout_nsec: deadline,
-            count_handles: 1,
-            flags: SYNCOBJ_WAIT_ALL | SYNCOBJ_WAIT_FOR_SUBMIT,
-            ..Default::default()
-        };
-        match drm(uapi, NR_SYNCOBJ_WAIT, &mut w) {
-            Ok(()) => Ok(true),
-            Err(e) if e.raw_os_error() == Some(libc::ETIME) => Ok(false),
-            Err(e) => Err(e),
-        }
+        syncobj_wait(uapi, self.syncobj, timeout_ns)
     }
 
     fn destroy(fence: *mut Fence, uapi: &dyn Uapi) {
         // SAFETY: the last reference is gone; the box was made by `signalled`.
         let fence = unsafe { Box::from_raw(fence) };
-        let mut d = DrmSyncobjDestroy {
-            handle: fence.syncobj,
-            pad: 0,
-        };
-        if let Err(e) = drm(uapi, NR_SYNCOBJ_DESTROY, &mut d) {
-            eprintln!("agx16: SYNCOBJ_DESTROY of {}: {e}", fence.syncobj);
-        }
+        syncobj_destroy(uapi, fence.syncobj);
     }
 
     /// Gallium's reference rule: `*dst = src`, counting references, destroying what drops to zero.
@@ -100,6 +79,59 @@ impl Fence {
             }
         }
         *dst = src;
+    }
+}
+
+/// Creates a syncobj (signalled or not).
+pub fn syncobj_create(uapi: &dyn Uapi, signalled: bool) -> io::Result<u32> {
+    let mut c = DrmSyncobjCreate {
+        handle: 0,
+        flags: if signalled {
+            SYNCOBJ_CREATE_SIGNALED
+        } else {
+            0
+        },
+    };
+    drm(uapi, NR_SYNCOBJ_CREATE, &mut c)?;
+    Ok(c.handle)
+}
+
+/// Destroys a syncobj, reporting (not failing on) errors.
+pub fn syncobj_destroy(uapi: &dyn Uapi, syncobj: u32) {
+    let mut d = DrmSyncobjDestroy {
+        handle: syncobj,
+        pad: 0,
+    };
+    if let Err(e) = drm(uapi, NR_SYNCOBJ_DESTROY, &mut d) {
+        eprintln!("agx16: SYNCOBJ_DESTROY of {syncobj}: {e}");
+    }
+}
+
+/// Waits up to `timeout_ns` (u64::MAX: forever) for a syncobj; true when its work completed.
+pub fn syncobj_wait(uapi: &dyn Uapi, syncobj: u32, timeout_ns: u64) -> io::Result<bool> {
+    let mut now = libc::timespec {
+        tv_sec: 0,
+        tv_nsec: 0,
+    };
+    // SAFETY: plain clock read into a local.
+    unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC, &mut now) };
+    let now = now.tv_sec * 1_000_000_000 + now.tv_nsec;
+    let deadline = i64::try_from(timeout_ns)
+        .ok()
+        .and_then(|t| now.checked_add(t))
+        .unwrap_or(i64::MAX);
+    let handles = [syncobj];
+    let mut w = DrmSyncobjWait {
+        handles: handles.as_ptr() as u64,
+        timeout_nsec: deadline,
+        count_handles: 1,
+        flags: SYNCOBJ_WAIT_ALL | SYNCOBJ_WAIT_FOR_SUBMIT,
+        ..Default::default()
+    };
+    match drm(uapi, NR_SYNCOBJ_WAIT, &mut w) {
+        Ok(()) => Ok(true),
+        Err(e) if e.raw_os_error() == Some(libc::ETIME) => Ok(false),
+        Err(e) => Err(e),
     }
 }
 

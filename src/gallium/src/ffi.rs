@@ -17,8 +17,3 @@ pub fn guard<T>(what: &str, fallback: T, f: impl FnOnce() -> T) -> T {
         }
     }
 }
-
-/// Reports a feature the driver does not implement yet. Always printed: a silent no-op would hide it.
-pub fn unimplemented(what: &str) {
-    eprintln!("agx16: {what} is not implemented yet");
-}

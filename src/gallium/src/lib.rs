@@ -3,11 +3,13 @@
 //! Built as the one Rust staticlib inside Mesa's libgallium (see the root meson.build). Mesa calls
 //! `agx16_drm_screen_create` for render nodes whose kernel driver is "asahi".
 
+mod batch;
 mod bo;
 mod caps;
 mod context;
 mod debug;
 mod device;
+mod draw;
 mod fence;
 mod ffi;
 mod formats;
@@ -19,5 +21,6 @@ mod shader;
 mod state;
 mod transfer;
 mod va;
+mod variants;
 
 pub use screen::agx16_drm_screen_create;

@@ -17,6 +17,8 @@ pub struct Screen {
     pub params: ParamsGlobal,
     /// GPU memory: the VM, VA heaps and BOs.
     pub bo: BoDevice,
+    /// Compiled programs and the entry arena.
+    pub programs: std::sync::Mutex<crate::batch::ProgramStore>,
     name: CString,
     nir_options: &'static sys::nir_shader_compiler_options,
 }
@@ -40,6 +42,7 @@ impl Screen {
             node: RenderNode::new(-1),
             params,
             bo,
+            programs: std::sync::Mutex::new(crate::batch::ProgramStore::new()),
             name: CString::default(),
             nir_options: shader::nir_options(),
         })
@@ -61,6 +64,7 @@ impl Screen {
             node,
             params,
             bo,
+            programs: std::sync::Mutex::new(crate::batch::ProgramStore::new()),
             name,
             nir_options: shader::nir_options(),
         });
@@ -114,6 +118,7 @@ pub extern "C" fn agx16_drm_screen_create(
 unsafe extern "C" fn destroy(screen: *mut sys::pipe_screen) {
     guard("screen destroy", (), || {
         let screen = Box::from_raw(screen as *mut Screen);
+        screen.programs.lock().unwrap().release(&screen.bo);
         if debug::flags().bo {
             let s = &screen.bo.stats;
             use std::sync::atomic::Ordering::Relaxed;

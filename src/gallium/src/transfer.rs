@@ -282,8 +282,22 @@ pub unsafe fn unmap_transfer(mut t: Box<Transfer>) -> Result<(), MapError> {
     result
 }
 
+/// Before the CPU touches `res`: submit and wait for GPU work that writes it (or, for CPU
+/// writes, that uses it at all).
+///
+/// # Safety
+/// `ctx` null or a live agx16 context; `res` a live agx16 resource.
+unsafe fn sync(ctx: *mut sys::pipe_context, res: *mut sys::pipe_resource, write: bool) {
+    if ctx.is_null() || res.is_null() {
+        return;
+    }
+    let c = crate::context::Context::get(ctx);
+    let screen = crate::screen::Screen::get(c.base.screen);
+    c.render.sync_for_cpu(&screen.bo, res, write);
+}
+
 pub unsafe extern "C" fn map(
-    _: *mut sys::pipe_context,
+    ctx: *mut sys::pipe_context,
     res: *mut sys::pipe_resource,
     level: c_uint,
     usage: c_uint,
@@ -292,6 +306,9 @@ pub unsafe extern "C" fn map(
 ) -> *mut c_void {
     guard("transfer_map", null_mut(), || {
         *out = null_mut();
+        if usage & sys::PIPE_MAP_UNSYNCHRONIZED == 0 {
+            sync(ctx, res, usage & sys::PIPE_MAP_WRITE != 0);
+        }
         match map_resource(res, level, usage, &*b) {
             Ok((t, ptr)) => {
                 *out = Box::into_raw(t) as *mut sys::pipe_transfer;
@@ -385,7 +402,7 @@ pub unsafe fn write_texture(
 }
 
 pub unsafe extern "C" fn buffer_subdata(
-    _: *mut sys::pipe_context,
+    ctx: *mut sys::pipe_context,
     res: *mut sys::pipe_resource,
     _usage: c_uint,
     offset: c_uint,
@@ -393,6 +410,7 @@ pub unsafe extern "C" fn buffer_subdata(
     data: *const c_void,
 ) {
     guard("buffer_subdata", (), || {
+        sync(ctx, res, true);
         if let Err(e) = write_buffer(res, offset, size, data as *const u8) {
             eprintln!("agx16: buffer_subdata: {e}");
         }
@@ -401,7 +419,7 @@ pub unsafe extern "C" fn buffer_subdata(
 
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn texture_subdata(
-    _: *mut sys::pipe_context,
+    ctx: *mut sys::pipe_context,
     res: *mut sys::pipe_resource,
     level: c_uint,
     _usage: c_uint,
@@ -411,6 +429,7 @@ pub unsafe extern "C" fn texture_subdata(
     layer_stride: usize,
 ) {
     guard("texture_subdata", (), || {
+        sync(ctx, res, true);
         if let Err(e) = write_texture(
             res,
             level,
@@ -486,7 +505,7 @@ pub unsafe fn copy_region(
 
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn resource_copy_region(
-    _: *mut sys::pipe_context,
+    ctx: *mut sys::pipe_context,
     dst: *mut sys::pipe_resource,
     dst_level: c_uint,
     dx: c_uint,
@@ -497,6 +516,8 @@ pub unsafe extern "C" fn resource_copy_region(
     sbox: *const sys::pipe_box,
 ) {
     guard("resource_copy_region", (), || {
+        sync(ctx, src, false);
+        sync(ctx, dst, true);
         if let Err(e) = copy_region(dst, dst_level, dx, dy, dz, src, src_level, &*sbox) {
             eprintln!("agx16: resource_copy_region: {e}");
         }
@@ -612,8 +633,10 @@ pub unsafe fn cpu_blit(info: &sys::pipe_blit_info) -> Result<(), BlitError> {
     Ok(())
 }
 
-pub unsafe extern "C" fn blit(_: *mut sys::pipe_context, info: *const sys::pipe_blit_info) {
+pub unsafe extern "C" fn blit(ctx: *mut sys::pipe_context, info: *const sys::pipe_blit_info) {
     guard("blit", (), || {
+        sync(ctx, (*info).src.resource, false);
+        sync(ctx, (*info).dst.resource, true);
         if let Err(e) = cpu_blit(&*info) {
             eprintln!(
                 "agx16: blit of format {} to {} not done: {e}",
