@@ -28,6 +28,8 @@ pub struct Body {
     pub prog: Program,
     /// Graphics IO ops by pc (or why the encoding is refused).
     io: HashMap<u32, Result<GfxOp, String>>,
+    /// Uniform words the reachable instructions read (see [`Body::uniforms_read`]).
+    uniform_words: usize,
 }
 
 impl Body {
@@ -50,7 +52,14 @@ impl Body {
                 }
             }
         }
-        Ok(Body { va, prog, io })
+        let mut body = Body {
+            va,
+            prog,
+            io,
+            uniform_words: 0,
+        };
+        body.uniform_words = body.uniforms_read();
+        Ok(body)
     }
 
     /// Uniform words the body can read: uniform operands and the 64-bit base pairs of its
@@ -94,7 +103,7 @@ impl Body {
     /// Refuses a body that reads uniform words its launcher did not write: what the M4
     /// returns there is not established (the model never substitutes zeros).
     pub fn check_uniforms(&self, uniforms: &[u32], stage: &str) -> Result<(), SimError> {
-        let n = self.uniforms_read();
+        let n = self.uniform_words;
         if n > uniforms.len() {
             return Err(unestablished(
                 self.va,
