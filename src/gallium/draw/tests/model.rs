@@ -487,7 +487,14 @@ fn render(mem: &mut Mem, batch: &Batch) -> (Vec<[u8; 4]>, gfx::RenderStats) {
 
 // ---- CPU reference ----
 
-type RefTri = [([f32; 4], f32); 3];
+/// Clip position and RGBA colour of a vertex.
+type RefVtx = ([f32; 4], [f32; 4]);
+type RefTri = [RefVtx; 3];
+
+/// A red-only vertex as the id-based vertex body produces it (fragment output (r, 0, 0, 0)).
+fn red(v: ([f32; 4], f32)) -> RefVtx {
+    (v.0, [v.1, 0.0, 0.0, 0.0])
+}
 
 /// GL assembly of a vertex-id run into triangles (provoking vertex irrelevant: smooth).
 fn triangles(prim: Primitive, ids: &[u32]) -> Vec<[u32; 3]> {
@@ -527,15 +534,16 @@ impl RefFrame {
     /// pixel centres, top-left rule, linear red, optional depth test `Less` with write.
     fn triangle(&mut self, t: RefTri, depth_less: bool, scissor: Option<[u32; 4]>) {
         let snap = |c: f64| (c * 256.0).round() / 256.0;
-        let win: Vec<(f64, f64, f64, f64)> = t
+        let win: Vec<(f64, f64, f64, f64, [f32; 4])> = t
             .iter()
-            .map(|(p, r)| {
+            .map(|(p, c)| {
                 let w = p[3] as f64;
                 (
                     snap(W as f64 / 2.0 + W as f64 / 2.0 * p[0] as f64 / w),
                     snap(H as f64 / 2.0 + H as f64 / 2.0 * p[1] as f64 / w),
                     p[2] as f64 / w,
-                    *r as f64,
+                    w,
+                    *c,
                 )
             })
             .collect();
@@ -576,8 +584,14 @@ impl RefFrame {
                     }
                     self.depth[i] = z;
                 }
-                let red: f64 = (0..3).map(|k| bary[k] * win[k].3).sum();
-                self.color[i] = [(red.clamp(0.0, 1.0) * 255.0).round() as u8, 0, 0, 0];
+                // Perspective-correct: the attribute over w, interpolated, over 1/w interpolated.
+                let den: f64 = (0..3).map(|k| bary[k] / win[k].3).sum();
+                self.color[i] = std::array::from_fn(|ch| {
+                    let num: f64 = (0..3)
+                        .map(|k| bary[k] * win[k].4[ch] as f64 / win[k].3)
+                        .sum();
+                    ((num / den).clamp(0.0, 1.0) * 255.0).round() as u8
+                });
             }
         }
     }
@@ -585,7 +599,7 @@ impl RefFrame {
     fn draw(&mut self, s: Shape, prim: Primitive, runs: &[Vec<u32>], depth: bool) {
         for run in runs {
             for t in triangles(prim, run) {
-                self.triangle(t.map(|k| s.vertex(k)), depth, None);
+                self.triangle(t.map(|k| red(s.vertex(k))), depth, None);
             }
         }
     }
@@ -852,7 +866,7 @@ fn scissored_draw_stays_inside_the_rectangle() {
     batch.draws.push(d);
     let (px, _) = render(&mut mem, &batch);
     let mut want = RefFrame::new(CLEAR_BYTES);
-    let t = [0, 1, 2].map(|k| TRI.vertex(k));
+    let t = [0, 1, 2].map(|k| red(TRI.vertex(k)));
     want.triangle(t, false, Some([16, 20, 48, 40]));
     compare(&px, &want);
 }
@@ -876,4 +890,140 @@ fn inconsistent_programs_are_errors_not_panics() {
     fb.samples = 4;
     let err = build_render(&Batch::new(fb), &mut HostTiles::default(), &mut mem).unwrap_err();
     assert!(err.to_string().contains("4 samples"), "{err}");
+}
+
+// ---- programs compiled by agx16-compiler from IR, fed through the launcher ABI ----
+
+mod compiled {
+    use super::*;
+    use agx16_compiler::abi;
+    use agx16_compiler::ir::{Builder, Interp as CInterp, Op, Src, Stage, SysVal, Type};
+    use agx16_compiler::pipeline::Options;
+
+    /// Root-record qword of vertex buffer 0 (sim/GFX.md "Render-stage uniform ABI": six
+    /// roots, then the stage's buffers).
+    const VB_QWORD: u8 = 6;
+
+    /// `gl_Position = a_pos; v_col = a_col;` with both attributes fetched from one
+    /// interleaved buffer (8 floats per vertex) by the program itself.
+    fn vertex_program() -> Vec<u8> {
+        let mut b = Builder::new(Stage::Vertex);
+        let id = b.sysval(SysVal::VertexId);
+        let idx = abi::mul_const(&mut b, Src::val(id), 8);
+        let pos = b.load_global(VB_QWORD, idx, Type::F32, 4);
+        let idx4 = b.alu(Op::IAdd, Type::I32, [idx, Src::imm(4)]);
+        let col = b.load_global(VB_QWORD, Src::val(idx4), Type::F32, 4);
+        for k in 0..4u8 {
+            b.store_output(k, Src::comp(pos, k));
+        }
+        for k in 0..4u8 {
+            b.store_output(4 + k, Src::comp(col, k));
+        }
+        let (c, info) = abi::compile_ir_graphics(&b.finish(), 0, Options::default()).unwrap();
+        assert_eq!(info.outputs, 8);
+        assert_eq!(c.mir.scratch_slots, 0);
+        c.code
+    }
+
+    /// `gl_FragColor = v_col` into an RGBA8 tile word.
+    fn fragment_program() -> Vec<u8> {
+        let mut b = Builder::new(Stage::Fragment);
+        let c: [Src; 4] =
+            std::array::from_fn(|k| Src::val(b.load_varying(1 + k as u8, CInterp::Perspective)));
+        let word = abi::pack_unorm_4x8(&mut b, c);
+        b.store_tile(0, word);
+        let (c, info) = abi::compile_ir_graphics(&b.finish(), 0, Options::default()).unwrap();
+        assert_eq!(info.tile_words, 1);
+        c.code
+    }
+
+    const VERTS: [RefVtx; 5] = [
+        ([-0.7, -0.8, 0.3, 1.0], [1.0, 0.0, 0.0, 1.0]),
+        ([1.2, -1.1, 0.6, 2.0], [0.0, 1.0, 0.0, 1.0]),
+        ([-0.1, 0.9, 0.4, 1.0], [0.0, 0.0, 1.0, 0.5]),
+        ([0.9, 0.6, 0.2, 1.0], [1.0, 1.0, 0.0, 1.0]),
+        ([0.1, -0.2, 0.9, 1.0], [0.2, 0.4, 0.6, 0.8]),
+    ];
+
+    #[test]
+    fn compiled_programs_fetch_vertices_through_the_root_record_and_match_the_reference() {
+        let (mut mem, mut progs, _) = setup();
+        let vs = Arc::new(VertexProgram {
+            body: progs.arena.add_body(&mut mem, &vertex_program()).unwrap(),
+            outputs: 8,
+            writes_point_size: false,
+            // The whole publication namespace until the compiler reports its high-water mark.
+            publications: 128,
+            scratch: 0,
+        });
+        let fs = Arc::new(FragmentProgram {
+            body: progs.arena.add_body(&mut mem, &fragment_program()).unwrap(),
+            varyings: vec![Varying {
+                slot: 0,
+                components: 4,
+                interp: Interp::Perspective,
+                coefficient: 1,
+            }],
+            reads_frag_z: false,
+            discards: false,
+            reads_tilebuffer: false,
+            publications: 0,
+            scratch: 0,
+        });
+        let data: Vec<u8> = VERTS
+            .iter()
+            .flat_map(|(p, c)| p.iter().chain(c))
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        let vb = mem.upload(Heap::General, &data, 64).unwrap();
+        let mut args = vec![0u32; 12];
+        args.extend([vb as u32, (vb >> 32) as u32]);
+        let indices = [0u32, 1, 2, 2, 1, 3, 4, 0, 2];
+        let va = index_buffer(&mut mem, IndexSize::U16, &indices);
+        let mut batch = Batch::new(framebuffer(false));
+        clear_all(&mut batch);
+        let mut d = draw(
+            &vs,
+            &fs,
+            Primitive::Triangles,
+            Indices::Indexed {
+                va,
+                size: IndexSize::U16,
+                count: indices.len() as u32,
+                base_vertex: 0,
+                restart: None,
+            },
+        );
+        d.vs_args = args.clone();
+        batch.draws.push(d);
+        let (px, stats) = render(&mut mem, &batch);
+        let mut want = RefFrame::new(CLEAR_BYTES);
+        for t in indices.chunks(3) {
+            want.triangle([0, 1, 2].map(|k| VERTS[t[k] as usize]), false, None);
+        }
+        assert!(want.color.iter().filter(|c| **c != CLEAR_BYTES).count() > 500);
+        compare(&px, &want);
+        assert_eq!(stats.vertices_shaded, 5);
+
+        // Control: without the buffer's address in root qword 6 the program fetches from
+        // address 0, which faults: the image above depends on the root record.
+        let mut batch = Batch::new(framebuffer(false));
+        let mut d = draw(
+            &vs,
+            &fs,
+            Primitive::Triangles,
+            Indices::Direct { first: 0, count: 3 },
+        );
+        d.vs_args = vec![0u32; 14];
+        batch.draws.push(d);
+        let mut tiles = HostTiles::default();
+        let built = build_render(&batch, &mut tiles, &mut mem).unwrap();
+        let cmd = RenderCommand::from_bytes(&built.payload().unwrap()).unwrap();
+        let mut st = TestStages {
+            isa: IsaStages::default(),
+            tiles: &tiles,
+        };
+        let err = gfx::run_render_with(&mem.pt, &cmd, &mut st).unwrap_err();
+        assert!(matches!(err, SimError::Fault(_)), "{err:?}");
+    }
 }
