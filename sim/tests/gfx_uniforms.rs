@@ -392,6 +392,8 @@ struct Setup {
     instances: u32,
     /// Publication high-water mark in the vertex launcher's frame.
     vpublications: u32,
+    /// Samples of the fragment launcher's tile layout.
+    fsamples: u8,
 }
 
 impl Default for Setup {
@@ -404,6 +406,7 @@ impl Default for Setup {
             froots: 9,
             instances: 1,
             vpublications: 8,
+            fsamples: 1,
         }
     }
 }
@@ -476,7 +479,7 @@ fn render_scene(s: &Setup) -> (Scene, Result<gfx::RenderStats, SimError>) {
         FRAG_ROOTS,
         s.froots,
         StageAllocation::Tile {
-            samples: 1,
+            samples: s.fsamples,
             units: 1,
         },
         fe,
@@ -677,5 +680,21 @@ fn an_unmapped_root_record_faults_in_the_launcher() {
     match launcher::run_stage_setup(&scene.pt, VERT_LAUNCHER, launcher::RenderStage::Vertex) {
         Err(SimError::Fault(f)) => assert!((far..far + 56).contains(&f.addr), "{f}"),
         other => panic!("expected a fault, got {other:?}"),
+    }
+}
+
+#[test]
+fn a_fragment_tile_layout_for_another_sample_count_is_refused() {
+    // The render is single-sampled; a 2x tile layout in the fragment launcher is refused.
+    let s = Setup {
+        fsamples: 2,
+        ..Setup::default()
+    };
+    match render_err(&s) {
+        SimError::Unestablished { form, what, .. } => {
+            assert_eq!(form, "fragment launcher");
+            assert!(what.contains("for a 1-sample render"), "{what}");
+        }
+        other => panic!("{other:?}"),
     }
 }

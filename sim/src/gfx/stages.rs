@@ -221,6 +221,7 @@ struct StageProgram {
     uniforms: std::rc::Rc<[u32]>,
     /// Publication words the launcher's frame reserves (2 per encoded pair).
     publications: u32,
+    allocation: agx16_isa::meaning::StageAllocation,
 }
 
 impl std::fmt::Debug for IsaStages {
@@ -247,9 +248,30 @@ impl IsaStages {
             body: std::rc::Rc::new(super::body::Body::load(mem, l.body)?),
             uniforms: l.arguments.into(),
             publications: l.frame.publication_words,
+            allocation: l.allocation,
         };
         self.bodies.insert(launch, p.clone());
         Ok(p)
+    }
+}
+
+/// The fragment launcher's tile allocation names the render's sample count
+/// (GravityLinux/mesa agx_apple9.c `agx_apple9_prepare_draw` passes the pipeline's samples to
+/// the launch builder; README.apple9-launchers.md: 1x/2x/4x layouts ran on T8132). A layout
+/// for another count than the render's tilebuffer has no established meaning.
+fn check_tile_layout(p: &StageProgram, launch: u64, tile: &TileBuffer) -> Result<(), SimError> {
+    use agx16_isa::meaning::StageAllocation;
+    match p.allocation {
+        StageAllocation::Tile { samples, .. } if samples as u32 == tile.samples => Ok(()),
+        a => Err(unestablished(
+            launch,
+            "fragment launcher",
+            format!(
+                "{a:?} for a {}-sample render: the launcher's tile layout must be the \
+                 render's",
+                tile.samples
+            ),
+        )),
     }
 }
 
@@ -333,6 +355,7 @@ impl Stages for IsaStages {
         tile: &mut TileBuffer,
     ) -> Result<FragmentResult, SimError> {
         let p = self.body(mem, frag.launch, super::launcher::RenderStage::Fragment)?;
+        check_tile_layout(&p, frag.launch, tile)?;
         let r = super::body::run_fragment_quad(
             mem,
             &p.body,
@@ -359,6 +382,7 @@ impl Stages for IsaStages {
             ));
         }
         let p = self.body(mem, first.launch, super::launcher::RenderStage::Fragment)?;
+        check_tile_layout(&p, first.launch, tile)?;
         super::body::run_fragment_quad(mem, &p.body, &p.uniforms, quad, tile)
     }
     fn end_of_tile(
