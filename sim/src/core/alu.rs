@@ -87,9 +87,14 @@ pub fn ibin(op: IntBinOp, a: u32, b: u32) -> u32 {
             let (x, y) = (b, a);
             (!x & !y & t(0)) | (!x & y & t(1)) | (x & !y & t(2)) | (x & y & t(3))
         }
-        IntBinOp::Shl => a.checked_shl(b).unwrap_or(0),
-        IntBinOp::ShrU => a.checked_shr(b).unwrap_or(0),
-        IntBinOp::ShrS => ((a as i32) >> b.min(31)) as u32,
+        // The amount is the low 16 bits of B; 32 and above saturate (zero, or
+        // the sign for arithmetic shifts) instead of wrapping (GravityLinux/mesa
+        // agx_apple9_opt.c constant folding of register shifts, "native amount
+        // contract": ushr(x, 33) = 0, ishr(0x81234567, 33) = ~0,
+        // ushr(0x81234567, 0x10004) = 0x08123456; that backend runs on T8132).
+        IntBinOp::Shl => a.checked_shl(b & 0xffff).unwrap_or(0),
+        IntBinOp::ShrU => a.checked_shr(b & 0xffff).unwrap_or(0),
+        IntBinOp::ShrS => ((a as i32) >> (b & 0xffff).min(31)) as u32,
         IntBinOp::MinU => a.min(b),
         IntBinOp::MaxU => a.max(b),
         IntBinOp::MinS => (a as i32).min(b as i32) as u32,
@@ -134,6 +139,22 @@ mod tests {
         assert_eq!(ibin(IntBinOp::Logic(0b1110), a, b), a | b);
         assert_eq!(ibin(IntBinOp::Logic(0b0011), a, b), !b);
         assert_eq!(ibin(IntBinOp::Logic(0b0100), a, b), b & !a);
+    }
+
+    #[test]
+    fn register_shift_amounts_use_16_bits_and_saturate() {
+        // The three constant-fold vectors GravityLinux/mesa test-apple9-opt.cpp
+        // ConstantRegisterShiftFollowsNativeAmountContract gives, plus the
+        // ordinary in-range cases.
+        let x = 0x8123_4567;
+        assert_eq!(ibin(IntBinOp::ShrU, x, 33), 0);
+        assert_eq!(ibin(IntBinOp::ShrS, x, 33), u32::MAX);
+        assert_eq!(ibin(IntBinOp::ShrU, x, 0x1_0004), 0x0812_3456);
+        assert_eq!(ibin(IntBinOp::ShrS, x, 4), 0xf812_3456);
+        assert_eq!(ibin(IntBinOp::Shl, x, 4), 0x1234_5670);
+        assert_eq!(ibin(IntBinOp::Shl, x, 32), 0);
+        assert_eq!(ibin(IntBinOp::ShrS, 0x7fff_ffff, 40), 0);
+        assert_eq!(ibin(IntBinOp::Shl, 1, 0x1_001f), 0x8000_0000);
     }
 
     #[test]

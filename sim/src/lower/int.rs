@@ -229,6 +229,46 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
     }
 }
 
+/// Shifts (agx16-isa `ishr_imm`, `ishr_reg`, `ushr_imm`, `ushr_reg`,
+/// `ishl_imm`, `ishl_reg`): the control bytes GravityLinux/mesa pack_shift
+/// emits (its T8132-run backend; `ishr_imm` also Apple-compiled in
+/// EXP-M4-13 dec2_k_ashr_amt). Any other control value is unknown. Source
+/// releases are the forms' Release fields (handled with the hazards).
+pub fn shift(i: &Instr) -> Result<Kind, String> {
+    let allowed: &[check::Allowed] = match i.form.name {
+        "ishr_imm" => &[
+            ("mode", &[0x15]),
+            ("src_class", &[0x02]),
+            ("b8", &[0x62]),
+        ],
+        "ishr_reg" => &[
+            ("mode", &[0x15]),
+            ("src_class", &[0x02]),
+            ("b8", &[0xe2]),
+        ],
+        // byte9 0x11 / 0x13: bits 76 set, 72/73 the releases
+        "ushr_imm" | "ushr_reg" | "ishl_imm" | "ishl_reg" => &[
+            ("mode", &[0x15]),
+            ("src_class", &[0x02]),
+            ("b8", &[0xf0]),
+            ("b9_hi", &[0x04]),
+        ],
+        other => return Err(format!("{other} is not a modelled shift")),
+    };
+    check::fields(i, &[], allowed)?;
+    let op = match (i.form.op, i.form.name.starts_with("ishr")) {
+        (F::ShiftLeft, _) => IntBinOp::Shl,
+        (_, true) => IntBinOp::ShrS,
+        _ => IntBinOp::ShrU,
+    };
+    Ok(Kind::IBin {
+        op,
+        dst: dst(i)?,
+        a: src(i, Role::SrcA)?,
+        b: src(i, Role::SrcB)?,
+    })
+}
+
 /// The truth table of an `ilogic`: agx16-isa's measured LUT encodings
 /// (`meaning::logic_function`, all 16 functions run on M4). Truth bit 2x+y
 /// with x the byte3 source (SrcB) and y the byte1 source (SrcA).

@@ -87,6 +87,7 @@ fn lower(i: &Instr, op: &mut Op) -> Result<Kind, String> {
         F::FAdd | F::FMul | F::FFma | F::HAdd | F::HMul | F::FUnary => float::lower(i),
         F::Sfu => sfu::lower(i),
         F::IAdd | F::ISub | F::IMad | F::ILogic => int::lower(i),
+        F::ShiftRight | F::ShiftLeft => int::shift(i),
         F::DeviceLoad => mem::load(i),
         F::DeviceStore => mem::store(i, op),
         F::IfPush

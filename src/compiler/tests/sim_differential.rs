@@ -737,11 +737,10 @@ fn uniform_operands_match_reference() {
 }
 
 /// `x >> k` (signed, immediate k) selects `ishr_imm` with the control bytes of Apple's
-/// `a7 01 54 06 02 0c 20 78 62 00` (EXP-M4-13 dec2_k_ashr_amt); agx16-sim does not model shifts
-/// yet, so the model refuses the program (recorded; when it learns the form this test fails and
-/// becomes a differential test).
+/// `a7 01 54 06 02 0c 20 78 62 00` (EXP-M4-13 dec2_k_ashr_amt) and runs on the model like the
+/// reference (arithmetic: the sign fills).
 #[test]
-fn arithmetic_shift_by_immediate_is_selected_and_refused_by_the_model() {
+fn arithmetic_shift_by_immediate_matches_reference() {
     let mut b = Builder::new(Stage::Compute);
     let x = b.sysval(SysVal::GlobalId(0));
     let a = b.load_global(0, x, Type::I32, 1);
@@ -766,9 +765,13 @@ fn arithmetic_shift_by_immediate_is_selected_and_refused_by_the_model() {
     for field in ["mode", "src_class", "b8", "b9", "amount"] {
         assert_eq!(sh.field(field), apple.field(field), "{field}\n{}", c.mir);
     }
-    let input = vec![0x8000_1234u32; 2 * THREADS as usize];
-    let e = run_on_model(&c.code, &[input, vec![0; 2 * THREADS as usize]]).unwrap_err();
-    assert!(e.contains("ishr_imm"), "{e}");
+    let input: Vec<u32> = (0..2 * THREADS)
+        .map(|i| 0x8000_1234u32.wrapping_add(i.wrapping_mul(0x0101_0735)))
+        .collect();
+    let got = run_on_model(&c.code, &[input.clone(), vec![0; 2 * THREADS as usize]])
+        .unwrap_or_else(|e| panic!("model: {e}\n{}", c.mir));
+    let want: Vec<u32> = input.iter().map(|&v| ((v as i32) >> 8) as u32).collect();
+    assert_eq!(got[1][..THREADS as usize], want[..THREADS as usize], "{}", c.mir);
 }
 
 /// Early returns under one and two ifs (`if (a < 0) { out[x] = 1; return; } if (b == 3) { if

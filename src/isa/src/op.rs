@@ -53,6 +53,7 @@ pub enum Op {
     MinMax,
     Select,
     ShiftRight,
+    ShiftLeft,
     BitfieldExtract,
     BitCount,
     // special-function unit: function chosen by its op-select fields (see `sfu`)

@@ -109,7 +109,7 @@ fn template(name: &str) -> Option<&'static str> {
         "mov_imm" => "1c07",
         // Apple-compiled `ishr_imm r3, r3, #8` of niklassheth/agx-re EXP-M4-13 dec2_k_ashr_amt;
         // every amount 0..31 on r0–r15 validated on T8132 (GravityLinux/mesa pack_ishr_imm,
-        // EXP-0139, as cited by agx16-isa). agx16-sim does not model shifts yet.
+        // EXP-0139, as cited by agx16-isa); agx16-sim executes it, releasing the source.
         "ishr_imm" => "a7015406020c20786200",
         // Apple-compiled `9b 38 01 08` (r9 = u28.l) of niklassheth/agx-re EXP-M4-13
         // dec2_n8__g_bary; the form and its b3 = 0x08 are measured by ADevWithAnIdea/agx-re

@@ -131,6 +131,13 @@ const I2F: &[Field] = un_fields!([]);
 // signed result, byte8 bit 1 round toward zero (EXP-0013/0144, EXP-M4-42/43).
 const F2I: &[Field] =
     un_fields!([] f!("b8", [(64, 8)], Modifier, CorpusOnly, ET), raw!("b9", 72, 8));
+// Shifts (GravityLinux/mesa agx_apple9_ir.c pack_shift and its packer vectors in
+// test-apple9.cpp RegisterShiftsHaveIndependentSourceReleaseFlags; that backend runs on T8132
+// and its encoding table marks all four shift encodings hardware-validated). Common layout:
+// dst bits 25..31, value source bits 42..48 (7 bits), immediate amount bits 50..54, register
+// amount bits 51..57; the datapaths have dedicated source-release bits (arithmetic 62/63,
+// logical 72/73; set = last use).
+const PS: &str = "GravityLinux/mesa:src/asahi/compiler/agx_apple9_ir.c pack_shift";
 const ISHR: &[Field] = &[
     f!("wait", [(12, 6)], Wait(Mask12), Hardware, ET),
     f!("mode", [(18, 6)], Modifier, CorpusOnly, ET),
@@ -138,11 +145,65 @@ const ISHR: &[Field] = &[
     f!("dst", [(25, 7)], Gpr(Dst), Hardware, MC_IR),
     f!("src_class", [(32, 8)], Modifier, CorpusOnly, ET),
     raw!("src_b01", 40, 2),
-    f!("src", [(42, 6)], Gpr(SrcA), Hardware, MC_IR),
-    raw!("amount_lo", 48, 2),
-    f!("amount", [(50, 6)], ImmU(SrcB), Hardware, MC_IR),
+    f!("src", [(42, 7)], Gpr(SrcA), Hardware, MC_IR),
+    raw!("amount_lo", 49, 1),
+    f!("amount", [(50, 5)], ImmU(SrcB), Hardware, MC_IR),
+    raw!("amount_hi", 55, 1),
+    f!("rel_a", [(62, 1)], Release(SrcA), Hardware, PS),
     f!("b8", [(64, 8)], Modifier, CorpusOnly, MC_IR),
     raw!("b9", 72, 8),
+];
+// Arithmetic shift right by a register amount (10 bytes, byte7 base 0xd8).
+const ISHR_REG: &[Field] = &[
+    f!("wait", [(12, 6)], Wait(Mask12), Hardware, PS),
+    f!("mode", [(18, 6)], Modifier, CorpusOnly, PS),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), Hardware, PS),
+    f!("src_class", [(32, 8)], Modifier, CorpusOnly, PS),
+    raw!("src_b01", 40, 2),
+    f!("src", [(42, 7)], Gpr(SrcA), Hardware, PS),
+    raw!("b6_1", 49, 2),
+    f!("b", [(51, 7)], Gpr(SrcB), Hardware, PS),
+    f!("rel_a", [(62, 1)], Release(SrcA), Hardware, PS),
+    f!("rel_b", [(63, 1)], Release(SrcB), Hardware, PS),
+    f!("b8", [(64, 8)], Modifier, CorpusOnly, PS),
+    raw!("b9", 72, 8),
+];
+// Logical shifts (12 bytes): byte0 0xa7 = right, 0x27 = left; byte10 0x01 = immediate amount,
+// 0x05 = register amount.
+const LSH_IMM: &[Field] = &[
+    f!("wait", [(12, 6)], Wait(Mask12), Hardware, PS),
+    f!("mode", [(18, 6)], Modifier, CorpusOnly, PS),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), Hardware, PS),
+    f!("src_class", [(32, 8)], Modifier, CorpusOnly, PS),
+    raw!("src_b01", 40, 2),
+    f!("src", [(42, 7)], Gpr(SrcA), Hardware, PS),
+    raw!("amount_lo", 49, 1),
+    f!("amount", [(50, 5)], ImmU(SrcB), Hardware, PS),
+    raw!("b6_7", 55, 9),
+    f!("b8", [(64, 8)], Modifier, CorpusOnly, PS),
+    f!("rel_a", [(72, 1)], Release(SrcA), Hardware, PS),
+    raw!("b9_1", 73, 1),
+    f!("b9_hi", [(74, 6)], Modifier, CorpusOnly, PS),
+    raw!("b11", 88, 8),
+];
+const LSH_REG: &[Field] = &[
+    f!("wait", [(12, 6)], Wait(Mask12), Hardware, PS),
+    f!("mode", [(18, 6)], Modifier, CorpusOnly, PS),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), Hardware, PS),
+    f!("src_class", [(32, 8)], Modifier, CorpusOnly, PS),
+    raw!("src_b01", 40, 2),
+    f!("src", [(42, 7)], Gpr(SrcA), Hardware, PS),
+    raw!("b6_1", 49, 2),
+    f!("b", [(51, 7)], Gpr(SrcB), Hardware, PS),
+    raw!("b7_hi", 58, 6),
+    f!("b8", [(64, 8)], Modifier, CorpusOnly, PS),
+    f!("rel_a", [(72, 1)], Release(SrcA), Hardware, PS),
+    f!("rel_b", [(73, 1)], Release(SrcB), Hardware, PS),
+    f!("b9_hi", [(74, 6)], Modifier, CorpusOnly, PS),
+    raw!("b11", 88, 8),
 ];
 
 const RI: [crate::form::Reach; 4] = [
@@ -167,11 +228,20 @@ pub static FORMS: &[Form] = &[
     form!("bitrev_msb", BitCount, 8, Hardware, ET, [(0, 8, 0xa7), (9, 3, 2)], UN8_B8, []),
     // `a7 01 54 <dst<<1> 02 <src<<2> <amount<<2> 78 62 00`: arithmetic shift right by an immediate
     // (GravityLinux/mesa pack_ishr_imm: T8132 EXP-0139 validates every amount 0..31, r0..r15)
-    form!("ishr_imm", ShiftRight, 10, Hardware, MC_IR, [(0, 8, 0xa7), (8, 4, 1), (56, 8, 0x78)], ISHR, [rch!(Dst, 15, Hardware), rch!(SrcA, 15, Hardware)]),
+    // byte7 = 0x78 (0x38 with the source kept): bits 56..61 = 0b111000, bit 63 clear.
+    form!("ishr_imm", ShiftRight, 10, Hardware, MC_IR, [(0, 8, 0xa7), (8, 4, 1), (56, 6, 0x38), (63, 1, 0)], ISHR, [rch!(Dst, 15, Hardware), rch!(SrcA, 15, Hardware)]),
+    // `a7 01 54 a0 02 7c 01 1a e2 00` = r80 = r95 >> r64 (arithmetic, both sources kept):
+    // byte7 bits 58..61 = 0b0110 (base 0xd8), byte8 0xe2.
+    form!("ishr_reg", ShiftRight, 10, Hardware, PS, [(0, 8, 0xa7), (8, 4, 1), (58, 4, 0b0110)], ISHR_REG, [RI[0], RI[1], RI[2]]),
+    // `a7 00 54 a0 02 7c 01 02 f0 10 05 00` = r80 = r95 >> r64 (logical, both sources kept).
+    form!("ushr_reg", ShiftRight, 12, Hardware, PS, [(0, 8, 0xa7), (8, 4, 0), (80, 8, 0x05)], LSH_REG, [RI[0], RI[1], RI[2]]),
+    form!("ushr_imm", ShiftRight, 12, Hardware, PS, [(0, 8, 0xa7), (8, 4, 0), (80, 8, 0x01)], LSH_IMM, [RI[0], RI[1]]),
     form!("a7_10", Opaque, 10, CorpusOnly, ET, [(0, 8, 0xa7), (8, 1, 1)], UN10_B9_11, []),
     form!("ibfe", BitfieldExtract, 12, CorpusOnly, ET, [(0, 8, 0xa7), (8, 1, 0)], UN12_B9_11, []),
     // 0x27: byte1 low nibble 7 -> 10-byte float->int; 0/1/2 -> 12-byte bitfield/rotate; else 8.
     form!("f2i", FloatToInt, 10, Hardware, ET, [(0, 8, 0x27), (8, 4, 7)], F2I, [RU[0], RU[1]]),
+    form!("ishl_reg", ShiftLeft, 12, Hardware, PS, [(0, 8, 0x27), (8, 4, 0), (80, 8, 0x05)], LSH_REG, [RI[0], RI[1], RI[2]]),
+    form!("ishl_imm", ShiftLeft, 12, Hardware, PS, [(0, 8, 0x27), (8, 4, 0), (80, 8, 0x01)], LSH_IMM, [RI[0], RI[1]]),
     form!("u27_12a", Opaque, 12, CorpusOnly, LEN, [(0, 8, 0x27), (9, 3, 0)], UN12_B8, []),
     form!("u27_12b", Opaque, 12, CorpusOnly, LEN, [(0, 8, 0x27), (8, 4, 2)], UN12, []),
     form!("popcount", BitCount, 8, Hardware, ET, [(0, 8, 0x27), (8, 4, 5)], UN8, []),
