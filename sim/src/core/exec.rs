@@ -1,6 +1,6 @@
 //! The interpreter: runs one SIMD-group until it stops or reaches a barrier.
 
-use super::alu::{apply_mod, compare, fbin, fma_f32, from_f32, ibin, part_type, to_f32};
+use super::alu::{apply_mod, compare, fbin, fma_f32, from_f32, ibin, part_type, to_f32, unorm};
 use super::exec_mask::Scope;
 use super::ops::{
     Address, Conversion, FBinOp, FMod, FType, JumpCond, Kind, MemFormat, Op, Part, PredSel, Src,
@@ -497,6 +497,21 @@ fn step(
                 let x = apply_mod(to_f32(v[l], src_ty), m);
                 let r = f32::from_bits(sfu::eval(func, x));
                 out[l] = from_f32(r, dst_ty);
+            }
+            dst
+        }
+        Kind::PackUnorm { dst, a, b, bits } => {
+            let (va, vb) = (read(sg, ctx, a, zeroed), read(sg, ctx, b, zeroed));
+            let scale = ((1u32 << bits) - 1) as f64;
+            for l in 0..LANES {
+                let (x, y) = (to_f32(va[l], FType::F32), to_f32(vb[l], FType::F32));
+                if mask >> l & 1 != 0 && (x.is_nan() || y.is_nan()) {
+                    return Err(unmeasured(
+                        op,
+                        format!("unorm pack of NaN (lane {l}) is unmeasured"),
+                    ));
+                }
+                out[l] = unorm(x, scale) | unorm(y, scale) << bits;
             }
             dst
         }

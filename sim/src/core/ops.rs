@@ -157,6 +157,14 @@ pub enum Kind {
         dst: Dst,
         src: Src,
     },
+    /// `dst = unorm(a) | unorm(b) << bits`: clamp to [0, 1], scale by 2^bits - 1,
+    /// round to nearest even (16-bit fields fill a word, 8-bit ones a half).
+    PackUnorm {
+        dst: Dst,
+        a: Src,
+        b: Src,
+        bits: u8,
+    },
     GetSr {
         dst: Dst,
         sr: SpecialReg,
@@ -361,7 +369,8 @@ impl Kind {
             Kind::FBin { a, b, .. }
             | Kind::IBin { a, b, .. }
             | Kind::PredCompare { a, b, .. }
-            | Kind::FMinMax { a, b, .. } => [Some(a), Some(b), None, None],
+            | Kind::FMinMax { a, b, .. }
+            | Kind::PackUnorm { a, b, .. } => [Some(a), Some(b), None, None],
             Kind::FFma { a, b, c, .. } | Kind::IMad { a, b, c, .. } => {
                 [Some(a), Some(b), Some(c), None]
             }

@@ -269,6 +269,18 @@ pub fn shift(i: &Instr) -> Result<Kind, String> {
     })
 }
 
+/// `pack_unorm16x2` / `pack_unorm8x2` with the control bytes of GravityLinux/mesa's
+/// PACK_UNORM packer (byte4 0x02, byte7 0x50, byte8 0x44; its T8132 probes).
+pub fn pack_unorm(i: &Instr) -> Result<Kind, String> {
+    check::fields(i, &[], &[("b4", &[0x02]), ("b7_hi", &[0x14]), ("b8", &[0x44])])?;
+    Ok(Kind::PackUnorm {
+        dst: dst(i)?,
+        a: src(i, Role::SrcA)?,
+        b: src(i, Role::SrcB)?,
+        bits: if i.form.name == "pack_unorm8x2" { 8 } else { 16 },
+    })
+}
+
 /// The truth table of an `ilogic`: agx16-isa's measured LUT encodings
 /// (`meaning::logic_function`, all 16 functions run on M4). Truth bit 2x+y
 /// with x the byte3 source (SrcB) and y the byte1 source (SrcA).

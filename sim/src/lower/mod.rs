@@ -88,6 +88,7 @@ fn lower(i: &Instr, op: &mut Op) -> Result<Kind, String> {
         F::Sfu => sfu::lower(i),
         F::IAdd | F::ISub | F::IMad | F::ILogic => int::lower(i),
         F::ShiftRight | F::ShiftLeft => int::shift(i),
+        F::PackUnorm => int::pack_unorm(i),
         F::DeviceLoad => mem::load(i),
         F::DeviceStore => mem::store(i, op),
         F::IfPush

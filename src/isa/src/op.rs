@@ -42,6 +42,8 @@ pub enum Op {
     HFma,
     // conversions
     F32ToF16,
+    /// Two fp32 values to unsigned-normalised integers packed into one word or half.
+    PackUnorm,
     IntToFloat,
     FloatToInt,
     // integer ALU

@@ -6,7 +6,7 @@
 
 use super::frag::{COVERAGE, DERIV, ITER_FLAT, TEX_SAMPLE, TILE_SYNC, VARY_STORE};
 use super::src::{CAN, ET, GL_IR, LEN};
-use crate::form::{Field, Form};
+use crate::form::{Field, Form, Kind::*, Role::*};
 
 macro_rules! rb {
     ($($name:literal $lo:literal $w:literal),*) => { &[$(raw!($name, $lo, $w)),*] };
@@ -22,6 +22,25 @@ const T16: &[Field] = rb!("b1" 8 8, "b2" 16 8, "b3" 24 8, "tail" 32 64, "tail2" 
 const T8_B2: &[Field] = rb!("b1" 8 8, "b3" 24 8, "tail" 32 32);
 const T12_B12: &[Field] = rb!("b3" 24 8, "tail" 32 64);
 const T8_B2HI: &[Field] = rb!("b1" 8 8, "b2_1" 17 1, "b3" 24 8, "tail" 32 32);
+
+const PU: &str = "GravityLinux/mesa:src/asahi/compiler/agx_apple9_ir.c PACK_UNORM (T8132 probes)";
+macro_rules! pack_unorm {
+    ($half:expr) => {
+        &[
+            $half,
+            f!("dst", [(25, 7)], Gpr(Dst), Hardware, PU),
+            f!("b4", [(32, 8)], Modifier, CorpusOnly, PU),
+            raw!("b5_01", 40, 2),
+            f!("a", [(42, 7)], Gpr(SrcA), Hardware, PU),
+            raw!("b6_1", 49, 2),
+            f!("b", [(51, 7)], Gpr(SrcB), Hardware, PU),
+            f!("b7_hi", [(58, 6)], Modifier, CorpusOnly, PU),
+            f!("b8", [(64, 8)], Modifier, CorpusOnly, PU),
+        ]
+    };
+}
+const PACK_UNORM16: &[Field] = pack_unorm!(raw!("dst_b0", 24, 1));
+const PACK_UNORM8: &[Field] = pack_unorm!(f!("dst_half", [(24, 1)], Half(Dst), Hardware, PU));
 
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[
@@ -44,6 +63,13 @@ pub static FORMS: &[Form] = &[
     form!("tex_proj_setup", Opaque, 12, CorpusOnly, LEN, [(0, 8, 0x17), (8, 1, 1), (10, 6, 0), (16, 1, 0), (18, 6, 0x15)], rb!("b1_2" 9 1, "b2_1" 17 1, "b3" 24 8, "tail" 32 64), []),
     form!("rtq_dualsrc", RayTrace, 12, CorpusOnly, LEN, [(0, 8, 0x17), (8, 8, 0x02), (16, 8, 0x00)], T12_B12, []),
     form!("simd_ballot", SimdBallot, 10, CorpusOnly, ET, [(0, 8, 0x17)], T10, []),
+    // 0x97 unorm packs (GravityLinux/mesa agx_apple9_ir.c PACK_UNORM_2X16 / PACK_UNORM_4X8; that
+    // backend's T8132 probes cover both halves, 7-bit register numbers, clamping to [0, 1] and
+    // nearest-even rounding of the exactly scaled value): `97 04 56 <dst> 02 <a> <b> 50 44 82` writes the
+    // word unorm16(a) | unorm16(b) << 16; `97 04 54 <dst|half> 02 <a> <b> 50 44 c2` writes the half
+    // (bit 24) unorm8(a) | unorm8(b) << 8 (two of them make packUnorm4x8).
+    form!("pack_unorm16x2", PackUnorm, 10, Hardware, PU, [(0, 8, 0x97), (8, 8, 0x04), (16, 8, 0x56), (72, 8, 0x82)], PACK_UNORM16, [rch!(Dst, 95, Hardware), rch!(SrcA, 95, Hardware), rch!(SrcB, 95, Hardware)]),
+    form!("pack_unorm8x2", PackUnorm, 10, Hardware, PU, [(0, 8, 0x97), (8, 8, 0x04), (16, 8, 0x54), (72, 8, 0xc2)], PACK_UNORM8, [rch!(Dst, 95, Hardware), rch!(SrcA, 95, Hardware), rch!(SrcB, 95, Hardware)]),
     // 0x97: pack convert (compute, byte2 0x56) / fragment colour pack, 10 bytes (EXP-0029/0033)
     form!("pack_convert", Opaque, 10, CorpusOnly, ET, [(0, 8, 0x97)], T10, []),
     // 0x57 vertex varying store 8 bytes (EXP-0037)

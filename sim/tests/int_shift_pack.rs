@@ -1,4 +1,5 @@
-//! Integer shifts against a CPU reference written from the measured contract:
+//! Integer shifts and unorm packs against CPU references written from the
+//! sources' contracts. Shifts:
 //! the encodings are GravityLinux/mesa pack_shift's (packer vectors of its
 //! test-apple9.cpp, backend run on T8132) and the Apple-compiled `ishr_imm` of
 //! EXP-M4-13 dec2_k_ashr_amt; the semantics (amount = low 16 bits of a register
@@ -274,4 +275,113 @@ fn unmeasured_shift_control_bytes_are_refused() {
         matches!(&e, SimError::Unestablished { form, what, .. } if form == "ushr_reg" && what.contains("b8")),
         "{e}"
     );
+}
+
+// ---- unorm packs (GravityLinux/mesa PACK_UNORM_2X16 / PACK_UNORM_4X8) ----
+
+/// CPU reference: GL's packUnorm rule with round-to-nearest-even of the exact
+/// product, as the source states for the hardware.
+fn unorm_ref(x: f32, bits: u32) -> u32 {
+    let scale = ((1u64 << bits) - 1) as f64;
+    let p = (x.clamp(0.0, 1.0) as f64) * scale;
+    let (fl, fr) = (p.floor(), p - p.floor());
+    let r = if fr > 0.5 || (fr == 0.5 && fl % 2.0 == 1.0) { fl + 1.0 } else { fl };
+    r as u32
+}
+
+fn pack(name: &str, d: u64, half: u64, a: u64, bb: u64) -> Instr {
+    let mut f = vec![("dst", d), ("b4", 2), ("a", a), ("b", bb), ("b7_hi", 0x14), ("b8", 0x44)];
+    if name == "pack_unorm8x2" {
+        f.push(("dst_half", half));
+    }
+    b(name, &f)
+}
+
+#[test]
+fn packer_vector_bytes_decode_to_the_pack_forms() {
+    // GravityLinux/mesa PACK_UNORM_2X16 base bytes with r5 = pack(r2, r3).
+    let p16 = pack("pack_unorm16x2", 5, 0, 2, 3);
+    let bytes = encode_program(&[p16]);
+    assert_eq!(bytes, [0x97, 0x04, 0x56, 0x0a, 0x02, 0x08, 0x18, 0x50, 0x44, 0x82]);
+    let p8 = pack("pack_unorm8x2", 5, 1, 2, 3);
+    let bytes = encode_program(&[p8]);
+    assert_eq!(bytes, [0x97, 0x04, 0x54, 0x0b, 0x02, 0x08, 0x18, 0x50, 0x44, 0xc2]);
+}
+
+#[test]
+fn unorm_packs_match_the_reference() {
+    // Per-lane fp32 inputs from the thread id: i2f(gid) * k, spanning
+    // negative, in-range, ties and above-one values.
+    let conv = |d: u64, s: u64| {
+        b(
+            "i2f",
+            &[
+                ("mode", 0x15),
+                ("src_class", 3),
+                ("dst", d),
+                ("src", s),
+                ("op_hi", 2),
+                ("signed", 1),
+                ("op_lo", 0x0c),
+                ("b7_lo", 0x20),
+            ],
+        )
+    };
+    let fmul = |d: u64, a: u64, bb: u64| {
+        b(
+            "fmul",
+            &[("dst", d), ("a_size", 1), ("a", a), ("b_size", 1), ("b", bb)],
+        )
+    };
+    let fadd = |d: u64, a: u64, bb: u64| {
+        b(
+            "fadd",
+            &[("dst", d), ("a_size", 1), ("a", a), ("b_size", 1), ("b", bb)],
+        )
+    };
+    // x = gid / 31 - 0.25 (some below 0, some above 1); y = gid / 510 (near-halfway products).
+    let k1 = 1.0f32 / 31.0;
+    let k2 = 1.0f32 / 510.0;
+    let prog = vec![
+        b("get_sr", &[("form", 1), ("dst", 1), ("sr_sel", 0xa0)]),
+        conv(2, 1),
+        b("mov_imm32", &[("dst", 3), ("imm", k1.to_bits() as u64)]),
+        b("mov_imm32", &[("dst", 4), ("imm", (-0.25f32).to_bits() as u64)]),
+        b("mov_imm32", &[("dst", 5), ("imm", k2.to_bits() as u64)]),
+        fmul(6, 2, 3),
+        fadd(6, 6, 4),
+        fmul(7, 2, 5),
+        pack("pack_unorm16x2", 10, 0, 6, 7),
+        pack("pack_unorm8x2", 11, 0, 6, 7),
+        pack("pack_unorm8x2", 11, 1, 7, 6),
+        store(0, 1, 10),
+        store(1, 1, 11),
+        b("stop", &[]),
+    ];
+    let out = run(&prog, 2).unwrap();
+    for i in 0..THREADS {
+        let x = (i as f32) * k1 + -0.25;
+        let y = (i as f32) * k2;
+        let w16 = unorm_ref(x, 16) | unorm_ref(y, 16) << 16;
+        let w8 = unorm_ref(x, 8) | unorm_ref(y, 8) << 8 | unorm_ref(y, 8) << 16 | unorm_ref(x, 8) << 24;
+        assert_eq!(out[0][i as usize], w16, "lane {i}: x {x} y {y}");
+        assert_eq!(out[1][i as usize], w8, "lane {i}: x {x} y {y}");
+    }
+    // the data covers clamping at both ends (x < 0 in lane 0, x > 1 in lane 63)
+    assert_eq!(out[1][0] & 0xff, 0);
+    assert_eq!(out[1][63] & 0xff, 255);
+}
+
+#[test]
+fn unorm_pack_of_nan_is_refused_at_run_time() {
+    let prog = vec![
+        b("mov_imm32", &[("dst", 2), ("imm", 0x7fc0_0000)]),
+        b("mov_imm32", &[("dst", 3), ("imm", 0x3f00_0000)]),
+        b("get_sr", &[("form", 1), ("dst", 1), ("sr_sel", 0xa0)]),
+        pack("pack_unorm16x2", 10, 0, 2, 3),
+        store(0, 1, 10),
+        b("stop", &[]),
+    ];
+    let e = run(&prog, 1).unwrap_err();
+    assert!(matches!(&e, SimError::Unmeasured { what, .. } if what.contains("NaN")), "{e}");
 }
