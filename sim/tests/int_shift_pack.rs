@@ -140,10 +140,15 @@ fn reference(op: &str, x: u32, amount: u32) -> u32 {
 #[test]
 fn packer_vectors_decode_to_the_shift_forms() {
     // GravityLinux/mesa test-apple9.cpp: r80 = r95 >> r64, both sources kept.
-    let arith = decode_at(&[0xa7, 0x01, 0x54, 0xa0, 0x02, 0x7c, 0x01, 0x1a, 0xe2, 0x00], 0)
-        .unwrap();
+    let arith = decode_at(
+        &[0xa7, 0x01, 0x54, 0xa0, 0x02, 0x7c, 0x01, 0x1a, 0xe2, 0x00],
+        0,
+    )
+    .unwrap();
     let logical = decode_at(
-        &[0xa7, 0x00, 0x54, 0xa0, 0x02, 0x7c, 0x01, 0x02, 0xf0, 0x10, 0x05, 0x00],
+        &[
+            0xa7, 0x00, 0x54, 0xa0, 0x02, 0x7c, 0x01, 0x02, 0xf0, 0x10, 0x05, 0x00,
+        ],
         0,
     )
     .unwrap();
@@ -156,8 +161,11 @@ fn packer_vectors_decode_to_the_shift_forms() {
         assert_eq!(i.field("rel_b"), Some(0));
     }
     // Apple-compiled (EXP-M4-13 dec2_k_ashr_amt): r3 = r3 >> 8, source released.
-    let apple = decode_at(&[0xa7, 0x01, 0x54, 0x06, 0x02, 0x0c, 0x20, 0x78, 0x62, 0x00], 0)
-        .unwrap();
+    let apple = decode_at(
+        &[0xa7, 0x01, 0x54, 0x06, 0x02, 0x0c, 0x20, 0x78, 0x62, 0x00],
+        0,
+    )
+    .unwrap();
     assert_eq!(apple.form.name, "ishr_imm");
     assert_eq!(apple.field("amount"), Some(8));
     assert_eq!(apple.field("rel_a"), Some(1));
@@ -285,12 +293,23 @@ fn unorm_ref(x: f32, bits: u32) -> u32 {
     let scale = ((1u64 << bits) - 1) as f64;
     let p = (x.clamp(0.0, 1.0) as f64) * scale;
     let (fl, fr) = (p.floor(), p - p.floor());
-    let r = if fr > 0.5 || (fr == 0.5 && fl % 2.0 == 1.0) { fl + 1.0 } else { fl };
+    let r = if fr > 0.5 || (fr == 0.5 && fl % 2.0 == 1.0) {
+        fl + 1.0
+    } else {
+        fl
+    };
     r as u32
 }
 
 fn pack(name: &str, d: u64, half: u64, a: u64, bb: u64) -> Instr {
-    let mut f = vec![("dst", d), ("b4", 2), ("a", a), ("b", bb), ("b7_hi", 0x14), ("b8", 0x44)];
+    let mut f = vec![
+        ("dst", d),
+        ("b4", 2),
+        ("a", a),
+        ("b", bb),
+        ("b7_hi", 0x14),
+        ("b8", 0x44),
+    ];
     if name == "pack_unorm8x2" {
         f.push(("dst_half", half));
     }
@@ -302,10 +321,16 @@ fn packer_vector_bytes_decode_to_the_pack_forms() {
     // GravityLinux/mesa PACK_UNORM_2X16 base bytes with r5 = pack(r2, r3).
     let p16 = pack("pack_unorm16x2", 5, 0, 2, 3);
     let bytes = encode_program(&[p16]);
-    assert_eq!(bytes, [0x97, 0x04, 0x56, 0x0a, 0x02, 0x08, 0x18, 0x50, 0x44, 0x82]);
+    assert_eq!(
+        bytes,
+        [0x97, 0x04, 0x56, 0x0a, 0x02, 0x08, 0x18, 0x50, 0x44, 0x82]
+    );
     let p8 = pack("pack_unorm8x2", 5, 1, 2, 3);
     let bytes = encode_program(&[p8]);
-    assert_eq!(bytes, [0x97, 0x04, 0x54, 0x0b, 0x02, 0x08, 0x18, 0x50, 0x44, 0xc2]);
+    assert_eq!(
+        bytes,
+        [0x97, 0x04, 0x54, 0x0b, 0x02, 0x08, 0x18, 0x50, 0x44, 0xc2]
+    );
 }
 
 #[test]
@@ -330,13 +355,25 @@ fn unorm_packs_match_the_reference() {
     let fmul = |d: u64, a: u64, bb: u64| {
         b(
             "fmul",
-            &[("dst", d), ("a_size", 1), ("a", a), ("b_size", 1), ("b", bb)],
+            &[
+                ("dst", d),
+                ("a_size", 1),
+                ("a", a),
+                ("b_size", 1),
+                ("b", bb),
+            ],
         )
     };
     let fadd = |d: u64, a: u64, bb: u64| {
         b(
             "fadd",
-            &[("dst", d), ("a_size", 1), ("a", a), ("b_size", 1), ("b", bb)],
+            &[
+                ("dst", d),
+                ("a_size", 1),
+                ("a", a),
+                ("b_size", 1),
+                ("b", bb),
+            ],
         )
     };
     // x = gid / 31 - 0.25 (some below 0, some above 1); y = gid / 510 (near-halfway products).
@@ -346,7 +383,10 @@ fn unorm_packs_match_the_reference() {
         b("get_sr", &[("form", 1), ("dst", 1), ("sr_sel", 0xa0)]),
         conv(2, 1),
         b("mov_imm32", &[("dst", 3), ("imm", k1.to_bits() as u64)]),
-        b("mov_imm32", &[("dst", 4), ("imm", (-0.25f32).to_bits() as u64)]),
+        b(
+            "mov_imm32",
+            &[("dst", 4), ("imm", (-0.25f32).to_bits() as u64)],
+        ),
         b("mov_imm32", &[("dst", 5), ("imm", k2.to_bits() as u64)]),
         fmul(6, 2, 3),
         fadd(6, 6, 4),
@@ -363,7 +403,8 @@ fn unorm_packs_match_the_reference() {
         let x = (i as f32) * k1 + -0.25;
         let y = (i as f32) * k2;
         let w16 = unorm_ref(x, 16) | unorm_ref(y, 16) << 16;
-        let w8 = unorm_ref(x, 8) | unorm_ref(y, 8) << 8 | unorm_ref(y, 8) << 16 | unorm_ref(x, 8) << 24;
+        let w8 =
+            unorm_ref(x, 8) | unorm_ref(y, 8) << 8 | unorm_ref(y, 8) << 16 | unorm_ref(x, 8) << 24;
         assert_eq!(out[0][i as usize], w16, "lane {i}: x {x} y {y}");
         assert_eq!(out[1][i as usize], w8, "lane {i}: x {x} y {y}");
     }
@@ -383,5 +424,8 @@ fn unorm_pack_of_nan_is_refused_at_run_time() {
         b("stop", &[]),
     ];
     let e = run(&prog, 1).unwrap_err();
-    assert!(matches!(&e, SimError::Unmeasured { what, .. } if what.contains("NaN")), "{e}");
+    assert!(
+        matches!(&e, SimError::Unmeasured { what, .. } if what.contains("NaN")),
+        "{e}"
+    );
 }

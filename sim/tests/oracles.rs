@@ -10,6 +10,78 @@ use agx16_sim::SimError;
 /// Oracles passing when this was last raised. Raise it as forms land.
 const MIN_PASSING: usize = 97;
 
+/// Every known refusal: oracle, the pc the model stops at, and what blocks it
+/// (details in sim/ISA-REQUESTS.md item 13). A listed oracle that starts to
+/// pass, or stops elsewhere, fails this test, so the list and `MIN_PASSING`
+/// follow the model.
+const BLOCKED: &[(&str, u32, &str)] = &[
+    (
+        "EXP-0010__dsel5",
+        0x12,
+        "A18 Pro run: 10-byte immediate select not established",
+    ),
+    (
+        "EXP-0010__eret4",
+        0x04,
+        "A18 Pro run: compare with an immediate not established",
+    ),
+    (
+        "EXP-0010__prodloop",
+        0x12,
+        "A18 Pro run: compare with an immediate not established",
+    ),
+    (
+        "EXP-M4-35__alu_xor_alu",
+        0x04,
+        "imad B/C from the uniform file: preload values not captured",
+    ),
+    (
+        "EXP-M4-35__load_xor_chain5",
+        0x04,
+        "ilogic B from the uniform file: preload value not captured",
+    ),
+    (
+        "EXP-M4-35__load_xor_chain6",
+        0x0e,
+        "ilogic B from the uniform file: preload value not captured",
+    ),
+    (
+        "EXP-M4-35__load_xor_load_distinct",
+        0x0e,
+        "ilogic B from the uniform file: preload value not captured",
+    ),
+    (
+        "EXP-M4-35__load_xor_load_retain",
+        0x0e,
+        "ilogic B from the uniform file: preload value not captured",
+    ),
+    (
+        "EXP-M4-35__load_xor_load_same",
+        0x0e,
+        "ilogic B from the uniform file: preload value not captured",
+    ),
+    (
+        "EXP-M4-55__native__k_cospi",
+        0x12,
+        "uniform-file operands (values not captured) and unestablished poly/select forms",
+    ),
+    (
+        "EXP-M4-55__native__k_sin",
+        0x12,
+        "ffma B/C from the uniform file: preload values not captured",
+    ),
+    (
+        "EXP-M4-55__native__k_sinpi",
+        0x12,
+        "uniform-file operands (values not captured) and unestablished select/poly forms",
+    ),
+    (
+        "EXP-M4-55__native__k_sqrt_precise",
+        0x12,
+        "falu B from the uniform file (value not captured), unestablished select forms",
+    ),
+];
+
 #[test]
 fn oracles_pass_or_are_refused_never_wrong() {
     let dir = oracles_dir().join("sim");
@@ -20,16 +92,33 @@ fn oracles_pass_or_are_refused_never_wrong() {
         dir.display()
     );
     let (mut passed, mut refused, mut wrong) = (0, vec![], vec![]);
+    let mut moved = vec![];
     for f in &files {
         let o = Oracle::load(f).unwrap();
+        let blocked = BLOCKED.iter().find(|b| b.0 == o.name);
         match check(&o) {
-            Outcome::Pass(_) => passed += 1,
-            Outcome::Error(SimError::Unestablished { .. } | SimError::Decode { .. }) => {
+            Outcome::Pass(_) => {
+                passed += 1;
+                if let Some(b) = blocked {
+                    moved.push(format!(
+                        "{} passes now (was: {}): raise MIN_PASSING",
+                        o.name, b.2
+                    ));
+                }
+            }
+            Outcome::Error(SimError::Unestablished { pc, .. } | SimError::Decode { pc, .. }) => {
+                match blocked {
+                    Some(b) if b.1 != pc => {
+                        moved.push(format!("{} now stops at {pc:#x}, not {:#x}", o.name, b.1))
+                    }
+                    _ => {}
+                }
                 refused.push(o.name.clone())
             }
             other => wrong.push(format!("{}: {other}", o.name)),
         }
     }
+    assert!(moved.is_empty(), "update BLOCKED:\n{}", moved.join("\n"));
     eprintln!(
         "{passed} passed, {} refused, {} wrong",
         refused.len(),

@@ -236,16 +236,8 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
 /// releases are the forms' Release fields (handled with the hazards).
 pub fn shift(i: &Instr) -> Result<Kind, String> {
     let allowed: &[check::Allowed] = match i.form.name {
-        "ishr_imm" => &[
-            ("mode", &[0x15]),
-            ("src_class", &[0x02]),
-            ("b8", &[0x62]),
-        ],
-        "ishr_reg" => &[
-            ("mode", &[0x15]),
-            ("src_class", &[0x02]),
-            ("b8", &[0xe2]),
-        ],
+        "ishr_imm" => &[("mode", &[0x15]), ("src_class", &[0x02]), ("b8", &[0x62])],
+        "ishr_reg" => &[("mode", &[0x15]), ("src_class", &[0x02]), ("b8", &[0xe2])],
         // byte9 0x11 / 0x13: bits 76 set, 72/73 the releases
         "ushr_imm" | "ushr_reg" | "ishl_imm" | "ishl_reg" => &[
             ("mode", &[0x15]),
@@ -272,12 +264,20 @@ pub fn shift(i: &Instr) -> Result<Kind, String> {
 /// `pack_unorm16x2` / `pack_unorm8x2` with the control bytes of GravityLinux/mesa's
 /// PACK_UNORM packer (byte4 0x02, byte7 0x50, byte8 0x44; its T8132 probes).
 pub fn pack_unorm(i: &Instr) -> Result<Kind, String> {
-    check::fields(i, &[], &[("b4", &[0x02]), ("b7_hi", &[0x14]), ("b8", &[0x44])])?;
+    check::fields(
+        i,
+        &[],
+        &[("b4", &[0x02]), ("b7_hi", &[0x14]), ("b8", &[0x44])],
+    )?;
     Ok(Kind::PackUnorm {
         dst: dst(i)?,
         a: src(i, Role::SrcA)?,
         b: src(i, Role::SrcB)?,
-        bits: if i.form.name == "pack_unorm8x2" { 8 } else { 16 },
+        bits: if i.form.name == "pack_unorm8x2" {
+            8
+        } else {
+            16
+        },
     })
 }
 

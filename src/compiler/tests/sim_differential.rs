@@ -771,7 +771,12 @@ fn arithmetic_shift_by_immediate_matches_reference() {
     let got = run_on_model(&c.code, &[input.clone(), vec![0; 2 * THREADS as usize]])
         .unwrap_or_else(|e| panic!("model: {e}\n{}", c.mir));
     let want: Vec<u32> = input.iter().map(|&v| ((v as i32) >> 8) as u32).collect();
-    assert_eq!(got[1][..THREADS as usize], want[..THREADS as usize], "{}", c.mir);
+    assert_eq!(
+        got[1][..THREADS as usize],
+        want[..THREADS as usize],
+        "{}",
+        c.mir
+    );
 }
 
 /// Early returns under one and two ifs (`if (a < 0) { out[x] = 1; return; } if (b == 3) { if
