@@ -698,3 +698,64 @@ fn a_fragment_tile_layout_for_another_sample_count_is_refused() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_compiled_setup_body_fills_render_uniform_words() {
+    // README.apple9-launchers.md "Compiler-generated uniform setup" (VS/FS use validated on
+    // T8132): the fragment launcher (agx16-cmdstream's six-root builder) tail-jumps to a setup
+    // body that writes argument word 12 = BIAS; the fragment body adds uniform word 12.
+    use agx16_cmdstream::launch::{build_launcher_with_setup, LaunchCommon, LaunchStage};
+    const SETUP_BODY: u64 = USC + 0x60000;
+    let (scene, _) = render(&Setup::default()).unwrap();
+    let fe = entry_offset(1);
+    let l = build_launcher_with_setup(
+        LaunchStage::Fragment {
+            samples: 1,
+            tile_bytes: 4,
+        },
+        &LaunchCommon {
+            resource_table: FRAG_ROOTS,
+            entry_offset: fe,
+            publications: 0,
+            extent_a: 0,
+            extent_b: 0,
+        },
+        FRAG_LAUNCHER,
+        SETUP_BODY,
+    )
+    .unwrap();
+    let mut lit = b("mov_imm32", &[("imm", BIAS.to_bits() as u64)]);
+    lit.set_gpr(Role::Dst, 30, Part::Full).unwrap();
+    let setup = encode_program(&[lit, arg_store_instr(12, 30, false).unwrap(), b("stop", &[])]);
+    let fbody = encode_program(&[
+        iter(0, 1),
+        b(
+            "uniform_mov",
+            &[("dst", 2), ("u_size", 1), ("u", 12), ("b3", 0x08)],
+        ),
+        falu("fadd", 0, 0, 2, 0),
+        b("tile_setup", &[("b1", 2), ("access", 0x600)]),
+        b("tile_setup", &[("b1", 2), ("access", 0x80c)]),
+        b(
+            "tile_store",
+            &[("mode", 0x54), ("src", 0), ("mask", 1), ("fmt", 0x4e)],
+        ),
+        b("tile_fence", &[("access", 0x20c)]),
+        b("stop", &[]),
+    ]);
+    scene.pt.host_write(SETUP_BODY, &setup).unwrap();
+    install_stage(&scene, FRAG_LAUNCHER, &l.bytes, fe, FRAG_BODY, &fbody);
+    let f = launcher::run_stage_setup(&scene.pt, FRAG_LAUNCHER, launcher::RenderStage::Fragment)
+        .unwrap();
+    assert_eq!(f.arguments.len(), 13);
+    assert_eq!(f.arguments[12], BIAS.to_bits());
+    assert_eq!(f.body, FRAG_BODY);
+    // The vertex stage as before; the image is red + BIAS (the first render drew
+    // red * SCALE + BIAS, which the second assertion also rules out).
+    let mut st = BodyStages {
+        isa: IsaStages::default(),
+    };
+    gfx::run_render_with(&scene.pt, &scene.command(), &mut st).unwrap();
+    assert!(matches(&scene, want(1.0, BIAS)));
+    assert!(!matches(&scene, want(1.0, 0.0)));
+}
