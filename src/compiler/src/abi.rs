@@ -31,17 +31,20 @@
 //!   The model stores word 0 only (tile_store `rt` 0; sim/GFX.md), so only one
 //!   single-word target is selectable today.
 //!
-//! Uniform words (32-bit registers the launcher preloads per draw). PROVISIONAL: agx16-sim does
-//! not transfer render-stage arguments yet; the layout below mirrors the compute one
-//! (`device_load` base slot n reads its 64-bit base address from uniforms 2n, 2n+1; EXP-M4-35
-//! kernels, measured) and will follow the "Render-stage uniform ABI" of sim/GFX.md when it
-//! lands.
-//! - vertex: words 2b (low) and 2b+1 (high) hold the GPU address of vertex buffer slot b, for
-//!   b < [`StageInfo::vertex_buffers`]; the GL uniforms follow at
-//!   [`StageInfo::gl_uniform_base`] = 2 · vertex_buffers.
-//! - fragment: the GL uniforms start at word 0.
-//! - GL uniform word w (NIR `load_uniform` base + offset in 32-bit words, or `load_ubo` of
-//!   block 0 at byte offset 4w) is uniform register `gl_uniform_base + w`.
+//! Uniform words (32-bit registers the launcher's argument transfer fills per draw: argument
+//! word w is uniform w). PROVISIONAL: agx16-sim does not transfer render-stage arguments yet;
+//! the layout follows the root record agx16-draw builds and will follow the "Render-stage
+//! uniform ABI" of sim/GFX.md when it lands. `device_load` base slot n reads its 64-bit base
+//! address from uniforms 2n, 2n+1 (EXP-M4-35 kernels, measured).
+//! - words 0..11 ([`ROOT_WORDS`]): the six root qwords of the launcher's resource record
+//!   (texture, sampler and buffer tables, three reserved; GravityLinux/mesa
+//!   README.apple9-launchers.md "Resource ABI", T8132); the compiler reads none of them yet;
+//! - vertex: vertex buffer slot b is device base slot [`ROOT_SLOTS`] + b, so its address is in
+//!   words 12 + 2b (low) and 13 + 2b (high), for b < [`StageInfo::vertex_buffers`]
+//!   ([`vertex_buffer_words`]);
+//! - GL uniforms follow at [`StageInfo::gl_uniform_base`] = 12 + 2 · vertex_buffers (vertex)
+//!   or 12 (fragment). GL uniform word w (NIR `load_uniform` base + offset counted in 32-bit
+//!   words, or `load_ubo` of block 0 at byte offset 4w) is uniform `gl_uniform_base + w`.
 //!   [`StageInfo::uniform_words`] is the number of words the program reads.
 
 use crate::error::CompileError;
@@ -75,7 +78,7 @@ pub struct VertexAttrib {
     /// The vertex shader input it feeds (NIR io location, `VERT_ATTRIB_GENERIC0 + n` for
     /// generic attribute n).
     pub location: u8,
-    /// Vertex buffer slot: its address is in uniform words 2·buffer, 2·buffer + 1.
+    /// Vertex buffer slot ([`vertex_buffer_words`] hold its address).
     pub buffer: u8,
     /// Byte offset of the first element (a multiple of 4).
     pub offset: u32,
@@ -139,8 +142,10 @@ pub struct StageInfo {
     pub varyings: Vec<VaryingSlot>,
     /// Vertex: the last output is the point size.
     pub point_size: bool,
-    /// Vertex: buffer slots the uniform words reserve (2 words each).
+    /// Vertex: buffer slots the uniform words reserve (2 words each, after the root words).
     pub vertex_buffers: u8,
+    /// Publication registers the program writes (the launcher frame's publication extent).
+    pub publications: u32,
     /// First uniform word of the GL uniforms.
     pub gl_uniform_base: u16,
     /// Uniform words the program reads (addresses and GL uniforms).
@@ -154,9 +159,25 @@ pub struct StageInfo {
     pub discards: bool,
 }
 
+/// Root-record words at the start of every render stage's uniforms (six qwords).
+pub const ROOT_WORDS: u16 = 12;
+/// Device base slots the root record occupies: vertex buffer b is base slot `ROOT_SLOTS + b`.
+pub const ROOT_SLOTS: u8 = 6;
+
+/// The device base slot of vertex buffer slot `b`.
+pub fn vertex_buffer_slot(b: u8) -> u8 {
+    ROOT_SLOTS + b
+}
+
 /// Uniform words of vertex buffer slot `b`: (low, high) halves of its 64-bit address.
 pub fn vertex_buffer_words(b: u8) -> (u16, u16) {
-    (2 * b as u16, 2 * b as u16 + 1)
+    let s = vertex_buffer_slot(b) as u16;
+    (2 * s, 2 * s + 1)
+}
+
+/// First uniform word of the GL uniforms of a stage with `vertex_buffers` buffer slots.
+pub fn gl_uniform_base(vertex_buffers: u8) -> u16 {
+    ROOT_WORDS + 2 * vertex_buffers as u16
 }
 
 /// `x * k` with adds only (no validated integer multiply or shift-left form): double-and-add
@@ -177,7 +198,8 @@ pub fn mul_const(b: &mut Builder, x: Src, k: u32) -> Src {
 
 /// The four components a vertex shader input sees for `a` (GL fills missing ones with
 /// 0, 0, 0, 1): device loads at element `vertex_id * stride/4 + offset/4` of buffer slot
-/// `a.buffer`. `vertex_id` is the program's vertex id value.
+/// `a.buffer` (device base slot [`vertex_buffer_slot`]). `vertex_id` is the program's vertex
+/// id value.
 pub fn fetch_attribute(
     b: &mut Builder,
     a: &VertexAttrib,
@@ -200,7 +222,13 @@ pub fn fetch_attribute(
     } else {
         Src::val(b.alu(Op::IAdd, Type::I32, [index, Src::imm(a.offset / 4)]))
     };
-    let v = b.load_global(a.buffer, index, ty, n);
+    if a.buffer as u16 + ROOT_SLOTS as u16 > u8::MAX as u16 {
+        return Err(CompileError::Unsupported(format!(
+            "vertex buffer slot {}",
+            a.buffer
+        )));
+    }
+    let v = b.load_global(vertex_buffer_slot(a.buffer), index, ty, n);
     let one = if ty == Type::F32 { 1.0f32.to_bits() } else { 1 };
     Ok(std::array::from_fn(|k| {
         if k < n as usize {
@@ -242,7 +270,8 @@ pub fn pack_unorm_4x8(b: &mut Builder, c: [Src; 4]) -> Value {
 }
 
 /// The stage information an IR graphics program implies (outputs, coefficient use, uniform
-/// words, tile words); `varyings` is left empty (IR programs name output slots directly).
+/// words, tile words, publications); `varyings` is left empty (IR programs name output slots
+/// directly). `gl_uniform_base` is reported as given.
 pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, CompileError> {
     let mut info = StageInfo {
         gl_uniform_base,
@@ -274,6 +303,8 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
                 if !stored.contains(&slot) {
                     stored.push(slot);
                 }
+                // isel/gfx.rs: one publication register per output store.
+                info.publications += 1;
             }
             Op::SysVal(SysVal::VertexId) if f.stage != Stage::Vertex => return wrong("vertex id"),
             Op::SysVal(SysVal::InstanceId) => {
@@ -318,7 +349,7 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
             )));
         }
         info.outputs = n;
-        info.vertex_buffers = buffers;
+        info.vertex_buffers = buffers.saturating_sub(ROOT_SLOTS);
     }
     info.uniform_words = uniforms.max(2 * buffers as u16);
     Ok(info)
@@ -326,7 +357,7 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
 
 /// Compile an IR graphics program (vertex or fragment) for G16 and describe it.
 /// `gl_uniform_base` is where the program's GL uniform operands start (for the report only:
-/// IR operands already name uniform registers).
+/// IR operands already name uniform registers; see [`gl_uniform_base`]).
 pub fn compile_ir_graphics(
     f: &Function,
     gl_uniform_base: u16,

@@ -126,6 +126,17 @@ pub(super) unsafe fn import(
         let ty = result_type(op, bits)?;
         let n = info.num_inputs as usize;
         let srcs = (*a).src.as_slice(n);
+        if name == "pack_unorm_4x8" {
+            // GL packUnorm4x8 with float ALU ops (no validated shift-left; abi.rs).
+            let x = &srcs[0];
+            let mut c = [Src::imm(0); 4];
+            for (k, ck) in c.iter_mut().enumerate() {
+                *ck = im.comp(x.src.ssa, x.swizzle[k])?;
+            }
+            let v = crate::abi::pack_unorm_4x8(&mut im.b, c);
+            im.define(&(*a).def, v);
+            return Ok(());
+        }
         let mut s = Vec::with_capacity(n);
         for x in srcs {
             s.push(im.comp(x.src.ssa, x.swizzle[0])?);

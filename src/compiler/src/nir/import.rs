@@ -15,6 +15,8 @@ pub(super) struct Importer {
     defs: HashMap<u32, Value>,
     blocks: HashMap<usize, BlockId>,
     phis: Vec<(Value, *const m::nir_phi_instr)>,
+    /// Graphics programs: the key and the IO layout (`nir/gfx.rs`).
+    pub gfx: Option<super::gfx::GfxImport>,
 }
 
 /// The printable name of a NIR instruction for error messages.
@@ -202,6 +204,27 @@ pub(super) fn int_type(bits: u8) -> Result<Type, CompileError> {
 /// # Safety
 /// `shader` must be a valid NIR shader.
 pub unsafe fn import(shader: *const m::nir_shader) -> Result<crate::ir::Function, CompileError> {
+    unsafe { import_with(shader, None).map(|(f, _)| f) }
+}
+
+/// Import a vertex or fragment shader under the graphics ABI `key` (`crate::abi`).
+///
+/// # Safety
+/// `shader` must be a valid NIR shader (already lowered by `prepare::run`).
+pub(super) unsafe fn import_graphics(
+    shader: *const m::nir_shader,
+    key: &crate::abi::GraphicsKey,
+) -> Result<(crate::ir::Function, super::gfx::GfxImport), CompileError> {
+    unsafe {
+        let (f, g) = import_with(shader, Some(super::gfx::GfxImport::new(key)))?;
+        Ok((f, g.expect("graphics import keeps its state")))
+    }
+}
+
+unsafe fn import_with(
+    shader: *const m::nir_shader,
+    gfx: Option<super::gfx::GfxImport>,
+) -> Result<(crate::ir::Function, Option<super::gfx::GfxImport>), CompileError> {
     unsafe {
         let stage = match (*shader).info.stage() as i64 {
             s if s == m::MESA_SHADER_COMPUTE as i64 => Stage::Compute,
@@ -220,7 +243,21 @@ pub unsafe fn import(shader: *const m::nir_shader) -> Result<crate::ir::Function
             defs: HashMap::new(),
             blocks: HashMap::new(),
             phis: Vec::new(),
+            gfx,
         };
+        let want = match &im.gfx {
+            None => None,
+            Some(g) => Some(match g.key {
+                crate::abi::GraphicsKey::Vertex(_) => Stage::Vertex,
+                crate::abi::GraphicsKey::Fragment(_) => Stage::Fragment,
+            }),
+        };
+        if want.is_some_and(|w| w != stage) {
+            return Err(CompileError::InvalidIr(format!(
+                "a {stage:?} shader compiled with a {want:?} key"
+            )));
+        }
+        super::gfx::prologue(&mut im, &(*entry).body)?;
         im.list(&(*entry).body)?;
         let phis = std::mem::take(&mut im.phis);
         for (v, p) in phis {
@@ -239,8 +276,9 @@ pub unsafe fn import(shader: *const m::nir_shader) -> Result<crate::ir::Function
                 im.b.add_phi_src(v, pred, src);
             }
         }
+        let gfx = im.gfx.take();
         let f = im.b.finish();
         crate::ir::validate::validate(&f)?;
-        Ok(f)
+        Ok((f, gfx))
     }
 }

@@ -10,7 +10,7 @@ use crate::error::CompileError;
 use crate::ir::{Op, Src, SysVal, Type};
 use agx16_mesa_sys as m;
 
-unsafe fn const_src(s: &m::nir_src, what: &str) -> Result<u64, CompileError> {
+pub(super) unsafe fn const_src(s: &m::nir_src, what: &str) -> Result<u64, CompileError> {
     unsafe {
         if m::nir_src_is_const(*s) {
             Ok(m::nir_src_as_uint(*s))
@@ -73,6 +73,9 @@ pub(super) unsafe fn import(
                 im.b.collect(Type::I32, &parts)
             }
         };
+        if super::gfx::import_intrinsic(im, x, &name)? {
+            return Ok(());
+        }
         match name.as_str() {
             "load_global_invocation_id" => {
                 let v = sysval(im, SysVal::GlobalId);

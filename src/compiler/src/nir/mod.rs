@@ -3,6 +3,7 @@
 
 mod alu;
 pub mod api;
+mod gfx;
 mod import;
 mod intrinsic;
 pub mod options;
@@ -30,5 +31,33 @@ pub unsafe fn compile_nir(
             eprintln!("{}", c.stats.shader_db_line(&format!("{:?}", f.stage)));
         }
         Ok(c)
+    }
+}
+
+/// Lower/optimise a vertex or fragment `shader` in place, import it under the graphics ABI
+/// `key` (`crate::abi`) and compile it for G16; returns the code and what the driver needs to
+/// know about it.
+///
+/// # Safety
+/// `shader` must be a valid NIR shader that nothing else mutates during the call.
+pub unsafe fn compile_nir_graphics(
+    shader: *mut nir_shader,
+    key: &crate::abi::GraphicsKey,
+) -> Result<(Compiled, crate::abi::StageInfo), CompileError> {
+    unsafe {
+        prepare::run(shader);
+        let (f, g) = import::import_graphics(shader, key)?;
+        let (c, mut info) = crate::abi::compile_ir_graphics(&f, g.gl_base, Options::default())?;
+        info.varyings = g.varyings;
+        info.point_size = g.point_size;
+        if let crate::abi::GraphicsKey::Vertex(v) = key {
+            // Every attribute buffer slot of the key keeps its words (the driver fills them).
+            let used = v.attribs.iter().map(|a| a.buffer + 1).max().unwrap_or(0);
+            info.vertex_buffers = info.vertex_buffers.max(used);
+        }
+        if std::env::var("AGX16_DEBUG").is_ok_and(|d| d.split(',').any(|x| x == "shaderdb")) {
+            eprintln!("{}", c.stats.shader_db_line(&format!("{:?}", f.stage)));
+        }
+        Ok((c, info))
     }
 }

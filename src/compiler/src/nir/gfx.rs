@@ -1,0 +1,431 @@
+//! NIR graphics IO → IR, following the driver-facing ABI of `crate::abi`: vertex inputs become
+//! attribute fetches from the key's vertex buffers, outputs are laid out in the PPP order
+//! (position, user scalars sorted by location and component, point size), fragment inputs are
+//! coefficient registers numbered as the CF bindings, colour outputs are packed tilebuffer
+//! words, GL uniforms are uniform registers after the root and vertex-buffer words.
+
+use super::import::{cstr, Importer};
+use crate::abi::{self, GraphicsKey, RenderTarget, VaryingSlot};
+use crate::error::CompileError;
+use crate::ir::{Interp, Op, Src, SysVal, Type, Value};
+use agx16_mesa_sys as m;
+use agx16_mesa_sys::nir_iter::exec_list_iter;
+use std::collections::{BTreeSet, HashMap};
+use std::mem::offset_of;
+
+/// Graphics state of one import.
+pub(super) struct GfxImport {
+    pub key: GraphicsKey,
+    /// Vertex: the vertex id and the fetched attributes by input location.
+    vertex_id: Option<Value>,
+    attribs: HashMap<u32, [Src; 4]>,
+    /// Vertex: user output scalars in output order; whether the point size is written.
+    pub varyings: Vec<VaryingSlot>,
+    pub point_size: bool,
+    /// First uniform word of the GL uniforms.
+    pub gl_base: u16,
+}
+
+unsafe fn io_location(x: *const m::nir_intrinsic_instr) -> u32 {
+    unsafe { m::nir_intrinsic_io_semantics(x).location() }
+}
+
+unsafe fn zero_offset(s: &m::nir_src, what: &str) -> Result<(), CompileError> {
+    unsafe {
+        if m::nir_src_is_const(*s) && m::nir_src_as_uint(*s) == 0 {
+            Ok(())
+        } else {
+            Err(CompileError::Unsupported(format!(
+                "{what} with an indirect or nonzero offset (arrays of varyings)"
+            )))
+        }
+    }
+}
+
+/// Calls `f` on every intrinsic of a control-flow list, in program order.
+unsafe fn for_each_intrinsic(
+    list: *const m::exec_list,
+    f: &mut dyn FnMut(*const m::nir_intrinsic_instr) -> Result<(), CompileError>,
+) -> Result<(), CompileError> {
+    unsafe {
+        for n in exec_list_iter::<m::nir_cf_node>(list, offset_of!(m::nir_cf_node, node)) {
+            let n = n as *const m::nir_cf_node;
+            match (*n).type_ {
+                m::nir_cf_node_block => {
+                    let blk = m::nir_cf_node_as_block(n);
+                    let l = &(*blk).instr_list as *const m::exec_list;
+                    for i in exec_list_iter::<m::nir_instr>(l, offset_of!(m::nir_instr, node)) {
+                        let i = i as *const m::nir_instr;
+                        if (*i).type_ == m::nir_instr_type_intrinsic {
+                            f(m::nir_instr_as_intrinsic(i))?;
+                        }
+                    }
+                }
+                m::nir_cf_node_if => {
+                    let nif = m::nir_cf_node_as_if(n);
+                    for_each_intrinsic(&(*nif).then_list, f)?;
+                    for_each_intrinsic(&(*nif).else_list, f)?;
+                }
+                m::nir_cf_node_loop => {
+                    let l = m::nir_cf_node_as_loop(n);
+                    for_each_intrinsic(&(*l).body, f)?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+}
+
+fn name_of(x: *const m::nir_intrinsic_instr) -> String {
+    unsafe { cstr(m::nir_intrinsic_infos[(*x).intrinsic as usize].name) }
+}
+
+/// Scan the entry point before import: the vertex output layout and the attributes read.
+/// Emits the vertex id and every attribute fetch at the start of the program (so they
+/// dominate every use).
+pub(super) unsafe fn prologue(
+    im: &mut Importer,
+    body: *const m::exec_list,
+) -> Result<(), CompileError> {
+    unsafe {
+        let Some(g) = im.gfx.as_ref() else {
+            return Ok(());
+        };
+        let vertex = matches!(g.key, GraphicsKey::Vertex(_));
+        let mut user = BTreeSet::new();
+        let mut psiz = false;
+        let mut inputs = BTreeSet::new();
+        for_each_intrinsic(body, &mut |x| {
+            let name = name_of(x);
+            match name.as_str() {
+                "store_output" if vertex => {
+                    let loc = io_location(x);
+                    let comp = m::nir_intrinsic_component(x);
+                    let mask = m::nir_intrinsic_write_mask(x);
+                    if loc == m::VARYING_SLOT_PSIZ {
+                        psiz = true;
+                    } else if loc != m::VARYING_SLOT_POS {
+                        for k in 0..4 {
+                            if mask >> k & 1 == 1 {
+                                user.insert(VaryingSlot {
+                                    location: loc as u8,
+                                    component: (comp + k) as u8,
+                                });
+                            }
+                        }
+                    }
+                }
+                "load_input" if vertex => {
+                    inputs.insert(io_location(x));
+                }
+                _ => {}
+            }
+            Ok(())
+        })?;
+        if !vertex {
+            return Ok(());
+        }
+        let GraphicsKey::Vertex(vk) = &g.key else {
+            unreachable!()
+        };
+        let vk = vk.clone();
+        let id = im.b.sysval(SysVal::VertexId);
+        let mut attribs = HashMap::new();
+        for loc in inputs {
+            let a = vk
+                .attribs
+                .iter()
+                .find(|a| a.location as u32 == loc)
+                .ok_or_else(|| {
+                    CompileError::Unsupported(format!(
+                        "vertex input location {loc} has no attribute in the key"
+                    ))
+                })?;
+            attribs.insert(loc, abi::fetch_attribute(&mut im.b, a, id)?);
+        }
+        let g = im.gfx.as_mut().unwrap();
+        g.vertex_id = Some(id);
+        g.attribs = attribs;
+        g.varyings = user.into_iter().collect();
+        g.point_size = psiz;
+        Ok(())
+    }
+}
+
+impl GfxImport {
+    pub fn new(key: &GraphicsKey) -> GfxImport {
+        let gl_base = match key {
+            GraphicsKey::Vertex(v) => abi::gl_uniform_base(
+                v.attribs
+                    .iter()
+                    .map(|a| a.buffer + 1)
+                    .max()
+                    .unwrap_or(0),
+            ),
+            GraphicsKey::Fragment(_) => abi::gl_uniform_base(0),
+        };
+        GfxImport {
+            key: key.clone(),
+            vertex_id: None,
+            attribs: HashMap::new(),
+            varyings: Vec::new(),
+            point_size: false,
+            gl_base,
+        }
+    }
+}
+
+/// Defines `def` as the `n` sources (a scalar or a collect).
+fn define_srcs(im: &mut Importer, def: *const m::nir_def, ty: Type, srcs: &[Src]) {
+    let v = if srcs.len() == 1 {
+        match srcs[0].value() {
+            Some(v) if srcs[0] == Src::val(v) => v,
+            _ => im.b.copy(ty, srcs[0]),
+        }
+    } else {
+        im.b.collect(ty, srcs)
+    };
+    unsafe { im.define(def, v) };
+}
+
+/// The coefficient register of fragment input (location, component).
+fn coefficient(g: &GfxImport, loc: u32, comp: u32) -> Result<u8, CompileError> {
+    let GraphicsKey::Fragment(fk) = &g.key else {
+        unreachable!()
+    };
+    let k = fk
+        .varyings
+        .iter()
+        .position(|v| v.location as u32 == loc && v.component as u32 == comp)
+        .ok_or_else(|| {
+            CompileError::Unsupported(format!(
+                "fragment input location {loc} component {comp} is not among the key's varyings"
+            ))
+        })?;
+    Ok((1 + fk.frag_coord_z as usize + k) as u8)
+}
+
+/// Graphics intrinsics; `Ok(false)` when `name` is not one.
+pub(super) unsafe fn import_intrinsic(
+    im: &mut Importer,
+    x: *const m::nir_intrinsic_instr,
+    name: &str,
+) -> Result<bool, CompileError> {
+    unsafe {
+        let Some(g) = im.gfx.as_ref() else {
+            return Ok(false);
+        };
+        let vertex = matches!(g.key, GraphicsKey::Vertex(_));
+        let info = &m::nir_intrinsic_infos[(*x).intrinsic as usize];
+        let srcs = (*x).src.as_slice(info.num_srcs as usize);
+        let comps = (*x).def.num_components as usize;
+        match name {
+            "load_vertex_id" if vertex => {
+                let id = g.vertex_id.expect("prologue emits the vertex id");
+                im.define(&(*x).def, id);
+            }
+            "load_instance_id" => {
+                return Err(CompileError::Unsupported(
+                    "gl_InstanceID: no special-register selector is established on G16".into(),
+                ))
+            }
+            "load_input" if vertex => {
+                zero_offset(&srcs[0], "load_input")?;
+                let loc = io_location(x);
+                let comp = m::nir_intrinsic_component(x) as usize;
+                let a = g.attribs[&loc];
+                if comp + comps > 4 || (*x).def.bit_size != 32 {
+                    return Err(CompileError::Unsupported(format!(
+                        "{}-bit vertex input of {comps} components at component {comp}",
+                        (*x).def.bit_size
+                    )));
+                }
+                // The attribute format decides the bits; NIR's input type is the shader's.
+                define_srcs(im, &(*x).def, Type::I32, &a[comp..comp + comps]);
+            }
+            "store_output" if vertex => {
+                zero_offset(&srcs[1], "store_output")?;
+                let loc = io_location(x);
+                let comp = m::nir_intrinsic_component(x);
+                let mask = m::nir_intrinsic_write_mask(x);
+                let n = (*srcs[0].ssa).num_components as u32;
+                if (*srcs[0].ssa).bit_size != 32 {
+                    return Err(CompileError::Unsupported("16-bit vertex outputs".into()));
+                }
+                let user = g.varyings.len() as u8;
+                for k in 0..n {
+                    if mask >> k & 1 == 0 {
+                        continue;
+                    }
+                    let c = comp + k;
+                    let slot = if loc == m::VARYING_SLOT_POS {
+                        c as u8
+                    } else if loc == m::VARYING_SLOT_PSIZ {
+                        4 + user
+                    } else {
+                        let v = VaryingSlot {
+                            location: loc as u8,
+                            component: c as u8,
+                        };
+                        4 + g.varyings.iter().position(|s| *s == v).unwrap() as u8
+                    };
+                    let s = im.comp(srcs[0].ssa, k as u8)?;
+                    im.b.store_output(slot, s);
+                }
+            }
+            "load_barycentric_pixel" if !vertex => {
+                // Consumed by load_interpolated_input (its mode is read there).
+            }
+            "load_barycentric_centroid" | "load_barycentric_sample"
+            | "load_barycentric_at_offset" | "load_barycentric_at_sample" => {
+                return Err(CompileError::Unsupported(format!(
+                    "{name}: iteration away from the pixel centre is not established"
+                )))
+            }
+            "load_interpolated_input" | "load_input" if !vertex => {
+                let off = if name == "load_input" { 0 } else { 1 };
+                zero_offset(&srcs[off], name)?;
+                let interp = if name == "load_input" {
+                    Interp::Flat
+                } else {
+                    let bary = (*srcs[0].ssa).parent_instr;
+                    let bi = m::nir_instr_as_intrinsic(bary);
+                    match m::nir_intrinsic_interp_mode(bi) {
+                        m::INTERP_MODE_NOPERSPECTIVE => Interp::Linear,
+                        m::INTERP_MODE_FLAT => Interp::Flat,
+                        _ => Interp::Perspective,
+                    }
+                };
+                let loc = io_location(x);
+                if loc == m::VARYING_SLOT_POS {
+                    return Err(CompileError::Unsupported(
+                        "gl_FragCoord as an input (use load_frag_coord)".into(),
+                    ));
+                }
+                let comp = m::nir_intrinsic_component(x);
+                let mut parts = Vec::new();
+                for k in 0..comps as u32 {
+                    let cf = coefficient(g, loc, comp + k)?;
+                    parts.push(Src::val(im.b.load_varying(cf, interp)));
+                }
+                define_srcs(im, &(*x).def, Type::F32, &parts);
+            }
+            "load_frag_coord" if !vertex => {
+                // z: the FragcoordZ binding at CF slot 1; w: CF slot 0 is 1/W (its plane is
+                // linear in screen space). x and y have no established coefficient source.
+                let GraphicsKey::Fragment(fk) = &g.key else {
+                    unreachable!()
+                };
+                let read = m::nir_def_components_read(&(*x).def);
+                if read & 0b11 != 0 || (read & 0b100 != 0 && !fk.frag_coord_z) {
+                    return Err(CompileError::Unsupported(format!(
+                        "gl_FragCoord components {read:#b}: only z (with frag_coord_z in the \
+                         key) and w are iterated"
+                    )));
+                }
+                let z = fk.frag_coord_z;
+                let undef = im.b.op(Op::Undef, crate::ir::Shape::scalar(Type::F32), []);
+                let zv = if z {
+                    Src::val(im.b.load_varying(1, Interp::Linear))
+                } else {
+                    Src::val(undef)
+                };
+                let wv = Src::val(im.b.load_varying(0, Interp::Linear));
+                let parts = [Src::val(undef), Src::val(undef), zv, wv];
+                define_srcs(im, &(*x).def, Type::F32, &parts[..comps]);
+            }
+            "store_output" if !vertex => {
+                zero_offset(&srcs[1], "store_output")?;
+                let GraphicsKey::Fragment(fk) = &g.key else {
+                    unreachable!()
+                };
+                let loc = io_location(x);
+                let rt = if loc == m::FRAG_RESULT_COLOR {
+                    0
+                } else if loc >= m::FRAG_RESULT_DATA0 {
+                    (loc - m::FRAG_RESULT_DATA0) as usize
+                } else {
+                    return Err(CompileError::Unsupported(format!(
+                        "fragment output location {loc} (depth/stencil/sample mask)"
+                    )));
+                };
+                let Some(&fmt) = fk.render_targets.get(rt) else {
+                    return Err(CompileError::Unsupported(format!(
+                        "fragment output to render target {rt}, which the key does not have"
+                    )));
+                };
+                let word: u8 = fk.render_targets[..rt].iter().map(|t| t.words()).sum();
+                let comp = m::nir_intrinsic_component(x);
+                let mask = m::nir_intrinsic_write_mask(x);
+                let n = (*srcs[0].ssa).num_components as u32;
+                // GL leaves unwritten components undefined: 0, 0, 0, 1.
+                let mut c = [
+                    Src::imm_f32(0.0),
+                    Src::imm_f32(0.0),
+                    Src::imm_f32(0.0),
+                    Src::imm_f32(1.0),
+                ];
+                for k in 0..n {
+                    if mask >> k & 1 == 1 && comp + k < 4 {
+                        c[(comp + k) as usize] = im.comp(srcs[0].ssa, k as u8)?;
+                    }
+                }
+                let v = match fmt {
+                    RenderTarget::Rgba8Unorm => abi::pack_unorm_4x8(&mut im.b, c),
+                    RenderTarget::R32 => im.b.copy(Type::I32, c[0]),
+                };
+                im.b.store_tile(word, v);
+            }
+            "load_uniform" => {
+                let base = m::nir_intrinsic_base(x);
+                let off = super::intrinsic::const_src(&srcs[0], "uniform offset")? as i64;
+                let w = base as i64 + off;
+                uniform_words(im, x, w, comps)?;
+            }
+            "load_ubo" => {
+                let block = super::intrinsic::const_src(&srcs[0], "uniform block")?;
+                let off = super::intrinsic::const_src(&srcs[1], "uniform block offset")?;
+                if block != 0 || off % 4 != 0 {
+                    return Err(CompileError::Unsupported(format!(
+                        "load_ubo of block {block} at byte {off} (only the default uniform \
+                         block, word aligned)"
+                    )));
+                }
+                uniform_words(im, x, (off / 4) as i64, comps)?;
+            }
+            _ => return Ok(false),
+        }
+        Ok(true)
+    }
+}
+
+unsafe fn uniform_words(
+    im: &mut Importer,
+    x: *const m::nir_intrinsic_instr,
+    w: i64,
+    comps: usize,
+) -> Result<(), CompileError> {
+    unsafe {
+        if (*x).def.bit_size != 32 {
+            return Err(CompileError::Unsupported(format!(
+                "{}-bit uniforms",
+                (*x).def.bit_size
+            )));
+        }
+        let base = im.gfx.as_ref().unwrap().gl_base as i64;
+        let first = base + w;
+        if w < 0 || first + comps as i64 > u16::MAX as i64 {
+            return Err(CompileError::Unsupported(format!("uniform word {w}")));
+        }
+        let parts: Vec<Src> = (0..comps)
+            .map(|k| Src::uniform((first + k as i64) as u16))
+            .collect();
+        let copies: Vec<Src> = parts
+            .iter()
+            .map(|p| Src::val(im.b.copy(Type::I32, *p)))
+            .collect();
+        define_srcs(im, &(*x).def, Type::I32, &copies);
+        Ok(())
+    }
+}
