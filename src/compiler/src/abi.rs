@@ -31,21 +31,20 @@
 //!   The model stores word 0 only (tile_store `rt` 0; sim/GFX.md), so only one
 //!   single-word target is selectable today.
 //!
-//! Uniform words (32-bit registers the launcher's argument transfer fills per draw: argument
-//! word w is uniform w). PROVISIONAL: agx16-sim does not transfer render-stage arguments yet;
-//! the layout follows the root record agx16-draw builds and will follow the "Render-stage
-//! uniform ABI" of sim/GFX.md when it lands. `device_load` base slot n reads its 64-bit base
-//! address from uniforms 2n, 2n+1 (EXP-M4-35 kernels, measured).
-//! - words 0..11 ([`ROOT_WORDS`]): the six root qwords of the launcher's resource record
-//!   (texture, sampler and buffer tables, three reserved; GravityLinux/mesa
-//!   README.apple9-launchers.md "Resource ABI", T8132); the compiler reads none of them yet;
-//! - vertex: vertex buffer slot b is device base slot [`ROOT_SLOTS`] + b, so its address is in
-//!   words 12 + 2b (low) and 13 + 2b (high), for b < [`StageInfo::vertex_buffers`]
-//!   ([`vertex_buffer_words`]);
-//! - GL uniforms follow at [`StageInfo::gl_uniform_base`] = 12 + 2 · vertex_buffers (vertex)
-//!   or 12 (fragment). GL uniform word w (NIR `load_uniform` base + offset counted in 32-bit
-//!   words, or `load_ubo` of block 0 at byte offset 4w) is uniform `gl_uniform_base + w`.
-//!   [`StageInfo::uniform_words`] is the number of words the program reads.
+//! Uniform words: sim/GFX.md "Render-stage uniform ABI" (the launcher's argument transfer
+//! makes argument word w uniform register w; a `device_load` with base slot q reads its 64-bit
+//! base address from words 2q, 2q+1; GravityLinux/mesa README.apple9-launchers.md, T8132):
+//! - qwords 0..5 (words 0..11, [`ROOT_WORDS`]): texture, sampler, buffer tables, reserved; the
+//!   compiler reads none of them;
+//! - qwords 6..6+B−1: the stage's buffers, B = [`StageInfo::buffers`]: first the UBOs by GL
+//!   index ([`GraphicsKey`] `ubos`; UBO k is device base slot 6 + k, [`ubo_slot`]), then in the
+//!   vertex stage the vertex-buffer bindings (binding b is base slot 6 + ubos + b,
+//!   [`vertex_buffer_slot`]); each holds the 64-bit address of the binding's first byte;
+//! - words 12 + 2B ..: the inline uniform words ([`StageInfo::gl_uniform_base`]); NIR
+//!   `load_uniform` base + offset counted in 32-bit words w reads uniform
+//!   `gl_uniform_base + w`; `load_ubo` of block k at byte offset o is a device load of element
+//!   o/4 from UBO k. [`StageInfo::uniform_words`] is the number of words the program reads
+//!   (at most 64: the `arg_store` destination has 6 bits).
 
 use crate::error::CompileError;
 use crate::ir::{Builder, Function, Interp, Op, Operand, Sfu, Src, Stage, SysVal, Type, Value};
@@ -78,7 +77,7 @@ pub struct VertexAttrib {
     /// The vertex shader input it feeds (NIR io location, `VERT_ATTRIB_GENERIC0 + n` for
     /// generic attribute n).
     pub location: u8,
-    /// Vertex buffer slot ([`vertex_buffer_words`] hold its address).
+    /// Vertex-buffer binding: device base slot [`vertex_buffer_slot`], after the UBOs.
     pub buffer: u8,
     /// Byte offset of the first element (a multiple of 4).
     pub offset: u32,
@@ -114,6 +113,8 @@ impl RenderTarget {
 pub struct VertexKey {
     /// The attribute fetched for each vertex shader input the program reads.
     pub attribs: Vec<VertexAttrib>,
+    /// Uniform buffers bound to the stage (their qwords precede the vertex buffers').
+    pub ubos: u8,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -124,6 +125,8 @@ pub struct FragmentKey {
     pub frag_coord_z: bool,
     /// Render targets by GL draw buffer.
     pub render_targets: Vec<RenderTarget>,
+    /// Uniform buffers bound to the stage.
+    pub ubos: u8,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -142,11 +145,11 @@ pub struct StageInfo {
     pub varyings: Vec<VaryingSlot>,
     /// Vertex: the last output is the point size.
     pub point_size: bool,
-    /// Vertex: buffer slots the uniform words reserve (2 words each, after the root words).
-    pub vertex_buffers: u8,
+    /// Buffer qwords after the root record (UBOs, then vertex buffers): B in sim/GFX.md.
+    pub buffers: u8,
     /// Publication registers the program writes (the launcher frame's publication extent).
     pub publications: u32,
-    /// First uniform word of the GL uniforms.
+    /// First inline uniform word (12 + 2B).
     pub gl_uniform_base: u16,
     /// Uniform words the program reads (addresses and GL uniforms).
     pub uniform_words: u16,
@@ -161,23 +164,29 @@ pub struct StageInfo {
 
 /// Root-record words at the start of every render stage's uniforms (six qwords).
 pub const ROOT_WORDS: u16 = 12;
-/// Device base slots the root record occupies: vertex buffer b is base slot `ROOT_SLOTS + b`.
+/// Device base slots the root record occupies.
 pub const ROOT_SLOTS: u8 = 6;
+/// Argument words a launcher can transfer (6-bit `arg_store` destination).
+pub const MAX_UNIFORM_WORDS: u16 = 64;
 
-/// The device base slot of vertex buffer slot `b`.
-pub fn vertex_buffer_slot(b: u8) -> u8 {
-    ROOT_SLOTS + b
+/// The device base slot of UBO `k`.
+pub fn ubo_slot(k: u8) -> u8 {
+    ROOT_SLOTS + k
 }
 
-/// Uniform words of vertex buffer slot `b`: (low, high) halves of its 64-bit address.
-pub fn vertex_buffer_words(b: u8) -> (u16, u16) {
-    let s = vertex_buffer_slot(b) as u16;
-    (2 * s, 2 * s + 1)
+/// The device base slot of vertex-buffer binding `b` of a stage with `ubos` UBOs.
+pub fn vertex_buffer_slot(ubos: u8, b: u8) -> u8 {
+    ROOT_SLOTS + ubos + b
 }
 
-/// First uniform word of the GL uniforms of a stage with `vertex_buffers` buffer slots.
-pub fn gl_uniform_base(vertex_buffers: u8) -> u16 {
-    ROOT_WORDS + 2 * vertex_buffers as u16
+/// Uniform words of device base slot `q`: (low, high) halves of its 64-bit address.
+pub fn slot_words(q: u8) -> (u16, u16) {
+    (2 * q as u16, 2 * q as u16 + 1)
+}
+
+/// First inline uniform word of a stage with `buffers` buffer qwords.
+pub fn gl_uniform_base(buffers: u8) -> u16 {
+    ROOT_WORDS + 2 * buffers as u16
 }
 
 /// `x * k` with adds only (no validated integer multiply or shift-left form): double-and-add
@@ -197,13 +206,14 @@ pub fn mul_const(b: &mut Builder, x: Src, k: u32) -> Src {
 }
 
 /// The four components a vertex shader input sees for `a` (GL fills missing ones with
-/// 0, 0, 0, 1): device loads at element `vertex_id * stride/4 + offset/4` of buffer slot
-/// `a.buffer` (device base slot [`vertex_buffer_slot`]). `vertex_id` is the program's vertex
-/// id value.
+/// 0, 0, 0, 1): device loads at element `vertex_id * stride/4 + offset/4` of vertex-buffer
+/// binding `a.buffer` (device base slot [`vertex_buffer_slot`] after `ubos` UBOs).
+/// `vertex_id` is the program's vertex id value.
 pub fn fetch_attribute(
     b: &mut Builder,
     a: &VertexAttrib,
     vertex_id: Value,
+    ubos: u8,
 ) -> Result<[Src; 4], CompileError> {
     let n = a.format.comps();
     if !(1..=4).contains(&n) || !a.offset.is_multiple_of(4) || !a.stride.is_multiple_of(4) {
@@ -222,13 +232,13 @@ pub fn fetch_attribute(
     } else {
         Src::val(b.alu(Op::IAdd, Type::I32, [index, Src::imm(a.offset / 4)]))
     };
-    if a.buffer as u16 + ROOT_SLOTS as u16 > u8::MAX as u16 {
+    if gl_uniform_base(a.buffer.saturating_add(ubos).saturating_add(1)) > MAX_UNIFORM_WORDS {
         return Err(CompileError::Unsupported(format!(
-            "vertex buffer slot {}",
+            "vertex buffer binding {} after {ubos} UBOs: past the 64 argument words",
             a.buffer
         )));
     }
-    let v = b.load_global(vertex_buffer_slot(a.buffer), index, ty, n);
+    let v = b.load_global(vertex_buffer_slot(ubos, a.buffer), index, ty, n);
     let one = if ty == Type::F32 { 1.0f32.to_bits() } else { 1 };
     Ok(std::array::from_fn(|k| {
         if k < n as usize {
@@ -349,9 +359,15 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
             )));
         }
         info.outputs = n;
-        info.vertex_buffers = buffers.saturating_sub(ROOT_SLOTS);
     }
+    info.buffers = buffers.saturating_sub(ROOT_SLOTS);
     info.uniform_words = uniforms.max(2 * buffers as u16);
+    if info.uniform_words > MAX_UNIFORM_WORDS {
+        return Err(CompileError::Unsupported(format!(
+            "{} uniform words: a launcher transfers at most {MAX_UNIFORM_WORDS}",
+            info.uniform_words
+        )));
+    }
     Ok(info)
 }
 

@@ -10,155 +10,52 @@
 mod gfx_common;
 
 use agx16_cmdstream::descriptors::ShadeModel;
-use agx16_cmdstream::launch::{entry_offset, jump_any};
-use agx16_cmdstream::render::ZlsControl;
 use agx16_cmdstream::vdm::ProvokingVertex;
-use agx16_compiler::abi::{self, StageInfo};
+use agx16_compiler::abi::{self, AttribFormat, StageInfo, VertexAttrib};
 use agx16_compiler::ir::*;
 use agx16_compiler::pipeline::Options;
-use agx16_isa::meaning::{
-    launch_frame_instr, stage_allocation_instr, stage_target_instr, StageAllocation,
-};
-use agx16_isa::{encode_program, Instr};
-use agx16_sim::gfx::{self, Fragment, FragmentResult, IsaStages, Stages, TileBuffer};
-use agx16_sim::gfx::{RenderStats, VertexInvocation};
-use agx16_sim::{GpuMemory, SimError};
+use agx16_sim::gfx::RenderStats;
+use agx16_sim::SimError;
 use gfx_common::*;
 
-const VERT_LAUNCHER: u64 = USC + 0x8000; // where the harness's VDM state points
-const VERT_BODY: u64 = USC + 0x40000;
-const FRAG_LAUNCHER: u64 = USC + 0x9000; // the harness's PPP fragment launch
-const FRAG_BODY: u64 = USC + 0x50000;
+mod gfx_harness;
+use gfx_harness::*;
 
-fn b(name: &str, f: &[(&str, u64)]) -> Instr {
-    Instr::build(name, f).unwrap_or_else(|e| panic!("{name}: {e}"))
-}
-
-/// Launcher (stage allocation, stage target, stop), entry jump to the body, the body.
-fn install(
-    scene: &Scene,
-    launcher: u64,
-    entry: u64,
-    alloc: StageAllocation,
-    body_va: u64,
-    body: &[u8],
-) {
-    let l = [
-        stage_allocation_instr(alloc).unwrap(),
-        stage_target_instr(entry).unwrap(),
-        // every launcher that ran on T8132 carries the publication/scratch frame (128
-        // publications: the whole namespace; the model does not check the count yet)
-        launch_frame_instr(128, 0, 0).unwrap(),
-        b("stop", &[]),
-    ];
-    scene.pt.host_write(launcher, &encode_program(&l)).unwrap();
-    // the entry is JMP_EXEC_ANY (mode 0x54), as the arena writes it
-    let jump = agx16_isa::decode(&jump_any((body_va - (USC + entry)) as i64).unwrap()).unwrap();
-    scene
-        .pt
-        .host_write(USC + entry, &encode_program(&[jump, b("stop", &[])]))
-        .unwrap();
-    scene.pt.host_write(body_va, body).unwrap();
-}
-
-/// Vertex and fragment stages on the hardware path; background (clear colour) and end of
-/// tile (raw word 0 → image) are the harness's host stages.
-struct CompiledStages {
-    isa: IsaStages,
-    host: HostStages,
-}
-
-impl Stages for CompiledStages {
-    fn vertex(
-        &mut self,
-        mem: &dyn GpuMemory,
-        inv: &VertexInvocation,
-    ) -> Result<Vec<f32>, SimError> {
-        self.isa.vertex(mem, inv)
-    }
-    fn vertices(
-        &mut self,
-        mem: &dyn GpuMemory,
-        invs: &[VertexInvocation],
-    ) -> Result<Vec<Vec<f32>>, SimError> {
-        self.isa.vertices(mem, invs)
-    }
-    fn background(
-        &mut self,
-        mem: &dyn GpuMemory,
-        usc: u64,
-        tile: &mut TileBuffer,
-    ) -> Result<(), SimError> {
-        self.host.background(mem, usc, tile)
-    }
-    fn fragment(
-        &mut self,
-        mem: &dyn GpuMemory,
-        f: &Fragment,
-        tile: &mut TileBuffer,
-    ) -> Result<FragmentResult, SimError> {
-        self.isa.fragment(mem, f, tile)
-    }
-    fn fragments(
-        &mut self,
-        mem: &dyn GpuMemory,
-        quad: &[Fragment],
-        tile: &mut TileBuffer,
-    ) -> Result<Vec<FragmentResult>, SimError> {
-        self.isa.fragments(mem, quad, tile)
-    }
-    fn end_of_tile(
-        &mut self,
-        mem: &dyn GpuMemory,
-        usc: u64,
-        tile: &TileBuffer,
-    ) -> Result<(), SimError> {
-        self.host.end_of_tile(mem, usc, tile)
-    }
-}
-
-/// Image, statistics, vertex and fragment stage information.
 type Rendered = (Vec<[u8; 4]>, RenderStats, StageInfo, StageInfo);
 
-/// Compile both programs, draw `d` (its vertices size the draw and fill the vertex buffer;
-/// the CF table follows `d.shade`) with them, and return the image and statistics.
+/// Compile both IR programs and draw `d` with them (no root record: they read no uniforms).
 fn render_with(d: &DrawSpec, vs: &Function, fs: &Function) -> Result<Rendered, SimError> {
+    render_roots(d, vs, fs, vec![], vec![])
+}
+
+/// Compile both IR programs and draw `d` with them, their launchers transferring the given
+/// root records.
+fn render_roots(
+    d: &DrawSpec,
+    vs: &Function,
+    fs: &Function,
+    vroots: Vec<u64>,
+    froots: Vec<u64>,
+) -> Result<Rendered, SimError> {
     let (vc, vinfo) = abi::compile_ir_graphics(vs, 0, Options::default()).unwrap();
     let (fc, finfo) = abi::compile_ir_graphics(fs, 0, Options::default()).unwrap();
-    let scene = build(&[d.clone()], ZlsControl::default());
-    install(
-        &scene,
-        VERT_LAUNCHER,
-        entry_offset(0),
-        StageAllocation::Empty,
-        VERT_BODY,
-        &vc.code,
-    );
-    install(
-        &scene,
-        FRAG_LAUNCHER,
-        entry_offset(1),
-        StageAllocation::Tile {
-            samples: 1,
-            units: 1,
-        },
-        FRAG_BODY,
-        &fc.code,
-    );
-    let mut st = CompiledStages {
-        isa: IsaStages::default(),
-        host: HostStages {
-            draws: vec![d.clone()],
-        },
+    let v = StageCode {
+        code: vc.code,
+        info: vinfo.clone(),
+        roots: vroots,
     };
-    let stats = gfx::run_render_with(&scene.pt, &scene.command(), &mut st)?;
-    Ok((image(&scene.pt), stats, vinfo, finfo))
+    let f = StageCode {
+        code: fc.code,
+        info: finfo.clone(),
+        roots: froots,
+    };
+    let (img, stats) = draw(d, &v, &f)?;
+    Ok((img, stats, vinfo, finfo))
 }
 
 // ---- programs ----
 
-/// GLSL-shaped vertex program computing everything from gl_VertexID (no uniforms: the model
-/// does not transfer render-stage arguments yet):
+/// GLSL-shaped vertex program computing everything from gl_VertexID:
 ///   float k = float(gl_VertexID); float w = 1.0 + k;
 ///   gl_Position = vec4((k * 0.9 - 0.9) * w, (k * k * 0.45 - 0.9) * w, 0.5 * w, w);
 ///   colour = vec4(k * 0.45, 1.0 - k * 0.4, 0.8 - k * 0.3, 1.0);
@@ -395,6 +292,178 @@ fn a_body_storing_tile_word_one_is_refused_by_the_model() {
         Err(SimError::Unestablished { form, what, .. }) => {
             assert!(form.starts_with("tile_store"), "{form}");
             assert!(what.contains("tile word 1"), "{what}");
+        }
+        other => panic!("{:?}", other.map(|r| r.1)),
+    }
+}
+
+/// The harness's vertex buffer layout: position (vec4) at byte 0, colour at 16, stride 32.
+fn attrib(location: u8, offset: u32, format: AttribFormat) -> VertexAttrib {
+    VertexAttrib {
+        location,
+        buffer: 0,
+        offset,
+        stride: 32,
+        format,
+    }
+}
+
+/// `in vec4 pos; in vec4 colour; gl_Position = pos; v_colour = colour;` with the attributes
+/// fetched from vertex-buffer binding 0 (after `ubos` UBOs).
+fn fetch_vertex_program(colour: AttribFormat, ubos: u8) -> Function {
+    let mut b = Builder::new(Stage::Vertex);
+    let id = b.sysval(SysVal::VertexId);
+    let p = abi::fetch_attribute(&mut b, &attrib(0, 0, AttribFormat::F32(4)), id, ubos).unwrap();
+    let c = abi::fetch_attribute(&mut b, &attrib(1, 16, colour), id, ubos).unwrap();
+    for k in 0..4 {
+        b.store_output(k as u8, p[k]);
+        b.store_output(4 + k as u8, c[k]);
+    }
+    b.finish()
+}
+
+/// A triangle whose W differs per vertex (perspective and screen-linear results differ).
+fn w_triangle(shade: ShadeModel) -> DrawSpec {
+    DrawSpec::tris(
+        vec![
+            rgba([-0.9, -0.9, 0.2, 1.0], [1.0, 0.0, 0.0, 1.0]),
+            rgba([2.7, -2.4, 1.2, 3.0], [0.0, 1.0, 0.0, 1.0]),
+            rgba([0.0, 1.6, 0.6, 2.0], [0.0, 0.0, 1.0, 0.5]),
+        ],
+        shade,
+    )
+}
+
+/// Root record of a stage with buffer qwords `buffers` after the six root qwords, then the
+/// inline words.
+fn roots(buffers: &[u64], inline: &[u32]) -> Vec<u64> {
+    let mut r = vec![0u64; 6];
+    r.extend_from_slice(buffers);
+    for pair in inline.chunks(2) {
+        r.push(pair[0] as u64 | (*pair.get(1).unwrap_or(&0) as u64) << 32);
+    }
+    r
+}
+
+#[test]
+fn vertex_attributes_are_fetched_from_the_vertex_buffer() {
+    for shade in [ShadeModel::Perspective, ShadeModel::Linear] {
+        let d = w_triangle(shade);
+        let (img, stats, vinfo, _) = render_roots(
+            &d,
+            &fetch_vertex_program(AttribFormat::F32(4), 0),
+            &passthrough_fragment(interp_of(shade)),
+            roots(&[VB], &[]),
+            vec![],
+        )
+        .unwrap();
+        let r = reference(&[d]);
+        compare(&img, &r);
+        assert!(r.passed[0] > 300);
+        assert_eq!(stats.vertices_shaded, 3);
+        // Buffer qword 6 = binding 0: uniform words 12, 13.
+        assert_eq!((vinfo.buffers, vinfo.uniform_words), (1, 14));
+        assert_eq!(abi::slot_words(abi::vertex_buffer_slot(0, 0)), (12, 13));
+    }
+}
+
+#[test]
+fn missing_attribute_components_take_the_gl_defaults() {
+    // A vec3 colour attribute: alpha is 1 (GL), not the buffer's 0.5 of vertex 2.
+    let d = w_triangle(ShadeModel::Perspective);
+    let (img, ..) = render_roots(
+        &d,
+        &fetch_vertex_program(AttribFormat::F32(3), 0),
+        &passthrough_fragment(Interp::Perspective),
+        roots(&[VB], &[]),
+        vec![],
+    )
+    .unwrap();
+    let mut want = d.clone();
+    for v in &mut want.verts {
+        v[7] = 1.0;
+    }
+    compare(&img, &reference(&[want]));
+    assert!(reference(&[d]).color.iter().any(|c| c[3] < 250));
+}
+
+#[test]
+fn vertex_buffers_follow_the_ubos_and_a_wrong_qword_faults() {
+    // With one UBO the vertex buffer is qword 7; the root record below puts it there.
+    let d = w_triangle(ShadeModel::Linear);
+    let good = render_roots(
+        &d,
+        &fetch_vertex_program(AttribFormat::F32(4), 1),
+        &passthrough_fragment(Interp::Linear),
+        roots(&[0, VB], &[]),
+        vec![],
+    )
+    .unwrap();
+    compare(&good.0, &reference(&[d.clone()]));
+    assert_eq!((good.2.buffers, good.2.uniform_words), (2, 16));
+    // The same program with the buffer at qword 6 reads address 0 (unmapped): a fault.
+    let bad = render_roots(
+        &d,
+        &fetch_vertex_program(AttribFormat::F32(4), 1),
+        &passthrough_fragment(Interp::Linear),
+        roots(&[VB, 0], &[]),
+        vec![],
+    );
+    assert!(
+        matches!(bad, Err(SimError::Fault { .. })),
+        "{:?}",
+        bad.map(|r| r.1)
+    );
+}
+
+/// `uniform vec4 tint; fragColor = v_colour * tint;` with the tint as inline uniform words.
+fn tint_fragment(interp: Interp, base: u16) -> Function {
+    let mut b = Builder::new(Stage::Fragment);
+    let c: Vec<Src> = (0..4u16)
+        .map(|k| {
+            let v = b.load_varying(1 + k as u8, interp);
+            Src::val(b.fmul(v, Src::uniform(base + k)))
+        })
+        .collect();
+    let word = abi::pack_unorm_4x8(&mut b, [c[0], c[1], c[2], c[3]]);
+    b.store_tile(0, word);
+    b.finish()
+}
+
+#[test]
+fn fragment_uniforms_are_the_inline_words_after_the_buffers() {
+    let tint = [0.5f32, 1.0, 0.25, 1.0];
+    let d = w_triangle(ShadeModel::Perspective);
+    let base = abi::gl_uniform_base(0);
+    let words: Vec<u32> = tint.iter().map(|x| x.to_bits()).collect();
+    let (img, _, _, finfo) = render_roots(
+        &d,
+        &fetch_vertex_program(AttribFormat::F32(4), 0),
+        &tint_fragment(Interp::Perspective, base),
+        roots(&[VB], &[]),
+        roots(&[], &words),
+    )
+    .unwrap();
+    assert_eq!((base, finfo.uniform_words), (12, 16));
+    let mut want = d.clone();
+    for v in &mut want.verts {
+        for k in 0..4 {
+            v[4 + k] *= tint[k];
+        }
+    }
+    compare(&img, &reference(&[want]));
+    // Without the inline words the launcher transfers 12 words and the body's read of word
+    // 12 is refused (never zeros).
+    let short = render_roots(
+        &d,
+        &fetch_vertex_program(AttribFormat::F32(4), 0),
+        &tint_fragment(Interp::Perspective, base),
+        roots(&[VB], &[]),
+        roots(&[], &[]),
+    );
+    match short {
+        Err(SimError::Unestablished { what, .. }) => {
+            assert!(what.contains("reads uniform word"), "{what}")
         }
         other => panic!("{:?}", other.map(|r| r.1)),
     }

@@ -142,7 +142,7 @@ pub(super) unsafe fn prologue(
                         "vertex input location {loc} has no attribute in the key"
                     ))
                 })?;
-            attribs.insert(loc, abi::fetch_attribute(&mut im.b, a, id)?);
+            attribs.insert(loc, abi::fetch_attribute(&mut im.b, a, id, vk.ubos)?);
         }
         let g = im.gfx.as_mut().unwrap();
         g.vertex_id = Some(id);
@@ -153,18 +153,23 @@ pub(super) unsafe fn prologue(
     }
 }
 
+/// Buffer qwords of a stage under `key`: its UBOs, then (vertex) its vertex-buffer bindings.
+pub(super) fn buffers(key: &GraphicsKey) -> u8 {
+    match key {
+        GraphicsKey::Vertex(v) => v
+            .attribs
+            .iter()
+            .map(|a| a.buffer + 1)
+            .max()
+            .unwrap_or(0)
+            .saturating_add(v.ubos),
+        GraphicsKey::Fragment(f) => f.ubos,
+    }
+}
+
 impl GfxImport {
     pub fn new(key: &GraphicsKey) -> GfxImport {
-        let gl_base = match key {
-            GraphicsKey::Vertex(v) => abi::gl_uniform_base(
-                v.attribs
-                    .iter()
-                    .map(|a| a.buffer + 1)
-                    .max()
-                    .unwrap_or(0),
-            ),
-            GraphicsKey::Fragment(_) => abi::gl_uniform_base(0),
-        };
+        let gl_base = abi::gl_uniform_base(buffers(key));
         GfxImport {
             key: key.clone(),
             vertex_id: None,
@@ -277,8 +282,10 @@ pub(super) unsafe fn import_intrinsic(
             "load_barycentric_pixel" if !vertex => {
                 // Consumed by load_interpolated_input (its mode is read there).
             }
-            "load_barycentric_centroid" | "load_barycentric_sample"
-            | "load_barycentric_at_offset" | "load_barycentric_at_sample" => {
+            "load_barycentric_centroid"
+            | "load_barycentric_sample"
+            | "load_barycentric_at_offset"
+            | "load_barycentric_at_sample" => {
                 return Err(CompileError::Unsupported(format!(
                     "{name}: iteration away from the pixel centre is not established"
                 )))
@@ -384,15 +391,21 @@ pub(super) unsafe fn import_intrinsic(
                 uniform_words(im, x, w, comps)?;
             }
             "load_ubo" => {
-                let block = super::intrinsic::const_src(&srcs[0], "uniform block")?;
-                let off = super::intrinsic::const_src(&srcs[1], "uniform block offset")?;
-                if block != 0 || off % 4 != 0 {
+                let block = super::intrinsic::const_src(&srcs[0], "uniform block index")?;
+                let ubos = match &g.key {
+                    GraphicsKey::Vertex(v) => v.ubos,
+                    GraphicsKey::Fragment(f) => f.ubos,
+                };
+                if block >= ubos as u64 || (*x).def.bit_size != 32 {
                     return Err(CompileError::Unsupported(format!(
-                        "load_ubo of block {block} at byte {off} (only the default uniform \
-                         block, word aligned)"
+                        "{}-bit load_ubo of block {block} (the key has {ubos} UBOs)",
+                        (*x).def.bit_size
                     )));
                 }
-                uniform_words(im, x, (off / 4) as i64, comps)?;
+                let idx = super::intrinsic::element_index(im, srcs[1].ssa)?;
+                let v =
+                    im.b.load_global(abi::ubo_slot(block as u8), idx, Type::I32, comps as u8);
+                im.define(&(*x).def, v);
             }
             _ => return Ok(false),
         }

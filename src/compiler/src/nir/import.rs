@@ -245,13 +245,10 @@ unsafe fn import_with(
             phis: Vec::new(),
             gfx,
         };
-        let want = match &im.gfx {
-            None => None,
-            Some(g) => Some(match g.key {
-                crate::abi::GraphicsKey::Vertex(_) => Stage::Vertex,
-                crate::abi::GraphicsKey::Fragment(_) => Stage::Fragment,
-            }),
-        };
+        let want = im.gfx.as_ref().map(|g| match g.key {
+            crate::abi::GraphicsKey::Vertex(_) => Stage::Vertex,
+            crate::abi::GraphicsKey::Fragment(_) => Stage::Fragment,
+        });
         if want.is_some_and(|w| w != stage) {
             return Err(CompileError::InvalidIr(format!(
                 "a {stage:?} shader compiled with a {want:?} key"

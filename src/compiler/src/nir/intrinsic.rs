@@ -24,7 +24,10 @@ pub(super) unsafe fn const_src(s: &m::nir_src, what: &str) -> Result<u64, Compil
 /// array indexing produces) give `x` and `x + k` directly: offsets are below the driver's
 /// maximum SSBO size (far under 4 GiB), so the shift cannot have wrapped. Anything else is
 /// shifted right by two.
-unsafe fn element_index(im: &mut Importer, off: *const m::nir_def) -> Result<Src, CompileError> {
+pub(super) unsafe fn element_index(
+    im: &mut Importer,
+    off: *const m::nir_def,
+) -> Result<Src, CompileError> {
     unsafe {
         let parent = (*off).parent_instr;
         if (*parent).type_ == m::nir_instr_type_alu {

@@ -50,11 +50,8 @@ pub unsafe fn compile_nir_graphics(
         let (c, mut info) = crate::abi::compile_ir_graphics(&f, g.gl_base, Options::default())?;
         info.varyings = g.varyings;
         info.point_size = g.point_size;
-        if let crate::abi::GraphicsKey::Vertex(v) = key {
-            // Every attribute buffer slot of the key keeps its words (the driver fills them).
-            let used = v.attribs.iter().map(|a| a.buffer + 1).max().unwrap_or(0);
-            info.vertex_buffers = info.vertex_buffers.max(used);
-        }
+        // Every buffer of the key keeps its qword (the driver fills them in this order).
+        info.buffers = info.buffers.max(gfx::buffers(key));
         if std::env::var("AGX16_DEBUG").is_ok_and(|d| d.split(',').any(|x| x == "shaderdb")) {
             eprintln!("{}", c.stats.shader_db_line(&format!("{:?}", f.stage)));
         }

@@ -1,0 +1,345 @@
+//! The NIR graphics front-end: vertex and fragment shaders built with Mesa's nir_builder in
+//! the form GLSL takes after IO lowering (load_input / store_output / load_interpolated_input
+//! with io semantics, load_uniform), compiled with `nir::compile_nir_graphics` under a
+//! `GraphicsKey` and drawn on agx16-sim's render model as real stage bodies; images vs the
+//! CPU reference rasteriser (sim/tests/gfx_common). Needs the Mesa build
+//! (`--features nir-static`).
+#![cfg(feature = "nir-static")]
+#![allow(dead_code, clippy::cloned_ref_to_slice_refs)]
+
+#[path = "../../../sim/tests/gfx_common/mod.rs"]
+mod gfx_common;
+mod gfx_harness;
+
+use agx16_cmdstream::descriptors::ShadeModel;
+use agx16_compiler::abi::{
+    self, AttribFormat, FragmentKey, GraphicsKey, RenderTarget, VaryingSlot, VertexAttrib,
+    VertexKey,
+};
+use agx16_compiler::nir::{compile_nir_graphics, options::options};
+use agx16_compiler::CompileError;
+use agx16_mesa_sys as m;
+use gfx_common::*;
+use gfx_harness::*;
+
+struct Shader(m::nir_builder);
+
+impl Shader {
+    fn new(stage: m::pipe_shader_type) -> Self {
+        unsafe {
+            m::glsl_type_singleton_init_or_ref();
+            Shader(m::nir_builder_init_simple_shader(
+                stage as _,
+                options(),
+                c"agx16-gfx-test".as_ptr(),
+            ))
+        }
+    }
+    fn b(&mut self) -> *mut m::nir_builder {
+        &mut self.0
+    }
+    fn intrinsic(
+        &mut self,
+        op: m::nir_intrinsic_op,
+        comps: u32,
+        srcs: &[*mut m::nir_def],
+        dest: bool,
+    ) -> *mut m::nir_intrinsic_instr {
+        unsafe {
+            let i = m::nir_intrinsic_instr_create(self.0.shader, op);
+            (*i).num_components = comps as u8;
+            let s = (*i).src.as_mut_slice(srcs.len());
+            for (k, d) in srcs.iter().enumerate() {
+                s[k] = m::nir_src_for_ssa(*d);
+            }
+            if dest {
+                m::nir_def_init(&mut (*i).instr, &mut (*i).def, comps, 32);
+            }
+            i
+        }
+    }
+    fn insert(&mut self, i: *mut m::nir_intrinsic_instr) -> *mut m::nir_def {
+        unsafe {
+            m::nir_builder_instr_insert(&mut self.0, &mut (*i).instr);
+            &mut (*i).def
+        }
+    }
+    fn io(i: *mut m::nir_intrinsic_instr, location: u32, base: i32) {
+        unsafe {
+            let mut sem = m::nir_io_semantics::default();
+            sem.set_location(location);
+            sem.set_num_slots(1);
+            m::nir_intrinsic_set_io_semantics(i, sem);
+            m::nir_intrinsic_set_base(i, base);
+            m::nir_intrinsic_set_component(i, 0);
+        }
+    }
+    fn zero(&mut self) -> *mut m::nir_def {
+        unsafe { m::nir_imm_int(self.b(), 0) }
+    }
+    /// Vertex input or flat fragment input at `location`.
+    fn load_input(&mut self, location: u32, base: i32, comps: u32) -> *mut m::nir_def {
+        let z = self.zero();
+        let i = self.intrinsic(m::nir_intrinsic_load_input, comps, &[z], true);
+        Self::io(i, location, base);
+        unsafe { m::nir_intrinsic_set_dest_type(i, m::nir_type_float32) };
+        self.insert(i)
+    }
+    /// `load_interpolated_input` at the pixel centre with `mode` (smooth / noperspective).
+    fn load_interpolated(&mut self, location: u32, base: i32, mode: u32) -> *mut m::nir_def {
+        let bary = self.intrinsic(m::nir_intrinsic_load_barycentric_pixel, 2, &[], true);
+        unsafe { m::nir_intrinsic_set_interp_mode(bary, mode) };
+        let bary = self.insert(bary);
+        let z = self.zero();
+        let i = self.intrinsic(
+            m::nir_intrinsic_load_interpolated_input,
+            4,
+            &[bary, z],
+            true,
+        );
+        Self::io(i, location, base);
+        unsafe { m::nir_intrinsic_set_dest_type(i, m::nir_type_float32) };
+        self.insert(i)
+    }
+    fn store_output(&mut self, v: *mut m::nir_def, location: u32, base: i32) {
+        let z = self.zero();
+        let n = unsafe { (*v).num_components } as u32;
+        let i = self.intrinsic(m::nir_intrinsic_store_output, n, &[v, z], false);
+        Self::io(i, location, base);
+        unsafe {
+            m::nir_intrinsic_set_write_mask(i, (1 << n) - 1);
+            m::nir_intrinsic_set_src_type(i, m::nir_type_float32);
+        }
+        self.insert(i);
+    }
+    fn load_uniform(&mut self, word: i32, comps: u32) -> *mut m::nir_def {
+        let z = self.zero();
+        let i = self.intrinsic(m::nir_intrinsic_load_uniform, comps, &[z], true);
+        unsafe {
+            m::nir_intrinsic_set_base(i, word);
+            m::nir_intrinsic_set_range(i, 4 * comps);
+            m::nir_intrinsic_set_dest_type(i, m::nir_type_float32);
+        }
+        self.insert(i)
+    }
+    fn ch(&mut self, v: *mut m::nir_def, k: u32) -> *mut m::nir_def {
+        unsafe { m::nir_channel(self.b(), v, k) }
+    }
+    fn imm(&mut self, x: f32) -> *mut m::nir_def {
+        unsafe { m::nir_imm_float(self.b(), x) }
+    }
+    fn compile(&mut self, key: &GraphicsKey) -> Result<StageCode, CompileError> {
+        let (c, info) = unsafe { compile_nir_graphics(self.0.shader, key)? };
+        Ok(StageCode {
+            code: c.code,
+            info,
+            roots: vec![],
+        })
+    }
+}
+
+impl Drop for Shader {
+    fn drop(&mut self) {
+        unsafe { m::ralloc_free(self.0.shader as *mut _) }
+    }
+}
+
+const GENERIC0: u32 = m::VERT_ATTRIB_GENERIC0;
+const VAR0: u32 = m::VARYING_SLOT_VAR0;
+
+/// `in vec4 pos, colour; out vec4 v; gl_Position = pos; v = colour;`
+fn vertex_shader(key: &VertexKey) -> Result<StageCode, CompileError> {
+    let mut s = Shader::new(m::MESA_SHADER_VERTEX);
+    let pos = s.load_input(GENERIC0, 0, 4);
+    let col = s.load_input(GENERIC0 + 1, 1, 4);
+    s.store_output(pos, m::VARYING_SLOT_POS, 0);
+    s.store_output(col, VAR0, 1);
+    let mut c = s.compile(&GraphicsKey::Vertex(key.clone()))?;
+    c.roots = vec![0, 0, 0, 0, 0, 0, VB];
+    Ok(c)
+}
+
+fn vertex_key() -> VertexKey {
+    let a = |n: u32, offset| VertexAttrib {
+        location: (GENERIC0 + n) as u8,
+        buffer: 0,
+        offset,
+        stride: 32,
+        format: AttribFormat::F32(4),
+    };
+    VertexKey {
+        attribs: vec![a(0, 0), a(1, 16)],
+        ubos: 0,
+    }
+}
+
+fn fragment_key(vs: &StageCode) -> FragmentKey {
+    FragmentKey {
+        varyings: vs.info.varyings.clone(),
+        frag_coord_z: false,
+        render_targets: vec![RenderTarget::Rgba8Unorm],
+        ubos: 0,
+    }
+}
+
+/// `fragColor = v` (interpolated with `shade`'s mode, flat through load_input), or a
+/// function of it.
+fn fragment_shader(
+    key: &FragmentKey,
+    shade: ShadeModel,
+    f: impl FnOnce(&mut Shader, *mut m::nir_def) -> *mut m::nir_def,
+) -> Result<StageCode, CompileError> {
+    let mut s = Shader::new(m::MESA_SHADER_FRAGMENT);
+    let v = match shade {
+        ShadeModel::Perspective => s.load_interpolated(VAR0, 0, m::INTERP_MODE_SMOOTH),
+        ShadeModel::Linear => s.load_interpolated(VAR0, 0, m::INTERP_MODE_NOPERSPECTIVE),
+        _ => s.load_input(VAR0, 0, 4),
+    };
+    let out = f(&mut s, v);
+    s.store_output(out, m::FRAG_RESULT_DATA0, 0);
+    s.compile(&GraphicsKey::Fragment(key.clone()))
+}
+
+fn w_triangle(shade: ShadeModel) -> DrawSpec {
+    DrawSpec::tris(
+        vec![
+            rgba([-0.9, -0.9, 0.2, 1.0], [1.0, 0.0, 0.0, 1.0]),
+            rgba([2.7, -2.4, 1.2, 3.0], [0.0, 1.0, 0.0, 1.0]),
+            rgba([0.0, 1.6, 0.6, 2.0], [0.0, 0.0, 1.0, 0.5]),
+        ],
+        shade,
+    )
+}
+
+#[test]
+fn a_nir_coloured_triangle_with_fetched_attributes() {
+    let vs = vertex_shader(&vertex_key()).unwrap();
+    // The ABI report: 8 outputs (position + VAR0.xyzw), vertex buffer 0 at qword 6.
+    assert_eq!(vs.info.outputs, 8);
+    let var = |c| VaryingSlot {
+        location: VAR0 as u8,
+        component: c,
+    };
+    assert_eq!(vs.info.varyings, vec![var(0), var(1), var(2), var(3)]);
+    assert_eq!((vs.info.buffers, vs.info.gl_uniform_base), (1, 14));
+    assert_eq!(vs.info.publications, 8);
+    for shade in [
+        ShadeModel::Perspective,
+        ShadeModel::Linear,
+        ShadeModel::FlatVertex2,
+    ] {
+        let fs = fragment_shader(&fragment_key(&vs), shade, |_, v| v).unwrap();
+        let want = match shade {
+            ShadeModel::Perspective => abi_interp(agx16_compiler::ir::Interp::Perspective),
+            ShadeModel::Linear => abi_interp(agx16_compiler::ir::Interp::Linear),
+            _ => abi_interp(agx16_compiler::ir::Interp::Flat),
+        };
+        assert_eq!(fs.info.coefficients, want);
+        assert_eq!(fs.info.tile_words, 1);
+        let d = w_triangle(shade);
+        let (img, stats) = draw(&d, &vs, &fs).unwrap();
+        let r = reference(&[d]);
+        compare(&img, &r);
+        assert!(r.passed[0] > 300);
+        assert_eq!(stats.fragments_shaded, r.passed[0]);
+    }
+}
+
+fn abi_interp(i: agx16_compiler::ir::Interp) -> Vec<Option<agx16_compiler::ir::Interp>> {
+    vec![None, Some(i), Some(i), Some(i), Some(i)]
+}
+
+#[test]
+fn nir_arithmetic_on_varyings_and_a_uniform() {
+    // uniform float k; fragColor = vec4(v.r * k - 0.25, 1.0 - v.g, (v.r + v.b) * 0.5, v.a);
+    let vs = vertex_shader(&vertex_key()).unwrap();
+    let key = fragment_key(&vs);
+    let k = 1.5f32;
+    let mut fs = fragment_shader(&key, ShadeModel::Perspective, |s, v| unsafe {
+        let u = s.load_uniform(0, 1);
+        let (r, g, bl, a) = (s.ch(v, 0), s.ch(v, 1), s.ch(v, 2), s.ch(v, 3));
+        let x = m::nir_fmul(s.b(), r, u);
+        let q = s.imm(0.25);
+        let x = m::nir_fsub(s.b(), x, q);
+        let one = s.imm(1.0);
+        let y = m::nir_fsub(s.b(), one, g);
+        let z = m::nir_fadd(s.b(), r, bl);
+        let z = m::nir_fmul_imm(s.b(), z, 0.5);
+        m::nir_vec4(s.b(), x, y, z, a)
+    })
+    .unwrap();
+    // The uniform is inline word 0 after the root record: word 12.
+    assert_eq!((fs.info.gl_uniform_base, fs.info.uniform_words), (12, 13));
+    fs.roots = vec![0, 0, 0, 0, 0, 0, k.to_bits() as u64];
+    let d = w_triangle(ShadeModel::Perspective);
+    let (img, _) = draw(&d, &vs, &fs).unwrap();
+    let mut want = d.clone();
+    for v in &mut want.verts {
+        let (r, g, bl) = (v[4], v[5], v[6]);
+        v[4] = r * k - 0.25;
+        v[5] = 1.0 - g;
+        v[6] = (r + bl) * 0.5;
+    }
+    compare(&img, &reference(&[want]));
+}
+
+#[test]
+fn nir_pack_unorm_4x8_into_a_raw_target() {
+    // fragColor (R32UI) = packUnorm4x8(v): the same bytes as the RGBA8 target.
+    let vs = vertex_shader(&vertex_key()).unwrap();
+    let key = FragmentKey {
+        render_targets: vec![RenderTarget::R32],
+        ..fragment_key(&vs)
+    };
+    let fs = fragment_shader(&key, ShadeModel::Linear, |s, v| unsafe {
+        m::nir_pack_unorm_4x8(s.b(), v)
+    })
+    .unwrap();
+    let d = w_triangle(ShadeModel::Linear);
+    let (img, _) = draw(&d, &vs, &fs).unwrap();
+    compare(&img, &reference(&[d]));
+}
+
+#[test]
+fn nir_graphics_errors_name_what_is_missing() {
+    // A vertex input the key has no attribute for.
+    let key = VertexKey {
+        attribs: vec![],
+        ubos: 0,
+    };
+    let e = vertex_shader(&key).err().unwrap().to_string();
+    assert!(e.contains("has no attribute in the key"), "{e}");
+    // A fragment input that is not among the linked varyings.
+    let vs = vertex_shader(&vertex_key()).unwrap();
+    let key = FragmentKey {
+        varyings: vec![],
+        ..fragment_key(&vs)
+    };
+    let e = fragment_shader(&key, ShadeModel::Linear, |_, v| v)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("not among the key's varyings"), "{e}");
+    // gl_InstanceID.
+    let mut s = Shader::new(m::MESA_SHADER_VERTEX);
+    let i = s.intrinsic(m::nir_intrinsic_load_instance_id, 1, &[], true);
+    let id = s.insert(i);
+    let f = unsafe { m::nir_i2f32(s.b(), id) };
+    let v = unsafe { m::nir_vec4(s.b(), f, f, f, f) };
+    s.store_output(v, m::VARYING_SLOT_POS, 0);
+    let e = s
+        .compile(&GraphicsKey::Vertex(vertex_key()))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("gl_InstanceID"), "{e}");
+    // A stage/key mismatch.
+    let mut s = Shader::new(m::MESA_SHADER_FRAGMENT);
+    let e = s
+        .compile(&GraphicsKey::Vertex(vertex_key()))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("compiled with a"), "{e}");
+    let _ = abi::ROOT_WORDS;
+}
