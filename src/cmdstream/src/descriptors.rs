@@ -81,20 +81,69 @@ record! {
 }
 
 record! {
-    /// Storage-image / render-target (PBE) descriptor (32 bytes): same format bits as a
-    /// texture, a different width/height split, no compression aux.
+    /// Storage-image / render-target (PBE) descriptor (32 bytes), what the end-of-tile block
+    /// store (`block_image_store`) writes through: same format bits as a texture, a different
+    /// width/height split, no compression aux (agx-re EXP-G1b, measured on G17P, byte-identical
+    /// on M4 per m4-deltas). Layout 2 ("GPU") is the tiled-Morton layout of agx-re's optimal
+    /// (twiddled) images; 0 (linear, stride below) is G13's value and not measured on G16.
+    /// The four 2-bit swizzles are G13's reading of bits 16..23 (agx-re calls word0 16..27 a
+    /// "format-derived component field"; its 24..27 overlap the width, so that span is
+    /// taken as 16..23).
     pub struct Pbe : 32 {
         dimension: TextureDimension = [0, 4] plain, AGXRE_DESCRIPTORS;
         layout: Layout = [4, 2] plain, AGXRE_DESCRIPTORS;
         channels: Channels = [6, 7] plain, AGXRE_DESCRIPTORS;
         numeric_type: NumericType = [13, 3] plain, AGXRE_DESCRIPTORS;
-        /// Format-derived component field (not a swizzle).
-        components: Unexplained = [16, 8] plain, AGXRE_DESCRIPTORS;
+        swizzle_r: Swizzle = [16, 2] plain, GENXML_G13;
+        swizzle_g: Swizzle = [18, 2] plain, GENXML_G13;
+        swizzle_b: Swizzle = [20, 2] plain, GENXML_G13;
+        swizzle_a: Swizzle = [22, 2] plain, GENXML_G13;
         width: u32 = [24, 14] minus1, AGXRE_DESCRIPTORS;
         height: u32 = [38, 14] minus1, AGXRE_DESCRIPTORS;
+        /// Base VA (16-byte aligned): word2 and word3 bits 11:0 hold VA >> 4.
         address: u64 = [64, 44] shr(4), AGXRE_DESCRIPTORS;
-        /// Linear row stride in 16-byte units minus one.
+        /// Linear row stride in 16-byte units minus one (agx-re: bytes per row =
+        /// ((word3 >> 12) + 1) * 16); zero for the tiled layout.
         stride_minus1: u32 = [108, 20] plain, AGXRE_DESCRIPTORS;
+    }
+}
+
+impl Pbe {
+    /// A single-sample 2D render-target descriptor with the identity swizzle: `linear_stride`
+    /// Some(bytes per row, a multiple of 16) for the linear layout, None for the tiled
+    /// (GPU, twiddled) layout.
+    pub fn render_target_2d(
+        address: u64,
+        width: u32,
+        height: u32,
+        channels: Channels,
+        numeric_type: NumericType,
+        linear_stride: Option<u32>,
+    ) -> Pbe {
+        Pbe {
+            dimension: TextureDimension::D2,
+            layout: if linear_stride.is_some() {
+                Layout::Linear
+            } else {
+                Layout::Gpu
+            },
+            channels,
+            numeric_type,
+            swizzle_r: Swizzle::R,
+            swizzle_g: Swizzle::G,
+            swizzle_b: Swizzle::B,
+            swizzle_a: Swizzle::A,
+            width,
+            height,
+            address,
+            stride_minus1: linear_stride.map_or(0, |s| (s / 16).saturating_sub(1)),
+            ..Default::default()
+        }
+    }
+
+    /// Bytes per row of a linear image.
+    pub fn linear_stride(&self) -> u32 {
+        (self.stride_minus1 + 1) * 16
     }
 }
 

@@ -204,3 +204,34 @@ fn channel_element_sizes() {
         assert!(Channels::from_u64(*v).element().is_some(), "{name}");
     }
 }
+
+#[test]
+fn golden_agxre_pbe_render_target() {
+    // agx-re format table: rgba8unorm byte0 0x22 (2D, layout bits 2), byte1 0x0a; EXP-G1b
+    // width/height split; base VA >> 4 in word2 | word3[0:11]; linear stride
+    // ((word3 >> 12) + 1) * 16. Swizzle bits 16..23: G13's identity R,G,B,A = 0xe4.
+    let t = Pbe::render_target_2d(
+        0x12_3456_7890,
+        32,
+        20,
+        Channels::R8G8B8A8,
+        NumericType::Unorm,
+        None,
+    );
+    let w: Vec<u32> = t
+        .pack()
+        .unwrap()
+        .chunks(4)
+        .map(|c| u32::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(w[0], 0x1fe4_0a22);
+    assert_eq!(w[1], 19 << 6);
+    assert_eq!((w[2], w[3]), (0x2345_6789, 0x1));
+    assert_eq!(t.layout, Layout::Gpu);
+    assert!(Pbe::unpack(&t.pack().unwrap()).unwrap().fully_known());
+    let l = Pbe::render_target_2d(0x1000, 20, 5, Channels::R8G8B8A8, NumericType::Unorm, Some(128));
+    let b = l.pack().unwrap();
+    assert_eq!(u32::from_le_bytes(b[12..16].try_into().unwrap()) >> 12, 7);
+    assert_eq!(b[0] & 0x30, 0, "linear layout value 0");
+    assert_eq!(Pbe::unpack(&b).unwrap().linear_stride(), 128);
+}

@@ -203,3 +203,46 @@ fn derivative_axis_and_keep() {
         (Some(2), Some(6))
     );
 }
+
+#[test]
+fn block_image_store_and_its_joining_fence() {
+    // BLOCK_IMAGE_STORE for publication base 4, image 2, tile format 7 (packed 8-bit), 2D mode
+    // 0x5a8: `57 10 54 <4<<1> 00 <2<<4> 00 80 a8 <7<<4 | 5> 01 00`, then the compound's
+    // `07 12 54 00 03 00` (tile fence 0x300 waiting on slot 1).
+    let s = dec("5710540800200080a8750100");
+    assert_eq!(s.form.name, "block_image_store");
+    assert_eq!(s.form.op, Op::TileStore);
+    assert_eq!(imm(&s, Role::SrcA), Some(4));
+    assert_eq!(imm(&s, Role::SrcB), Some(2));
+    assert_eq!(s.field("format"), Some(7));
+    assert_eq!(s.field("mode"), Some(0x5a8));
+    assert_eq!((s.field("ctrl7"), s.field("ctrl10")), (Some(0x80), Some(1)));
+    assert_eq!(s.wait().map(|w| w.slots.0), Some(1));
+    // The multisample mode and the highest publication base/image also decode.
+    let m = dec("5710541800f0008028220100");
+    assert_eq!((imm(&m, Role::SrcA), imm(&m, Role::SrcB)), (Some(12), Some(15)));
+    assert_eq!((m.field("mode"), m.field("format")), (Some(0x228), Some(2)));
+    let f = dec("071254000300");
+    assert_eq!(f.form.name, "tile_fence");
+    assert_eq!(f.field("access"), Some(0x300));
+    assert_eq!(f.wait().map(|w| w.slots.0), Some(1));
+    // Ordinary fences keep decoding as before (no wait).
+    let g = dec("0702540c0200");
+    assert_eq!((g.form.name, g.field("access")), ("tile_fence", Some(0x20c)));
+    assert!(g.wait().is_none_or(|w| w.slots.0 == 0));
+    // Built from fields, the store is the packer's bytes.
+    let built = agx16_isa::Instr::build(
+        "block_image_store",
+        &[
+            ("wait", 1),
+            ("coord", 4),
+            ("image", 2),
+            ("ctrl7", 0x80),
+            ("mode", 0x5a8),
+            ("format", 7),
+            ("ctrl10", 1),
+        ],
+    )
+    .unwrap();
+    assert_eq!(built.encode(), hex("5710540800200080a8750100"));
+}

@@ -118,8 +118,9 @@ pub static FORMS: &[Form] = &[
     form!("pcmp", PredCompare, 6, Hardware, super::src::MC, [(0, 4, 0xa)], PCMP6, [rch!(SrcA, 63, Hardware), rch!(SrcB, 63, Hardware)]),
     form!("link_save", Opaque, 8, CorpusOnly, LEN, [(0, 8, 0x07), (8, 8, 0x00), (16, 8, 0x54)], &[raw!("b3", 24, 8), raw!("tail", 32, 32)], []),
     // `07 02 54 <imm:16> 00`: tile fence closing fragment tile access (GravityLinux/mesa
-    // agx_apple9_ir.c TILE_FENCE; `07 02 54 0c 02 00` ends the EXP-0050/M4-01 fragment programs)
-    form!("tile_fence", Fence, 6, CorpusOnly, super::src::GL_IR, [(0, 8, 0x07), (8, 8, 0x02), (16, 8, 0x54)], super::frag::TILE_SYNC_FENCE, []),
+    // agx_apple9_ir.c TILE_FENCE; `07 02 54 0c 02 00` ends the EXP-0050/M4-01 fragment programs;
+    // `07 12 54 00 03 00` with the slot-1 wait follows the block image store)
+    form!("tile_fence", Fence, 6, CorpusOnly, super::src::GL_IR, [(0, 8, 0x07), (8, 4, 0x2), (18, 6, 0x15)], super::frag::TILE_SYNC_FENCE, []),
     // `07 04 54 <scope 0x61 tg | 0x85 dev> <flags> 00` (ADevWithAnIdea/agx-re EXP-0025, measured)
     form!("barrier", Barrier, 6, Hardware, ET, [(0, 8, 0x07), (16, 8, 0x54)], &[raw!("b1", 8, 8), f!("scope", [(24, 8)], Modifier, Hardware, ET), f!("flags", [(32, 8)], Modifier, CorpusOnly, ET), raw!("b5", 40, 8)], []),
     form!("fence", Fence, 4, CorpusOnly, LEN, [(0, 8, 0x07)], &[raw!("b1", 8, 8), raw!("b2", 16, 8), raw!("b3", 24, 8)], []),

@@ -55,8 +55,12 @@ pub(super) const TILE_SYNC: &[Field] = &[
     raw!("b5", 40, 8),
 ];
 
-/// The fence's fields: byte 1 is pinned by its match.
+/// The fence's fields: byte 1's low nibble is pinned by its match; its high nibble (with
+/// byte 2 bits 0..1) is the Mask12 wait the block image store's compound fence `07 12 54 00 03
+/// 00` sets to join export slot 1 (packer BLOCK_IMAGE_STORE: "synchronously join export slot
+/// 1"); ordinary fences leave it zero.
 pub(super) const TILE_SYNC_FENCE: &[Field] = &[
+    f!("wait", [(12, 6)], Wait(Mask12), Hardware, GL_IR),
     f!("access", [(24, 16)], Modifier, Hardware, GL_IR),
     raw!("b5", 40, 8),
 ];
@@ -150,4 +154,30 @@ pub(super) const TILE_LOAD_NOKIND: &[Field] = &[
         GL_IR
     ),
     raw!("b9_10", 72, 16),
+];
+
+// Block image store `57 (wait<<4) 54 <c<<1> 00 <img<<4> 00 80 <mode lo> <fmt<<4 | mode hi> 01 00`
+// (packer AGX_APPLE9_VIR_BLOCK_IMAGE_STORE, machine table `block_image_store`, 12 bytes,
+// HARDWARE evidence; GravityLinux's end-of-tile export helper ran it for every stored
+// attachment in its GLES suites on T8132, README.apple9-es3.md "Native tile export"): export
+// the implicit tile to image-table entry `img` (0..15) through its PBE descriptor. Publication
+// registers c, c+1, c+2 (c = 0..12, a multiple of 4) hold pixel x, pixel y and
+// `tile byte offset << 16` (README.apple9-ir.md "Native multisample block stores"); `mode` is
+// 0x5a8 for 2D and 0x228 for the multisample form; `format` is the tile representation
+// (agx_apple9.h `agx_apple9_block_export_format`: 7 packed 8-bit normalised / RGB10A2 /
+// R11G11B10, 5 8-bit integer, 1 16-bit, 3 32-bit). The Mask12 wait (byte 1 high nibble) is
+// the packer's fixed slot-1 wait on the publication exports.
+pub(super) const BLOCK_STORE: &[Field] = &[
+    f!("wait", [(12, 6)], Wait(Mask12), Hardware, GL_IR),
+    raw!("coord_b0", 24, 1),
+    f!("coord", [(25, 7)], ImmU(SrcA), Hardware, GL_IR),
+    raw!("b4", 32, 8),
+    raw!("b5_lo", 40, 4),
+    f!("image", [(44, 4)], ImmU(SrcB), Hardware, GL_IR),
+    raw!("b6", 48, 8),
+    f!("ctrl7", [(56, 8)], Modifier, Hardware, GL_IR),
+    f!("mode", [(64, 12)], OpSelect, Hardware, GL_IR),
+    f!("format", [(76, 4)], Modifier, Hardware, GL_IR),
+    f!("ctrl10", [(80, 8)], Modifier, Hardware, GL_IR),
+    raw!("b11", 88, 8),
 ];

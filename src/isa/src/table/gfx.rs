@@ -4,7 +4,7 @@
 //! Lengths: ADevWithAnIdea/agx-re:tools/agx-isa/isadb.py instr_length and
 //! niklassheth/agx-re:docs/isa/encoding-tables.md "Length rule" (experiments per entry).
 
-use super::frag::{COVERAGE, DERIV, ITER_FLAT, TEX_SAMPLE, TILE_SYNC, VARY_STORE};
+use super::frag::{BLOCK_STORE, COVERAGE, DERIV, ITER_FLAT, TEX_SAMPLE, TILE_SYNC, VARY_STORE};
 use super::src::{CAN, ET, GL_IR, LEN};
 use crate::form::{Field, Form, Kind::*, Role::*};
 
@@ -73,6 +73,9 @@ pub static FORMS: &[Form] = &[
     // 0x97: pack convert (compute, byte2 0x56) / fragment colour pack, 10 bytes (EXP-0029/0033)
     form!("pack_convert", Opaque, 10, CorpusOnly, ET, [(0, 8, 0x97)], T10, []),
     // 0x57 vertex varying store 8 bytes (EXP-0037)
+    // 0x57 with byte 1 low nibble 0: the 12-byte block image store (packer BLOCK_IMAGE_STORE
+    // `57 10 54 ..`; coverage writes have low nibble 4); must precede the sample submit
+    form!("block_image_store", TileStore, 12, Hardware, GL_IR, [(0, 8, 0x57), (8, 4, 0), (18, 6, 0x15)], BLOCK_STORE, []),
     // 0x57 with byte1 bit 1 clear: 6-byte fragment sample submit (encoding-tables.md frag_sample_submit)
     form!("frag_sample_submit", Opaque, 6, CorpusOnly, ET, [(0, 8, 0x57), (9, 1, 0)], COVERAGE, []),
     form!("vary_store", VaryingStore, 8, Hardware, GL_IR, [(0, 8, 0x57), (9, 1, 1)], VARY_STORE, []),
