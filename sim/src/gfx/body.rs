@@ -137,7 +137,7 @@ impl Body {
         }
     }
 
-    fn error(&self, op: &Op, what: String) -> SimError {
+    pub(super) fn error(&self, op: &Op, what: String) -> SimError {
         let at = op.pc as usize;
         let end = (at + op.len as usize).min(self.prog.code.len());
         SimError::Unestablished {
@@ -172,7 +172,7 @@ pub fn run_fragment_quad(
 
 /// Runs `body` on one SIMD-group of `lanes` invocations, performing each graphics IO op
 /// the core stops at with `io`.
-fn run_trapping(
+pub(super) fn run_trapping(
     mem: &dyn GpuMemory,
     body: &Body,
     uniforms: &[u32],
@@ -235,14 +235,14 @@ fn run_trapping(
 /// (EXP-M4-61: no wait or the wrong slot lost outputs); a completed publication stays
 /// readable by later stores; reusing its storage after a store is not safe (consumption is
 /// asynchronous, no release rule established), so the model refuses it.
-struct Publications {
-    value: HashMap<u8, [u32; LANES]>,
-    pending: HashMap<u8, u8>,
-    read: std::collections::HashSet<u8>,
+pub(super) struct Publications {
+    pub(super) value: HashMap<u8, [u32; LANES]>,
+    pub(super) pending: HashMap<u8, u8>,
+    pub(super) read: std::collections::HashSet<u8>,
 }
 
 impl Publications {
-    fn new() -> Self {
+    pub(super) fn new() -> Self {
         Publications {
             value: HashMap::new(),
             pending: HashMap::new(),
@@ -251,7 +251,7 @@ impl Publications {
     }
 }
 
-fn export(
+pub(super) fn export(
     body: &Body,
     op: &Op,
     sg: &mut SimdGroup,
@@ -457,7 +457,7 @@ fn word_range(
     Ok(0..4)
 }
 
-fn fragment_io(
+pub(super) fn fragment_io(
     body: &Body,
     op: &Op,
     g: GfxOp,
@@ -472,7 +472,10 @@ fn fragment_io(
         GfxOp::VertexId { .. }
         | GfxOp::InstanceId { .. }
         | GfxOp::VaryingStore { .. }
-        | GfxOp::Export { .. } => return Err(body.error(op, format!("{g:?} in a fragment body"))),
+        | GfxOp::Export { .. }
+        | GfxOp::BlockStore { .. } => {
+            return Err(body.error(op, format!("{g:?} in a fragment body")))
+        }
         GfxOp::Iterate { dst, cf } => {
             let mut vals = [0u32; LANES];
             for l in lanes() {

@@ -3,7 +3,6 @@
 //! USC heap); other implementations (tests, future host references) plug in here.
 
 use super::coeff::Plane;
-use super::unestablished;
 use crate::error::SimError;
 use crate::mem::GpuMemory;
 
@@ -205,13 +204,14 @@ pub trait Stages {
 /// uniform registers, stage target, entry jump) and the body with those uniforms.
 /// Vertex and fragment bodies run on the shader core with the graphics IO forms established
 /// so far ([`super::body`]: vertex id, exports and varying stores, coefficient iteration,
-/// tilebuffer words, tile access brackets); background and end-of-tile programs end in a
-/// refusal naming the body's address and its first graphics instruction (they need the
-/// block store, whose encoding is unknown).
+/// tilebuffer words, tile access brackets); background and end-of-tile programs run per
+/// utile through [`super::tile_programs`] (tile words in, block image store out).
 #[derive(Default)]
 pub struct IsaStages {
     /// Decoded bodies and the argument words their launcher transferred, by launcher VA.
     bodies: std::collections::HashMap<u64, StageProgram>,
+    /// Background and end-of-tile programs by launcher VA.
+    tile_programs: super::tile_programs::TilePrograms,
 }
 
 /// A stage body and the uniform registers its launcher's setup invocation filled.
@@ -275,51 +275,6 @@ fn check_tile_layout(p: &StageProgram, launch: u64, tile: &TileBuffer) -> Result
     }
 }
 
-fn refuse(mem: &dyn GpuMemory, va: u64, stage: &str) -> SimError {
-    let l = match super::launcher::follow(mem, va, stage) {
-        Ok(l) => l,
-        Err(e) => return e,
-    };
-    let mut body = vec![0u8; 256];
-    let n = (0..16)
-        .take_while(|k| {
-            mem.read(
-                l.body + 16 * k,
-                &mut body[16 * *k as usize..16 * (*k as usize + 1)],
-            )
-            .is_ok()
-        })
-        .count();
-    body.truncate(16 * n);
-    let first_io = agx16_isa::split(&body)
-        .map_while(|r| r.ok())
-        .find(|(_, i)| {
-            use agx16_isa::Op::*;
-            matches!(
-                i.form.op,
-                VaryingStore | Iterate | TileRead | TileStore | Texture
-            )
-        })
-        .map(|(off, i)| {
-            format!(
-                "; first graphics instruction: {} at {:#x}",
-                i.form.name,
-                l.body + off as u64
-            )
-        })
-        .unwrap_or_default();
-    unestablished(
-        l.body,
-        stage,
-        format!(
-            "launcher at {va:#x} enters the body at {:#x}; executing stage bodies (vertex outputs, \
-             coefficient iteration, tilebuffer access, discard) is not modelled: their forms are \
-             not established in agx16-isa (sim/ISA-REQUESTS.md, section render){first_io}",
-            l.body
-        ),
-    )
-}
-
 impl Stages for IsaStages {
     fn vertex(
         &mut self,
@@ -344,9 +299,10 @@ impl Stages for IsaStages {
         &mut self,
         mem: &dyn GpuMemory,
         usc: u64,
-        _: &mut TileBuffer,
+        tile: &mut TileBuffer,
     ) -> Result<(), SimError> {
-        Err(refuse(mem, usc, "background program"))
+        let p = self.tile_programs.load(mem, usc)?;
+        super::tile_programs::run_background(mem, &p, tile)
     }
     fn fragment(
         &mut self,
@@ -389,8 +345,9 @@ impl Stages for IsaStages {
         &mut self,
         mem: &dyn GpuMemory,
         usc: u64,
-        _: &TileBuffer,
+        tile: &TileBuffer,
     ) -> Result<(), SimError> {
-        Err(refuse(mem, usc, "end-of-tile program"))
+        let p = self.tile_programs.load(mem, usc)?;
+        super::tile_programs::run_end_of_tile(mem, &p, tile)
     }
 }

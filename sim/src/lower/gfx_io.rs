@@ -31,6 +31,16 @@ pub enum GfxOp {
     /// Vertex output `slot` (0..3 position, then user scalars) := publication register
     /// `src`, after the publication completes (wait mask, slots 1..6 as bits 0..5).
     VaryingStore { slot: u8, src: u8, wait: u8 },
+    /// Export the utile (end-of-tile block store): publications `coord`, `coord`+1, `coord`+2
+    /// hold pixel x, pixel y and `tile byte offset << 16 | level`; `image` names the entry of
+    /// the stage's image table whose PBE descriptor says where and how; `format` is the tile
+    /// representation. The store waits on the slots in `wait` (bits 0..5 = slots 1..6).
+    BlockStore {
+        coord: u8,
+        image: u8,
+        format: u8,
+        wait: u8,
+    },
     /// Publication register `dst` := `op`(r[a], r[b]), complete on scoreboard `slot` (1..6).
     Export {
         dst: u8,
@@ -47,6 +57,7 @@ pub fn lower(i: &Instr) -> Option<Result<GfxOp, String>> {
     let r = match (i.form.op, i.form.name) {
         (F::Iterate, "iter") => iterate(i),
         (F::TileStore, "tile_store") => tile_store(i),
+        (F::TileStore, "block_image_store") => block_store(i),
         (F::TileRead, "tile_read") => tile_read(i),
         (F::TileRead, "tile_setup") => tile_sync(i, true),
         (F::Fence, "tile_fence") => tile_sync(i, false),
@@ -130,6 +141,36 @@ fn tile_store(i: &Instr) -> Result<GfxOp, String> {
     Ok(GfxOp::TileStore {
         src: reg(i, Role::SrcD)?,
         word,
+    })
+}
+
+// BLOCK_IMAGE_STORE `57 10 54 <c<<1> 00 <img<<4> 00 80 a8 <fmt<<4 | 5> 01 00` (packer; the
+// compound ends with the tile fence waiting on slot 1): the packer emits only the 2D mode
+// 0x5a8 and the multisample mode 0x228, byte 7 0x80, byte 10 1, publication bases 0..12 in
+// steps of 4. The multisample mode (all samples of the implicit tile, sample count from the
+// descriptor) is refused: the model's tilebuffer sample order against the PBE's is not
+// established.
+fn block_store(i: &Instr) -> Result<GfxOp, String> {
+    let mode = i.field("mode").unwrap_or(0);
+    if mode == 0x228 {
+        return Err("the multisample block store (mode 0x228) is not modelled".into());
+    }
+    check::fields(
+        i,
+        &["coord", "image", "format"],
+        &[("mode", &[0x5a8]), ("ctrl7", &[0x80]), ("ctrl10", &[1])],
+    )?;
+    let coord = i.field("coord").unwrap_or(0) as u8;
+    if !coord.is_multiple_of(4) || coord > 12 {
+        return Err(format!(
+            "publication base {coord}: the packer places the tuple at 0, 4, 8 or 12"
+        ));
+    }
+    Ok(GfxOp::BlockStore {
+        coord,
+        image: i.field("image").unwrap_or(0) as u8,
+        format: i.field("format").unwrap_or(0) as u8,
+        wait: i.wait().map(|w| w.slots.0).unwrap_or(0),
     })
 }
 

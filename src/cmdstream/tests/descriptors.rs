@@ -229,7 +229,14 @@ fn golden_agxre_pbe_render_target() {
     assert_eq!((w[2], w[3]), (0x2345_6789, 0x1));
     assert_eq!(t.layout, Layout::Gpu);
     assert!(Pbe::unpack(&t.pack().unwrap()).unwrap().fully_known());
-    let l = Pbe::render_target_2d(0x1000, 20, 5, Channels::R8G8B8A8, NumericType::Unorm, Some(128));
+    let l = Pbe::render_target_2d(
+        0x1000,
+        20,
+        5,
+        Channels::R8G8B8A8,
+        NumericType::Unorm,
+        Some(128),
+    );
     let b = l.pack().unwrap();
     assert_eq!(u32::from_le_bytes(b[12..16].try_into().unwrap()) >> 12, 7);
     assert_eq!(b[0] & 0x30, 0, "linear layout value 0");

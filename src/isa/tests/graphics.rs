@@ -220,7 +220,10 @@ fn block_image_store_and_its_joining_fence() {
     assert_eq!(s.wait().map(|w| w.slots.0), Some(1));
     // The multisample mode and the highest publication base/image also decode.
     let m = dec("5710541800f0008028220100");
-    assert_eq!((imm(&m, Role::SrcA), imm(&m, Role::SrcB)), (Some(12), Some(15)));
+    assert_eq!(
+        (imm(&m, Role::SrcA), imm(&m, Role::SrcB)),
+        (Some(12), Some(15))
+    );
     assert_eq!((m.field("mode"), m.field("format")), (Some(0x228), Some(2)));
     let f = dec("071254000300");
     assert_eq!(f.form.name, "tile_fence");
@@ -228,7 +231,10 @@ fn block_image_store_and_its_joining_fence() {
     assert_eq!(f.wait().map(|w| w.slots.0), Some(1));
     // Ordinary fences keep decoding as before (no wait).
     let g = dec("0702540c0200");
-    assert_eq!((g.form.name, g.field("access")), ("tile_fence", Some(0x20c)));
+    assert_eq!(
+        (g.form.name, g.field("access")),
+        ("tile_fence", Some(0x20c))
+    );
     assert!(g.wait().is_none_or(|w| w.slots.0 == 0));
     // Built from fields, the store is the packer's bytes.
     let built = agx16_isa::Instr::build(

@@ -1,0 +1,345 @@
+//! Background and end-of-tile programs: the two per-utile stages that move pixels into and
+//! out of the tilebuffer.
+//!
+//! Both are entered like the fragment stage: `bg_usc` / `eot_usc` name a fragment launcher
+//! (stage allocation = the tile layout), whose setup invocation transfers the argument words
+//! (texture, sampler and buffer table roots) and whose stage target selects the body
+//! (GravityLinux/mesa src/gallium/drivers/asahi/README.apple9-es3.md "Native tile export":
+//! "Both the background reload and EOT export helpers prepare fragment launch records";
+//! README.apple9-render-seed.md "Tile helpers"; run on T8132).
+//!
+//! - Background: the body runs over every pixel of the fresh utile (aligned 2x2 quads, every
+//!   lane a real pixel, all samples) and writes raw tile words with `tile_store`, the values
+//!   coming from the body's own arithmetic (`mov_imm32`, uniforms). GravityLinux's background
+//!   "writes its raw words into the tilebuffer" per pixel. No primitive exists: coefficient
+//!   iteration is refused. The quad grouping is the model's choice (the program sees no lane
+//!   identity the model supplies).
+//! - End of tile: the body runs once per finished utile as one invocation (model's choice:
+//!   how many lanes the M4 starts for it is not stated; the block store is per tile). Its
+//!   `block_image_store` exports the utile through a PBE descriptor: see [`block_store`].
+
+use super::body::{self, Body, Publications};
+use super::launcher::{run_stage_setup, RenderStage};
+use super::render_error;
+use super::stages::{Fragment, TileBuffer};
+use crate::error::SimError;
+use crate::lower::gfx_io::GfxOp;
+use crate::mem::GpuMemory;
+use agx16_cmdstream::descriptors::{Channels, Layout, NumericType, Pbe, Swizzle, TextureDimension};
+use agx16_cmdstream::layout::PlaneLayout;
+use agx16_cmdstream::Record;
+use std::collections::HashMap;
+use std::rc::Rc;
+
+/// Bytes of one image-table entry. The compiler numbers block-store images after the bound
+/// textures in the same table (agx_compile_apple9.c: `image = textures + images below the
+/// binding`), whose root is argument qword 0; descriptors are 32 bytes (agx-re
+/// docs/descriptors: texture and PBE descriptors, measured). An array of 32-byte entries is
+/// inferred: no source prints the table stride.
+pub const IMAGE_TABLE_STRIDE: u64 = 32;
+
+/// Tile representation 7 of the block store: packed 8-bit normalised words (and RGB10A2 /
+/// R11G11B10), agx_apple9.h `agx_apple9_block_export_format`.
+pub const TILE_FORMAT_PACKED8: u8 = 7;
+
+/// A background or end-of-tile program: its body, the argument words its launcher's setup
+/// invocation transferred (the body's uniform registers) and the frame's publication words.
+pub struct TileProgram {
+    pub body: Rc<Body>,
+    pub arguments: Rc<[u32]>,
+    pub publications: u32,
+}
+
+/// Loaded tile programs by launcher VA (one render).
+#[derive(Default)]
+pub struct TilePrograms {
+    programs: HashMap<u64, (Rc<Body>, Rc<[u32]>, u32)>,
+}
+
+impl TilePrograms {
+    /// Runs the launcher at `va` (once per render) as a fragment setup invocation
+    /// ([`run_stage_setup`]: tile-layout allocation, pointer loads, argument transfers, frame)
+    /// and loads its body.
+    pub fn load(&mut self, mem: &dyn GpuMemory, va: u64) -> Result<TileProgram, SimError> {
+        if let Some((b, a, p)) = self.programs.get(&va) {
+            return Ok(TileProgram {
+                body: b.clone(),
+                arguments: a.clone(),
+                publications: *p,
+            });
+        }
+        let s = run_stage_setup(mem, va, RenderStage::Fragment)?;
+        let b = Rc::new(Body::load(mem, s.body)?);
+        let a: Rc<[u32]> = s.arguments.into();
+        let p = s.frame.publication_words;
+        self.programs.insert(va, (b.clone(), a.clone(), p));
+        Ok(TileProgram {
+            body: b,
+            arguments: a,
+            publications: p,
+        })
+    }
+}
+
+/// Runs the background program on a fresh utile.
+pub fn run_background(
+    mem: &dyn GpuMemory,
+    p: &TileProgram,
+    tile: &mut TileBuffer,
+) -> Result<(), SimError> {
+    let stage = "background program";
+    p.body.check_uniforms(&p.arguments, stage)?;
+    let all = ((1u32 << tile.samples) - 1) as u8;
+    for qy in (0..tile.height).step_by(2) {
+        for qx in (0..tile.width).step_by(2) {
+            let quad: Vec<Fragment> = [(0, 0), (1, 0), (0, 1), (1, 1)]
+                .iter()
+                .filter(|(dx, dy)| qx + dx < tile.width && qy + dy < tile.height)
+                .map(|(dx, dy)| Fragment {
+                    draw: 0,
+                    launch: p.body.va,
+                    x: tile.origin.0 + qx + dx,
+                    y: tile.origin.1 + qy + dy,
+                    front_facing: true,
+                    sample_mask: all,
+                    helper: false,
+                    coefficients: &[],
+                })
+                .collect();
+            body::run_trapping(
+                mem,
+                &p.body,
+                &p.arguments,
+                quad.len(),
+                stage,
+                |sg, op, g| match g {
+                    GfxOp::TileStore { .. } | GfxOp::TileRead { .. } | GfxOp::TileSync => {
+                        body::fragment_io(&p.body, op, g, sg, &quad, tile)
+                    }
+                    GfxOp::Iterate { .. } => Err(p.body.error(
+                        op,
+                        "coefficient iteration in a background program: no primitive binds \
+                     coefficient registers there"
+                            .into(),
+                    )),
+                    other => Err(p
+                        .body
+                        .error(op, format!("{other:?} in a background program"))),
+                },
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs the end-of-tile program on a finished utile.
+pub fn run_end_of_tile(
+    mem: &dyn GpuMemory,
+    p: &TileProgram,
+    tile: &TileBuffer,
+) -> Result<(), SimError> {
+    let stage = "end-of-tile program";
+    p.body.check_uniforms(&p.arguments, stage)?;
+    let mut pubs = Publications::new();
+    body::run_trapping(mem, &p.body, &p.arguments, 1, stage, |sg, op, g| match g {
+        // As in vertex bodies: the frame's publication words bound the exports (GravityLinux
+        // README.apple9-launchers.md "Stage parameters").
+        GfxOp::Export { dst, .. } if dst as u32 >= p.publications => Err(p.body.error(
+            op,
+            format!(
+                "export to publication {dst}, past the {} publication words the launcher's \
+                 frame reserves",
+                p.publications
+            ),
+        )),
+        GfxOp::Export { .. } => body::export(&p.body, op, sg, &mut pubs, g),
+        GfxOp::TileSync => Ok(()),
+        GfxOp::BlockStore {
+            coord,
+            image,
+            format,
+            wait,
+        } => {
+            // The store's wait retires every export completing on a named slot.
+            pubs.pending
+                .retain(|_, s| !(1..=6).contains(s) || wait >> (*s - 1) & 1 == 0);
+            let mut words = [0u32; 3];
+            for (k, w) in words.iter_mut().enumerate() {
+                let r = coord + k as u8;
+                let Some(v) = pubs.value.get(&r) else {
+                    return Err(p.body.error(
+                        op,
+                        format!("block store reads publication {r}, which no export wrote"),
+                    ));
+                };
+                if let Some(s) = pubs.pending.get(&r) {
+                    return Err(p.body.error(
+                        op,
+                        format!(
+                            "block store reads publication {r} before its export completes: \
+                             the store does not wait on slot {s}"
+                        ),
+                    ));
+                }
+                *w = v[0];
+                pubs.read.insert(r);
+            }
+            let bs = BlockStore {
+                x: words[0],
+                y: words[1],
+                offset_level: words[2],
+                image,
+                format,
+            };
+            block_store(mem, &p.arguments, tile, &bs).map_err(|e| match e {
+                StoreError::Refused(w) => p.body.error(op, w),
+                StoreError::Sim(e) => e,
+            })
+        }
+        other => Err(p
+            .body
+            .error(op, format!("{other:?} in an end-of-tile program"))),
+    })
+}
+
+/// One block store's operands (the publication tuple and the instruction's immediates).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockStore {
+    /// Image pixel the utile's top-left pixel lands on.
+    pub x: u32,
+    pub y: u32,
+    /// `tile byte offset << 16 | mip level` (README.apple9-ir.md: the offset above the level).
+    pub offset_level: u32,
+    pub image: u8,
+    pub format: u8,
+}
+
+/// Why a block store did not happen.
+#[derive(Debug)]
+pub enum StoreError {
+    /// Something the model does not establish (named).
+    Refused(String),
+    /// A fault or malformed descriptor.
+    Sim(SimError),
+}
+
+impl From<SimError> for StoreError {
+    fn from(e: SimError) -> Self {
+        StoreError::Sim(e)
+    }
+}
+
+/// Executes a 2D block image store: every pixel (u, v) of the utile goes to image pixel
+/// (x + u, y + v), taking the 4 bytes at the tile byte offset of sample 0 and writing them
+/// at the address the PBE descriptor gives that pixel. Pixels outside the descriptor's
+/// width/height are not written (its bounds, README.apple9-es3.md "PBE descriptors encode
+/// ... bounds"; G13 behaviour, inferred).
+///
+/// Established subset (everything else is refused by name):
+/// - tile format 7 (packed 8-bit) into an R8G8B8A8 unorm descriptor with the identity swizzle:
+///   the tile word's bytes are the memory bytes (the packed word holds R in its low byte as the
+///   T8132 compiler's RGBA8 colour path packs it; the PBE "supplies conversion", none for
+///   unorm8 to unorm8; inferred);
+/// - 2D, single-sample tilebuffer, level 0;
+/// - layout 2 (GPU: tiled Morton, agx16-cmdstream `PlaneLayout::twiddled`, measured by agx-re)
+///   with no stride, or layout 0 (linear, `(stride_minus1 + 1) * 16` bytes per row; G13 value,
+///   inferred for G16).
+pub fn block_store(
+    mem: &dyn GpuMemory,
+    arguments: &[u32],
+    tile: &TileBuffer,
+    s: &BlockStore,
+) -> Result<(), StoreError> {
+    let refuse = |w: String| Err(StoreError::Refused(w));
+    if tile.samples != 1 {
+        return refuse(format!(
+            "2D block store from a {}-sample tilebuffer: which sample it exports is not \
+             established",
+            tile.samples
+        ));
+    }
+    let (offset, level) = (s.offset_level >> 16, s.offset_level & 0xffff);
+    if level != 0 {
+        return refuse(format!(
+            "block store to mip level {level}: level addressing through the PBE is not modelled"
+        ));
+    }
+    if arguments.len() < 2 {
+        return refuse(
+            "block store without an image table: the launcher transferred no argument words \
+             0..1 (the texture/image table root)"
+                .into(),
+        );
+    }
+    let table = arguments[0] as u64 | (arguments[1] as u64) << 32;
+    let va = table.wrapping_add(IMAGE_TABLE_STRIDE * s.image as u64);
+    let mut raw = [0u8; 32];
+    mem.read(va, &mut raw).map_err(SimError::from)?;
+    let d = Pbe::unpack(&raw)
+        .map_err(|e| StoreError::Sim(render_error(format!("PBE descriptor at {va:#x}: {e}"))))?;
+    if !d.fully_known() {
+        return refuse(format!(
+            "PBE descriptor at {va:#x} has bits no source documents {:08x?} or unnamed values \
+             {:?}",
+            d.unknown_bits(),
+            d.unknown_values()
+        ));
+    }
+    if d.dimension != TextureDimension::D2 {
+        return refuse(format!(
+            "PBE descriptor at {va:#x}: dimension {:?} (only 2D is modelled)",
+            d.dimension
+        ));
+    }
+    let identity = [d.swizzle_r, d.swizzle_g, d.swizzle_b, d.swizzle_a]
+        == [Swizzle::R, Swizzle::G, Swizzle::B, Swizzle::A];
+    if !identity {
+        return refuse(format!(
+            "PBE descriptor at {va:#x}: swizzle {:?} (only the identity is modelled)",
+            [d.swizzle_r, d.swizzle_g, d.swizzle_b, d.swizzle_a]
+        ));
+    }
+    let bytes = match (s.format, d.channels, d.numeric_type) {
+        (TILE_FORMAT_PACKED8, Channels::R8G8B8A8, NumericType::Unorm) => 4u32,
+        (f, c, n) => {
+            return refuse(format!(
+                "block store of tile format {f} into a {c:?} {n:?} PBE (only the packed 8-bit \
+                 tile into R8G8B8A8 unorm is modelled)"
+            ))
+        }
+    };
+    let layout = match d.layout {
+        Layout::Gpu if d.stride_minus1 == 0 => PlaneLayout::twiddled(d.width, d.height, bytes),
+        Layout::Linear => {
+            let mut l = PlaneLayout::linear(d.width, d.height, bytes);
+            l.row_stride = d.linear_stride() as u64;
+            l
+        }
+        other => {
+            return refuse(format!(
+                "PBE descriptor at {va:#x}: layout {other:?} with stride field {} (only GPU-tiled \
+                 without a stride and linear are modelled)",
+                d.stride_minus1
+            ))
+        }
+    };
+    if offset + bytes > tile.sample_size {
+        return refuse(format!(
+            "tile byte offset {offset} + {bytes} is past the {}-byte sample",
+            tile.sample_size
+        ));
+    }
+    let o = offset as usize..(offset + bytes) as usize;
+    for v in 0..tile.height {
+        for u in 0..tile.width {
+            let (px, py) = (s.x as u64 + u as u64, s.y as u64 + v as u64);
+            if px >= d.width as u64 || py >= d.height as u64 {
+                continue;
+            }
+            let src = &tile.sample(u, v, 0).expect("inside the utile")[o.clone()];
+            let at = d.address + layout.offset(px as u32, py as u32);
+            mem.write(at, src).map_err(SimError::from)?;
+        }
+    }
+    Ok(())
+}

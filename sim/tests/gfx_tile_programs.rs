@@ -1,0 +1,495 @@
+//! Background and end-of-tile programs on the hardware path: a real G16 background program
+//! clears each fresh utile by storing a constant tile word, a real fragment body draws a
+//! triangle, and a real end-of-tile program exports the utile with `block_image_store`
+//! through PBE descriptors into a linear and a GPU-tiled (twiddled) RGBA8 image. Every
+//! program is encoded with agx16-isa's builders in the T8132 packers' shapes and entered
+//! through launchers built by agx16-cmdstream (roots, pointer loads, argument transfers).
+//! The bytes in memory are compared with the CPU reference rasteriser in `gfx_common` and
+//! an independent Morton addressing written here.
+#![allow(clippy::cloned_ref_to_slice_refs)]
+
+mod gfx_common;
+
+use agx16_cmdstream::descriptors::{Channels, NumericType, Pbe, ShadeModel};
+use agx16_cmdstream::launch::{
+    build_launcher, entry_offset, jump_any, GraphicsRoots, LaunchCommon, LaunchStage,
+};
+use agx16_cmdstream::render::ZlsControl;
+use agx16_cmdstream::{Hex, Record};
+use agx16_isa::{encode_program, Instr, Part, Role};
+use agx16_sim::gfx::VertexInvocation;
+use agx16_sim::gfx::{self, Fragment, FragmentResult, IsaStages, Stages, TileBuffer};
+use agx16_sim::{GpuMemory, SimError};
+use gfx_common::*;
+
+const FRAG_LAUNCHER: u64 = USC + 0x9000; // the harness's PPP fragment launch
+const BG_LAUNCHER: u64 = USC + 0xa000; // the harness's bg_usc
+const EOT_LAUNCHER: u64 = USC + 0xb000; // the harness's eot_usc
+const FRAG_BODY: u64 = USC + 0x50000;
+const BG_BODY: u64 = USC + 0x60000;
+const EOT_BODY: u64 = USC + 0x70000;
+const ROOTS: u64 = USC + 0x80000;
+const IMAGE_TABLE: u64 = USC + 0x81000;
+/// The render: one 32x32 tile (the top-left quarter of the harness's 64x64 viewport).
+const SIZE: u32 = 32;
+const LINEAR: u64 = IMG;
+const LINEAR_STRIDE: u32 = 4 * SIZE;
+const TWIDDLED: u64 = IMG + 0x2000;
+const COLOR: [u8; 4] = [200, 40, 90, 255];
+
+fn b(name: &str, f: &[(&str, u64)]) -> Instr {
+    Instr::build(name, f).unwrap_or_else(|e| panic!("{name}: {e}"))
+}
+
+/// r`dst` = `v` (MOV_IMM32, the packer's literal form).
+fn mov32(dst: u32, v: u32) -> Instr {
+    let mut i = b("mov_imm32", &[("imm", v as u64)]);
+    i.set_gpr(Role::Dst, dst, Part::Full).unwrap();
+    i
+}
+
+/// The fragment tile epilogue (packer shapes): access 0x600 and 0x80c, raw word 0 := r`src`,
+/// fence 0x20c.
+fn store_word0(src: u64) -> Vec<Instr> {
+    vec![
+        b("tile_setup", &[("b1", 2), ("access", 0x600)]),
+        b("tile_setup", &[("b1", 2), ("access", 0x80c)]),
+        b(
+            "tile_store",
+            &[("mode", 0x54), ("src", src), ("mask", 1), ("fmt", 0x4e)],
+        ),
+        b("tile_fence", &[("access", 0x20c)]),
+    ]
+}
+
+/// Publication `p` := r`a` | r`a` completing on slot 1 (the packer's block-store parameter
+/// publisher: LOGIC_EXPORT of IOR with both sources the value, slot field 0).
+fn publish(p: u64, a: u64) -> Instr {
+    b(
+        "logic_export",
+        &[
+            ("dst", p),
+            ("a_size", 1),
+            ("a", a),
+            ("a_keep", 1),
+            ("op_base", 1),
+            ("b_size", 1),
+            ("b", a),
+            ("b_keep", 1),
+            ("lut_a_sel", 2),
+            ("lut_b3", 1),
+            ("slot", 0),
+        ],
+    )
+}
+
+/// BLOCK_IMAGE_STORE of the tuple at publication `coord` to image `image`, tile format
+/// `format`, waiting on slot `wait` (0: none), then the compound's joining fence.
+fn block_store(coord: u64, image: u64, format: u64, wait: u64, mode: u64) -> Vec<Instr> {
+    vec![
+        b(
+            "block_image_store",
+            &[
+                ("wait", if wait == 0 { 0 } else { 1 << (wait - 1) }),
+                ("coord", coord),
+                ("image", image),
+                ("ctrl7", 0x80),
+                ("mode", mode),
+                ("format", format),
+                ("ctrl10", 1),
+            ],
+        ),
+        b("tile_fence", &[("wait", 1), ("access", 0x300)]),
+    ]
+}
+
+/// Background: every pixel's tile word 0 := `word`.
+fn clear_body(word: u32) -> Vec<u8> {
+    let mut p = vec![mov32(0, word)];
+    p.extend(store_word0(0));
+    p.push(b("stop", &[]));
+    encode_program(&p)
+}
+
+/// Fragment: tile word 0 := `word` for every covered pixel.
+fn constant_fragment(word: u32) -> Vec<u8> {
+    clear_body(word)
+}
+
+/// End of tile: the utile to image pixel (0, 0) of image 0 and of image 1 (tile byte offset 0,
+/// level 0), each through its own publication tuple.
+fn eot_body(images: &[u64], format: u64, wait: u64) -> Vec<u8> {
+    let mut p = vec![mov32(0, 0), mov32(1, 0), mov32(2, 0)];
+    for (k, &img) in images.iter().enumerate() {
+        let base = 4 * k as u64;
+        p.extend([publish(base, 0), publish(base + 1, 1), publish(base + 2, 2)]);
+        p.extend(block_store(base, img, format, wait, 0x5a8));
+    }
+    p.push(b("stop", &[]));
+    encode_program(&p)
+}
+
+fn install(scene: &Scene, launcher: u64, entry_index: u64, body_va: u64, body: &[u8]) {
+    let entry = entry_offset(entry_index);
+    let l = build_launcher(
+        LaunchStage::Fragment {
+            samples: 1,
+            tile_bytes: 4,
+        },
+        &LaunchCommon {
+            resource_table: ROOTS,
+            entry_offset: entry,
+            publications: 8,
+            extent_a: 0,
+            extent_b: 0,
+        },
+    )
+    .unwrap();
+    scene.pt.host_write(launcher, &l.bytes).unwrap();
+    // The entry: JMP_EXEC_ANY to the body, then STOP (agx16-cmdstream's arena encoders).
+    let mut e = jump_any((body_va - (USC + entry)) as i64).unwrap();
+    e.extend(encode_program(&[b("stop", &[])]));
+    scene.pt.host_write(USC + entry, &e).unwrap();
+    scene.pt.host_write(body_va, body).unwrap();
+}
+
+fn rgba8_pbe(address: u64, linear: bool) -> Pbe {
+    Pbe::render_target_2d(
+        address,
+        SIZE,
+        SIZE,
+        Channels::R8G8B8A8,
+        NumericType::Unorm,
+        linear.then_some(LINEAR_STRIDE),
+    )
+}
+
+/// Host vertex stage (vertex fetch is not what is tested); background, fragment and end of
+/// tile on the hardware path.
+struct TileStages {
+    host: HostStages,
+    isa: IsaStages,
+}
+
+impl Stages for TileStages {
+    fn vertex(
+        &mut self,
+        mem: &dyn GpuMemory,
+        inv: &VertexInvocation,
+    ) -> Result<Vec<f32>, SimError> {
+        self.host.vertex(mem, inv)
+    }
+    fn background(
+        &mut self,
+        mem: &dyn GpuMemory,
+        usc: u64,
+        tile: &mut TileBuffer,
+    ) -> Result<(), SimError> {
+        self.isa.background(mem, usc, tile)
+    }
+    fn fragment(
+        &mut self,
+        mem: &dyn GpuMemory,
+        f: &Fragment,
+        tile: &mut TileBuffer,
+    ) -> Result<FragmentResult, SimError> {
+        self.isa.fragment(mem, f, tile)
+    }
+    fn fragments(
+        &mut self,
+        mem: &dyn GpuMemory,
+        quad: &[Fragment],
+        tile: &mut TileBuffer,
+    ) -> Result<Vec<FragmentResult>, SimError> {
+        self.isa.fragments(mem, quad, tile)
+    }
+    fn end_of_tile(
+        &mut self,
+        mem: &dyn GpuMemory,
+        usc: u64,
+        tile: &TileBuffer,
+    ) -> Result<(), SimError> {
+        self.isa.end_of_tile(mem, usc, tile)
+    }
+}
+
+fn triangle() -> DrawSpec {
+    // Inside the top-left quarter of the 64x64 viewport but crossing x = 32, so the image's
+    // right edge cuts it.
+    DrawSpec::tris(
+        vec![
+            rgba([-0.9, 0.1, 0.5, 1.0], [1.0; 4]),
+            rgba([0.15, 0.3, 0.5, 1.0], [1.0; 4]),
+            rgba([-0.5, 0.95, 0.5, 1.0], [1.0; 4]),
+        ],
+        ShadeModel::Linear,
+    )
+}
+
+struct Setup {
+    bg: Vec<u8>,
+    frag: Vec<u8>,
+    eot: Vec<u8>,
+    pbes: Vec<Pbe>,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Setup {
+            bg: clear_body(u32::from_le_bytes(CLEAR)),
+            frag: constant_fragment(u32::from_le_bytes(COLOR)),
+            eot: eot_body(&[0, 1], 7, 1),
+            pbes: vec![rgba8_pbe(LINEAR, true), rgba8_pbe(TWIDDLED, false)],
+        }
+    }
+}
+
+fn render(draw: &DrawSpec, s: &Setup) -> Result<(Scene, gfx::RenderStats), SimError> {
+    let mut scene = build(&[draw.clone()], ZlsControl::default());
+    scene.cmd.width_px = SIZE as u16;
+    scene.cmd.height_px = SIZE as u16;
+    install(&scene, FRAG_LAUNCHER, 1, FRAG_BODY, &s.frag);
+    install(&scene, BG_LAUNCHER, 2, BG_BODY, &s.bg);
+    install(&scene, EOT_LAUNCHER, 3, EOT_BODY, &s.eot);
+    let roots = GraphicsRoots {
+        texture_table: Hex(IMAGE_TABLE),
+        ..Default::default()
+    };
+    scene.pt.host_write(ROOTS, &roots.pack().unwrap()).unwrap();
+    for (k, p) in s.pbes.iter().enumerate() {
+        scene
+            .pt
+            .host_write(IMAGE_TABLE + 32 * k as u64, &p.pack().unwrap())
+            .unwrap();
+    }
+    // Poison both images: every byte the model leaves alone stays 0xee.
+    scene.pt.host_write(IMG, &vec![0xee; 0x4000]).unwrap();
+    let mut st = TileStages {
+        host: HostStages {
+            draws: vec![draw.clone()],
+        },
+        isa: IsaStages::default(),
+    };
+    let stats = gfx::run_render_with(&scene.pt, &scene.command(), &mut st)?;
+    Ok((scene, stats))
+}
+
+/// Independent Morton addressing of a 32x32 RGBA8 image: below the 64-texel tile edge the
+/// whole image is one Morton block, x on the even bits (agx-re docs/tiling 1.1-1.3).
+fn morton(x: u32, y: u32) -> u64 {
+    (0..5).fold(0u64, |m, i| {
+        m | (((x >> i) & 1) as u64) << (2 * i) | (((y >> i) & 1) as u64) << (2 * i + 1)
+    })
+}
+
+fn read_linear(scene: &Scene) -> Vec<[u8; 4]> {
+    let mut b = vec![0u8; (LINEAR_STRIDE * SIZE) as usize];
+    scene.pt.host_read(LINEAR, &mut b).unwrap();
+    (0..SIZE * SIZE)
+        .map(|i| {
+            let (x, y) = (i % SIZE, i / SIZE);
+            let o = (y * LINEAR_STRIDE + 4 * x) as usize;
+            b[o..o + 4].try_into().unwrap()
+        })
+        .collect()
+}
+
+fn read_twiddled(scene: &Scene) -> Vec<[u8; 4]> {
+    let mut b = vec![0u8; (4 * SIZE * SIZE) as usize];
+    scene.pt.host_read(TWIDDLED, &mut b).unwrap();
+    (0..SIZE * SIZE)
+        .map(|i| {
+            let o = 4 * morton(i % SIZE, i / SIZE) as usize;
+            b[o..o + 4].try_into().unwrap()
+        })
+        .collect()
+}
+
+/// The CPU reference of the 32x32 image: the triangle's coverage (top-left rule, pixel
+/// centres) in `COLOR`, the background clear elsewhere.
+fn expected(draw: &DrawSpec) -> Vec<[u8; 4]> {
+    let r = reference(&[draw.clone()]);
+    (0..SIZE * SIZE)
+        .map(|i| {
+            let (x, y) = (i % SIZE, i / SIZE);
+            if r.color[(y * W + x) as usize] == CLEAR {
+                CLEAR
+            } else {
+                COLOR
+            }
+        })
+        .collect()
+}
+
+/// Exact equality, reporting the first differing pixel.
+fn same(got: &[[u8; 4]], want: &[[u8; 4]], what: &str) {
+    if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
+        panic!(
+            "{what}: pixel {},{} is {:?}, the reference says {:?}",
+            i as u32 % SIZE,
+            i as u32 / SIZE,
+            got[i],
+            want[i]
+        );
+    }
+}
+
+fn render_err(s: &Setup) -> SimError {
+    match render(&triangle(), s) {
+        Ok(_) => panic!("the render succeeded"),
+        Err(e) => e,
+    }
+}
+
+fn refusal(e: SimError) -> (String, String) {
+    match e {
+        SimError::Unestablished { form, what, .. } => (form, what),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+#[test]
+fn the_programs_are_the_packer_shapes() {
+    let hex = |v: &[Instr]| {
+        encode_program(v)
+            .iter()
+            .map(|x| format!("{x:02x}"))
+            .collect::<String>()
+    };
+    // BLOCK_IMAGE_STORE (publication base 4, image 1, tile format 7, 2D) + the joining fence.
+    assert_eq!(
+        hex(&block_store(4, 1, 7, 1, 0x5a8)),
+        "5710540800100080a8750100071254000300"
+    );
+    // The publisher decodes back to the export form it was built as.
+    let p = publish(5, 2).encode();
+    assert_eq!(agx16_isa::decode(&p).unwrap().form.name, "logic_export");
+    assert_eq!(agx16_isa::decode(&p).unwrap().encode(), p);
+}
+
+#[test]
+fn clear_triangle_and_export_to_linear_and_twiddled_images() {
+    let d = triangle();
+    let (scene, stats) = render(&d, &Setup::default()).unwrap();
+    let want = expected(&d);
+    let covered = want.iter().filter(|c| **c == COLOR).count();
+    assert!(covered > 100, "the triangle covers a real area ({covered})");
+    assert!(
+        want.iter().filter(|c| **c == CLEAR).count() > 100,
+        "and leaves background"
+    );
+    same(&read_linear(&scene), &want, "linear image");
+    same(&read_twiddled(&scene), &want, "twiddled image");
+    assert_eq!(stats.utiles, 1);
+    assert_eq!(stats.fragments_shaded as usize, covered);
+    // Nothing outside the two images' extents was written.
+    let mut tail = vec![0u8; 0x1000];
+    scene.pt.host_read(IMG + 0x1000, &mut tail).unwrap();
+    assert!(tail.iter().all(|b| *b == 0xee));
+}
+
+#[test]
+fn the_background_program_alone_clears_both_images() {
+    // No primitive touches the tile (PROCESS_EMPTY_TILES is set by the harness): background
+    // and end of tile still run.
+    let mut d = triangle();
+    d.verts.iter_mut().for_each(|v| v[0] += 10.0);
+    let s = Setup {
+        bg: clear_body(0x0403_0201),
+        ..Default::default()
+    };
+    let (scene, stats) = render(&d, &s).unwrap();
+    assert_eq!(stats.fragments_shaded, 0);
+    assert!(read_linear(&scene).iter().all(|c| *c == [1, 2, 3, 4]));
+    assert!(read_twiddled(&scene).iter().all(|c| *c == [1, 2, 3, 4]));
+}
+
+#[test]
+fn a_wrong_descriptor_address_faults() {
+    let mut s = Setup::default();
+    s.pbes[1] = rgba8_pbe(0x7_0000_0000, false);
+    match render(&triangle(), &s) {
+        Err(SimError::Fault(f)) => assert_eq!(f.addr & !0xfff, 0x7_0000_0000, "{f:?}"),
+        other => panic!("expected a fault, got {:?}", other.map(|r| r.1)),
+    }
+}
+
+#[test]
+fn an_unknown_format_is_refused() {
+    // An R32 float destination for the packed 8-bit tile representation.
+    let mut s = Setup::default();
+    s.pbes[0] = Pbe::render_target_2d(
+        LINEAR,
+        SIZE,
+        SIZE,
+        Channels::R32,
+        NumericType::Float,
+        Some(LINEAR_STRIDE),
+    );
+    let (form, what) = refusal(render_err(&s));
+    assert!(form.contains("block_image_store"), "{form}");
+    assert!(what.contains("tile format 7 into a R32 Float"), "{what}");
+    // The 32-bit tile representation (format 3) is not modelled either.
+    let s = Setup {
+        eot: eot_body(&[0], 3, 1),
+        ..Default::default()
+    };
+    let (_, what) = refusal(render_err(&s));
+    assert!(what.contains("tile format 3"), "{what}");
+}
+
+#[test]
+fn descriptor_bits_no_source_documents_are_refused() {
+    let mut s = Setup::default();
+    let mut raw = s.pbes[0].pack().unwrap();
+    raw[7] |= 0x01; // bit 56: G13's sample count, not established on G16
+    s.pbes[0] = Pbe::unpack(&raw).unwrap();
+    let (_, what) = refusal(render_err(&s));
+    assert!(what.contains("bits no source documents"), "{what}");
+}
+
+#[test]
+fn a_store_that_does_not_wait_for_its_publications_is_refused() {
+    let s = Setup {
+        eot: eot_body(&[0], 7, 0),
+        ..Default::default()
+    };
+    let (_, what) = refusal(render_err(&s));
+    assert!(what.contains("before its export completes"), "{what}");
+}
+
+#[test]
+fn the_multisample_mode_and_background_iteration_are_refused() {
+    let mut p = vec![mov32(0, 0), mov32(1, 0), mov32(2, 0)];
+    p.extend([publish(0, 0), publish(1, 1), publish(2, 2), publish(3, 2)]);
+    p.extend(block_store(0, 0, 7, 1, 0x228));
+    p.push(b("stop", &[]));
+    let s = Setup {
+        eot: encode_program(&p),
+        ..Default::default()
+    };
+    let (_, what) = refusal(render_err(&s));
+    assert!(what.contains("multisample block store"), "{what}");
+
+    let iter = b(
+        "iter",
+        &[
+            ("b1_01", 1),
+            ("b2_hi", 0x15),
+            ("dst", 0),
+            ("coeff_sel", 3),
+            ("slot", 1),
+            ("b7", 2),
+            ("loc", 0x10),
+        ],
+    );
+    let mut p = vec![iter];
+    p.extend(store_word0(0));
+    p.push(b("stop", &[]));
+    let s = Setup {
+        bg: encode_program(&p),
+        ..Default::default()
+    };
+    let (_, what) = refusal(render_err(&s));
+    assert!(what.contains("background program"), "{what}");
+}
