@@ -44,6 +44,7 @@ pub const TILE_FORMAT_PACKED8: u8 = 7;
 
 /// A background or end-of-tile program: its body, the argument words its launcher's setup
 /// invocation transferred (the body's uniform registers) and the frame's publication words.
+#[derive(Clone)]
 pub struct TileProgram {
     pub body: Rc<Body>,
     pub arguments: Rc<[u32]>,
@@ -53,7 +54,7 @@ pub struct TileProgram {
 /// Loaded tile programs by launcher VA (one render).
 #[derive(Default)]
 pub struct TilePrograms {
-    programs: HashMap<u64, (Rc<Body>, Rc<[u32]>, u32)>,
+    programs: HashMap<u64, TileProgram>,
 }
 
 impl TilePrograms {
@@ -61,23 +62,17 @@ impl TilePrograms {
     /// ([`run_stage_setup`]: tile-layout allocation, pointer loads, argument transfers, frame)
     /// and loads its body.
     pub fn load(&mut self, mem: &dyn GpuMemory, va: u64) -> Result<TileProgram, SimError> {
-        if let Some((b, a, p)) = self.programs.get(&va) {
-            return Ok(TileProgram {
-                body: b.clone(),
-                arguments: a.clone(),
-                publications: *p,
-            });
+        if let Some(p) = self.programs.get(&va) {
+            return Ok(p.clone());
         }
         let s = run_stage_setup(mem, va, RenderStage::Fragment)?;
-        let b = Rc::new(Body::load(mem, s.body)?);
-        let a: Rc<[u32]> = s.arguments.into();
-        let p = s.frame.publication_words;
-        self.programs.insert(va, (b.clone(), a.clone(), p));
-        Ok(TileProgram {
-            body: b,
-            arguments: a,
-            publications: p,
-        })
+        let p = TileProgram {
+            body: Rc::new(Body::load(mem, s.body)?),
+            arguments: s.arguments.into(),
+            publications: s.frame.publication_words,
+        };
+        self.programs.insert(va, p.clone());
+        Ok(p)
     }
 }
 
