@@ -3,6 +3,7 @@
 //! USC heap); other implementations (tests, future host references) plug in here.
 
 use super::coeff::Plane;
+use super::unestablished;
 use crate::error::SimError;
 use crate::mem::GpuMemory;
 

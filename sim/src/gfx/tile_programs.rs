@@ -20,14 +20,15 @@
 
 use super::body::{self, Body, Publications};
 use super::launcher::{run_stage_setup, RenderStage};
-use super::render_error;
 use super::stages::{Fragment, TileBuffer};
+use super::{render_error, unestablished};
 use crate::error::SimError;
 use crate::lower::gfx_io::GfxOp;
 use crate::mem::GpuMemory;
 use agx16_cmdstream::descriptors::{Channels, Layout, NumericType, Pbe, Swizzle, TextureDimension};
 use agx16_cmdstream::layout::PlaneLayout;
 use agx16_cmdstream::Record;
+use agx16_isa::meaning::StageAllocation;
 use std::collections::HashMap;
 use std::rc::Rc;
 
@@ -49,6 +50,9 @@ pub struct TileProgram {
     pub body: Rc<Body>,
     pub arguments: Rc<[u32]>,
     pub publications: u32,
+    /// The launcher's stage allocation (a tile layout).
+    pub allocation: StageAllocation,
+    pub launcher: u64,
 }
 
 /// Loaded tile programs by launcher VA (one render).
@@ -70,9 +74,28 @@ impl TilePrograms {
             body: Rc::new(Body::load(mem, s.body)?),
             arguments: s.arguments.into(),
             publications: s.frame.publication_words,
+            allocation: s.allocation,
+            launcher: va,
         };
         self.programs.insert(va, p.clone());
         Ok(p)
+    }
+}
+
+/// As for the fragment stage: the launcher's tile layout must name the render's sample count
+/// (GravityLinux/mesa agx_apple9.c passes the pipeline's samples to the launch builder; 1x/2x/4x
+/// layouts ran on T8132); another layout has no established meaning.
+fn check_tile_layout(p: &TileProgram, tile: &TileBuffer, stage: &str) -> Result<(), SimError> {
+    match p.allocation {
+        StageAllocation::Tile { samples, .. } if samples as u32 == tile.samples => Ok(()),
+        a => Err(unestablished(
+            p.launcher,
+            stage,
+            format!(
+                "{a:?} for a {}-sample render: the launcher's tile layout must be the render's",
+                tile.samples
+            ),
+        )),
     }
 }
 
@@ -83,6 +106,7 @@ pub fn run_background(
     tile: &mut TileBuffer,
 ) -> Result<(), SimError> {
     let stage = "background program";
+    check_tile_layout(p, tile, "background launcher")?;
     p.body.check_uniforms(&p.arguments, stage)?;
     let all = ((1u32 << tile.samples) - 1) as u8;
     for qy in (0..tile.height).step_by(2) {
@@ -134,6 +158,7 @@ pub fn run_end_of_tile(
     tile: &TileBuffer,
 ) -> Result<(), SimError> {
     let stage = "end-of-tile program";
+    check_tile_layout(p, tile, "end-of-tile launcher")?;
     p.body.check_uniforms(&p.arguments, stage)?;
     let mut pubs = Publications::new();
     body::run_trapping(mem, &p.body, &p.arguments, 1, stage, |sg, op, g| match g {
