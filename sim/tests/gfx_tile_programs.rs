@@ -16,6 +16,10 @@ use agx16_cmdstream::launch::{
 };
 use agx16_cmdstream::render::ZlsControl;
 use agx16_cmdstream::{Hex, Record};
+use agx16_isa::meaning::{
+    arg_store_instr, launch_frame_instr, pointer_load_instr, stage_allocation_instr,
+    stage_target_instr, StageAllocation,
+};
 use agx16_isa::{encode_program, Instr, Part, Role};
 use agx16_sim::gfx::VertexInvocation;
 use agx16_sim::gfx::{self, Fragment, FragmentResult, IsaStages, Stages, TileBuffer};
@@ -130,10 +134,21 @@ fn eot_body(images: &[u64], format: u64, wait: u64) -> Vec<u8> {
 }
 
 fn install(scene: &Scene, launcher: u64, entry_index: u64, body_va: u64, body: &[u8]) {
+    install_with(scene, launcher, entry_index, body_va, body, 1)
+}
+
+fn install_with(
+    scene: &Scene,
+    launcher: u64,
+    entry_index: u64,
+    body_va: u64,
+    body: &[u8],
+    samples: u32,
+) {
     let entry = entry_offset(entry_index);
     let l = build_launcher(
         LaunchStage::Fragment {
-            samples: 1,
+            samples,
             tile_bytes: 4,
         },
         &LaunchCommon {
@@ -231,6 +246,10 @@ struct Setup {
     frag: Vec<u8>,
     eot: Vec<u8>,
     pbes: Vec<Pbe>,
+    /// Replaces the background launcher (bytes) and writes a root record for it.
+    bg_launcher: Option<(Vec<u8>, u64, Vec<u8>)>,
+    /// Samples of the end-of-tile launcher's tile layout.
+    eot_samples: u32,
 }
 
 impl Default for Setup {
@@ -240,6 +259,8 @@ impl Default for Setup {
             frag: constant_fragment(u32::from_le_bytes(COLOR)),
             eot: eot_body(&[0, 1], 7, 1),
             pbes: vec![rgba8_pbe(LINEAR, true), rgba8_pbe(TWIDDLED, false)],
+            bg_launcher: None,
+            eot_samples: 1,
         }
     }
 }
@@ -250,7 +271,11 @@ fn render(draw: &DrawSpec, s: &Setup) -> Result<(Scene, gfx::RenderStats), SimEr
     scene.cmd.height_px = SIZE as u16;
     install(&scene, FRAG_LAUNCHER, 1, FRAG_BODY, &s.frag);
     install(&scene, BG_LAUNCHER, 2, BG_BODY, &s.bg);
-    install(&scene, EOT_LAUNCHER, 3, EOT_BODY, &s.eot);
+    install_with(&scene, EOT_LAUNCHER, 3, EOT_BODY, &s.eot, s.eot_samples);
+    if let Some((l, roots_va, roots)) = &s.bg_launcher {
+        scene.pt.host_write(BG_LAUNCHER, l).unwrap();
+        scene.pt.host_write(*roots_va, roots).unwrap();
+    }
     let roots = GraphicsRoots {
         texture_table: Hex(IMAGE_TABLE),
         ..Default::default()
@@ -492,4 +517,84 @@ fn the_multisample_mode_and_background_iteration_are_refused() {
     };
     let (_, what) = refusal(render_err(&s));
     assert!(what.contains("background program"), "{what}");
+}
+
+/// A background launcher that loads `roots` qwords from `roots_va` (the generated sequence:
+/// root literals, pointer loads highest pair first, tile allocation, target, frame, one
+/// transfer per word, STOP), entering the body through entry 2.
+fn launcher_with_roots(roots_va: u64, roots: u32) -> Vec<u8> {
+    let mut p = vec![mov32(2, roots_va as u32), mov32(3, (roots_va >> 32) as u32)];
+    for q in (0..roots).step_by(2).rev() {
+        let count = if q + 2 <= roots { 2 } else { 1 };
+        p.push(pointer_load_instr(18 + 2 * q, 2, q as u8, count).unwrap());
+    }
+    p.push(
+        stage_allocation_instr(StageAllocation::Tile {
+            samples: 1,
+            units: 1,
+        })
+        .unwrap(),
+    );
+    p.push(stage_target_instr(entry_offset(2)).unwrap());
+    p.push(launch_frame_instr(0, 0, 0).unwrap());
+    for w in 0..2 * roots {
+        p.push(arg_store_instr(w, 18 + w, w == 0).unwrap());
+    }
+    p.push(b("stop", &[]));
+    encode_program(&p)
+}
+
+#[test]
+fn the_background_clears_to_a_uniform_word() {
+    // Render-stage uniform ABI (sim/GFX.md): six roots, then inline words; the clear colour
+    // is argument word 16 (qword 8, low half), read with `uniform_mov`.
+    let roots_va = USC + 0x82000;
+    let colour = u32::from_le_bytes([7, 77, 177, 255]);
+    let mut roots = vec![0u8; 9 * 8];
+    roots[64..68].copy_from_slice(&colour.to_le_bytes());
+    let mut body = vec![b(
+        "uniform_mov",
+        &[("dst", 0), ("u_size", 1), ("u", 16), ("b3", 0x08)],
+    )];
+    body.extend(store_word0(0));
+    body.push(b("stop", &[]));
+    let d = triangle();
+    let s = Setup {
+        bg: encode_program(&body),
+        bg_launcher: Some((launcher_with_roots(roots_va, 9), roots_va, roots)),
+        ..Default::default()
+    };
+    let (scene, _) = render(&d, &s).unwrap();
+    let want: Vec<[u8; 4]> = expected(&d)
+        .into_iter()
+        .map(|c| if c == CLEAR { colour.to_le_bytes() } else { c })
+        .collect();
+    same(&read_linear(&scene), &want, "linear image");
+    // Reading word 17 (zero here) instead gives another image.
+    let mut body2 = body.clone();
+    body2[0] = b(
+        "uniform_mov",
+        &[("dst", 0), ("u_size", 1), ("u", 17), ("b3", 0x08)],
+    );
+    let s = Setup {
+        bg: encode_program(&body2),
+        bg_launcher: Some((launcher_with_roots(roots_va, 9), roots_va, vec![0u8; 72])),
+        ..Default::default()
+    };
+    let (scene, _) = render(&d, &s).unwrap();
+    assert_ne!(read_linear(&scene), want);
+}
+
+#[test]
+fn a_tile_layout_for_another_sample_count_is_refused() {
+    let s = Setup {
+        eot_samples: 2,
+        ..Default::default()
+    };
+    let (form, what) = refusal(render_err(&s));
+    assert_eq!(form, "end-of-tile launcher");
+    assert!(
+        what.contains("2-sample") || what.contains("samples: 2"),
+        "{what}"
+    );
 }
