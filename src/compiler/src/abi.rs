@@ -115,6 +115,9 @@ pub struct VertexKey {
     pub attribs: Vec<VertexAttrib>,
     /// Uniform buffers bound to the stage (their qwords precede the vertex buffers').
     pub ubos: u8,
+    /// GL clip-space depth (z in [-w, w], `clip_halfz` off): the program stores
+    /// `(z + w) / 2` as position z, the [0, w] range the M4 clips to (sim/GFX.md "Clipping").
+    pub gl_clip_z: bool,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

@@ -170,6 +170,7 @@ fn vertex_key() -> VertexKey {
     VertexKey {
         attribs: vec![a(0, 0), a(1, 16)],
         ubos: 0,
+        gl_clip_z: false,
     }
 }
 
@@ -305,7 +306,7 @@ fn nir_graphics_errors_name_what_is_missing() {
     // A vertex input the key has no attribute for.
     let key = VertexKey {
         attribs: vec![],
-        ubos: 0,
+        ..vertex_key()
     };
     let e = vertex_shader(&key).err().unwrap().to_string();
     assert!(e.contains("has no attribute in the key"), "{e}");
@@ -342,4 +343,52 @@ fn nir_graphics_errors_name_what_is_missing() {
         .to_string();
     assert!(e.contains("compiled with a"), "{e}");
     let _ = abi::ROOT_WORDS;
+}
+
+#[test]
+fn gl_clip_space_depth_is_mapped_to_the_m4_range() {
+    // Vertex 0 has z = -0.5 w: inside GL's [-w, w] but outside the [0, w] the model clips
+    // to. With `gl_clip_z` the program stores (z + w) / 2 and the triangle is whole; the
+    // reference gets the host-mapped vertices. Without it the model clips the triangle at
+    // z = 0 (the image differs), so the mapping is observable.
+    let mut d = w_triangle(ShadeModel::Linear);
+    d.verts[0][2] = -0.5;
+    let key = VertexKey {
+        gl_clip_z: true,
+        ..vertex_key()
+    };
+    let vs = vertex_shader(&key).unwrap();
+    let fs = fragment_shader(&fragment_key(&vs), ShadeModel::Linear, |_, v| v).unwrap();
+    let (img, _) = draw(&d, &vs, &fs).unwrap();
+    let mut want = d.clone();
+    for v in &mut want.verts {
+        v[2] = (v[2] + v[3]) / 2.0;
+    }
+    compare(&img, &reference(&[want]));
+    let plain = vertex_shader(&vertex_key()).unwrap();
+    let (clipped, _) = draw(&d, &plain, &fs).unwrap();
+    assert_ne!(clipped, img);
+}
+
+#[test]
+fn point_size_is_the_last_output() {
+    // gl_PointSize = 6.0 on points: output 8 (after position and VAR0), squares of 6 pixels.
+    let mut s = Shader::new(m::MESA_SHADER_VERTEX);
+    let pos = s.load_input(GENERIC0, 0, 4);
+    let col = s.load_input(GENERIC0 + 1, 1, 4);
+    s.store_output(pos, m::VARYING_SLOT_POS, 0);
+    let size = s.imm(6.0);
+    s.store_output(size, m::VARYING_SLOT_PSIZ, 2);
+    s.store_output(col, VAR0, 1);
+    let mut vs = s.compile(&GraphicsKey::Vertex(vertex_key())).unwrap();
+    vs.roots = vec![0, 0, 0, 0, 0, 0, VB];
+    assert_eq!((vs.info.outputs, vs.info.point_size), (9, true));
+    let fs = fragment_shader(&fragment_key(&vs), ShadeModel::FlatVertex2, |_, v| v).unwrap();
+    let mut d = w_triangle(ShadeModel::FlatVertex2);
+    d.prim = agx16_cmdstream::vdm::Primitive::Points;
+    d.point_size = Some(6.0);
+    let (img, _) = draw(&d, &vs, &fs).unwrap();
+    let r = reference(&[d]);
+    compare(&img, &r);
+    assert!(r.passed[0] >= 3 * 30, "three 6x6 points: {}", r.passed[0]);
 }

@@ -259,11 +259,36 @@ pub(super) unsafe fn import_intrinsic(
                     return Err(CompileError::Unsupported("16-bit vertex outputs".into()));
                 }
                 let user = g.varyings.len() as u8;
+                let GraphicsKey::Vertex(vk) = &g.key else {
+                    unreachable!()
+                };
+                // GL clip z in [-w, w] → the [0, w] the M4 clips to: z' = (z + w) / 2.
+                let mut halfz = None;
+                let written = |c: u32| c >= comp && c - comp < n && mask >> (c - comp) & 1 == 1;
+                if loc == m::VARYING_SLOT_POS && vk.gl_clip_z && written(2) {
+                    if !written(3) {
+                        return Err(CompileError::Unsupported(
+                            "gl_Position.z stored without .w in the same store (the [-w, w] \
+                             → [0, w] depth mapping needs both)"
+                                .into(),
+                        ));
+                    }
+                    let z = im.comp(srcs[0].ssa, (2 - comp) as u8)?;
+                    let w = im.comp(srcs[0].ssa, (3 - comp) as u8)?;
+                    let sum = im.b.fadd(z, w);
+                    halfz = Some(Src::val(im.b.fmul(sum, Src::imm_f32(0.5))));
+                }
                 for k in 0..n {
                     if mask >> k & 1 == 0 {
                         continue;
                     }
                     let c = comp + k;
+                    if loc == m::VARYING_SLOT_POS && c == 2 {
+                        if let Some(z) = halfz {
+                            im.b.store_output(2, z);
+                            continue;
+                        }
+                    }
                     let slot = if loc == m::VARYING_SLOT_POS {
                         c as u8
                     } else if loc == m::VARYING_SLOT_PSIZ {
