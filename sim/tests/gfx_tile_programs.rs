@@ -17,8 +17,8 @@ use agx16_cmdstream::launch::{
 use agx16_cmdstream::render::ZlsControl;
 use agx16_cmdstream::{Hex, Record};
 use agx16_isa::meaning::{
-    arg_store_instr, launch_frame_instr, pointer_load_instr, stage_allocation_instr,
-    stage_target_instr, StageAllocation,
+    arg_store_instr, block_store_sequence, launch_frame_instr, pointer_load_instr,
+    stage_allocation_instr, stage_target_instr, StageAllocation, TileFormat,
 };
 use agx16_isa::{encode_program, Instr, Part, Role};
 use agx16_sim::gfx::VertexInvocation;
@@ -126,8 +126,16 @@ fn eot_body(images: &[u64], format: u64, wait: u64) -> Vec<u8> {
     let mut p = vec![mov32(0, 0), mov32(1, 0), mov32(2, 0)];
     for (k, &img) in images.iter().enumerate() {
         let base = 4 * k as u64;
-        p.extend([publish(base, 0), publish(base + 1, 1), publish(base + 2, 2)]);
-        p.extend(block_store(base, img, format, wait, 0x5a8));
+        match (wait, TileFormat::from_field(format)) {
+            // The driver's path: agx16-isa's sequence builder.
+            (1, Some(f)) => {
+                p.extend(block_store_sequence(base as u32, 0, 1, 2, img as u32, f).unwrap())
+            }
+            _ => {
+                p.extend([publish(base, 0), publish(base + 1, 1), publish(base + 2, 2)]);
+                p.extend(block_store(base, img, format, wait, 0x5a8));
+            }
+        }
     }
     p.push(b("stop", &[]));
     encode_program(&p)
@@ -385,6 +393,13 @@ fn the_programs_are_the_packer_shapes() {
     assert_eq!(
         hex(&block_store(4, 1, 7, 1, 0x5a8)),
         "5710540800100080a8750100071254000300"
+    );
+    // agx16-isa's sequence builder emits exactly these instructions.
+    let mut manual = vec![publish(4, 0), publish(5, 1), publish(6, 2)];
+    manual.extend(block_store(4, 1, 7, 1, 0x5a8));
+    assert_eq!(
+        hex(&block_store_sequence(4, 0, 1, 2, 1, TileFormat::Packed8).unwrap()),
+        hex(&manual)
     );
     // The publisher decodes back to the export form it was built as.
     let p = publish(5, 2).encode();

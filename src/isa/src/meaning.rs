@@ -8,9 +8,11 @@ use crate::op::Op;
 mod address;
 mod gfx;
 mod launch;
+mod tile;
 pub use address::*;
 pub use gfx::*;
 pub use launch::*;
+pub use tile::*;
 
 /// One special register readable by `get_sr` (byte 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

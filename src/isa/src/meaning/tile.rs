@@ -1,0 +1,147 @@
+//! The end-of-tile block store: field meanings and builders in the T8132 packer's shapes
+//! (GravityLinux/mesa src/asahi/compiler/agx_apple9_ir.c BLOCK_IMAGE_STORE and
+//! BLOCK_STORE_PARAMS; agx_apple9_machine.c marks both HARDWARE; its end-of-tile export helper
+//! ran them for every stored attachment on T8132, README.apple9-es3.md "Native tile export").
+//!
+//! Sequence the packer emits for one attachment: three `logic_export`s publishing
+//! `x`, `y`, `tile byte offset << 16` (IOR of the value with itself, completion slot 1) into
+//! publications c, c+1, c+2 (c = 0, 4, 8 or 12), the 12-byte `block_image_store` waiting on
+//! slot 1, and `tile_fence` 0x300 waiting on slot 1 ("synchronously join export slot 1").
+
+use crate::form::Role;
+use crate::instr::{EncodeError, Instr, Part};
+use crate::table::form_by_name;
+
+/// `mode` of the 2D block store (README.apple9-ir.md "Native multisample block stores").
+pub const BLOCK_STORE_MODE_2D: u64 = 0x5a8;
+/// `mode` of the multisample block store (every sample of the implicit tile).
+pub const BLOCK_STORE_MODE_MS: u64 = 0x228;
+
+/// Tile representation the block store reads (agx_apple9.h `agx_apple9_block_export_format`:
+/// the NIR format of the tile, signedness and destination conversion come from the PBE).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TileFormat {
+    /// 16-bit channels.
+    Bits16 = 1,
+    /// 32-bit channels.
+    Bits32 = 3,
+    /// 8-bit integer channels.
+    Int8 = 5,
+    /// Packed words: 8-bit normalised channels, RGB10A2, R11G11B10.
+    Packed8 = 7,
+}
+
+impl TileFormat {
+    pub fn from_field(v: u64) -> Option<TileFormat> {
+        Some(match v {
+            1 => TileFormat::Bits16,
+            3 => TileFormat::Bits32,
+            5 => TileFormat::Int8,
+            7 => TileFormat::Packed8,
+            _ => return None,
+        })
+    }
+}
+
+fn form(name: &str) -> Result<&'static crate::form::Form, EncodeError> {
+    form_by_name(name).ok_or_else(|| EncodeError::Other(format!("no form {name}")))
+}
+
+/// Publication `publication` := r`src` | r`src`, completing on slot 1: the packer's block
+/// store parameter publisher (LOGIC_EXPORT of IOR, slot field 0), source kept.
+pub fn publish_word_instr(publication: u32, src: u32) -> Result<Instr, EncodeError> {
+    if publication >= 128 {
+        return Err(EncodeError::Other(format!(
+            "publication {publication} past the 128-entry export file"
+        )));
+    }
+    let mut i = Instr::new(form("logic_export")?);
+    i.set("dst", publication as u64)?
+        .set_gpr(Role::SrcA, src, Part::Full)?
+        .set_gpr(Role::SrcB, src, Part::Full)?
+        .set("a_keep", 1)?
+        .set("b_keep", 1)?
+        .set("op_base", 1)?
+        .set("lut_a_sel", 2)?
+        .set("lut_b3", 1)?
+        .set("slot", 0)?;
+    Ok(i)
+}
+
+/// The 2D block image store of the tuple at publication `coord` (0, 4, 8 or 12) to image-table
+/// entry `image` (0..15) reading tile representation `format`, waiting on slot 1.
+pub fn block_image_store_instr(
+    coord: u32,
+    image: u32,
+    format: TileFormat,
+) -> Result<Instr, EncodeError> {
+    if !coord.is_multiple_of(4) || coord > 12 || image > 15 {
+        return Err(EncodeError::Other(format!(
+            "block store tuple {coord} / image {image}: the packer uses tuples 0, 4, 8, 12 and \
+             images 0..15"
+        )));
+    }
+    let mut i = Instr::new(form("block_image_store")?);
+    i.set("wait", 1)?
+        .set("coord", coord as u64)?
+        .set("image", image as u64)?
+        .set("ctrl7", 0x80)?
+        .set("mode", BLOCK_STORE_MODE_2D)?
+        .set("format", format as u64)?
+        .set("ctrl10", 1)?;
+    Ok(i)
+}
+
+/// `tile_fence` 0x300 waiting on slot 1: joins the block store.
+pub fn block_store_join_instr() -> Result<Instr, EncodeError> {
+    let mut i = Instr::new(form("tile_fence")?);
+    i.set("wait", 1)?.set("access", 0x300)?;
+    Ok(i)
+}
+
+/// The whole export of one attachment: publish r`x`, r`y`, r`offset_word` (= tile byte offset
+/// << 16) into publications `coord`..`coord`+2, store, join.
+pub fn block_store_sequence(
+    coord: u32,
+    x: u32,
+    y: u32,
+    offset_word: u32,
+    image: u32,
+    format: TileFormat,
+) -> Result<Vec<Instr>, EncodeError> {
+    Ok(vec![
+        publish_word_instr(coord, x)?,
+        publish_word_instr(coord + 1, y)?,
+        publish_word_instr(coord + 2, offset_word)?,
+        block_image_store_instr(coord, image, format)?,
+        block_store_join_instr()?,
+    ])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hex(v: &[Instr]) -> String {
+        crate::encode_program(v)
+            .iter()
+            .map(|b| format!("{b:02x}"))
+            .collect()
+    }
+
+    #[test]
+    fn packer_bytes() {
+        // BLOCK_IMAGE_STORE: `57 10 54 <c<<1> 00 <img<<4> 00 80 a8 <fmt<<4|5> 01 00`, then
+        // `07 12 54 00 03 00`.
+        let s = block_image_store_instr(8, 3, TileFormat::Packed8).unwrap();
+        let j = block_store_join_instr().unwrap();
+        assert_eq!(hex(&[s, j]), "5710541000300080a8750100071254000300");
+        assert!(block_image_store_instr(2, 0, TileFormat::Packed8).is_err());
+        assert!(block_image_store_instr(0, 16, TileFormat::Packed8).is_err());
+        let seq = block_store_sequence(4, 0, 1, 2, 0, TileFormat::Bits32).unwrap();
+        assert_eq!(seq.len(), 5);
+        assert!(seq[..3].iter().all(|i| i.form.name == "logic_export"));
+        assert_eq!(TileFormat::from_field(7), Some(TileFormat::Packed8));
+        assert_eq!(TileFormat::from_field(2), None);
+    }
+}
