@@ -50,24 +50,26 @@ use crate::error::CompileError;
 use crate::ir::{Builder, Function, Interp, Op, Operand, Sfu, Src, Stage, SysVal, Type, Value};
 use crate::pipeline::{compile_g16, Compiled, Options};
 
-/// Format of one vertex attribute in its buffer. Only 32-bit components are fetched: narrower
-/// formats need shifts that no validated form (and no model) executes yet.
+/// Format of one vertex attribute in its buffer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AttribFormat {
     /// `comps` (1..4) little-endian f32.
     F32(u8),
     /// `comps` (1..4) 32-bit integers (signed or unsigned: the bits are passed through).
     I32(u8),
+    /// `comps` (1..4) normalised unsigned bytes in one 32-bit word (R8G8B8A8_UNORM and
+    /// narrower: component k is byte k, read as `byte / 255`).
+    Unorm8(u8),
 }
 
 impl AttribFormat {
     pub fn comps(self) -> u8 {
         match self {
-            AttribFormat::F32(n) | AttribFormat::I32(n) => n,
+            AttribFormat::F32(n) | AttribFormat::I32(n) | AttribFormat::Unorm8(n) => n,
         }
     }
     fn is_float(self) -> bool {
-        matches!(self, AttribFormat::F32(_))
+        matches!(self, AttribFormat::F32(_) | AttribFormat::Unorm8(_))
     }
 }
 
@@ -241,7 +243,32 @@ pub fn fetch_attribute(
             a.buffer
         )));
     }
-    let v = b.load_global(vertex_buffer_slot(ubos, a.buffer), index, ty, n);
+    let slot = vertex_buffer_slot(ubos, a.buffer);
+    if let AttribFormat::Unorm8(_) = a.format {
+        // One word; byte k = (w >> 8k) & 0xff (ushr_imm / ilogic), then u2f and · 1/255.
+        let w = b.load_global(slot, index, Type::I32, 1);
+        let mut out = [Src::imm(0), Src::imm(0), Src::imm(0), Src::imm_f32(1.0)];
+        for (k, o) in out.iter_mut().enumerate().take(n as usize) {
+            let shifted = if k == 0 {
+                w
+            } else {
+                b.alu(
+                    Op::Shr { signed: false },
+                    Type::I32,
+                    [Src::val(w), Src::imm(8 * k as u32)],
+                )
+            };
+            let byte = if k == 3 {
+                shifted
+            } else {
+                b.alu(Op::And, Type::I32, [Src::val(shifted), Src::imm(0xff)])
+            };
+            let f = b.alu(Op::I2F { signed: false }, Type::F32, [Src::val(byte)]);
+            *o = Src::val(b.fmul(f, Src::imm_f32(1.0 / 255.0)));
+        }
+        return Ok(out);
+    }
+    let v = b.load_global(slot, index, ty, n);
     let one = if ty == Type::F32 { 1.0f32.to_bits() } else { 1 };
     Ok(std::array::from_fn(|k| {
         if k < n as usize {

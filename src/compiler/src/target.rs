@@ -17,6 +17,10 @@ pub trait Target {
     fn saturate(&self) -> bool {
         true
     }
+    /// Register shift amounts of 32 and more do not wrap: mask them to the IR's five bits.
+    fn shift_amounts_saturate(&self) -> bool {
+        false
+    }
     /// Lower selects to if/else with a phi (no usable select form).
     fn selects_as_branches(&self) -> bool {
         false

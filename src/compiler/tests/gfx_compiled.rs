@@ -468,3 +468,55 @@ fn fragment_uniforms_are_the_inline_words_after_the_buffers() {
         other => panic!("{:?}", other.map(|r| r.1)),
     }
 }
+
+#[test]
+fn rgba8_unorm_vertex_colours_are_unpacked() {
+    // Binding 0 at VB + 0x4000: per vertex the f32 position, then the colour as four bytes
+    // (stride 20). Bytes chosen so each channel spans the range.
+    let d = w_triangle(ShadeModel::Linear);
+    let bytes: [[u8; 4]; 3] = [[255, 0, 17, 255], [0, 255, 128, 64], [51, 102, 255, 200]];
+    let mut buf = Vec::new();
+    for (v, c) in d.verts.iter().zip(&bytes) {
+        for p in &v[..4] {
+            buf.extend(p.to_le_bytes());
+        }
+        buf.extend(c);
+    }
+    let mut b = Builder::new(Stage::Vertex);
+    let id = b.sysval(SysVal::VertexId);
+    let at = |offset, format| VertexAttrib {
+        location: 0,
+        buffer: 0,
+        offset,
+        stride: 20,
+        format,
+    };
+    let p = abi::fetch_attribute(&mut b, &at(0, AttribFormat::F32(4)), id, 0).unwrap();
+    let c = abi::fetch_attribute(&mut b, &at(16, AttribFormat::Unorm8(4)), id, 0).unwrap();
+    for k in 0..4 {
+        b.store_output(k as u8, p[k]);
+        b.store_output(4 + k as u8, c[k]);
+    }
+    let (vc, vinfo) = abi::compile_ir_graphics(&b.finish(), 0, Options::default()).unwrap();
+    let (fc, finfo) =
+        abi::compile_ir_graphics(&passthrough_fragment(Interp::Linear), 0, Options::default())
+            .unwrap();
+    let vs = StageCode {
+        code: vc.code,
+        info: vinfo,
+        roots: roots(&[VB + 0x4000], &[]),
+    };
+    let fs = StageCode {
+        code: fc.code,
+        info: finfo,
+        roots: vec![],
+    };
+    let (img, _) = draw_with_memory(&d, &vs, &fs, &[(VB + 0x4000, buf)]).unwrap();
+    let mut want = d.clone();
+    for (v, c) in want.verts.iter_mut().zip(&bytes) {
+        for k in 0..4 {
+            v[4 + k] = c[k] as f32 / 255.0;
+        }
+    }
+    compare(&img, &reference(&[want]));
+}

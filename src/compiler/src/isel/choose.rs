@@ -32,6 +32,11 @@ pub fn form_name(
         (Op::ISub, Type::I32) if !src0_imm && !src1_imm => "isub_reg",
         // Arithmetic shift right by an immediate; r0–r15 only.
         (Op::Shr { signed: true }, Type::I32) if src1_imm && !src0_imm => "ishr_imm",
+        (Op::Shr { signed: true }, Type::I32) if !src0_imm => "ishr_reg",
+        (Op::Shr { signed: false }, Type::I32) if src1_imm && !src0_imm => "ushr_imm",
+        (Op::Shr { signed: false }, Type::I32) if !src0_imm => "ushr_reg",
+        (Op::Shl, Type::I32) if src1_imm && !src0_imm => "ishl_imm",
+        (Op::Shl, Type::I32) if !src0_imm => "ishl_reg",
         (Op::FFma, Type::F32) => "ffma",
         (Op::FAdd, Type::F16) => "hadd",
         (Op::IAdd, Type::I32) if src1_imm => "iadd",

@@ -132,7 +132,28 @@ fn template(name: &str) -> Option<&'static str> {
     })
 }
 
+/// Forms whose template is the T8132 compiler packer's shape (GravityLinux/mesa
+/// agx_apple9_ir.c `pack_shift`, its test vectors decoded in agx16-sim's int_shift_pack
+/// tests; agx16-isa hardware rows, executed by agx16-sim): logical/left shifts by an
+/// immediate or a register and the arithmetic shift by a register. Operands, scoreboard and
+/// lifetime fields are set by selection.
+fn packer_template(name: &str) -> Option<Instr> {
+    let tail: &[(&str, u64)] = match name {
+        "ishr_reg" => &[("b8", 0xe2)],
+        "ushr_imm" | "ushr_reg" | "ishl_imm" | "ishl_reg" => &[("b8", 0xf0), ("b9_hi", 4)],
+        _ => return None,
+    };
+    let mut x = Instr::build(name, &[("mode", 0x15), ("src_class", 2)]).ok()?;
+    for (f, v) in tail {
+        x.set(f, *v).ok()?;
+    }
+    Some(x)
+}
+
 fn from_template(name: &str) -> Option<Instr> {
+    if let Some(x) = packer_template(name) {
+        return Some(x);
+    }
     let hex = template(name)?;
     let bytes: Vec<u8> = (0..hex.len())
         .step_by(2)
@@ -383,19 +404,26 @@ pub(super) fn select(i: &MInstr) -> Result<Instr, CompileError> {
                 other => return Err(err(i, format!("min/max reads back as {other:?}"))),
             }
         }
-        Op::Shr { signed: true } => {
+        Op::Shr { .. } | Op::Shl => {
             let a = reg_of(i, &i.srcs[0])?;
-            let MOperand::Imm(n) = i.srcs[1].op else {
-                return Err(err(i, "only shifts by an immediate are selected"));
-            };
-            if a.halves != 2 || i.srcs[0].neg || n > 31 {
-                return Err(err(
-                    i,
-                    "ishr_imm takes a 32-bit register and an amount 0..31",
-                ));
+            if a.halves != 2 || i.srcs[0].neg || i.srcs[1].neg {
+                return Err(err(i, "shifts take a 32-bit register"));
             }
             e(x.set_gpr(Role::SrcA, a.gpr(), Part::Full))?;
-            e(x.set("amount", n as u64))?;
+            match i.srcs[1].op {
+                MOperand::Imm(n) if n <= 31 => e(x.set("amount", n as u64))?,
+                MOperand::Imm(_) => return Err(err(i, "shift amount past 31")),
+                _ => {
+                    // Register amounts: the hardware reads the low 16 bits and saturates at 32
+                    // (agx16-sim's shift contract); opt/shifts.rs masked them to the IR's low
+                    // five bits before allocation.
+                    let b = reg_of(i, &i.srcs[1])?;
+                    if b.halves != 2 {
+                        return Err(err(i, "shift amounts are 32-bit registers"));
+                    }
+                    e(x.set_gpr(Role::SrcB, b.gpr(), Part::Full))?;
+                }
+            }
         }
         Op::F2I { signed } | Op::I2F { signed } => {
             let a = i.srcs[0];

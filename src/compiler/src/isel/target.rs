@@ -87,6 +87,8 @@ impl Target for G16Target {
             (Op::IAdd, Type::I32, 1) => bits <= 0xff,
             // ishr_imm: amounts 0..31 validated (GravityLinux/mesa pack_ishr_imm, EXP-0139).
             (Op::Shr { signed: true }, Type::I32, 1) => bits <= 31,
+            // ushr_imm / ishl_imm: 5-bit amount field (GravityLinux/mesa pack_shift).
+            (Op::Shr { signed: false } | Op::Shl, Type::I32, 1) => bits <= 31,
             (Op::LoadGlobal { .. } | Op::StoreGlobal { .. }, _, _) => false,
             _ => false,
         }
@@ -121,5 +123,10 @@ impl Target for G16Target {
     /// No validated form has a saturate bit: f32 saturation becomes compares and selects.
     fn saturate(&self) -> bool {
         false
+    }
+    /// Register shift amounts: the hardware uses the low 16 bits and saturates at 32
+    /// (agx16-sim's contract from GravityLinux/mesa pack_shift); the IR uses the low 5 bits.
+    fn shift_amounts_saturate(&self) -> bool {
+        true
     }
 }

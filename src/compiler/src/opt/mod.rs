@@ -6,6 +6,7 @@ pub mod dce;
 pub mod legalize;
 pub mod modifiers;
 pub mod select_branch;
+pub mod shifts;
 pub mod split_vectors;
 pub mod uses;
 
@@ -34,6 +35,9 @@ pub fn optimize(f: &mut Function, target: &dyn Target) {
     if target.selects_as_branches() && select_branch::run(f) {
         copy_prop::run(f);
         dce::run(f);
+    }
+    if target.shift_amounts_saturate() {
+        shifts::mask_amounts(f);
     }
     legalize::run(f, target);
     dce::run(f);

@@ -148,7 +148,20 @@ pub fn draw(
     vs: &StageCode,
     fs: &StageCode,
 ) -> Result<(Vec<[u8; 4]>, RenderStats), SimError> {
+    draw_with_memory(d, vs, fs, &[])
+}
+
+/// `draw` after writing `writes` (VA, bytes) into the scene's memory.
+pub fn draw_with_memory(
+    d: &DrawSpec,
+    vs: &StageCode,
+    fs: &StageCode,
+    writes: &[(u64, Vec<u8>)],
+) -> Result<(Vec<[u8; 4]>, RenderStats), SimError> {
     let scene = build(&[d.clone()], ZlsControl::default());
+    for (va, bytes) in writes {
+        scene.pt.host_write(*va, bytes).unwrap();
+    }
     install(
         &scene,
         VERT_LAUNCHER,
