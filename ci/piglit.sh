@@ -95,8 +95,8 @@ done <"$cfg/include.txt"
 mkdir -p "$out"
 status=0
 for r in "${runs[@]}"; do
-    rm -rf "${out:?}/$r"
     info=$(check_renderer "$r") || exit 1
+    rm -rf "${out:?}/$r"
     echo "piglit: $r: GL_RENDERER '${info%%|*}', GL_VERSION '${info#*|}'"
     mapfile -t env_vars < <(run_env "$r")
     env_args=()
