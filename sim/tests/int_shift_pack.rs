@@ -429,3 +429,33 @@ fn unorm_pack_of_nan_is_refused_at_run_time() {
         "{e}"
     );
 }
+
+// ---- zext16 (the narrow get_sr companion) ----
+
+#[test]
+fn zext16_clears_the_high_half_in_place() {
+    // r3 = 0xdead_beef + gid, then zext16 r3 (GravityLinux get_sr_zext16's companion word).
+    let with = |zext: bool| {
+        let mut prog = vec![
+            b("get_sr", &[("form", 1), ("dst", 1), ("sr_sel", 0xa0)]),
+            b("mov_imm32", &[("dst", 2), ("imm", 0xdead_beef)]),
+            iadd_reg(3, 1, 2),
+        ];
+        if zext {
+            prog.push(b("zext16", &[("dst", 3)]));
+        }
+        prog.extend([store(0, 1, 3), b("stop", &[])]);
+        run(&prog, 1).unwrap().remove(0)
+    };
+    let sum = |i: u32| 0xdead_beefu32.wrapping_add(i);
+    assert_eq!(
+        with(true),
+        (0..THREADS).map(|i| sum(i) & 0xffff).collect::<Vec<_>>()
+    );
+    assert_eq!(with(false), (0..THREADS).map(sum).collect::<Vec<_>>());
+    // the encoding is the pair's companion word `33 00 00 01`
+    assert_eq!(
+        encode_program(&[b("zext16", &[("dst", 3)])]),
+        [0x33, 0, 0, 1]
+    );
+}

@@ -137,6 +137,25 @@ pub fn clear_lo16(i: &Instr) -> Result<Kind, String> {
     })
 }
 
+/// `zext16` `<n>3 00 00 01`: r[n] = r[n] & 0xffff in place, the companion that
+/// follows a narrow (form-0) `get_sr` (agx16-isa table: EXP-0161 dense sweeps;
+/// GravityLinux/mesa agx_apple9_pack_get_sr_zext16, the pair its T8132 runs use
+/// for every 16-bit system value, EXP-M4-29). Only the all-zero operand bytes
+/// of that pair are accepted.
+pub fn zext16(i: &Instr) -> Result<Kind, String> {
+    check::fields(i, &[], &[])?;
+    let d = dst(i)?;
+    Ok(Kind::IBin {
+        op: IntBinOp::Logic(0b1000),
+        dst: Dst {
+            reg: d.reg,
+            part: Part::Full,
+        },
+        a: Src::Gpr(d.reg, Part::Full),
+        b: Src::Imm(0xffff),
+    })
+}
+
 pub fn mov_imm(i: &Instr) -> Result<Kind, String> {
     // mov_imm32's byte2 bit5 is set in the hardware-run EXP-0010 prodloop (`1c81220000000000`)
     check::fields(i, &[], &[("b1_7", &[0, 1]), ("b2_5", &[0, 1])])?;

@@ -80,6 +80,7 @@ fn lower(i: &Instr, op: &mut Op) -> Result<Kind, String> {
         }
         F::GetSr => int::get_sr(i),
         F::RegMove if i.form.name == "clear_lo16" => int::clear_lo16(i),
+        F::ZeroExtend16 => int::zext16(i),
         F::MovImm => int::mov_imm(i),
         F::UniformMove => int::uniform_mov(i),
         F::MinMax => int::minmax(i),
