@@ -47,7 +47,7 @@
 //!   (at most 64: the `arg_store` destination has 6 bits).
 
 use crate::error::CompileError;
-use crate::ir::{Builder, Function, Interp, Op, Operand, Sfu, Src, Stage, SysVal, Type, Value};
+use crate::ir::{Builder, Function, Interp, Op, Operand, Src, Stage, SysVal, Type, Value};
 use crate::pipeline::{compile_g16, Compiled, Options};
 
 /// Format of one vertex attribute in its buffer.
@@ -285,28 +285,10 @@ pub fn fetch_attribute(
     }))
 }
 
-/// GL `packUnorm4x8(c)`: `round(clamp(c_k, 0, 1) * 255)` in byte k. With float ALU ops only
-/// (no validated shift-left or integer multiply): each byte is `floor(sat(c)*255 + 0.5)` as a
-/// float; `r + 256 g + 65536 b` is exact in f32 (below 2^24) and converts to the low three
-/// bytes, `a · 2^24` is exact and converts to the top byte, and the two are or-ed.
+/// GL `packUnorm4x8(c)`: `round(clamp(c_k, 0, 1) * 255)` in byte k (R in bits 0..7), the
+/// layout an RGBA8 UNORM tilebuffer word holds. Selected as two `pack_unorm8x2` (isel/gfx.rs).
 pub fn pack_unorm_4x8(b: &mut Builder, c: [Src; 4]) -> Value {
-    let bytes: Vec<Value> = c
-        .iter()
-        .map(|&x| {
-            let s = b.saturate(Type::F32, x);
-            let m = b.fmul(s, Src::imm_f32(255.0));
-            let r = b.fadd(m, Src::imm_f32(0.5));
-            b.sfu(Sfu::Floor, r)
-        })
-        .collect();
-    let g = b.fmul(bytes[1], Src::imm_f32(256.0));
-    let lo = b.fadd(bytes[0], g);
-    let bl = b.fmul(bytes[2], Src::imm_f32(65536.0));
-    let lo = b.fadd(lo, bl);
-    let hi = b.fmul(bytes[3], Src::imm_f32(16_777_216.0));
-    let lo = b.alu(Op::F2I { signed: false }, Type::I32, [Src::val(lo)]);
-    let hi = b.alu(Op::F2I { signed: false }, Type::I32, [Src::val(hi)]);
-    b.alu(Op::Or, Type::I32, [Src::val(lo), Src::val(hi)])
+    b.alu(Op::PackUnorm4x8, Type::I32, c)
 }
 
 /// The stage information an IR graphics program implies (outputs, coefficient use, uniform

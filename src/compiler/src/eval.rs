@@ -197,6 +197,11 @@ pub fn eval(op: Op, dst: Type, src_tys: &[Type], s: &[u32], sat: bool) -> Option
         Op::Or => s[0] | s[1],
         Op::Xor => s[0] ^ s[1],
         Op::Not => !s[0] & m,
+        Op::PackUnorm4x8 => (0..4).fold(0u32, |w, k| {
+            let x = f32::from_bits(s[k]);
+            let x = if x.is_nan() { 0.0 } else { x.clamp(0.0, 1.0) };
+            w | ((x * 255.0).round_ties_even() as u32) << (8 * k)
+        }),
         Op::Shl => s[0].wrapping_shl(s[1] & 31) & m,
         Op::Shr { signed: false } => (s[0] & m) >> (s[1] & 31),
         Op::Shr { signed: true } => (sext(dst, s[0]) >> (s[1] & 31)) as u32 & m,

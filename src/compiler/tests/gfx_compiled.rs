@@ -520,3 +520,36 @@ fn rgba8_unorm_vertex_colours_are_unpacked() {
     }
     compare(&img, &reference(&[want]));
 }
+
+#[test]
+fn the_rgba8_pack_is_two_unorm_pack_instructions() {
+    // packUnorm4x8 selects two pack_unorm8x2 (low half R, G; high half B, A), no branches.
+    let (c, _) =
+        abi::compile_ir_graphics(&passthrough_fragment(Interp::Linear), 0, Options::default())
+            .unwrap();
+    let forms: Vec<&str> = agx16_isa::decode_program(&c.code)
+        .unwrap()
+        .iter()
+        .map(|(_, i)| i.form.name)
+        .collect();
+    assert_eq!(
+        forms.iter().filter(|f| **f == "pack_unorm8x2").count(),
+        2,
+        "{forms:?}"
+    );
+    assert!(!forms.contains(&"pcmp"), "{forms:?}");
+    // The reference semantics: ties to even, clamping, NaN to zero.
+    let w = agx16_compiler::eval::eval(
+        Op::PackUnorm4x8,
+        Type::I32,
+        &[Type::F32; 4],
+        &[
+            (0.5f32 / 255.0 * 3.0).to_bits(), // 1.5 -> 2
+            (2.5f32 / 255.0).to_bits(),       // 2.5 -> 2
+            (-1.0f32).to_bits(),
+            f32::NAN.to_bits(),
+        ],
+        false,
+    );
+    assert_eq!(w, Some(0x0000_0202));
+}

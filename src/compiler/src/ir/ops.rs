@@ -98,6 +98,9 @@ pub enum Op {
     },
     /// f32 → f16 or f16 → f32 (by destination type).
     FConv,
+    /// GL `packUnorm4x8`: byte k of the 32-bit result = round(clamp(src k, 0, 1) · 255)
+    /// (ties to even; NaN gives 0), four f32 sources.
+    PackUnorm4x8,
     /// bool ? a : b
     Select,
     /// Plain copy; register allocation and parallel-copy lowering produce these.
@@ -220,6 +223,7 @@ impl Op {
                 Type::F16
             }),
             Op::Select if idx == 0 => Some(Type::Bool),
+            Op::PackUnorm4x8 => Some(Type::F32),
             Op::LoadGlobal { .. } | Op::StoreGlobal { .. } if idx == 0 => Some(Type::I32),
             Op::Shl | Op::Shr { .. } if idx == 1 => Some(Type::I32),
             Op::Select | Op::Copy | Op::Phi | Op::Collect => None,
@@ -262,6 +266,7 @@ impl fmt::Display for Op {
             Op::F2I { signed } => write!(f, "f2i.{}", su(signed)),
             Op::I2F { signed } => write!(f, "i2f.{}", su(signed)),
             Op::FConv => write!(f, "fconv"),
+            Op::PackUnorm4x8 => write!(f, "pack_unorm4x8"),
             Op::Select => write!(f, "select"),
             Op::Copy => write!(f, "copy"),
             Op::Undef => write!(f, "undef"),

@@ -30,14 +30,16 @@ use agx16_isa::{form_by_name, Instr, Part, Role};
 /// The graphics forms selected although agx16-isa holds them as corpus-only: each in the one
 /// packer shape agx16-sim's render model executes (sim/GFX.md).
 const MODEL_EXECUTED: &[&str] = &["iter", "tile_setup", "tile_store", "tile_fence"];
+// (pack_unorm8x2 is a hardware row: `Form::emittable`.)
 
 /// Publication registers per lane (agx16-isa export destination field, 0..127).
 const PUBLICATIONS: u8 = 128;
 
+/// Ops selected here (graphics IO, and the unorm pack, which becomes two instructions).
 pub fn is_gfx_io(op: Op) -> bool {
     matches!(
         op,
-        Op::StoreOutput { .. } | Op::LoadVarying { .. } | Op::StoreTile { .. }
+        Op::StoreOutput { .. } | Op::LoadVarying { .. } | Op::StoreTile { .. } | Op::PackUnorm4x8
     )
 }
 
@@ -70,7 +72,7 @@ fn build(i: &MInstr, name: &str, fields: &[(&str, u64)]) -> Result<Instr, Compil
 fn reg32(i: &MInstr, k: usize) -> Result<u32, CompileError> {
     match i.srcs.get(k).map(|s| (s.op, s.neg || s.abs)) {
         Some((MOperand::Reg(r), false)) if r.halves == 2 && r.half % 2 == 0 => Ok(r.gpr()),
-        _ => Err(err(i, "graphics IO takes one plain 32-bit register")),
+        _ => Err(err(i, "graphics IO takes plain 32-bit registers")),
     }
 }
 
@@ -182,6 +184,45 @@ impl GfxSelect {
                     )?,
                     build(i, "tile_fence", &[("access", 0x20c)])?,
                 ])
+            }
+            Op::PackUnorm4x8 => {
+                // Two `pack_unorm8x2` (GravityLinux/mesa PACK_UNORM packer shape; agx16-isa
+                // hardware row, agx16-sim executes it: clamp, ·255, ties to even) writing the
+                // low half (R, G) and the high half (B, A) of the destination. Neither
+                // instruction releases a source. The destination may be a register of a source
+                // that dies here: the half whose sources it holds is written first.
+                let d = match i.dst {
+                    Some(d) if d.halves == 2 && d.half % 2 == 0 => d,
+                    _ => return Err(err(i, "the unorm pack writes a 32-bit register")),
+                };
+                let r: Vec<u32> = (0..4).map(|k| reg32(i, k)).collect::<Result<_, _>>()?;
+                let half = |hi: u64, a: u32, b: u32| {
+                    build(
+                        i,
+                        "pack_unorm8x2",
+                        &[
+                            ("dst", d.gpr() as u64),
+                            ("dst_half", hi),
+                            ("b4", 2),
+                            ("a", a as u64),
+                            ("b", b as u64),
+                            ("b7_hi", 0x14),
+                            ("b8", 0x44),
+                        ],
+                    )
+                };
+                let lo_reads = r[0] == d.gpr() || r[1] == d.gpr();
+                let hi_reads = r[2] == d.gpr() || r[3] == d.gpr();
+                let lo = half(0, r[0], r[1])?;
+                let hi = half(1, r[2], r[3])?;
+                match (lo_reads, hi_reads) {
+                    (true, true) => Err(err(
+                        i,
+                        "the destination is a source of both halves (no order keeps both)",
+                    )),
+                    (false, true) => Ok(vec![hi, lo]),
+                    _ => Ok(vec![lo, hi]),
+                }
             }
             _ => Err(CompileError::Internal(format!("{i} is not graphics IO"))),
         }

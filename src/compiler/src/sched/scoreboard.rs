@@ -91,12 +91,17 @@ pub fn assign_slots(p: &mut MProgram) {
         let mut keep = Vec::new();
         for &k in &hits {
             let slot_bit = 1u8 << (pending[k].slot - 1);
-            // Predicate compares and tile stores have no scoreboard field; an export's wait
+            // Predicate compares, tile stores and unorm packs have no scoreboard field (the
+            // pack is two instructions); an export's wait
             // (45..47/61..63) on a pending source is not modelled (sim/GFX.md): their sources
             // are handed off first.
             let no_wait_field = matches!(
                 i.op,
-                Op::ICmp { .. } | Op::FCmp(_) | Op::StoreOutput { .. } | Op::StoreTile { .. }
+                Op::ICmp { .. }
+                    | Op::FCmp(_)
+                    | Op::StoreOutput { .. }
+                    | Op::StoreTile { .. }
+                    | Op::PackUnorm4x8
             );
             let ok = if no_wait_field {
                 false
