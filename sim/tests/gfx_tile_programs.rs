@@ -613,3 +613,63 @@ fn a_tile_layout_for_another_sample_count_is_refused() {
         "{what}"
     );
 }
+
+/// A body storing `get_sr sel` (as a raw tile word) for every pixel it runs on.
+fn sr_body(sel: u64) -> Vec<u8> {
+    let mut p = vec![b("get_sr", &[("form", 1), ("dst", 0), ("sr_sel", sel)])];
+    p.extend(store_word0(0));
+    p.push(b("stop", &[]));
+    encode_program(&p)
+}
+
+#[test]
+fn pixel_coordinates_reach_background_and_fragment_bodies() {
+    // get_sr 0xa0 / 0xa1 = the pixel's x / y (the T8132 compiler's load_pixel_coord).
+    let d = triangle();
+    let s = Setup {
+        bg: sr_body(0xa0),
+        frag: sr_body(0xa1),
+        ..Default::default()
+    };
+    let (scene, _) = render(&d, &s).unwrap();
+    let want: Vec<[u8; 4]> = expected(&d)
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let (x, y) = (i as u32 % SIZE, i as u32 / SIZE);
+            if *c == CLEAR {
+                [x as u8, 0, 0, 0]
+            } else {
+                [y as u8, 0, 0, 0]
+            }
+        })
+        .collect();
+    same(&read_linear(&scene), &want, "linear image");
+    same(&read_twiddled(&scene), &want, "twiddled image");
+}
+
+#[test]
+fn special_registers_without_a_render_meaning_are_refused() {
+    // threadgroup_position_in_grid.x: a compute meaning, none in a render stage.
+    let s = Setup {
+        bg: sr_body(0x9c),
+        ..Default::default()
+    };
+    let (form, what) = refusal(render_err(&s));
+    assert!(form.starts_with("get_sr"), "{form}");
+    assert!(
+        what.contains("no established value in a render-stage body"),
+        "{what}"
+    );
+    // Pixel coordinates in the end-of-tile program: which position it reports is unknown.
+    let mut p = vec![b("get_sr", &[("form", 1), ("dst", 0), ("sr_sel", 0xa0)])];
+    p.extend([mov32(1, 0), mov32(2, 0)]);
+    p.extend(block_store_sequence(0, 0, 1, 2, 0, TileFormat::Packed8).unwrap());
+    p.push(b("stop", &[]));
+    let s = Setup {
+        eot: encode_program(&p),
+        ..Default::default()
+    };
+    let (_, what) = refusal(render_err(&s));
+    assert!(what.contains("end-of-tile program"), "{what}");
+}

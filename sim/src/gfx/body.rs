@@ -43,11 +43,23 @@ impl Body {
         if code.is_empty() {
             mem.read(va, &mut chunk[..2])?;
         }
-        let prog = Program::new(&code);
+        let mut prog = Program::new(&code);
         let mut io = HashMap::new();
-        for op in &prog.ops {
+        for op in prog.ops.iter_mut() {
             if let Ok(i) = agx16_isa::decode_at(&code, op.pc as usize) {
                 if let Some(g) = gfx_io::lower(&i) {
+                    // The core executes special-register reads itself (with compute
+                    // meanings); in a render-stage body they are the pipeline's, so the
+                    // op traps to the render model like the other graphics IO forms.
+                    if !matches!(op.kind, Kind::Refuse(_)) {
+                        let end = (op.pc as usize + op.len as usize).min(code.len());
+                        op.kind = Kind::Refuse(SimError::Unestablished {
+                            pc: op.pc,
+                            bytes: hex(&code[op.pc as usize..end]),
+                            form: i.form.name.to_string(),
+                            what: "a render-stage input the render model supplies".into(),
+                        });
+                    }
                     io.insert(op.pc, g);
                 }
             }
@@ -469,6 +481,14 @@ pub(super) fn fragment_io(
     let lanes = || (0..quad.len()).filter(move |l| mask >> l & 1 != 0);
     match g {
         GfxOp::TileSync => {}
+        GfxOp::PixelCoord { dst, axis } => {
+            let mut vals = [0u32; LANES];
+            for l in lanes() {
+                vals[l] = if axis == 0 { quad[l].x } else { quad[l].y };
+            }
+            sg.pending.cancel(dst.reg, dst.part);
+            sg.write(dst, mask, &vals);
+        }
         GfxOp::VertexId { .. }
         | GfxOp::InstanceId { .. }
         | GfxOp::VaryingStore { .. }

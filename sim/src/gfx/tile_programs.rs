@@ -10,7 +10,8 @@
 //!
 //! - Background: the body runs over every pixel of the fresh utile (aligned 2x2 quads, every
 //!   lane a real pixel, all samples) and writes raw tile words with `tile_store`, the values
-//!   coming from the body's own arithmetic (`mov_imm32`, uniforms). GravityLinux's background
+//!   coming from the body's own arithmetic (`mov_imm32`, uniforms, loads addressed by the
+//!   pixel coordinates `get_sr` 0xa0/0xa1 give, as in fragment bodies). GravityLinux's background
 //!   "writes its raw words into the tilebuffer" per pixel. No primitive exists: coefficient
 //!   iteration is refused. The quad grouping is the model's choice (the program sees no lane
 //!   identity the model supplies).
@@ -132,7 +133,10 @@ pub fn run_background(
                 quad.len(),
                 stage,
                 |sg, op, g| match g {
-                    GfxOp::TileStore { .. } | GfxOp::TileRead { .. } | GfxOp::TileSync => {
+                    GfxOp::TileStore { .. }
+                    | GfxOp::TileRead { .. }
+                    | GfxOp::TileSync
+                    | GfxOp::PixelCoord { .. } => {
                         body::fragment_io(&p.body, op, g, sg, &quad, tile)
                     }
                     GfxOp::Iterate { .. } => Err(p.body.error(
@@ -216,6 +220,12 @@ pub fn run_end_of_tile(
                 StoreError::Sim(e) => e,
             })
         }
+        GfxOp::PixelCoord { .. } => Err(p.body.error(
+            op,
+            "pixel coordinates in an end-of-tile program: which position an end-of-tile \
+             invocation reports (the tile's?) is not established"
+                .into(),
+        )),
         other => Err(p
             .body
             .error(op, format!("{other:?} in an end-of-tile program"))),

@@ -28,6 +28,9 @@ pub enum GfxOp {
     VertexId { dst: Dst },
     /// r[dst] = the invocation's instance id (`get_sr` selector 0xd8 in a vertex body).
     InstanceId { dst: Dst },
+    /// r[dst] = the invocation's framebuffer pixel coordinate, x for axis 0 and y for axis 1
+    /// (`get_sr` 0xa0 / 0xa1 in a fragment-stage body).
+    PixelCoord { dst: Dst, axis: u8 },
     /// Vertex output `slot` (0..3 position, then user scalars) := publication register
     /// `src`, after the publication completes (wait mask, slots 1..6 as bits 0..5).
     VaryingStore { slot: u8, src: u8, wait: u8 },
@@ -67,6 +70,20 @@ pub fn lower(i: &Instr) -> Option<Result<GfxOp, String>> {
         (F::GetSr, "get_sr") if i.field("sr_sel") == Some(0xd8) => {
             vertex_sr(i).map(|dst| GfxOp::InstanceId { dst })
         }
+        // The T8132 compiler lowers NIR `load_pixel_coord` to get_sr 0xa0 + component ("the
+        // fragment SR reads a full word"; agx_compile_apple9.c `apple9_system_source`; its
+        // GLES suites ran gl_FragCoord on M4). In compute the same selectors are the thread
+        // position in the grid; which one a body sees depends on its stage.
+        (F::GetSr, "get_sr") if matches!(i.field("sr_sel"), Some(0xa0 | 0xa1)) => {
+            let axis = (i.field("sr_sel").unwrap_or(0) - 0xa0) as u8;
+            vertex_sr(i).map(|dst| GfxOp::PixelCoord { dst, axis })
+        }
+        // Any other special register in a render-stage body: the compute meanings (thread
+        // and threadgroup positions, SIMD indices) have no established value there.
+        (F::GetSr, _) => Err(format!(
+            "special register {:#x} has no established value in a render-stage body",
+            i.field("sr_sel").unwrap_or(0)
+        )),
         (F::VaryingStore, "vary_store") => varying_store(i),
         (F::Opaque, "fadd_export" | "fmul_export" | "logic_export") => export(i),
         (F::Iterate | F::TileStore | F::TileRead | F::VaryingStore, _) => Err(refusal(i)),
