@@ -6,8 +6,7 @@
 
 use crate::bo::{asahi, Bo, BoDevice, Heap};
 use crate::fence::{syncobj_create, syncobj_destroy, syncobj_wait};
-use agx16_draw::build::{TilePass, TilePrograms};
-use agx16_draw::{build_render, Batch, DrawError, GpuWriter, Heap as DrawHeap};
+use agx16_draw::{build_renders, Batch, DrawError, G16Tiles, GpuWriter, Heap as DrawHeap};
 use agx16_kernel::uapi::asahi as a;
 use agx16_mesa_sys as sys;
 use std::collections::BTreeSet;
@@ -39,7 +38,6 @@ impl BoMemory {
         }
     }
 
-    #[allow(dead_code)]
     /// Adopts an existing BO (the entry arena) so writes into it work.
     pub fn adopt(&mut self, bo: Bo) {
         self.bos.push(bo);
@@ -107,32 +105,6 @@ impl GpuWriter for Writer<'_> {
     }
     fn write(&mut self, va: u64, data: &[u8]) -> Result<(), DrawError> {
         self.mem.write_at(va, data)
-    }
-}
-
-/// The hardware background and end-of-tile programs. The M4 model does not execute them
-/// yet (their block stores have no established encoding, sim/GFX.md), so every render is
-/// refused here with that reason rather than submitted to fail.
-pub struct HwTilePrograms;
-
-impl TilePrograms for HwTilePrograms {
-    fn background(&mut self, _: &mut dyn GpuWriter, _: &TilePass) -> Result<(u32, u32), DrawError> {
-        Err(DrawError::Unsupported(
-            "the background program (clear/load of the tilebuffer: block loads and stores are \
-             not established in the M4 model yet)"
-                .into(),
-        ))
-    }
-    fn end_of_tile(
-        &mut self,
-        _: &mut dyn GpuWriter,
-        _: &TilePass,
-    ) -> Result<(u32, u32), DrawError> {
-        Err(DrawError::Unsupported(
-            "the end-of-tile program (block store to the colour targets is not established in \
-             the M4 model yet)"
-                .into(),
-        ))
     }
 }
 
@@ -223,7 +195,12 @@ impl Renderer {
 
     /// Builds and submits the open batch. With `fence_syncobj`, that syncobj is signalled
     /// with the submission too (the caller's fence); returns whether one was submitted.
-    pub fn flush(&mut self, dev: &BoDevice, fence_syncobj: Option<u32>) -> bool {
+    pub fn flush(
+        &mut self,
+        dev: &BoDevice,
+        programs: &std::sync::Mutex<ProgramStore>,
+        fence_syncobj: Option<u32>,
+    ) -> bool {
         let Some(batch) = self.batch.take() else {
             return false;
         };
@@ -236,11 +213,11 @@ impl Renderer {
             release_resources(resources);
             return false;
         }
-        let result = {
+        let result = programs.lock().unwrap().with_tiles(dev, |tiles| {
             let mut w = Writer { dev, mem: &mut mem };
-            build_render(&batch, &mut HwTilePrograms, &mut w)
-        };
-        let built = match result {
+            build_renders(&batch, tiles, &mut w)
+        });
+        let built: Vec<agx16_draw::BuiltRender> = match result {
             Ok(b) => b,
             Err(e) => {
                 self.dropped_draws += batch.draws.len() as u64;
@@ -273,22 +250,51 @@ impl Renderer {
         }
     }
 
+    /// Submits the renders in order (at most the kernel's 64 commands per SUBMIT); the last
+    /// submission signals the returned syncobj and the fence's (the queue runs in order).
     fn submit(
         &mut self,
         dev: &BoDevice,
-        built: &agx16_draw::BuiltRender,
+        built: &[agx16_draw::BuiltRender],
         fence_syncobj: Option<u32>,
     ) -> Result<u32, String> {
-        let payload = built.payload().map_err(|e| e.to_string())?;
         let queue = self.queue(dev).map_err(|e| format!("QUEUE_CREATE: {e}"))?;
-        let header = a::CmdHeader {
-            cmd_type: a::CMD_RENDER,
-            size: payload.len() as u16,
-            vdm_barrier: a::BARRIER_NONE,
-            cdm_barrier: a::BARRIER_NONE,
-        };
-        let mut cmdbuf = bytemuck::bytes_of(&header).to_vec();
-        cmdbuf.extend(&payload);
+        let chunks: Vec<&[agx16_draw::BuiltRender]> = built.chunks(64).collect();
+        for (n, chunk) in chunks.iter().enumerate() {
+            let mut cmdbuf = Vec::new();
+            for b in chunk.iter() {
+                let payload = b.payload().map_err(|e| e.to_string())?;
+                let header = a::CmdHeader {
+                    cmd_type: a::CMD_RENDER,
+                    size: payload.len() as u16,
+                    vdm_barrier: a::BARRIER_NONE,
+                    cdm_barrier: a::BARRIER_NONE,
+                };
+                cmdbuf.extend(bytemuck::bytes_of(&header));
+                cmdbuf.extend(&payload);
+            }
+            if n + 1 < chunks.len() {
+                let mut s = a::Submit {
+                    cmdbuf: cmdbuf.as_ptr() as u64,
+                    queue_id: queue,
+                    cmdbuf_size: cmdbuf.len() as u32,
+                    ..Default::default()
+                };
+                asahi(dev.uapi(), a::SUBMIT, &mut s).map_err(|e| e.to_string())?;
+                continue;
+            }
+            return self.submit_last(dev, queue, &cmdbuf, fence_syncobj);
+        }
+        Err("no render to submit".into())
+    }
+
+    fn submit_last(
+        &mut self,
+        dev: &BoDevice,
+        queue: u32,
+        cmdbuf: &[u8],
+        fence_syncobj: Option<u32>,
+    ) -> Result<u32, String> {
         let syncobj =
             syncobj_create(dev.uapi(), false).map_err(|e| format!("SYNCOBJ_CREATE: {e}"))?;
         let mut syncs = vec![a::Sync {
@@ -382,24 +388,42 @@ fn release_resources(list: Vec<*mut sys::pipe_resource>) {
     }
 }
 
-// Bodies are added by the variant compiler and the tile programs once those exist in this build.
-#[allow(dead_code)]
 /// The device's programs: the entry arena at the bottom of the USC aperture and the bodies
 /// behind its entries. Programs live as long as the screen (released at screen destruction).
 pub struct ProgramStore {
     pub arena: agx16_draw::EntryArena,
     pub mem: BoMemory,
+    pub tiles: agx16_draw::TileCache,
     ready: bool,
 }
 
-#[allow(dead_code)]
 impl ProgramStore {
     pub fn new() -> ProgramStore {
         ProgramStore {
             arena: agx16_draw::EntryArena::new(agx16_draw::EntryArena::DEFAULT_BYTES),
             mem: BoMemory::new(),
+            tiles: agx16_draw::TileCache::default(),
             ready: false,
         }
+    }
+
+    /// Runs `f` with the G16 tile programs over this store (bodies and entries go here).
+    pub fn with_tiles<T>(
+        &mut self,
+        dev: &BoDevice,
+        f: impl FnOnce(&mut G16Tiles) -> Result<T, DrawError>,
+    ) -> Result<T, DrawError> {
+        self.ready(dev)?;
+        let mut w = Writer {
+            dev,
+            mem: &mut self.mem,
+        };
+        let mut tiles = G16Tiles {
+            cache: &mut self.tiles,
+            arena: &mut self.arena,
+            programs: &mut w,
+        };
+        f(&mut tiles)
     }
 
     /// Places the entry arena at `USC_BASE` (stage targets are USC offsets) on first use.
@@ -439,6 +463,8 @@ impl ProgramStore {
 
     pub fn release(&mut self, dev: &BoDevice) {
         std::mem::replace(&mut self.mem, BoMemory::new()).release(dev);
+        self.tiles = agx16_draw::TileCache::default();
+        self.arena = agx16_draw::EntryArena::new(agx16_draw::EntryArena::DEFAULT_BYTES);
         self.ready = false;
     }
 }

@@ -135,7 +135,7 @@ unsafe extern "C" fn flush(
         let uapi = screen.bo.uapi();
         ctx.render.retire_completed(&screen.bo);
         if fence.is_null() {
-            ctx.render.flush(&screen.bo, None);
+            ctx.render.flush(&screen.bo, &screen.programs, None);
             return;
         }
         *fence = null_mut();
@@ -143,11 +143,14 @@ unsafe extern "C" fn flush(
             Ok(s) => s,
             Err(e) => {
                 eprintln!("agx16: flush: SYNCOBJ_CREATE: {e}");
-                ctx.render.flush(&screen.bo, None);
+                ctx.render.flush(&screen.bo, &screen.programs, None);
                 return;
             }
         };
-        if ctx.render.flush(&screen.bo, Some(syncobj)) {
+        if ctx
+            .render
+            .flush(&screen.bo, &screen.programs, Some(syncobj))
+        {
             *fence = crate::fence::Fence::from_syncobj(syncobj) as *mut sys::pipe_fence_handle;
             return;
         }

@@ -172,13 +172,15 @@ unsafe fn raster(ctx: &Context) -> (Raster, Viewport) {
         scale: vp.scale,
         translate: vp.translate,
     };
-    let Some(r) = ctx.state.rasterizer.as_ref() else {
-        return (Raster::default(), viewport);
-    };
-    if r.clip_halfz() == 0 {
+    let r = ctx.state.rasterizer.as_ref();
+    if r.is_none_or(|r| r.clip_halfz() == 0) {
+        // The vertex variant stores (z + w) / 2 (VertexKey::gl_clip_z).
         viewport.translate[2] -= viewport.scale[2];
         viewport.scale[2] *= 2.0;
     }
+    let Some(r) = r else {
+        return (Raster::default(), viewport);
+    };
     let sc = &ctx.state.scissor;
     let raster = Raster {
         cull_front: r.cull_face() & sys::PIPE_FACE_FRONT != 0,
@@ -206,7 +208,7 @@ unsafe fn open_batch(ctx: &mut Context, screen: &Screen) -> Result<(), String> {
     fb.validate().map_err(|e| e.to_string())?;
     let r = &mut ctx.render;
     if r.batch.as_ref().is_some_and(|b| b.fb != fb) {
-        r.flush(&screen.bo, None);
+        r.flush(&screen.bo, &screen.programs, None);
     }
     if r.batch.is_none() {
         r.batch = Some(Batch::new(fb));
@@ -352,7 +354,7 @@ pub unsafe extern "C" fn clear(
         let batch = ctx.render.batch.as_mut().unwrap();
         if !batch.clear(mask, c, depth as f32, stencil as u8) {
             // Draws came first: render them, then clear at the start of a new render.
-            ctx.render.flush(&screen.bo, None);
+            ctx.render.flush(&screen.bo, &screen.programs, None);
             if let Err(e) = open_batch(ctx, screen) {
                 ctx.render.report(&format!("clear not executed: {e}"));
                 return;
@@ -374,15 +376,16 @@ impl Renderer {
     /// `res` must be a live agx16 resource.
     pub unsafe fn sync_for_cpu(
         &mut self,
-        dev: &crate::bo::BoDevice,
+        screen: &Screen,
         res: *mut sys::pipe_resource,
         write: bool,
     ) {
+        let dev = &screen.bo;
         let Some(bo) = Resource::get(res).bo.as_ref() else {
             return;
         };
         if self.batch.is_some() && self.batch_uses(bo.handle, write) {
-            self.flush(dev, None);
+            self.flush(dev, &screen.programs, None);
         }
         if self.busy() {
             self.wait(dev);

@@ -20,11 +20,14 @@ pub struct Compiled {
     pub stats: String,
 }
 
-/// A shader CSO: owns the NIR Mesa gave us (ralloc'ed) and the compile result.
-#[allow(dead_code)] // `compiled` is read by the draw path, which is not written yet.
+/// A shader CSO: owns the NIR Mesa gave us (ralloc'ed, IO lowered, otherwise as given: each
+/// draw-time variant compiles a clone), the CSO-time compile result (errors and statistics at
+/// link time) and the variants compiled for draws.
 pub struct ShaderCso {
     pub nir: *mut sys::nir_shader,
+    #[allow(dead_code)] // reported at creation; draws use `variants`
     pub compiled: Result<Compiled, String>,
+    pub variants: crate::variants::VariantCache,
 }
 
 /// Size of a GLSL type in vec4 slots, the unit of shader inputs and outputs here.
@@ -41,11 +44,18 @@ unsafe fn lower_io(nir: *mut sys::nir_shader) {
     let stage = (*nir).info.stage();
     sys::nir_assign_io_var_locations(nir, sys::nir_var_shader_in, &mut (*nir).num_inputs, stage);
     sys::nir_assign_io_var_locations(nir, sys::nir_var_shader_out, &mut (*nir).num_outputs, stage);
+    // Fragment inputs keep their interpolation as load_interpolated_input + barycentrics
+    // (the compiler's graphics import reads the mode from there; plain load_input is flat).
+    let options = if stage == sys::MESA_SHADER_FRAGMENT {
+        sys::nir_lower_io_use_interpolated_input_intrinsics
+    } else {
+        0
+    };
     sys::nir_lower_io(
         nir,
         sys::nir_var_shader_in | sys::nir_var_shader_out,
         Some(vec4_slots),
-        0,
+        options,
     );
 }
 
@@ -54,7 +64,6 @@ unsafe fn lower_io(nir: *mut sys::nir_shader) {
 /// # Safety
 /// `nir` must be a valid shader owned by the caller; the compiler lowers it in place.
 unsafe fn compile(nir: *mut sys::nir_shader) -> Result<Compiled, String> {
-    lower_io(nir);
     let c = agx16_compiler::nir::compile_nir(nir, agx16_compiler::pipeline::Options::default())
         .map_err(|e| e.to_string())?;
     let s = c.stats;
@@ -90,7 +99,16 @@ unsafe fn create(state: *const sys::pipe_shader_state) -> *mut c_void {
     } else {
         sys::nir_iter::instr_count(entry)
     };
-    let compiled = compile(nir);
+    lower_io(nir);
+    // The CSO-time compile lowers its own clone; `nir` stays the variants' source.
+    let clone = sys::nir_shader_clone(null_mut(), nir);
+    let compiled = if clone.is_null() {
+        Err("nir_shader_clone failed".to_string())
+    } else {
+        let c = compile(clone);
+        sys::ralloc_free(clone as *mut c_void);
+        c
+    };
     match &compiled {
         Ok(c) if debug::flags().shaderdb => {
             eprintln!(
@@ -104,7 +122,11 @@ unsafe fn create(state: *const sys::pipe_shader_state) -> *mut c_void {
             eprintln!("agx16: {stage} shader ({nir_instrs} NIR instructions) not compiled: {e}")
         }
     }
-    Box::into_raw(Box::new(ShaderCso { nir, compiled })) as *mut c_void
+    Box::into_raw(Box::new(ShaderCso {
+        nir,
+        compiled,
+        variants: Default::default(),
+    })) as *mut c_void
 }
 
 unsafe fn delete(cso: *mut c_void) {

@@ -293,7 +293,7 @@ unsafe fn sync(ctx: *mut sys::pipe_context, res: *mut sys::pipe_resource, write:
     }
     let c = crate::context::Context::get(ctx);
     let screen = crate::screen::Screen::get(c.base.screen);
-    c.render.sync_for_cpu(&screen.bo, res, write);
+    c.render.sync_for_cpu(screen, res, write);
 }
 
 pub unsafe extern "C" fn map(

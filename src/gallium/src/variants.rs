@@ -1,11 +1,20 @@
 //! Shader variants for a draw: the vertex program keyed on the vertex elements (vertex fetch is
-//! part of the G16 vertex program) and the fragment program keyed on the framebuffer's formats
-//! (the program packs colour into tile words), compiled on first use and kept with the CSO.
+//! part of the G16 vertex program) and the fragment program keyed on the linked varyings and
+//! the framebuffer's formats (the program packs colour into tile words), compiled by
+//! agx16-compiler's NIR graphics entry on first use and kept with the CSO.
 
 use crate::context::Context;
+use crate::resource::Resource;
 use crate::screen::Screen;
-use agx16_draw::{FragmentProgram, VertexProgram};
-use std::sync::Arc;
+use crate::shader::ShaderCso;
+use agx16_compiler::abi::{
+    AttribFormat, FragmentKey, GraphicsKey, RenderTarget, StageInfo, VertexAttrib, VertexKey,
+    ROOT_WORDS,
+};
+use agx16_compiler::ir::Interp as CInterp;
+use agx16_draw::{FragmentProgram, Interp, Varying, VertexProgram};
+use agx16_mesa_sys as sys;
+use std::sync::{Arc, Mutex};
 
 /// The programs and launcher argument words of one draw.
 pub struct DrawPrograms {
@@ -15,17 +24,294 @@ pub struct DrawPrograms {
     pub fs_args: Vec<u32>,
 }
 
-/// The compiled variants the bound shaders need for this draw.
+/// A compiled variant (or why it could not be compiled, so a failing key is reported once).
+type Variant<P> = Result<(Arc<P>, StageInfo), String>;
+
+/// Compiled variants of one CSO, by key.
+#[derive(Default)]
+pub struct Variants {
+    vertex: Vec<(VertexKey, Variant<VertexProgram>)>,
+    fragment: Vec<(FragmentKey, Variant<FragmentProgram>)>,
+}
+
+pub type VariantCache = Mutex<Variants>;
+
+fn attrib_format(f: sys::pipe_format) -> Result<AttribFormat, String> {
+    Ok(match f {
+        sys::PIPE_FORMAT_R32_FLOAT => AttribFormat::F32(1),
+        sys::PIPE_FORMAT_R32G32_FLOAT => AttribFormat::F32(2),
+        sys::PIPE_FORMAT_R32G32B32_FLOAT => AttribFormat::F32(3),
+        sys::PIPE_FORMAT_R32G32B32A32_FLOAT => AttribFormat::F32(4),
+        sys::PIPE_FORMAT_R32_UINT | sys::PIPE_FORMAT_R32_SINT => AttribFormat::I32(1),
+        sys::PIPE_FORMAT_R32G32_UINT | sys::PIPE_FORMAT_R32G32_SINT => AttribFormat::I32(2),
+        sys::PIPE_FORMAT_R32G32B32_UINT | sys::PIPE_FORMAT_R32G32B32_SINT => AttribFormat::I32(3),
+        sys::PIPE_FORMAT_R32G32B32A32_UINT | sys::PIPE_FORMAT_R32G32B32A32_SINT => {
+            AttribFormat::I32(4)
+        }
+        f => {
+            return Err(format!(
+                "vertex attribute format {f} (32-bit components only)"
+            ))
+        }
+    })
+}
+
+/// The vertex key: element i feeds the i-th vertex shader input in location order (how the
+/// state tracker orders vertex elements).
+unsafe fn vertex_key(ctx: &Context, vs: &ShaderCso) -> Result<VertexKey, String> {
+    let ve = ctx
+        .state
+        .vertex_elements
+        .as_ref()
+        .ok_or("no vertex elements bound")?;
+    let read = (*vs.nir).info.inputs_read;
+    let locations: Vec<u8> = (0..64)
+        .filter(|b| read >> b & 1 == 1)
+        .map(|b| b as u8)
+        .collect();
+    let mut attribs = Vec::new();
+    for (i, e) in ve.elements.iter().enumerate() {
+        let Some(&location) = locations.get(i) else {
+            break;
+        };
+        if e.instance_divisor != 0 {
+            return Err("instanced vertex attributes (divisors)".into());
+        }
+        attribs.push(VertexAttrib {
+            location,
+            buffer: e.vertex_buffer_index(),
+            offset: e.src_offset as u32,
+            stride: e.src_stride,
+            format: attrib_format(e.src_format as sys::pipe_format)?,
+        });
+    }
+    // GL's z in [-w, w] unless clip control asked for [0, w] (draw.rs rewrites the
+    // viewport's depth transform to match).
+    let gl_clip_z = ctx
+        .state
+        .rasterizer
+        .as_ref()
+        .is_none_or(|r| r.clip_halfz() == 0);
+    Ok(VertexKey {
+        attribs,
+        ubos: 0,
+        gl_clip_z,
+    })
+}
+
+unsafe fn fragment_key(
+    ctx: &Context,
+    fs: &ShaderCso,
+    vs_info: &StageInfo,
+) -> Result<FragmentKey, String> {
+    let fb = &ctx.state.framebuffer;
+    let mut render_targets = Vec::new();
+    for i in 0..fb.nr_cbufs as usize {
+        let s = fb.cbufs[i];
+        let rt = if s.is_null() {
+            return Err("an unbound colour slot before a bound one".into());
+        } else {
+            match (*s).format() {
+                sys::PIPE_FORMAT_R8G8B8A8_UNORM | sys::PIPE_FORMAT_R8G8B8X8_UNORM => {
+                    RenderTarget::Rgba8Unorm
+                }
+                f => return Err(format!("fragment output to format {f}")),
+            }
+        };
+        render_targets.push(rt);
+    }
+    let frag_coord_z = (*fs.nir).info.inputs_read & (1 << sys::VARYING_SLOT_POS) != 0
+        || (*fs.nir).info.system_values_read[0] & (1 << sys::SYSTEM_VALUE_FRAG_COORD) != 0;
+    Ok(FragmentKey {
+        varyings: vs_info.varyings.clone(),
+        frag_coord_z,
+        render_targets,
+        ubos: 0,
+    })
+}
+
+/// Compiles `cso` for `key` on a clone of its NIR (the compiler lowers in place).
+unsafe fn compile(
+    cso: &ShaderCso,
+    key: &GraphicsKey,
+) -> Result<(agx16_compiler::pipeline::Compiled, StageInfo), String> {
+    let clone = sys::nir_shader_clone(std::ptr::null_mut(), cso.nir);
+    if clone.is_null() {
+        return Err("nir_shader_clone failed".into());
+    }
+    let r = agx16_compiler::nir::compile_nir_graphics(clone, key).map_err(|e| e.to_string());
+    sys::ralloc_free(clone as *mut std::ffi::c_void);
+    r
+}
+
+fn interp(i: CInterp) -> Interp {
+    match i {
+        CInterp::Perspective => Interp::Perspective,
+        CInterp::Linear => Interp::Linear,
+        _ => Interp::Flat,
+    }
+}
+
+unsafe fn vertex_variant(
+    screen: &Screen,
+    cso: &ShaderCso,
+    key: &VertexKey,
+) -> Variant<VertexProgram> {
+    let mut cache = cso.variants.lock().unwrap();
+    if let Some((_, r)) = cache.vertex.iter().find(|(k, _)| k == key) {
+        return r.clone();
+    }
+    let r = (|| {
+        let (c, info) = compile(cso, &GraphicsKey::Vertex(key.clone()))?;
+        if c.mir.scratch_slots != 0 {
+            return Err("a vertex program that spills (render-stage scratch is not set up)".into());
+        }
+        let body = screen
+            .programs
+            .lock()
+            .unwrap()
+            .add_body(&screen.bo, &c.code)
+            .map_err(|e| e.to_string())?;
+        let p = VertexProgram {
+            body,
+            outputs: info.outputs,
+            writes_point_size: info.point_size,
+            publications: info.publications,
+            scratch: 0,
+        };
+        Ok((Arc::new(p), info))
+    })();
+    cache.vertex.push((key.clone(), r.clone()));
+    r
+}
+
+unsafe fn fragment_variant(
+    screen: &Screen,
+    cso: &ShaderCso,
+    key: &FragmentKey,
+) -> Variant<FragmentProgram> {
+    let mut cache = cso.variants.lock().unwrap();
+    if let Some((_, r)) = cache.fragment.iter().find(|(k, _)| k == key) {
+        return r.clone();
+    }
+    let r = (|| {
+        let (c, info) = compile(cso, &GraphicsKey::Fragment(key.clone()))?;
+        if c.mir.scratch_slots != 0 {
+            return Err(
+                "a fragment program that spills (render-stage scratch is not set up)".into(),
+            );
+        }
+        let user_base = 1 + key.frag_coord_z as usize;
+        let varyings = info
+            .coefficients
+            .iter()
+            .enumerate()
+            .skip(user_base)
+            .filter_map(|(cf, i)| {
+                i.map(|i| Varying {
+                    slot: (cf - user_base) as u8,
+                    components: 1,
+                    interp: interp(i),
+                    coefficient: cf as u8,
+                })
+            })
+            .collect();
+        let body = screen
+            .programs
+            .lock()
+            .unwrap()
+            .add_body(&screen.bo, &c.code)
+            .map_err(|e| e.to_string())?;
+        let p = FragmentProgram {
+            body,
+            varyings,
+            reads_frag_z: key.frag_coord_z,
+            discards: info.discards,
+            reads_tilebuffer: false,
+            publications: info.publications,
+            scratch: 0,
+        };
+        Ok((Arc::new(p), info))
+    })();
+    cache.fragment.push((key.clone(), r.clone()));
+    r
+}
+
+/// Inline uniform words `base..info.uniform_words` from constant buffer 0 of `stage`.
+unsafe fn inline_uniforms(
+    ctx: &mut Context,
+    stage: usize,
+    info: &StageInfo,
+    args: &mut Vec<u32>,
+) -> Result<(), String> {
+    let base = info.gl_uniform_base as usize;
+    let want = info.uniform_words as usize;
+    args.resize(base.max(args.len()), 0);
+    if want <= base {
+        return Ok(());
+    }
+    let cb = &ctx.state.constant_buffers[stage][0];
+    let n = want - base;
+    let mut words = vec![0u32; n];
+    let bytes = (n * 4).min(cb.buffer_size as usize);
+    if !cb.user_buffer.is_null() {
+        std::ptr::copy_nonoverlapping(
+            (cb.user_buffer as *const u8).add(cb.buffer_offset as usize),
+            words.as_mut_ptr() as *mut u8,
+            bytes,
+        );
+    } else if !cb.buffer.is_null() {
+        let r = Resource::get(cb.buffer);
+        let src = r.bo().bytes();
+        let at = cb.buffer_offset as usize;
+        std::ptr::copy_nonoverlapping(src[at..].as_ptr(), words.as_mut_ptr() as *mut u8, bytes);
+        ctx.render.use_resource(cb.buffer, false);
+    } else {
+        return Err("the program reads uniforms but no constant buffer is bound".into());
+    }
+    args.extend(words);
+    Ok(())
+}
+
+/// The compiled variants the bound shaders need for this draw, and their root records.
 ///
 /// # Safety
-/// The bound CSOs must be live.
-pub unsafe fn for_draw(ctx: &mut Context, _screen: &Screen) -> Result<DrawPrograms, String> {
+/// The bound CSOs and buffers must be live.
+pub unsafe fn for_draw(ctx: &mut Context, screen: &Screen) -> Result<DrawPrograms, String> {
     let vs = ctx.state.vs.as_ref().ok_or("no vertex shader bound")?;
     let fs = ctx.state.fs.as_ref().ok_or("no fragment shader bound")?;
-    let _ = (vs, fs);
-    Err(
-        "compiling vertex/fragment variants needs agx16-compiler's graphics entry \
-         (vertex fetch and tile-word packing), which this build does not have yet"
-            .into(),
-    )
+    let vkey = vertex_key(ctx, vs)?;
+    let (vprog, vinfo) = vertex_variant(screen, vs, &vkey)?;
+    let fkey = fragment_key(ctx, fs, &vinfo)?;
+    let (fprog, finfo) = fragment_variant(screen, fs, &fkey)?;
+
+    // Vertex root record: six zero roots, the vertex buffers' addresses, inline uniforms.
+    let mut vs_args = vec![0u32; ROOT_WORDS as usize];
+    let bindings = vinfo.buffers.saturating_sub(vkey.ubos);
+    for b in 0..bindings as usize {
+        let vb = ctx.state.vertex_buffers[b];
+        let va = if vb.is_user_buffer {
+            return Err("client-memory vertex arrays (the state tracker uploads them)".into());
+        } else if vb.buffer.resource.is_null() {
+            return Err(format!("vertex buffer {b} is not bound"));
+        } else {
+            ctx.render.use_resource(vb.buffer.resource, false);
+            Resource::get(vb.buffer.resource).bo().va + vb.buffer_offset as u64
+        };
+        vs_args.extend([va as u32, (va >> 32) as u32]);
+    }
+    inline_uniforms(ctx, sys::PIPE_SHADER_VERTEX as usize, &vinfo, &mut vs_args)?;
+    let mut fs_args = vec![0u32; ROOT_WORDS as usize];
+    inline_uniforms(
+        ctx,
+        sys::PIPE_SHADER_FRAGMENT as usize,
+        &finfo,
+        &mut fs_args,
+    )?;
+    Ok(DrawPrograms {
+        vs: vprog,
+        fs: fprog,
+        vs_args,
+        fs_args,
+    })
 }

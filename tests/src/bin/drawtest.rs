@@ -87,7 +87,13 @@ fn run(clear_only: bool) -> Result<(), String> {
     let config = egl
         .choose_first_config(
             display,
-            &[egl::RENDERABLE_TYPE, egl::OPENGL_ES2_BIT, egl::NONE],
+            &[
+                egl::RENDERABLE_TYPE,
+                egl::OPENGL_ES2_BIT,
+                egl::SURFACE_TYPE,
+                egl::PBUFFER_BIT,
+                egl::NONE,
+            ],
         )
         .map_err(|e| format!("eglChooseConfig: {e}"))?
         .ok_or("no GLES config")?;

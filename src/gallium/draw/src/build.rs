@@ -17,6 +17,7 @@ use agx16_cmdstream::descriptors::{
     pack_cf_table, CfBinding, CfBindingHeader, CoefficientSource, ShadeModel,
 };
 use agx16_cmdstream::launch::{fragment_allocation_mode, GRAPHICS_LAUNCH_BYTES};
+use agx16_cmdstream::layout::PlaneLayout;
 use agx16_cmdstream::ppp::{
     PassType, PppPage, PppVertex, Scissor, StencilOp, VisibilityMode, ZsFunc, PPP_PAGE_SIZE,
     PPP_RECORDS,
@@ -41,6 +42,10 @@ pub struct TilePass<'a> {
     pub layout: &'a TileLayout,
     /// Utile size in pixels.
     pub utile: (u8, u8),
+    /// Framebuffer pixel this render's (0, 0) is: a batch larger than one utile is rendered
+    /// as one render per utile-sized rectangle, because the end-of-tile program exports to
+    /// image pixels it names itself (sim/GFX.md: no tile-position source is established).
+    pub origin: (u32, u32),
     /// Per colour slot: the clear value in tile-word bytes, or `None` to load the target.
     pub clear: Vec<Option<[u8; 4]>>,
 }
@@ -195,6 +200,22 @@ fn launcher(
     // Launch fields hold address bits 37:6: 64-byte alignment.
     let va = mem.upload(Heap::Usc, &bytes, 64)?;
     usc_offset(va, "launcher")
+}
+
+/// A fragment-stage launcher for a tile program of this render (the tile allocation of its
+/// samples and tile bytes); returns its USC offset.
+pub(crate) fn stage_launcher_for(
+    mem: &mut dyn GpuWriter,
+    pass: &TilePass,
+    entry_offset: u64,
+    publications: u32,
+    args: &[u32],
+) -> Result<u32, DrawError> {
+    let allocation = StageAllocation::Tile {
+        samples: pass.batch.fb.samples as u8,
+        units: pass.layout.sample_bytes.div_ceil(8) as u8,
+    };
+    launcher(mem, allocation, entry_offset, publications, 0, args)
 }
 
 /// The fragment program's CF-binding table (Mesa T8132 shape: 1/W into coefficient 0, Z
@@ -394,10 +415,97 @@ fn restart_value(d: &Draw) -> Option<u32> {
     }
 }
 
-/// Builds the render for `batch`: everything it points at is allocated and written through
-/// `mem`; the bg/eot programs come from `tiles`.
-pub fn build_render(
+/// Builds the renders for `batch`: one per utile-sized rectangle of the framebuffer (see
+/// [`TilePass::origin`]), in row order. Everything they point at is allocated and written
+/// through `mem`; the bg/eot programs come from `tiles`.
+pub fn build_renders(
     batch: &Batch,
+    tiles: &mut dyn TilePrograms,
+    mem: &mut dyn GpuWriter,
+) -> Result<Vec<BuiltRender>, DrawError> {
+    let fb = &batch.fb;
+    fb.validate()?;
+    let layout = fb.tile_layout();
+    let (uw, uh) = utile_for(layout.sample_bytes, fb.samples).ok_or_else(|| {
+        DrawError::Framebuffer(format!(
+            "{} tilebuffer bytes per sample do not fit the 32-block tilebuffer",
+            layout.sample_bytes
+        ))
+    })?;
+    let (uw, uh) = (uw as u32, uh as u32);
+    let mut out = Vec::new();
+    for oy in (0..fb.height).step_by(uh as usize) {
+        for ox in (0..fb.width).step_by(uw as usize) {
+            let sub = sub_batch(batch, (ox, oy), (uw, uh))?;
+            out.push(build_one(&sub, (ox, oy), tiles, mem)?);
+        }
+    }
+    Ok(out)
+}
+
+/// The part of `batch` in the utile-sized rectangle at `origin`: the same draws with the
+/// viewport and scissors moved by −origin, the depth/stencil planes offset to the rectangle
+/// (twiddled planes keep an aligned power-of-two block contiguous, checked pixel by pixel).
+fn sub_batch(batch: &Batch, origin: (u32, u32), utile: (u32, u32)) -> Result<Batch, DrawError> {
+    let fb = &batch.fb;
+    let (ox, oy) = origin;
+    let (w, h) = (utile.0.min(fb.width - ox), utile.1.min(fb.height - oy));
+    if origin == (0, 0) && (w, h) == (fb.width, fb.height) {
+        return Ok(batch.clone());
+    }
+    let mut sub = batch.clone();
+    sub.fb.width = w;
+    sub.fb.height = h;
+    for d in &mut sub.draws {
+        d.viewport.translate[0] -= ox as f32;
+        d.viewport.translate[1] -= oy as f32;
+        let [x0, y0, x1, y1] = d
+            .raster
+            .scissor
+            .unwrap_or([0, 0, fb.width as u16, fb.height as u16])
+            .map(|v| v as i64);
+        let clamp = |v: i64, o: u32, n: u32| (v - o as i64).clamp(0, n as i64) as u16;
+        d.raster.scissor = Some([
+            clamp(x0, ox, w),
+            clamp(y0, oy, h),
+            clamp(x1, ox, w),
+            clamp(y1, oy, h),
+        ]);
+    }
+    if let Some(zs) = &mut sub.fb.zs {
+        let moved = |va: u64, bytes: u32| -> Result<u64, DrawError> {
+            let full = PlaneLayout::twiddled(zs.width, zs.height, bytes);
+            let part = PlaneLayout::twiddled(utile.0, utile.1, bytes);
+            let base = full.offset(ox, oy);
+            for v in 0..h {
+                for u in 0..w {
+                    if full.offset(ox + u, oy + v) != base + part.offset(u, v) {
+                        return Err(DrawError::Unsupported(format!(
+                            "a {}x{} depth/stencil plane split into {}x{} renders",
+                            zs.width, zs.height, utile.0, utile.1
+                        )));
+                    }
+                }
+            }
+            Ok(va + base)
+        };
+        if let Some((s, f)) = &mut zs.depth {
+            let bytes = if *f == ZlsFormat::Unorm16 { 2 } else { 4 };
+            s.va = moved(s.va, bytes)?;
+        }
+        if let Some(s) = &mut zs.stencil {
+            s.va = moved(s.va, 1)?;
+        }
+        zs.width = utile.0;
+        zs.height = utile.1;
+    }
+    Ok(sub)
+}
+
+/// Builds one render of `batch` whose pixel (0, 0) is framebuffer pixel `origin`.
+fn build_one(
+    batch: &Batch,
+    origin: (u32, u32),
     tiles: &mut dyn TilePrograms,
     mem: &mut dyn GpuWriter,
 ) -> Result<BuiltRender, DrawError> {
@@ -578,6 +686,7 @@ pub fn build_render(
         batch,
         layout: &layout,
         utile,
+        origin,
         clear,
     };
     let (bg_usc, bg_rsrc) = tiles.background(mem, &pass)?;
@@ -651,6 +760,16 @@ pub fn build_render(
         bg_rsrc_spec: Hex(bg_rsrc as u64),
         eot_usc: Hex(eot_usc as u64),
         eot_rsrc_spec: Hex(eot_rsrc as u64),
+        // The G16 kernel requires partial-render programs (partial_eot always, partial_bg
+        // when bg is set: GravityLinux/linux g16_drm.rs `render_parameters`). They run when
+        // the tiler's memory overflows mid-render, which the model never does (sim/GFX.md
+        // "Known gaps"); the store is the end-of-tile program's, but the background should
+        // then reload the stored tiles instead of clearing, which needs the block load no
+        // source establishes. So partial renders would lose earlier draws on hardware.
+        partial_bg_usc: Hex(bg_usc as u64),
+        partial_bg_rsrc_spec: Hex(bg_rsrc as u64),
+        partial_eot_usc: Hex(eot_usc as u64),
+        partial_eot_rsrc_spec: Hex(eot_rsrc as u64),
         isp_bgobjdepth: Hex(bg_depth as u64),
         isp_bgobjvals: Hex(bgobjvals(batch.clear.stencil.unwrap_or(0)) as u64),
         ..Default::default()

@@ -17,9 +17,11 @@ pub mod build;
 pub mod fb;
 pub mod mem;
 pub mod program;
+pub mod tiles;
 
 pub use batch::{Batch, Clear, DepthStencil, Draw, Indices, Raster, StencilFace, Viewport};
-pub use build::{build_render, BuiltRender, TilePass, TilePrograms};
+pub use build::{build_renders, BuiltRender, TilePass, TilePrograms};
 pub use fb::{ColorTarget, Framebuffer, TileFormat, ZsSurface, ZsTarget};
 pub use mem::{DrawError, GpuWriter, Heap};
 pub use program::{EntryArena, FragmentProgram, Interp, ShaderBody, Varying, VertexProgram};
+pub use tiles::{G16Tiles, TileCache};

@@ -6,9 +6,9 @@
 //! Vertex and fragment stages are real G16 bodies (agx16-isa builders in the packer shapes
 //! the model executes): the vertex body derives position and a red varying from its vertex
 //! id, the fragment body iterates the varying and packs it as an RGBA8 tile word. The
-//! background and end-of-tile programs are host code until the model runs G16 ones
-//! (`HostTiles`: they do what the builder asked the tile programs to do, clearing to the
-//! recorded clear bytes and storing tile words into the linear colour target).
+//! background and end-of-tile programs are agx16-draw's G16 ones (`G16Tiles`: a tile_store of
+//! the clear word, block_image_store through a PBE descriptor), so every stage runs on the
+//! model's hardware path (`IsaStages`). Colour targets are linear or twiddled.
 
 use agx16_cmdstream::layout::PlaneLayout;
 use agx16_cmdstream::layout::PlaneLayout as Plane;
@@ -16,13 +16,10 @@ use agx16_cmdstream::ppp::ZsFunc;
 use agx16_cmdstream::render::ZlsFormat;
 use agx16_cmdstream::vdm::{IndexSize, Primitive, RENDER_CONTEXT_BASE, USC_BASE};
 use agx16_draw::batch::ClearMask;
-use agx16_draw::build::{TilePass, TilePrograms};
 use agx16_draw::*;
 use agx16_isa::{decode_at, encode_program, Instr, Part, Role};
-use agx16_sim::gfx::{
-    self, Fragment, FragmentResult, IsaStages, RenderCommand, Stages, TileBuffer, VertexInvocation,
-};
-use agx16_sim::{GpuMemory, PageTable, SimError};
+use agx16_sim::gfx::{self, IsaStages, RenderCommand};
+use agx16_sim::PageTable;
 use std::collections::HashMap;
 use std::sync::Arc;
 
@@ -36,7 +33,7 @@ const DEPTH: u64 = 0x4_0000_0000;
 
 struct Mem {
     pt: PageTable,
-    next: HashMap<&'static str, (u64, u64)>,
+    next: std::cell::RefCell<HashMap<&'static str, (u64, u64)>>,
 }
 
 impl Mem {
@@ -60,18 +57,23 @@ impl Mem {
             };
             next.insert(name, (start, va + len));
         }
-        Mem { pt, next }
+        Mem {
+            pt,
+            next: std::cell::RefCell::new(next),
+        }
     }
 }
 
-impl GpuWriter for Mem {
+/// Several writers (render data, program bodies) over the one test memory.
+impl GpuWriter for &Mem {
     fn alloc(&mut self, heap: Heap, size: u64, align: u64) -> Result<u64, DrawError> {
         let name = match heap {
             Heap::RenderContext => "rc",
             Heap::Usc => "usc",
             Heap::General => "general",
         };
-        let (next, end) = self.next.get_mut(name).unwrap();
+        let mut next = self.next.borrow_mut();
+        let (next, end) = next.get_mut(name).unwrap();
         let va = next.next_multiple_of(align);
         if va + size > *end {
             return Err(DrawError::Memory(format!("{name} heap full")));
@@ -83,6 +85,15 @@ impl GpuWriter for Mem {
         self.pt
             .host_write(va, data)
             .map_err(|e| DrawError::Memory(format!("{e:?}")))
+    }
+}
+
+impl GpuWriter for Mem {
+    fn alloc(&mut self, heap: Heap, size: u64, align: u64) -> Result<u64, DrawError> {
+        (&*self).alloc(heap, size, align)
+    }
+    fn write(&mut self, va: u64, data: &[u8]) -> Result<(), DrawError> {
+        (&*self).write(va, data)
     }
 }
 
@@ -270,6 +281,7 @@ fn fragment_body() -> Vec<u8> {
 
 struct Programs {
     arena: EntryArena,
+    tiles: TileCache,
 }
 
 impl Programs {
@@ -278,6 +290,7 @@ impl Programs {
             .unwrap();
         Programs {
             arena: EntryArena::new(EntryArena::DEFAULT_BYTES),
+            tiles: TileCache::default(),
         }
     }
     fn vertex(&mut self, mem: &mut Mem, s: Shape) -> Arc<VertexProgram> {
@@ -304,120 +317,6 @@ impl Programs {
             publications: 0,
             scratch: 0,
         })
-    }
-}
-
-// ---- host background / end-of-tile (until the model runs G16 ones) ----
-
-#[derive(Default)]
-struct HostTiles {
-    /// Per colour slot: clear bytes, or None (load).
-    clear: Vec<Option<[u8; 4]>>,
-    offsets: Vec<Option<u32>>,
-    targets: Vec<Option<ColorTarget>>,
-}
-
-const BG_USC: u32 = 0x7f_0000;
-const EOT_USC: u32 = 0x7f_1000;
-
-impl TilePrograms for HostTiles {
-    fn background(
-        &mut self,
-        _: &mut dyn GpuWriter,
-        pass: &TilePass,
-    ) -> Result<(u32, u32), DrawError> {
-        self.clear = pass.clear.clone();
-        self.offsets = pass.layout.offsets.clone();
-        self.targets = pass.batch.fb.colors.clone();
-        Ok((BG_USC, 0))
-    }
-    fn end_of_tile(
-        &mut self,
-        _: &mut dyn GpuWriter,
-        _: &TilePass,
-    ) -> Result<(u32, u32), DrawError> {
-        Ok((EOT_USC, 0))
-    }
-}
-
-struct TestStages<'a> {
-    isa: IsaStages,
-    tiles: &'a HostTiles,
-}
-
-impl Stages for TestStages<'_> {
-    fn vertex(&mut self, m: &dyn GpuMemory, inv: &VertexInvocation) -> Result<Vec<f32>, SimError> {
-        self.isa.vertex(m, inv)
-    }
-    fn vertices(
-        &mut self,
-        m: &dyn GpuMemory,
-        invs: &[VertexInvocation],
-    ) -> Result<Vec<Vec<f32>>, SimError> {
-        self.isa.vertices(m, invs)
-    }
-    fn background(
-        &mut self,
-        m: &dyn GpuMemory,
-        usc: u64,
-        t: &mut TileBuffer,
-    ) -> Result<(), SimError> {
-        assert_eq!(usc & 0xffff_ffff, BG_USC as u64);
-        for (slot, off) in self.tiles.offsets.iter().enumerate() {
-            let Some(off) = off else { continue };
-            let (o, target) = (*off as usize, self.tiles.targets[slot].as_ref().unwrap());
-            for y in 0..t.height {
-                for x in 0..t.width {
-                    let word = match self.tiles.clear[slot] {
-                        Some(c) => c,
-                        None => {
-                            let (px, py) = (t.origin.0 + x, t.origin.1 + y);
-                            let mut c = [0u8; 4];
-                            if px < target.plane.width && py < target.plane.height {
-                                m.read(target.va + target.plane.offset(px, py), &mut c)?;
-                            }
-                            c
-                        }
-                    };
-                    t.sample_mut(x, y, 0).unwrap()[o..o + 4].copy_from_slice(&word);
-                }
-            }
-        }
-        Ok(())
-    }
-    fn fragment(
-        &mut self,
-        m: &dyn GpuMemory,
-        f: &Fragment,
-        t: &mut TileBuffer,
-    ) -> Result<FragmentResult, SimError> {
-        self.isa.fragment(m, f, t)
-    }
-    fn fragments(
-        &mut self,
-        m: &dyn GpuMemory,
-        q: &[Fragment],
-        t: &mut TileBuffer,
-    ) -> Result<Vec<FragmentResult>, SimError> {
-        self.isa.fragments(m, q, t)
-    }
-    fn end_of_tile(&mut self, m: &dyn GpuMemory, usc: u64, t: &TileBuffer) -> Result<(), SimError> {
-        assert_eq!(usc & 0xffff_ffff, EOT_USC as u64);
-        for (slot, off) in self.tiles.offsets.iter().enumerate() {
-            let (Some(off), Some(target)) = (off, &self.tiles.targets[slot]) else {
-                continue;
-            };
-            for y in 0..t.height {
-                for x in 0..t.width {
-                    let (px, py) = (t.origin.0 + x, t.origin.1 + y);
-                    if px < target.plane.width && py < target.plane.height {
-                        let s = &t.sample(x, y, 0).unwrap()[*off as usize..*off as usize + 4];
-                        m.write(target.va + target.plane.offset(px, py), s)?;
-                    }
-                }
-            }
-        }
-        Ok(())
     }
 }
 
@@ -465,24 +364,54 @@ fn draw(
     }
 }
 
-/// Builds and runs the batch; returns the colour target's pixels and the render stats.
-fn render(mem: &mut Mem, batch: &Batch) -> (Vec<[u8; 4]>, gfx::RenderStats) {
-    // Poison the target so pixels the render does not write show up.
+/// Builds the batch's renders with agx16-draw's G16 tile programs.
+fn build(mem: &Mem, progs: &mut Programs, batch: &Batch) -> Result<Vec<BuiltRender>, String> {
+    let mut programs = mem;
+    let mut tiles = G16Tiles {
+        cache: &mut progs.tiles,
+        arena: &mut progs.arena,
+        programs: &mut programs,
+    };
+    let mut data = mem;
+    build_renders(batch, &mut tiles, &mut data).map_err(|e| e.to_string())
+}
+
+/// Builds the batch's renders (bodies into the same memory: the tests' program memory is the
+/// render memory) and runs them in order on the model's hardware path.
+fn run_batch(mem: &Mem, progs: &mut Programs, batch: &Batch) -> Result<gfx::RenderStats, String> {
+    let built = build(mem, progs, batch)?;
+    let mut total = gfx::RenderStats::default();
+    for b in &built {
+        let cmd = RenderCommand::from_bytes(&b.payload().unwrap()).expect("the model accepts it");
+        let stats = gfx::run_render_with(&mem.pt, &cmd, &mut IsaStages::default())
+            .map_err(|e| format!("{e}"))?;
+        total.draws += stats.draws;
+        total.vertices_shaded += stats.vertices_shaded;
+        total.utiles += stats.utiles;
+    }
+    Ok(total)
+}
+
+fn pixels(mem: &Mem) -> Vec<[u8; 4]> {
+    let plane = PlaneLayout::linear(W, H, 4);
+    (0..W * H)
+        .map(|i| {
+            let mut c = [0u8; 4];
+            mem.pt
+                .host_read(IMG + plane.offset(i % W, i / W), &mut c)
+                .unwrap();
+            c
+        })
+        .collect()
+}
+
+/// Poisons the target, builds and runs the batch; returns the pixels and the stats.
+fn render(mem: &Mem, progs: &mut Programs, batch: &Batch) -> (Vec<[u8; 4]>, gfx::RenderStats) {
     mem.pt
         .host_write(IMG, &vec![0xcd; (W * H * 4) as usize])
         .unwrap();
-    let mut tiles = HostTiles::default();
-    let built = build_render(batch, &mut tiles, mem).expect("build");
-    let payload = built.payload().unwrap();
-    let cmd = RenderCommand::from_bytes(&payload).expect("the model accepts the command");
-    let mut st = TestStages {
-        isa: IsaStages::default(),
-        tiles: &tiles,
-    };
-    let stats = gfx::run_render_with(&mem.pt, &cmd, &mut st).expect("render");
-    let mut px = vec![0u8; (W * H * 4) as usize];
-    mem.pt.host_read(IMG, &mut px).unwrap();
-    (px.chunks(4).map(|c| c.try_into().unwrap()).collect(), stats)
+    let stats = run_batch(mem, progs, batch).expect("render");
+    (pixels(mem), stats)
 }
 
 // ---- CPU reference ----
@@ -651,10 +580,10 @@ fn clear_all(batch: &mut Batch) {
 
 #[test]
 fn a_clear_alone_fills_the_target() {
-    let (mut mem, _, _) = setup();
+    let (mem, mut progs, _) = setup();
     let mut batch = Batch::new(framebuffer(false));
     clear_all(&mut batch);
-    let (px, stats) = render(&mut mem, &batch);
+    let (px, stats) = render(&mem, &mut progs, &batch);
     assert_eq!(stats.draws, 0);
     assert!(px.iter().all(|p| *p == CLEAR_BYTES));
 }
@@ -671,12 +600,13 @@ fn clear_and_triangle_match_the_reference() {
         Primitive::Triangles,
         Indices::Direct { first: 0, count: 3 },
     ));
-    let (px, stats) = render(&mut mem, &batch);
+    let (px, stats) = render(&mem, &mut progs, &batch);
     let mut want = RefFrame::new(CLEAR_BYTES);
     want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], false);
     assert!(want.color.iter().filter(|c| **c != CLEAR_BYTES).count() > 300);
     compare(&px, &want);
-    assert_eq!(stats.draws, 1);
+    // One draw in each of the four 32x32 renders.
+    assert_eq!(stats.draws, 4);
 }
 
 /// Vertex ids an index list names (restart splits runs), as GL defines them.
@@ -754,7 +684,7 @@ fn indexed_lists_strips_and_fans_with_restart_and_base_vertex() {
                 restart,
             },
         ));
-        let (px, _) = render(&mut mem, &batch);
+        let (px, _) = render(&mem, &mut progs, &batch);
         let mut want = RefFrame::new(CLEAR_BYTES);
         want.draw(TRI, prim, &runs(&indices, base_vertex, restart), false);
         assert!(want.color.iter().filter(|c| **c != CLEAR_BYTES).count() > 100);
@@ -811,7 +741,7 @@ fn depth_test_clear_store_and_load_across_renders() {
     clear_all(&mut batch);
     batch.draws.push(depth_draw(&near, &fs));
     batch.draws.push(depth_draw(&far, &fs));
-    let (px, _) = render(&mut mem, &batch);
+    let (px, _) = render(&mem, &mut progs, &batch);
     let mut want = RefFrame::new(CLEAR_BYTES);
     want.draw(NEAR, Primitive::Triangles, &[vec![0, 1, 2]], true);
     want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], true);
@@ -820,34 +750,79 @@ fn depth_test_clear_store_and_load_across_renders() {
     assert_eq!(stored_depth(&mem), want.depth);
     assert!(want.depth.contains(&0.25) && want.depth.contains(&0.5));
 
-    // Render 2 keeps colour and depth (no clear): the far triangle again changes nothing where
-    // the near one is, because the depth buffer is loaded.
+    // Render 2 clears colour but keeps depth: the moved far triangle is hidden where render 1
+    // stored the near one's depth, because ZLS loads the depth buffer.
     let mut batch = Batch::new(framebuffer(true));
+    let mask = ClearMask {
+        color: 1,
+        depth: false,
+        stencil: false,
+    };
+    assert!(batch.clear(mask, CLEAR, 1.0, 0));
     let mut moved = TRI;
     moved.x0 += 0.3;
     let moved_vs = progs.vertex(&mut mem, moved);
     batch.draws.push(depth_draw(&moved_vs, &fs));
-    let before = px.clone();
-    let (px2, _) = {
-        // Keep the first render's colour: render() poisons the target, so restore it.
-        let bytes: Vec<u8> = before.iter().flatten().copied().collect();
-        let mut tiles = HostTiles::default();
-        let built = build_render(&batch, &mut tiles, &mut mem).unwrap();
-        mem.pt.host_write(IMG, &bytes).unwrap();
-        let cmd = RenderCommand::from_bytes(&built.payload().unwrap()).unwrap();
-        let mut st = TestStages {
-            isa: IsaStages::default(),
-            tiles: &tiles,
-        };
-        let stats = gfx::run_render_with(&mem.pt, &cmd, &mut st).unwrap();
-        let mut out = vec![0u8; (W * H * 4) as usize];
-        mem.pt.host_read(IMG, &mut out).unwrap();
-        let px: Vec<[u8; 4]> = out.chunks(4).map(|c| c.try_into().unwrap()).collect();
-        (px, stats)
-    };
+    let (px2, _) = render(&mem, &mut progs, &batch);
+    want.color = vec![CLEAR_BYTES; (W * H) as usize];
     want.draw(moved, Primitive::Triangles, &[vec![0, 1, 2]], true);
     compare(&px2, &want);
     assert_eq!(stored_depth(&mem), want.depth);
+    // Without the depth buffer's contents the moved triangle would cover more.
+    let mut fresh = RefFrame::new(CLEAR_BYTES);
+    fresh.draw(moved, Primitive::Triangles, &[vec![0, 1, 2]], true);
+    assert_ne!(fresh.color, want.color);
+}
+
+#[test]
+fn twiddled_colour_targets_and_renders_split_per_tile() {
+    // A 64x64 target is four 32x32 renders; the end-of-tile programs export each to its own
+    // image position, in the GPU-tiled layout here.
+    let (mut mem, mut progs, fs) = setup();
+    let vs = progs.vertex(&mut mem, TRI);
+    let mut fb = framebuffer(false);
+    let plane = PlaneLayout::twiddled(W, H, 4);
+    fb.colors[0].as_mut().unwrap().plane = plane;
+    let mut batch = Batch::new(fb);
+    clear_all(&mut batch);
+    batch.draws.push(draw(
+        &vs,
+        &fs,
+        Primitive::Triangles,
+        Indices::Direct { first: 0, count: 3 },
+    ));
+    mem.pt
+        .host_write(IMG, &vec![0xcd; (W * H * 4) as usize])
+        .unwrap();
+    let stats = run_batch(&mem, &mut progs, &batch).unwrap();
+    assert_eq!(stats.utiles, 4);
+    let px: Vec<[u8; 4]> = (0..W * H)
+        .map(|i| {
+            let mut c = [0u8; 4];
+            mem.pt
+                .host_read(IMG + plane.offset(i % W, i / W), &mut c)
+                .unwrap();
+            c
+        })
+        .collect();
+    let mut want = RefFrame::new(CLEAR_BYTES);
+    want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], false);
+    compare(&px, &want);
+}
+
+#[test]
+fn keeping_colour_without_a_clear_is_refused_by_name() {
+    let (mut mem, mut progs, fs) = setup();
+    let vs = progs.vertex(&mut mem, TRI);
+    let mut batch = Batch::new(framebuffer(false));
+    batch.draws.push(draw(
+        &vs,
+        &fs,
+        Primitive::Triangles,
+        Indices::Direct { first: 0, count: 3 },
+    ));
+    let err = build(&mem, &mut progs, &batch).unwrap_err();
+    assert!(err.contains("earlier contents"), "{err}");
 }
 
 #[test]
@@ -864,7 +839,7 @@ fn scissored_draw_stays_inside_the_rectangle() {
     );
     d.raster.scissor = Some([16, 20, 48, 40]);
     batch.draws.push(d);
-    let (px, _) = render(&mut mem, &batch);
+    let (px, _) = render(&mem, &mut progs, &batch);
     let mut want = RefFrame::new(CLEAR_BYTES);
     let t = [0, 1, 2].map(|k| red(TRI.vertex(k)));
     want.triangle(t, false, Some([16, 20, 48, 40]));
@@ -878,18 +853,19 @@ fn inconsistent_programs_are_errors_not_panics() {
     let mut bad_fs = (*fs).clone();
     bad_fs.varyings[0].slot = 3; // the vertex program has one user scalar
     let mut batch = Batch::new(framebuffer(false));
+    clear_all(&mut batch);
     batch.draws.push(draw(
         &vs,
         &Arc::new(bad_fs),
         Primitive::Triangles,
         Indices::Direct { first: 0, count: 3 },
     ));
-    let err = build_render(&batch, &mut HostTiles::default(), &mut mem).unwrap_err();
-    assert!(matches!(err, DrawError::Program(_)), "{err}");
+    let err = build(&mem, &mut progs, &batch).unwrap_err();
+    assert!(err.starts_with("program:"), "{err}");
     let mut fb = framebuffer(false);
     fb.samples = 4;
-    let err = build_render(&Batch::new(fb), &mut HostTiles::default(), &mut mem).unwrap_err();
-    assert!(err.to_string().contains("4 samples"), "{err}");
+    let err = build(&mem, &mut progs, &Batch::new(fb)).unwrap_err();
+    assert!(err.contains("4 samples"), "{err}");
 }
 
 // ---- programs compiled by agx16-compiler from IR, fed through the launcher ABI ----
@@ -996,14 +972,15 @@ mod compiled {
         );
         d.vs_args = args.clone();
         batch.draws.push(d);
-        let (px, stats) = render(&mut mem, &batch);
+        let (px, stats) = render(&mem, &mut progs, &batch);
         let mut want = RefFrame::new(CLEAR_BYTES);
         for t in indices.chunks(3) {
             want.triangle([0, 1, 2].map(|k| VERTS[t[k] as usize]), false, None);
         }
         assert!(want.color.iter().filter(|c| **c != CLEAR_BYTES).count() > 500);
         compare(&px, &want);
-        assert_eq!(stats.vertices_shaded, 5);
+        // Five distinct vertices, shaded once in each of the four 32x32 renders.
+        assert_eq!(stats.vertices_shaded, 5 * 4);
 
         // Control: without the buffer's address in root qword 6 the program fetches from
         // address 0, which faults: the image above depends on the root record.
@@ -1015,15 +992,9 @@ mod compiled {
             Indices::Direct { first: 0, count: 3 },
         );
         d.vs_args = vec![0u32; 14];
+        clear_all(&mut batch);
         batch.draws.push(d);
-        let mut tiles = HostTiles::default();
-        let built = build_render(&batch, &mut tiles, &mut mem).unwrap();
-        let cmd = RenderCommand::from_bytes(&built.payload().unwrap()).unwrap();
-        let mut st = TestStages {
-            isa: IsaStages::default(),
-            tiles: &tiles,
-        };
-        let err = gfx::run_render_with(&mem.pt, &cmd, &mut st).unwrap_err();
-        assert!(matches!(err, SimError::Fault(_)), "{err:?}");
+        let err = run_batch(&mem, &mut progs, &batch).unwrap_err();
+        assert!(err.to_lowercase().contains("fault"), "{err}");
     }
 }

@@ -1,0 +1,216 @@
+//! The G16 background and end-of-tile programs (sim/GFX.md "Background and end-of-tile
+//! programs (what a driver emits)"): the background body writes each colour target's clear
+//! word with `tile_store`; the end-of-tile body exports each target with `block_image_store`
+//! through a PBE descriptor in the image table the launcher's first root points at. Both are
+//! entered through fragment launchers. Bodies are cached by their bytes; launchers and image
+//! tables are per render.
+
+use crate::build::{stage_launcher_for, TilePass, TilePrograms};
+use crate::fb::TileFormat;
+use crate::mem::{DrawError, GpuWriter, Heap};
+use crate::program::{EntryArena, ShaderBody};
+use agx16_cmdstream::descriptors::{Channels, NumericType, Pbe};
+use agx16_cmdstream::layout::PlaneLayout;
+use agx16_cmdstream::Record;
+use agx16_isa::{encode_program, Instr, Part, Role};
+use std::collections::HashMap;
+
+/// Tile representation of the block store for packed 8-bit words (agx16-sim
+/// `TILE_FORMAT_PACKED8`; GravityLinux/mesa agx_apple9.h `agx_apple9_block_export_format`).
+const TILE_FORMAT_PACKED8: u64 = 7;
+/// Image-table entries are 32-byte descriptors.
+const IMAGE_TABLE_STRIDE: usize = 32;
+
+fn isa(name: &str, f: &[(&str, u64)]) -> Result<Instr, DrawError> {
+    Instr::build(name, f).map_err(|e| DrawError::Program(format!("{name}: {e}")))
+}
+
+fn mov32(dst: u32, v: u32) -> Result<Instr, DrawError> {
+    let mut i = isa("mov_imm32", &[("imm", v as u64)])?;
+    i.set_gpr(Role::Dst, dst, Part::Full)
+        .map_err(|e| DrawError::Program(e.to_string()))?;
+    Ok(i)
+}
+
+/// Background body: tile word 0 := `word` for every pixel (the packer's tile epilogue).
+pub fn clear_body(word: u32) -> Result<Vec<u8>, DrawError> {
+    let p = vec![
+        mov32(0, word)?,
+        isa("tile_setup", &[("b1", 2), ("access", 0x600)])?,
+        isa("tile_setup", &[("b1", 2), ("access", 0x80c)])?,
+        isa(
+            "tile_store",
+            &[("mode", 0x54), ("src", 0), ("mask", 1), ("fmt", 0x4e)],
+        )?,
+        isa("tile_fence", &[("access", 0x20c)])?,
+        isa("stop", &[])?,
+    ];
+    Ok(encode_program(&p))
+}
+
+/// Publication `p` := r`a` | r`a` on completion slot 1 (the packer's block-store parameter
+/// publisher).
+fn publish(p: u64, a: u64) -> Result<Instr, DrawError> {
+    isa(
+        "logic_export",
+        &[
+            ("dst", p),
+            ("a_size", 1),
+            ("a", a),
+            ("a_keep", 1),
+            ("op_base", 1),
+            ("b_size", 1),
+            ("b", a),
+            ("b_keep", 1),
+            ("lut_a_sel", 2),
+            ("lut_b3", 1),
+            ("slot", 0),
+        ],
+    )
+}
+
+/// End-of-tile body: for each `(image, tile byte offset)`, the utile to image pixel
+/// (`x`, `y`) through image-table entry `image`.
+pub fn export_body(x: u32, y: u32, targets: &[(u32, u32)]) -> Result<Vec<u8>, DrawError> {
+    let mut p = Vec::new();
+    for (k, &(image, offset)) in targets.iter().enumerate() {
+        let r = 3 * k as u32;
+        let base = 4 * k as u64;
+        p.extend([mov32(r, x)?, mov32(r + 1, y)?, mov32(r + 2, offset << 16)?]);
+        p.extend([
+            publish(base, r as u64)?,
+            publish(base + 1, r as u64 + 1)?,
+            publish(base + 2, r as u64 + 2)?,
+        ]);
+        p.push(isa(
+            "block_image_store",
+            &[
+                ("wait", 1),
+                ("coord", base),
+                ("image", image as u64),
+                ("ctrl7", 0x80),
+                ("mode", 0x5a8),
+                ("format", TILE_FORMAT_PACKED8),
+                ("ctrl10", 1),
+            ],
+        )?);
+        p.push(isa("tile_fence", &[("wait", 1), ("access", 0x300)])?);
+    }
+    p.push(isa("stop", &[])?);
+    Ok(encode_program(&p))
+}
+
+/// Bodies already uploaded, by their bytes.
+#[derive(Default, Debug)]
+pub struct TileCache {
+    bodies: HashMap<Vec<u8>, ShaderBody>,
+}
+
+/// `TilePrograms` for the G16: bodies go into the device's program memory and arena,
+/// launchers and image tables into the render's memory.
+pub struct G16Tiles<'a> {
+    pub cache: &'a mut TileCache,
+    pub arena: &'a mut EntryArena,
+    pub programs: &'a mut dyn GpuWriter,
+}
+
+impl G16Tiles<'_> {
+    fn body(&mut self, code: Vec<u8>) -> Result<ShaderBody, DrawError> {
+        if let Some(b) = self.cache.bodies.get(&code) {
+            return Ok(*b);
+        }
+        let b = self.arena.add_body(self.programs, &code)?;
+        self.cache.bodies.insert(code, b);
+        Ok(b)
+    }
+}
+
+fn targets<'a>(
+    pass: &TilePass<'a>,
+) -> Result<Vec<(usize, u32, &'a crate::fb::ColorTarget)>, DrawError> {
+    let mut out = Vec::new();
+    for (slot, t) in pass.batch.fb.colors.iter().enumerate() {
+        let (Some(t), Some(off)) = (t, pass.layout.offsets[slot]) else {
+            continue;
+        };
+        if t.format != TileFormat::Rgba8Unorm {
+            return Err(DrawError::Unsupported(format!(
+                "exporting {:?} (the model's block store takes RGBA8 with the identity swizzle)",
+                t.format
+            )));
+        }
+        out.push((slot, off, t));
+    }
+    if out.len() > 1 || out.iter().any(|t| t.1 != 0) {
+        return Err(DrawError::Unsupported(
+            "more than one colour target (the model's fragment and background programs store \
+             tile word 0 only)"
+                .into(),
+        ));
+    }
+    Ok(out)
+}
+
+impl TilePrograms for G16Tiles<'_> {
+    fn background(
+        &mut self,
+        mem: &mut dyn GpuWriter,
+        pass: &TilePass,
+    ) -> Result<(u32, u32), DrawError> {
+        let targets = targets(pass)?;
+        let Some(&(slot, _, _)) = targets.first() else {
+            return Ok((0, 0));
+        };
+        let word = pass.clear[slot].ok_or_else(|| {
+            DrawError::Unsupported(
+                "keeping a colour target's earlier contents across renders (the background \
+                 program's block load is not established)"
+                    .into(),
+            )
+        })?;
+        let body = self.body(clear_body(u32::from_le_bytes(word))?)?;
+        let usc = stage_launcher_for(mem, pass, body.entry_offset, 0, &[])?;
+        Ok((usc, 0))
+    }
+
+    fn end_of_tile(
+        &mut self,
+        mem: &mut dyn GpuWriter,
+        pass: &TilePass,
+    ) -> Result<(u32, u32), DrawError> {
+        let targets = targets(pass)?;
+        let mut table = Vec::new();
+        let mut stores = Vec::new();
+        for (k, &(_, offset, t)) in targets.iter().enumerate() {
+            let linear = (!t.plane.is_twiddled()).then_some(t.plane.row_stride as u32);
+            if t.plane.is_twiddled()
+                && t.plane != PlaneLayout::twiddled(t.plane.width, t.plane.height, 4)
+            {
+                return Err(DrawError::Framebuffer(
+                    "a tiled colour target whose plane is not the PBE's layout".into(),
+                ));
+            }
+            let pbe = Pbe::render_target_2d(
+                t.va,
+                t.plane.width,
+                t.plane.height,
+                Channels::R8G8B8A8,
+                NumericType::Unorm,
+                linear,
+            );
+            let mut d = pbe.pack()?;
+            d.resize(IMAGE_TABLE_STRIDE, 0);
+            table.extend(d);
+            stores.push((k as u32, offset));
+        }
+        // The body exports to fixed image pixels: this render's origin.
+        let body = self.body(export_body(pass.origin.0, pass.origin.1, &stores)?)?;
+        let mut args = Vec::new();
+        if !table.is_empty() {
+            let t = mem.upload(Heap::General, &table, 64)?;
+            args.extend([t as u32, (t >> 32) as u32]);
+        }
+        let usc = stage_launcher_for(mem, pass, body.entry_offset, 4 * stores.len() as u32, &args)?;
+        Ok((usc, 0))
+    }
+}
