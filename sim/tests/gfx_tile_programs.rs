@@ -673,3 +673,50 @@ fn special_registers_without_a_render_meaning_are_refused() {
     let (_, what) = refusal(render_err(&s));
     assert!(what.contains("end-of-tile program"), "{what}");
 }
+
+#[test]
+fn the_store_lands_at_its_publication_and_stops_at_the_descriptor_bounds() {
+    // The utile's pixel (u, v) goes to image pixel (8 + u, 4 + v) of a 40x30 linear image with
+    // 256-byte rows: columns 8..40 and rows 4..30 are written (the image ends there), nothing
+    // else, in particular not the 96 padding bytes of each row.
+    let (w, h, stride) = (40u32, 30u32, 256u32);
+    let mut p = vec![mov32(0, 8), mov32(1, 4), mov32(2, 0)];
+    p.extend(block_store_sequence(0, 0, 1, 2, 0, TileFormat::Packed8).unwrap());
+    p.push(b("stop", &[]));
+    let s = Setup {
+        eot: encode_program(&p),
+        pbes: vec![Pbe::render_target_2d(
+            LINEAR,
+            w,
+            h,
+            Channels::R8G8B8A8,
+            NumericType::Unorm,
+            Some(stride),
+        )],
+        ..Default::default()
+    };
+    let d = triangle();
+    let (scene, _) = render(&d, &s).unwrap();
+    let tile = expected(&d);
+    let mut got = vec![0u8; (stride * h) as usize];
+    scene.pt.host_read(LINEAR, &mut got).unwrap();
+    for y in 0..h {
+        for x in 0..stride / 4 {
+            let o = (y * stride + 4 * x) as usize;
+            let px: [u8; 4] = got[o..o + 4].try_into().unwrap();
+            let want = if (8..w).contains(&x) && y >= 4 {
+                tile[((y - 4) * SIZE + (x - 8)) as usize]
+            } else {
+                [0xee; 4]
+            };
+            assert_eq!(px, want, "image pixel {x},{y}");
+        }
+    }
+    // Past the last row: untouched.
+    let mut after = [0u8; 64];
+    scene
+        .pt
+        .host_read(LINEAR + (stride * h) as u64, &mut after)
+        .unwrap();
+    assert!(after.iter().all(|b| *b == 0xee));
+}

@@ -13,9 +13,10 @@
 //!    ([`zs`]), fragment program, occlusion counts, end-of-tile program, depth/stencil store.
 //!
 //! Shader stages are behind [`stages::Stages`]: [`stages::IsaStages`] is the strict
-//! hardware path (launcher programs through agx16-isa; fragment bodies run on the shader
-//! core through [`body`], the other stages report the missing graphics-IO forms as
-//! errors), tests supply host stages.
+//! hardware path (launchers run as setup invocations; vertex and fragment bodies run on the
+//! shader core through [`body`], background and end-of-tile bodies through
+//! [`tile_programs`]; graphics IO forms not established are errors), tests supply host
+//! stages.
 
 pub mod assemble;
 pub mod body;
