@@ -720,3 +720,52 @@ fn the_store_lands_at_its_publication_and_stops_at_the_descriptor_bounds() {
         .unwrap();
     assert!(after.iter().all(|b| *b == 0xee));
 }
+
+#[test]
+fn equal_width_representations_are_copied_unchanged() {
+    // 32-bit channels into R32 float (linear) and 16-bit channels into RG16 float (tiled): the
+    // raw tile words land unchanged, as for RGBA8.
+    let mut p = vec![mov32(0, 0), mov32(1, 0), mov32(2, 0)];
+    p.extend(block_store_sequence(0, 0, 1, 2, 0, TileFormat::Bits32).unwrap());
+    p.extend(block_store_sequence(4, 0, 1, 2, 1, TileFormat::Bits16).unwrap());
+    p.push(b("stop", &[]));
+    let pbe = |a: u64, c: Channels, linear: bool| {
+        Pbe::render_target_2d(
+            a,
+            SIZE,
+            SIZE,
+            c,
+            NumericType::Float,
+            linear.then_some(LINEAR_STRIDE),
+        )
+    };
+    let s = Setup {
+        eot: encode_program(&p),
+        pbes: vec![
+            pbe(LINEAR, Channels::R32, true),
+            pbe(TWIDDLED, Channels::R16G16, false),
+        ],
+        ..Default::default()
+    };
+    let d = triangle();
+    let (scene, _) = render(&d, &s).unwrap();
+    let want = expected(&d);
+    same(&read_linear(&scene), &want, "R32 float image");
+    same(&read_twiddled(&scene), &want, "RG16 float image");
+    // A packed format whose tile representation differs (RGB565 uses half-float tile
+    // components) is refused, not copied.
+    let s = Setup {
+        eot: eot_body(&[0], 7, 1),
+        pbes: vec![Pbe::render_target_2d(
+            LINEAR,
+            SIZE,
+            SIZE,
+            Channels::R5G6B5,
+            NumericType::Unorm,
+            Some(64),
+        )],
+        ..Default::default()
+    };
+    let (_, what) = refusal(render_err(&s));
+    assert!(what.contains("R5G6B5"), "{what}");
+}

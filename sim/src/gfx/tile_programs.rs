@@ -40,10 +40,6 @@ use std::rc::Rc;
 /// inferred: no source prints the table stride.
 pub const IMAGE_TABLE_STRIDE: u64 = 32;
 
-/// Tile representation 7 of the block store: packed 8-bit normalised words (and RGB10A2 /
-/// R11G11B10), agx_apple9.h `agx_apple9_block_export_format`.
-pub const TILE_FORMAT_PACKED8: u8 = 7;
-
 /// A background or end-of-tile program: its body, the argument words its launcher's setup
 /// invocation transferred (the body's uniform registers) and the frame's publication words.
 #[derive(Clone)]
@@ -259,6 +255,35 @@ impl From<SimError> for StoreError {
     }
 }
 
+/// Bytes per pixel of a block store that copies the tile representation unchanged: the tile
+/// format (agx_apple9.h `agx_apple9_block_export_format`: 7 packed 8-bit normalised, 5 8-bit
+/// integer, 1 16-bit, 3 32-bit channels) names the same channel width and encoding as the
+/// descriptor. Packed formats with other widths (RGB565, RGB5A1, RGBA4 use half-float tile
+/// components, RGB10A2 integer 16-bit ones; RGB10A2 unorm and R11G11B10 share format 7 with
+/// RGBA8) need a conversion no source describes, so they are not listed.
+pub fn raw_copy_bytes(format: u8, channels: Channels, numeric: NumericType) -> Option<u32> {
+    use Channels as C;
+    use NumericType as N;
+    let int = matches!(numeric, N::Uint | N::Sint);
+    let width = |c: Channels, w8: u32| match c {
+        C::R8 | C::R16 | C::R32 => Some(w8),
+        C::R8G8 | C::R16G16 | C::R32G32 => Some(2 * w8),
+        C::R8G8B8A8 | C::R16G16B16A16 | C::R32G32B32A32 => Some(4 * w8),
+        _ => None,
+    };
+    match (format, channels) {
+        (7, C::R8 | C::R8G8 | C::R8G8B8A8) if numeric == N::Unorm => width(channels, 1),
+        (5, C::R8 | C::R8G8 | C::R8G8B8A8) if int => width(channels, 1),
+        (1, C::R16 | C::R16G16 | C::R16G16B16A16) if int || numeric == N::Float => {
+            width(channels, 2)
+        }
+        (3, C::R32 | C::R32G32 | C::R32G32B32A32) if int || numeric == N::Float => {
+            width(channels, 4)
+        }
+        _ => None,
+    }
+}
+
 /// Executes a 2D block image store: every pixel (u, v) of the utile goes to image pixel
 /// (x + u, y + v), taking the 4 bytes at the tile byte offset of sample 0 and writing them
 /// at the address the PBE descriptor gives that pixel. Pixels outside the descriptor's
@@ -266,10 +291,11 @@ impl From<SimError> for StoreError {
 /// ... bounds"; G13 behaviour, inferred).
 ///
 /// Established subset (everything else is refused by name):
-/// - tile format 7 (packed 8-bit) into an R8G8B8A8 unorm descriptor with the identity swizzle:
-///   the tile word's bytes are the memory bytes (the packed word holds R in its low byte as the
-///   T8132 compiler's RGBA8 colour path packs it; the PBE "supplies conversion", none for
-///   unorm8 to unorm8; inferred);
+/// - a tile representation whose channels already have the memory format's width and
+///   encoding ([`raw_copy_bytes`]), identity swizzle: the tile bytes at the offset are the
+///   memory bytes (the packed 8-bit word holds R in its low byte as the T8132 compiler's RGBA8
+///   colour path packs it; the PBE "supplies conversion", none between equal encodings;
+///   inferred);
 /// - 2D, single-sample tilebuffer, level 0;
 /// - layout 2 (GPU: tiled Morton, agx16-cmdstream `PlaneLayout::twiddled`, measured by agx-re)
 ///   with no stride, or layout 0 (linear, `(stride_minus1 + 1) * 16` bytes per row; G13 value,
@@ -329,14 +355,13 @@ pub fn block_store(
             [d.swizzle_r, d.swizzle_g, d.swizzle_b, d.swizzle_a]
         ));
     }
-    let bytes = match (s.format, d.channels, d.numeric_type) {
-        (TILE_FORMAT_PACKED8, Channels::R8G8B8A8, NumericType::Unorm) => 4u32,
-        (f, c, n) => {
-            return refuse(format!(
-                "block store of tile format {f} into a {c:?} {n:?} PBE (only the packed 8-bit \
-                 tile into R8G8B8A8 unorm is modelled)"
-            ))
-        }
+    let Some(bytes) = raw_copy_bytes(s.format, d.channels, d.numeric_type) else {
+        return refuse(format!(
+            "block store of tile format {} into a {:?} {:?} PBE: only equal-width \
+             representations (packed 8-bit unorm, 8-bit integer, 16-/32-bit float and integer \
+             channels) are modelled",
+            s.format, d.channels, d.numeric_type
+        ));
     };
     let layout = match d.layout {
         Layout::Gpu if d.stride_minus1 == 0 => PlaneLayout::twiddled(d.width, d.height, bytes),
