@@ -329,6 +329,9 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
                 info.publications += 1;
             }
             Op::SysVal(SysVal::VertexId) if f.stage != Stage::Vertex => return wrong("vertex id"),
+            Op::SysVal(SysVal::PixelCoord(_)) if f.stage != Stage::Fragment => {
+                return wrong("pixel coordinate")
+            }
             Op::SysVal(SysVal::InstanceId) => {
                 return Err(CompileError::Unsupported(
                     "instance id: no special-register selector is established on G16".into(),

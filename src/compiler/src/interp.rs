@@ -18,6 +18,8 @@ pub struct Env {
     pub group_id: [u32; 3],
     pub vertex_id: u32,
     pub instance_id: u32,
+    /// Fragment stage: the framebuffer pixel (x, y).
+    pub pixel: [u32; 2],
     pub outputs: HashMap<u8, u32>,
     pub varyings: Vec<u32>,
     pub tile: HashMap<u8, u32>,
@@ -132,6 +134,7 @@ impl Thread<'_> {
                         SysVal::GroupId(a) => self.env.group_id[a as usize],
                         SysVal::VertexId => self.env.vertex_id,
                         SysVal::InstanceId => self.env.instance_id,
+                        SysVal::PixelCoord(a) => self.env.pixel[a as usize & 1],
                     }
                 }
                 Op::StoreOutput { slot } => {

@@ -392,3 +392,45 @@ fn point_size_is_the_last_output() {
     compare(&img, &r);
     assert!(r.passed[0] >= 3 * 30, "three 6x6 points: {}", r.passed[0]);
 }
+
+#[test]
+fn frag_coord_xy_is_the_pixel_centre() {
+    // fragColor = vec4(gl_FragCoord.xy / 64.0, 0.0, 1.0): upper-left origin, half-integer
+    // centres (get_sr 0xa0 / 0xa1 + 0.5), vs the pixel positions the reference covers.
+    let vs = vertex_shader(&vertex_key()).unwrap();
+    let mut s = Shader::new(m::MESA_SHADER_FRAGMENT);
+    let i = s.intrinsic(m::nir_intrinsic_load_frag_coord, 4, &[], true);
+    let fc = s.insert(i);
+    let (x, y) = (s.ch(fc, 0), s.ch(fc, 1));
+    let out = unsafe {
+        let x = m::nir_fmul_imm(s.b(), x, 1.0 / 64.0);
+        let y = m::nir_fmul_imm(s.b(), y, 1.0 / 64.0);
+        let zero = s.imm(0.0);
+        let one = s.imm(1.0);
+        m::nir_vec4(s.b(), x, y, zero, one)
+    };
+    s.store_output(out, m::FRAG_RESULT_DATA0, 0);
+    let fs = s
+        .compile(&GraphicsKey::Fragment(fragment_key(&vs)))
+        .unwrap();
+    let d = w_triangle(ShadeModel::Linear);
+    let (img, _) = draw(&d, &vs, &fs).unwrap();
+    let r = reference(&[d]);
+    let mut covered = 0;
+    for (i, (got, want)) in img.iter().zip(&r.color).enumerate() {
+        assert_eq!(*got == CLEAR, *want == CLEAR, "coverage at {i}");
+        if *want == CLEAR {
+            continue;
+        }
+        let (px, py) = (i as u32 % W, i as u32 / W);
+        let expect = [
+            unorm8((px as f32 + 0.5) / 64.0),
+            unorm8((py as f32 + 0.5) / 64.0),
+            0,
+            255,
+        ];
+        assert_eq!(*got, expect, "pixel {px},{py}");
+        covered += 1;
+    }
+    assert!(covered > 300);
+}

@@ -24,6 +24,8 @@ pub enum SysVal {
     /// Vertex stage: the vertex's index (base vertex included) and the instance.
     VertexId,
     InstanceId,
+    /// Fragment stage: the framebuffer pixel's x (0) or y (1), integer, upper-left origin.
+    PixelCoord(u8),
 }
 
 /// How a fragment input is interpolated. On G16 the mode lives in the coefficient-binding table
@@ -278,6 +280,7 @@ impl fmt::Display for Op {
                 SysVal::GroupId(a) => write!(f, "group_id.{}", b"xyz"[*a as usize] as char),
                 SysVal::VertexId => write!(f, "vertex_id"),
                 SysVal::InstanceId => write!(f, "instance_id"),
+                SysVal::PixelCoord(a) => write!(f, "pixel_coord.{}", b"xy"[*a as usize] as char),
             },
             Op::StoreOutput { slot } => write!(f, "store_output.o{slot}"),
             Op::LoadVarying { cf, interp } => {

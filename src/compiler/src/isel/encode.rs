@@ -256,6 +256,12 @@ pub(super) fn select(i: &MInstr) -> Result<Instr, CompileError> {
         Op::SysVal(SysVal::VertexId) => {
             e(x.set("sr_sel", 0xdd))?;
         }
+        // Pixel x / y: selectors 0xa0 / 0xa1 (GravityLinux/mesa agx_compile_apple9.c
+        // `apple9_system_source`: NIR load_pixel_coord, a full word; its GLES suites ran
+        // gl_FragCoord on T8132), executed by agx16-sim in fragment bodies (sim/GFX.md).
+        Op::SysVal(SysVal::PixelCoord(a)) if a < 2 => {
+            e(x.set("sr_sel", 0xa0 + a as u64))?;
+        }
         Op::SysVal(s) => {
             return Err(err(
                 i,

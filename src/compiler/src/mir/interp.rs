@@ -127,6 +127,7 @@ impl Machine<'_> {
                     SysVal::GroupId(a) => self.env.group_id[a as usize],
                     SysVal::VertexId => self.env.vertex_id,
                     SysVal::InstanceId => self.env.instance_id,
+                    SysVal::PixelCoord(a) => self.env.pixel[a as usize & 1],
                 },
                 2,
             )),

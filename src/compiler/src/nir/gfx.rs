@@ -344,27 +344,34 @@ pub(super) unsafe fn import_intrinsic(
                 define_srcs(im, &(*x).def, Type::F32, &parts);
             }
             "load_frag_coord" if !vertex => {
-                // z: the FragcoordZ binding at CF slot 1; w: CF slot 0 is 1/W (its plane is
-                // linear in screen space). x and y have no established coefficient source.
+                // x, y: the framebuffer pixel (get_sr 0xa0/0xa1) + 0.5: upper-left origin,
+                // half-integer centres (the driver advertises both, so the state tracker lowers
+                // the other conventions). z: the FragcoordZ binding at CF slot 1; w: CF slot 0
+                // is 1/W (its plane is linear in screen space).
                 let GraphicsKey::Fragment(fk) = &g.key else {
                     unreachable!()
                 };
                 let read = m::nir_def_components_read(&(*x).def);
-                if read & 0b11 != 0 || (read & 0b100 != 0 && !fk.frag_coord_z) {
-                    return Err(CompileError::Unsupported(format!(
-                        "gl_FragCoord components {read:#b}: only z (with frag_coord_z in the \
-                         key) and w are iterated"
-                    )));
+                if read & 0b100 != 0 && !fk.frag_coord_z {
+                    return Err(CompileError::Unsupported(
+                        "gl_FragCoord.z without frag_coord_z in the key".into(),
+                    ));
                 }
                 let z = fk.frag_coord_z;
+                let mut parts = Vec::new();
+                for a in 0..2u8 {
+                    let p = im.b.sysval(SysVal::PixelCoord(a));
+                    let f =
+                        im.b.alu(Op::I2F { signed: false }, Type::F32, [Src::val(p)]);
+                    parts.push(Src::val(im.b.fadd(f, Src::imm_f32(0.5))));
+                }
                 let undef = im.b.op(Op::Undef, crate::ir::Shape::scalar(Type::F32), []);
-                let zv = if z {
+                parts.push(if z {
                     Src::val(im.b.load_varying(1, Interp::Linear))
                 } else {
                     Src::val(undef)
-                };
-                let wv = Src::val(im.b.load_varying(0, Interp::Linear));
-                let parts = [Src::val(undef), Src::val(undef), zv, wv];
+                });
+                parts.push(Src::val(im.b.load_varying(0, Interp::Linear)));
                 define_srcs(im, &(*x).def, Type::F32, &parts[..comps]);
             }
             "store_output" if !vertex => {
