@@ -102,7 +102,11 @@ impl Shader {
         self.insert(i)
     }
     fn store_output(&mut self, v: *mut m::nir_def, location: u32, base: i32) {
-        let z = self.zero();
+        self.store_output_at(v, location, base, 0)
+    }
+    /// `store_output` with a constant slot offset (an element of an output array).
+    fn store_output_at(&mut self, v: *mut m::nir_def, location: u32, base: i32, offset: i32) {
+        let z = unsafe { m::nir_imm_int(self.b(), offset) };
         let n = unsafe { (*v).num_components } as u32;
         let i = self.intrinsic(m::nir_intrinsic_store_output, n, &[v, z], false);
         Self::io(i, location, base);
@@ -433,4 +437,43 @@ fn frag_coord_xy_is_the_pixel_centre() {
         covered += 1;
     }
     assert!(covered > 300);
+}
+
+#[test]
+fn varying_array_elements_are_located_by_their_constant_offset() {
+    // out vec4 v[2]; v[1] = colour; (location VAR0, offset 1) and the fragment input
+    // v[1] (VAR0 + 1 through load_interpolated_input's offset source).
+    let mut s = Shader::new(m::MESA_SHADER_VERTEX);
+    let pos = s.load_input(GENERIC0, 0, 4);
+    let col = s.load_input(GENERIC0 + 1, 1, 4);
+    s.store_output(pos, m::VARYING_SLOT_POS, 0);
+    s.store_output_at(col, VAR0, 1, 1);
+    let mut vs = s.compile(&GraphicsKey::Vertex(vertex_key())).unwrap();
+    vs.roots = vec![0, 0, 0, 0, 0, 0, VB];
+    assert!(vs
+        .info
+        .varyings
+        .iter()
+        .all(|v| v.location == (VAR0 + 1) as u8));
+    let mut f = Shader::new(m::MESA_SHADER_FRAGMENT);
+    let bary = f.intrinsic(m::nir_intrinsic_load_barycentric_pixel, 2, &[], true);
+    unsafe { m::nir_intrinsic_set_interp_mode(bary, m::INTERP_MODE_SMOOTH) };
+    let bary = f.insert(bary);
+    let one = unsafe { m::nir_imm_int(f.b(), 1) };
+    let i = f.intrinsic(
+        m::nir_intrinsic_load_interpolated_input,
+        4,
+        &[bary, one],
+        true,
+    );
+    Shader::io(i, VAR0, 0);
+    unsafe { m::nir_intrinsic_set_dest_type(i, m::nir_type_float32) };
+    let v = f.insert(i);
+    f.store_output(v, m::FRAG_RESULT_DATA0, 0);
+    let fs = f
+        .compile(&GraphicsKey::Fragment(fragment_key(&vs)))
+        .unwrap();
+    let d = w_triangle(ShadeModel::Perspective);
+    let (img, _) = draw(&d, &vs, &fs).unwrap();
+    compare(&img, &reference(&[d]));
 }

@@ -30,13 +30,21 @@ unsafe fn io_location(x: *const m::nir_intrinsic_instr) -> u32 {
     unsafe { m::nir_intrinsic_io_semantics(x).location() }
 }
 
-unsafe fn zero_offset(s: &m::nir_src, what: &str) -> Result<(), CompileError> {
+/// The io location an IO intrinsic accesses: its semantic location plus the constant offset
+/// source `off` (arrays and matrices of inputs/outputs in slots); indirect offsets are refused.
+unsafe fn io_loc(
+    x: *const m::nir_intrinsic_instr,
+    off: usize,
+    what: &str,
+) -> Result<u32, CompileError> {
     unsafe {
-        if m::nir_src_is_const(*s) && m::nir_src_as_uint(*s) == 0 {
-            Ok(())
+        let info = &m::nir_intrinsic_infos[(*x).intrinsic as usize];
+        let s = &(*x).src.as_slice(info.num_srcs as usize)[off];
+        if m::nir_src_is_const(*s) {
+            Ok(io_location(x) + m::nir_src_as_uint(*s) as u32)
         } else {
             Err(CompileError::Unsupported(format!(
-                "{what} with an indirect or nonzero offset (arrays of varyings)"
+                "{what} with an indirect offset (dynamically indexed varying arrays)"
             )))
         }
     }
@@ -100,7 +108,7 @@ pub(super) unsafe fn prologue(
             let name = name_of(x);
             match name.as_str() {
                 "store_output" if vertex => {
-                    let loc = io_location(x);
+                    let loc = io_loc(x, 1, "store_output")?;
                     let comp = m::nir_intrinsic_component(x);
                     let mask = m::nir_intrinsic_write_mask(x);
                     if loc == m::VARYING_SLOT_PSIZ {
@@ -117,7 +125,7 @@ pub(super) unsafe fn prologue(
                     }
                 }
                 "load_input" if vertex => {
-                    inputs.insert(io_location(x));
+                    inputs.insert(io_loc(x, 0, "load_input")?);
                 }
                 _ => {}
             }
@@ -236,8 +244,7 @@ pub(super) unsafe fn import_intrinsic(
                 ))
             }
             "load_input" if vertex => {
-                zero_offset(&srcs[0], "load_input")?;
-                let loc = io_location(x);
+                let loc = io_loc(x, 0, "load_input")?;
                 let comp = m::nir_intrinsic_component(x) as usize;
                 let a = g.attribs[&loc];
                 if comp + comps > 4 || (*x).def.bit_size != 32 {
@@ -250,8 +257,7 @@ pub(super) unsafe fn import_intrinsic(
                 define_srcs(im, &(*x).def, Type::I32, &a[comp..comp + comps]);
             }
             "store_output" if vertex => {
-                zero_offset(&srcs[1], "store_output")?;
-                let loc = io_location(x);
+                let loc = io_loc(x, 1, "store_output")?;
                 let comp = m::nir_intrinsic_component(x);
                 let mask = m::nir_intrinsic_write_mask(x);
                 let n = (*srcs[0].ssa).num_components as u32;
@@ -317,7 +323,6 @@ pub(super) unsafe fn import_intrinsic(
             }
             "load_interpolated_input" | "load_input" if !vertex => {
                 let off = if name == "load_input" { 0 } else { 1 };
-                zero_offset(&srcs[off], name)?;
                 let interp = if name == "load_input" {
                     Interp::Flat
                 } else {
@@ -329,7 +334,7 @@ pub(super) unsafe fn import_intrinsic(
                         _ => Interp::Perspective,
                     }
                 };
-                let loc = io_location(x);
+                let loc = io_loc(x, off, name)?;
                 if loc == m::VARYING_SLOT_POS {
                     return Err(CompileError::Unsupported(
                         "gl_FragCoord as an input (use load_frag_coord)".into(),
@@ -375,11 +380,10 @@ pub(super) unsafe fn import_intrinsic(
                 define_srcs(im, &(*x).def, Type::F32, &parts[..comps]);
             }
             "store_output" if !vertex => {
-                zero_offset(&srcs[1], "store_output")?;
                 let GraphicsKey::Fragment(fk) = &g.key else {
                     unreachable!()
                 };
-                let loc = io_location(x);
+                let loc = io_loc(x, 1, "store_output")?;
                 let rt = if loc == m::FRAG_RESULT_COLOR {
                     0
                 } else if loc >= m::FRAG_RESULT_DATA0 {
