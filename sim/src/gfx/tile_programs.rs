@@ -8,7 +8,7 @@
 //! "Both the background reload and EOT export helpers prepare fragment launch records";
 //! README.apple9-render-seed.md "Tile helpers"; run on T8132).
 //!
-//! - Background: the body runs over every pixel of the fresh utile (aligned 2x2 quads, every
+//! - Background: the body runs over every pixel of the fresh utile (aligned 2x2 quads, eight per SIMD-group, every
 //!   lane a real pixel, all samples) and writes raw tile words with `tile_store`, the values
 //!   coming from the body's own arithmetic (`mov_imm32`, uniforms, loads addressed by the
 //!   pixel coordinates `get_sr` 0xa0/0xa1 give, as in fragment bodies). GravityLinux's background
@@ -106,47 +106,51 @@ pub fn run_background(
     check_tile_layout(p, tile, "background launcher")?;
     p.body.check_uniforms(&p.arguments, stage)?;
     let all = ((1u32 << tile.samples) - 1) as u8;
+    // Every pixel of the utile, quad by quad (2x2, lanes (0,0), (1,0), (0,1), (1,1)), eight
+    // quads per SIMD-group (model's choice: no derivative or lane identity is visible to a
+    // background body, so the grouping does not change its result).
+    let mut pixels = Vec::with_capacity((tile.width * tile.height) as usize);
     for qy in (0..tile.height).step_by(2) {
         for qx in (0..tile.width).step_by(2) {
-            let quad: Vec<Fragment> = [(0, 0), (1, 0), (0, 1), (1, 1)]
-                .iter()
-                .filter(|(dx, dy)| qx + dx < tile.width && qy + dy < tile.height)
-                .map(|(dx, dy)| Fragment {
-                    draw: 0,
-                    launch: p.body.va,
-                    x: tile.origin.0 + qx + dx,
-                    y: tile.origin.1 + qy + dy,
-                    front_facing: true,
-                    sample_mask: all,
-                    helper: false,
-                    coefficients: &[],
-                })
-                .collect();
-            body::run_trapping(
-                mem,
-                &p.body,
-                &p.arguments,
-                quad.len(),
-                stage,
-                |sg, op, g| match g {
-                    GfxOp::TileStore { .. }
-                    | GfxOp::TileRead { .. }
-                    | GfxOp::TileSync
-                    | GfxOp::PixelCoord { .. } => {
-                        body::fragment_io(&p.body, op, g, sg, &quad, tile)
-                    }
-                    GfxOp::Iterate { .. } => Err(p.body.error(
-                        op,
-                        "coefficient iteration in a background program: no primitive binds \
-                     coefficient registers there"
-                            .into(),
-                    )),
-                    other => Err(p
-                        .body
-                        .error(op, format!("{other:?} in a background program"))),
-                },
-            )?;
+            for (dx, dy) in [(0, 0), (1, 0), (0, 1), (1, 1)] {
+                if qx + dx < tile.width && qy + dy < tile.height {
+                    pixels.push(Fragment {
+                        draw: 0,
+                        launch: p.body.va,
+                        x: tile.origin.0 + qx + dx,
+                        y: tile.origin.1 + qy + dy,
+                        front_facing: true,
+                        sample_mask: all,
+                        helper: false,
+                        coefficients: &[],
+                    });
+                }
+            }
         }
+    }
+    for group in pixels.chunks(crate::core::LANES) {
+        body::run_trapping(
+            mem,
+            &p.body,
+            &p.arguments,
+            group.len(),
+            stage,
+            |sg, op, g| match g {
+                GfxOp::TileStore { .. }
+                | GfxOp::TileRead { .. }
+                | GfxOp::TileSync
+                | GfxOp::PixelCoord { .. } => body::fragment_io(&p.body, op, g, sg, group, tile),
+                GfxOp::Iterate { .. } => Err(p.body.error(
+                    op,
+                    "coefficient iteration in a background program: no primitive binds \
+                 coefficient registers there"
+                        .into(),
+                )),
+                other => Err(p
+                    .body
+                    .error(op, format!("{other:?} in a background program"))),
+            },
+        )?;
     }
     Ok(())
 }
