@@ -8,13 +8,13 @@
 //! "Both the background reload and EOT export helpers prepare fragment launch records";
 //! README.apple9-render-seed.md "Tile helpers"; run on T8132).
 //!
-//! - Background: the body runs over every pixel of the fresh utile (aligned 2x2 quads, eight per SIMD-group, every
-//!   lane a real pixel, all samples) and writes raw tile words with `tile_store`, the values
-//!   coming from the body's own arithmetic (`mov_imm32`, uniforms, loads addressed by the
-//!   pixel coordinates `get_sr` 0xa0/0xa1 give, as in fragment bodies). GravityLinux's background
-//!   "writes its raw words into the tilebuffer" per pixel. No primitive exists: coefficient
-//!   iteration is refused. The quad grouping is the model's choice (the program sees no lane
-//!   identity the model supplies).
+//! - Background: the body runs over every pixel of the fresh utile (aligned 2x2 quads, eight
+//!   per SIMD-group, every lane a real pixel, all samples) and writes raw tile words with
+//!   `tile_store`, the values coming from the body's own arithmetic (`mov_imm32`, uniforms,
+//!   loads addressed by the pixel coordinates `get_sr` 0xa0/0xa1 give, as in fragment
+//!   bodies). GravityLinux's background "writes its raw words into the tilebuffer" per pixel.
+//!   No primitive exists: coefficient iteration is refused. The grouping is the model's
+//!   choice (the program sees no lane identity the model supplies).
 //! - End of tile: the body runs once per finished utile as one invocation (model's choice:
 //!   how many lanes the M4 starts for it is not stated; the block store is per tile). Its
 //!   `block_image_store` exports the utile through a PBE descriptor: see [`block_store`].
