@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
-# summary.sh OUT: prints a markdown summary of the piglit runs under OUT (target/piglit/{softpipe,agx16}):
+# summary.sh OUT [SUFFIX]: prints a markdown summary of the piglit runs under OUT (target/piglit/{softpipe,agx16}):
 # per renderer the counts of each test status, with piglit-runner's ExpectedFail resolved to the status the
 # baseline names (so a crash stays a crash), plus date, GL_RENDERER/GL_VERSION, versions and wall time.
 set -euo pipefail
 out=$1
+sfx=${2:-} # baseline files are $cfg/<renderer>$sfx-fails.txt
 cfg=$(cd "$(dirname "$0")" && pwd)
 field() { sed -n "s/^$1=//p" "$2"; }
 statuses=(Pass Fail Crash Skip Timeout)
 
 counts() { # renderer -> "Status count" lines, raw statuses
     local r=$1
-    awk -F, -v base="$cfg/$r-fails.txt" '
+    awk -F, -v base="$cfg/$r$sfx-fails.txt" '
         BEGIN { while ((getline line < base) > 0) if (line !~ /^#/ && line != "") { split(line, f, ","); b[f[1]] = f[2] } }
         { s = $2; if (s == "ExpectedFail") s = ($1 in b) ? b[$1] : "ExpectedFail"; n[s]++ }
         END { for (s in n) print s, n[s] }
@@ -48,7 +49,8 @@ done
 for r in softpipe agx16; do
     [[ -f "$out/$r/run.env" ]] || continue
     echo
-    echo "$r: piglit $(field piglit "$out/$r/run.env"), deqp-runner $(field deqp_runner "$out/$r/run.env"), \
+    echo "$r: Mesa built $(field built "$out/$r/run.env") from tree $(field tree "$out/$r/run.env"), \
+piglit $(field piglit "$out/$r/run.env"), deqp-runner $(field deqp_runner "$out/$r/run.env"), \
 --jobs $(field jobs "$out/$r/run.env"), --timeout $(field timeout "$out/$r/run.env") s, \
-runner exit $(field runner_exit "$out/$r/run.env") (0: every result matches ci/piglit/$r-fails.txt)."
+runner exit $(field runner_exit "$out/$r/run.env") (0: every result matches ci/piglit/$r$sfx-fails.txt)."
 done
