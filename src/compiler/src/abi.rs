@@ -100,6 +100,8 @@ pub struct VaryingSlot {
 pub enum RenderTarget {
     /// One word: R in bits 0..7, G 8..15, B 16..23, A 24..31, each `round(clamp(c,0,1)*255)`.
     Rgba8Unorm,
+    /// One word: B in bits 0..7, G, R, A (B8G8R8A8_UNORM, window-system surfaces).
+    Bgra8Unorm,
     /// One word: the raw bits of the colour's first component (R32_FLOAT/UINT/SINT).
     R32,
 }

@@ -477,3 +477,23 @@ fn varying_array_elements_are_located_by_their_constant_offset() {
     let (img, _) = draw(&d, &vs, &fs).unwrap();
     compare(&img, &reference(&[d]));
 }
+
+#[test]
+fn a_bgra8_target_gets_blue_in_the_low_byte() {
+    // The same colours packed for a B8G8R8A8 target: the tile word's bytes are B, G, R, A
+    // (the harness copies them to the image unchanged), so the image is the reference with
+    // red and blue swapped.
+    let vs = vertex_shader(&vertex_key()).unwrap();
+    let key = FragmentKey {
+        render_targets: vec![RenderTarget::Bgra8Unorm],
+        ..fragment_key(&vs)
+    };
+    let fs = fragment_shader(&key, ShadeModel::Linear, |_, v| v).unwrap();
+    let d = w_triangle(ShadeModel::Linear);
+    let (img, _) = draw(&d, &vs, &fs).unwrap();
+    let mut want = d.clone();
+    for v in &mut want.verts {
+        v.swap(4, 6);
+    }
+    compare(&img, &reference(&[want]));
+}

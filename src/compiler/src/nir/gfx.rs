@@ -416,6 +416,9 @@ pub(super) unsafe fn import_intrinsic(
                 }
                 let v = match fmt {
                     RenderTarget::Rgba8Unorm => abi::pack_unorm_4x8(&mut im.b, c),
+                    RenderTarget::Bgra8Unorm => {
+                        abi::pack_unorm_4x8(&mut im.b, [c[2], c[1], c[0], c[3]])
+                    }
                     RenderTarget::R32 => im.b.copy(Type::I32, c[0]),
                 };
                 im.b.store_tile(word, v);
