@@ -69,7 +69,6 @@ fn program_links_and_the_compiler_entry_gets_nir_for_both_stages() {
 }
 
 #[test]
-#[ignore = "agx16-compiler does not import graphics IO yet (load_input/store_output, uniforms)"]
 fn both_stages_compile_to_g16_code_with_statistics() {
     for (stage, line) in link_demo_program() {
         assert!(

@@ -4,6 +4,9 @@
 use crate::context::Context;
 use crate::debug;
 use crate::ffi::guard;
+use agx16_compiler::abi::{
+    AttribFormat, FragmentKey, GraphicsKey, RenderTarget, VaryingSlot, VertexAttrib, VertexKey,
+};
 use agx16_mesa_sys as sys;
 use std::ffi::{c_void, CStr};
 use std::ptr::null_mut;
@@ -59,13 +62,54 @@ unsafe fn lower_io(nir: *mut sys::nir_shader) {
     );
 }
 
-/// Compiles through agx16-compiler's NIR entry (Mesa lowering, import, G16 code generation).
+/// The key a CSO is compiled with at link time, before any draw state exists: every vertex
+/// input a vec4 of f32 in its own tightly packed buffer; fragment inputs all four components
+/// of each varying slot read, one RGBA8 target. Draws compile their own variants
+/// (variants.rs); this compile reports errors and statistics at glLinkProgram.
+unsafe fn link_time_key(nir: *const sys::nir_shader) -> Option<GraphicsKey> {
+    let info = &(*nir).info;
+    let bits = |m: u64| (0..64u8).filter(move |b| m >> b & 1 == 1);
+    match info.stage() {
+        sys::MESA_SHADER_VERTEX => Some(GraphicsKey::Vertex(VertexKey {
+            attribs: bits(info.inputs_read)
+                .enumerate()
+                .map(|(i, location)| VertexAttrib {
+                    location,
+                    buffer: i as u8,
+                    offset: 0,
+                    stride: 16,
+                    format: AttribFormat::F32(4),
+                })
+                .collect(),
+            ubos: 0,
+            gl_clip_z: true,
+        })),
+        sys::MESA_SHADER_FRAGMENT => Some(GraphicsKey::Fragment(FragmentKey {
+            varyings: bits(info.inputs_read)
+                .filter(|l| *l as u32 != sys::VARYING_SLOT_POS)
+                .flat_map(|location| {
+                    (0..4).map(move |component| VaryingSlot {
+                        location,
+                        component,
+                    })
+                })
+                .collect(),
+            frag_coord_z: info.inputs_read & (1 << sys::VARYING_SLOT_POS) != 0,
+            render_targets: vec![RenderTarget::Rgba8Unorm],
+            ubos: 0,
+        })),
+        _ => None,
+    }
+}
+
+/// Compiles through agx16-compiler's NIR graphics entry (Mesa lowering, import under the
+/// graphics ABI, G16 code generation).
 ///
 /// # Safety
 /// `nir` must be a valid shader owned by the caller; the compiler lowers it in place.
 unsafe fn compile(nir: *mut sys::nir_shader) -> Result<Compiled, String> {
-    let c = agx16_compiler::nir::compile_nir(nir, agx16_compiler::pipeline::Options::default())
-        .map_err(|e| e.to_string())?;
+    let key = link_time_key(nir).ok_or("only vertex and fragment shaders are compiled")?;
+    let (c, _) = agx16_compiler::nir::compile_nir_graphics(nir, &key).map_err(|e| e.to_string())?;
     let s = c.stats;
     Ok(Compiled {
         stats: format!(
