@@ -253,3 +253,18 @@ fn a_vertex_coloured_triangle_matches_softpipe() {
     );
     assert!(!err.contains("internal error"), "{err}");
 }
+
+/// A 16-bit depth renderbuffer cleared with the colour, depth test LESS, two crossing
+/// triangles from glDrawElements (u16 indices) with a uniform tint: the nearer one drawn first
+/// stays in front, exactly where softpipe keeps it.
+#[test]
+fn depth_tested_indexed_triangles_with_a_uniform_match_softpipe() {
+    let (err, agx) = draw_frame(&["--depth-elements"], false);
+    let (_, soft) = draw_frame(&["--depth-elements"], true);
+    let covered = same_frame(&agx, &soft);
+    assert!(covered > 1300, "the triangles cover {covered} pixels");
+    assert!(
+        !err.contains("not executed") && !err.contains("not submitted"),
+        "{err}"
+    );
+}

@@ -3,6 +3,9 @@
 //!
 //! Frame: glClear to (0.1, 0.2, 0.3, 1.0); unless `--clear-only`, a triangle from a vertex
 //! buffer (position and colour attributes) with a colour varying, glDrawArrays(GL_TRIANGLES).
+//! `--depth-elements`: a 16-bit depth renderbuffer too, cleared to 1 with the colour; the
+//! depth test LESS; two overlapping triangles from glDrawElements (u16 indices), the nearer
+//! one first, and the fragment colour scaled by a uniform.
 //! Then glReadPixels. Prints `GL_RENDERER: ...`, `size: 64x64` and `pixels: <hex RGBA rows>`;
 //! exits non-zero when a GL call reports an error.
 
@@ -25,22 +28,29 @@ void main() {
 
 const FS: &str = "precision mediump float;
 varying vec4 v_col;
+uniform vec4 u_tint;
 void main() {
-    gl_FragColor = v_col;
+    gl_FragColor = v_col * u_tint;
 }
 ";
 
 /// x, y, z, w, r, g, b, a per vertex; corners off the pixel-centre grid so coverage does not
 /// depend on tie-breaking.
-const VERTICES: [f32; 24] = [
+const VERTICES: [f32; 48] = [
     -0.8, -0.7, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, //
     0.75, -0.55, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0, //
-    -0.1, 0.85, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0,
+    -0.1, 0.85, 0.0, 1.0, 0.0, 0.0, 1.0, 1.0, //
+    // A second triangle for --depth-elements, further away, crossing the first.
+    -0.9, 0.3, 0.6, 1.0, 1.0, 1.0, 0.0, 1.0, //
+    0.85, 0.1, 0.6, 1.0, 0.0, 1.0, 1.0, 1.0, //
+    0.2, -0.9, 0.6, 1.0, 1.0, 0.0, 1.0, 1.0,
 ];
+const TINT: [f32; 4] = [0.9, 0.8, 0.7, 1.0];
 
 fn main() -> ExitCode {
     let clear_only = std::env::args().any(|a| a == "--clear-only");
-    match run(clear_only) {
+    let depth = std::env::args().any(|a| a == "--depth-elements");
+    match run(clear_only, depth) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("agx16-drawtest: {e}");
@@ -67,7 +77,7 @@ fn gl_error(gl: &glow::Context, what: &str) -> Result<(), String> {
     }
 }
 
-fn run(clear_only: bool) -> Result<(), String> {
+fn run(clear_only: bool, depth: bool) -> Result<(), String> {
     // SAFETY: loading the system's libEGL.
     let egl = unsafe { egl::DynamicInstance::<egl::EGL1_5>::load_required() }
         .map_err(|e| format!("cannot load libEGL.so.1: {e}"))?;
@@ -137,12 +147,30 @@ fn run(clear_only: bool) -> Result<(), String> {
             Some(tex),
             0,
         );
+        if depth {
+            let rb = gl.create_renderbuffer()?;
+            gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
+            gl.renderbuffer_storage(glow::RENDERBUFFER, glow::DEPTH_COMPONENT16, SIZE, SIZE);
+            gl.framebuffer_renderbuffer(
+                glow::FRAMEBUFFER,
+                glow::DEPTH_ATTACHMENT,
+                glow::RENDERBUFFER,
+                Some(rb),
+            );
+        }
         if gl.check_framebuffer_status(glow::FRAMEBUFFER) != glow::FRAMEBUFFER_COMPLETE {
             return Err("framebuffer incomplete".into());
         }
         gl.viewport(0, 0, SIZE, SIZE);
         gl.clear_color(0.1, 0.2, 0.3, 1.0);
-        gl.clear(glow::COLOR_BUFFER_BIT);
+        if depth {
+            gl.clear_depth_f32(1.0);
+            gl.enable(glow::DEPTH_TEST);
+            gl.depth_func(glow::LESS);
+            gl.clear(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT);
+        } else {
+            gl.clear(glow::COLOR_BUFFER_BIT);
+        }
         gl_error(&gl, "glClear")?;
         if !clear_only {
             let program = gl.create_program()?;
@@ -157,6 +185,9 @@ fn run(clear_only: bool) -> Result<(), String> {
                 return Err(format!("link: {}", gl.get_program_info_log(program)));
             }
             gl.use_program(Some(program));
+            let tint = gl.get_uniform_location(program, "u_tint");
+            let t = if depth { TINT } else { [1.0; 4] };
+            gl.uniform_4_f32(tint.as_ref(), t[0], t[1], t[2], t[3]);
             let vbo = gl.create_buffer()?;
             gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
             let bytes: Vec<u8> = VERTICES.iter().flat_map(|f| f.to_le_bytes()).collect();
@@ -165,8 +196,20 @@ fn run(clear_only: bool) -> Result<(), String> {
             gl.enable_vertex_attrib_array(1);
             gl.vertex_attrib_pointer_f32(0, 4, glow::FLOAT, false, 32, 0);
             gl.vertex_attrib_pointer_f32(1, 4, glow::FLOAT, false, 32, 16);
-            gl.draw_arrays(glow::TRIANGLES, 0, 3);
-            gl_error(&gl, "glDrawArrays")?;
+            if depth {
+                let ibo = gl.create_buffer()?;
+                gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, Some(ibo));
+                let idx: Vec<u8> = [0u16, 1, 2, 3, 4, 5]
+                    .iter()
+                    .flat_map(|i| i.to_le_bytes())
+                    .collect();
+                gl.buffer_data_u8_slice(glow::ELEMENT_ARRAY_BUFFER, &idx, glow::STATIC_DRAW);
+                gl.draw_elements(glow::TRIANGLES, 6, glow::UNSIGNED_SHORT, 0);
+                gl_error(&gl, "glDrawElements")?;
+            } else {
+                gl.draw_arrays(glow::TRIANGLES, 0, 3);
+                gl_error(&gl, "glDrawArrays")?;
+            }
         }
         let mut px = vec![0u8; (SIZE * SIZE * 4) as usize];
         gl.read_pixels(
