@@ -235,7 +235,9 @@ pub(super) unsafe fn import_intrinsic(
         let comps = (*x).def.num_components as usize;
         match name {
             "load_vertex_id" if vertex => {
-                let id = g.vertex_id.expect("prologue emits the vertex id");
+                let id = g.vertex_id.ok_or_else(|| {
+                    CompileError::Internal("the prologue emitted no vertex id".into())
+                })?;
                 im.define(&(*x).def, id);
             }
             "load_instance_id" => {
@@ -246,7 +248,9 @@ pub(super) unsafe fn import_intrinsic(
             "load_input" if vertex => {
                 let loc = io_loc(x, 0, "load_input")?;
                 let comp = m::nir_intrinsic_component(x) as usize;
-                let a = g.attribs[&loc];
+                let a = *g.attribs.get(&loc).ok_or_else(|| {
+                    CompileError::Internal(format!("input {loc} missed by the prologue"))
+                })?;
                 if comp + comps > 4 || (*x).def.bit_size != 32 {
                     return Err(CompileError::Unsupported(format!(
                         "{}-bit vertex input of {comps} components at component {comp}",
@@ -304,7 +308,10 @@ pub(super) unsafe fn import_intrinsic(
                             location: loc as u8,
                             component: c as u8,
                         };
-                        4 + g.varyings.iter().position(|s| *s == v).unwrap() as u8
+                        let k = g.varyings.iter().position(|s| *s == v).ok_or_else(|| {
+                            CompileError::Internal(format!("output {v:?} missed by the prologue"))
+                        })?;
+                        4 + k as u8
                     };
                     let s = im.comp(srcs[0].ssa, k as u8)?;
                     im.b.store_output(slot, s);

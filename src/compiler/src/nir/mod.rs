@@ -44,17 +44,29 @@ pub unsafe fn compile_nir_graphics(
     shader: *mut nir_shader,
     key: &crate::abi::GraphicsKey,
 ) -> Result<(Compiled, crate::abi::StageInfo), CompileError> {
-    unsafe {
+    // Nothing panics across the driver's pipe callbacks: an internal panic is an error.
+    let imported = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe {
         prepare::run(shader);
-        let (f, g) = import::import_graphics(shader, key)?;
-        let (c, mut info) = crate::abi::compile_ir_graphics(&f, g.gl_base, Options::default())?;
-        info.varyings = g.varyings;
-        info.point_size = g.point_size;
-        // Every buffer of the key keeps its qword (the driver fills them in this order).
-        info.buffers = info.buffers.max(gfx::buffers(key));
-        if std::env::var("AGX16_DEBUG").is_ok_and(|d| d.split(',').any(|x| x == "shaderdb")) {
-            eprintln!("{}", c.stats.shader_db_line(&format!("{:?}", f.stage)));
-        }
-        Ok((c, info))
+        import::import_graphics(shader, key)
+    }))
+    .unwrap_or_else(|p| {
+        let what = p
+            .downcast_ref::<String>()
+            .cloned()
+            .or_else(|| p.downcast_ref::<&str>().map(|s| s.to_string()));
+        Err(CompileError::Internal(format!(
+            "panic in the NIR graphics import: {}",
+            what.unwrap_or_default()
+        )))
+    });
+    let (f, g) = imported?;
+    let (c, mut info) = crate::abi::compile_ir_graphics(&f, g.gl_base, Options::default())?;
+    info.varyings = g.varyings;
+    info.point_size = g.point_size;
+    // Every buffer of the key keeps its qword (the driver fills them in this order).
+    info.buffers = info.buffers.max(gfx::buffers(key));
+    if std::env::var("AGX16_DEBUG").is_ok_and(|d| d.split(',').any(|x| x == "shaderdb")) {
+        eprintln!("{}", c.stats.shader_db_line(&format!("{:?}", f.stage)));
     }
+    Ok((c, info))
 }
