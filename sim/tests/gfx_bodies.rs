@@ -341,7 +341,7 @@ fn unestablished_tile_words_and_locations_are_refused() {
         ShadeModel::Linear,
     )
     .0;
-    // Word 1: words vs render targets is not separated by any source.
+    // Word 1 (`rt` counts 32-bit words) is past the harness's 4-byte sample.
     let p = encode_program(&[
         iter(0, 1),
         b(
@@ -357,7 +357,7 @@ fn unestablished_tile_words_and_locations_are_refused() {
         b("stop", &[]),
     ]);
     let e = render(&tri, &p).map(|_| ()).unwrap_err();
-    assert!(e.to_string().contains("words or render targets"), "{e}");
+    assert!(e.to_string().contains("past the 4-byte sample"), "{e}");
     // An Apple per-format store byte (0x22, r32f in the corpus) is not the packer's raw word.
     let p = encode_program(&[
         iter(0, 1),

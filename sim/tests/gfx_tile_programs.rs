@@ -142,7 +142,7 @@ fn eot_body(images: &[u64], format: u64, wait: u64) -> Vec<u8> {
 }
 
 fn install(scene: &Scene, launcher: u64, entry_index: u64, body_va: u64, body: &[u8]) {
-    install_with(scene, launcher, entry_index, body_va, body, 1)
+    install_with(scene, launcher, entry_index, body_va, body, 1, 4)
 }
 
 fn install_with(
@@ -152,12 +152,13 @@ fn install_with(
     body_va: u64,
     body: &[u8],
     samples: u32,
+    tile_bytes: u32,
 ) {
     let entry = entry_offset(entry_index);
     let l = build_launcher(
         LaunchStage::Fragment {
             samples,
-            tile_bytes: 4,
+            tile_bytes,
         },
         &LaunchCommon {
             resource_table: ROOTS,
@@ -258,6 +259,8 @@ struct Setup {
     bg_launcher: Option<(Vec<u8>, u64, Vec<u8>)>,
     /// Samples of the end-of-tile launcher's tile layout.
     eot_samples: u32,
+    /// Tilebuffer bytes per sample (the command's and every launcher's tile layout).
+    sample_bytes: u32,
 }
 
 impl Default for Setup {
@@ -269,6 +272,7 @@ impl Default for Setup {
             pbes: vec![rgba8_pbe(LINEAR, true), rgba8_pbe(TWIDDLED, false)],
             bg_launcher: None,
             eot_samples: 1,
+            sample_bytes: 4,
         }
     }
 }
@@ -277,9 +281,11 @@ fn render(draw: &DrawSpec, s: &Setup) -> Result<(Scene, gfx::RenderStats), SimEr
     let mut scene = build(&[draw.clone()], ZlsControl::default());
     scene.cmd.width_px = SIZE as u16;
     scene.cmd.height_px = SIZE as u16;
-    install(&scene, FRAG_LAUNCHER, 1, FRAG_BODY, &s.frag);
-    install(&scene, BG_LAUNCHER, 2, BG_BODY, &s.bg);
-    install_with(&scene, EOT_LAUNCHER, 3, EOT_BODY, &s.eot, s.eot_samples);
+    scene.cmd.sample_size_b = s.sample_bytes as u8;
+    let t = s.sample_bytes;
+    install_with(&scene, FRAG_LAUNCHER, 1, FRAG_BODY, &s.frag, 1, t);
+    install_with(&scene, BG_LAUNCHER, 2, BG_BODY, &s.bg, 1, t);
+    install_with(&scene, EOT_LAUNCHER, 3, EOT_BODY, &s.eot, s.eot_samples, t);
     if let Some((l, roots_va, roots)) = &s.bg_launcher {
         scene.pt.host_write(BG_LAUNCHER, l).unwrap();
         scene.pt.host_write(*roots_va, roots).unwrap();
@@ -768,4 +774,64 @@ fn equal_width_representations_are_copied_unchanged() {
     };
     let (_, what) = refusal(render_err(&s));
     assert!(what.contains("R5G6B5"), "{what}");
+}
+
+#[test]
+fn tile_words_count_32_bit_words_and_the_store_takes_its_byte_offset() {
+    // 8-byte samples: the background clears word 0 to CLEAR and word 1 to 0x01020304, the
+    // fragment body writes COLOR to word 1 (`rt` 1 = bytes 4..8: the T8132 compiler's
+    // B/4 + k immediate); the end of tile exports byte offset 4 to image 0 and offset 0 to
+    // image 1.
+    let word1 = |src: u64| {
+        b(
+            "tile_store",
+            &[
+                ("mode", 0x54),
+                ("src", src),
+                ("rt", 1),
+                ("mask", 1),
+                ("fmt", 0x4e),
+            ],
+        )
+    };
+    let bracket = |store: Vec<Instr>| {
+        let mut p = vec![
+            b("tile_setup", &[("b1", 2), ("access", 0x600)]),
+            b("tile_setup", &[("b1", 2), ("access", 0x80c)]),
+        ];
+        p.extend(store);
+        p.push(b("tile_fence", &[("access", 0x20c)]));
+        p
+    };
+    let mut bg = vec![mov32(0, u32::from_le_bytes(CLEAR)), mov32(1, 0x0102_0304)];
+    bg.extend(bracket(vec![
+        b(
+            "tile_store",
+            &[("mode", 0x54), ("src", 0), ("mask", 1), ("fmt", 0x4e)],
+        ),
+        word1(1),
+    ]));
+    bg.push(b("stop", &[]));
+    let mut frag = vec![mov32(0, u32::from_le_bytes(COLOR))];
+    frag.extend(bracket(vec![word1(0)]));
+    frag.push(b("stop", &[]));
+    let mut eot = vec![mov32(0, 0), mov32(1, 0), mov32(2, 4 << 16), mov32(3, 0)];
+    eot.extend(block_store_sequence(0, 0, 1, 2, 0, TileFormat::Packed8).unwrap());
+    eot.extend(block_store_sequence(4, 0, 1, 3, 1, TileFormat::Packed8).unwrap());
+    eot.push(b("stop", &[]));
+    let s = Setup {
+        bg: encode_program(&bg),
+        frag: encode_program(&frag),
+        eot: encode_program(&eot),
+        sample_bytes: 8,
+        ..Default::default()
+    };
+    let d = triangle();
+    let (scene, _) = render(&d, &s).unwrap();
+    let want: Vec<[u8; 4]> = expected(&d)
+        .into_iter()
+        .map(|c| if c == CLEAR { [4, 3, 2, 1] } else { c })
+        .collect();
+    same(&read_linear(&scene), &want, "word 1 (byte offset 4)");
+    assert!(read_twiddled(&scene).iter().all(|c| *c == CLEAR), "word 0");
 }

@@ -434,7 +434,7 @@ pub fn run_vertex_batch(
         .collect()
 }
 
-/// Byte range of raw word `word` in one sample, when the word is unambiguous.
+/// Byte range of raw word `word` in sample 0.
 fn word_range(
     body: &Body,
     op: &Op,
@@ -452,21 +452,19 @@ fn word_range(
             ),
         ));
     }
-    // Word 0 is the first 32 bits of the pixel whether `rt` counts words or render
-    // targets; beyond it the two readings differ and no source separates them.
-    if word != 0 {
+    // `rt` counts 32-bit words of the pixel's tile storage: the T8132 compiler stores word k
+    // of a colour output at tile byte base B with the immediate B/4 + k
+    // (agx_compile_apple9.c `apple9_emit_graphics_output`), which its TILE_STORE packer puts
+    // in byte 5 as imm << 1, the `rt` field (agx_apple9_ir.c); TILE_LOAD packs its immediate
+    // the same way (inferred to count words alike). Word w is bytes 4w..4w+4 of sample 0.
+    let at = 4 * word as u32;
+    if at + 4 > tile.sample_size {
         return Err(body.error(
             op,
-            format!("tile word {word}: whether the field counts 32-bit words or render targets is not established"),
+            format!("tile word {word} past the {}-byte sample", tile.sample_size),
         ));
     }
-    if tile.sample_size < 4 {
-        return Err(body.error(
-            op,
-            format!("tile word 0 past the {}-byte sample", tile.sample_size),
-        ));
-    }
-    Ok(0..4)
+    Ok(at as usize..at as usize + 4)
 }
 
 pub(super) fn fragment_io(
