@@ -141,10 +141,6 @@ fn eot_body(images: &[u64], format: u64, wait: u64) -> Vec<u8> {
     encode_program(&p)
 }
 
-fn install(scene: &Scene, launcher: u64, entry_index: u64, body_va: u64, body: &[u8]) {
-    install_with(scene, launcher, entry_index, body_va, body, 1, 4)
-}
-
 fn install_with(
     scene: &Scene,
     launcher: u64,
