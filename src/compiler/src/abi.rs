@@ -102,6 +102,9 @@ pub enum RenderTarget {
     Rgba8Unorm,
     /// One word: B in bits 0..7, G, R, A (B8G8R8A8_UNORM, window-system surfaces).
     Bgra8Unorm,
+    /// One word: the low 8 bits of each integer component, R in bits 0..7
+    /// (R8G8B8A8_UINT / _SINT).
+    Rgba8Int,
     /// One word: the raw bits of the colour's first component (R32_FLOAT/UINT/SINT).
     R32,
 }
@@ -291,6 +294,29 @@ pub fn fetch_attribute(
 /// layout an RGBA8 UNORM tilebuffer word holds. Selected as two `pack_unorm8x2` (isel/gfx.rs).
 pub fn pack_unorm_4x8(b: &mut Builder, c: [Src; 4]) -> Value {
     b.alu(Op::PackUnorm4x8, Type::I32, c)
+}
+
+/// The low bytes of four integers in one word, component k in byte k (`ushr`-free: and,
+/// shift left, or).
+pub fn pack_int_4x8(b: &mut Builder, c: [Src; 4]) -> Value {
+    let mut word: Option<Value> = None;
+    for (k, &x) in c.iter().enumerate() {
+        let byte = if k == 3 {
+            x
+        } else {
+            Src::val(b.alu(Op::And, Type::I32, [x, Src::imm(0xff)]))
+        };
+        let part = if k == 0 {
+            byte
+        } else {
+            Src::val(b.alu(Op::Shl, Type::I32, [byte, Src::imm(8 * k as u32)]))
+        };
+        word = Some(match word {
+            None => b.copy(Type::I32, part),
+            Some(w) => b.alu(Op::Or, Type::I32, [Src::val(w), part]),
+        });
+    }
+    word.expect("four components")
 }
 
 /// The stage information an IR graphics program implies (outputs, coefficient use, uniform

@@ -497,3 +497,27 @@ fn a_bgra8_target_gets_blue_in_the_low_byte() {
     }
     compare(&img, &reference(&[want]));
 }
+
+#[test]
+fn an_rgba8_integer_target_gets_the_low_bytes() {
+    // fragColor (uvec4) = uvec4(clamp(v, 0, 1) * 255.0 + 0.5): the bytes of the unorm image
+    // (rounding half up instead of to even: within the comparison's one step). The clamp
+    // keeps helper lanes, which extrapolate outside the triangle, away from the unmeasured
+    // negative float → unsigned conversion.
+    let vs = vertex_shader(&vertex_key()).unwrap();
+    let key = FragmentKey {
+        render_targets: vec![RenderTarget::Rgba8Int],
+        ..fragment_key(&vs)
+    };
+    let fs = fragment_shader(&key, ShadeModel::Perspective, |s, v| unsafe {
+        let v = m::nir_fsat(s.b(), v);
+        let scaled = m::nir_fmul_imm(s.b(), v, 255.0);
+        let half = s.imm(0.5);
+        let r = m::nir_fadd(s.b(), scaled, half);
+        m::nir_f2u32(s.b(), r)
+    })
+    .unwrap();
+    let d = w_triangle(ShadeModel::Perspective);
+    let (img, _) = draw(&d, &vs, &fs).unwrap();
+    compare(&img, &reference(&[d]));
+}

@@ -426,6 +426,16 @@ pub(super) unsafe fn import_intrinsic(
                     RenderTarget::Bgra8Unorm => {
                         abi::pack_unorm_4x8(&mut im.b, [c[2], c[1], c[0], c[3]])
                     }
+                    RenderTarget::Rgba8Int => {
+                        // Unwritten components: GL leaves them undefined; 0, 0, 0, 1 as ints.
+                        let mut ci = c;
+                        for (k, x) in ci.iter_mut().enumerate() {
+                            if let crate::ir::Operand::Imm(_) = x.op {
+                                *x = Src::imm(u32::from(k == 3));
+                            }
+                        }
+                        abi::pack_int_4x8(&mut im.b, ci)
+                    }
                     RenderTarget::R32 => im.b.copy(Type::I32, c[0]),
                 };
                 im.b.store_tile(word, v);
