@@ -28,8 +28,8 @@
 //!   words of targets 0..k ([`RenderTarget::words`]); an RGBA8 UNORM target is one word that
 //!   the program packs itself (`round(clamp(c, 0, 1) * 255)` per channel, R in bits 0..7), the
 //!   layout of GL's `packUnorm4x8`. [`StageInfo::tile_words`] is the number of words written.
-//!   The model stores word 0 only (tile_store `rt` 0; sim/GFX.md), so only one
-//!   single-word target is selectable today.
+//!   `tile_store` `rt` counts 32-bit words (sim/GFX.md); the driver's sample size must hold
+//!   every word (the model refuses words past the sample).
 //!
 //! Uniform words: sim/GFX.md "Render-stage uniform ABI" (the launcher's argument transfer
 //! makes argument word w uniform register w; a `device_load` with base slot q reads its 64-bit
