@@ -59,8 +59,21 @@ pub struct Stats {
 
 /// Runs a compute launch to completion against `mem`.
 pub fn run_compute(mem: &dyn GpuMemory, launch: &ComputeLaunch) -> Result<Stats, SimError> {
-    run_compute_inner(mem, launch, None)
+    run_compute_inner(mem, launch, 0, None)
 }
+
+/// Like [`run_compute`] with `scratch_bytes` of per-invocation scratch (the frame extent A a
+/// launcher would give the stage, at most [`MAX_SCRATCH_BYTES`]): what `spill_store` /
+/// `spill_load` address. [`run_compute`] gives none, so any scratch access is an error.
+pub fn run_compute_with_scratch(
+    mem: &dyn GpuMemory,
+    launch: &ComputeLaunch,
+    scratch_bytes: u32,
+) -> Result<Stats, SimError> {
+    run_compute_inner(mem, launch, scratch_bytes, None)
+}
+
+pub use crate::core::scratch::MAX_SCRATCH_BYTES;
 
 /// Like [`run_compute`], polling `cancelled` while SIMD-groups run (the kernel's
 /// watchdog); a cancelled dispatch stops with [`SimError::Budget`] naming the pc.
@@ -69,14 +82,21 @@ pub fn run_compute_cancellable(
     launch: &ComputeLaunch,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<Stats, SimError> {
-    run_compute_inner(mem, launch, Some(cancelled))
+    run_compute_inner(mem, launch, 0, Some(cancelled))
 }
 
 fn run_compute_inner(
     mem: &dyn GpuMemory,
     launch: &ComputeLaunch,
+    scratch_bytes: u32,
     cancelled: Option<&dyn Fn() -> bool>,
 ) -> Result<Stats, SimError> {
+    if scratch_bytes > MAX_SCRATCH_BYTES {
+        return Err(SimError::Launch(format!(
+            "{scratch_bytes} bytes of scratch per invocation: beyond the {MAX_SCRATCH_BYTES} \
+             exercised on T8132"
+        )));
+    }
     let prog = match &launch.code {
         Code::Program(p) => p.clone(),
         Code::Bytes(b) => Arc::new(Program::new(b)),
@@ -126,6 +146,9 @@ fn run_compute_inner(
         for gy in 0..groups[1] {
             for gx in 0..groups[0] {
                 let n = simdgroups_of(launch, [gx, gy, gz], &mut pool);
+                for sg in &mut pool[..n] {
+                    sg.scratch.reset(scratch_bytes);
+                }
                 stats.threadgroups += 1;
                 stats.simdgroups += n as u64;
                 run_threadgroup(&mut pool[..n], &mut ctx, &mut simd_counter)?;
@@ -519,6 +542,8 @@ fn run_cdm_launch_inner(
             )))
         }
     };
+    // Frame extent A is the body's scratch (README.apple9-launchers.md "Resource ABI").
+    let scratch_bytes = s.setup.frame.map(|f| f.extent_a as u32).unwrap_or(0);
     let body = read_code(mem, s.body_va, BODY_BYTES)?;
     let body = &body[..reachable_bytes(&Program::new(&body))];
     let mut stats = run_compute_inner(
@@ -531,6 +556,7 @@ fn run_cdm_launch_inner(
             tg_memory,
             budget: budget.saturating_sub(s.instructions),
         },
+        scratch_bytes,
         cancelled,
     )
     .map_err(|e| located(e, |pc| format!("body at {:#x}+{pc:#x}", s.body_va)))?;

@@ -22,8 +22,8 @@ pub mod program;
 pub mod trace;
 
 pub use dispatch::{
-    run_cdm_launch, run_cdm_launch_cancellable, run_compute, run_compute_cancellable, Code,
-    ComputeLaunch, Stats,
+    run_cdm_launch, run_cdm_launch_cancellable, run_compute, run_compute_cancellable,
+    run_compute_with_scratch, Code, ComputeLaunch, Stats,
 };
 pub use error::SimError;
 pub use mem::{GpuMemory, PageTable};

@@ -70,6 +70,9 @@ pub fn run(sg: &mut SimdGroup, ctx: &mut Ctx) -> Result<Yield, SimError> {
         let mask = sg.exec.active;
         ctx.lane_instructions += mask.count_ones() as u64;
         sg.next += 1;
+        if !sg.scratch.stores.is_empty() {
+            scratch_hazards(sg, op)?;
+        }
         let zeroed = resolve_pending(sg, op)?;
         let written = step(sg, ctx, op, mask, zeroed)?;
         // Released sources read zero from now on; the destination write comes
@@ -81,6 +84,9 @@ pub fn run(sg: &mut SimdGroup, ctx: &mut Ctx) -> Result<Yield, SimError> {
         if let Some((reg, part, vals)) = &written {
             // An ordinary write replaces an in-flight value that no consumer
             // took: EXP-M4-44 mutations store exactly the ALU result (1.5).
+            if let Some(st) = sg.scratch.store_reading(*reg) {
+                return Err(unmeasured(op, destructive_source(st)));
+            }
             sg.pending.cancel(*reg, *part);
             sg.write(
                 super::ops::Dst {
@@ -110,6 +116,60 @@ pub type Written = (u8, Part, Lanes);
 
 fn unmeasured(op: &Op, what: String) -> SimError {
     SimError::Unmeasured { pc: op.pc, what }
+}
+
+fn destructive_source(st: super::scratch::PendingStore) -> String {
+    format!(
+        "writes r{}, the source of the scratch store to word {} still pending on slot {} \
+         (never measured without waiting)",
+        st.reg, st.word, st.slot
+    )
+}
+
+/// A wait naming a pending scratch store's slot completes it; block ends and exec-mask
+/// changes with a store still pending were never run (`core::scratch`).
+fn scratch_hazards(sg: &mut SimdGroup, op: &Op) -> Result<(), SimError> {
+    sg.scratch.retire(op.hazard.wait);
+    let flow = matches!(
+        op.kind,
+        Kind::Stop
+            | Kind::Barrier
+            | Kind::IfPush { .. }
+            | Kind::LoopPush
+            | Kind::BreakUnwind { .. }
+            | Kind::LoopUpdate { .. }
+            | Kind::Else
+            | Kind::Pop { .. }
+            | Kind::Jump { .. }
+    );
+    match sg.scratch.stores.first() {
+        Some(st) if flow => Err(unmeasured(
+            op,
+            format!(
+                "control flow (or the end) with the scratch store to word {} still pending \
+                 on slot {} (never measured)",
+                st.word, st.slot
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
+/// Checks that a producer may tag `slot` and write `reg` while scratch stores are pending.
+fn scratch_producer(sg: &SimdGroup, op: &Op, slot: u8, reg: u8) -> Result<(), SimError> {
+    if let Some(st) = sg.scratch.store_on(slot) {
+        return Err(unmeasured(
+            op,
+            format!(
+                "produces on slot {slot} while the scratch store to word {} is pending there",
+                st.word
+            ),
+        ));
+    }
+    match sg.scratch.store_reading(reg) {
+        Some(st) => Err(unmeasured(op, destructive_source(st))),
+        None => Ok(()),
+    }
 }
 
 /// Applies the scoreboard rules to the pending values `op` reads. Returns
@@ -587,6 +647,42 @@ fn step(
             store(sg, ctx, op, mask, zeroed, fmt, src, count, addr)?;
             return Ok(None);
         }
+        Kind::ScratchStore { word, src } => {
+            let (Some(slot), Src::Gpr(reg, _)) = (op.hazard.produce, src) else {
+                return Err(unmeasured(
+                    op,
+                    "scratch store without slot or register".into(),
+                ));
+            };
+            if sg.pending.any_on(slot) {
+                return Err(unmeasured(
+                    op,
+                    format!("scratch store tags slot {slot} while a load result is pending there"),
+                ));
+            }
+            scratch_producer(sg, op, slot, u8::MAX)?;
+            let v = read(sg, ctx, src, zeroed);
+            sg.scratch
+                .store(word, mask, &v, slot, reg)
+                .map_err(|w| unmeasured(op, w))?;
+            release(sg, reg, Part::Full, mask);
+            return Ok(None);
+        }
+        Kind::ScratchLoad { word, dst } => {
+            let Some(slot) = op.hazard.produce else {
+                return Err(unmeasured(op, "scratch load without a slot".into()));
+            };
+            scratch_producer(sg, op, slot, dst.reg)?;
+            if sg.pending.is_pending(dst.reg, Part::Full) {
+                return Err(unmeasured(
+                    op,
+                    format!("second load into r{} while the first is in flight", dst.reg),
+                ));
+            }
+            let v = sg.scratch.load(word, mask).map_err(|w| unmeasured(op, w))?;
+            sg.pending.publish(dst.reg, Part::Full, slot, mask, &v);
+            return Ok(None);
+        }
         Kind::IfPush { pred } => {
             let taken = pred_lanes(sg, pred);
             sg.exec
@@ -801,6 +897,9 @@ fn load(
                 op,
                 format!("load destination r{reg} beyond r95"),
             ));
+        }
+        if !sg.scratch.stores.is_empty() {
+            scratch_producer(sg, op, slot, reg)?;
         }
         if sg.pending.is_pending(reg, part) {
             // Two writers in flight gave stale data on M4 (APPLE9_SCOREBOARD_SLOTS.md, r17:r20 case).

@@ -7,6 +7,7 @@ pub mod exec_mask;
 mod lanes;
 pub mod ops;
 pub mod scoreboard;
+pub mod scratch;
 pub mod setup;
 pub mod state;
 

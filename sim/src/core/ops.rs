@@ -256,6 +256,17 @@ pub enum Kind {
         count: u8,
         addr: Address,
     },
+    /// Per-invocation scratch word `word` := `src` (a full register), completing on the
+    /// producer slot; the source register is released (`core::scratch`).
+    ScratchStore {
+        word: u16,
+        src: Src,
+    },
+    /// `dst` := scratch word `word`, pending on the producer slot like a device load.
+    ScratchLoad {
+        word: u16,
+        dst: Dst,
+    },
     /// Structured `if`: push the mask, keep lanes whose predicate (bank, or
     /// constant true/false) matches.
     IfPush {
@@ -378,6 +389,7 @@ impl Kind {
             Kind::Select { a, b, t, f, .. } => [Some(a), Some(b), Some(t), Some(f)],
             Kind::Load { addr, .. } => [Some(addr.index), None, None, None],
             Kind::Store { src, addr, .. } => [Some(src), Some(addr.index), None, None],
+            Kind::ScratchStore { src, .. } => [Some(src), None, None, None],
             Kind::PointerLoad { base, .. } => [
                 Some(Src::Gpr(base, Part::Full)),
                 Some(Src::Gpr(base.saturating_add(1), Part::Full)),

@@ -3,6 +3,7 @@
 use super::exec_mask::ExecStack;
 use super::ops::{Dst, Part, SpecialReg};
 use super::scoreboard::Pending;
+use super::scratch::Scratch;
 use super::{Lanes, GPRS, LANES, PRED_BANKS};
 
 /// Identity of the threads a SIMD-group runs: lane l is thread
@@ -38,6 +39,8 @@ pub struct SimdGroup {
     pub preds: [u32; PRED_BANKS],
     pub exec: ExecStack,
     pub pending: Pending,
+    /// Per-invocation scratch (empty unless the dispatch gives the stage a frame extent A).
+    pub scratch: Scratch,
     /// Return addresses (program indices) held by the hardware link.
     pub link: Vec<usize>,
     /// Index of the next instruction.
@@ -56,6 +59,7 @@ impl SimdGroup {
             preds: [0; PRED_BANKS],
             exec: ExecStack::new(live),
             pending: Pending::default(),
+            scratch: Scratch::default(),
             link: Vec::new(),
             next: 0,
             ids,
@@ -77,6 +81,7 @@ impl SimdGroup {
         self.preds = [0; PRED_BANKS];
         self.exec = ExecStack::new(live);
         self.pending.clear();
+        self.scratch.reset(0);
         self.link.clear();
         self.next = 0;
         self.ids = ids;

@@ -12,6 +12,7 @@ pub mod gfx_io;
 mod int;
 mod launch;
 mod mem;
+mod scratch;
 mod sfu;
 
 use crate::core::ops::{Dst, Hazard, Kind, Op, Part, Src};
@@ -92,6 +93,8 @@ fn lower(i: &Instr, op: &mut Op) -> Result<Kind, String> {
         F::PackUnorm => int::pack_unorm(i),
         F::DeviceLoad => mem::load(i),
         F::DeviceStore => mem::store(i, op),
+        F::ScratchStore => scratch::store(i, op),
+        F::ScratchLoad => scratch::load(i, op),
         F::IfPush
         | F::Else
         | F::Pop
