@@ -46,6 +46,32 @@ fn percentiles(c: &mut Criterion) {
         times[times.len() / 2],
         times[times.len() * 95 / 100]
     );
+    // Spill figures of the same corpus at forced register budgets (96 = the whole file).
+    for gprs in [96, 32, 16, 12] {
+        let (mut spills, mut fills, mut words, mut spilling, mut refused) = (0, 0, 0, 0, 0);
+        for f in &shaders {
+            match compile_to_mir(
+                f,
+                &G16Target,
+                &G16Regs,
+                Options {
+                    gprs,
+                    ..Options::default()
+                },
+            ) {
+                Ok(p) => {
+                    spills += p.stats.spills;
+                    fills += p.stats.fills;
+                    words += p.scratch_words;
+                    spilling += (p.stats.spills != 0) as u32;
+                }
+                Err(_) => refused += 1,
+            }
+        }
+        println!(
+            "corpus at {gprs} GPRs: {spilling} shaders spill; spills {spills}, fills {fills}, scratch words {words}; {refused} over budget"
+        );
+    }
     c.bench_function("compile_corpus_100", |b| {
         b.iter(|| {
             for f in &shaders {

@@ -52,6 +52,11 @@ pub trait RegTarget {
     fn dst_reach(&self, i: &Instr, ty: Type) -> u32;
     /// Exclusive upper bound of the GPR source `src` of `i` can name.
     fn src_reach(&self, i: &Instr, ty: Type, src: usize) -> u32;
+    /// Scratch accesses move whole 32-bit registers: 16-bit values are never spilled (their
+    /// store and reload would read and overwrite the other half of the register).
+    fn spill_32bit_only(&self) -> bool {
+        false
+    }
 }
 
 /// Any register anywhere in a 96-entry file (for testing the allocator without form limits).

@@ -59,6 +59,9 @@ pub fn form_name(
         (Op::StoreTile { .. }, _) => "tile_store",
         (Op::PackUnorm4x8, _) => "pack_unorm8x2",
         (Op::StoreGlobal { .. }, _) => "device_store",
+        // One 32-bit register to/from a scratch word (after `ra::scratch::lower_to_words`).
+        (Op::Spill { .. }, Type::I32) => "spill_store",
+        (Op::Fill { .. }, Type::I32) => "spill_load",
         _ => return None,
     })
 }

@@ -128,6 +128,12 @@ fn template(name: &str) -> Option<&'static str> {
         "sfu:exp2" => "af025604020090400000",
         "sfu:rsqrt" => "af015604020090400000",
         "sfu_rcp" => "af005604020000482000",
+        // Scratch word store/load: no Apple-compiled instance exists; these are the T8132
+        // packer layouts of GravityLinux/mesa agx_apple9_ir.c (SPILL_STORE: word 200 of r70,
+        // SPILL_LOAD: word 300 into r70; their spilling shaders ran on T8132), as
+        // agx16-isa tests/scratch.rs checks them. Every bit outside word/register/slot is 0.
+        "spill_store" => "8b0d0f00221104080000",
+        "spill_load" => "6cd8016108000010",
         _ => return None,
     })
 }
@@ -475,6 +481,24 @@ pub(super) fn select(i: &MInstr) -> Result<Instr, CompileError> {
             }
             if neg_product {
                 e(x.set("neg_ab", 1))?;
+            }
+        }
+        Op::Spill { slot: word } | Op::Fill { slot: word } => {
+            // One full register per word (`ra::scratch::lower_to_words`); a half would
+            // read or overwrite the other half of its register.
+            let r = match i.op {
+                Op::Spill { .. } => reg_of(i, &i.srcs[0])?,
+                _ => i.dst.ok_or_else(|| err(i, "fill without a destination"))?,
+            };
+            if r.halves != 2 {
+                return Err(err(i, "scratch accesses move whole 32-bit registers"));
+            }
+            if i.produce_slot == 0 {
+                return Err(err(i, "scratch access without a completion slot"));
+            }
+            e(x.set("word", word as u64))?;
+            if let Op::Spill { .. } = i.op {
+                e(x.set_gpr(Role::SrcA, r.gpr(), Part::Full))?;
             }
         }
         Op::LoadGlobal { binding } | Op::StoreGlobal { binding } => {

@@ -58,11 +58,16 @@ impl RegTarget for G16Regs {
             return 96;
         };
         let r = reach(name, Role::Dst);
-        if matches!(i.op, Op::LoadGlobal { .. } | Op::Fill { .. }) {
-            r.min(64)
-        } else {
-            r
+        match i.op {
+            Op::LoadGlobal { .. } => r.min(64),
+            // A fill's hand-off copy (`iadd r, r, #0`) reaches r0..r94.
+            Op::Fill { .. } => r.min(95),
+            _ => r,
         }
+    }
+    /// `spill_store` / `spill_load` move full 32-bit registers (agx16-isa table/scratch.rs).
+    fn spill_32bit_only(&self) -> bool {
+        true
     }
     fn src_reach(&self, i: &Instr, ty: Type, src: usize) -> u32 {
         match form_name(i.op, ty, imm(i, 0), imm(i, 1), uniform(i)) {

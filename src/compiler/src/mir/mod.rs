@@ -161,8 +161,9 @@ impl Stats {
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct MProgram {
     pub items: Vec<MItem>,
-    /// Per-thread scratch slots used by spills (each slot holds up to four 32-bit words).
-    pub scratch_slots: u32,
+    /// 32-bit words of per-thread scratch the spills use (accesses name words 0..this);
+    /// a G16 launch needs frame extent A = 4 * this bytes.
+    pub scratch_words: u32,
     pub stats: Stats,
 }
 

@@ -7,7 +7,9 @@ pub mod liveness;
 pub mod parallel_copy;
 pub mod pressure;
 pub mod regfile;
+pub mod scratch;
 pub mod spill;
+pub mod split;
 
 use crate::error::CompileError;
 use crate::ir::Function;
@@ -29,16 +31,39 @@ pub fn allocate(
 ) -> Result<MProgram, CompileError> {
     let budget = opts.gprs.min(target.gprs()) * 2;
     let mut last_err = None;
+    // Without spilling, first as is, then with long live ranges of low-only destinations
+    // moved up (`split`): a program whose pressure fits the budget must not spill because of
+    // per-form reach.
+    for split_low in [false, true] {
+        let mut g = f.clone();
+        if split_low && split::split_low_defs(&mut g, target) == 0 {
+            break;
+        }
+        let stats = spill::spill_to_fit(&mut g, budget, 0, target.spill_32bit_only())?;
+        if stats.spills != 0 {
+            break;
+        }
+        match assign::assign(&g, target, budget as u16, false) {
+            Ok(mut p) => {
+                p.scratch_words = scratch::lower_to_words(&mut p)?;
+                return Ok(p);
+            }
+            Err(e @ CompileError::RegAlloc { .. }) => {
+                last_err.get_or_insert(e);
+            }
+            Err(e) => return Err(e),
+        }
+    }
     let mut spill_target = budget;
     for prefer_high in [false, true] {
         while spill_target >= 8 {
             let mut g = f.clone();
-            let stats = spill::spill_to_fit(&mut g, spill_target, 0)?;
+            let stats = spill::spill_to_fit(&mut g, spill_target, 0, target.spill_32bit_only())?;
             match assign::assign(&g, target, budget as u16, prefer_high) {
                 Ok(mut p) => {
                     p.stats.spills = stats.spills;
                     p.stats.fills = stats.fills;
-                    p.scratch_slots = stats.slots;
+                    p.scratch_words = scratch::lower_to_words(&mut p)?;
                     return Ok(p);
                 }
                 Err(e @ CompileError::RegAlloc { .. }) => {
@@ -54,4 +79,29 @@ pub fn allocate(
         spill_target = budget;
     }
     Err(last_err.unwrap_or_else(|| CompileError::Internal("register budget too small".into())))
+}
+
+/// The highest register pressure (in 32-bit GPRs, rounded up) the allocator sees for `f` on
+/// `target`: after the pipeline's optimisation and (with `schedule`) list scheduling, before
+/// any spilling. The allocator spills only where this exceeds its budget, up to retries for
+/// alignment and per-form reach.
+pub fn peak_pressure_gprs(
+    f: &Function,
+    target: &dyn crate::target::Target,
+    schedule: bool,
+) -> Result<u32, CompileError> {
+    crate::ir::validate::validate(f)?;
+    let mut g = f.clone();
+    crate::opt::optimize(&mut g, target);
+    if schedule {
+        crate::sched::list::run(&mut g);
+    }
+    let cfg = crate::ir::Cfg::build(&g);
+    let lv = liveness::Liveness::compute(&g, &cfg);
+    let peak = pressure::scan(&g, &lv)
+        .iter()
+        .map(|p| p.pressure)
+        .max()
+        .unwrap_or(0);
+    Ok(peak.div_ceil(2))
 }

@@ -118,10 +118,13 @@ fn spill_value(f: &mut Function, lv: &Liveness, v: Value, slot: u32, stats: &mut
 }
 
 /// Spill until every point's pressure fits `budget_halves`.
+/// With `whole_gprs_only`, values with an odd number of halves (16-bit scalars and tuples)
+/// are never chosen (the target's scratch accesses move whole 32-bit registers).
 pub fn spill_to_fit(
     f: &mut Function,
     budget_halves: u32,
     first_slot: u32,
+    whole_gprs_only: bool,
 ) -> Result<SpillStats, CompileError> {
     let mut stats = SpillStats {
         slots: first_slot,
@@ -157,6 +160,7 @@ pub fn spill_to_fit(
             .through
             .iter()
             .filter(|v| !unspillable[v.0 as usize])
+            .filter(|v| !whole_gprs_only || f.shape(**v).halves() % 2 == 0)
             .min_by_key(|v| {
                 (
                     cost[v.0 as usize] * 8 / f.shape(**v).halves().max(1) as u64,

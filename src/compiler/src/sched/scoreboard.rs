@@ -12,6 +12,14 @@
 //! Where a consumer would need two slots, or work would cross a boundary, a hand-off copy
 //! (`r = r`, naming the slot) is inserted; that a copy onto itself completes the hand-off is
 //! inferred, not measured.
+//!
+//! Scratch (GravityLinux/mesa apple9 physical scheduler and machine table, whose spilling
+//! shaders ran on T8132; agx16-sim `core::scratch`): a fill is an asynchronous load like a
+//! device load; a spill store also completes on a slot, and releases its source. A pending
+//! store is completed by a copy naming its slot before the next scratch access to its word,
+//! before anything writes its source register, and at every boundary. The copy rewrites the
+//! store's own (released, dead) source register with itself, so it needs no spare register.
+//! The scratch forms have no wait field: a spill of a pending value is handed off first.
 
 use crate::ir::{Op, Type};
 use crate::mir::{MInstr, MItem, MOperand, MProgram, MSrc, Reg};
@@ -22,6 +30,8 @@ const POOL: [u8; 6] = [6, 1, 2, 3, 4, 5];
 struct Pending {
     slot: u8,
     reg: Reg,
+    /// A spill store's scratch word (its `reg` is the released source).
+    store_word: Option<u32>,
 }
 
 fn handoff(p: &Pending) -> MInstr {
@@ -67,6 +77,20 @@ pub fn assign_slots(p: &mut MProgram) {
             out.push(it);
             continue;
         };
+        // A pending store's word is not accessed again before the store completes.
+        let word = match i.op {
+            Op::Spill { slot } | Op::Fill { slot } => Some(slot),
+            _ => None,
+        };
+        if word.is_some() {
+            while let Some(k) = pending
+                .iter()
+                .position(|pd| pd.store_word.is_some() && pd.store_word == word)
+            {
+                let pd = pending.remove(k);
+                out.push(MItem::Instr(handoff(&pd)));
+            }
+        }
         // Which pending producers this instruction reads.
         let mut hits: Vec<usize> = pending
             .iter()
@@ -91,10 +115,9 @@ pub fn assign_slots(p: &mut MProgram) {
         let mut keep = Vec::new();
         for &k in &hits {
             let slot_bit = 1u8 << (pending[k].slot - 1);
-            // Predicate compares, tile stores and unorm packs have no scoreboard field (the
-            // pack is two instructions); an export's wait
-            // (45..47/61..63) on a pending source is not modelled (sim/GFX.md): their sources
-            // are handed off first.
+            // Predicate compares, tile stores, unorm packs (two instructions), device loads and
+            // the scratch forms have no scoreboard field; an export's wait (45..47/61..63) on a
+            // pending source is not modelled (sim/GFX.md): their sources are handed off first.
             let no_wait_field = matches!(
                 i.op,
                 Op::ICmp { .. }
@@ -102,8 +125,11 @@ pub fn assign_slots(p: &mut MProgram) {
                     | Op::StoreOutput { .. }
                     | Op::StoreTile { .. }
                     | Op::PackUnorm4x8
+                    | Op::Spill { .. }
+                    | Op::Fill { .. }
+                    | Op::LoadGlobal { .. }
             );
-            let ok = if no_wait_field {
+            let ok = if no_wait_field || pending[k].store_word.is_some() {
                 false
             } else if is_store {
                 named == 0
@@ -150,7 +176,8 @@ pub fn assign_slots(p: &mut MProgram) {
                 }
             };
         }
-        if i.op.is_async() {
+        let spill = matches!(i.op, Op::Spill { .. });
+        if i.op.is_async() || spill {
             let free = POOL
                 .iter()
                 .copied()
@@ -164,9 +191,14 @@ pub fn assign_slots(p: &mut MProgram) {
                 }
             };
             i.produce_slot = slot;
+            let (reg, store_word) = match (i.op, i.srcs.first().map(|s| s.op)) {
+                (Op::Spill { slot: w }, Some(MOperand::Reg(r))) => (r, Some(w)),
+                _ => (i.dst.expect("asynchronous ops have a destination"), None),
+            };
             pending.push(Pending {
                 slot,
-                reg: i.dst.expect("asynchronous ops have a destination"),
+                reg,
+                store_word,
             });
         }
         out.push(MItem::Instr(i));
