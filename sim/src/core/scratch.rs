@@ -104,9 +104,9 @@ impl Scratch {
     ) -> Result<(), String> {
         let w = self.index(word)?;
         self.check_no_store_on(word)?;
-        for l in 0..LANES {
+        for (l, (dst, x)) in self.vals[w].iter_mut().zip(v).enumerate() {
             if mask >> l & 1 != 0 {
-                self.vals[w][l] = v[l];
+                *dst = *x;
             }
         }
         self.written[w] |= mask;

@@ -160,7 +160,7 @@ pub fn spill_to_fit(
             .through
             .iter()
             .filter(|v| !unspillable[v.0 as usize])
-            .filter(|v| !whole_gprs_only || f.shape(**v).halves() % 2 == 0)
+            .filter(|v| !whole_gprs_only || f.shape(**v).halves().is_multiple_of(2))
             .min_by_key(|v| {
                 (
                     cost[v.0 as usize] * 8 / f.shape(**v).halves().max(1) as u64,
