@@ -115,6 +115,9 @@ unsafe fn fragment_key(
                 sys::PIPE_FORMAT_R8G8B8A8_UNORM | sys::PIPE_FORMAT_R8G8B8X8_UNORM => {
                     RenderTarget::Rgba8Unorm
                 }
+                sys::PIPE_FORMAT_B8G8R8A8_UNORM | sys::PIPE_FORMAT_B8G8R8X8_UNORM => {
+                    RenderTarget::Bgra8Unorm
+                }
                 f => return Err(format!("fragment output to format {f}")),
             }
         };

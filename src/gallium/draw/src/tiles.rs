@@ -133,11 +133,11 @@ fn targets<'a>(
         let (Some(t), Some(off)) = (t, pass.layout.offsets[slot]) else {
             continue;
         };
-        if t.format != TileFormat::Rgba8Unorm {
-            return Err(DrawError::Unsupported(format!(
-                "exporting {:?} (the model's block store takes RGBA8 with the identity swizzle)",
-                t.format
-            )));
+        // Tile words hold the pixel's bytes in memory order (the fragment program packs B
+        // first for BGRA8), so both formats export as a byte copy through an RGBA8 PBE with
+        // the identity swizzle, the one the model's block store takes.
+        match t.format {
+            TileFormat::Rgba8Unorm | TileFormat::Bgra8Unorm => {}
         }
         out.push((slot, off, t));
     }

@@ -998,3 +998,15 @@ mod compiled {
         assert!(err.to_lowercase().contains("fault"), "{err}");
     }
 }
+
+#[test]
+fn a_bgra8_target_clears_to_bgra_bytes() {
+    // The tile word holds the pixel's bytes in memory order; the export is a byte copy.
+    let (mem, mut progs, _) = setup();
+    let mut fb = framebuffer(false);
+    fb.colors[0].as_mut().unwrap().format = TileFormat::Bgra8Unorm;
+    let mut batch = Batch::new(fb);
+    clear_all(&mut batch);
+    let (px, _) = render(&mem, &mut progs, &batch);
+    assert!(px.iter().all(|p| *p == [30, 20, 10, 255]), "{:?}", px[0]);
+}
