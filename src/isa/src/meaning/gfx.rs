@@ -52,60 +52,70 @@ pub fn iter_location(i: &Instr) -> Result<IterLocation, String> {
     }
 }
 
-/// What a `tex_sample` does, from its byte 6/7 selector pair.
+/// What a `tex_sample` does, from its byte 6/7 selector pair (GravityLinux/mesa
+/// agx_apple9_ir.c TEXTURE_SAMPLE packer: the explicit-LOD forms carry the packer's `bias`
+/// flag as the immediate that picks the pair, so the pair tells LOD from bias).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TextureAccess {
-    /// Implicit-LOD sample.
+    /// Implicit-LOD sample: coordinates (x, y) in two publications.
     Sample,
-    /// Integer-coordinate fetch (no sampler filtering).
+    /// Explicit LOD (textureLod): (x, y, [layer | z], packed LOD) in four publications.
+    Lod,
+    /// Implicit LOD plus a bias (texture(s, p, bias)): same tuple as `Lod`.
+    Bias,
+    /// Integer-coordinate fetch (texelFetch): (x, y, [layer | z], level) as integers.
     Fetch,
     /// Sample with explicit gradients.
     Gradient,
-    /// The packer's two explicit-LOD encodings, told apart by its LOD immediate (0 or 1);
-    /// which of bias / absolute LOD each is is not stated in the source.
-    LodForm(u8),
-    /// 1D/3D: the packer writes one pair per LOD immediate (0 or 1) whatever the access
-    /// (a plain sample uses immediate 0), so only that immediate is known.
-    DimensionForm(u8),
 }
 
-/// Dimensionality, access kind and shadow compare of a 2D/1D/3D `tex_sample`.
+/// Dimensionality, access kind and shadow compare of a `tex_sample`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TextureOp {
     pub dims: u8,
-    /// 2D array (only established for fetches: `a0 24`, README.apple9-ir.md).
+    /// 2D array.
     pub array: bool,
     pub access: TextureAccess,
     pub shadow: bool,
 }
 
 /// Decodes the selector pair the packer writes; anything else is an error.
+/// Pairs (byte 6 with the shadow bit 5 clear / byte 7): 2D 00/00 sample, 00/01 LOD, 04/00
+/// bias, 04/01 gradient, 80/24 fetch; 2D array 08/05 LOD, 0c/04 bias, a0/24 fetch; 3D 88/21
+/// LOD, 90/01 bias, 98/01 fetch; 1D 00/03 LOD, 14/00 bias. Byte 6 bit 5 = shadow compare
+/// (never with a fetch: 0xa0 is the array fetch). Fetch modes: README.apple9-ir.md
+/// "Native cube coordinates and integer texture reads" (authored Metal and GLES3 fetch tests).
 pub fn texture_op(i: &Instr) -> Result<TextureOp, String> {
     if i.form.op != Op::Texture || i.form.name != "tex_sample" {
         return Err(format!("{} is not a tex_sample", i.form.name));
     }
     let v6 = val(i, "variant") as u8;
-    // 0xa0 = fetch | array (bit 5), not a shadow fetch
-    let shadow = v6 & 0x20 != 0 && v6 != 0xa0;
+    let v7 = val(i, "extra_coord") as u8;
     use TextureAccess::*;
-    let mut array = false;
-    let (dims, access) = match (v6 & !0x20, val(i, "extra_coord") as u8) {
-        // Integer fetch read modes for 2D array and 3D (GravityLinux/mesa
-        // src/asahi/compiler/README.apple9-ir.md, authored Metal + GLES3 fetch tests on M4).
-        (0x80, 0x24) if v6 & 0x20 != 0 => {
-            array = true;
-            (2, Fetch)
-        }
-        (0x98, 0x01) => (3, Fetch),
-        (0x00, 0x00) => (2, Sample),
-        (0x80, 0x24) => (2, Fetch),
-        (0x04, 0x01) => (2, Gradient),
-        (0x04, 0x00) => (2, LodForm(1)),
-        (0x00, 0x01) => (2, LodForm(0)),
-        (0x88, 0x21) => (3, DimensionForm(0)),
-        (0x90, 0x01) => (3, DimensionForm(1)),
-        (0x00, 0x03) => (1, DimensionForm(0)),
-        (0x14, 0x00) => (1, DimensionForm(1)),
+    let fetch = |dims, array| TextureOp {
+        dims,
+        array,
+        access: Fetch,
+        shadow: false,
+    };
+    match (v6, v7) {
+        (0x80, 0x24) => return Ok(fetch(2, false)),
+        (0xa0, 0x24) => return Ok(fetch(2, true)),
+        (0x98, 0x01) => return Ok(fetch(3, false)),
+        _ => {}
+    }
+    let shadow = v6 & 0x20 != 0;
+    let (dims, array, access) = match (v6 & !0x20, v7) {
+        (0x00, 0x00) => (2, false, Sample),
+        (0x00, 0x01) => (2, false, Lod),
+        (0x04, 0x00) => (2, false, Bias),
+        (0x04, 0x01) => (2, false, Gradient),
+        (0x08, 0x05) => (2, true, Lod),
+        (0x0c, 0x04) => (2, true, Bias),
+        (0x88, 0x21) => (3, false, Lod),
+        (0x90, 0x01) => (3, false, Bias),
+        (0x00, 0x03) => (1, false, Lod),
+        (0x14, 0x00) => (1, false, Bias),
         (a, b) => return Err(format!("tex_sample selector {a:#x}/{b:#x} is unmeasured")),
     };
     Ok(TextureOp {
@@ -113,6 +123,35 @@ pub fn texture_op(i: &Instr) -> Result<TextureOp, String> {
         array,
         access,
         shadow,
+    })
+}
+
+/// Result components of a `tex_sample` (bit 0 R .. bit 3 A) from its 4-bit `mask_sel`
+/// field. The selector is a permutation of the 15 non-empty masks (GravityLinux/mesa
+/// agx_apple9_ir.c TEXTURE_SAMPLE: "T8132 authored read/sample probes cover all 15 nonempty
+/// masks"); the results are dense, in R G B A order among the selected components. Listed
+/// here by selector value 0..15: the component sets written as RGBA letters.
+pub fn texture_result_mask(i: &Instr) -> Result<u8, String> {
+    const BY_SELECTOR: [&str; 16] = [
+        "R", "G", "B", "A", "RA", "RG", "RGB", "RGBA", "RB", "GB", "GA", "BA", "RBA", "RGA",
+        "GBA", "",
+    ];
+    let sel = val(i, "mask_sel") as usize;
+    let m = BY_SELECTOR[sel]
+        .chars()
+        .fold(0u8, |m, c| m | 1 << "RGBA".find(c).unwrap());
+    if m == 0 {
+        return Err(format!("tex_sample result selector {sel} names no packer mask"));
+    }
+    Ok(m)
+}
+
+/// The `mask_sel` value returning components `mask` (bit 0 R .. bit 3 A), the inverse of
+/// [`texture_result_mask`].
+pub fn texture_mask_selector(mask: u8) -> Option<u64> {
+    (0..16u64).find(|&sel| {
+        let mut i = Instr::new(crate::form_by_name("tex_sample").unwrap());
+        i.set("mask_sel", sel).is_ok() && texture_result_mask(&i) == Ok(mask)
     })
 }
 

@@ -84,32 +84,6 @@ pub(super) const DERIV: &[Field] = &[
     raw!("tail", 56, 24),
 ];
 
-// Texture sample/fetch `(5 | dst<<3) (80 | coord | t>>1<<3) 0c b8 (b0 | s>>1) 00 <v6> <v7>
-// (t&1)<<7 s&1 <b10> 00 01 00`: dst..dst+3 receive the result (published on slot 1), coord is
-// the publication base the coordinate exports wrote, t/s the texture and sampler table
-// indices (0..15, isolated with crossed own-source M4 samples). Byte 6/7 pairs: 00/00 sample,
-// 80/24 fetch, 04/01 gradient, 04/00 or 00/01 explicit LOD forms, 88|90 / 21|01 3D, 00|14 /
-// 03|00 1D; byte 6 bit 5 = shadow compare. Byte 8 bit 0 retires helper invocations.
-pub(super) const TEX_SAMPLE: &[Field] = &[
-    f!("dst", [(3, 5)], Gpr(Dst), Hardware, GL_IR),
-    f!("coord", [(8, 3)], ImmU(SrcA), Hardware, GL_IR),
-    f!("texture", [(71, 1), (11, 3)], ImmU(SrcB), Hardware, GL_IR),
-    raw!("b1_7", 15, 1),
-    f!("result_desc", [(24, 8)], Modifier, CorpusOnly, ET),
-    f!("sampler", [(72, 1), (32, 3)], ImmU(SrcC), Hardware, GL_IR),
-    f!("result_sel", [(35, 5)], Modifier, CorpusOnly, ET),
-    raw!("b5", 40, 8),
-    f!("variant", [(48, 8)], OpSelect, Hardware, GL_IR),
-    f!("extra_coord", [(56, 8)], OpSelect, Hardware, GL_IR),
-    f!("retire_helpers", [(64, 1)], Modifier, Hardware, GL_IR),
-    raw!("b8_mid", 65, 6),
-    raw!("b9_hi", 73, 7),
-    f!("mode", [(80, 8)], Modifier, CorpusOnly, ET),
-    f!("lod_present", [(88, 8)], Modifier, CorpusOnly, ET),
-    f!("tex_type", [(96, 8)], Modifier, CorpusOnly, ET),
-    f!("samp_extra", [(104, 8)], Modifier, CorpusOnly, ET),
-];
-
 // Tilebuffer load `67 (0e|06|16) 54 <dst<<1> <pos> <w<<1> <mask> <tag> <tag hi> 00 00 <kind>`:
 // dst = raw 32-bit word w (0..15) of the pixel's tilebuffer storage; byte 1 0x0e static mask
 // (byte 6 = 1), 0x06 mask from GPR (byte 6 = reg<<1 | release, byte 11 0x20), 0x16 explicit

@@ -4,7 +4,8 @@
 //! Lengths: ADevWithAnIdea/agx-re:tools/agx-isa/isadb.py instr_length and
 //! niklassheth/agx-re:docs/isa/encoding-tables.md "Length rule" (experiments per entry).
 
-use super::frag::{BLOCK_STORE, COVERAGE, DERIV, ITER_FLAT, TEX_SAMPLE, TILE_SYNC, VARY_STORE};
+use super::frag::{BLOCK_STORE, COVERAGE, DERIV, ITER_FLAT, TILE_SYNC, VARY_STORE};
+use super::texture::TEX_SAMPLE;
 use super::src::{CAN, ET, GL_IR, LEN};
 use crate::form::{Field, Form, Kind::*, Role::*};
 
@@ -97,10 +98,10 @@ pub static FORMS: &[Form] = &[
     form!("frame_prologue", Opaque, 6, CorpusOnly, LEN, [(0, 8, 0x6f)], T6, []),
     // ray-query traversal op (low nibble f, byte1 0x80, byte2 0x86), 8 bytes (EXP-M4-13)
     form!("rtq_traverse", RayTrace, 8, CorpusOnly, LEN, [(0, 4, 0xf), (8, 8, 0x80), (16, 8, 0x86)], rb!("b0_hi" 4 4, "b3" 24 8, "tail" 32 32), []),
-    // texture sample/read bundle: 4-byte companion (low 3 bits 5, byte1 high nibble 8, byte2 0x0c)
-    // plus the 10-byte sampler op (EXP-0016, measured; EXP-0037 chained companions)
-    // byte1 high nibble 0 too (`45 00 0c 38 b0 25 ..` in texture_sample__tex_half), corpus tiling
-    form!("tex_sample", Texture, 14, CorpusOnly, ET, [(0, 3, 5), (14, 1, 0), (16, 8, 0x0c)], TEX_SAMPLE, [rch!(Dst, 15, Hardware)]),
+    // texture sample/fetch (14 bytes, low 3 bits 5, byte 2 0x0c): the T8132 packer
+    // TEXTURE_SAMPLE (fields in table/texture.rs); Apple's bundles have the same length and
+    // signature (EXP-0016, corpus tiling: byte 1 high nibble 0 in texture_sample__tex_half)
+    form!("tex_sample", Texture, 14, Hardware, GL_IR, [(0, 3, 5), (14, 1, 0), (16, 8, 0x0c)], TEX_SAMPLE, [rch!(Dst, 31, Hardware)]),
     // 2-byte words between SFU range-reduction steps and before compact ALU ops
     // (isadb.py EXP-M4-12 S1; `06 02 | 2f 03 54 ..` in EXP-M4-55 k_sin/k_cos), corpus tiling
     // ray intersect (low nibble 4, byte1 0xea), 8 bytes (EXP-0023)

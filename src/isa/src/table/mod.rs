@@ -25,6 +25,7 @@ mod misc;
 mod scratch;
 mod sfu;
 mod sr;
+mod texture;
 pub(crate) mod src;
 
 /// Families in decode priority order.
