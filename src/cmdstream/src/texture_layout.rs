@@ -48,8 +48,10 @@ pub fn texture_for(l: &ImageLayout, base: u64, f: TextureFormat) -> Result<Textu
     let aux = l.aux_bytes.is_some();
     Ok(Texture {
         dimension,
-        // G13's twiddled code; unconfirmed on G16 (see `descriptors::Layout`).
-        layout: crate::descriptors::Layout::Twiddled,
+        // Bits 4..5 = 2 in every sampled colour descriptor agx-re captured on M4 and A18 for
+        // Metal's optimal (twiddled) textures (docs/descriptors/format-table.md: byte0 =
+        // type | 0x20 | arrangement bits 6..7, bit 4 always 0); G13 named value 1 twiddled.
+        layout: crate::descriptors::Layout::Gpu,
         channels: f.channels,
         numeric_type: f.numeric_type,
         swizzle_r: f.swizzle[0],

@@ -87,3 +87,18 @@ fn mismatches_are_errors() {
     let lin = ImageLayout::new(ImageDesc::simple_2d(16, 16, 4, Tiling::Linear)).unwrap();
     assert!(texture_for(&lin, 0, RGBA8).is_err());
 }
+
+#[test]
+fn rgba8_2d_format_bytes_match_the_m4_capture() {
+    // agx-re docs/descriptors/format-table.md (EXP-M4-08, M4 + A18): a sampled 2D rgba8unorm
+    // descriptor starts 0x22 0x0a; rgba8unorm_srgb is the same code with word3 bit 12.
+    let l = ImageLayout::new(desc(64, 32, Kind::D2, 1, 1, 1, false)).unwrap();
+    let b = texture_for(&l, 0x10_0000, RGBA8).unwrap().pack().unwrap();
+    assert_eq!((b[0], b[1]), (0x22, 0x0a));
+    let mut srgb = RGBA8;
+    srgb.srgb = true;
+    let s = texture_for(&l, 0x10_0000, srgb).unwrap().pack().unwrap();
+    assert_eq!((s[0], s[1]), (0x22, 0x0a));
+    let w3 = |b: &[u8]| u32::from_le_bytes(b[12..16].try_into().unwrap());
+    assert_eq!(w3(&s) ^ w3(&b), 1 << 12);
+}
