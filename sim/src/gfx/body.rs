@@ -171,13 +171,33 @@ pub fn run_fragment_quad(
     tile: &mut TileBuffer,
 ) -> Result<Vec<FragmentResult>, SimError> {
     body.check_uniforms(uniforms, "fragment body")?;
+    // Fragment bodies publish texture coordinates (`super::texture` has the rules).
+    let mut pubs = Publications::new();
+    let mut borrowed = HashMap::new();
     run_trapping(
         mem,
         body,
         uniforms,
         quad.len(),
         "fragment body",
-        |sg, op, g| fragment_io(body, op, g, sg, quad, tile),
+        |sg, op, g| match g {
+            GfxOp::Export { .. } => {
+                super::texture::check_rewrite(body, op, sg, &borrowed, g)?;
+                export(body, op, sg, &mut pubs, g)
+            }
+            GfxOp::Texture(t) => super::texture::run(
+                mem,
+                uniforms,
+                body,
+                op,
+                sg,
+                quad,
+                &mut pubs,
+                &mut borrowed,
+                t,
+            ),
+            _ => fragment_io(body, op, g, sg, quad, tile),
+        },
     )?;
     Ok(vec![FragmentResult::default(); quad.len()])
 }
@@ -493,6 +513,12 @@ pub(super) fn fragment_io(
         | GfxOp::Export { .. }
         | GfxOp::BlockStore { .. } => {
             return Err(body.error(op, format!("{g:?} in a fragment body")))
+        }
+        GfxOp::Texture(_) => {
+            return Err(body.error(
+                op,
+                "texture sampling outside a fragment quad's body is not modelled".into(),
+            ))
         }
         GfxOp::Iterate { dst, cf } => {
             let mut vals = [0u32; LANES];

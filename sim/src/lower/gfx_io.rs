@@ -44,6 +44,8 @@ pub enum GfxOp {
         format: u8,
         wait: u8,
     },
+    /// Texture sample/fetch (performed by `crate::gfx::texture`).
+    Texture(super::texture::TexInstr),
     /// Publication register `dst` := `op`(r[a], r[b]), complete on scoreboard `slot` (1..6).
     Export {
         dst: u8,
@@ -86,6 +88,7 @@ pub fn lower(i: &Instr) -> Option<Result<GfxOp, String>> {
         )),
         (F::VaryingStore, "vary_store") => varying_store(i),
         (F::Opaque, "fadd_export" | "fmul_export" | "logic_export") => export(i),
+        (F::Texture, "tex_sample") => super::texture::lower(i).map(GfxOp::Texture),
         (F::Iterate | F::TileStore | F::TileRead | F::VaryingStore, _) => Err(refusal(i)),
         (_, "frag_sample_submit") => Err(refusal(i)),
         _ => return None,

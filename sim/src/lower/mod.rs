@@ -14,6 +14,7 @@ mod launch;
 mod mem;
 mod scratch;
 mod sfu;
+pub mod texture;
 
 use crate::core::ops::{Dst, Hazard, Kind, Op, Part, Src};
 use crate::error::{hex, SimError};

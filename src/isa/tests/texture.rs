@@ -71,7 +71,10 @@ fn result_selector_is_the_packer_permutation() {
         assert_eq!(texture_mask_selector(mask), Some(sel), "mask {mask:#x}");
     }
     let mut i = Instr::build("tex_sample", &[("mask_sel", 15)]).unwrap();
-    assert!(texture_result_mask(&i).is_err(), "selector 15 names no mask");
+    assert!(
+        texture_result_mask(&i).is_err(),
+        "selector 15 names no mask"
+    );
     i.set("mask_sel", 4).unwrap();
     assert_eq!(texture_result_mask(&i), Ok(0b1001), "selector 4 = R and A");
 }

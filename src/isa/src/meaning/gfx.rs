@@ -133,15 +133,17 @@ pub fn texture_op(i: &Instr) -> Result<TextureOp, String> {
 /// here by selector value 0..15: the component sets written as RGBA letters.
 pub fn texture_result_mask(i: &Instr) -> Result<u8, String> {
     const BY_SELECTOR: [&str; 16] = [
-        "R", "G", "B", "A", "RA", "RG", "RGB", "RGBA", "RB", "GB", "GA", "BA", "RBA", "RGA",
-        "GBA", "",
+        "R", "G", "B", "A", "RA", "RG", "RGB", "RGBA", "RB", "GB", "GA", "BA", "RBA", "RGA", "GBA",
+        "",
     ];
     let sel = val(i, "mask_sel") as usize;
     let m = BY_SELECTOR[sel]
         .chars()
         .fold(0u8, |m, c| m | 1 << "RGBA".find(c).unwrap());
     if m == 0 {
-        return Err(format!("tex_sample result selector {sel} names no packer mask"));
+        return Err(format!(
+            "tex_sample result selector {sel} names no packer mask"
+        ));
     }
     Ok(m)
 }

@@ -5,8 +5,8 @@
 //! niklassheth/agx-re:docs/isa/encoding-tables.md "Length rule" (experiments per entry).
 
 use super::frag::{BLOCK_STORE, COVERAGE, DERIV, ITER_FLAT, TILE_SYNC, VARY_STORE};
-use super::texture::TEX_SAMPLE;
 use super::src::{CAN, ET, GL_IR, LEN};
+use super::texture::TEX_SAMPLE;
 use crate::form::{Field, Form, Kind::*, Role::*};
 
 macro_rules! rb {

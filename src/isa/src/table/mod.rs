@@ -25,8 +25,8 @@ mod misc;
 mod scratch;
 mod sfu;
 mod sr;
-mod texture;
 pub(crate) mod src;
+mod texture;
 
 /// Families in decode priority order.
 pub static GROUPS: &[&[Form]] = &[

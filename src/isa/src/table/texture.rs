@@ -32,13 +32,25 @@ pub(super) const TEX_SAMPLE: &[Field] = &[
     f!("coord", [(8, 3), (24, 3)], ImmU(SrcA), Hardware, GL_IR),
     f!("texture", [(71, 1), (11, 3)], ImmU(SrcB), Hardware, GL_IR),
     raw!("b1_7", 15, 1),
-    f!("mask_sel", [(27, 2), (37, 1), (86, 1)], Modifier, Hardware, GL_IR),
+    f!(
+        "mask_sel",
+        [(27, 2), (37, 1), (86, 1)],
+        Modifier,
+        Hardware,
+        GL_IR
+    ),
     raw!("b3_hi", 29, 3),
     f!("sampler", [(72, 1), (32, 3)], ImmU(SrcC), Hardware, GL_IR),
     raw!("b4_35", 35, 2),
     raw!("b4_38", 38, 2),
     raw!("b5_lo", 40, 2),
-    f!("slot", [(42, 3)], Produce(ProduceLayout::SlotIndex), Hardware, GL_IR),
+    f!(
+        "slot",
+        [(42, 3)],
+        Produce(ProduceLayout::SlotIndex),
+        Hardware,
+        GL_IR
+    ),
     f!("slot_hi", [(45, 3)], Modifier, Hardware, GL_IR),
     f!("variant", [(48, 8)], OpSelect, Hardware, GL_IR),
     f!("extra_coord", [(56, 8)], OpSelect, Hardware, GL_IR),

@@ -1,0 +1,549 @@
+//! The texture unit: what a `tex_sample` returns (fields: `crate::lower::texture`).
+//!
+//! Established (evidence per fact):
+//! - Operands. The sample reads its coordinates from the publication file the export forms
+//!   write (the packer's coordinate tuple is two `fmul_export`s of x·1 and y·1; the LOD,
+//!   bias and fetch tuples are `logic_export` bit copies at base, base+1 and base+3), and
+//!   returns the selected components densely into r[dst].. through its completion slot, as
+//!   loads do: the first consumer must name the slot (GravityLinux/mesa agx_apple9_ir.c
+//!   TEXTURE_SAMPLE / TEXTURE_COORDS / LOD_PARAMS packers; README.apple9-ir.md "texture
+//!   operations use the same six completion tags as memory traffic", EXP-M4-63/66 retags on
+//!   T8132). The packer emits no wait between the coordinate exports and the sample, so the
+//!   model lets the sample consume pending coordinate exports (inferred from that packer's
+//!   passing GLES suites).
+//! - Resources. Texture index t and sampler index s are direct indices into the stage's
+//!   texture and sampler tables, graphics roots 0 and 1 (argument words 0..1 and 2..3;
+//!   README.apple9-launchers.md "Resource ABI", T8132; packer comment: indices isolated with
+//!   crossed own-source M4 samples). Table strides are the model's inferred choice: 32 bytes
+//!   per texture descriptor (the descriptor size, as the model's PBE image table), 8 bytes
+//!   per sampler (the sampler size; agx-re docs/descriptors EXP-O2B measured stride 8 for
+//!   Metal's device sampler table).
+//! - Descriptors: agx16-cmdstream `Texture` / `Sampler` (agx-re docs/descriptors, M4 + A18
+//!   captures; GravityLinux `agx_apple9_pack_sampler`: wrap codes 0 edge, 1 repeat,
+//!   2 mirror, 3 border, EXP-M4-08). Image addressing: agx16-cmdstream `ImageLayout` (agx-re
+//!   docs/tiling, measured M4), through `texture_layout::layout_for`.
+//! - Explicit LOD / bias word: signed Q6 in bits 16..27 (packer `apple9_pack_texture_lod`);
+//!   a fetch's level is that field's integer part (README.apple9-ir.md: "an integer mip
+//!   level is shifted by 22").
+//!
+//! Model's choices, GL-conformant but not measured on M4 (a future measurement replaces
+//! them): texel centres, the nearest/bilinear rules and the LOD formula are OpenGL ES 3.0's
+//! (§3.8.10-11), computed in f32 with exact weights; the implicit LOD uses one scale factor
+//! per 2x2 quad from the differences between lanes (0,0)-(1,0) and (0,0)-(0,1) (coarse
+//! derivatives, which GL permits); nearest mip selection rounds λ half-up (GL's
+//! `ceil(λ + 1/2) - 1` rounds half down; both within GL's tolerance, this one is GL's);
+//! sRGB decoding uses the sRGB EOTF before filtering. Everything else — other formats,
+//! dimensions, compressed or multisampled images, anisotropy, shadow compare, unnormalized
+//! coordinates, mirror-clamp and the untested wrap codes, fetches outside the image — is
+//! refused by name.
+
+use crate::core::LANES;
+use crate::error::SimError;
+use crate::lower::texture::TexInstr;
+use crate::mem::GpuMemory;
+use agx16_cmdstream::descriptors::{
+    BorderColour, Channels, Layout, MipFilter, NumericType, Sampler, Swizzle, Texture,
+    TextureDimension, Wrap,
+};
+use agx16_cmdstream::layout::ImageLayout;
+use agx16_cmdstream::texture_layout::layout_for;
+use agx16_cmdstream::Record;
+use agx16_isa::meaning::TextureAccess;
+
+/// Bytes per texture-table entry (inferred, see the module comment).
+pub const TEXTURE_STRIDE: u64 = 32;
+/// Bytes per sampler-table entry (inferred, see the module comment).
+pub const SAMPLER_STRIDE: u64 = 8;
+
+/// Why a sample could not be performed: a refusal (the caller names the instruction) or a
+/// memory fault.
+#[derive(Debug)]
+pub enum TexError {
+    Refused(String),
+    Sim(SimError),
+}
+
+impl From<SimError> for TexError {
+    fn from(e: SimError) -> Self {
+        TexError::Sim(e)
+    }
+}
+
+fn refuse<T>(what: impl Into<String>) -> Result<T, TexError> {
+    Err(TexError::Refused(what.into()))
+}
+
+/// A decoded, validated texture binding.
+struct Image {
+    desc: Texture,
+    layout: ImageLayout,
+    base: u64,
+}
+
+fn table_address(uniforms: &[u32], root: usize, what: &str) -> Result<u64, TexError> {
+    match uniforms.get(2 * root..2 * root + 2) {
+        Some(w) if w[0] != 0 || w[1] != 0 => Ok(w[0] as u64 | (w[1] as u64) << 32),
+        Some(_) => refuse(format!(
+            "the {what} table root (argument qword {root}) is zero"
+        )),
+        None => refuse(format!(
+            "the launcher transferred no {what} table root (argument words {}..{})",
+            2 * root,
+            2 * root + 1
+        )),
+    }
+}
+
+fn texture(mem: &dyn GpuMemory, uniforms: &[u32], index: u8) -> Result<Image, TexError> {
+    let va = table_address(uniforms, 0, "texture")? + TEXTURE_STRIDE * index as u64;
+    let mut b = [0u8; 32];
+    mem.read(va, &mut b).map_err(SimError::from)?;
+    let d = Texture::unpack(&b)
+        .map_err(|e| TexError::Refused(format!("texture descriptor at {va:#x}: {e}")))?;
+    let bad = |what: String| TexError::Refused(format!("texture descriptor at {va:#x}: {what}"));
+    if !d.fully_known() {
+        return Err(bad("bits no source documents are set".into()));
+    }
+    if d.dimension != TextureDimension::D2 {
+        return Err(bad(format!("{:?} textures are not modelled", d.dimension)));
+    }
+    if d.layout != Layout::Gpu {
+        return Err(bad(format!(
+            "layout {:?}: only value 2 (Metal's twiddled textures in every M4 capture) is \
+             established for sampled descriptors",
+            d.layout
+        )));
+    }
+    if (d.channels, d.numeric_type) != (Channels::R8G8B8A8, NumericType::Unorm) {
+        return Err(bad(format!(
+            "format {:?} {:?}: only R8G8B8A8 unorm is modelled",
+            d.channels, d.numeric_type
+        )));
+    }
+    if d.compressed || d.aux_address != 0 {
+        return Err(bad("compressed images are not modelled".into()));
+    }
+    if d.sparse.0 != 0 {
+        return Err(bad("sparse textures are not modelled".into()));
+    }
+    if d.samples_log2_minus1 != 0 || d.extent_minus1 != 0 {
+        return Err(bad("sample count / depth fields set on a 2D texture".into()));
+    }
+    if d.mipmapped != (d.levels > 1) || d.aux_layout != d.mipmapped {
+        return Err(bad(format!(
+            "mipmapped bit {} / aux-layout bit {} do not match {} levels (agx-re: both set \
+             exactly when mipmapped, without compression)",
+            d.mipmapped, d.aux_layout, d.levels
+        )));
+    }
+    for s in [d.swizzle_r, d.swizzle_g, d.swizzle_b, d.swizzle_a] {
+        if matches!(s, Swizzle::Unknown(_)) {
+            return Err(bad(format!("swizzle code {s:?} is untested")));
+        }
+    }
+    let layout = layout_for(&d).map_err(|e| bad(format!("{e:?}")))?;
+    if (layout.levels.len() as u32) < d.levels as u32 {
+        return Err(bad(format!(
+            "{} levels for a {}x{} image",
+            d.levels, d.width, d.height
+        )));
+    }
+    Ok(Image {
+        base: d.address,
+        desc: d,
+        layout,
+    })
+}
+
+fn sampler(mem: &dyn GpuMemory, uniforms: &[u32], index: u8) -> Result<Sampler, TexError> {
+    let va = table_address(uniforms, 1, "sampler")? + SAMPLER_STRIDE * index as u64;
+    let mut b = [0u8; 8];
+    mem.read(va, &mut b).map_err(SimError::from)?;
+    let s =
+        Sampler::unpack(&b).map_err(|e| TexError::Refused(format!("sampler at {va:#x}: {e}")))?;
+    let bad = |what: &str| TexError::Refused(format!("sampler at {va:#x}: {what}"));
+    if !s.fully_known() {
+        return Err(bad("bits no source documents are set"));
+    }
+    if s.max_anisotropy_log2 != 0 {
+        return Err(bad("anisotropic filtering is not modelled"));
+    }
+    if s.unnormalized {
+        return Err(bad("unnormalized coordinates are not modelled"));
+    }
+    for w in [s.wrap_s, s.wrap_t] {
+        if !matches!(
+            w,
+            Wrap::ClampToEdge | Wrap::Repeat | Wrap::MirroredRepeat | Wrap::ClampToBorder
+        ) {
+            return Err(bad(&format!("wrap mode {w:?} is not modelled")));
+        }
+    }
+    if matches!(s.mip_filter, MipFilter::Unknown(_)) || matches!(s.border, BorderColour::Unknown(_))
+    {
+        return Err(bad("mip filter or border code no source names"));
+    }
+    Ok(s)
+}
+
+/// The RGBA of texel (x, y) of `level` (wrapped coordinates or the border).
+fn texel(
+    mem: &dyn GpuMemory,
+    img: &Image,
+    level: u32,
+    x: i64,
+    y: i64,
+    wrap: [Wrap; 2],
+    border: [f32; 4],
+) -> Result<[f32; 4], TexError> {
+    let l = &img.layout.levels[level as usize].plane;
+    let (w, h) = (l.width as i64, l.height as i64);
+    let (Some(x), Some(y)) = (wrap_index(x, w, wrap[0]), wrap_index(y, h, wrap[1])) else {
+        return Ok(border);
+    };
+    let va = img.base + img.layout.element_offset(level, 0, x as u32, y as u32, 0);
+    let mut b = [0u8; 4];
+    mem.read(va, &mut b).map_err(SimError::from)?;
+    let mut c = b.map(|v| v as f32 / 255.0);
+    if img.desc.srgb {
+        for v in &mut c[..3] {
+            *v = srgb_to_linear(*v);
+        }
+    }
+    Ok(c)
+}
+
+fn srgb_to_linear(v: f32) -> f32 {
+    if v <= 0.04045 {
+        v / 12.92
+    } else {
+        ((v + 0.055) / 1.055).powf(2.4)
+    }
+}
+
+/// Wraps an integer texel coordinate into [0, size), or `None` for the border.
+fn wrap_index(i: i64, size: i64, w: Wrap) -> Option<i64> {
+    Some(match w {
+        Wrap::Repeat => i.rem_euclid(size),
+        Wrap::MirroredRepeat => {
+            let m = i.rem_euclid(2 * size);
+            if m < size {
+                m
+            } else {
+                2 * size - 1 - m
+            }
+        }
+        Wrap::ClampToBorder if i < 0 || i >= size => return None,
+        _ => i.clamp(0, size - 1),
+    })
+}
+
+fn border(s: &Sampler) -> [f32; 4] {
+    match s.border {
+        BorderColour::OpaqueBlack => [0.0, 0.0, 0.0, 1.0],
+        BorderColour::OpaqueWhite => [1.0; 4],
+        _ => [0.0; 4],
+    }
+}
+
+/// GL's filtered lookup at normalized (s, t) in `level`.
+fn filter(
+    mem: &dyn GpuMemory,
+    img: &Image,
+    smp: &Sampler,
+    level: u32,
+    st: (f32, f32),
+    linear: bool,
+) -> Result<[f32; 4], TexError> {
+    let l = &img.layout.levels[level as usize].plane;
+    let (u, v) = (st.0 * l.width as f32, st.1 * l.height as f32);
+    let wrap = [smp.wrap_s, smp.wrap_t];
+    let b = border(smp);
+    if !u.is_finite() || !v.is_finite() {
+        return refuse("a non-finite texture coordinate: the texel it selects is not established");
+    }
+    if !linear {
+        return texel(mem, img, level, u.floor() as i64, v.floor() as i64, wrap, b);
+    }
+    let (u, v) = (u - 0.5, v - 0.5);
+    let (i0, j0) = (u.floor() as i64, v.floor() as i64);
+    let (a, bb) = (u - u.floor(), v - v.floor());
+    let t00 = texel(mem, img, level, i0, j0, wrap, b)?;
+    let t10 = texel(mem, img, level, i0 + 1, j0, wrap, b)?;
+    let t01 = texel(mem, img, level, i0, j0 + 1, wrap, b)?;
+    let t11 = texel(mem, img, level, i0 + 1, j0 + 1, wrap, b)?;
+    let mut out = [0f32; 4];
+    for c in 0..4 {
+        out[c] = (1.0 - a) * (1.0 - bb) * t00[c]
+            + a * (1.0 - bb) * t10[c]
+            + (1.0 - a) * bb * t01[c]
+            + a * bb * t11[c];
+    }
+    Ok(out)
+}
+
+/// Signed Q6 in bits 16..27 of a packed LOD word, in levels.
+fn q6_lod(word: u32) -> f32 {
+    (((word >> 16 & 0xfff) as i32) << 20 >> 20) as f32 / 64.0
+}
+
+/// What one lane samples.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LaneInput {
+    /// The coordinate tuple's publications (x, y, unused, LOD word).
+    pub words: [u32; 4],
+}
+
+/// Performs `t` for the active lanes of a fragment quad (`lanes[k]` = lane k's publications;
+/// `quad` = whether lanes 0..3 are the pixels (0,0), (1,0), (0,1), (1,1) of one 2x2 quad
+/// and all executed, so implicit-LOD derivatives exist). Returns the result registers'
+/// values, component k of the selected ones in row k.
+pub fn execute(
+    mem: &dyn GpuMemory,
+    uniforms: &[u32],
+    t: &TexInstr,
+    lanes: &[Option<LaneInput>],
+    quad: bool,
+) -> Result<Vec<[u32; LANES]>, TexError> {
+    if t.op.dims != 2 || t.op.array {
+        return refuse(format!(
+            "{}D{} textures are not modelled",
+            t.op.dims,
+            if t.op.array { " array" } else { "" }
+        ));
+    }
+    if t.op.shadow {
+        return refuse("shadow compare: the compare-function code table is not transcribed");
+    }
+    if t.op.access == TextureAccess::Gradient {
+        return refuse("explicit-gradient samples are not modelled");
+    }
+    let img = texture(mem, uniforms, t.texture)?;
+    let mut rgba = vec![[0f32; 4]; lanes.len()];
+    let mut raw: Vec<Option<[u32; 4]>> = vec![None; lanes.len()];
+    if t.op.access == TextureAccess::Fetch {
+        for (l, inp) in lanes.iter().enumerate() {
+            let Some(inp) = inp else { continue };
+            let (x, y, w3) = (inp.words[0] as i32, inp.words[1] as i32, inp.words[3]);
+            if w3 & 0xffff != 0 || w3 >> 28 != 0 || w3 >> 16 & 0x3f != 0 {
+                return refuse(format!(
+                    "fetch level word {w3:#x}: only an integer level in bits 22..27 is established \
+                     for 2D fetches"
+                ));
+            }
+            let level = w3 >> 22;
+            if level >= img.desc.levels as u32 {
+                return refuse(format!(
+                    "fetch of level {level} of a {}-level texture: out-of-range fetches are \
+                     not established",
+                    img.desc.levels
+                ));
+            }
+            let p = &img.layout.levels[level as usize].plane;
+            if x < 0 || y < 0 || x as u32 >= p.width || y as u32 >= p.height {
+                return refuse(format!(
+                    "fetch of texel ({x}, {y}) outside the {}x{} level {level}: what the M4 \
+                     returns is not established",
+                    p.width, p.height
+                ));
+            }
+            rgba[l] = texel(
+                mem,
+                &img,
+                level,
+                x as i64,
+                y as i64,
+                [Wrap::ClampToEdge; 2],
+                [0.0; 4],
+            )?;
+        }
+    } else {
+        let smp = sampler(mem, uniforms, t.sampler)?;
+        let (min_lod, max_lod) = smp.lod_range();
+        let top = img.desc.levels as f32 - 1.0;
+        let st =
+            |l: usize| lanes[l].map(|i| (f32::from_bits(i.words[0]), f32::from_bits(i.words[1])));
+        // Implicit LOD: one scale factor per quad (model's choice, see the module comment).
+        let implicit = match t.op.access {
+            TextureAccess::Sample | TextureAccess::Bias => {
+                let (Some(p0), Some(p1), Some(p2), true) = (st(0), st(1), st(2), quad) else {
+                    return refuse(
+                        "implicit-LOD sample without a complete 2x2 quad of executing lanes: \
+                         its derivatives are not established",
+                    );
+                };
+                let base = &img.layout.levels[0].plane;
+                let (w, h) = (base.width as f32, base.height as f32);
+                let dx = (((p1.0 - p0.0) * w).powi(2) + ((p1.1 - p0.1) * h).powi(2)).sqrt();
+                let dy = (((p2.0 - p0.0) * w).powi(2) + ((p2.1 - p0.1) * h).powi(2)).sqrt();
+                Some(dx.max(dy).log2())
+            }
+            _ => None,
+        };
+        for l in 0..lanes.len() {
+            let (Some(inp), Some(coord)) = (lanes[l], st(l)) else {
+                continue;
+            };
+            let word = inp.words[3];
+            let lambda = match (t.op.access, implicit) {
+                (TextureAccess::Lod, _) | (TextureAccess::Bias, _) if word & 0xf000_ffff != 0 => {
+                    return refuse(format!(
+                        "LOD word {word:#x}: bits outside the Q6 field 16..27 are only \
+                         established for arrays (layer) and are refused on 2D"
+                    ))
+                }
+                (TextureAccess::Lod, _) => q6_lod(word),
+                (TextureAccess::Bias, Some(i)) => i + q6_lod(word),
+                (_, Some(i)) => i,
+                _ => unreachable!(),
+            };
+            let lambda = if lambda.is_nan() { 0.0 } else { lambda };
+            let lambda = lambda.clamp(min_lod, max_lod);
+            let minify = lambda > 0.0;
+            let linear = if minify {
+                smp.min_linear
+            } else {
+                smp.mag_linear
+            };
+            rgba[l] = match (smp.mip_filter, minify) {
+                (MipFilter::Nearest, true) => {
+                    let d = (lambda + 0.5).floor().clamp(0.0, top) as u32;
+                    filter(mem, &img, &smp, d, coord, linear)?
+                }
+                (MipFilter::Linear, true) => {
+                    let d0 = lambda.floor().min(top);
+                    let d1 = (d0 + 1.0).min(top);
+                    let f = if d0 >= top { 0.0 } else { lambda - d0 };
+                    let a = filter(mem, &img, &smp, d0 as u32, coord, linear)?;
+                    let b = filter(mem, &img, &smp, d1 as u32, coord, linear)?;
+                    std::array::from_fn(|c| (1.0 - f) * a[c] + f * b[c])
+                }
+                _ => filter(mem, &img, &smp, 0, coord, linear)?,
+            };
+        }
+    }
+    for (l, c) in rgba.iter().enumerate() {
+        if lanes[l].is_none() {
+            continue;
+        }
+        let pick = |s: Swizzle| match s {
+            Swizzle::R => c[0],
+            Swizzle::G => c[1],
+            Swizzle::B => c[2],
+            Swizzle::A => c[3],
+            Swizzle::One => 1.0,
+            _ => 0.0,
+        };
+        let d = &img.desc;
+        raw[l] =
+            Some([d.swizzle_r, d.swizzle_g, d.swizzle_b, d.swizzle_a].map(|s| pick(s).to_bits()));
+    }
+    let mut out = Vec::new();
+    for comp in 0..4 {
+        if t.mask >> comp & 1 == 0 {
+            continue;
+        }
+        let mut row = [0u32; LANES];
+        for (l, r) in raw.iter().enumerate() {
+            if let Some(r) = r {
+                row[l] = r[comp];
+            }
+        }
+        out.push(row);
+    }
+    Ok(out)
+}
+
+/// Coordinate publications a sample read, with the result registers that must complete
+/// before the publication may be rewritten ("borrowed texture-parameter inputs remain live
+/// until completion", README.apple9-ir.md).
+pub(super) type Borrowed = std::collections::HashMap<u8, (u8, u8)>;
+
+/// Refuses an export over a coordinate publication whose sample has not completed.
+pub(super) fn check_rewrite(
+    body: &super::body::Body,
+    op: &crate::core::ops::Op,
+    sg: &crate::core::state::SimdGroup,
+    borrowed: &Borrowed,
+    g: crate::lower::gfx_io::GfxOp,
+) -> Result<(), SimError> {
+    let crate::lower::gfx_io::GfxOp::Export { dst, .. } = g else {
+        return Ok(());
+    };
+    if let Some(&(reg, n)) = borrowed.get(&dst) {
+        if (reg..reg + n).any(|r| sg.pending.is_pending(r, crate::core::ops::Part::Full)) {
+            return Err(body.error(
+                op,
+                format!(
+                    "publication {dst} rewritten while the sample that reads it has not \
+                     completed (its results r{reg}.. are still in flight)"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Performs a `tex_sample` in a fragment body: reads the coordinate publications, samples,
+/// and publishes the results on the instruction's completion slot.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run(
+    mem: &dyn GpuMemory,
+    uniforms: &[u32],
+    body: &super::body::Body,
+    op: &crate::core::ops::Op,
+    sg: &mut crate::core::state::SimdGroup,
+    quad: &[super::stages::Fragment],
+    pubs: &mut super::body::Publications,
+    borrowed: &mut Borrowed,
+    t: TexInstr,
+) -> Result<(), SimError> {
+    use crate::core::ops::Part;
+    let mask = sg.exec.active;
+    let n = t.mask.count_ones() as u8;
+    for r in t.dst..t.dst + n {
+        if sg.pending.is_pending(r, Part::Full) {
+            return Err(body.error(
+                op,
+                format!("second producer into r{r} while the first is in flight"),
+            ));
+        }
+    }
+    let mut lanes = vec![None; quad.len()];
+    for (l, lane) in lanes.iter_mut().enumerate() {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        let mut words = [0u32; 4];
+        for &k in t.inputs() {
+            let p = t.coord + k;
+            let Some(v) = pubs.value.get(&p) else {
+                return Err(body.error(
+                    op,
+                    format!("the sample reads publication {p}, which no export wrote"),
+                ));
+            };
+            words[k as usize] = v[l];
+        }
+        *lane = Some(LaneInput { words });
+    }
+    for &k in t.inputs() {
+        pubs.pending.remove(&(t.coord + k));
+        borrowed.insert(t.coord + k, (t.dst, n));
+    }
+    // Lanes 0..3 are the quad's (0,0), (1,0), (0,1), (1,1) pixels (`Stages::fragments`).
+    let full_quad = quad.len() == 4
+        && mask & 0xf == 0xf
+        && (1..4).all(|k| {
+            (quad[k].x, quad[k].y) == (quad[0].x + (k as u32 & 1), quad[0].y + (k as u32 >> 1))
+        });
+    let rows = execute(mem, uniforms, &t, &lanes, full_quad).map_err(|e| match e {
+        TexError::Refused(w) => body.error(op, w),
+        TexError::Sim(e) => e,
+    })?;
+    for (k, row) in rows.iter().enumerate() {
+        sg.pending
+            .publish(t.dst + k as u8, Part::Full, t.slot, mask, row);
+    }
+    Ok(())
+}
