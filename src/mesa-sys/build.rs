@@ -64,6 +64,10 @@ fn main() {
     }
     cc.compile("agx16_mesa_static_fns");
 
+    // The GLSL libraries need NIR, so they come before it on the link line.
+    if env::var_os("CARGO_FEATURE_GLSL").is_some() {
+        build_glsl(&compile_commands, &mesa_src, &mesa_build);
+    }
     if env::var_os("CARGO_FEATURE_LINK_MESA_STATIC").is_some() {
         link_mesa_static(&mesa_build);
     }
@@ -90,6 +94,66 @@ fn required_dir(var: &str) -> PathBuf {
 
 /// The -D/-I/-std flags meson uses to compile `REFERENCE_SOURCE`, with include paths made absolute.
 fn reference_flags(compile_commands: &Path, build: &Path) -> Vec<String> {
+    source_flags(compile_commands, build, REFERENCE_SOURCE)
+}
+
+/// Mesa's GLSL compiler for standalone use: agx16's `glsl/agx16_glsl.cpp` and Mesa's two
+/// standalone scaffolding files (not built by the default Mesa build), compiled with the flags
+/// meson uses for them, then libglsl/libglcpp from the build tree.
+fn build_glsl(compile_commands: &Path, src: &Path, build: &Path) {
+    const SCAFFOLDING: &str = "src/compiler/glsl/standalone_scaffolding.cpp";
+    const PP_SCAFFOLDING: &str = "src/compiler/glsl/glcpp/pp_standalone_scaffolding.c";
+    let shim = Path::new(env!("CARGO_MANIFEST_DIR")).join("glsl/agx16_glsl.cpp");
+    println!("cargo:rerun-if-changed={}", shim.display());
+    let cxx_flags = source_flags(compile_commands, build, SCAFFOLDING);
+    let mut cxx = cc::Build::new();
+    cxx.cpp(true)
+        .file(&shim)
+        .file(src.join(SCAFFOLDING))
+        .include(src.join("src/compiler/glsl"))
+        .include(build.join("src/compiler/glsl"))
+        .warnings(false);
+    for flag in &cxx_flags {
+        cxx.flag(flag);
+    }
+    cxx.compile("agx16_glsl");
+    // glcpp's standalone stubs and libglsl_util's four sources (Mesa's own build only makes
+    // that library for glsl_compiler), all with the same include directories.
+    let c_flags = source_flags(compile_commands, build, PP_SCAFFOLDING);
+    let mut c = cc::Build::new();
+    c.file(src.join(PP_SCAFFOLDING)).warnings(false);
+    for util in [
+        "src/mesa/main/extensions_table.c",
+        "src/mesa/program/prog_parameter.c",
+        "src/mesa/program/symbol_table.c",
+        "src/mesa/program/dummy_errors.c",
+    ] {
+        c.file(src.join(util));
+    }
+    for flag in &c_flags {
+        c.flag(flag);
+    }
+    c.compile("agx16_glcpp_scaffolding");
+    // blake3 hashes shader sources (the GLSL compiler's cache keys).
+    for (dir, lib) in [
+        ("src/compiler/glsl", "glsl"),
+        ("src/compiler/glsl/glcpp", "glcpp"),
+        ("src/util/blake3", "blake3"),
+    ] {
+        let dir = build.join(dir);
+        if !dir.join(format!("lib{lib}.a")).exists() {
+            fail(&format!(
+                "{}/lib{lib}.a is missing: build Mesa with `./x mesa`",
+                dir.display()
+            ));
+        }
+        println!("cargo:rustc-link-search=native={}", dir.display());
+        println!("cargo:rustc-link-lib=static={lib}");
+    }
+}
+
+/// The -D/-I/-std flags meson uses to compile `source`, with include paths made absolute.
+fn source_flags(compile_commands: &Path, build: &Path, source: &str) -> Vec<String> {
     let text = std::fs::read_to_string(compile_commands).unwrap_or_else(|e| {
         fail(&format!(
             "cannot read {}: {e} (configure Mesa with `./x mesa`)",
@@ -104,19 +168,19 @@ fn reference_flags(compile_commands: &Path, build: &Path) -> Vec<String> {
             list.iter().find(|e| {
                 e["file"]
                     .as_str()
-                    .is_some_and(|f| f.ends_with(REFERENCE_SOURCE))
+                    .is_some_and(|f| f.ends_with(source))
             })
         })
         .unwrap_or_else(|| {
             fail(&format!(
-                "{} has no entry for {REFERENCE_SOURCE}",
+                "{} has no entry for {source}",
                 compile_commands.display()
             ))
         });
     let command = entry["command"].as_str().unwrap_or_default();
     let words = shlex::split(command).unwrap_or_else(|| {
         fail(&format!(
-            "cannot split the compile command of {REFERENCE_SOURCE}"
+            "cannot split the compile command of {source}"
         ))
     });
     let directory = entry["directory"]

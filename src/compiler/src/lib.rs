@@ -4,6 +4,8 @@
 pub mod abi;
 pub mod error;
 pub mod eval;
+#[cfg(feature = "glsl")]
+pub mod glsl;
 pub mod interp;
 pub mod ir;
 pub mod isel;

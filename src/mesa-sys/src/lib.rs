@@ -14,3 +14,24 @@
 include!(concat!(env!("OUT_DIR"), "/bindings.rs"));
 
 pub mod nir_iter;
+
+/// Mesa's GLSL front end (feature `glsl`): `glsl/agx16_glsl.cpp`.
+#[cfg(feature = "glsl")]
+pub mod glsl {
+    use super::nir_shader;
+    use super::nir_shader_compiler_options;
+    use std::os::raw::{c_char, c_uint};
+
+    extern "C" {
+        /// Compile and link `source` as gl_shader_stage `stage` with `options`; returns a NIR
+        /// shader the caller frees with `ralloc_free`, or null with `*log` set (free it with
+        /// `agx16_glsl_free_log`). Not thread-safe.
+        pub fn agx16_glsl_to_nir(
+            source: *const c_char,
+            stage: c_uint,
+            options: *const nir_shader_compiler_options,
+            log: *mut *mut c_char,
+        ) -> *mut nir_shader;
+        pub fn agx16_glsl_free_log(log: *mut c_char);
+    }
+}

@@ -1,0 +1,133 @@
+//! GLSL input (feature `glsl`): Mesa's own GLSL front end and NIR linker, run without a GL
+//! context (agx16-mesa-sys `glsl/agx16_glsl.cpp`), with agx16's NIR options, then the NIR
+//! front-end and the G16 backend. Used by `agx16-compile FILE.glsl` and the GLSL corpus test.
+//!
+//! Buffer blocks must be declared with bindings 0, 1, … in order: NIR's `load_ssbo` index is
+//! the block index, and binding n is device buffer slot n.
+
+use crate::error::CompileError;
+use crate::nir::{compile_nir, options::options};
+use crate::pipeline::{Compiled, Options};
+use agx16_mesa_sys as m;
+use std::ffi::{CStr, CString};
+use std::path::Path;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+use thiserror::Error;
+
+/// The shader stages `agx16-compile` accepts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShaderStage {
+    Vertex,
+    Fragment,
+    Compute,
+}
+
+impl ShaderStage {
+    /// `vs`, `fs`, `cs` (and the long names).
+    pub fn parse(s: &str) -> Option<Self> {
+        match s {
+            "vs" | "vert" | "vertex" => Some(Self::Vertex),
+            "fs" | "frag" | "fragment" => Some(Self::Fragment),
+            "cs" | "comp" | "compute" => Some(Self::Compute),
+            _ => None,
+        }
+    }
+
+    /// From a file name: `.vert`/`.vs`, `.frag`/`.fs`, `.comp`/`.cs` (also before `.glsl`,
+    /// as in `x.frag.glsl`).
+    pub fn from_path(path: &Path) -> Option<Self> {
+        let name = path.file_name()?.to_str()?;
+        let name = name.strip_suffix(".glsl").unwrap_or(name);
+        Self::parse(name.rsplit_once('.')?.1)
+    }
+
+    fn gl_stage(self) -> u32 {
+        match self {
+            Self::Vertex => m::MESA_SHADER_VERTEX as u32,
+            Self::Fragment => m::MESA_SHADER_FRAGMENT as u32,
+            Self::Compute => m::MESA_SHADER_COMPUTE as u32,
+        }
+    }
+
+    /// Mesa's stage name, as shader-db prints it.
+    pub fn mesa_name(self) -> &'static str {
+        match self {
+            Self::Vertex => "MESA_SHADER_VERTEX",
+            Self::Fragment => "MESA_SHADER_FRAGMENT",
+            Self::Compute => "MESA_SHADER_COMPUTE",
+        }
+    }
+}
+
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum GlslError {
+    /// Mesa's GLSL compiler or linker rejected the source (its info log).
+    #[error("{0}")]
+    Frontend(String),
+    /// Our compiler could not compile the NIR (names the NIR instruction or G16 form).
+    #[error("{0}")]
+    Compile(#[from] CompileError),
+}
+
+/// A NIR shader owned by Rust (ralloc context freed on drop).
+pub struct NirShader(*mut m::nir_shader);
+
+impl NirShader {
+    pub fn as_ptr(&self) -> *mut m::nir_shader {
+        self.0
+    }
+}
+
+impl Drop for NirShader {
+    fn drop(&mut self) {
+        unsafe { m::ralloc_free(self.0 as *mut _) }
+    }
+}
+
+/// Mesa's GLSL compiler keeps process-wide state (the built-in function library).
+static FRONTEND: Mutex<()> = Mutex::new(());
+
+/// GLSL source → linked NIR with agx16's options (SSBO access as `load_ssbo`/`store_ssbo`,
+/// compute system values lowered).
+pub fn glsl_to_nir(source: &str, stage: ShaderStage) -> Result<NirShader, GlslError> {
+    let src = CString::new(source)
+        .map_err(|_| GlslError::Frontend("GLSL source contains a NUL byte".into()))?;
+    let _guard = FRONTEND.lock().unwrap_or_else(|e| e.into_inner());
+    let mut log: *mut std::os::raw::c_char = std::ptr::null_mut();
+    let nir = unsafe {
+        m::glsl::agx16_glsl_to_nir(src.as_ptr(), stage.gl_stage(), options(), &mut log)
+    };
+    if nir.is_null() {
+        let msg = if log.is_null() {
+            "GLSL front end failed without a message".to_string()
+        } else {
+            let s = unsafe { CStr::from_ptr(log) }.to_string_lossy().trim_end().to_string();
+            unsafe { m::glsl::agx16_glsl_free_log(log) };
+            s
+        };
+        return Err(GlslError::Frontend(msg));
+    }
+    Ok(NirShader(nir))
+}
+
+/// A compiled GLSL shader and how long the backend (NIR passes → G16 code) took.
+pub struct GlslCompiled {
+    pub compiled: Compiled,
+    pub backend_time: Duration,
+}
+
+/// GLSL → NIR → G16.
+pub fn compile_glsl(
+    source: &str,
+    stage: ShaderStage,
+    opts: Options,
+) -> Result<GlslCompiled, GlslError> {
+    let nir = glsl_to_nir(source, stage)?;
+    let t = Instant::now();
+    let compiled = unsafe { compile_nir(nir.as_ptr(), opts) }?;
+    Ok(GlslCompiled {
+        compiled,
+        backend_time: t.elapsed(),
+    })
+}
