@@ -165,11 +165,8 @@ fn source_flags(compile_commands: &Path, build: &Path, source: &str) -> Vec<Stri
     let entry = entries
         .as_array()
         .and_then(|list| {
-            list.iter().find(|e| {
-                e["file"]
-                    .as_str()
-                    .is_some_and(|f| f.ends_with(source))
-            })
+            list.iter()
+                .find(|e| e["file"].as_str().is_some_and(|f| f.ends_with(source)))
         })
         .unwrap_or_else(|| {
             fail(&format!(
@@ -178,11 +175,8 @@ fn source_flags(compile_commands: &Path, build: &Path, source: &str) -> Vec<Stri
             ))
         });
     let command = entry["command"].as_str().unwrap_or_default();
-    let words = shlex::split(command).unwrap_or_else(|| {
-        fail(&format!(
-            "cannot split the compile command of {source}"
-        ))
-    });
+    let words = shlex::split(command)
+        .unwrap_or_else(|| fail(&format!("cannot split the compile command of {source}")));
     let directory = entry["directory"]
         .as_str()
         .map(PathBuf::from)

@@ -2,8 +2,8 @@
 //! context (agx16-mesa-sys `glsl/agx16_glsl.cpp`), with agx16's NIR options, then the NIR
 //! front-end and the G16 backend. Used by `agx16-compile FILE.glsl` and the GLSL corpus test.
 //!
-//! Buffer blocks must be declared with bindings 0, 1, … in order: NIR's `load_ssbo` index is
-//! the block index, and binding n is device buffer slot n.
+//! A buffer block's `binding = n` is device buffer slot n: the front end rewrites Mesa's block
+//! indices in `load_ssbo`/`store_ssbo` to the blocks' bindings.
 
 use crate::error::CompileError;
 use crate::nir::{compile_nir, options::options};
@@ -95,14 +95,16 @@ pub fn glsl_to_nir(source: &str, stage: ShaderStage) -> Result<NirShader, GlslEr
         .map_err(|_| GlslError::Frontend("GLSL source contains a NUL byte".into()))?;
     let _guard = FRONTEND.lock().unwrap_or_else(|e| e.into_inner());
     let mut log: *mut std::os::raw::c_char = std::ptr::null_mut();
-    let nir = unsafe {
-        m::glsl::agx16_glsl_to_nir(src.as_ptr(), stage.gl_stage(), options(), &mut log)
-    };
+    let nir =
+        unsafe { m::glsl::agx16_glsl_to_nir(src.as_ptr(), stage.gl_stage(), options(), &mut log) };
     if nir.is_null() {
         let msg = if log.is_null() {
             "GLSL front end failed without a message".to_string()
         } else {
-            let s = unsafe { CStr::from_ptr(log) }.to_string_lossy().trim_end().to_string();
+            let s = unsafe { CStr::from_ptr(log) }
+                .to_string_lossy()
+                .trim_end()
+                .to_string();
             unsafe { m::glsl::agx16_glsl_free_log(log) };
             s
         };

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "compiler/nir/nir.h"
+#include "compiler/nir/nir_builder.h"
 #include "main/mtypes.h"
 #include "compiler/glsl/glsl_parser_extras.h"
 #include "compiler/glsl/ir.h"
@@ -74,6 +75,52 @@ agx16_set_limits(struct gl_context *ctx, const nir_shader_compiler_options *opts
    }
 }
 
+/* Mesa numbers buffer blocks in link order; agx16 binds SSBO binding n at buffer slot n, so
+ * every SSBO access's block index becomes the block's binding. */
+static bool
+agx16_ssbo_index_to_binding(nir_shader *nir, const struct gl_program *glprog, char **log)
+{
+   nir_foreach_function_impl(impl, nir) {
+      nir_builder b = nir_builder_create(impl);
+      nir_foreach_block(block, impl) {
+         nir_foreach_instr(instr, block) {
+            if (instr->type != nir_instr_type_intrinsic)
+               continue;
+            nir_intrinsic_instr *intr = nir_instr_as_intrinsic(instr);
+            unsigned src;
+            switch (intr->intrinsic) {
+            case nir_intrinsic_load_ssbo:
+            case nir_intrinsic_ssbo_atomic:
+            case nir_intrinsic_ssbo_atomic_swap:
+            case nir_intrinsic_get_ssbo_size:
+               src = 0;
+               break;
+            case nir_intrinsic_store_ssbo:
+               src = 1;
+               break;
+            default:
+               continue;
+            }
+            if (!nir_src_is_const(intr->src[src])) {
+               *log = ralloc_strdup(NULL, "buffer block index is not a constant "
+                                          "(arrays of buffer blocks indexed dynamically)");
+               return false;
+            }
+            unsigned i = nir_src_as_uint(intr->src[src]);
+            if (i >= glprog->info.num_ssbos) {
+               *log = ralloc_asprintf(NULL, "buffer block index %u out of range", i);
+               return false;
+            }
+            b.cursor = nir_before_instr(instr);
+            nir_src_rewrite(&intr->src[src],
+                            nir_imm_int(&b, glprog->sh.ShaderStorageBlocks[i]->Binding));
+         }
+      }
+      nir_metadata_preserve(impl, nir_metadata_control_flow);
+   }
+   return true;
+}
+
 /* Compile and link `source` as `stage` (gl_shader_stage). On success returns a NIR shader the
  * caller owns (ralloc_free it); on failure returns NULL with *log set (free with
  * agx16_glsl_free_log). Not thread-safe: Mesa's built-in function library is shared state. */
@@ -122,16 +169,6 @@ agx16_glsl_to_nir(const char *source, unsigned stage, const nir_shader_compiler_
    {
       struct gl_program *glprog = prog->_LinkedShaders[stage]->Program;
       nir_shader *nir = glprog->nir;
-      /* agx16 binds SSBO binding n at buffer slot n; Mesa numbers blocks in link order. */
-      for (unsigned i = 0; i < glprog->info.num_ssbos; i++) {
-         unsigned binding = glprog->sh.ShaderStorageBlocks[i]->Binding;
-         if (binding != i) {
-            *log = ralloc_asprintf(NULL, "buffer block %u (%s) has binding %u: declare "
-                                   "buffer blocks with bindings 0, 1, ... in order",
-                                   i, glprog->sh.ShaderStorageBlocks[i]->name.string, binding);
-            goto done;
-         }
-      }
       nir_lower_vars_to_ssa(nir);
       gl_nir_lower_buffers(nir, prog);
       struct nir_lower_compute_system_values_options cs = {};
@@ -140,6 +177,12 @@ agx16_glsl_to_nir(const char *source, unsigned stage, const nir_shader_compiler_
       nir_lower_global_vars_to_local(nir);
       nir_lower_vars_to_ssa(nir);
       nir_remove_dead_variables(nir, nir_var_function_temp, NULL);
+      nir_copy_prop(nir);
+      nir_opt_constant_folding(nir);
+      nir_copy_prop(nir);
+      nir_opt_dce(nir);
+      if (!agx16_ssbo_index_to_binding(nir, glprog, log))
+         goto done;
       out = nir_shader_clone(NULL, nir);
    }
 

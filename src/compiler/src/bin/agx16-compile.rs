@@ -202,7 +202,9 @@ mod stats {
             collect(p, &mut files);
         }
         if files.is_empty() {
-            eprintln!("agx16-compile --stats: no shader files (.vert/.frag/.comp) under the paths given");
+            eprintln!(
+                "agx16-compile --stats: no shader files (.vert/.frag/.comp) under the paths given"
+            );
             return ExitCode::from(2);
         }
         let mut total = Stats::default();
@@ -234,7 +236,11 @@ mod stats {
                 Ok(c) => {
                     ok += 1;
                     let s = c.stats;
-                    println!("{}: {}", path.display(), s.shader_db_line(stage.mesa_name()));
+                    println!(
+                        "{}: {}",
+                        path.display(),
+                        s.shader_db_line(stage.mesa_name())
+                    );
                     total.instrs += s.instrs;
                     total.bytes += s.bytes;
                     total.gprs += s.gprs;

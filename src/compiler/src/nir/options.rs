@@ -41,6 +41,9 @@ pub fn options() -> &'static nir_shader_compiler_options {
                 lower_mul_high: true,
                 lower_ineg: true,
                 fuse_ffma32: true,
+                // The global invocation id is a special register (get_sr, isel/encode.rs);
+                // without this nir_lower_system_values rebuilds it from the workgroup id.
+                has_cs_global_id: true,
                 ..Default::default()
             })
         })
