@@ -33,8 +33,8 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     // load_pixel_coord, GLES suites run on M4) and adds 0.5, with y growing downwards in the
     // framebuffer. Mesa's st flips and offsets to GL's convention from exactly these two caps; with
     // none set its wpos lowering asserts (piglit glsl-fcoord-invariant-pass crashed so).
-    caps.set_fs_coord_origin_upper_left(true);
-    caps.set_fs_coord_pixel_center_half_integer(true);
+    caps.fs_coord_origin_upper_left = true;
+    caps.fs_coord_pixel_center_half_integer = true;
 
     // Limits (hardware).
     caps.max_texture_2d_size = 16384; // asahi-25.0

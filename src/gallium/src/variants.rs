@@ -166,9 +166,10 @@ unsafe fn vertex_variant(
     }
     let r = (|| {
         let (c, info) = compile(cso, &GraphicsKey::Vertex(key.clone()))?;
-        if c.mir.scratch_slots != 0 {
-            return Err("a vertex program that spills (render-stage scratch is not set up)".into());
-        }
+        // Spills address per-thread scratch sized by the launch frame's extent A
+        // (4 bytes per scratch word, agx16-compiler MProgram::scratch_words).
+        let scratch = u16::try_from(4 * c.mir.scratch_words)
+            .map_err(|_| format!("{} bytes of scratch", 4 * c.mir.scratch_words))?;
         let body = screen
             .programs
             .lock()
@@ -180,7 +181,7 @@ unsafe fn vertex_variant(
             outputs: info.outputs,
             writes_point_size: info.point_size,
             publications: info.publications,
-            scratch: 0,
+            scratch,
         };
         Ok((Arc::new(p), info))
     })();
@@ -199,11 +200,8 @@ unsafe fn fragment_variant(
     }
     let r = (|| {
         let (c, info) = compile(cso, &GraphicsKey::Fragment(key.clone()))?;
-        if c.mir.scratch_slots != 0 {
-            return Err(
-                "a fragment program that spills (render-stage scratch is not set up)".into(),
-            );
-        }
+        let scratch = u16::try_from(4 * c.mir.scratch_words)
+            .map_err(|_| format!("{} bytes of scratch", 4 * c.mir.scratch_words))?;
         let user_base = 1 + key.frag_coord_z as usize;
         let varyings = info
             .coefficients
@@ -232,7 +230,7 @@ unsafe fn fragment_variant(
             discards: info.discards,
             reads_tilebuffer: false,
             publications: info.publications,
-            scratch: 0,
+            scratch,
         };
         Ok((Arc::new(p), info))
     })();

@@ -897,7 +897,7 @@ mod compiled {
         }
         let (c, info) = abi::compile_ir_graphics(&b.finish(), 0, Options::default()).unwrap();
         assert_eq!(info.outputs, 8);
-        assert_eq!(c.mir.scratch_slots, 0);
+        assert_eq!(c.mir.scratch_words, 0);
         c.code
     }
 
