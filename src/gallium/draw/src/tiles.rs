@@ -32,19 +32,29 @@ fn mov32(dst: u32, v: u32) -> Result<Instr, DrawError> {
     Ok(i)
 }
 
-/// Background body: tile word 0 := `word` for every pixel (the packer's tile epilogue).
-pub fn clear_body(word: u32) -> Result<Vec<u8>, DrawError> {
-    let p = vec![
-        mov32(0, word)?,
-        isa("tile_setup", &[("b1", 2), ("access", 0x600)])?,
-        isa("tile_setup", &[("b1", 2), ("access", 0x80c)])?,
-        isa(
+/// Background body: for each `(tile word, value)`, that word := value for every pixel (the
+/// packer's tile epilogue; `tile_store`'s `rt` field counts 32-bit words, sim/GFX.md).
+pub fn clear_body(words: &[(u32, u32)]) -> Result<Vec<u8>, DrawError> {
+    let mut p = Vec::new();
+    for (k, &(_, value)) in words.iter().enumerate() {
+        p.push(mov32(k as u32, value)?);
+    }
+    p.push(isa("tile_setup", &[("b1", 2), ("access", 0x600)])?);
+    p.push(isa("tile_setup", &[("b1", 2), ("access", 0x80c)])?);
+    for (k, &(word, _)) in words.iter().enumerate() {
+        p.push(isa(
             "tile_store",
-            &[("mode", 0x54), ("src", 0), ("mask", 1), ("fmt", 0x4e)],
-        )?,
-        isa("tile_fence", &[("access", 0x20c)])?,
-        isa("stop", &[])?,
-    ];
+            &[
+                ("mode", 0x54),
+                ("src", k as u64),
+                ("rt", word as u64),
+                ("mask", 1),
+                ("fmt", 0x4e),
+            ],
+        )?);
+    }
+    p.push(isa("tile_fence", &[("access", 0x20c)])?);
+    p.push(isa("stop", &[])?);
     Ok(encode_program(&p))
 }
 
@@ -141,13 +151,6 @@ fn targets<'a>(
         }
         out.push((slot, off, t));
     }
-    if out.len() > 1 || out.iter().any(|t| t.1 != 0) {
-        return Err(DrawError::Unsupported(
-            "more than one colour target (the model's fragment and background programs store \
-             tile word 0 only)"
-                .into(),
-        ));
-    }
     Ok(out)
 }
 
@@ -158,17 +161,21 @@ impl TilePrograms for G16Tiles<'_> {
         pass: &TilePass,
     ) -> Result<(u32, u32), DrawError> {
         let targets = targets(pass)?;
-        let Some(&(slot, _, _)) = targets.first() else {
+        if targets.is_empty() {
             return Ok((0, 0));
-        };
-        let word = pass.clear[slot].ok_or_else(|| {
-            DrawError::Unsupported(
-                "keeping a colour target's earlier contents across renders (the background \
-                 program's block load is not established)"
-                    .into(),
-            )
-        })?;
-        let body = self.body(clear_body(u32::from_le_bytes(word))?)?;
+        }
+        let mut words = Vec::new();
+        for &(slot, offset, _) in &targets {
+            let value = pass.clear[slot].ok_or_else(|| {
+                DrawError::Unsupported(
+                    "keeping a colour target's earlier contents across renders (the background \
+                     program's block load is not established)"
+                        .into(),
+                )
+            })?;
+            words.push((offset / 4, u32::from_le_bytes(value)));
+        }
+        let body = self.body(clear_body(&words)?)?;
         let usc = stage_launcher_for(mem, pass, body.entry_offset, 0, &[])?;
         Ok((usc, 0))
     }

@@ -260,6 +260,11 @@ fn iter(dst: u64, cf: u64) -> Instr {
 /// Fragment body: red = iter(coefficient 1); tile word 0 = round(red * 255) (an RGBA8 word
 /// with green, blue and alpha zero, i.e. gl_FragColor = vec4(red, 0, 0, 0)).
 fn fragment_body() -> Vec<u8> {
+    fragment_body_words(1)
+}
+
+/// The same colour into tile words 0..n (n render targets, one word each).
+fn fragment_body_words(n: u64) -> Vec<u8> {
     let p = vec![
         iter(0, 1),
         movf(1, 255.0),
@@ -269,13 +274,21 @@ fn fragment_body() -> Vec<u8> {
         f2u(5, 4),
         b("tile_setup", &[("b1", 2), ("access", 0x600)]),
         b("tile_setup", &[("b1", 2), ("access", 0x80c)]),
-        b(
-            "tile_store",
-            &[("mode", 0x54), ("src", 5), ("mask", 1), ("fmt", 0x4e)],
-        ),
-        b("tile_fence", &[("access", 0x20c)]),
-        b("stop", &[]),
     ];
+    let mut p = p;
+    for rt in 0..n {
+        p.push(b(
+            "tile_store",
+            &[
+                ("mode", 0x54),
+                ("src", 5),
+                ("rt", rt),
+                ("mask", 1),
+                ("fmt", 0x4e),
+            ],
+        ));
+    }
+    p.extend([b("tile_fence", &[("access", 0x20c)]), b("stop", &[])]);
     encode_program(&p)
 }
 
@@ -1009,4 +1022,62 @@ fn a_bgra8_target_clears_to_bgra_bytes() {
     clear_all(&mut batch);
     let (px, _) = render(&mem, &mut progs, &batch);
     assert!(px.iter().all(|p| *p == [30, 20, 10, 255]), "{:?}", px[0]);
+}
+
+#[test]
+fn two_colour_targets_get_their_own_clears_and_the_same_fragments() {
+    let (mut mem, mut progs, _) = setup();
+    let vs = progs.vertex(&mut mem, TRI);
+    let fs = Arc::new(FragmentProgram {
+        body: progs
+            .arena
+            .add_body(&mut mem, &fragment_body_words(2))
+            .unwrap(),
+        ..(*progs.fragment(&mut mem)).clone()
+    });
+    const IMG2: u64 = IMG + 0x8000;
+    let mut fb = framebuffer(false);
+    fb.colors.push(Some(ColorTarget {
+        va: IMG2,
+        plane: PlaneLayout::twiddled(W, H, 4),
+        format: TileFormat::Rgba8Unorm,
+    }));
+    let mut batch = Batch::new(fb);
+    // Slot 0 takes CLEAR, slot 1 another colour: two clears before any draw.
+    let one = |bit| ClearMask {
+        color: bit,
+        depth: false,
+        stencil: false,
+    };
+    assert!(batch.clear(one(1), CLEAR, 1.0, 0));
+    let other = [0.5, 0.25, 1.0, 0.0];
+    assert!(batch.clear(one(2), other, 1.0, 0));
+    batch.draws.push(draw(
+        &vs,
+        &fs,
+        Primitive::Triangles,
+        Indices::Direct { first: 0, count: 3 },
+    ));
+    mem.pt.host_write(IMG2, &vec![0xcd; 0x4000]).unwrap();
+    let (px, _) = render(&mem, &mut progs, &batch);
+    let mut want = RefFrame::new(CLEAR_BYTES);
+    want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], false);
+    compare(&px, &want);
+    // Target 1 (twiddled): the same fragments over its own clear colour.
+    let plane = PlaneLayout::twiddled(W, H, 4);
+    let other_bytes = TileFormat::Rgba8Unorm.pack(other);
+    for i in 0..W * H {
+        let mut c = [0u8; 4];
+        mem.pt
+            .host_read(IMG2 + plane.offset(i % W, i / W), &mut c)
+            .unwrap();
+        let w = want.color[i as usize];
+        let expect = if w == CLEAR_BYTES { other_bytes } else { w };
+        assert!(
+            c.iter().zip(expect).all(|(a, b)| a.abs_diff(b) <= 1),
+            "target 1 pixel {},{}: {c:?} vs {expect:?}",
+            i % W,
+            i / W
+        );
+    }
 }
