@@ -308,9 +308,13 @@ fn kernels_whose_pressure_fits_96_registers_do_not_spill() {
         .collect();
     kernels.extend((0..20).map(|s| random_control_kernel(s, THREADS)));
     kernels.extend([10, 30, 45, 47].map(wide_kernel));
-    let mut near_full = 0;
+    let (mut near_full, mut highest, mut fitting) = (0, 0, 0);
     for (k, f) in kernels.iter().enumerate() {
         let peak = peak_pressure_gprs(f, &G16Target, true).unwrap();
+        if peak <= 96 {
+            fitting += 1;
+            highest = highest.max(peak);
+        }
         let c = compile(f, 96).unwrap_or_else(|e| panic!("kernel {k}: {e}"));
         if peak <= 96 {
             assert_eq!(
@@ -321,6 +325,7 @@ fn kernels_whose_pressure_fits_96_registers_do_not_spill() {
         }
         near_full += (peak > 64) as u32;
     }
+    eprintln!("{fitting} kernels fit 96 GPRs, the highest peak {highest}");
     assert!(near_full > 0, "no kernel came near the file size");
 }
 
