@@ -188,3 +188,33 @@ fn never_written_words_are_refused() {
     ];
     assert!(unmeasured(run(p, Some(64)).1).contains("before any store"));
 }
+
+#[test]
+fn a_store_takes_a_pending_fill_through_its_wait_field() {
+    // The scratch forms take a wait (mask at bits 45..47/61..63, agx16-isa table/scratch.rs):
+    // storing a filled value still pending on slot 1 delivers it when the store names slot 1,
+    // and stores zero otherwise (the measured wrong-slot rule of every wait field).
+    let prog = |wait: u8| {
+        let mut again = spill(1, 3, 6);
+        again.set_wait(agx16_isa::SlotSet(wait)).unwrap();
+        vec![
+            gid(),
+            add_imm(2, 1, 5, 0),
+            spill(0, 2, 6),
+            add_imm(2, 2, 0, S6),
+            fill(0, 3, 1),
+            again,
+            add_imm(3, 3, 0, S6),
+            fill(1, 4, 6),
+            add_imm(5, 4, 0, S6),
+            store(1, 5),
+            b("stop", &[]),
+        ]
+    };
+    let (pt, r) = run(prog(1), Some(8));
+    r.unwrap();
+    assert_eq!(words(&pt, 40), (0..40).map(|i| i + 5).collect::<Vec<u32>>());
+    let (pt, r) = run(prog(0), Some(8));
+    r.unwrap();
+    assert_eq!(words(&pt, 40), vec![0; 40]);
+}

@@ -19,7 +19,9 @@
 //! store is completed by a copy naming its slot before the next scratch access to its word,
 //! before anything writes its source register, and at every boundary. The copy rewrites the
 //! store's own (released, dead) source register with itself, so it needs no spare register.
-//! The scratch forms have no wait field: a spill of a pending value is handed off first.
+//! The compiler names no slot on the scratch forms (agx16-isa has their wait field from
+//! GravityLinux's machine table, but nothing here needs it): a spill of a pending value is
+//! handed off first.
 
 use crate::ir::{Op, Type};
 use crate::mir::{MInstr, MItem, MOperand, MProgram, MSrc, Reg};
@@ -115,8 +117,8 @@ pub fn assign_slots(p: &mut MProgram) {
         let mut keep = Vec::new();
         for &k in &hits {
             let slot_bit = 1u8 << (pending[k].slot - 1);
-            // Predicate compares, tile stores, unorm packs (two instructions), device loads and
-            // the scratch forms have no scoreboard field; an export's wait (45..47/61..63) on a
+            // Predicate compares, tile stores, unorm packs (two instructions) and device loads
+            // have no scoreboard field, the scratch forms get none named here; an export's wait (45..47/61..63) on a
             // pending source is not modelled (sim/GFX.md): their sources are handed off first.
             let no_wait_field = matches!(
                 i.op,

@@ -1,10 +1,14 @@
 //! Per-invocation scratch (spill) store and load, word-indexed within the launcher frame's
 //! extent A (GravityLinux/mesa agx_apple9_ir.c SPILL_STORE / SPILL_LOAD packers; README.apple9-
 //! launchers.md bisected A = 4*(highest word + 1) bytes on T8132 with spilling shaders).
-//! Neither occurs in the Apple-compiled corpus.
+//! Neither occurs in the Apple-compiled corpus. Both take a scoreboard wait as a one-hot mask
+//! split over bits 45..47 (slots 1-3) and 61..63 (slots 4-6): GravityLinux/mesa
+//! agx_apple9_machine.c gives both the MASK_45_47_61_63 dependency layout at hardware evidence
+//! ("SAVE/FILL each produce a completion tag and accept an incoming wait", EXP-M4-60), and the
+//! packer vectors below hold 0 there.
 
-use super::src::GL_IR;
-use crate::form::{Field, Form, Kind::*, ProduceLayout::*, Role::*};
+use super::src::{GL_IR, MC};
+use crate::form::{Field, Form, Kind::*, ProduceLayout::*, Role::*, SlotLayout::*};
 
 // `(0b | w<<4) (1 | src<<1) (0f | w4..5<<6) 00 22 (src6 | w6<<4) (w7..<<2) (slot-1)<<2 00 00`
 const SPILL_STORE: &[Field] = &[
@@ -18,11 +22,16 @@ const SPILL_STORE: &[Field] = &[
     f!("src", [(9, 6), (40, 1)], Gpr(SrcA), Hardware, GL_IR),
     raw!("b1_7", 15, 1),
     raw!("b5_1", 41, 3),
-    raw!("b5_5", 45, 3),
+    f!(
+        "wait",
+        [(45, 3), (61, 3)],
+        Wait(MaskSplit45_61),
+        Hardware,
+        MC
+    ),
     raw!("b6_lo", 48, 2),
     raw!("b7_lo", 56, 2),
     f!("slot", [(58, 3)], Produce(SlotIndex), Hardware, GL_IR),
-    raw!("b7_hi", 61, 3),
     raw!("b8_9", 64, 16),
 ];
 
@@ -35,9 +44,16 @@ const SPILL_LOAD: &[Field] = &[
     raw!("b3_mid", 25, 4),
     f!("slot", [(29, 3)], Produce(SlotIndex), Hardware, GL_IR),
     raw!("b4_0", 32, 1),
-    raw!("b5_6", 40, 16),
+    raw!("b5_lo", 40, 5),
+    f!(
+        "wait",
+        [(45, 3), (61, 3)],
+        Wait(MaskSplit45_61),
+        Hardware,
+        MC
+    ),
+    raw!("b6", 48, 8),
     raw!("b7_lo", 56, 4),
-    raw!("b7_hi", 61, 3),
 ];
 
 #[rustfmt::skip]
