@@ -119,7 +119,9 @@ pub struct GlslCompiled {
     pub backend_time: Duration,
 }
 
-/// GLSL → NIR → G16.
+/// GLSL → NIR → G16. Vertex and fragment shaders are compiled the way the driver compiles
+/// them at link time (`link_time_key`): IO lowered to driver locations, every vertex input a
+/// vec4 of f32 in its own buffer, every varying component read, one RGBA8 target.
 pub fn compile_glsl(
     source: &str,
     stage: ShaderStage,
@@ -127,9 +129,92 @@ pub fn compile_glsl(
 ) -> Result<GlslCompiled, GlslError> {
     let nir = glsl_to_nir(source, stage)?;
     let t = Instant::now();
-    let compiled = unsafe { compile_nir(nir.as_ptr(), opts) }?;
+    let compiled = unsafe { compile_nir_stage(nir.as_ptr(), stage, opts) }?;
     Ok(GlslCompiled {
         compiled,
         backend_time: t.elapsed(),
     })
+}
+
+/// The backend for one stage of front-end output.
+///
+/// # Safety
+/// `nir` must come from `glsl_to_nir` for `stage`; it is lowered in place.
+pub unsafe fn compile_nir_stage(
+    nir: *mut m::nir_shader,
+    stage: ShaderStage,
+    opts: Options,
+) -> Result<Compiled, CompileError> {
+    unsafe {
+        if stage == ShaderStage::Compute {
+            return compile_nir(nir, opts);
+        }
+        lower_io(nir);
+        let key = link_time_key(nir);
+        crate::nir::compile_nir_graphics(nir, &key).map(|(c, _)| c)
+    }
+}
+
+unsafe extern "C" fn vec4_slots(ty: *const m::glsl_type, bindless: bool) -> std::ffi::c_int {
+    unsafe { m::glsl_count_vec4_slots(ty, false, bindless) as std::ffi::c_int }
+}
+
+/// In/out variables → load_input/store_output (fragment inputs as interpolated loads) with
+/// vec4-slot driver locations, as the Gallium driver lowers what Mesa hands it.
+unsafe fn lower_io(nir: *mut m::nir_shader) {
+    unsafe {
+        let stage = (*nir).info.stage();
+        m::nir_assign_io_var_locations(nir, m::nir_var_shader_in, &mut (*nir).num_inputs, stage);
+        m::nir_assign_io_var_locations(nir, m::nir_var_shader_out, &mut (*nir).num_outputs, stage);
+        let options = if stage == m::MESA_SHADER_FRAGMENT {
+            m::nir_lower_io_use_interpolated_input_intrinsics
+        } else {
+            0
+        };
+        m::nir_lower_io(
+            nir,
+            m::nir_var_shader_in | m::nir_var_shader_out,
+            Some(vec4_slots),
+            options,
+        );
+        m::nir_shader_gather_info(nir, m::nir_shader_get_entrypoint(nir));
+    }
+}
+
+/// The representative key of a link-time compile (the driver's `link_time_key`).
+unsafe fn link_time_key(nir: *const m::nir_shader) -> crate::abi::GraphicsKey {
+    use crate::abi::*;
+    let info = unsafe { &(*nir).info };
+    let bits = |mask: u64| (0..64u8).filter(move |b| mask >> b & 1 == 1);
+    if info.stage() == m::MESA_SHADER_VERTEX {
+        GraphicsKey::Vertex(VertexKey {
+            attribs: bits(info.inputs_read)
+                .enumerate()
+                .map(|(i, location)| VertexAttrib {
+                    location,
+                    buffer: i as u8,
+                    offset: 0,
+                    stride: 16,
+                    format: AttribFormat::F32(4),
+                })
+                .collect(),
+            ubos: 0,
+            gl_clip_z: true,
+        })
+    } else {
+        GraphicsKey::Fragment(FragmentKey {
+            varyings: bits(info.inputs_read)
+                .filter(|l| *l as u32 != m::VARYING_SLOT_POS)
+                .flat_map(|location| {
+                    (0..4).map(move |component| VaryingSlot {
+                        location,
+                        component,
+                    })
+                })
+                .collect(),
+            frag_coord_z: info.inputs_read & (1 << m::VARYING_SLOT_POS) != 0,
+            render_targets: vec![RenderTarget::Rgba8Unorm],
+            ubos: 0,
+        })
+    }
 }

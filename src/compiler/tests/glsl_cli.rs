@@ -89,3 +89,26 @@ fn stats_over_a_directory_prints_totals_and_timings() {
     assert!(out.contains(&format!(" of {n} shaders compiled")), "{out}");
     assert!(out.lines().last().unwrap().contains("median"), "{out}");
 }
+
+#[test]
+fn vertex_and_fragment_shaders_compile_with_the_link_time_key() {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/gfx");
+    for (file, stage, tail) in [
+        ("passthrough.vert", "MESA_SHADER_VERTEX", "vary_store"),
+        ("tint.frag", "MESA_SHADER_FRAGMENT", "tile_store"),
+    ] {
+        let (code, out, err) = tool(&[dir.join(file).to_str().unwrap()]);
+        assert_eq!(code, 0, "{file}: {err}");
+        assert!(out.contains(tail), "{file}: {out}");
+        assert!(
+            out.lines()
+                .last()
+                .unwrap()
+                .starts_with(&format!("{stage} shader: ")),
+            "{file}: {out}"
+        );
+    }
+    // The stage flag overrides the extension: a fragment shader is no vertex shader.
+    let (code, _, err) = tool(&["--stage", "vs", dir.join("tint.frag").to_str().unwrap()]);
+    assert_eq!(code, 1, "{err}");
+}

@@ -167,6 +167,7 @@ mod stats {
     use super::*;
     use agx16_compiler::glsl::{glsl_to_nir, ShaderStage};
     use agx16_compiler::mir::Stats;
+    use agx16_mesa_sys as m;
     use std::path::{Path, PathBuf};
     use std::time::{Duration, Instant};
 
@@ -229,9 +230,21 @@ mod stats {
                     continue;
                 }
             };
-            let t = Instant::now();
-            let r = unsafe { agx16_compiler::nir::compile_nir(nir.as_ptr(), opts) };
-            times.push(t.elapsed());
+            // Each shader's time is the fastest of three compiles of a fresh copy of its NIR
+            // (the passes lower in place), so scheduling noise on a shared machine does not
+            // count; the first compile also warms up lazily built tables.
+            let mut best = Duration::MAX;
+            let mut r = None;
+            for _ in 0..3 {
+                let copy = unsafe { m::nir_shader_clone(std::ptr::null_mut(), nir.as_ptr()) };
+                let t = Instant::now();
+                let out = unsafe { agx16_compiler::glsl::compile_nir_stage(copy, *stage, opts) };
+                best = best.min(t.elapsed());
+                unsafe { m::ralloc_free(copy as *mut _) };
+                r = Some(out);
+            }
+            times.push(best);
+            let r = r.expect("compiled at least once");
             match r {
                 Ok(c) => {
                     ok += 1;
@@ -268,7 +281,7 @@ mod stats {
             total.copies
         );
         println!(
-            "backend compile time (NIR passes → G16) over {} shaders: median {:.3} ms, p95 {:.3} ms",
+            "backend compile time (NIR passes → G16, fastest of 3 per shader) over {} shaders: median {:.3} ms, p95 {:.3} ms",
             times.len(),
             quantile(&times, 0.5).as_secs_f64() * 1e3,
             quantile(&times, 0.95).as_secs_f64() * 1e3
