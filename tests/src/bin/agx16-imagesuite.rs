@@ -1,0 +1,1771 @@
+//! agx16-imagesuite: the image test suite's GLES programs. Each scene renders one frame into a 64x64
+//! RGBA8 framebuffer object (some add depth/stencil or a second colour target) on surfaceless EGL and
+//! reads it back with glReadPixels; tests/tests/image_suite.rs runs every scene on agx16 and on
+//! softpipe (the same Mesa build) and compares the images.
+//!
+//! Usage: `agx16-imagesuite --list` prints one `scene NAME es=V tol=T slack=S` line per scene
+//! (GLES version it needs, per-channel tolerance in 8-bit steps, pixels allowed to differ beyond it);
+//! `agx16-imagesuite [NAME...]` renders the named scenes (all without names), each in a fresh
+//! context, and prints `GL_RENDERER: ...`, `context: ES V`, then per scene `begin NAME` and one of
+//! `ok NAME HEX[ HEX...]` (one hex RGBA image per colour target), `skip NAME: REASON` (the context
+//! lacks what the scene needs) or `error NAME: REASON` (a compile/link failure, an incomplete
+//! framebuffer or a GL error). `begin NAME` is also written to stderr (`imagesuite: begin NAME`) so
+//! the driver's messages can be attributed to the scene that caused them.
+//!
+//! Tolerances (the test applies them; reasons here, next to the geometry they depend on):
+//! * 0: only exactly representable values reach the framebuffer (clear colours k/255, texels copied
+//!   by nearest filtering, constant colours k/255 without interpolation or blending arithmetic).
+//! * 1 step: a float result converted to 8 bits; GL leaves the rounding of ties and the precision
+//!   of interpolation/blending/filtering open within that step. sim/GFX.md "Known gaps": the M4
+//!   scene checkers allow one 8-bit step in colour, and the model's tests use the same.
+//! * slack: coverage. Triangles and points are placed so no pixel centre lies on an edge (exact
+//!   coverage). Lines: the GLES 2.0 spec (§3.4.1) lets the fragments of a non-antialiased line
+//!   differ from the diamond-exit rule by one per segment, so line scenes allow one pixel per segment.
+
+use glow::HasContext;
+use khronos_egl as egl;
+use std::ffi::c_void;
+use std::io::Write;
+use std::process::ExitCode;
+
+const EGL_PLATFORM_SURFACELESS_MESA: egl::Enum = 0x31DD;
+const SIZE: i32 = 64;
+/// The background of every scene: exactly representable, so clears compare exactly.
+const BG: [f32; 4] = [16.0 / 255.0, 32.0 / 255.0, 48.0 / 255.0, 1.0];
+
+type Gl = glow::Context;
+type Res<T> = Result<T, String>;
+/// One scene's colour targets (RGBA8 rows bottom-up) or why there are none.
+type Frame = Result<Vec<Vec<u8>>, Outcome>;
+
+/// What one scene's render function may report besides pixels.
+enum Outcome {
+    Skip(String),
+    Error(String),
+}
+
+impl From<String> for Outcome {
+    fn from(e: String) -> Outcome {
+        Outcome::Error(e)
+    }
+}
+
+struct Scene {
+    name: &'static str,
+    /// Lowest GLES major version the scene needs.
+    es: u32,
+    /// Per-channel tolerance in 8-bit steps (see the module comment).
+    tol: u8,
+    /// Pixels allowed to differ beyond `tol` (line scenes only).
+    slack: usize,
+    render: fn(&Gl, &Ctx) -> Frame,
+}
+
+/// Facts about the current context the scenes consult.
+struct Ctx {
+    es: u32,
+    extensions: String,
+}
+
+impl Ctx {
+    fn has(&self, ext: &str) -> bool {
+        self.extensions.split_whitespace().any(|e| e == ext)
+    }
+}
+
+fn check(gl: &Gl, what: &str) -> Res<()> {
+    // SAFETY: a query on the current context.
+    match unsafe { gl.get_error() } {
+        glow::NO_ERROR => Ok(()),
+        e => Err(format!("{what}: GL error {e:#x}")),
+    }
+}
+
+/// A 64x64 RGBA8 texture-backed framebuffer with `targets` colour attachments and optional
+/// depth (DEPTH_COMPONENT16), stencil (packed depth24/stencil8 when `stencil`), cleared to BG,
+/// depth 1, stencil 0.
+unsafe fn framebuffer(gl: &Gl, targets: u32, depth: bool, stencil: bool) -> Res<glow::Framebuffer> {
+    let fbo = gl.create_framebuffer()?;
+    gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
+    for i in 0..targets {
+        let tex = gl.create_texture()?;
+        gl.bind_texture(glow::TEXTURE_2D, Some(tex));
+        gl.tex_image_2d(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA as i32,
+            SIZE,
+            SIZE,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelUnpackData::Slice(None),
+        );
+        gl.tex_parameter_i32(
+            glow::TEXTURE_2D,
+            glow::TEXTURE_MIN_FILTER,
+            glow::NEAREST as i32,
+        );
+        gl.framebuffer_texture_2d(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0 + i,
+            glow::TEXTURE_2D,
+            Some(tex),
+            0,
+        );
+    }
+    gl.bind_texture(glow::TEXTURE_2D, None);
+    if depth || stencil {
+        let rb = gl.create_renderbuffer()?;
+        gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
+        // DEPTH24_STENCIL8 (OES_packed_depth_stencil in ES 2.0, core in ES 3.0).
+        let format = if stencil {
+            glow::DEPTH24_STENCIL8
+        } else {
+            glow::DEPTH_COMPONENT16
+        };
+        gl.renderbuffer_storage(glow::RENDERBUFFER, format, SIZE, SIZE);
+        check(gl, "glRenderbufferStorage")?;
+        gl.framebuffer_renderbuffer(
+            glow::FRAMEBUFFER,
+            glow::DEPTH_ATTACHMENT,
+            glow::RENDERBUFFER,
+            Some(rb),
+        );
+        if stencil {
+            gl.framebuffer_renderbuffer(
+                glow::FRAMEBUFFER,
+                glow::STENCIL_ATTACHMENT,
+                glow::RENDERBUFFER,
+                Some(rb),
+            );
+        }
+    }
+    if targets > 1 {
+        let bufs: Vec<u32> = (0..targets).map(|i| glow::COLOR_ATTACHMENT0 + i).collect();
+        gl.draw_buffers(&bufs);
+    }
+    let status = gl.check_framebuffer_status(glow::FRAMEBUFFER);
+    if status != glow::FRAMEBUFFER_COMPLETE {
+        return Err(format!("framebuffer incomplete ({status:#x})"));
+    }
+    gl.viewport(0, 0, SIZE, SIZE);
+    gl.clear_color(BG[0], BG[1], BG[2], BG[3]);
+    gl.clear_depth_f32(1.0);
+    gl.clear_stencil(0);
+    let mut bits = glow::COLOR_BUFFER_BIT;
+    if depth || stencil {
+        bits |= glow::DEPTH_BUFFER_BIT;
+    }
+    if stencil {
+        bits |= glow::STENCIL_BUFFER_BIT;
+    }
+    gl.clear(bits);
+    check(gl, "framebuffer clear")?;
+    Ok(fbo)
+}
+
+unsafe fn read(gl: &Gl, targets: u32) -> Res<Vec<Vec<u8>>> {
+    let mut images = Vec::new();
+    for i in 0..targets {
+        if targets > 1 {
+            gl.read_buffer(glow::COLOR_ATTACHMENT0 + i);
+        }
+        let mut px = vec![0u8; (SIZE * SIZE * 4) as usize];
+        gl.read_pixels(
+            0,
+            0,
+            SIZE,
+            SIZE,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelPackData::Slice(Some(&mut px)),
+        );
+        check(gl, "glReadPixels")?;
+        images.push(px);
+    }
+    Ok(images)
+}
+
+/// Compiles and links; attributes bound to locations in the order given.
+unsafe fn program(gl: &Gl, vs: &str, fs: &str, attribs: &[&str]) -> Res<glow::Program> {
+    let p = gl.create_program()?;
+    for (kind, src, name) in [
+        (glow::VERTEX_SHADER, vs, "vertex"),
+        (glow::FRAGMENT_SHADER, fs, "fragment"),
+    ] {
+        let s = gl.create_shader(kind)?;
+        gl.shader_source(s, src);
+        gl.compile_shader(s);
+        if !gl.get_shader_compile_status(s) {
+            return Err(format!(
+                "{name} shader compile: {}",
+                gl.get_shader_info_log(s).trim()
+            ));
+        }
+        gl.attach_shader(p, s);
+    }
+    for (i, a) in attribs.iter().enumerate() {
+        gl.bind_attrib_location(p, i as u32, a);
+    }
+    gl.link_program(p);
+    if !gl.get_program_link_status(p) {
+        return Err(format!("link: {}", gl.get_program_info_log(p).trim()));
+    }
+    gl.use_program(Some(p));
+    Ok(p)
+}
+
+/// Uploads `data` as an array buffer and points attributes at it: `sizes` floats each, interleaved.
+unsafe fn vertices(gl: &Gl, data: &[f32], sizes: &[i32]) -> Res<()> {
+    let vbo = gl.create_buffer()?;
+    gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
+    let bytes: Vec<u8> = data.iter().flat_map(|f| f.to_le_bytes()).collect();
+    gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes, glow::STATIC_DRAW);
+    let stride: i32 = sizes.iter().sum::<i32>() * 4;
+    let mut offset = 0;
+    for (i, &n) in sizes.iter().enumerate() {
+        gl.enable_vertex_attrib_array(i as u32);
+        gl.vertex_attrib_pointer_f32(i as u32, n, glow::FLOAT, false, stride, offset);
+        offset += n * 4;
+    }
+    Ok(())
+}
+
+unsafe fn indices<T: Copy>(gl: &Gl, idx: &[T], to_bytes: fn(T) -> Vec<u8>) -> Res<()> {
+    let ibo = gl.create_buffer()?;
+    gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, Some(ibo));
+    let bytes: Vec<u8> = idx.iter().flat_map(|&i| to_bytes(i)).collect();
+    gl.buffer_data_u8_slice(glow::ELEMENT_ARRAY_BUFFER, &bytes, glow::STATIC_DRAW);
+    Ok(())
+}
+
+unsafe fn uniform4(gl: &Gl, p: glow::Program, name: &str, v: [f32; 4]) {
+    let loc = gl.get_uniform_location(p, name);
+    gl.uniform_4_f32(loc.as_ref(), v[0], v[1], v[2], v[3]);
+}
+
+// ---- shaders shared by many scenes ----
+
+/// Position (xy in pixels, z in clip space) and colour attributes; colour interpolated.
+const VS_COLOUR: &str = "attribute vec3 a_pos;
+attribute vec4 a_col;
+varying vec4 v_col;
+void main() {
+    gl_Position = vec4(a_pos.xy / 32.0 - 1.0, a_pos.z, 1.0);
+    v_col = a_col;
+    gl_PointSize = 4.0;
+}
+";
+const FS_COLOUR: &str = "precision mediump float;
+varying vec4 v_col;
+void main() { gl_FragColor = v_col; }
+";
+/// Position only (pixels), a uniform colour.
+const VS_POS: &str = "attribute vec3 a_pos;
+void main() {
+    gl_Position = vec4(a_pos.xy / 32.0 - 1.0, a_pos.z, 1.0);
+    gl_PointSize = 4.0;
+}
+";
+const FS_UNIFORM: &str = "precision mediump float;
+uniform vec4 u_col;
+void main() { gl_FragColor = u_col; }
+";
+
+/// A triangle in pixel coordinates with corners off the pixel-centre grid, z and a colour per corner.
+/// Corners are rounded to 1/16 pixel: the M4 snaps window coordinates to 1/256 pixel before setup
+/// (sim/GFX.md "Snapping") and softpipe does not, so a pixel centre within a snapping step of an
+/// unsnapped edge could flip; on the 1/16 grid both see the same edges.
+fn tri(p: [[f32; 2]; 3], z: f32, c: [[f32; 4]; 3]) -> Vec<f32> {
+    let q = |v: f32| (v * 16.0).round() / 16.0;
+    (0..3)
+        .flat_map(|i| {
+            [
+                q(p[i][0]),
+                q(p[i][1]),
+                z,
+                c[i][0],
+                c[i][1],
+                c[i][2],
+                c[i][3],
+            ]
+        })
+        .collect()
+}
+
+const RGB3: [[f32; 4]; 3] = [
+    [1.0, 0.0, 0.0, 1.0],
+    [0.0, 1.0, 0.0, 1.0],
+    [0.0, 0.0, 1.0, 1.0],
+];
+
+fn solid(c: [f32; 4]) -> [[f32; 4]; 3] {
+    [c, c, c]
+}
+
+/// Colour k/255 (exact in 8 bits).
+fn k(r: u8, g: u8, b: u8, a: u8) -> [f32; 4] {
+    [r, g, b, a].map(|v| v as f32 / 255.0)
+}
+
+/// Axis-aligned rectangle as two triangles (pixel coordinates, edges off centres), one colour.
+fn rect(x0: f32, y0: f32, x1: f32, y1: f32, z: f32, c: [f32; 4]) -> Vec<f32> {
+    let mut v = tri([[x0, y0], [x1, y0], [x1, y1]], z, solid(c));
+    v.extend(tri([[x0, y0], [x1, y1], [x0, y1]], z, solid(c)));
+    v
+}
+
+/// Draws `data` (pos3 + col4 per vertex) with VS_COLOUR/FS_COLOUR as `mode`.
+unsafe fn draw_coloured(gl: &Gl, data: &[f32], mode: u32) -> Res<()> {
+    program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
+    vertices(gl, data, &[3, 4])?;
+    gl.draw_arrays(mode, 0, (data.len() / 7) as i32);
+    check(gl, "glDrawArrays")
+}
+
+/// The frame of a one-target scene without depth: framebuffer, `body`, read back.
+unsafe fn simple(gl: &Gl, body: impl FnOnce() -> Res<()>) -> Frame {
+    framebuffer(gl, 1, false, false)?;
+    body()?;
+    Ok(read(gl, 1)?)
+}
+
+// ---- scenes ----
+
+fn clear_color(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe { simple(gl, || Ok(())) }
+}
+
+fn clear_scissored(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        simple(gl, || {
+            gl.enable(glow::SCISSOR_TEST);
+            gl.scissor(5, 9, 33, 40);
+            let c = k(200, 100, 50, 255);
+            gl.clear_color(c[0], c[1], c[2], c[3]);
+            gl.clear(glow::COLOR_BUFFER_BIT);
+            gl.scissor(30, 2, 30, 20);
+            let c = k(10, 250, 128, 64);
+            gl.clear_color(c[0], c[1], c[2], c[3]);
+            gl.clear(glow::COLOR_BUFFER_BIT);
+            check(gl, "scissored glClear")
+        })
+    }
+}
+
+fn clear_color_mask(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        simple(gl, || {
+            gl.color_mask(true, false, true, false);
+            gl.clear_color(1.0, 1.0, 0.0, 0.0);
+            gl.clear(glow::COLOR_BUFFER_BIT);
+            gl.color_mask(true, true, true, true);
+            gl.enable(glow::SCISSOR_TEST);
+            gl.scissor(16, 16, 16, 32);
+            gl.clear_color(0.0, 1.0, 1.0, 1.0);
+            gl.clear(glow::COLOR_BUFFER_BIT);
+            check(gl, "masked glClear")
+        })
+    }
+}
+
+/// Clear colours whose 8-bit conversion is a tie (0.5·255 = 127.5): GL leaves the rounding open.
+fn clear_rounding(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        simple(gl, || {
+            gl.clear_color(0.5, 0.1, 0.3, 0.7);
+            gl.clear(glow::COLOR_BUFFER_BIT);
+            check(gl, "glClear")
+        })
+    }
+}
+
+fn points(gl: &Gl, _: &Ctx) -> Frame {
+    // 4-pixel points centred on integer window coordinates: their edges fall between centres.
+    let mut v = Vec::new();
+    for (i, (x, y)) in [
+        (8.0, 8.0),
+        (20.0, 40.0),
+        (50.0, 12.0),
+        (33.0, 57.0),
+        (60.0, 60.0),
+    ]
+    .iter()
+    .enumerate()
+    {
+        v.extend([
+            *x,
+            *y,
+            0.0,
+            (i as f32) / 4.0,
+            1.0 - (i as f32) / 4.0,
+            0.5,
+            1.0,
+        ]);
+    }
+    unsafe { simple(gl, || draw_coloured(gl, &v, glow::POINTS)) }
+}
+
+/// Axis-aligned segments a quarter pixel off the centre rows/columns, ends on integer x (between
+/// diamonds), so the diamond-exit rule and a 1-pixel-wide parallelogram agree except at ends.
+fn line_vertices(pts: &[(f32, f32)]) -> Vec<f32> {
+    pts.iter()
+        .enumerate()
+        .flat_map(|(i, &(x, y))| [x, y, 0.0, 1.0, (i % 3) as f32 / 2.0, 0.25, 1.0])
+        .collect()
+}
+
+fn lines(gl: &Gl, _: &Ctx) -> Frame {
+    let v = line_vertices(&[
+        (4.0, 10.25),
+        (60.0, 10.25),
+        (30.25, 14.0),
+        (30.25, 58.0),
+        (8.0, 40.25),
+        (24.0, 40.25),
+    ]);
+    unsafe { simple(gl, || draw_coloured(gl, &v, glow::LINES)) }
+}
+
+fn line_strip(gl: &Gl, _: &Ctx) -> Frame {
+    let v = line_vertices(&[(6.0, 6.25), (50.25, 6.25), (50.25, 30.25), (12.0, 30.25)]);
+    unsafe { simple(gl, || draw_coloured(gl, &v, glow::LINE_STRIP)) }
+}
+
+fn line_loop(gl: &Gl, _: &Ctx) -> Frame {
+    let v = line_vertices(&[
+        (10.25, 20.25),
+        (54.25, 20.25),
+        (54.25, 44.25),
+        (10.25, 44.25),
+    ]);
+    unsafe { simple(gl, || draw_coloured(gl, &v, glow::LINE_LOOP)) }
+}
+
+fn triangles(gl: &Gl, _: &Ctx) -> Frame {
+    let mut v = tri([[3.3, 4.1], [40.7, 9.2], [12.1, 50.6]], 0.0, RGB3);
+    v.extend(tri(
+        [[60.2, 30.3], [61.1, 62.7], [28.6, 58.1]],
+        0.0,
+        [k(255, 255, 0, 255), k(0, 255, 255, 128), k(255, 0, 255, 0)],
+    ));
+    unsafe { simple(gl, || draw_coloured(gl, &v, glow::TRIANGLES)) }
+}
+
+fn triangle_strip(gl: &Gl, _: &Ctx) -> Frame {
+    let mut v = Vec::new();
+    for i in 0..6 {
+        let x = 4.3 + 11.1 * i as f32;
+        for (y, c) in [(8.2, [1.0, 0.0, 0.2, 1.0]), (55.7, [0.1, 0.9, 0.3, 1.0])] {
+            let y = y + if i % 2 == 0 { 0.0 } else { 3.1 };
+            v.extend([x, y, 0.0, c[0], c[1], c[2] + 0.1 * i as f32, c[3]]);
+        }
+    }
+    unsafe { simple(gl, || draw_coloured(gl, &v, glow::TRIANGLE_STRIP)) }
+}
+
+fn triangle_fan(gl: &Gl, _: &Ctx) -> Frame {
+    let mut v = vec![32.3, 31.6, 0.0, 1.0, 1.0, 1.0, 1.0];
+    for i in 0..7 {
+        let a = i as f32 * 0.9;
+        v.extend([
+            32.3 + 27.1 * a.cos(),
+            31.6 + 26.3 * a.sin(),
+            0.0,
+            (i % 2) as f32,
+            (i % 3) as f32 / 2.0,
+            i as f32 / 6.0,
+            1.0,
+        ]);
+    }
+    unsafe { simple(gl, || draw_coloured(gl, &v, glow::TRIANGLE_FAN)) }
+}
+
+/// A 5-vertex mesh drawn by glDrawElements with `ty` indices, sharing vertices between triangles.
+unsafe fn indexed(gl: &Gl, ty: u32) -> Frame {
+    let v: Vec<f32> = [
+        ([4.2, 5.3], k(255, 0, 0, 255)),
+        ([59.6, 7.1], k(0, 255, 0, 255)),
+        ([57.4, 58.8], k(0, 0, 255, 255)),
+        ([6.7, 55.2], k(255, 255, 255, 255)),
+        ([31.1, 30.4], k(0, 0, 0, 255)),
+    ]
+    .iter()
+    .flat_map(|(p, c)| [p[0], p[1], 0.0, c[0], c[1], c[2], c[3]])
+    .collect();
+    let idx: [u32; 9] = [0, 1, 4, 1, 2, 4, 2, 3, 4];
+    simple(gl, || {
+        program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
+        vertices(gl, &v, &[3, 4])?;
+        match ty {
+            glow::UNSIGNED_BYTE => indices(gl, &idx, |i| vec![i as u8])?,
+            glow::UNSIGNED_SHORT => indices(gl, &idx, |i| (i as u16).to_le_bytes().to_vec())?,
+            _ => indices(gl, &idx, |i| i.to_le_bytes().to_vec())?,
+        }
+        gl.draw_elements(glow::TRIANGLES, 9, ty, 0);
+        check(gl, "glDrawElements")
+    })
+}
+
+fn elements_u8(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe { indexed(gl, glow::UNSIGNED_BYTE) }
+}
+
+fn elements_u16(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe { indexed(gl, glow::UNSIGNED_SHORT) }
+}
+
+fn elements_u32(gl: &Gl, c: &Ctx) -> Frame {
+    if c.es < 3 && !c.has("GL_OES_element_index_uint") {
+        return Err(Outcome::Skip(
+            "32-bit indices need ES 3.0 or GL_OES_element_index_uint".into(),
+        ));
+    }
+    unsafe { indexed(gl, glow::UNSIGNED_INT) }
+}
+
+/// Instancing (ES 3.0): a per-instance offset attribute (divisor 1) and gl_InstanceID.
+fn instanced(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec2 a_pos;
+layout(location = 1) in vec2 a_off;
+out vec4 v_col;
+void main() {
+    gl_Position = vec4((a_pos + a_off) / 32.0 - 1.0, 0.0, 1.0);
+    v_col = vec4(float(gl_InstanceID) / 3.0, 1.0 - float(gl_InstanceID) / 3.0, 0.5, 1.0);
+}
+";
+    const FS: &str = "#version 300 es
+precision mediump float;
+in vec4 v_col;
+out vec4 o;
+void main() { o = v_col; }
+";
+    unsafe {
+        simple(gl, || {
+            program(gl, VS, FS, &[])?;
+            let mut v = vec![0.3f32, 0.2, 20.6, 0.7, 10.1, 22.4];
+            v.extend([4.0, 4.0, 36.0, 6.0, 8.0, 36.0, 38.0, 38.0]);
+            let vbo = gl.create_buffer()?;
+            gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
+            let bytes: Vec<u8> = v.iter().flat_map(|f| f.to_le_bytes()).collect();
+            gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes, glow::STATIC_DRAW);
+            gl.enable_vertex_attrib_array(0);
+            gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 8, 0);
+            gl.enable_vertex_attrib_array(1);
+            gl.vertex_attrib_pointer_f32(1, 2, glow::FLOAT, false, 8, 24);
+            gl.vertex_attrib_divisor(1, 1);
+            gl.draw_arrays_instanced(glow::TRIANGLES, 0, 3, 4);
+            check(gl, "glDrawArraysInstanced")
+        })
+    }
+}
+
+/// Two crossing triangles and a rectangle at different depths under `func`, cleared to `clear`.
+unsafe fn depth_scene(gl: &Gl, func: u32, clear: f32, write: bool) -> Frame {
+    framebuffer(gl, 1, true, false)?;
+    gl.clear_depth_f32(clear);
+    gl.clear(glow::DEPTH_BUFFER_BIT);
+    gl.enable(glow::DEPTH_TEST);
+    gl.depth_func(func);
+    let mut v = tri(
+        [[3.4, 6.2], [60.3, 20.7], [10.2, 58.9]],
+        -0.5,
+        solid(k(255, 0, 0, 255)),
+    );
+    v.extend(tri(
+        [[58.8, 4.3], [61.2, 60.1], [2.7, 33.4]],
+        0.25,
+        solid(k(0, 255, 0, 255)),
+    ));
+    program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
+    vertices(gl, &v, &[3, 4])?;
+    gl.draw_arrays(glow::TRIANGLES, 0, 6);
+    gl.depth_mask(write);
+    // A rectangle through the middle, nearest of all but drawn last.
+    let r = rect(12.0, 24.0, 50.0, 40.0, -0.75, k(0, 0, 255, 255));
+    vertices(gl, &r, &[3, 4])?;
+    gl.draw_arrays(glow::TRIANGLES, 0, 6);
+    gl.depth_mask(true);
+    // A sloped triangle that pierces everything, testing the written depth.
+    let s: Vec<f32> = [(2.2, 30.3, -1.0f32), (62.1, 28.7, 1.0), (33.4, 62.2, 0.0)]
+        .iter()
+        .flat_map(|&(x, y, z)| [x, y, z, 1.0, 1.0, 0.0, 1.0])
+        .collect();
+    vertices(gl, &s, &[3, 4])?;
+    gl.draw_arrays(glow::TRIANGLES, 0, 3);
+    check(gl, "depth-tested draws")?;
+    Ok(read(gl, 1)?)
+}
+
+fn depth_less(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe { depth_scene(gl, glow::LESS, 1.0, true) }
+}
+
+fn depth_greater(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe { depth_scene(gl, glow::GREATER, 0.0, true) }
+}
+
+fn depth_lequal_no_write(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe { depth_scene(gl, glow::LEQUAL, 1.0, false) }
+}
+
+fn depth_always_notequal(gl: &Gl, _: &Ctx) -> Frame {
+    // ALWAYS lays the depth down; a second pass with NOTEQUAL at z of the rectangle draws
+    // everywhere except where the rectangle's depth was stored.
+    unsafe {
+        framebuffer(gl, 1, true, false)?;
+        gl.enable(glow::DEPTH_TEST);
+        gl.depth_func(glow::ALWAYS);
+        program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
+        let r = rect(10.0, 10.0, 40.0, 30.0, 0.5, k(255, 0, 0, 255));
+        vertices(gl, &r, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        gl.depth_func(glow::NOTEQUAL);
+        let r = rect(20.0, 4.0, 60.0, 50.0, 0.5, k(0, 255, 0, 255));
+        vertices(gl, &r, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        check(gl, "depth draws")?;
+        Ok(read(gl, 1)?)
+    }
+}
+
+/// Stencil: a first pass writes `ref` through `op`, a second pass draws where the test passes.
+fn stencil_replace_equal(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        framebuffer(gl, 1, false, true)?;
+        gl.enable(glow::STENCIL_TEST);
+        program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
+        gl.stencil_func(glow::ALWAYS, 5, 0xff);
+        gl.stencil_op(glow::KEEP, glow::KEEP, glow::REPLACE);
+        gl.color_mask(false, false, false, false);
+        let t = tri([[6.3, 5.2], [58.1, 12.7], [30.4, 59.6]], 0.0, RGB3);
+        vertices(gl, &t, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        gl.color_mask(true, true, true, true);
+        gl.stencil_func(glow::EQUAL, 5, 0xff);
+        gl.stencil_op(glow::KEEP, glow::KEEP, glow::KEEP);
+        let r = rect(2.0, 20.0, 62.0, 44.0, 0.0, k(255, 128, 0, 255));
+        vertices(gl, &r, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        check(gl, "stencil draws")?;
+        Ok(read(gl, 1)?)
+    }
+}
+
+/// Overlapping rectangles increment (saturating and wrapping), then each count gets a colour.
+fn stencil_incr_decr(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        framebuffer(gl, 1, false, true)?;
+        gl.enable(glow::STENCIL_TEST);
+        let p = program(gl, VS_POS, FS_UNIFORM, &["a_pos"])?;
+        gl.stencil_func(glow::ALWAYS, 0, 0xff);
+        gl.stencil_op(glow::KEEP, glow::KEEP, glow::INCR);
+        let mut v = Vec::new();
+        for (x0, y0, x1, y1) in [
+            (4.0, 4.0, 40.0, 40.0),
+            (20.0, 20.0, 60.0, 60.0),
+            (12.0, 30.0, 50.0, 36.0),
+        ] {
+            for (x, y) in [(x0, y0), (x1, y0), (x1, y1), (x0, y0), (x1, y1), (x0, y1)] {
+                v.extend([x, y, 0.0]);
+            }
+        }
+        vertices(gl, &v, &[3])?;
+        uniform4(gl, p, "u_col", k(40, 40, 40, 255));
+        gl.draw_arrays(glow::TRIANGLES, 0, 18);
+        // DECR_WRAP where the third rectangle is: 0 wraps to 255 outside the others.
+        gl.stencil_op(glow::KEEP, glow::KEEP, glow::DECR_WRAP);
+        gl.draw_arrays(glow::TRIANGLES, 12, 6);
+        let full = rect(0.0, 0.0, 64.0, 64.0, 0.0, [0.0; 4]);
+        let fullpos: Vec<f32> = full.chunks(7).flat_map(|c| [c[0], c[1], c[2]]).collect();
+        vertices(gl, &fullpos, &[3])?;
+        gl.stencil_op(glow::KEEP, glow::KEEP, glow::KEEP);
+        for (count, col) in [
+            (1, k(255, 0, 0, 255)),
+            (2, k(0, 255, 0, 255)),
+            (3, k(0, 0, 255, 255)),
+            (255, k(255, 255, 0, 255)),
+        ] {
+            gl.stencil_func(glow::EQUAL, count, 0xff);
+            uniform4(gl, p, "u_col", col);
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        }
+        check(gl, "stencil draws")?;
+        Ok(read(gl, 1)?)
+    }
+}
+
+/// Two-sided stencil: front faces INCR, back faces INVERT under masks; then colour by value.
+fn stencil_two_sided(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        framebuffer(gl, 1, false, true)?;
+        gl.enable(glow::STENCIL_TEST);
+        let p = program(gl, VS_POS, FS_UNIFORM, &["a_pos"])?;
+        gl.stencil_func_separate(glow::FRONT, glow::ALWAYS, 0, 0xff);
+        gl.stencil_func_separate(glow::BACK, glow::ALWAYS, 0, 0xff);
+        gl.stencil_op_separate(glow::FRONT, glow::KEEP, glow::KEEP, glow::INCR);
+        gl.stencil_op_separate(glow::BACK, glow::KEEP, glow::KEEP, glow::INVERT);
+        gl.stencil_mask_separate(glow::BACK, 0x0f);
+        // Counter-clockwise (front) and clockwise (back) triangles, overlapping.
+        let v = [
+            4.3f32, 6.2, 0.0, 50.7, 10.1, 0.0, 20.2, 58.3, 0.0, // ccw
+            60.1, 5.3, 0.0, 14.6, 40.4, 0.0, 58.2, 59.7, 0.0, // cw
+        ];
+        vertices(gl, &v, &[3])?;
+        uniform4(gl, p, "u_col", k(60, 60, 60, 255));
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        gl.stencil_mask_separate(glow::BACK, 0xff);
+        let full: Vec<f32> = rect(0.0, 0.0, 64.0, 64.0, 0.0, [0.0; 4])
+            .chunks(7)
+            .flat_map(|c| [c[0], c[1], c[2]])
+            .collect();
+        vertices(gl, &full, &[3])?;
+        gl.stencil_op(glow::KEEP, glow::KEEP, glow::KEEP);
+        for (value, col) in [
+            (1, k(255, 0, 0, 255)),
+            (0x0f, k(0, 255, 0, 255)),
+            (0x0e, k(0, 0, 255, 255)),
+        ] {
+            gl.stencil_func(glow::EQUAL, value, 0xff);
+            uniform4(gl, p, "u_col", col);
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        }
+        check(gl, "stencil draws")?;
+        Ok(read(gl, 1)?)
+    }
+}
+
+/// A vertex-coloured triangle over two rectangles, blended with `setup`.
+unsafe fn blend_scene(gl: &Gl, setup: impl FnOnce()) -> Frame {
+    framebuffer(gl, 1, false, false)?;
+    program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
+    let mut v = rect(4.0, 4.0, 36.0, 60.0, 0.0, k(200, 40, 90, 255));
+    v.extend(rect(30.0, 8.0, 60.0, 40.0, 0.0, k(20, 180, 230, 100)));
+    vertices(gl, &v, &[3, 4])?;
+    gl.draw_arrays(glow::TRIANGLES, 0, 12);
+    gl.enable(glow::BLEND);
+    setup();
+    let t = tri(
+        [[2.6, 30.2], [61.3, 3.9], [50.1, 61.4]],
+        0.0,
+        [
+            [1.0, 0.5, 0.0, 0.75],
+            [0.0, 1.0, 0.25, 0.25],
+            [0.5, 0.0, 1.0, 0.5],
+        ],
+    );
+    vertices(gl, &t, &[3, 4])?;
+    gl.draw_arrays(glow::TRIANGLES, 0, 3);
+    check(gl, "blended draw")?;
+    Ok(read(gl, 1)?)
+}
+
+fn blend_alpha(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        blend_scene(gl, || {
+            gl.blend_func(glow::SRC_ALPHA, glow::ONE_MINUS_SRC_ALPHA)
+        })
+    }
+}
+
+fn blend_additive(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe { blend_scene(gl, || gl.blend_func(glow::ONE, glow::ONE)) }
+}
+
+fn blend_subtract(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        blend_scene(gl, || {
+            gl.blend_equation(glow::FUNC_SUBTRACT);
+            gl.blend_func(glow::ONE, glow::DST_COLOR);
+        })
+    }
+}
+
+fn blend_reverse_subtract(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        blend_scene(gl, || {
+            gl.blend_equation(glow::FUNC_REVERSE_SUBTRACT);
+            gl.blend_func(glow::SRC_ALPHA, glow::ONE);
+        })
+    }
+}
+
+fn blend_min_max(gl: &Gl, c: &Ctx) -> Frame {
+    if c.es < 3 && !c.has("GL_EXT_blend_minmax") {
+        return Err(Outcome::Skip(
+            "MIN/MAX need ES 3.0 or GL_EXT_blend_minmax".into(),
+        ));
+    }
+    unsafe { blend_scene(gl, || gl.blend_equation_separate(glow::MIN, glow::MAX)) }
+}
+
+fn blend_constant(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        blend_scene(gl, || {
+            gl.blend_color(0.25, 0.5, 0.75, 0.5);
+            gl.blend_func(glow::CONSTANT_COLOR, glow::ONE_MINUS_CONSTANT_ALPHA);
+        })
+    }
+}
+
+fn blend_separate(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        blend_scene(gl, || {
+            gl.blend_equation_separate(glow::FUNC_ADD, glow::FUNC_SUBTRACT);
+            gl.blend_func_separate(
+                glow::DST_ALPHA,
+                glow::ONE_MINUS_SRC_COLOR,
+                glow::ONE,
+                glow::ONE_MINUS_DST_ALPHA,
+            );
+        })
+    }
+}
+
+fn scissor_draw(gl: &Gl, _: &Ctx) -> Frame {
+    let v = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, RGB3);
+    unsafe {
+        simple(gl, || {
+            gl.enable(glow::SCISSOR_TEST);
+            gl.scissor(10, 7, 37, 29);
+            draw_coloured(gl, &v, glow::TRIANGLES)
+        })
+    }
+}
+
+fn color_mask_draw(gl: &Gl, _: &Ctx) -> Frame {
+    let mut v = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, RGB3);
+    v.extend(rect(30.0, 30.0, 60.0, 60.0, 0.0, k(250, 250, 250, 10)));
+    unsafe {
+        simple(gl, || {
+            gl.color_mask(true, false, true, false);
+            draw_coloured(gl, &v, glow::TRIANGLES)
+        })
+    }
+}
+
+fn viewport_offset(gl: &Gl, _: &Ctx) -> Frame {
+    let v = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, RGB3);
+    unsafe {
+        simple(gl, || {
+            gl.viewport(8, 16, 48, 40);
+            draw_coloured(gl, &v, glow::TRIANGLES)
+        })
+    }
+}
+
+fn cull_back_ccw(gl: &Gl, _: &Ctx) -> Frame {
+    // Four triangles, two of each winding; back faces culled, then front faces with CW front.
+    let mut v = tri([[2.2, 2.3], [30.1, 4.4], [4.6, 29.7]], 0.0, RGB3); // ccw
+    v.extend(tri([[34.2, 2.3], [36.6, 29.7], [62.1, 4.4]], 0.0, RGB3)); // cw
+    v.extend(tri([[2.2, 34.3], [30.1, 36.4], [4.6, 61.7]], 0.0, RGB3)); // ccw
+    v.extend(tri([[34.2, 34.3], [36.6, 61.7], [62.1, 36.4]], 0.0, RGB3)); // cw
+    unsafe {
+        simple(gl, || {
+            program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
+            vertices(gl, &v, &[3, 4])?;
+            gl.enable(glow::CULL_FACE);
+            gl.cull_face(glow::BACK);
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+            gl.front_face(glow::CW);
+            gl.cull_face(glow::FRONT);
+            gl.draw_arrays(glow::TRIANGLES, 6, 6);
+            check(gl, "culled draws")
+        })
+    }
+}
+
+fn front_facing(gl: &Gl, _: &Ctx) -> Frame {
+    const FS: &str = "precision mediump float;
+void main() { gl_FragColor = gl_FrontFacing ? vec4(1.0, 0.0, 0.0, 1.0) : vec4(0.0, 0.0, 1.0, 1.0); }
+";
+    let mut v = tri([[2.2, 2.3], [60.1, 4.4], [4.6, 59.7]], 0.0, RGB3); // ccw
+    v.extend(tri([[62.2, 8.3], [12.6, 61.7], [61.1, 60.4]], 0.0, RGB3)); // ccw
+    v.extend(tri([[40.2, 40.3], [20.6, 61.7], [62.1, 61.4]], 0.0, RGB3)); // cw
+    unsafe {
+        simple(gl, || {
+            program(gl, VS_COLOUR, FS, &["a_pos", "a_col"])?;
+            vertices(gl, &v, &[3, 4])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 9);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
+/// Perspective-correct interpolation: a quad with w from 1 to 4 and a colour ramp.
+fn perspective_varying(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "attribute vec4 a_pos;
+attribute vec4 a_col;
+varying vec4 v_col;
+void main() { gl_Position = a_pos; v_col = a_col; }
+";
+    // Clip-space (x, y, z, w) with w varying; pixel corners chosen off centres after divide.
+    let mut v = Vec::new();
+    let corners = [
+        ((-0.93, -0.91), 1.0, [1.0, 0.0, 0.0, 1.0]),
+        ((0.95, -0.89), 4.0, [0.0, 1.0, 0.0, 1.0]),
+        ((0.91, 0.97), 4.0, [0.0, 0.0, 1.0, 1.0]),
+        ((-0.93, -0.91), 1.0, [1.0, 0.0, 0.0, 1.0]),
+        ((0.91, 0.97), 4.0, [0.0, 0.0, 1.0, 1.0]),
+        ((-0.89, 0.93), 1.0, [1.0, 1.0, 1.0, 1.0]),
+    ];
+    for ((x, y), w, c) in corners {
+        v.extend([x * w, y * w, 0.0, w, c[0], c[1], c[2], c[3]]);
+    }
+    unsafe {
+        simple(gl, || {
+            program(gl, VS, FS_COLOUR, &["a_pos", "a_col"])?;
+            vertices(gl, &v, &[4, 4])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
+/// Normalized unsigned-byte colours and a constant attribute (array disabled).
+fn attribute_formats(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "attribute vec2 a_pos;
+attribute vec4 a_col;
+attribute vec4 a_const;
+varying vec4 v_col;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_col = a_col * a_const; }
+";
+    unsafe {
+        simple(gl, || {
+            program(gl, VS, FS_COLOUR, &["a_pos", "a_col", "a_const"])?;
+            // 8 bytes of position (2 floats) + 4 bytes of colour per vertex.
+            let mut bytes = Vec::new();
+            for ((x, y), c) in [
+                ((3.3f32, 4.4f32), [255u8, 0, 0, 255]),
+                ((61.2, 9.9), [0, 255, 0, 255]),
+                ((30.8, 60.7), [0, 0, 255, 255]),
+            ] {
+                bytes.extend(x.to_le_bytes());
+                bytes.extend(y.to_le_bytes());
+                bytes.extend(c);
+            }
+            let vbo = gl.create_buffer()?;
+            gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
+            gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes, glow::STATIC_DRAW);
+            gl.enable_vertex_attrib_array(0);
+            gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 12, 0);
+            gl.enable_vertex_attrib_array(1);
+            gl.vertex_attrib_pointer_f32(1, 4, glow::UNSIGNED_BYTE, true, 12, 8);
+            gl.disable_vertex_attrib_array(2);
+            gl.vertex_attrib_4_f32(2, 1.0, 0.5, 1.0, 1.0);
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
+/// A mat4 uniform transforming the vertices (rotation by 90 degrees, scale 0.75, translation).
+fn uniform_matrix(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "attribute vec3 a_pos;
+uniform mat4 u_m;
+void main() { gl_Position = u_m * vec4(a_pos.xy / 32.0 - 1.0, 0.0, 1.0); }
+";
+    unsafe {
+        simple(gl, || {
+            let p = program(gl, VS, FS_UNIFORM, &["a_pos"])?;
+            let v: Vec<f32> = [(8.3f32, 8.6f32), (50.2, 12.1), (20.7, 52.4)]
+                .iter()
+                .flat_map(|&(x, y)| [x, y, 0.0])
+                .collect();
+            vertices(gl, &v, &[3])?;
+            // Column-major.
+            let m = [
+                0.0f32, 0.75, 0.0, 0.0, -0.75, 0.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.1, -0.05, 0.0,
+                1.0,
+            ];
+            let loc = gl.get_uniform_location(p, "u_m");
+            gl.uniform_matrix_4_f32_slice(loc.as_ref(), false, &m);
+            uniform4(gl, p, "u_col", k(200, 150, 100, 255));
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
+/// A vec4 array uniform and a float uniform combined in the fragment shader.
+fn uniform_array(gl: &Gl, _: &Ctx) -> Frame {
+    const FS: &str = "precision mediump float;
+uniform vec4 u_pal[3];
+uniform float u_s;
+void main() { gl_FragColor = (u_pal[0] + u_pal[2]) * u_s + u_pal[1]; }
+";
+    unsafe {
+        simple(gl, || {
+            let p = program(gl, VS_POS, FS, &["a_pos"])?;
+            let v: Vec<f32> = [(8.3f32, 8.6f32), (50.2, 12.1), (20.7, 52.4)]
+                .iter()
+                .flat_map(|&(x, y)| [x, y, 0.0])
+                .collect();
+            vertices(gl, &v, &[3])?;
+            let pal = [
+                0.25f32, 0.0, 0.5, 0.5, 0.0, 0.25, 0.0, 0.25, 0.5, 0.25, 0.0, 0.5,
+            ];
+            let loc = gl.get_uniform_location(p, "u_pal");
+            gl.uniform_4_f32_slice(loc.as_ref(), &pal);
+            let loc = gl.get_uniform_location(p, "u_s");
+            gl.uniform_1_f32(loc.as_ref(), 0.8);
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
+/// ES 3.0 uniform block (std140) bound from a buffer.
+fn uniform_block(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec2 a_pos;
+layout(std140) uniform Params { vec4 offset_scale; vec4 colour; };
+void main() { gl_Position = vec4(a_pos * offset_scale.zw + offset_scale.xy, 0.0, 1.0); }
+";
+    const FS: &str = "#version 300 es
+precision mediump float;
+layout(std140) uniform Params { vec4 offset_scale; vec4 colour; };
+out vec4 o;
+void main() { o = colour; }
+";
+    unsafe {
+        simple(gl, || {
+            let p = program(gl, VS, FS, &[])?;
+            let v = [-0.91f32, -0.87, 0.93, -0.79, -0.05, 0.95];
+            vertices(gl, &v, &[2])?;
+            let block = gl
+                .get_uniform_block_index(p, "Params")
+                .ok_or("no uniform block Params")?;
+            gl.uniform_block_binding(p, block, 1);
+            let data = [0.05f32, -0.1, 0.8, 0.9, 0.2, 0.6, 0.8, 1.0];
+            let ubo = gl.create_buffer()?;
+            gl.bind_buffer(glow::UNIFORM_BUFFER, Some(ubo));
+            let bytes: Vec<u8> = data.iter().flat_map(|f| f.to_le_bytes()).collect();
+            gl.buffer_data_u8_slice(glow::UNIFORM_BUFFER, &bytes, glow::STATIC_DRAW);
+            gl.bind_buffer_base(glow::UNIFORM_BUFFER, 1, Some(ubo));
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
+/// `n` vec4 varyings, each a different ramp, mixed by the fragment shader.
+unsafe fn varyings(gl: &Gl, c: &Ctx, n: usize) -> Frame {
+    let max = gl.get_parameter_i32(glow::MAX_VARYING_VECTORS) as usize;
+    if max < n {
+        return Err(Outcome::Skip(format!(
+            "needs {n} varying vectors, the context offers {max}"
+        )));
+    }
+    let (attr, vary_out, vary_in, frag, head) = if c.es >= 3 {
+        ("in", "out", "in", "o", "#version 300 es\n")
+    } else {
+        ("attribute", "varying", "varying", "gl_FragColor", "")
+    };
+    let decl: String = (0..n)
+        .map(|i| format!("v{i}"))
+        .collect::<Vec<_>>()
+        .join(", ");
+    let vs_body: String = (0..n)
+        .map(|i| {
+            format!(
+                "v{i} = vec4(a_t.x * {a:.4}, a_t.y * {b:.4}, (1.0 - a_t.x) * {c:.4}, a_t.y);\n",
+                a = (i + 1) as f32 / n as f32,
+                b = 1.0 - i as f32 / n as f32,
+                c = (i % 3) as f32 / 2.0
+            )
+        })
+        .collect();
+    let sum: String = (0..n)
+        .map(|i| format!("v{i} * {w:.4}", w = 1.0 / n as f32))
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let vs = format!(
+        "{head}{attr} vec2 a_pos;\n{attr} vec2 a_t;\n{vary_out} vec4 {decl};\nvoid main() {{\n\
+         gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0);\n{vs_body}}}\n"
+    );
+    let out_decl = if c.es >= 3 { "out vec4 o;\n" } else { "" };
+    // Weighted so that the last varying matters on its own too (a dropped one shows).
+    let fs = format!(
+        "{head}precision highp float;\n{vary_in} vec4 {decl};\n{out_decl}void main() {{\n\
+         {frag} = {sum};\n{frag}.b = v{last}.z;\n}}\n",
+        last = n - 1
+    );
+    simple(gl, || {
+        program(gl, &vs, &fs, &["a_pos", "a_t"])?;
+        let v = [
+            3.4f32, 2.7, 0.0, 0.0, 61.3, 5.2, 1.0, 0.0, 28.9, 62.1, 0.5, 1.0,
+        ];
+        vertices(gl, &v, &[2, 2])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        check(gl, "glDrawArrays")
+    })
+}
+
+fn varyings_8(gl: &Gl, c: &Ctx) -> Frame {
+    unsafe { varyings(gl, c, 8) }
+}
+
+fn varyings_16(gl: &Gl, c: &Ctx) -> Frame {
+    unsafe { varyings(gl, c, 16) }
+}
+
+fn discard(gl: &Gl, _: &Ctx) -> Frame {
+    const FS: &str = "precision mediump float;
+varying vec4 v_col;
+void main() {
+    if (v_col.r > 0.5 || (v_col.g > 0.3 && v_col.g < 0.45))
+        discard;
+    gl_FragColor = v_col;
+}
+";
+    let v = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, RGB3);
+    unsafe {
+        simple(gl, || {
+            program(gl, VS_COLOUR, FS, &["a_pos", "a_col"])?;
+            vertices(gl, &v, &[3, 4])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
+/// Discard with depth: discarded fragments must not write depth.
+fn discard_depth(gl: &Gl, _: &Ctx) -> Frame {
+    const FS: &str = "precision mediump float;
+varying vec4 v_col;
+void main() {
+    if (v_col.r > 0.4) discard;
+    gl_FragColor = v_col;
+}
+";
+    unsafe {
+        framebuffer(gl, 1, true, false)?;
+        gl.enable(glow::DEPTH_TEST);
+        gl.depth_func(glow::LESS);
+        program(gl, VS_COLOUR, FS, &["a_pos", "a_col"])?;
+        let near = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], -0.5, RGB3);
+        vertices(gl, &near, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
+        let far = rect(10.0, 20.0, 54.0, 60.0, 0.5, k(255, 255, 0, 255));
+        vertices(gl, &far, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        check(gl, "depth draws")?;
+        Ok(read(gl, 1)?)
+    }
+}
+
+fn frag_coord(gl: &Gl, _: &Ctx) -> Frame {
+    const FS: &str = "precision highp float;
+void main() { gl_FragColor = vec4(gl_FragCoord.x / 64.0, gl_FragCoord.y / 64.0, gl_FragCoord.z, 1.0); }
+";
+    let v = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, RGB3);
+    let mut v = v;
+    for (i, z) in [-0.9f32, 0.3, 0.8].iter().enumerate() {
+        v[i * 7 + 2] = *z;
+    }
+    unsafe {
+        simple(gl, || {
+            program(gl, VS_COLOUR, FS, &["a_pos", "a_col"])?;
+            vertices(gl, &v, &[3, 4])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
+/// A full-framebuffer quad with texture coordinates; `setup` creates and binds the texture.
+unsafe fn textured(
+    gl: &Gl,
+    quad: (f32, f32, f32, f32),
+    st: (f32, f32),
+    setup: impl FnOnce() -> Res<()>,
+) -> Frame {
+    const VS: &str = "attribute vec2 a_pos;
+attribute vec2 a_tc;
+varying vec2 v_tc;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_tc = a_tc; }
+";
+    const FS: &str = "precision highp float;
+uniform sampler2D u_tex;
+varying vec2 v_tc;
+void main() { gl_FragColor = texture2D(u_tex, v_tc); }
+";
+    simple(gl, || {
+        let p = program(gl, VS, FS, &["a_pos", "a_tc"])?;
+        let (x0, y0, x1, y1) = quad;
+        let (s, t) = st;
+        let v = [
+            x0, y0, 0.0, 0.0, x1, y0, s, 0.0, x1, y1, s, t, x0, y0, 0.0, 0.0, x1, y1, s, t, x0, y1,
+            0.0, t,
+        ];
+        vertices(gl, &v, &[2, 2])?;
+        gl.active_texture(glow::TEXTURE0);
+        setup()?;
+        let loc = gl.get_uniform_location(p, "u_tex");
+        gl.uniform_1_i32(loc.as_ref(), 0);
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        check(gl, "textured draw")
+    })
+}
+
+/// An 8x8 RGBA8 texture with distinct texels.
+fn texels(n: usize, seed: u8) -> Vec<u8> {
+    (0..n * n)
+        .flat_map(|i| {
+            let (x, y) = ((i % n) as u8, (i / n) as u8);
+            [
+                x.wrapping_mul(31).wrapping_add(seed),
+                y.wrapping_mul(29).wrapping_add(seed / 2),
+                (x ^ y).wrapping_mul(37),
+                255 - x.wrapping_mul(y).wrapping_mul(3),
+            ]
+        })
+        .collect()
+}
+
+unsafe fn texture(gl: &Gl, n: i32, data: &[u8], filter: u32, wrap: u32) -> Res<()> {
+    let tex = gl.create_texture()?;
+    gl.bind_texture(glow::TEXTURE_2D, Some(tex));
+    gl.tex_image_2d(
+        glow::TEXTURE_2D,
+        0,
+        glow::RGBA as i32,
+        n,
+        n,
+        0,
+        glow::RGBA,
+        glow::UNSIGNED_BYTE,
+        glow::PixelUnpackData::Slice(Some(data)),
+    );
+    gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MIN_FILTER, filter as i32);
+    let mag = if filter == glow::LINEAR {
+        glow::LINEAR
+    } else {
+        glow::NEAREST
+    };
+    gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MAG_FILTER, mag as i32);
+    gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_WRAP_S, wrap as i32);
+    gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_WRAP_T, wrap as i32);
+    check(gl, "texture upload")
+}
+
+fn texture_nearest(gl: &Gl, _: &Ctx) -> Frame {
+    // 8 texels across 64 pixels: texel edges at multiples of 8 pixels, never at a centre.
+    let data = texels(8, 7);
+    unsafe {
+        textured(gl, (0.0, 0.0, 64.0, 64.0), (1.0, 1.0), || {
+            texture(gl, 8, &data, glow::NEAREST, glow::CLAMP_TO_EDGE)
+        })
+    }
+}
+
+fn texture_linear(gl: &Gl, _: &Ctx) -> Frame {
+    let data = texels(8, 50);
+    unsafe {
+        textured(gl, (0.0, 0.0, 64.0, 64.0), (1.0, 1.0), || {
+            texture(gl, 8, &data, glow::LINEAR, glow::CLAMP_TO_EDGE)
+        })
+    }
+}
+
+fn texture_repeat(gl: &Gl, _: &Ctx) -> Frame {
+    // 3 repeats of 4 texels over 48 pixels: 4 pixels per texel.
+    let data = texels(4, 90);
+    unsafe {
+        textured(gl, (8.0, 8.0, 56.0, 56.0), (3.0, 3.0), || {
+            texture(gl, 4, &data, glow::NEAREST, glow::REPEAT)
+        })
+    }
+}
+
+/// Mipmaps: a 64x64 texture with a distinct constant colour per level, drawn onto 16x16 quads
+/// (lod 2 exactly) with NEAREST_MIPMAP_NEAREST, plus one quad with glGenerateMipmap'd levels.
+fn texture_mipmap(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        simple(gl, || {
+            const VS: &str = "attribute vec2 a_pos;
+attribute vec2 a_tc;
+varying vec2 v_tc;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_tc = a_tc; }
+";
+            const FS: &str = "precision highp float;
+uniform sampler2D u_tex;
+varying vec2 v_tc;
+void main() { gl_FragColor = texture2D(u_tex, v_tc); }
+";
+            program(gl, VS, FS, &["a_pos", "a_tc"])?;
+            let tex = gl.create_texture()?;
+            gl.bind_texture(glow::TEXTURE_2D, Some(tex));
+            for level in 0..7 {
+                let n = 64usize >> level;
+                let c = [
+                    (level * 40) as u8,
+                    255 - (level * 30) as u8,
+                    (level * 17) as u8,
+                    255,
+                ];
+                let data: Vec<u8> = (0..n * n).flat_map(|_| c).collect();
+                gl.tex_image_2d(
+                    glow::TEXTURE_2D,
+                    level,
+                    glow::RGBA as i32,
+                    n as i32,
+                    n as i32,
+                    0,
+                    glow::RGBA,
+                    glow::UNSIGNED_BYTE,
+                    glow::PixelUnpackData::Slice(Some(&data)),
+                );
+            }
+            gl.tex_parameter_i32(
+                glow::TEXTURE_2D,
+                glow::TEXTURE_MIN_FILTER,
+                glow::NEAREST_MIPMAP_NEAREST as i32,
+            );
+            gl.tex_parameter_i32(
+                glow::TEXTURE_2D,
+                glow::TEXTURE_MAG_FILTER,
+                glow::NEAREST as i32,
+            );
+            // Quads of 64/2^l pixels show level l (lod exactly l).
+            let mut v = Vec::new();
+            for (x0, y0, n) in [
+                (2.0f32, 2.0f32, 32.0f32),
+                (40.0, 2.0, 16.0),
+                (40.0, 24.0, 8.0),
+            ] {
+                for (x, y, s, t) in [
+                    (0.0, 0.0, 0.0, 0.0),
+                    (1.0, 0.0, 1.0, 0.0),
+                    (1.0, 1.0, 1.0, 1.0),
+                    (0.0, 0.0, 0.0, 0.0),
+                    (1.0, 1.0, 1.0, 1.0),
+                    (0.0, 1.0, 0.0, 1.0),
+                ] {
+                    v.extend([x0 + x * n, y0 + y * n, s, t]);
+                }
+            }
+            vertices(gl, &v, &[2, 2])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 18);
+            check(gl, "mipmapped draws")?;
+            // glGenerateMipmap of a checker: level 2 of a 4x4-texel checker is its average.
+            let data = texels(16, 3);
+            texture(
+                gl,
+                16,
+                &data,
+                glow::NEAREST_MIPMAP_NEAREST,
+                glow::CLAMP_TO_EDGE,
+            )?;
+            gl.tex_parameter_i32(
+                glow::TEXTURE_2D,
+                glow::TEXTURE_MAG_FILTER,
+                glow::NEAREST as i32,
+            );
+            gl.generate_mipmap(glow::TEXTURE_2D);
+            let mut v = Vec::new();
+            for (x, y, s, t) in [
+                (0.0, 0.0, 0.0, 0.0),
+                (1.0, 0.0, 1.0, 0.0),
+                (1.0, 1.0, 1.0, 1.0),
+                (0.0, 0.0, 0.0, 0.0),
+                (1.0, 1.0, 1.0, 1.0),
+                (0.0, 1.0, 0.0, 1.0),
+            ] {
+                v.extend([4.0 + x * 16.0, 40.0 + y * 16.0, s * 4.0, t * 4.0]);
+            }
+            vertices(gl, &v, &[2, 2])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+            check(gl, "generated-mipmap draw")
+        })
+    }
+}
+
+/// Two textures sampled by one shader (texture units 0 and 1).
+fn texture_two_units(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "attribute vec2 a_pos;
+attribute vec2 a_tc;
+varying vec2 v_tc;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_tc = a_tc; }
+";
+    const FS: &str = "precision highp float;
+uniform sampler2D u_a;
+uniform sampler2D u_b;
+varying vec2 v_tc;
+void main() { gl_FragColor = texture2D(u_a, v_tc) * 0.5 + texture2D(u_b, v_tc.yx) * 0.5; }
+";
+    unsafe {
+        simple(gl, || {
+            let p = program(gl, VS, FS, &["a_pos", "a_tc"])?;
+            let v = [
+                0.0f32, 0.0, 0.0, 0.0, 64.0, 0.0, 1.0, 0.0, 64.0, 64.0, 1.0, 1.0, 0.0, 0.0, 0.0,
+                0.0, 64.0, 64.0, 1.0, 1.0, 0.0, 64.0, 0.0, 1.0,
+            ];
+            vertices(gl, &v, &[2, 2])?;
+            gl.active_texture(glow::TEXTURE0);
+            texture(gl, 8, &texels(8, 11), glow::NEAREST, glow::CLAMP_TO_EDGE)?;
+            gl.active_texture(glow::TEXTURE1);
+            texture(gl, 4, &texels(4, 200), glow::NEAREST, glow::CLAMP_TO_EDGE)?;
+            let loc = gl.get_uniform_location(p, "u_a");
+            gl.uniform_1_i32(loc.as_ref(), 0);
+            let loc = gl.get_uniform_location(p, "u_b");
+            gl.uniform_1_i32(loc.as_ref(), 1);
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+            check(gl, "textured draw")
+        })
+    }
+}
+
+/// Multiple render targets (ES 3.0): three colour outputs of one fragment shader.
+fn mrt(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec2 a_pos;
+layout(location = 1) in vec4 a_col;
+out vec4 v_col;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_col = a_col; }
+";
+    const FS: &str = "#version 300 es
+precision mediump float;
+in vec4 v_col;
+layout(location = 0) out vec4 o0;
+layout(location = 1) out vec4 o1;
+layout(location = 2) out vec4 o2;
+void main() { o0 = v_col; o1 = v_col.bgra; o2 = vec4(1.0) - v_col; }
+";
+    unsafe {
+        framebuffer(gl, 3, false, false)?;
+        program(gl, VS, FS, &[])?;
+        let v: Vec<f32> = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, RGB3)
+            .chunks(7)
+            .flat_map(|c| [c[0], c[1], c[3], c[4], c[5], c[6]])
+            .collect();
+        vertices(gl, &v, &[2, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        check(gl, "MRT draw")?;
+        Ok(read(gl, 3)?)
+    }
+}
+
+/// Flat (ES 3.0) and smooth outputs side by side, and integer arithmetic in the shader.
+fn flat_varying(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec3 a_pos;
+layout(location = 1) in vec4 a_col;
+flat out vec4 v_flat;
+flat out int v_id;
+void main() { gl_Position = vec4(a_pos.xy / 32.0 - 1.0, 0.0, 1.0); v_flat = a_col; v_id = gl_VertexID; }
+";
+    const FS: &str = "#version 300 es
+precision mediump float;
+flat in vec4 v_flat;
+flat in int v_id;
+out vec4 o;
+void main() { o = vec4(v_flat.rgb, float(v_id % 4) / 3.0); }
+";
+    let mut v = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, RGB3);
+    v.extend(tri([[40.3, 60.4], [62.2, 30.1], [60.7, 61.8]], 0.0, RGB3));
+    unsafe {
+        simple(gl, || {
+            program(gl, VS, FS, &[])?;
+            vertices(gl, &v, &[3, 4])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
+/// Control flow and maths built-ins in the fragment shader (loop, pow, clamp, mix, step).
+fn shader_math(gl: &Gl, _: &Ctx) -> Frame {
+    const FS: &str = "precision highp float;
+varying vec4 v_col;
+void main() {
+    vec3 acc = vec3(0.0);
+    for (int i = 0; i < 4; i++) {
+        acc += v_col.rgb * float(i + 1) * 0.1;
+    }
+    float s = step(0.5, v_col.g);
+    gl_FragColor = vec4(clamp(acc, 0.0, 1.0), 1.0) * mix(0.5, 1.0, s) + vec4(0.0, 0.0, pow(v_col.b, 2.0) * 0.25, 0.0);
+}
+";
+    let v = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, RGB3);
+    unsafe {
+        simple(gl, || {
+            program(gl, VS_COLOUR, FS, &["a_pos", "a_col"])?;
+            vertices(gl, &v, &[3, 4])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
+/// Several draws in one frame with state changes between them (program, uniform, buffers).
+fn many_draws(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        simple(gl, || {
+            let p = program(gl, VS_POS, FS_UNIFORM, &["a_pos"])?;
+            for i in 0..8 {
+                let x = 2.0 + 7.0 * i as f32;
+                let r: Vec<f32> = rect(x, 3.0 + i as f32 * 2.0, x + 6.0, 60.0, 0.0, [0.0; 4])
+                    .chunks(7)
+                    .flat_map(|c| [c[0], c[1], c[2]])
+                    .collect();
+                vertices(gl, &r, &[3])?;
+                uniform4(
+                    gl,
+                    p,
+                    "u_col",
+                    k(30 * i as u8, 255 - 25 * i as u8, 128, 255),
+                );
+                gl.draw_arrays(glow::TRIANGLES, 0, 6);
+            }
+            check(gl, "draws")
+        })
+    }
+}
+
+const fn s(
+    name: &'static str,
+    es: u32,
+    tol: u8,
+    slack: usize,
+    render: fn(&Gl, &Ctx) -> Frame,
+) -> Scene {
+    Scene {
+        name,
+        es,
+        tol,
+        slack,
+        render,
+    }
+}
+
+const SCENES: &[Scene] = &[
+    s("clear_color", 2, 0, 0, clear_color),
+    s("clear_scissored", 2, 0, 0, clear_scissored),
+    s("clear_color_mask", 2, 0, 0, clear_color_mask),
+    s("clear_rounding", 2, 1, 0, clear_rounding),
+    s("points", 2, 1, 0, points),
+    s("lines", 2, 1, 3, lines),
+    s("line_strip", 2, 1, 3, line_strip),
+    s("line_loop", 2, 1, 4, line_loop),
+    s("triangles", 2, 1, 0, triangles),
+    s("triangle_strip", 2, 1, 0, triangle_strip),
+    s("triangle_fan", 2, 1, 0, triangle_fan),
+    s("elements_u8", 2, 1, 0, elements_u8),
+    s("elements_u16", 2, 1, 0, elements_u16),
+    s("elements_u32", 2, 1, 0, elements_u32),
+    s("instanced", 3, 1, 0, instanced),
+    s("depth_less", 2, 0, 0, depth_less),
+    s("depth_greater", 2, 0, 0, depth_greater),
+    s("depth_lequal_no_write", 2, 0, 0, depth_lequal_no_write),
+    s("depth_always_notequal", 2, 0, 0, depth_always_notequal),
+    s("stencil_replace_equal", 2, 1, 0, stencil_replace_equal),
+    s("stencil_incr_decr", 2, 0, 0, stencil_incr_decr),
+    s("stencil_two_sided", 2, 0, 0, stencil_two_sided),
+    s("blend_alpha", 2, 1, 0, blend_alpha),
+    s("blend_additive", 2, 1, 0, blend_additive),
+    s("blend_subtract", 2, 1, 0, blend_subtract),
+    s("blend_reverse_subtract", 2, 1, 0, blend_reverse_subtract),
+    s("blend_min_max", 2, 1, 0, blend_min_max),
+    s("blend_constant", 2, 1, 0, blend_constant),
+    s("blend_separate", 2, 1, 0, blend_separate),
+    s("scissor_draw", 2, 1, 0, scissor_draw),
+    s("color_mask_draw", 2, 1, 0, color_mask_draw),
+    s("viewport_offset", 2, 1, 0, viewport_offset),
+    s("cull_back_ccw", 2, 1, 0, cull_back_ccw),
+    s("front_facing", 2, 0, 0, front_facing),
+    s("perspective_varying", 2, 1, 0, perspective_varying),
+    s("attribute_formats", 2, 1, 0, attribute_formats),
+    s("uniform_matrix", 2, 0, 0, uniform_matrix),
+    s("uniform_array", 2, 1, 0, uniform_array),
+    s("uniform_block", 3, 1, 0, uniform_block),
+    s("varyings_8", 2, 1, 0, varyings_8),
+    s("varyings_16", 3, 1, 0, varyings_16),
+    s("discard", 2, 1, 0, discard),
+    s("discard_depth", 2, 0, 0, discard_depth),
+    s("frag_coord", 2, 1, 0, frag_coord),
+    s("texture_nearest", 2, 0, 0, texture_nearest),
+    s("texture_linear", 2, 1, 0, texture_linear),
+    s("texture_repeat", 2, 0, 0, texture_repeat),
+    s("texture_mipmap", 2, 1, 0, texture_mipmap),
+    s("texture_two_units", 2, 1, 0, texture_two_units),
+    s("mrt", 3, 1, 0, mrt),
+    s("flat_varying", 3, 1, 0, flat_varying),
+    s("shader_math", 2, 1, 0, shader_math),
+    s("many_draws", 2, 0, 0, many_draws),
+];
+
+struct Egl {
+    egl: egl::DynamicInstance<egl::EGL1_5>,
+    display: egl::Display,
+    config: egl::Config,
+    es: u32,
+}
+
+fn egl_open() -> Res<Egl> {
+    // SAFETY: loading the system's libEGL.
+    let egl = unsafe { egl::DynamicInstance::<egl::EGL1_5>::load_required() }
+        .map_err(|e| format!("cannot load libEGL.so.1: {e}"))?;
+    // SAFETY: EGL_DEFAULT_DISPLAY with the surfaceless platform.
+    let display = unsafe {
+        egl.get_platform_display(
+            EGL_PLATFORM_SURFACELESS_MESA,
+            egl::DEFAULT_DISPLAY,
+            &[egl::ATTRIB_NONE],
+        )
+    }
+    .map_err(|e| format!("eglGetPlatformDisplay: {e}"))?;
+    egl.initialize(display)
+        .map_err(|e| format!("eglInitialize: {e}"))?;
+    egl.bind_api(egl::OPENGL_ES_API)
+        .map_err(|e| format!("eglBindAPI: {e}"))?;
+    let config = egl
+        .choose_first_config(
+            display,
+            &[
+                egl::RENDERABLE_TYPE,
+                egl::OPENGL_ES2_BIT,
+                egl::SURFACE_TYPE,
+                egl::PBUFFER_BIT,
+                egl::NONE,
+            ],
+        )
+        .map_err(|e| format!("eglChooseConfig: {e}"))?
+        .ok_or("no GLES config")?;
+    let mut e = Egl {
+        egl,
+        display,
+        config,
+        es: 2,
+    };
+    // The highest of ES 3 and ES 2 this display creates.
+    if let Ok(ctx) = e.context(3) {
+        e.es = 3;
+        e.egl.destroy_context(display, ctx).ok();
+    }
+    Ok(e)
+}
+
+impl Egl {
+    fn context(&self, version: u32) -> Res<egl::Context> {
+        self.egl
+            .create_context(
+                self.display,
+                self.config,
+                None,
+                &[egl::CONTEXT_CLIENT_VERSION, version as i32, egl::NONE],
+            )
+            .map_err(|e| format!("eglCreateContext(GLES {version}): {e}"))
+    }
+}
+
+/// Renders one scene in a fresh context.
+fn render(e: &Egl, scene: &Scene) -> Frame {
+    if scene.es > e.es {
+        return Err(Outcome::Skip(format!(
+            "needs OpenGL ES {}.0; the highest context this display creates is ES {}.0",
+            scene.es, e.es
+        )));
+    }
+    let ctx = e.context(e.es)?;
+    e.egl
+        .make_current(e.display, None, None, Some(ctx))
+        .map_err(|err| format!("eglMakeCurrent: {err}"))?;
+    let proc = |name: &str| {
+        e.egl
+            .get_proc_address(name)
+            .map_or(std::ptr::null(), |f| f as *const c_void)
+    };
+    // SAFETY: the context is current on this thread.
+    let gl = unsafe { glow::Context::from_loader_function(proc) };
+    // SAFETY: a query on the current context.
+    let extensions = unsafe { gl.get_parameter_string(glow::EXTENSIONS) };
+    let c = Ctx {
+        es: e.es,
+        extensions,
+    };
+    let result = (scene.render)(&gl, &c);
+    // SAFETY: finishing on the current context before it goes away.
+    unsafe { gl.finish() };
+    drop(gl);
+    e.egl.make_current(e.display, None, None, None).ok();
+    e.egl.destroy_context(e.display, ctx).ok();
+    result
+}
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.iter().any(|a| a == "--list") {
+        for sc in SCENES {
+            println!(
+                "scene {} es={} tol={} slack={}",
+                sc.name, sc.es, sc.tol, sc.slack
+            );
+        }
+        return ExitCode::SUCCESS;
+    }
+    let mut chosen = Vec::new();
+    for a in &args {
+        match SCENES.iter().find(|s| s.name == a) {
+            Some(s) => chosen.push(s),
+            None => {
+                eprintln!("agx16-imagesuite: unknown scene {a:?} (--list shows them)");
+                return ExitCode::from(2);
+            }
+        }
+    }
+    if chosen.is_empty() {
+        chosen = SCENES.iter().collect();
+    }
+    let e = match egl_open() {
+        Ok(e) => e,
+        Err(err) => {
+            eprintln!("agx16-imagesuite: {err}");
+            return ExitCode::FAILURE;
+        }
+    };
+    // The renderer, from a throwaway context.
+    if let Ok(ctx) = e.context(e.es) {
+        if e.egl.make_current(e.display, None, None, Some(ctx)).is_ok() {
+            let proc = |name: &str| {
+                e.egl
+                    .get_proc_address(name)
+                    .map_or(std::ptr::null(), |f| f as *const c_void)
+            };
+            // SAFETY: the context is current.
+            let gl = unsafe { glow::Context::from_loader_function(proc) };
+            // SAFETY: a query on the current context.
+            println!("GL_RENDERER: {}", unsafe {
+                gl.get_parameter_string(glow::RENDERER)
+            });
+        }
+        e.egl.make_current(e.display, None, None, None).ok();
+        e.egl.destroy_context(e.display, ctx).ok();
+    }
+    println!("context: ES {}", e.es);
+    let mut out = std::io::stdout();
+    for sc in chosen {
+        println!("begin {}", sc.name);
+        out.flush().ok();
+        eprintln!("imagesuite: begin {}", sc.name);
+        match render(&e, sc) {
+            Ok(images) => {
+                let hex: Vec<String> = images
+                    .iter()
+                    .map(|px| px.iter().map(|b| format!("{b:02x}")).collect())
+                    .collect();
+                println!("ok {} {}", sc.name, hex.join(" "));
+            }
+            Err(Outcome::Skip(r)) => println!("skip {}: {r}", sc.name),
+            Err(Outcome::Error(r)) => println!("error {}: {r}", sc.name),
+        }
+        out.flush().ok();
+    }
+    eprintln!("imagesuite: end");
+    e.egl.terminate(e.display).ok();
+    ExitCode::SUCCESS
+}
