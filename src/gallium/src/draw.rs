@@ -220,6 +220,45 @@ unsafe fn open_batch(ctx: &mut Context, screen: &Screen) -> Result<(), String> {
     Ok(())
 }
 
+/// Blend state the render path cannot honour yet: blending and logic ops need the fragment
+/// program to read the tilebuffer, masked writes need a read-modify-write of the tile word;
+/// neither is compiled, so such draws are refused rather than drawn unblended.
+///
+/// # Safety
+/// The bound blend CSO must be live.
+unsafe fn check_blend(ctx: &Context) -> Result<(), String> {
+    let Some(b) = ctx.state.blend.as_ref() else {
+        return Ok(());
+    };
+    if b.logicop_enable() != 0 {
+        return Err("logic ops".into());
+    }
+    if b.alpha_to_coverage() != 0 {
+        return Err("alpha to coverage".into());
+    }
+    let fb = &ctx.state.framebuffer;
+    for i in 0..fb.nr_cbufs as usize {
+        if fb.cbufs[i].is_null() {
+            continue;
+        }
+        let rt = &b.rt[if b.independent_blend_enable() != 0 {
+            i
+        } else {
+            0
+        }];
+        if rt.blend_enable() != 0 {
+            return Err("blending (the fragment program would read the tilebuffer)".into());
+        }
+        if rt.colormask() & 0xf != 0xf {
+            return Err(format!(
+                "colour write mask {:#x} (a read-modify-write of the tile word)",
+                rt.colormask()
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Records one draw (or says why it cannot be drawn).
 unsafe fn record_draw(
     ctx: &mut Context,
@@ -231,6 +270,7 @@ unsafe fn record_draw(
     if info.start_instance != 0 {
         return Err("a nonzero base instance".into());
     }
+    check_blend(ctx)?;
     open_batch(ctx, screen)?;
     let programs = variants::for_draw(ctx, screen)?;
     let (raster, viewport) = raster(ctx);
