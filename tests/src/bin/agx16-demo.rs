@@ -810,8 +810,8 @@ fn write_png(path: &str, bottom_up: &[u8]) -> Result<(), String> {
 
 /// Runs this program on softpipe; returns its stdout.
 fn softpipe_child(args: &[&str]) -> Result<String, String> {
-    let exe = std::env::current_exe().map_err(|e| format!("current_exe: {e}"))?;
-    let out = Command::new(exe)
+    // /proc/self/exe: this very program even if a rebuild has replaced its file meanwhile.
+    let out = Command::new("/proc/self/exe")
         .args(args)
         .arg("--reference")
         .env("LIBGL_ALWAYS_SOFTWARE", "1")
