@@ -36,7 +36,9 @@ fn main() {
         .allowlist_type("(nir|glsl|pipe|gl|mesa|exec|util|u)_.*")
         .allowlist_type("shader_info|float_controls|gc_ctx")
         .allowlist_function("(nir|glsl|pipe|util_format|ralloc|rzalloc|u_default|u_upload)_.*")
-        .allowlist_function("u_init_pipe_screen_caps|_mesa_shader_stage_to_string")
+        .allowlist_function(
+            "u_init_pipe_screen_caps|u_transfer_helper_.*|_mesa_shader_stage_to_string",
+        )
         .allowlist_function(
             "util_(copy|unreference)_framebuffer_state|util_set_vertex_buffers_mask",
         )
@@ -221,6 +223,17 @@ fn require_generated_headers(build: &Path) {
 
 /// For standalone binaries: NIR, the GLSL type system and Mesa's util library from the build tree.
 fn link_mesa_static(build: &Path) {
+    // u_transfer_helper lives in libgallium's auxiliary library, which the shared libgallium links in;
+    // in-process tests (no libgallium) get it compiled here from the Mesa tree with libgallium's flags.
+    let src = required_dir("AGX16_MESA_SRC");
+    const HELPER: &str = "src/gallium/auxiliary/util/u_transfer_helper.c";
+    let compile_commands = build.join("compile_commands.json");
+    let mut cc = cc::Build::new();
+    cc.file(src.join(HELPER)).warnings(false);
+    for flag in source_flags(&compile_commands, build, HELPER) {
+        cc.flag(&flag);
+    }
+    cc.compile("agx16_mesa_transfer_helper");
     for (dir, lib) in [
         ("src/compiler/nir", "nir"),
         ("src/compiler", "compiler"),

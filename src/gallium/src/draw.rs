@@ -52,11 +52,30 @@ pub unsafe fn framebuffer(
         let (va, plane) = surface_plane(s)?;
         resources.push(s.texture);
         let surface = ZsSurface { va };
-        let (depth, stencil) = match s.format() {
+        // Packed depth/stencil resources are stored split (resource.rs TRANSFER_HELPER_FLAGS):
+        // the resource is the Z32_FLOAT depth plane, `stencil` the S8_UINT plane, bound as
+        // the ZLS stencil base at the same level and layer.
+        let r = Resource::get(s.texture);
+        let (depth, stencil) = match r.internal_format {
             sys::PIPE_FORMAT_Z32_FLOAT => (Some((surface, ZlsFormat::F32)), None),
             sys::PIPE_FORMAT_Z16_UNORM => (Some((surface, ZlsFormat::Unorm16)), None),
             sys::PIPE_FORMAT_S8_UINT => (None, Some(surface)),
             f => return Err(format!("depth/stencil format {f}")),
+        };
+        let stencil = if r.stencil.is_null() {
+            stencil
+        } else {
+            let view = sys::pipe_surface {
+                texture: r.stencil,
+                ..*s
+            };
+            let (sva, splane) = surface_plane(&view)?;
+            if (splane.width, splane.height) != (plane.width, plane.height) || !splane.is_twiddled()
+            {
+                return Err("stencil plane differs in size or tiling from the depth plane".into());
+            }
+            resources.push(r.stencil);
+            Some(ZsSurface { va: sva })
         };
         if !plane.is_twiddled() {
             return Err("a linear depth/stencil surface (ZLS loads and stores twiddled)".into());

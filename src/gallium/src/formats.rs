@@ -58,6 +58,25 @@ const TABLE: &[(sys::pipe_format, u32, &str)] = &[
         DEPTH,
         "asahi-25.0: native stencil",
     ),
+    // Packed depth/stencil: stored split by u_transfer_helper as a Z32_FLOAT depth plane and an
+    // S8_UINT stencil plane (resource.rs `TRANSFER_HELPER_FLAGS`). GLES always offers
+    // DEPTH24_STENCIL8 (OES_packed_depth_stencil) and DEPTH_COMPONENT24, which Mesa's state
+    // tracker maps to these; without them glRenderbufferStorage/glTexImage abort in Mesa.
+    (
+        sys::PIPE_FORMAT_Z24_UNORM_S8_UINT,
+        DEPTH,
+        "asahi-25.0: z24_in_z32f + separate stencil",
+    ),
+    (
+        sys::PIPE_FORMAT_Z24X8_UNORM,
+        DEPTH,
+        "asahi-25.0: z24_in_z32f",
+    ),
+    (
+        sys::PIPE_FORMAT_Z32_FLOAT_S8X24_UINT,
+        DEPTH,
+        "asahi-25.0: separate_z32s8",
+    ),
     (
         sys::PIPE_FORMAT_R32_FLOAT,
         VERTEX,
@@ -137,9 +156,28 @@ mod tests {
             4,
             sys::PIPE_BIND_RENDER_TARGET
         ));
-        // Z24S8 would need the u_transfer_helper split asahi does; not implemented.
-        assert!(!is_supported(
+        // Packed depth/stencil is split by u_transfer_helper; S8_UINT_Z24_UNORM (stencil in the
+        // low byte) is not among the helper's split formats and stays refused.
+        for f in [
             sys::PIPE_FORMAT_Z24_UNORM_S8_UINT,
+            sys::PIPE_FORMAT_Z24X8_UNORM,
+            sys::PIPE_FORMAT_Z32_FLOAT_S8X24_UINT,
+        ] {
+            assert!(is_supported(
+                f,
+                sys::PIPE_TEXTURE_2D,
+                1,
+                sys::PIPE_BIND_DEPTH_STENCIL
+            ));
+            assert!(!is_supported(
+                f,
+                sys::PIPE_TEXTURE_2D,
+                1,
+                sys::PIPE_BIND_RENDER_TARGET
+            ));
+        }
+        assert!(!is_supported(
+            sys::PIPE_FORMAT_S8_UINT_Z24_UNORM,
             sys::PIPE_TEXTURE_2D,
             1,
             sys::PIPE_BIND_DEPTH_STENCIL

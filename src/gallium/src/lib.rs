@@ -22,5 +22,7 @@ mod state;
 mod transfer;
 mod va;
 mod variants;
+#[cfg(test)]
+mod zs_tests;
 
 pub use screen::agx16_drm_screen_create;

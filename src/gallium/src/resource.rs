@@ -21,6 +21,14 @@ pub struct Resource {
     pub bo: Option<Bo>,
     /// Images only; buffers are plain bytes.
     pub layout: Option<ImageLayout>,
+    /// The format the memory was laid out for. Differs from `base.format` only for packed
+    /// depth/stencil formats, which Mesa's u_transfer_helper splits (see `TRANSFER_HELPER_FLAGS`):
+    /// `base.format` is then the format the frontend asked for (Z24_UNORM_S8_UINT, Z24X8_UNORM,
+    /// Z32_FLOAT_S8X24_UINT) and this resource is the Z32_FLOAT depth plane.
+    pub internal_format: sys::pipe_format,
+    /// The separate S8_UINT stencil plane of a packed depth/stencil resource (owned by it; freed by
+    /// u_transfer_helper_resource_destroy), else null.
+    pub stencil: *mut sys::pipe_resource,
 }
 
 impl Resource {
@@ -33,6 +41,50 @@ impl Resource {
     pub fn bo(&self) -> &Bo {
         self.bo.as_ref().expect("a live resource has its BO")
     }
+
+    /// A packed depth/stencil format stored split: maps go through u_transfer_helper.
+    pub fn is_split(&self) -> bool {
+        self.internal_format != self.base.format()
+    }
+}
+
+/// Packed depth/stencil formats are stored as a Z32_FLOAT depth plane plus a separate S8_UINT
+/// stencil plane, which is what the ZLS hardware loads and stores (separate depth and stencil
+/// bases, sim/GFX.md "Depth/stencil load/clear"; Mesa 25.0.7 asahi agx_pipe.c creates its
+/// u_transfer_helper with the same split for G13–G15, inferred for the M4).
+///
+/// Precision: Z24 depth is kept as Z32_FLOAT. Mesa's conversions (u_format_zs.c
+/// `z24_unorm_to_z32_float` and `z32_float_to_z24_unorm`) round-trip all 2^24 values exactly
+/// (checked exhaustively, see resource_tests), so a Z24 map/unmap never changes data. Depth
+/// tests compare at float precision, which is at least as fine as 24-bit unorm below 1.0.
+pub const TRANSFER_HELPER_FLAGS: sys::u_transfer_helper_flags =
+    sys::U_TRANSFER_HELPER_SEPARATE_Z32S8
+        | sys::U_TRANSFER_HELPER_SEPARATE_STENCIL
+        | sys::U_TRANSFER_HELPER_Z24_IN_Z32F;
+
+/// The callbacks u_transfer_helper wraps: our resource functions and the plane-level map/unmap
+/// (no synchronisation there: the context's map synchronises both planes before calling the helper).
+pub static TRANSFER_VTBL: sys::u_transfer_vtbl = sys::u_transfer_vtbl {
+    resource_create: Some(resource_create),
+    resource_destroy: Some(resource_destroy),
+    transfer_map: Some(crate::transfer::map_plane),
+    transfer_flush_region: Some(crate::transfer::transfer_flush_region),
+    transfer_unmap: Some(crate::transfer::unmap_plane),
+    get_internal_format: Some(get_internal_format),
+    set_stencil: Some(set_stencil),
+    get_stencil: Some(get_stencil),
+};
+
+unsafe extern "C" fn get_internal_format(r: *mut sys::pipe_resource) -> sys::pipe_format {
+    Resource::get(r).internal_format
+}
+
+unsafe extern "C" fn set_stencil(r: *mut sys::pipe_resource, stencil: *mut sys::pipe_resource) {
+    Resource::get(r).stencil = stencil;
+}
+
+unsafe extern "C" fn get_stencil(r: *mut sys::pipe_resource) -> *mut sys::pipe_resource {
+    Resource::get(r).stencil
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -128,6 +180,8 @@ pub fn create_resource(
         base: *templ,
         bo: Some(bo),
         layout,
+        internal_format: templ.format(),
+        stencil: null_mut(),
     });
     r.base.screen = pscreen;
     r.base.next = null_mut();
@@ -159,7 +213,8 @@ pub unsafe extern "C" fn resource_create(
     })
 }
 
-/// Frees a resource's memory. No GPU work exists yet, so nothing can still be using the BO.
+/// Frees a resource's memory (the render path keeps references while GPU work uses it). A split
+/// depth/stencil resource's stencil plane is released by u_transfer_helper_resource_destroy.
 pub fn destroy_resource(screen: &Screen, mut r: Box<Resource>) {
     if let Some(bo) = r.bo.take() {
         screen.bo.release(bo);

@@ -173,7 +173,18 @@ fn every_level_of_a_mip_chain_round_trips_and_level_zero_is_twiddled_per_the_rul
         let (lw, lh) = ((w >> l).max(1), (h >> l).max(1));
         let data = noise((lw * lh * 4) as usize, 10 + l as u64);
         let b = bx(0, 0, 0, lw, lh, 1);
-        unsafe { write_texture(r, l, &b, data.as_ptr(), lw as usize * 4, 0).unwrap() };
+        unsafe {
+            write_texture(
+                std::ptr::null_mut(),
+                r,
+                l,
+                &b,
+                data.as_ptr(),
+                lw as usize * 4,
+                0,
+            )
+            .unwrap()
+        };
         uploads.push(data);
     }
     for l in 0..levels {
@@ -216,6 +227,7 @@ fn partial_boxes_read_modify_write_only_their_texels() {
     let mut want = noise((w * h * 2) as usize, 3);
     unsafe {
         write_texture(
+            std::ptr::null_mut(),
             r,
             0,
             &bx(0, 0, 0, w, h, 1),
@@ -229,6 +241,7 @@ fn partial_boxes_read_modify_write_only_their_texels() {
     let patch = noise((bw * bh * 2) as usize, 4);
     unsafe {
         write_texture(
+            std::ptr::null_mut(),
             r,
             0,
             &bx(bx0, by0, 0, bw, bh, 1),
@@ -254,6 +267,7 @@ fn partial_boxes_read_modify_write_only_their_texels() {
     let patch = noise((bw * bh * 2) as usize, 5);
     unsafe {
         write_texture(
+            std::ptr::null_mut(),
             r,
             0,
             &bx(bx0, by0, 0, bw, bh, 1),
@@ -299,7 +313,10 @@ fn cube_faces_and_array_layers_are_separate_planes() {
             for z in 0..array as u32 {
                 let data = noise(e * e * 4, (level * 100 + z) as u64);
                 let b = bx(0, 0, z, e as u32, e as u32, 1);
-                unsafe { write_texture(r, level, &b, data.as_ptr(), e * 4, 0).unwrap() };
+                unsafe {
+                    write_texture(std::ptr::null_mut(), r, level, &b, data.as_ptr(), e * 4, 0)
+                        .unwrap()
+                };
                 planes.push((level, z, data));
             }
         }
@@ -342,7 +359,16 @@ fn depth_stencil_formats_are_twiddled_and_linear_targets_are_row_major() {
         assert_eq!(res.layout.as_ref().unwrap().desc.tiling, Tiling::Twiddled);
         let data = noise(40 * 24 * bpp, bpp as u64);
         unsafe {
-            write_texture(r, 0, &bx(0, 0, 0, 40, 24, 1), data.as_ptr(), 40 * bpp, 0).unwrap()
+            write_texture(
+                std::ptr::null_mut(),
+                r,
+                0,
+                &bx(0, 0, 0, 40, 24, 1),
+                data.as_ptr(),
+                40 * bpp,
+                0,
+            )
+            .unwrap()
         };
         assert!(read_box(r, 0, &bx(0, 0, 0, 40, 24, 1), bpp) == data);
         destroy(&s, r);
@@ -359,7 +385,18 @@ fn depth_stencil_formats_are_twiddled_and_linear_targets_are_row_major() {
     );
     let r = make(&mut s, &t);
     let data = noise(33 * 9 * 4, 9);
-    unsafe { write_texture(r, 0, &bx(0, 0, 0, 33, 9, 1), data.as_ptr(), 33 * 4, 0).unwrap() };
+    unsafe {
+        write_texture(
+            std::ptr::null_mut(),
+            r,
+            0,
+            &bx(0, 0, 0, 33, 9, 1),
+            data.as_ptr(),
+            33 * 4,
+            0,
+        )
+        .unwrap()
+    };
     let (tr, _) =
         unsafe { map_resource(r, 0, sys::PIPE_MAP_READ, &bx(0, 0, 0, 33, 9, 1)).unwrap() };
     assert_eq!(tr.base.stride, 144); // 132 rounded up to 16
@@ -514,7 +551,18 @@ fn copy_region_moves_boxes_between_buffers_and_between_twiddled_and_linear_image
     );
     let (a, l) = (make(&mut s, &tex), make(&mut s, &lin));
     let lvl1 = noise(32 * 32 * 4, 8);
-    unsafe { write_texture(a, 1, &bx(0, 0, 0, 32, 32, 1), lvl1.as_ptr(), 128, 0).unwrap() };
+    unsafe {
+        write_texture(
+            std::ptr::null_mut(),
+            a,
+            1,
+            &bx(0, 0, 0, 32, 32, 1),
+            lvl1.as_ptr(),
+            128,
+            0,
+        )
+        .unwrap()
+    };
     unsafe { copy_region(l, 0, 5, 6, 0, a, 1, &bx(3, 4, 0, 20, 10, 1)).unwrap() };
     let got = read_box(l, 0, &bx(5, 6, 0, 20, 10, 1), 4);
     let want: Vec<u8> = (0..10)
@@ -557,7 +605,18 @@ fn three_d_slices_of_each_level_round_trip_in_one_map() {
         let data = noise((w * h * d * 4) as usize, 50 + level as u64);
         let b = bx(0, 0, 0, w, h, d);
         let (row, layer) = (w as usize * 4, (w * h * 4) as usize);
-        unsafe { write_texture(r, level, &b, data.as_ptr(), row, layer).unwrap() };
+        unsafe {
+            write_texture(
+                std::ptr::null_mut(),
+                r,
+                level,
+                &b,
+                data.as_ptr(),
+                row,
+                layer,
+            )
+            .unwrap()
+        };
         assert!(read_box(r, level, &b, 4) == data, "level {level}");
     }
     destroy(&s, r);
@@ -607,7 +666,18 @@ fn unscaled_blits_copy_and_convert_on_the_cpu_and_others_are_refused() {
     );
     let (a, b) = (make(&mut s, &bgra), make(&mut s, &rgba));
     let data = noise(30 * 20 * 4, 21);
-    unsafe { write_texture(a, 0, &bx(0, 0, 0, 30, 20, 1), data.as_ptr(), 120, 0).unwrap() };
+    unsafe {
+        write_texture(
+            std::ptr::null_mut(),
+            a,
+            0,
+            &bx(0, 0, 0, 30, 20, 1),
+            data.as_ptr(),
+            120,
+            0,
+        )
+        .unwrap()
+    };
     // BGRA (linear) -> RGBA (twiddled, level 1, at an offset): channels swap, nothing else changes.
     let mut info = blit_info(
         b,
@@ -618,7 +688,7 @@ fn unscaled_blits_copy_and_convert_on_the_cpu_and_others_are_refused() {
         bx(4, 5, 0, 12, 9, 1),
     );
     info.dst.level = 1;
-    unsafe { cpu_blit(&info).unwrap() };
+    unsafe { cpu_blit(std::ptr::null_mut(), &info).unwrap() };
     let got = read_box(b, 1, &bx(2, 3, 0, 12, 9, 1), 4);
     for y in 0..9usize {
         for x in 0..12usize {
@@ -636,7 +706,7 @@ fn unscaled_blits_copy_and_convert_on_the_cpu_and_others_are_refused() {
     let mut scissored = info;
     scissored.scissor_enable = true;
     for bad in [scaled, masked, scissored] {
-        assert!(unsafe { cpu_blit(&bad) }.is_err());
+        assert!(unsafe { cpu_blit(std::ptr::null_mut(), &bad) }.is_err());
     }
     assert_eq!(read_box(b, 1, &bx(2, 3, 0, 12, 9, 1), 4), got);
     for r in [a, b] {

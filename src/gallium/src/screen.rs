@@ -36,7 +36,7 @@ impl Screen {
     /// A screen over an in-process kernel, without Mesa's pipe loader (unit tests).
     #[cfg(test)]
     pub fn for_tests(bo: BoDevice, params: ParamsGlobal) -> Box<Screen> {
-        Box::new(Screen {
+        let mut s = Box::new(Screen {
             // SAFETY: plain C data.
             base: unsafe { std::mem::zeroed() },
             node: RenderNode::new(-1),
@@ -45,7 +45,10 @@ impl Screen {
             programs: std::sync::Mutex::new(crate::batch::ProgramStore::new()),
             name: CString::default(),
             nir_options: shader::nir_options(),
-        })
+        });
+        // SAFETY: the screen is ours. Test screens never free the helper (a small leak per test).
+        unsafe { set_resource_hooks(&mut s.base) };
+        s
     }
 
     fn create(fd: c_int) -> Result<*mut sys::pipe_screen, ScreenError> {
@@ -82,14 +85,25 @@ impl Screen {
             base.get_compiler_options = Some(get_compiler_options);
             base.is_format_supported = Some(is_format_supported);
             base.context_create = Some(context::create);
-            base.resource_create = Some(resource::resource_create);
-            base.resource_destroy = Some(resource::resource_destroy);
+            set_resource_hooks(base);
             base.fence_reference = Some(fence::fence_reference);
             base.fence_finish = Some(fence::fence_finish);
             caps::init_screen_caps(&mut (*screen).base);
         }
         Ok(screen as *mut sys::pipe_screen)
     }
+}
+
+/// Resource creation and destruction go through Mesa's u_transfer_helper, which splits packed
+/// depth/stencil formats into two of our resources (resource.rs `TRANSFER_HELPER_FLAGS`).
+///
+/// # Safety
+/// `base` is the pipe_screen of a `Screen` being set up.
+unsafe fn set_resource_hooks(base: &mut sys::pipe_screen) {
+    base.transfer_helper =
+        sys::u_transfer_helper_create(&resource::TRANSFER_VTBL, resource::TRANSFER_HELPER_FLAGS);
+    base.resource_create = Some(sys::u_transfer_helper_resource_create);
+    base.resource_destroy = Some(sys::u_transfer_helper_resource_destroy);
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -118,6 +132,9 @@ pub extern "C" fn agx16_drm_screen_create(
 unsafe extern "C" fn destroy(screen: *mut sys::pipe_screen) {
     guard("screen destroy", (), || {
         let screen = Box::from_raw(screen as *mut Screen);
+        if !screen.base.transfer_helper.is_null() {
+            sys::u_transfer_helper_destroy(screen.base.transfer_helper);
+        }
         screen.programs.lock().unwrap().release(&screen.bo);
         if debug::flags().bo {
             let s = &screen.bo.stats;

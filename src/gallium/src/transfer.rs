@@ -5,6 +5,11 @@
 //! written. Whole-level boxes use agx16-cmdstream's fast tile/untile routines; partial boxes copy
 //! element by element through the plane's address function.
 //!
+//! Packed depth/stencil formats (Z24_UNORM_S8_UINT, Z24X8_UNORM, Z32_FLOAT_S8X24_UINT) are stored
+//! split (resource.rs `TRANSFER_HELPER_FLAGS`); their maps go through Mesa's u_transfer_helper,
+//! which maps the Z32_FLOAT depth plane and the S8_UINT stencil plane with `map_plane` and packs
+//! them into a staging copy in the frontend's format (unpacking it again at unmap).
+//!
 //! Synchronisation: no GPU work is ever submitted yet, so a map has nothing to wait for. When the draw
 //! path exists, map must first flush and wait for batches that write (or, for writes, read) the
 //! resource.
@@ -44,6 +49,10 @@ pub enum MapError {
     NotDirect,
     #[error("source and destination texels differ in size")]
     TexelSize,
+    #[error("a split depth/stencil resource is mapped one layer at a time (box depth {0})")]
+    SplitDepth(i16),
+    #[error("u_transfer_helper could not map the depth/stencil planes")]
+    Helper,
 }
 
 /// The box in elements (blocks for compressed formats): x, y, z, w, h, d.
@@ -307,11 +316,11 @@ pub unsafe extern "C" fn map(
     guard("transfer_map", null_mut(), || {
         *out = null_mut();
         if usage & sys::PIPE_MAP_UNSYNCHRONIZED == 0 {
-            sync(ctx, res, usage & sys::PIPE_MAP_WRITE != 0);
+            sync_planes(ctx, res, usage & sys::PIPE_MAP_WRITE != 0);
         }
-        match map_resource(res, level, usage, &*b) {
+        match map_any(ctx, res, level, usage, &*b) {
             Ok((t, ptr)) => {
-                *out = Box::into_raw(t) as *mut sys::pipe_transfer;
+                *out = t;
                 ptr as *mut c_void
             }
             Err(e) => {
@@ -322,12 +331,118 @@ pub unsafe extern "C" fn map(
     })
 }
 
-pub unsafe extern "C" fn unmap(_: *mut sys::pipe_context, t: *mut sys::pipe_transfer) {
+pub unsafe extern "C" fn unmap(ctx: *mut sys::pipe_context, t: *mut sys::pipe_transfer) {
     guard("transfer_unmap", (), || {
-        if let Err(e) = unmap_transfer(Box::from_raw(t as *mut Transfer)) {
+        if let Err(e) = unmap_any(ctx, t) {
             eprintln!("agx16: transfer_unmap: {e}");
         }
     })
+}
+
+/// Whether `res` is a packed depth/stencil resource stored split (maps go through the helper).
+unsafe fn split(res: *mut sys::pipe_resource) -> bool {
+    !res.is_null() && (*res).target() != sys::PIPE_BUFFER && Resource::get(res).is_split()
+}
+
+/// Maps any resource. Split depth/stencil resources are mapped by Mesa's u_transfer_helper, which
+/// maps both planes through `map_plane` and (de)interleaves into the packed format `res` has for
+/// the frontend; everything else by `map_resource`. No synchronisation here.
+///
+/// # Safety
+/// `res` a live agx16 resource; `ctx` a pipe_context whose `screen` is the resource's screen
+/// (only read for split resources).
+pub unsafe fn map_any(
+    ctx: *mut sys::pipe_context,
+    res: *mut sys::pipe_resource,
+    level: u32,
+    usage: u32,
+    b: &sys::pipe_box,
+) -> Result<(*mut sys::pipe_transfer, *mut u8), MapError> {
+    if !split(res) {
+        let (t, p) = map_resource(res, level, usage, b)?;
+        return Ok((Box::into_raw(t) as *mut sys::pipe_transfer, p));
+    }
+    if b.depth != 1 {
+        return Err(MapError::SplitDepth(b.depth)); // the helper asserts depth == 1
+    }
+    // Validate the box here: the helper's own map does not check it before allocating.
+    region(Resource::get(res), level, b)?;
+    let mut t = null_mut();
+    let p = sys::u_transfer_helper_transfer_map(ctx, res, level, usage, b, &mut t);
+    if p.is_null() || t.is_null() {
+        return Err(MapError::Helper);
+    }
+    Ok((t, p as *mut u8))
+}
+
+/// Unmaps a transfer made by `map_any`.
+///
+/// # Safety
+/// `t` from `map_any` with a context of the same screen.
+pub unsafe fn unmap_any(
+    ctx: *mut sys::pipe_context,
+    t: *mut sys::pipe_transfer,
+) -> Result<(), MapError> {
+    if split((*t).resource) {
+        // Plane errors are reported by `unmap_plane`.
+        sys::u_transfer_helper_transfer_unmap(ctx, t);
+        Ok(())
+    } else {
+        unmap_transfer(Box::from_raw(t as *mut Transfer))
+    }
+}
+
+/// u_transfer_helper's plane map (`resource::TRANSFER_VTBL`): one plane, no synchronisation.
+pub unsafe extern "C" fn map_plane(
+    _: *mut sys::pipe_context,
+    res: *mut sys::pipe_resource,
+    level: c_uint,
+    usage: c_uint,
+    b: *const sys::pipe_box,
+    out: *mut *mut sys::pipe_transfer,
+) -> *mut c_void {
+    guard("transfer_map (depth/stencil plane)", null_mut(), || {
+        *out = null_mut();
+        match map_resource(res, level, usage, &*b) {
+            Ok((t, ptr)) => {
+                *out = Box::into_raw(t) as *mut sys::pipe_transfer;
+                ptr as *mut c_void
+            }
+            Err(e) => {
+                eprintln!("agx16: transfer_map of a depth/stencil plane: {e}");
+                null_mut()
+            }
+        }
+    })
+}
+
+/// u_transfer_helper's plane unmap.
+pub unsafe extern "C" fn unmap_plane(_: *mut sys::pipe_context, t: *mut sys::pipe_transfer) {
+    guard("transfer_unmap (depth/stencil plane)", (), || {
+        if let Err(e) = unmap_transfer(Box::from_raw(t as *mut Transfer)) {
+            eprintln!("agx16: transfer_unmap of a depth/stencil plane: {e}");
+        }
+    })
+}
+
+/// `sync` for a resource and, if it is split, its stencil plane.
+///
+/// # Safety
+/// As `sync`.
+unsafe fn sync_planes(ctx: *mut sys::pipe_context, res: *mut sys::pipe_resource, write: bool) {
+    sync(ctx, res, write);
+    if split(res) {
+        sync(ctx, Resource::get(res).stencil, write);
+    }
+}
+
+/// Bytes per element (block) of a resource as the frontend sees it (its `format`), 1 for buffers.
+unsafe fn texel_bytes(res: *mut sys::pipe_resource) -> usize {
+    if (*res).target() == sys::PIPE_BUFFER {
+        1
+    } else {
+        sys::util_format_get_blocksize((*res).format()) as usize
+    }
 }
 
 /// Writes through to memory at unmap anyway (linear maps are the BO itself): nothing to do.
@@ -371,6 +486,7 @@ pub unsafe fn write_buffer(
 /// # Safety
 /// `res` must be a live agx16 texture; `data` must cover the box with those strides.
 pub unsafe fn write_texture(
+    ctx: *mut sys::pipe_context,
     res: *mut sys::pipe_resource,
     level: u32,
     b: &sys::pipe_box,
@@ -378,27 +494,40 @@ pub unsafe fn write_texture(
     stride: usize,
     layer_stride: usize,
 ) -> Result<(), MapError> {
-    let (t, ptr) = map_resource(
-        res,
-        level,
-        sys::PIPE_MAP_WRITE | sys::PIPE_MAP_DISCARD_RANGE,
-        b,
-    )?;
-    let r = Resource::get(res);
-    let l = r.layout.as_ref().expect("a texture has a layout");
-    let e = l.desc.element_bytes as usize;
-    let reg = region(r, level, b)?;
-    let row = reg.3 as usize * e;
-    for z in 0..reg.5 as usize {
-        for y in 0..reg.4 as usize {
-            std::ptr::copy_nonoverlapping(
-                data.add(z * layer_stride + y * stride),
-                ptr.add(z * t.base.layer_stride + y * t.base.stride as usize),
-                row,
-            );
+    let reg = region(Resource::get(res), level, b)?;
+    let row = reg.3 as usize * texel_bytes(res);
+    // Split depth/stencil resources are mapped a layer at a time (u_transfer_helper maps 2D boxes).
+    let layers = if split(res) { reg.5 } else { 1 };
+    for i in 0..layers {
+        let (b, data, zs) = if split(res) {
+            let one = sys::pipe_box {
+                z: b.z + i as i16,
+                depth: 1,
+                ..*b
+            };
+            (one, data.add(i as usize * layer_stride), 1)
+        } else {
+            (*b, data, reg.5 as usize)
+        };
+        let (t, ptr) = map_any(
+            ctx,
+            res,
+            level,
+            sys::PIPE_MAP_WRITE | sys::PIPE_MAP_DISCARD_RANGE,
+            &b,
+        )?;
+        for z in 0..zs {
+            for y in 0..reg.4 as usize {
+                std::ptr::copy_nonoverlapping(
+                    data.add(z * layer_stride + y * stride),
+                    ptr.add(z * (*t).layer_stride + y * (*t).stride as usize),
+                    row,
+                );
+            }
         }
+        unmap_any(ctx, t)?;
     }
-    unmap_transfer(t)
+    Ok(())
 }
 
 pub unsafe extern "C" fn buffer_subdata(
@@ -429,8 +558,9 @@ pub unsafe extern "C" fn texture_subdata(
     layer_stride: usize,
 ) {
     guard("texture_subdata", (), || {
-        sync(ctx, res, true);
+        sync_planes(ctx, res, true);
         if let Err(e) = write_texture(
+            ctx,
             res,
             level,
             &*b,
@@ -451,6 +581,31 @@ pub unsafe extern "C" fn texture_subdata(
 /// `dst` and `src` must be live agx16 resources.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn copy_region(
+    dst: *mut sys::pipe_resource,
+    dst_level: u32,
+    dx: u32,
+    dy: u32,
+    dz: u32,
+    src: *mut sys::pipe_resource,
+    src_level: u32,
+    sbox: &sys::pipe_box,
+) -> Result<(), MapError> {
+    let planes = |r| split(r).then(|| Resource::get(r).stencil);
+    match (planes(dst), planes(src)) {
+        (None, None) => copy_plane(dst, dst_level, dx, dy, dz, src, src_level, sbox),
+        // Split depth/stencil: the depth planes (the resources themselves, same internal
+        // format for the same packed format), then the stencil planes.
+        (Some(ds), Some(ss)) if (*dst).format() == (*src).format() => {
+            copy_plane(dst, dst_level, dx, dy, dz, src, src_level, sbox)?;
+            copy_plane(ds, dst_level, dx, dy, dz, ss, src_level, sbox)
+        }
+        _ => Err(MapError::TexelSize),
+    }
+}
+
+/// `copy_region` between resources as stored (one plane each).
+#[allow(clippy::too_many_arguments)]
+unsafe fn copy_plane(
     dst: *mut sys::pipe_resource,
     dst_level: u32,
     dx: u32,
@@ -516,8 +671,8 @@ pub unsafe extern "C" fn resource_copy_region(
     sbox: *const sys::pipe_box,
 ) {
     guard("resource_copy_region", (), || {
-        sync(ctx, src, false);
-        sync(ctx, dst, true);
+        sync_planes(ctx, src, false);
+        sync_planes(ctx, dst, true);
         if let Err(e) = copy_region(dst, dst_level, dx, dy, dz, src, src_level, &*sbox) {
             eprintln!("agx16: resource_copy_region: {e}");
         }
@@ -539,7 +694,10 @@ pub enum BlitError {
 ///
 /// # Safety
 /// The blit's resources must be live agx16 resources.
-pub unsafe fn cpu_blit(info: &sys::pipe_blit_info) -> Result<(), BlitError> {
+pub unsafe fn cpu_blit(
+    ctx: *mut sys::pipe_context,
+    info: &sys::pipe_blit_info,
+) -> Result<(), BlitError> {
     let (s, d) = (&info.src, &info.dst);
     let (sb, db) = (&s.box_, &d.box_);
     if (sb.width, sb.height, sb.depth) != (db.width, db.height, db.depth) {
@@ -562,11 +720,12 @@ pub unsafe fn cpu_blit(info: &sys::pipe_blit_info) -> Result<(), BlitError> {
             "blit that writes only some channels",
         ));
     }
+    // Texel size as mapped (split depth/stencil resources map in their packed format).
     let res_bytes = |r: *mut sys::pipe_resource| {
         Resource::get(r)
             .layout
             .as_ref()
-            .map(|l| l.desc.element_bytes)
+            .map(|_| texel_bytes(r) as u32)
     };
     let (sbytes, dbytes) = (
         sys::util_format_get_blocksize(s.format),
@@ -578,18 +737,19 @@ pub unsafe fn cpu_blit(info: &sys::pipe_blit_info) -> Result<(), BlitError> {
         ));
     }
     // The source, packed first: source and destination may be the same resource.
-    let (st, sp) = map_resource(s.resource, s.level, sys::PIPE_MAP_READ, sb)?;
+    let (st, sp) = map_any(ctx, s.resource, s.level, sys::PIPE_MAP_READ, sb)?;
     let (w, h, depth) = (sb.width as usize, sb.height as usize, sb.depth as usize);
     let srow = w * sbytes as usize;
     let mut packed = Vec::with_capacity(srow * h * depth);
     for z in 0..depth {
         for y in 0..h {
-            let p = sp.add(z * st.base.layer_stride + y * st.base.stride as usize);
+            let p = sp.add(z * (*st).layer_stride + y * (*st).stride as usize);
             packed.extend_from_slice(std::slice::from_raw_parts(p, srow));
         }
     }
-    unmap_transfer(st)?;
-    let (dt, dp) = map_resource(
+    unmap_any(ctx, st)?;
+    let (dt, dp) = map_any(
+        ctx,
         d.resource,
         d.level,
         sys::PIPE_MAP_WRITE | sys::PIPE_MAP_DISCARD_RANGE,
@@ -598,12 +758,12 @@ pub unsafe fn cpu_blit(info: &sys::pipe_blit_info) -> Result<(), BlitError> {
     let mut ok = true;
     for z in 0..depth {
         let src = packed.as_ptr().add(z * srow * h);
-        let dst = dp.add(z * dt.base.layer_stride);
+        let dst = dp.add(z * (*dt).layer_stride);
         if s.format == d.format {
             for y in 0..h {
                 std::ptr::copy_nonoverlapping(
                     src.add(y * srow),
-                    dst.add(y * dt.base.stride as usize),
+                    dst.add(y * (*dt).stride as usize),
                     srow,
                 );
             }
@@ -611,7 +771,7 @@ pub unsafe fn cpu_blit(info: &sys::pipe_blit_info) -> Result<(), BlitError> {
             ok &= sys::util_format_translate(
                 d.format,
                 dst as *mut c_void,
-                dt.base.stride,
+                (*dt).stride,
                 0,
                 0,
                 s.format,
@@ -624,7 +784,7 @@ pub unsafe fn cpu_blit(info: &sys::pipe_blit_info) -> Result<(), BlitError> {
             );
         }
     }
-    unmap_transfer(dt)?;
+    unmap_any(ctx, dt)?;
     if !ok {
         return Err(BlitError::Unsupported(
             "format conversion util_format_translate cannot do",
@@ -635,9 +795,9 @@ pub unsafe fn cpu_blit(info: &sys::pipe_blit_info) -> Result<(), BlitError> {
 
 pub unsafe extern "C" fn blit(ctx: *mut sys::pipe_context, info: *const sys::pipe_blit_info) {
     guard("blit", (), || {
-        sync(ctx, (*info).src.resource, false);
-        sync(ctx, (*info).dst.resource, true);
-        if let Err(e) = cpu_blit(&*info) {
+        sync_planes(ctx, (*info).src.resource, false);
+        sync_planes(ctx, (*info).dst.resource, true);
+        if let Err(e) = cpu_blit(ctx, &*info) {
             eprintln!(
                 "agx16: blit of format {} to {} not done: {e}",
                 (*info).src.format,
