@@ -36,6 +36,11 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     caps.fs_coord_origin_upper_left = true;
     caps.fs_coord_pixel_center_half_integer = true;
 
+    // Uniforms in 32-bit words (st lowers load_uniform with dword units and packs the constant
+    // buffer), the unit of the compiler's inline uniform words (agx16_compiler::abi). Without it
+    // st counts vec4 slots and every uniform past the first vec4 was read from the wrong word.
+    caps.packed_uniforms = true;
+
     // Limits (hardware).
     caps.max_texture_2d_size = 16384; // asahi-25.0
     caps.max_texture_cube_levels = 15; // asahi-25.0: 16384 x 16384

@@ -16,7 +16,9 @@ use agx16_cmdstream::builder::{ChunkPool, StreamBuilder};
 use agx16_cmdstream::descriptors::{
     pack_cf_table, CfBinding, CfBindingHeader, CoefficientSource, ShadeModel,
 };
-use agx16_cmdstream::launch::{fragment_allocation_mode, GRAPHICS_LAUNCH_BYTES};
+use agx16_cmdstream::launch::{
+    fragment_allocation_mode, COMPUTE_LAUNCH_BYTES, GRAPHICS_LAUNCH_BYTES,
+};
 use agx16_cmdstream::layout::PlaneLayout;
 use agx16_cmdstream::ppp::{
     PassType, PppPage, PppVertex, Scissor, StencilOp, VisibilityMode, ZsFunc, PPP_PAGE_SIZE,
@@ -159,9 +161,12 @@ fn stage_launcher(
     for i in &p {
         bytes.extend(i.encode_checked().map_err(isa_error)?);
     }
-    if bytes.len() > GRAPHICS_LAUNCH_BYTES {
+    // T8132 Mesa allocates 256 bytes per graphics launcher; longer root records (many inline
+    // uniform words) need more. 1024 bytes is compute's allocation and what the model reads
+    // (sim/GFX.md "Render-stage uniform ABI"); no graphics launcher that long ran on hardware.
+    if bytes.len() > COMPUTE_LAUNCH_BYTES {
         return Err(DrawError::Program(format!(
-            "launcher of {} bytes exceeds its {GRAPHICS_LAUNCH_BYTES}-byte allocation",
+            "launcher of {} bytes exceeds the {COMPUTE_LAUNCH_BYTES} bytes any launcher ran with",
             bytes.len()
         )));
     }
@@ -196,7 +201,10 @@ fn launcher(
         publications,
         scratch,
     )?;
-    bytes.resize(GRAPHICS_LAUNCH_BYTES, 0);
+    bytes.resize(
+        bytes.len().max(GRAPHICS_LAUNCH_BYTES).next_multiple_of(64),
+        0,
+    );
     // Launch fields hold address bits 37:6: 64-byte alignment.
     let va = mem.upload(Heap::Usc, &bytes, 64)?;
     usc_offset(va, "launcher")
