@@ -85,6 +85,18 @@ fn check(gl: &Gl, what: &str) -> Res<()> {
 /// depth (DEPTH_COMPONENT16), stencil (packed depth24/stencil8 when `stencil`), cleared to BG,
 /// depth 1, stencil 0.
 unsafe fn framebuffer(gl: &Gl, targets: u32, depth: bool, stencil: bool) -> Res<glow::Framebuffer> {
+    framebuffer_with(gl, targets, depth, stencil, false)
+}
+
+/// As `framebuffer`; with `packed`, depth and stencil share one DEPTH24_STENCIL8 renderbuffer,
+/// otherwise stencil alone is a STENCIL_INDEX8 renderbuffer (core ES 2.0).
+unsafe fn framebuffer_with(
+    gl: &Gl,
+    targets: u32,
+    depth: bool,
+    stencil: bool,
+    packed: bool,
+) -> Res<glow::Framebuffer> {
     let fbo = gl.create_framebuffer()?;
     gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
     for i in 0..targets {
@@ -115,30 +127,28 @@ unsafe fn framebuffer(gl: &Gl, targets: u32, depth: bool, stencil: bool) -> Res<
         );
     }
     gl.bind_texture(glow::TEXTURE_2D, None);
-    if depth || stencil {
+    let attach = |format: u32, points: &[u32]| -> Res<()> {
         let rb = gl.create_renderbuffer()?;
         gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
-        // DEPTH24_STENCIL8 (OES_packed_depth_stencil in ES 2.0, core in ES 3.0).
-        let format = if stencil {
-            glow::DEPTH24_STENCIL8
-        } else {
-            glow::DEPTH_COMPONENT16
-        };
         gl.renderbuffer_storage(glow::RENDERBUFFER, format, SIZE, SIZE);
         check(gl, "glRenderbufferStorage")?;
-        gl.framebuffer_renderbuffer(
-            glow::FRAMEBUFFER,
-            glow::DEPTH_ATTACHMENT,
-            glow::RENDERBUFFER,
-            Some(rb),
-        );
+        for &p in points {
+            gl.framebuffer_renderbuffer(glow::FRAMEBUFFER, p, glow::RENDERBUFFER, Some(rb));
+        }
+        Ok(())
+    };
+    if packed {
+        // DEPTH24_STENCIL8: OES_packed_depth_stencil in ES 2.0, core in ES 3.0.
+        attach(
+            glow::DEPTH24_STENCIL8,
+            &[glow::DEPTH_ATTACHMENT, glow::STENCIL_ATTACHMENT],
+        )?;
+    } else {
+        if depth {
+            attach(glow::DEPTH_COMPONENT16, &[glow::DEPTH_ATTACHMENT])?;
+        }
         if stencil {
-            gl.framebuffer_renderbuffer(
-                glow::FRAMEBUFFER,
-                glow::STENCIL_ATTACHMENT,
-                glow::RENDERBUFFER,
-                Some(rb),
-            );
+            attach(glow::STENCIL_INDEX8, &[glow::STENCIL_ATTACHMENT])?;
         }
     }
     if targets > 1 {
@@ -154,10 +164,10 @@ unsafe fn framebuffer(gl: &Gl, targets: u32, depth: bool, stencil: bool) -> Res<
     gl.clear_depth_f32(1.0);
     gl.clear_stencil(0);
     let mut bits = glow::COLOR_BUFFER_BIT;
-    if depth || stencil {
+    if depth || packed {
         bits |= glow::DEPTH_BUFFER_BIT;
     }
-    if stencil {
+    if stencil || packed {
         bits |= glow::STENCIL_BUFFER_BIT;
     }
     gl.clear(bits);
@@ -654,6 +664,35 @@ fn stencil_replace_equal(gl: &Gl, _: &Ctx) -> Frame {
     }
 }
 
+/// Depth and stencil in one DEPTH24_STENCIL8 renderbuffer: a stencil mask from one triangle, then
+/// depth-tested rectangles drawn only inside it.
+fn depth_stencil_packed(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        framebuffer_with(gl, 1, true, true, true)?;
+        gl.enable(glow::STENCIL_TEST);
+        gl.enable(glow::DEPTH_TEST);
+        gl.depth_func(glow::LESS);
+        program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
+        gl.stencil_func(glow::ALWAYS, 3, 0xff);
+        gl.stencil_op(glow::KEEP, glow::KEEP, glow::REPLACE);
+        gl.color_mask(false, false, false, false);
+        gl.depth_mask(false);
+        let t = tri([[6.3, 5.2], [58.1, 12.7], [30.4, 59.6]], 0.0, RGB3);
+        vertices(gl, &t, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        gl.color_mask(true, true, true, true);
+        gl.depth_mask(true);
+        gl.stencil_func(glow::EQUAL, 3, 0xff);
+        gl.stencil_op(glow::KEEP, glow::KEEP, glow::KEEP);
+        let mut r = rect(2.0, 20.0, 40.0, 44.0, 0.25, k(255, 128, 0, 255));
+        r.extend(rect(24.0, 8.0, 62.0, 52.0, -0.25, k(0, 128, 255, 255)));
+        vertices(gl, &r, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 12);
+        check(gl, "depth/stencil draws")?;
+        Ok(read(gl, 1)?)
+    }
+}
+
 /// Overlapping rectangles increment (saturating and wrapping), then each count gets a colour.
 fn stencil_incr_decr(gl: &Gl, _: &Ctx) -> Frame {
     unsafe {
@@ -708,10 +747,11 @@ fn stencil_two_sided(gl: &Gl, _: &Ctx) -> Frame {
         gl.stencil_op_separate(glow::FRONT, glow::KEEP, glow::KEEP, glow::INCR);
         gl.stencil_op_separate(glow::BACK, glow::KEEP, glow::KEEP, glow::INVERT);
         gl.stencil_mask_separate(glow::BACK, 0x0f);
-        // Counter-clockwise (front) and clockwise (back) triangles, overlapping.
+        // Counter-clockwise (front) and clockwise (back) triangles, overlapping; corners on the
+        // 1/16 grid (see `tri`).
         let v = [
-            4.3f32, 6.2, 0.0, 50.7, 10.1, 0.0, 20.2, 58.3, 0.0, // ccw
-            60.1, 5.3, 0.0, 14.6, 40.4, 0.0, 58.2, 59.7, 0.0, // cw
+            4.25f32, 6.25, 0.0, 50.75, 10.125, 0.0, 20.25, 58.25, 0.0, // ccw
+            60.125, 5.25, 0.0, 14.625, 40.375, 0.0, 58.25, 59.75, 0.0, // cw
         ];
         vertices(gl, &v, &[3])?;
         uniform4(gl, p, "u_col", k(60, 60, 60, 255));
@@ -1566,6 +1606,7 @@ const SCENES: &[Scene] = &[
     s("stencil_replace_equal", 2, 1, 0, stencil_replace_equal),
     s("stencil_incr_decr", 2, 0, 0, stencil_incr_decr),
     s("stencil_two_sided", 2, 0, 0, stencil_two_sided),
+    s("depth_stencil_packed", 2, 0, 0, depth_stencil_packed),
     s("blend_alpha", 2, 1, 0, blend_alpha),
     s("blend_additive", 2, 1, 0, blend_additive),
     s("blend_subtract", 2, 1, 0, blend_subtract),
