@@ -649,11 +649,11 @@ fn stencil_replace_equal(gl: &Gl, _: &Ctx) -> Frame {
         program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
         gl.stencil_func(glow::ALWAYS, 5, 0xff);
         gl.stencil_op(glow::KEEP, glow::KEEP, glow::REPLACE);
-        gl.color_mask(false, false, false, false);
+        // The marking triangle is drawn in colour too (no colour mask: the stencil scenes do not
+        // depend on colour-mask support).
         let t = tri([[6.3, 5.2], [58.1, 12.7], [30.4, 59.6]], 0.0, RGB3);
         vertices(gl, &t, &[3, 4])?;
         gl.draw_arrays(glow::TRIANGLES, 0, 3);
-        gl.color_mask(true, true, true, true);
         gl.stencil_func(glow::EQUAL, 5, 0xff);
         gl.stencil_op(glow::KEEP, glow::KEEP, glow::KEEP);
         let r = rect(2.0, 20.0, 62.0, 44.0, 0.0, k(255, 128, 0, 255));
@@ -675,12 +675,10 @@ fn depth_stencil_packed(gl: &Gl, _: &Ctx) -> Frame {
         program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
         gl.stencil_func(glow::ALWAYS, 3, 0xff);
         gl.stencil_op(glow::KEEP, glow::KEEP, glow::REPLACE);
-        gl.color_mask(false, false, false, false);
         gl.depth_mask(false);
         let t = tri([[6.3, 5.2], [58.1, 12.7], [30.4, 59.6]], 0.0, RGB3);
         vertices(gl, &t, &[3, 4])?;
         gl.draw_arrays(glow::TRIANGLES, 0, 3);
-        gl.color_mask(true, true, true, true);
         gl.depth_mask(true);
         gl.stencil_func(glow::EQUAL, 3, 0xff);
         gl.stencil_op(glow::KEEP, glow::KEEP, glow::KEEP);
