@@ -356,6 +356,17 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
                 // isel/gfx.rs: one publication register per output store.
                 info.publications += 1;
             }
+            Op::Texture { .. } => {
+                if f.stage != Stage::Fragment {
+                    return Err(CompileError::Unsupported(
+                        "texture ops outside fragment shaders: agx16-sim models them only in \
+                         fragment bodies"
+                            .into(),
+                    ));
+                }
+                // isel/texture.rs: one 4-aligned coordinate tuple per texture op.
+                info.publications += 4;
+            }
             Op::SysVal(SysVal::VertexId) if f.stage != Stage::Vertex => return wrong("vertex id"),
             Op::SysVal(SysVal::PixelCoord(_)) if f.stage != Stage::Fragment => {
                 return wrong("pixel coordinate")

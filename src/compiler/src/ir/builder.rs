@@ -133,6 +133,25 @@ impl Builder {
             [index.into()],
         )
     }
+    /// RGBA of texture `texture` through sampler `sampler` (`Op::Texture`): srcs u, v for
+    /// `Sample`, u, v, LOD word for `Lod`, x, y, level word for `Fetch`.
+    pub fn texture(
+        &mut self,
+        texture: u8,
+        sampler: u8,
+        kind: super::TexKind,
+        srcs: impl IntoIterator<Item = Src>,
+    ) -> Value {
+        self.op(
+            Op::Texture {
+                texture,
+                sampler,
+                kind,
+            },
+            Shape::vec(Type::F32, 4),
+            srcs,
+        )
+    }
     pub fn store_global(&mut self, binding: u8, index: impl Into<Src>, value: impl Into<Src>) {
         self.emit(Instr::new(
             Op::StoreGlobal { binding },

@@ -31,6 +31,17 @@ pub enum SysVal {
 /// How a fragment input is interpolated. On G16 the mode lives in the coefficient-binding table
 /// the driver builds (GravityLinux/mesa apple9_build_cf_bindings), not in the instruction: the
 /// compiled shader reports it per coefficient register.
+/// What a texture op does (`Op::Texture`; selection in `isel/texture.rs`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TexKind {
+    /// Implicit LOD (GLSL `texture` in a fragment shader): sources u, v (normalized f32).
+    Sample,
+    /// Explicit LOD (`textureLod`): u, v and the LOD word (signed Q6 levels in bits 16..27).
+    Lod,
+    /// Integer fetch (`texelFetch`): x, y (i32) and the level word (level << 22).
+    Fetch,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Interp {
     /// The provoking vertex's value.
@@ -139,6 +150,13 @@ pub enum Op {
     StoreTile {
         word: u8,
     },
+    /// Fragment stage: RGBA (4 × f32) of 2D texture-table entry `texture` through
+    /// sampler-table entry `sampler` (sources per `TexKind`); asynchronous.
+    Texture {
+        texture: u8,
+        sampler: u8,
+        kind: TexKind,
+    },
     /// Store a register tuple to per-thread scratch slot `slot` (register allocation only).
     Spill {
         slot: u32,
@@ -173,7 +191,10 @@ impl Op {
 
     /// Completes asynchronously: consumers must name a scoreboard slot.
     pub fn is_async(self) -> bool {
-        matches!(self, Op::LoadGlobal { .. } | Op::Fill { .. })
+        matches!(
+            self,
+            Op::LoadGlobal { .. } | Op::Fill { .. } | Op::Texture { .. }
+        )
     }
 
     /// Reads memory that a store may write.
@@ -227,6 +248,10 @@ impl Op {
             Op::Select if idx == 0 => Some(Type::Bool),
             Op::PackUnorm4x8 => Some(Type::F32),
             Op::LoadGlobal { .. } | Op::StoreGlobal { .. } if idx == 0 => Some(Type::I32),
+            Op::Texture { kind, .. } => Some(match (kind, idx) {
+                (TexKind::Fetch, _) | (_, 2..) => Type::I32,
+                _ => Type::F32,
+            }),
             Op::Shl | Op::Shr { .. } if idx == 1 => Some(Type::I32),
             Op::Select | Op::Copy | Op::Phi | Op::Collect => None,
             Op::StoreGlobal { .. } | Op::Spill { .. } => None,
@@ -293,6 +318,15 @@ impl fmt::Display for Op {
             Op::StoreTile { word } => write!(f, "store_tile.w{word}"),
             Op::LoadGlobal { binding } => write!(f, "load_global.b{binding}"),
             Op::StoreGlobal { binding } => write!(f, "store_global.b{binding}"),
+            Op::Texture {
+                texture,
+                sampler,
+                kind,
+            } => write!(
+                f,
+                "texture.t{texture}.s{sampler}.{}",
+                format!("{kind:?}").to_lowercase()
+            ),
             Op::Spill { slot } => write!(f, "spill.s{slot}"),
             Op::Fill { slot } => write!(f, "fill.s{slot}"),
             Op::Break => write!(f, "break"),

@@ -58,6 +58,7 @@ pub fn form_name(
         (Op::LoadVarying { .. }, _) => "iter",
         (Op::StoreTile { .. }, _) => "tile_store",
         (Op::PackUnorm4x8, _) => "pack_unorm8x2",
+        (Op::Texture { .. }, _) => "tex_sample",
         (Op::StoreGlobal { .. }, _) => "device_store",
         // One 32-bit register to/from a scratch word (after `ra::scratch::lower_to_words`).
         (Op::Spill { .. }, Type::I32) => "spill_store",

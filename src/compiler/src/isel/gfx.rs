@@ -39,7 +39,11 @@ const PUBLICATIONS: u8 = 128;
 pub fn is_gfx_io(op: Op) -> bool {
     matches!(
         op,
-        Op::StoreOutput { .. } | Op::LoadVarying { .. } | Op::StoreTile { .. } | Op::PackUnorm4x8
+        Op::StoreOutput { .. }
+            | Op::LoadVarying { .. }
+            | Op::StoreTile { .. }
+            | Op::PackUnorm4x8
+            | Op::Texture { .. }
     )
 }
 
@@ -48,6 +52,8 @@ pub fn is_gfx_io(op: Op) -> bool {
 pub struct GfxSelect {
     /// Next free publication register.
     next_pub: u8,
+    /// Texture selection (isel/texture.rs).
+    tex: super::texture::TexSelect,
 }
 
 fn err(i: &MInstr, why: impl Into<String>) -> CompileError {
@@ -84,6 +90,7 @@ impl GfxSelect {
             )));
         }
         match i.op {
+            Op::Texture { .. } => self.tex.select(i),
             Op::StoreOutput { slot } => {
                 let r = reg32(i, 0)? as u64;
                 let s = i.produce_slot;

@@ -11,6 +11,7 @@ mod control;
 mod encode;
 mod gfx;
 pub mod target;
+mod texture;
 
 pub use encode::{encode_program, Encoded};
 pub use target::{G16Regs, G16Target};

@@ -78,6 +78,7 @@ impl Importer {
                     m::nir_instr_type_intrinsic => {
                         intrinsic::import(self, m::nir_instr_as_intrinsic(i))?
                     }
+                    m::nir_instr_type_tex => super::texture::import(self, m::nir_instr_as_tex(i))?,
                     m::nir_instr_type_load_const => {
                         self.load_const(m::nir_instr_as_load_const(i))?
                     }

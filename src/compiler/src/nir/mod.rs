@@ -8,6 +8,7 @@ mod import;
 mod intrinsic;
 pub mod options;
 pub mod prepare;
+mod texture;
 
 pub use import::import;
 

@@ -36,10 +36,10 @@ struct Pending {
     store_word: Option<u32>,
 }
 
-fn handoff(p: &Pending) -> MInstr {
+fn handoff_one(p: &Pending, half: u16) -> MInstr {
     // Copy the first 32 bits (or 16) of the tuple onto itself; that read delivers the tuple.
     let r = Reg {
-        half: p.reg.half,
+        half,
         halves: p.reg.halves.min(2),
     };
     let ty = if r.halves == 1 { Type::I16 } else { Type::I32 };
@@ -59,9 +59,23 @@ fn handoff(p: &Pending) -> MInstr {
     m
 }
 
+/// Hand-off of a pending result. A texture's four-register tuple is copied register by
+/// register, each copy naming the slot (GravityLinux/mesa agx_apple9_ir.c materialises
+/// texture results per component with slot-consuming copies; agx16-sim delivers only the
+/// registers a consumer reads).
+fn handoff(p: &Pending) -> Vec<MInstr> {
+    if p.reg.halves > 2 && p.store_word.is_none() {
+        (0..p.reg.halves / 2)
+            .map(|k| handoff_one(p, p.reg.half + 2 * k as u16))
+            .collect()
+    } else {
+        vec![handoff_one(p, p.reg.half)]
+    }
+}
+
 fn flush(pending: &mut Vec<Pending>, out: &mut Vec<MItem>) {
     for p in pending.drain(..) {
-        out.push(MItem::Instr(handoff(&p)));
+        out.extend(handoff(&p).into_iter().map(MItem::Instr));
     }
 }
 
@@ -90,7 +104,7 @@ pub fn assign_slots(p: &mut MProgram) {
                 .position(|pd| pd.store_word.is_some() && pd.store_word == word)
             {
                 let pd = pending.remove(k);
-                out.push(MItem::Instr(handoff(&pd)));
+                out.extend(handoff(&pd).into_iter().map(MItem::Instr));
             }
         }
         // Which pending producers this instruction reads.
@@ -127,11 +141,14 @@ pub fn assign_slots(p: &mut MProgram) {
                     | Op::StoreOutput { .. }
                     | Op::StoreTile { .. }
                     | Op::PackUnorm4x8
+                    | Op::Texture { .. }
                     | Op::Spill { .. }
                     | Op::Fill { .. }
                     | Op::LoadGlobal { .. }
             );
-            let ok = if no_wait_field || pending[k].store_word.is_some() {
+            // A texture tuple is always handed off register by register (see `handoff`).
+            let tuple = pending[k].reg.halves > 2;
+            let ok = if no_wait_field || tuple || pending[k].store_word.is_some() {
                 false
             } else if is_store {
                 named == 0
@@ -149,7 +166,7 @@ pub fn assign_slots(p: &mut MProgram) {
         hits.sort_unstable_by(|a, b| b.cmp(a));
         for k in hits {
             let pd = pending.remove(k);
-            out.push(MItem::Instr(handoff(&pd)));
+            out.extend(handoff(&pd).into_iter().map(MItem::Instr));
         }
         if named != 0 {
             i.wait = named;
@@ -159,7 +176,7 @@ pub fn assign_slots(p: &mut MProgram) {
         if let Some(d) = i.dst {
             while let Some(k) = pending.iter().position(|pd| pd.reg.overlaps(d)) {
                 let pd = pending.remove(k);
-                out.push(MItem::Instr(handoff(&pd)));
+                out.extend(handoff(&pd).into_iter().map(MItem::Instr));
             }
         }
         // A vertex-output store is an export completing on a slot and a `vary_store` waiting on
@@ -173,7 +190,7 @@ pub fn assign_slots(p: &mut MProgram) {
                 Some(s) => s,
                 None => {
                     let pd = pending.remove(0);
-                    out.push(MItem::Instr(handoff(&pd)));
+                    out.extend(handoff(&pd).into_iter().map(MItem::Instr));
                     pd.slot
                 }
             };
@@ -188,7 +205,7 @@ pub fn assign_slots(p: &mut MProgram) {
                 Some(s) => s,
                 None => {
                     let pd = pending.remove(0);
-                    out.push(MItem::Instr(handoff(&pd)));
+                    out.extend(handoff(&pd).into_iter().map(MItem::Instr));
                     pd.slot
                 }
             };

@@ -1,0 +1,168 @@
+//! Texture selection: `Op::Texture` → coordinate publications + `tex_sample`.
+//!
+//! Forms and evidence (sim/GFX.md "Textures" has the model's side):
+//! - `tex_sample` (agx16-isa hardware row, table/texture.rs): the T8132 TEXTURE_SAMPLE
+//!   packer's shape (GravityLinux/mesa src/asahi/compiler/agx_apple9_ir.c), result tuple
+//!   r[d]..r[d+3] (RGBA, selector 7) through r31, completing on the op's scoreboard slot
+//!   (tag = slot - 1 in both tag fields), texture and sampler table indices 0..15; pairs
+//!   00/00 implicit LOD, 00/01 explicit LOD, 80/24 fetch (`meaning::texture_op`).
+//! - coordinates: publications written by `logic_export` (or of the value with itself, a bit
+//!   copy; the packer's LOD/fetch tuples are exactly these exports at base, base+1 and
+//!   base+3). The packer's plain-sample tuple multiplies by 1.0 with `fmul_export` instead;
+//!   agx16 uses the bit copy there too, which reads the same coordinates (inferred: the
+//!   texture unit reads the publication word, as the LOD tuples show). The exports complete
+//!   on the sample's own slot; the packer emits no wait between them and the sample.
+//! - publications: each sample gets its own 4-aligned tuple (bases 0, 4, .., 28: the
+//!   packer's limit for four-word tuples), so no coordinate publication is rewritten while a
+//!   sample that reads it is in flight ("borrowed texture-parameter inputs remain live until
+//!   completion", README.apple9-ir.md). More than 8 samples in a shader: `NoForm`.
+
+use super::encode::round_trip;
+use crate::error::CompileError;
+use crate::ir::{Op, TexKind};
+use crate::mir::{MInstr, MOperand};
+use agx16_isa::{Instr, Part, Role};
+
+/// Publication tuples available to texture coordinates (bases 0, 4, .., 28).
+pub const TUPLES: u8 = 8;
+
+/// Per-program texture selection state.
+#[derive(Default)]
+pub struct TexSelect {
+    next_tuple: u8,
+}
+
+fn err(i: &MInstr, why: impl Into<String>) -> CompileError {
+    CompileError::NoForm {
+        instr: i.to_string(),
+        why: why.into(),
+    }
+}
+
+fn build(i: &MInstr, name: &str, fields: &[(&str, u64)]) -> Result<Instr, CompileError> {
+    let x = Instr::build(name, fields).map_err(|e| CompileError::Encode {
+        instr: i.to_string(),
+        why: e.to_string(),
+    })?;
+    if !x.form.emittable() {
+        return Err(err(i, format!("form {name} is not hardware-validated")));
+    }
+    round_trip(i, x)
+}
+
+fn reg32(i: &MInstr, k: usize) -> Result<u64, CompileError> {
+    match i.srcs.get(k).map(|s| (s.op, s.neg || s.abs)) {
+        Some((MOperand::Reg(r), false)) if r.halves == 2 && r.half % 2 == 0 => Ok(r.gpr() as u64),
+        _ => Err(err(i, "texture coordinates are plain 32-bit registers")),
+    }
+}
+
+impl TexSelect {
+    pub fn select(&mut self, i: &MInstr) -> Result<Vec<Instr>, CompileError> {
+        let Op::Texture {
+            texture,
+            sampler,
+            kind,
+        } = i.op
+        else {
+            return Err(CompileError::Internal(format!("{i} is not a texture op")));
+        };
+        if texture >= 16 || sampler >= 16 {
+            return Err(err(
+                i,
+                "texture and sampler indices are 0..15 (4-bit fields)",
+            ));
+        }
+        let d = match i.dst {
+            Some(d) if d.halves == 8 && d.half % 2 == 0 && d.gpr() + 4 <= 32 => d.gpr() as u64,
+            _ => return Err(err(i, "the result is four 32-bit registers through r31")),
+        };
+        let s = i.produce_slot;
+        if !(1..=6).contains(&s) {
+            return Err(CompileError::Internal(format!(
+                "{i}: no completion slot assigned"
+            )));
+        }
+        if self.next_tuple >= TUPLES {
+            return Err(err(
+                i,
+                "more than 8 texture operations: coordinate publications would be reused",
+            ));
+        }
+        let base = 4 * self.next_tuple as u64;
+        self.next_tuple += 1;
+        let inputs: &[u64] = match kind {
+            TexKind::Sample => &[0, 1],
+            TexKind::Lod | TexKind::Fetch => &[0, 1, 3],
+        };
+        if i.srcs.len() != inputs.len() {
+            return Err(CompileError::Internal(format!(
+                "{i}: {} sources for {kind:?}",
+                i.srcs.len()
+            )));
+        }
+        let mut out = Vec::new();
+        for (k, &off) in inputs.iter().enumerate() {
+            let r = reg32(i, k)?;
+            out.push(build(
+                i,
+                "logic_export",
+                &[
+                    ("dst", base + off),
+                    ("a_size", 1),
+                    ("a", r),
+                    ("a_keep", 1),
+                    ("op_base", 1),
+                    ("b_size", 1),
+                    ("b", r),
+                    ("b_keep", 1),
+                    ("lut_a_sel", 2),
+                    ("lut_b3", 1),
+                    ("slot", s as u64 - 1),
+                ],
+            )?);
+        }
+        let (v6, v7, mode) = match kind {
+            TexKind::Sample => (0x00, 0x00, 0x10),
+            TexKind::Lod => (0x00, 0x01, 0x10),
+            TexKind::Fetch => (0x80, 0x24, 0x00),
+        };
+        let mut x = build(
+            i,
+            "tex_sample",
+            &[
+                ("coord", base),
+                ("texture", texture as u64),
+                ("sampler", sampler as u64),
+                ("b1_7", 1),
+                ("mask_sel", 7),
+                ("b3_hi", 5),
+                ("b4_35", 2),
+                ("b4_38", 2),
+                ("slot", s as u64 - 1),
+                ("slot_hi", s as u64 - 1),
+                ("variant", v6),
+                ("extra_coord", v7),
+                ("mode", mode),
+                ("tex_type", 1),
+            ],
+        )?;
+        x.set_gpr(Role::Dst, d as u32, Part::Full)
+            .map_err(|e| CompileError::Encode {
+                instr: i.to_string(),
+                why: e.to_string(),
+            })?;
+        // The bytes must read back as the intended operation and all four components.
+        let op = agx16_isa::meaning::texture_op(&x).map_err(|e| err(i, e))?;
+        let want = match kind {
+            TexKind::Sample => agx16_isa::meaning::TextureAccess::Sample,
+            TexKind::Lod => agx16_isa::meaning::TextureAccess::Lod,
+            TexKind::Fetch => agx16_isa::meaning::TextureAccess::Fetch,
+        };
+        if op.access != want || agx16_isa::meaning::texture_result_mask(&x) != Ok(0xf) {
+            return Err(err(i, format!("tex_sample reads back as {op:?}")));
+        }
+        out.push(round_trip(i, x)?);
+        Ok(out)
+    }
+}

@@ -1,0 +1,240 @@
+//! Compiled texture sampling on agx16-sim's render model: an IR fragment program samples a
+//! 2D RGBA8 texture (`Op::Texture`, selected as coordinate `logic_export`s and the packer's
+//! `tex_sample`, isel/texture.rs), packs the result and stores it; the vertex program covers
+//! the screen with one triangle whose varyings (u, v) span [0, 1]. The image is compared with
+//! a CPU sampler written here from the OpenGL ES 3.0 rules (nearest, bilinear, texelFetch).
+//! The texture and sampler tables are the fragment launcher's roots 0 and 1 (sim/GFX.md
+//! "Render-stage uniform ABI", "Textures").
+#![allow(dead_code, clippy::cloned_ref_to_slice_refs)]
+
+#[path = "../../../sim/tests/gfx_common/mod.rs"]
+mod gfx_common;
+
+use agx16_cmdstream::descriptors::{
+    BorderColour, Channels, MipFilter, NumericType, Sampler, ShadeModel, Swizzle, Wrap,
+};
+use agx16_cmdstream::layout::{ImageDesc, ImageLayout, Tiling};
+use agx16_cmdstream::texture_layout::{texture_for, TextureFormat};
+use agx16_cmdstream::Record;
+use agx16_compiler::abi;
+use agx16_compiler::ir::*;
+use agx16_compiler::pipeline::Options;
+use gfx_common::*;
+
+mod gfx_harness;
+use gfx_harness::*;
+
+const TEX_TABLE: u64 = VB + 0xa000;
+const SAMP_TABLE: u64 = VB + 0xa100;
+const TEXELS: u64 = VB + 0xb000;
+const SIZE: u32 = 16;
+
+fn texel(x: u32, y: u32) -> [u8; 4] {
+    [
+        (x * 37 + y * 11) as u8,
+        (y * 53 + x * 7 + 30) as u8,
+        (x * 5 + y * 3 + 90) as u8,
+        (200 + x + y) as u8,
+    ]
+}
+
+/// One big triangle over the screen from the vertex id (k = 0, 1, 2):
+/// x = 4k(2 - k) - 1, y = 2k(k - 1) - 1; u = (x + 1) / 2, v = (1 - y) / 2.
+fn vertex_program() -> Function {
+    let mut b = Builder::new(Stage::Vertex);
+    let id = b.sysval(SysVal::VertexId);
+    let k = b.alu(Op::I2F { signed: true }, Type::F32, [Src::val(id)]);
+    let two_minus_k = b.fmul(k, Src::imm_f32(-1.0));
+    let two_minus_k = b.fadd(two_minus_k, Src::imm_f32(2.0));
+    let x = b.fmul(k, two_minus_k);
+    let x = b.fmul(x, Src::imm_f32(4.0));
+    let x = b.fadd(x, Src::imm_f32(-1.0));
+    let k_minus_1 = b.fadd(k, Src::imm_f32(-1.0));
+    let y = b.fmul(k, k_minus_1);
+    let y = b.fmul(y, Src::imm_f32(2.0));
+    let y = b.fadd(y, Src::imm_f32(-1.0));
+    let u = b.fadd(x, Src::imm_f32(1.0));
+    let u = b.fmul(u, Src::imm_f32(0.5));
+    let v = b.fmul(y, Src::imm_f32(-0.5));
+    let v = b.fadd(v, Src::imm_f32(0.5));
+    for (slot, val) in [x, y].into_iter().enumerate() {
+        b.store_output(slot as u8, val);
+    }
+    b.store_output(2, Src::imm_f32(0.5));
+    b.store_output(3, Src::imm_f32(1.0));
+    b.store_output(4, u);
+    b.store_output(5, v);
+    b.store_output(6, Src::imm_f32(0.0));
+    b.store_output(7, Src::imm_f32(1.0));
+    b.finish()
+}
+
+/// `fragColor = texture(t0, vec2(u, v))` (or `texelFetch(t0, ivec2(uv * 16), 0)`).
+fn fragment_program(fetch: bool) -> Function {
+    let mut b = Builder::new(Stage::Fragment);
+    let u = b.load_varying(1, Interp::Linear);
+    let v = b.load_varying(2, Interp::Linear);
+    let t = if fetch {
+        let x = b.fmul(u, Src::imm_f32(SIZE as f32));
+        let y = b.fmul(v, Src::imm_f32(SIZE as f32));
+        let x = b.alu(Op::F2I { signed: true }, Type::I32, [Src::val(x)]);
+        let y = b.alu(Op::F2I { signed: true }, Type::I32, [Src::val(y)]);
+        b.texture(
+            0,
+            0,
+            TexKind::Fetch,
+            [Src::val(x), Src::val(y), Src::imm(0)],
+        )
+    } else {
+        b.texture(0, 0, TexKind::Sample, [Src::val(u), Src::val(v)])
+    };
+    let c: Vec<Src> = (0..4).map(|k| Src::comp(t, k)).collect();
+    let word = abi::pack_unorm_4x8(&mut b, [c[0], c[1], c[2], c[3]]);
+    b.store_tile(0, word);
+    b.finish()
+}
+
+fn sampler(linear: bool) -> Sampler {
+    let mut s = Sampler {
+        mag_linear: linear,
+        min_linear: linear,
+        mip_filter: MipFilter::None,
+        wrap_s: Wrap::ClampToEdge,
+        wrap_t: Wrap::ClampToEdge,
+        border: BorderColour::TransparentBlack,
+        compare_sense: true,
+        compare_test: agx16_cmdstream::Hex(7),
+        ..Default::default()
+    };
+    s.set_lod_range(0.0, 14.0);
+    s
+}
+
+/// Texture, sampler and texels as the driver writes them.
+fn memory(linear: bool) -> Vec<(u64, Vec<u8>)> {
+    let l = ImageLayout::new(ImageDesc::simple_2d(SIZE, SIZE, 4, Tiling::Twiddled)).unwrap();
+    let f = TextureFormat {
+        channels: Channels::R8G8B8A8,
+        numeric_type: NumericType::Unorm,
+        swizzle: [Swizzle::R, Swizzle::G, Swizzle::B, Swizzle::A],
+        srgb: false,
+    };
+    let mut w = vec![
+        (
+            TEX_TABLE,
+            texture_for(&l, TEXELS, f).unwrap().pack().unwrap(),
+        ),
+        (SAMP_TABLE, sampler(linear).pack().unwrap()),
+    ];
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            w.push((
+                TEXELS + l.element_offset(0, 0, x, y, 0),
+                texel(x, y).to_vec(),
+            ));
+        }
+    }
+    w
+}
+
+/// The reference colour at pixel (x, y): GL nearest or bilinear (clamp to edge) at the
+/// pixel centre's (u, v) = ((x + ½) / W, (y + ½) / H).
+fn reference(linear: bool) -> Vec<[u8; 4]> {
+    let t = |i: i64, j: i64| {
+        let c = |k: i64| k.clamp(0, SIZE as i64 - 1) as u32;
+        texel(c(i), c(j)).map(|v| v as f32 / 255.0)
+    };
+    let mut out = Vec::new();
+    for py in 0..H {
+        for px in 0..W {
+            let u = (px as f64 + 0.5) / W as f64 * SIZE as f64;
+            let v = (py as f64 + 0.5) / H as f64 * SIZE as f64;
+            let c = if linear {
+                let (u, v) = (u - 0.5, v - 0.5);
+                let (i, j) = (u.floor() as i64, v.floor() as i64);
+                let (a, b) = ((u - u.floor()) as f32, (v - v.floor()) as f32);
+                let (t00, t10, t01, t11) = (t(i, j), t(i + 1, j), t(i, j + 1), t(i + 1, j + 1));
+                std::array::from_fn(|k| {
+                    (1.0 - a) * (1.0 - b) * t00[k]
+                        + a * (1.0 - b) * t10[k]
+                        + (1.0 - a) * b * t01[k]
+                        + a * b * t11[k]
+                })
+            } else {
+                t(u.floor() as i64, v.floor() as i64)
+            };
+            out.push(c.map(unorm8));
+        }
+    }
+    out
+}
+
+fn render(linear: bool, fetch: bool) -> Vec<[u8; 4]> {
+    let (vc, vinfo) = abi::compile_ir_graphics(&vertex_program(), 0, Options::default()).unwrap();
+    let (fc, finfo) =
+        abi::compile_ir_graphics(&fragment_program(fetch), 0, Options::default()).unwrap();
+    assert_eq!(finfo.publications, 4, "one coordinate tuple");
+    let v = StageCode {
+        code: vc.code,
+        info: vinfo,
+        roots: vec![],
+    };
+    let f = StageCode {
+        code: fc.code,
+        info: finfo,
+        roots: vec![TEX_TABLE, SAMP_TABLE, 0, 0, 0, 0],
+    };
+    // Three vertices size the draw (the vertex program computes them).
+    let d = DrawSpec::tris(vec![rgba([0.0; 4], [0.0; 4]); 3], ShadeModel::Linear);
+    draw_with_memory(&d, &v, &f, &memory(linear)).unwrap().0
+}
+
+fn assert_matches(got: &[[u8; 4]], want: &[[u8; 4]], tol: i32) {
+    let bad: Vec<usize> = (0..got.len())
+        .filter(|&k| (0..4).any(|c| (got[k][c] as i32 - want[k][c] as i32).abs() > tol))
+        .collect();
+    assert!(
+        bad.is_empty(),
+        "{} pixels differ, first {:?}: got {:?} want {:?}",
+        bad.len(),
+        bad.first(),
+        bad.first().map(|&k| got[k]),
+        bad.first().map(|&k| want[k])
+    );
+    let distinct: std::collections::HashSet<_> = got.iter().collect();
+    assert!(
+        distinct.len() > 16,
+        "a textured image ({} colours)",
+        distinct.len()
+    );
+}
+
+#[test]
+fn compiled_nearest_sample_matches_the_reference() {
+    assert_matches(&render(false, false), &reference(false), 0);
+}
+
+#[test]
+fn compiled_bilinear_sample_matches_the_reference() {
+    assert_matches(&render(true, false), &reference(true), 1);
+}
+
+#[test]
+fn compiled_texel_fetch_matches_the_reference() {
+    // texelFetch(ivec2(uv * 16)) picks the texel nearest sampling picks.
+    assert_matches(&render(true, true), &reference(false), 0);
+}
+
+#[test]
+fn texture_ops_outside_fragment_programs_are_refused() {
+    let mut b = Builder::new(Stage::Vertex);
+    let t = b.texture(
+        0,
+        0,
+        TexKind::Lod,
+        [Src::imm_f32(0.5), Src::imm_f32(0.5), Src::imm(0)],
+    );
+    b.store_output(0, Src::comp(t, 0));
+    let e = abi::compile_ir_graphics(&b.finish(), 0, Options::default()).unwrap_err();
+    assert!(e.to_string().contains("texture"), "{e}");
+}
