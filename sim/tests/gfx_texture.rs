@@ -170,6 +170,8 @@ enum Coords {
     Sample,
     /// (u, v) and an explicit LOD word, as `textureLod(s, uv, lod)`.
     Lod(f32),
+    /// (u, v) and a bias word, as `texture(s, uv, bias)`.
+    Bias(f32),
     /// Constant integer (x, y) and level, as `texelFetch(s, ivec2(x, y), level)`.
     Fetch(u32, u32, u32),
 }
@@ -181,11 +183,15 @@ fn fragment_body(c: Coords, wait: u64) -> Vec<u8> {
             p.extend([iter(0, 1), iter(1, 2), mov(2, 1.0f32.to_bits())]);
             p.extend([export_mul(0, 0, 2), export_mul(1, 1, 2), tex(0, 0, 0, 0)]);
         }
-        Coords::Lod(l) => {
+        Coords::Lod(l) | Coords::Bias(l) => {
             let q6 = ((l * 64.0).floor() as i32 as u32 & 0xfff) << 16;
             p.extend([iter(0, 1), iter(1, 2), mov(2, q6)]);
             p.extend([export_copy(0, 0), export_copy(1, 1), export_copy(3, 2)]);
-            p.push(tex(0, 1, 0, 0));
+            // 00/01 explicit LOD, 04/00 bias (the packer's bias flag).
+            p.push(match c {
+                Coords::Lod(_) => tex(0, 1, 0, 0),
+                _ => tex(4, 0, 0, 0),
+            });
         }
         Coords::Fetch(x, y, level) => {
             p.extend([mov(0, x), mov(1, y), mov(2, level << 22)]);
@@ -524,9 +530,11 @@ fn reference(s: &Setup) -> Vec<[u8; 4]> {
                     ref_texel(t, level, i as i64, j as i64, Wrap::ClampToEdge)
                 }
                 _ => {
+                    let implicit = (s.scale as f64 * t.size as f64 / W as f64).log2();
                     let lambda = match s.coords {
                         Coords::Lod(l) => l as f64,
-                        _ => (s.scale as f64 * t.size as f64 / W as f64).log2(),
+                        Coords::Bias(b) => implicit + b as f64,
+                        _ => implicit,
                     };
                     let (min, max) = s.smp.lod_range();
                     let lambda = lambda.clamp(min as f64, max as f64);
@@ -686,6 +694,27 @@ fn explicit_lod_selects_that_level() {
         let got = render(&s).unwrap();
         let bad = mismatches(&got, &reference(&s), 1);
         assert_eq!(bad, 0, "lod {lod}: {bad} pixels differ");
+    }
+}
+
+#[test]
+fn a_bias_shifts_the_implicit_level() {
+    // 128x128, 8 levels, u and v from 0 to 2 over 64 pixels: implicit λ = 2; biases move it.
+    for bias in [-1.0f32, 1.5, 3.0] {
+        let s = Setup {
+            tex: Tex {
+                size: 128,
+                levels: 8,
+                srgb: false,
+            },
+            smp: sampler(false, MipFilter::Nearest, Wrap::Repeat),
+            coords: Coords::Bias(bias),
+            scale: 2.0,
+            ..Setup::default()
+        };
+        let got = render(&s).unwrap();
+        let bad = mismatches(&got, &reference(&s), 0);
+        assert_eq!(bad, 0, "bias {bias}: {bad} pixels differ");
     }
 }
 

@@ -29,13 +29,19 @@ const SAMP_TABLE: u64 = VB + 0xa100;
 const TEXELS: u64 = VB + 0xb000;
 const SIZE: u32 = 16;
 
-fn texel(x: u32, y: u32) -> [u8; 4] {
+const LEVELS: u32 = 5;
+
+fn texel_at(level: u32, x: u32, y: u32) -> [u8; 4] {
     [
-        (x * 37 + y * 11) as u8,
+        (x * 37 + y * 11 + level * 70) as u8,
         (y * 53 + x * 7 + 30) as u8,
-        (x * 5 + y * 3 + 90) as u8,
+        (x * 5 + y * 3 + 90 + level * 40) as u8,
         (200 + x + y) as u8,
     ]
+}
+
+fn texel(x: u32, y: u32) -> [u8; 4] {
+    texel_at(0, x, y)
 }
 
 /// One big triangle over the screen from the vertex id (k = 0, 1, 2):
@@ -69,6 +75,21 @@ fn vertex_program() -> Function {
     b.finish()
 }
 
+/// `fragColor = textureLod(t0, uv, l)` (`Lod`) or `texture(t0, uv, l)` (`Bias`), the LOD
+/// word formed as the NIR import forms it (Q6 in bits 16..27).
+fn lod_fragment_program(kind: TexKind, l: f32) -> Function {
+    let mut b = Builder::new(Stage::Fragment);
+    let u = b.load_varying(1, Interp::Linear);
+    let v = b.load_varying(2, Interp::Linear);
+    let q6 = ((l * 64.0).floor() as i32 as u32 & 0xfff) << 16;
+    let w = b.alu(Op::Copy, Type::I32, [Src::imm(q6)]);
+    let t = b.texture(0, 0, kind, [Src::val(u), Src::val(v), Src::val(w)]);
+    let c: Vec<Src> = (0..4).map(|k| Src::comp(t, k)).collect();
+    let word = abi::pack_unorm_4x8(&mut b, [c[0], c[1], c[2], c[3]]);
+    b.store_tile(0, word);
+    b.finish()
+}
+
 /// `fragColor = texture(t0, vec2(u, v))` (or `texelFetch(t0, ivec2(uv * 16), 0)`).
 fn fragment_program(fetch: bool) -> Function {
     let mut b = Builder::new(Stage::Fragment);
@@ -98,7 +119,7 @@ fn sampler(linear: bool) -> Sampler {
     let mut s = Sampler {
         mag_linear: linear,
         min_linear: linear,
-        mip_filter: MipFilter::None,
+        mip_filter: MipFilter::Nearest,
         wrap_s: Wrap::ClampToEdge,
         wrap_t: Wrap::ClampToEdge,
         border: BorderColour::TransparentBlack,
@@ -112,7 +133,11 @@ fn sampler(linear: bool) -> Sampler {
 
 /// Texture, sampler and texels as the driver writes them.
 fn memory(linear: bool) -> Vec<(u64, Vec<u8>)> {
-    let l = ImageLayout::new(ImageDesc::simple_2d(SIZE, SIZE, 4, Tiling::Twiddled)).unwrap();
+    let l = ImageLayout::new(ImageDesc {
+        levels: LEVELS,
+        ..ImageDesc::simple_2d(SIZE, SIZE, 4, Tiling::Twiddled)
+    })
+    .unwrap();
     let f = TextureFormat {
         channels: Channels::R8G8B8A8,
         numeric_type: NumericType::Unorm,
@@ -126,15 +151,30 @@ fn memory(linear: bool) -> Vec<(u64, Vec<u8>)> {
         ),
         (SAMP_TABLE, sampler(linear).pack().unwrap()),
     ];
-    for y in 0..SIZE {
-        for x in 0..SIZE {
-            w.push((
-                TEXELS + l.element_offset(0, 0, x, y, 0),
-                texel(x, y).to_vec(),
-            ));
+    for level in 0..LEVELS {
+        for y in 0..SIZE >> level {
+            for x in 0..SIZE >> level {
+                let off = l.element_offset(level, 0, x, y, 0);
+                w.push((TEXELS + off, texel_at(level, x, y).to_vec()));
+            }
         }
     }
     w
+}
+
+/// Nearest texel of `level` at each pixel centre (GL's selection with clamp to edge).
+fn reference_level(level: u32) -> Vec<[u8; 4]> {
+    let s = SIZE >> level;
+    let mut out = Vec::new();
+    for py in 0..H {
+        for px in 0..W {
+            let u = (px as f64 + 0.5) / W as f64 * s as f64;
+            let v = (py as f64 + 0.5) / H as f64 * s as f64;
+            let c = |k: f64| (k.floor() as i64).clamp(0, s as i64 - 1) as u32;
+            out.push(texel_at(level, c(u), c(v)));
+        }
+    }
+    out
 }
 
 /// The reference colour at pixel (x, y): GL nearest or bilinear (clamp to edge) at the
@@ -170,9 +210,12 @@ fn reference(linear: bool) -> Vec<[u8; 4]> {
 }
 
 fn render(linear: bool, fetch: bool) -> Vec<[u8; 4]> {
+    render_fs(linear, &fragment_program(fetch))
+}
+
+fn render_fs(linear: bool, fs: &Function) -> Vec<[u8; 4]> {
     let (vc, vinfo) = abi::compile_ir_graphics(&vertex_program(), 0, Options::default()).unwrap();
-    let (fc, finfo) =
-        abi::compile_ir_graphics(&fragment_program(fetch), 0, Options::default()).unwrap();
+    let (fc, finfo) = abi::compile_ir_graphics(fs, 0, Options::default()).unwrap();
     assert_eq!(finfo.publications, 4, "one coordinate tuple");
     let v = StageCode {
         code: vc.code,
@@ -237,4 +280,15 @@ fn texture_ops_outside_fragment_programs_are_refused() {
     b.store_output(0, Src::comp(t, 0));
     let e = abi::compile_ir_graphics(&b.finish(), 0, Options::default()).unwrap_err();
     assert!(e.to_string().contains("texture"), "{e}");
+}
+
+#[test]
+fn compiled_explicit_lod_and_bias_select_the_level() {
+    // 16x16 over 64 pixels magnifies (implicit λ = -2): an explicit LOD of 2 reads level 2,
+    // a bias of 3.2 gives λ = 1.2, which nearest mip filtering rounds to level 1.
+    let lod = render_fs(false, &lod_fragment_program(TexKind::Lod, 2.0));
+    assert_eq!(lod, reference_level(2), "explicit LOD 2: level 2");
+    let bias = render_fs(false, &lod_fragment_program(TexKind::Bias, 3.2));
+    assert_eq!(bias, reference_level(1), "bias 3.2: level 1");
+    assert_ne!(bias, reference(false), "the bias changes the image");
 }

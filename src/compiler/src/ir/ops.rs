@@ -38,6 +38,9 @@ pub enum TexKind {
     Sample,
     /// Explicit LOD (`textureLod`): u, v and the LOD word (signed Q6 levels in bits 16..27).
     Lod,
+    /// Implicit LOD plus a bias (`texture(s, uv, bias)`): u, v and the bias word (Q6 as
+    /// for `Lod`).
+    Bias,
     /// Integer fetch (`texelFetch`): x, y (i32) and the level word (level << 22).
     Fetch,
 }

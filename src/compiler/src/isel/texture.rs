@@ -5,7 +5,7 @@
 //!   packer's shape (GravityLinux/mesa src/asahi/compiler/agx_apple9_ir.c), result tuple
 //!   r[d]..r[d+3] (RGBA, selector 7) through r31, completing on the op's scoreboard slot
 //!   (tag = slot - 1 in both tag fields), texture and sampler table indices 0..15; pairs
-//!   00/00 implicit LOD, 00/01 explicit LOD, 80/24 fetch (`meaning::texture_op`).
+//!   00/00 implicit LOD, 00/01 explicit LOD, 04/00 bias, 80/24 fetch (`meaning::texture_op`).
 //! - coordinates: publications written by `logic_export` (or of the value with itself, a bit
 //!   copy; the packer's LOD/fetch tuples are exactly these exports at base, base+1 and
 //!   base+3). The packer's plain-sample tuple multiplies by 1.0 with `fmul_export` instead;
@@ -93,7 +93,7 @@ impl TexSelect {
         self.next_tuple += 1;
         let inputs: &[u64] = match kind {
             TexKind::Sample => &[0, 1],
-            TexKind::Lod | TexKind::Fetch => &[0, 1, 3],
+            TexKind::Lod | TexKind::Bias | TexKind::Fetch => &[0, 1, 3],
         };
         if i.srcs.len() != inputs.len() {
             return Err(CompileError::Internal(format!(
@@ -125,6 +125,7 @@ impl TexSelect {
         let (v6, v7, mode) = match kind {
             TexKind::Sample => (0x00, 0x00, 0x10),
             TexKind::Lod => (0x00, 0x01, 0x10),
+            TexKind::Bias => (0x04, 0x00, 0x10),
             TexKind::Fetch => (0x80, 0x24, 0x00),
         };
         let mut x = build(
@@ -157,6 +158,7 @@ impl TexSelect {
         let want = match kind {
             TexKind::Sample => agx16_isa::meaning::TextureAccess::Sample,
             TexKind::Lod => agx16_isa::meaning::TextureAccess::Lod,
+            TexKind::Bias => agx16_isa::meaning::TextureAccess::Bias,
             TexKind::Fetch => agx16_isa::meaning::TextureAccess::Fetch,
         };
         if op.access != want || agx16_isa::meaning::texture_result_mask(&x) != Ok(0xf) {

@@ -2,8 +2,9 @@
 //! sim/GFX.md "Textures").
 //!
 //! Accepted: 2D, non-array, non-shadow `tex` (implicit LOD, fragment shaders), `txl`
-//! (explicit LOD) and `txf` (texelFetch), float results, texture and sampler indices 0..15
-//! (the driver's texture / sampler table entries: `texture_index` / `sampler_index`, as
+//! (explicit LOD), `txb` (bias) and `txf` (texelFetch), float results, texture and sampler
+//! indices 0..15 (the driver's texture / sampler table entries: `texture_index` /
+//! `sampler_index`, as
 //! Gallium binds sampler views and samplers by unit). Everything else is `Unsupported` naming
 //! the texture op or source.
 
@@ -24,8 +25,9 @@ pub(super) unsafe fn import(
         let kind = match (*t).op {
             m::nir_texop_tex => TexKind::Sample,
             m::nir_texop_txl => TexKind::Lod,
+            m::nir_texop_txb => TexKind::Bias,
             m::nir_texop_txf => TexKind::Fetch,
-            op => return unsupported(format!("NIR texture op {op} (only tex, txl, txf)")),
+            op => return unsupported(format!("NIR texture op {op} (only tex, txb, txl, txf)")),
         };
         if (*t).sampler_dim != m::GLSL_SAMPLER_DIM_2D || (*t).is_array || (*t).is_shadow {
             return unsupported(format!(
@@ -53,7 +55,7 @@ pub(super) unsafe fn import(
         for s in srcs {
             match s.src_type {
                 m::nir_tex_src_coord => coord = Some(s.src.ssa),
-                m::nir_tex_src_lod => lod = Some(s.src.ssa),
+                m::nir_tex_src_lod | m::nir_tex_src_bias => lod = Some(s.src.ssa),
                 other => return unsupported(format!("texture source type {other}")),
             }
         }
@@ -64,7 +66,7 @@ pub(super) unsafe fn import(
         let mut args = vec![u, v];
         match (kind, lod) {
             (TexKind::Sample, None) => {}
-            (TexKind::Lod, Some(l)) => {
+            (TexKind::Lod | TexKind::Bias, Some(l)) => {
                 // Signed Q6 levels in bits 16..27 (GravityLinux/mesa apple9_pack_texture_lod:
                 // clamp to [-32, 2047/64], ·64, floor, to integer, 12 bits, << 16).
                 let l = im.comp(l, 0)?;
