@@ -556,3 +556,45 @@ fn the_rgba8_pack_is_two_unorm_pack_instructions() {
     );
     assert_eq!(w, Some(0x0000_0202));
 }
+
+#[test]
+fn two_render_targets_are_consecutive_tile_words() {
+    // RT0 = colour (RGBA8, word 0), RT1 = colour with red and blue swapped (word 1) on an
+    // 8-byte sample: each word read back is its own target's reference image.
+    let mut b = Builder::new(Stage::Fragment);
+    let c: Vec<Src> = (0..4)
+        .map(|k| Src::val(b.load_varying(1 + k, Interp::Perspective)))
+        .collect();
+    let w0 = abi::pack_unorm_4x8(&mut b, [c[0], c[1], c[2], c[3]]);
+    let w1 = abi::pack_unorm_4x8(&mut b, [c[2], c[1], c[0], c[3]]);
+    b.store_tile(0, w0);
+    b.store_tile(1, w1);
+    let d = w_triangle(ShadeModel::Perspective);
+    let (vc, vinfo) = abi::compile_ir_graphics(
+        &fetch_vertex_program(AttribFormat::F32(4), 0),
+        0,
+        Options::default(),
+    )
+    .unwrap();
+    let (fc, finfo) = abi::compile_ir_graphics(&b.finish(), 0, Options::default()).unwrap();
+    assert_eq!(finfo.tile_words, 2);
+    let vs = StageCode {
+        code: vc.code,
+        info: vinfo,
+        roots: roots(&[VB], &[]),
+    };
+    let fs = StageCode {
+        code: fc.code,
+        info: finfo,
+        roots: vec![],
+    };
+    let (img0, _) = draw_words(&d, &vs, &fs, &[], 8, 0).unwrap();
+    compare(&img0, &reference(&[d.clone()]));
+    let (img1, _) = draw_words(&d, &vs, &fs, &[], 8, 1).unwrap();
+    let mut swapped = d.clone();
+    for v in &mut swapped.verts {
+        v.swap(4, 6);
+    }
+    compare(&img1, &reference(&[swapped]));
+    assert_ne!(img0, img1);
+}

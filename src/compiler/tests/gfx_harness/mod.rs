@@ -90,6 +90,8 @@ fn install(
 struct CompiledStages {
     isa: IsaStages,
     host: HostStages,
+    /// The tile word the end of tile copies into the image.
+    word: usize,
 }
 
 impl Stages for CompiledStages {
@@ -137,7 +139,19 @@ impl Stages for CompiledStages {
         usc: u64,
         tile: &TileBuffer,
     ) -> Result<(), SimError> {
-        self.host.end_of_tile(mem, usc, tile)
+        if self.word == 0 {
+            return self.host.end_of_tile(mem, usc, tile);
+        }
+        for y in 0..tile.height {
+            for x in 0..tile.width {
+                let (px, py) = (tile.origin.0 + x, tile.origin.1 + y);
+                if px < W && py < H {
+                    let w = &tile.sample(x, y, 0).unwrap()[4 * self.word..4 * self.word + 4];
+                    mem.write(IMG + 4 * (py * W + px) as u64, w)?;
+                }
+            }
+        }
+        Ok(())
     }
 }
 
@@ -158,7 +172,21 @@ pub fn draw_with_memory(
     fs: &StageCode,
     writes: &[(u64, Vec<u8>)],
 ) -> Result<(Vec<[u8; 4]>, RenderStats), SimError> {
-    let scene = build(&[d.clone()], ZlsControl::default());
+    draw_words(d, vs, fs, writes, 4, 0)
+}
+
+/// `draw_with_memory` on a tilebuffer of `sample_bytes` per pixel, the image taken from
+/// tile word `word`.
+pub fn draw_words(
+    d: &DrawSpec,
+    vs: &StageCode,
+    fs: &StageCode,
+    writes: &[(u64, Vec<u8>)],
+    sample_bytes: u8,
+    word: usize,
+) -> Result<(Vec<[u8; 4]>, RenderStats), SimError> {
+    let mut scene = build(&[d.clone()], ZlsControl::default());
+    scene.cmd.sample_size_b = sample_bytes;
     for (va, bytes) in writes {
         scene.pt.host_write(*va, bytes).unwrap();
     }
@@ -188,6 +216,7 @@ pub fn draw_with_memory(
         host: HostStages {
             draws: vec![d.clone()],
         },
+        word,
     };
     let stats = gfx::run_render_with(&scene.pt, &scene.command(), &mut st)?;
     Ok((image(&scene.pt), stats))
