@@ -207,18 +207,29 @@ impl BoDevice {
             what: "DRM_IOCTL_ASAHI_VM_CREATE",
             err,
         })?;
+        let mut heaps = Heaps {
+            main: VaHeap::new(MAIN_BASE, MAIN_SIZE),
+            usc: VaHeap::new(USC_BASE + USC_FIXED_RESERVE, USC_SIZE - USC_FIXED_RESERVE),
+            usc_fixed: VaHeap::new(USC_BASE, USC_FIXED_RESERVE),
+            render_context: VaHeap::new(RENDER_CONTEXT_BASE, vm.kernel_start - RENDER_CONTEXT_BASE),
+        };
+        // The kernel refuses (EINVAL) any bind touching the firmware's fixed ranges, several of
+        // which lie inside the render context from 0x10_0008_0000 on (GravityLinux/linux g16_drm
+        // vm_bind; g16_render fixed_ranges, g16_compute private_ranges). Keep every heap out of them.
+        for r in agx16_kernel::g16_ranges::firmware_ranges() {
+            for h in [
+                &mut heaps.main,
+                &mut heaps.usc,
+                &mut heaps.usc_fixed,
+                &mut heaps.render_context,
+            ] {
+                h.reserve(r.clone());
+            }
+        }
         Ok(BoDevice {
             uapi,
             vm_id: vm.vm_id,
-            heaps: Mutex::new(Heaps {
-                main: VaHeap::new(MAIN_BASE, MAIN_SIZE),
-                usc: VaHeap::new(USC_BASE + USC_FIXED_RESERVE, USC_SIZE - USC_FIXED_RESERVE),
-                usc_fixed: VaHeap::new(USC_BASE, USC_FIXED_RESERVE),
-                render_context: VaHeap::new(
-                    RENDER_CONTEXT_BASE,
-                    vm.kernel_start - RENDER_CONTEXT_BASE,
-                ),
-            }),
+            heaps: Mutex::new(heaps),
             cache: Mutex::new(Vec::new()),
             stats: BoStats::default(),
         })
@@ -552,6 +563,33 @@ mod tests {
         dev.evict_cache();
         assert_eq!(k.file.counts().bos, 0);
         assert_eq!(dev.stats.gem_objects.load(Ordering::Relaxed), 0);
+    }
+
+    /// Regression: a 256x256 target builds 64 tile renders whose VDM/PPP BOs fill the render context
+    /// past 0x10_0008_0000, a firmware fixed range the kernel refuses to bind (VM_BIND EINVAL).
+    #[test]
+    fn the_render_context_heap_skips_the_firmware_ranges() {
+        let (k, dev) = device();
+        let mut bos = Vec::new();
+        // 16 MiB of single pages: past every fixed range inside the render context.
+        for _ in 0..(16 << 20) / PAGE {
+            let bo = dev.create(PAGE, Heap::RenderContext).unwrap_or_else(|e| {
+                panic!("render-context BO #{} failed: {e}", bos.len());
+            });
+            for r in agx16_kernel::g16_ranges::firmware_ranges() {
+                assert!(
+                    bo.va + bo.size <= r.start || bo.va >= r.end,
+                    "{:#x} in {r:x?}",
+                    bo.va
+                );
+            }
+            bos.push(bo);
+        }
+        assert!(bos.iter().any(|b| b.va > 0x10_00c6_4000));
+        assert_eq!(k.file.counts().mappings, bos.len());
+        for bo in bos {
+            dev.release(bo);
+        }
     }
 
     #[test]

@@ -31,6 +31,26 @@ impl VaHeap {
         Some(addr)
     }
 
+    /// Takes `range` out of the free space for good (addresses the kernel refuses to bind). Only valid
+    /// before any allocation overlapping it.
+    pub fn reserve(&mut self, range: std::ops::Range<u64>) {
+        let hit: Vec<(u64, u64)> = self
+            .free
+            .iter()
+            .filter(|(&s, &l)| s < range.end && range.start < s + l)
+            .map(|(&s, &l)| (s, l))
+            .collect();
+        for (s, l) in hit {
+            self.free.remove(&s);
+            if s < range.start {
+                self.free.insert(s, range.start - s);
+            }
+            if range.end < s + l {
+                self.free.insert(range.end, s + l - range.end);
+            }
+        }
+    }
+
     /// Returns a range `alloc` handed out.
     pub fn free(&mut self, addr: u64, size: u64) {
         let (mut start, mut len) = (addr, size);
@@ -75,5 +95,25 @@ mod tests {
         }
         assert_eq!(h.free_ranges(), 1);
         assert_eq!(h.alloc(0x10_0000, 0x4000), Some(0x4000));
+    }
+
+    #[test]
+    fn reserved_ranges_are_never_handed_out() {
+        let mut h = VaHeap::new(0x4000, 0x20_0000);
+        h.reserve(0x1_0000..0x1_4000);
+        h.reserve(0x1_c000..0x2_4000);
+        h.reserve(0x30_0000..0x40_0000); // beyond the heap: no effect
+        let mut got = Vec::new();
+        while let Some(a) = h.alloc(0x4000, 0x4000) {
+            assert!(a + 0x4000 <= 0x1_0000 || a >= 0x1_4000, "{a:#x}");
+            assert!(a + 0x4000 <= 0x1_c000 || a >= 0x2_4000, "{a:#x}");
+            got.push(a);
+        }
+        // 0x20_0000 bytes of 16 KiB pages, less the three reserved pages.
+        assert_eq!(got.len(), 0x20_0000 / 0x4000 - 3);
+        // A block larger than the gap below the first hole lands above it.
+        let mut h = VaHeap::new(0x4000, 0x20_0000);
+        h.reserve(0x1_0000..0x1_4000);
+        assert_eq!(h.alloc(0x1_0000, 0x4000), Some(0x1_4000));
     }
 }
