@@ -153,8 +153,13 @@ fn the_resource_round_trip_program_passes_on_softpipe() {
 
 const DRAWTEST: &str = env!("CARGO_BIN_EXE_agx16-drawtest");
 
-/// Runs agx16-drawtest on agx16 (or softpipe); returns stderr and the 64x64 RGBA pixels.
+/// Runs agx16-drawtest on agx16 (or softpipe); returns stderr and the RGBA pixels (64x64 unless
+/// `args` has `--size N`).
 fn draw_frame(args: &[&str], softpipe: bool) -> (String, Vec<[u8; 4]>) {
+    let size: usize = args
+        .iter()
+        .position(|a| *a == "--size")
+        .map_or(64, |i| args[i + 1].parse().unwrap());
     let mut cmd = stack().command(DRAWTEST, true);
     cmd.args(args);
     if softpipe {
@@ -181,13 +186,17 @@ fn draw_frame(args: &[&str], softpipe: bool) -> (String, Vec<[u8; 4]>) {
             "renderer {renderer:?}\n{err}"
         );
     }
-    assert_eq!(field(&out, "size"), Some("64x64"), "{out}");
+    assert_eq!(
+        field(&out, "size"),
+        Some(format!("{size}x{size}").as_str()),
+        "{out}"
+    );
     let hex = field(&out, "pixels").expect("pixels line");
     let bytes: Vec<u8> = (0..hex.len())
         .step_by(2)
         .map(|i| u8::from_str_radix(&hex[i..i + 2], 16).unwrap())
         .collect();
-    assert_eq!(bytes.len(), 64 * 64 * 4);
+    assert_eq!(bytes.len(), size * size * 4);
     (
         err,
         bytes.chunks(4).map(|c| c.try_into().unwrap()).collect(),
@@ -197,6 +206,8 @@ fn draw_frame(args: &[&str], softpipe: bool) -> (String, Vec<[u8; 4]>) {
 /// Same coverage of everything that is not the clear colour, every channel within one 8-bit
 /// step (GL leaves the rounding of ties open: softpipe rounds 76.5 down, the G16 packing up).
 fn same_frame(agx: &[[u8; 4]], soft: &[[u8; 4]]) -> usize {
+    assert_eq!(agx.len(), soft.len());
+    let w = (agx.len() as f64).sqrt() as usize;
     let near = |a: &[u8; 4], b: &[u8; 4]| a.iter().zip(b).all(|(x, y)| x.abs_diff(*y) <= 1);
     let (bg_a, bg_s) = (agx[0], soft[0]);
     assert!(
@@ -210,14 +221,14 @@ fn same_frame(agx: &[[u8; 4]], soft: &[[u8; 4]]) -> usize {
             ca,
             cs,
             "coverage differs at pixel {},{}: agx16 {a:?} softpipe {s:?}",
-            i % 64,
-            i / 64
+            i % w,
+            i / w
         );
         assert!(
             near(a, s),
             "pixel {},{}: agx16 {a:?} softpipe {s:?}",
-            i % 64,
-            i / 64
+            i % w,
+            i / w
         );
         covered += ca as usize;
     }
@@ -247,6 +258,22 @@ fn a_vertex_coloured_triangle_matches_softpipe() {
     let (_, soft) = draw_frame(&[], true);
     let covered = same_frame(&agx, &soft);
     assert!(covered > 1000, "the triangle covers {covered} pixels");
+    assert!(
+        !err.contains("not executed") && !err.contains("not submitted"),
+        "{err}"
+    );
+    assert!(!err.contains("internal error"), "{err}");
+}
+
+/// A 256x256 target is 64 tile renders in one batch: their render-context BOs run past
+/// 0x10_0008_0000, where the firmware's fixed ranges start (VM_BIND refused them with EINVAL
+/// and the render was not submitted). Clear + triangle equal softpipe.
+#[test]
+fn a_256x256_triangle_matches_softpipe() {
+    let (err, agx) = draw_frame(&["--size", "256"], false);
+    let (_, soft) = draw_frame(&["--size", "256"], true);
+    let covered = same_frame(&agx, &soft);
+    assert!(covered > 16 * 1000, "the triangle covers {covered} pixels");
     assert!(
         !err.contains("not executed") && !err.contains("not submitted"),
         "{err}"

@@ -6,6 +6,7 @@
 //! `--depth-elements`: a 16-bit depth renderbuffer too, cleared to 1 with the colour; the
 //! depth test LESS; two overlapping triangles from glDrawElements (u16 indices), the nearer
 //! one first, and the fragment colour scaled by a uniform.
+//! `--size N`: an NxN target instead of 64x64 (the triangle scales with it).
 //! Then glReadPixels. Prints `GL_RENDERER: ...`, `size: 64x64` and `pixels: <hex RGBA rows>`;
 //! exits non-zero when a GL call reports an error.
 
@@ -15,6 +16,7 @@ use std::ffi::c_void;
 use std::process::ExitCode;
 
 const EGL_PLATFORM_SURFACELESS_MESA: egl::Enum = 0x31DD;
+/// Default square target size; `--size N` picks another (N in 1..=4096).
 const SIZE: i32 = 64;
 
 const VS: &str = "attribute vec4 a_pos;
@@ -50,7 +52,18 @@ const TINT: [f32; 4] = [0.9, 0.8, 0.7, 1.0];
 fn main() -> ExitCode {
     let clear_only = std::env::args().any(|a| a == "--clear-only");
     let depth = std::env::args().any(|a| a == "--depth-elements");
-    match run(clear_only, depth) {
+    let args: Vec<String> = std::env::args().collect();
+    let size = match args.iter().position(|a| a == "--size") {
+        None => SIZE,
+        Some(i) => match args.get(i + 1).and_then(|v| v.parse::<i32>().ok()) {
+            Some(n) if (1..=4096).contains(&n) => n,
+            _ => {
+                eprintln!("agx16-drawtest: --size takes a side length in 1..=4096");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    match run(clear_only, depth, size) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("agx16-drawtest: {e}");
@@ -77,7 +90,7 @@ fn gl_error(gl: &glow::Context, what: &str) -> Result<(), String> {
     }
 }
 
-fn run(clear_only: bool, depth: bool) -> Result<(), String> {
+fn run(clear_only: bool, depth: bool, size: i32) -> Result<(), String> {
     // SAFETY: loading the system's libEGL.
     let egl = unsafe { egl::DynamicInstance::<egl::EGL1_5>::load_required() }
         .map_err(|e| format!("cannot load libEGL.so.1: {e}"))?;
@@ -131,8 +144,8 @@ fn run(clear_only: bool, depth: bool) -> Result<(), String> {
             glow::TEXTURE_2D,
             0,
             glow::RGBA as i32,
-            SIZE,
-            SIZE,
+            size,
+            size,
             0,
             glow::RGBA,
             glow::UNSIGNED_BYTE,
@@ -150,7 +163,7 @@ fn run(clear_only: bool, depth: bool) -> Result<(), String> {
         if depth {
             let rb = gl.create_renderbuffer()?;
             gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
-            gl.renderbuffer_storage(glow::RENDERBUFFER, glow::DEPTH_COMPONENT16, SIZE, SIZE);
+            gl.renderbuffer_storage(glow::RENDERBUFFER, glow::DEPTH_COMPONENT16, size, size);
             gl.framebuffer_renderbuffer(
                 glow::FRAMEBUFFER,
                 glow::DEPTH_ATTACHMENT,
@@ -161,7 +174,7 @@ fn run(clear_only: bool, depth: bool) -> Result<(), String> {
         if gl.check_framebuffer_status(glow::FRAMEBUFFER) != glow::FRAMEBUFFER_COMPLETE {
             return Err("framebuffer incomplete".into());
         }
-        gl.viewport(0, 0, SIZE, SIZE);
+        gl.viewport(0, 0, size, size);
         gl.clear_color(0.1, 0.2, 0.3, 1.0);
         if depth {
             gl.clear_depth_f32(1.0);
@@ -211,12 +224,12 @@ fn run(clear_only: bool, depth: bool) -> Result<(), String> {
                 gl_error(&gl, "glDrawArrays")?;
             }
         }
-        let mut px = vec![0u8; (SIZE * SIZE * 4) as usize];
+        let mut px = vec![0u8; (size * size * 4) as usize];
         gl.read_pixels(
             0,
             0,
-            SIZE,
-            SIZE,
+            size,
+            size,
             glow::RGBA,
             glow::UNSIGNED_BYTE,
             glow::PixelPackData::Slice(Some(&mut px)),
@@ -224,7 +237,7 @@ fn run(clear_only: bool, depth: bool) -> Result<(), String> {
         gl_error(&gl, "glReadPixels")?;
         px
     };
-    println!("size: {SIZE}x{SIZE}");
+    println!("size: {size}x{size}");
     let hex: String = pixels.iter().map(|b| format!("{b:02x}")).collect();
     println!("pixels: {hex}");
     egl.make_current(display, None, None, None).ok();
