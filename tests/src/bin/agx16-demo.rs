@@ -11,8 +11,8 @@
 //! nearest-filtered checker texture modulating the colour, and a translucent pane drawn last with
 //! SRC_ALPHA/ONE_MINUS_SRC_ALPHA blending. The richest feature set that compiles, draws without a
 //! GL error and matches softpipe is the one written; every rejected set is printed with its reason.
-//! 128x128 because a 256x256 target's render is not submitted today (VM_BIND fails with EINVAL)
-//! and the model needs ~7 s per 128x128 frame.
+//! 128x128 because the model needs ~7 s per 128x128 frame (larger targets render too: see
+//! agx16-drawtest `--size`).
 //!
 //! Usage: `agx16-demo [--out demo.png] [--reference] [--bench N]`
 //!   --reference  render on softpipe (GL_RENDERER must be softpipe) instead of agx16
