@@ -278,6 +278,27 @@ unsafe fn check_blend(ctx: &Context) -> Result<(), String> {
     Ok(())
 }
 
+/// Texture sampling compiles and runs on the model, but the driver does not fill the
+/// texture/sampler tables of roots 0/1 yet (compiler README "Textures"): such a draw would
+/// sample through null tables, so it is refused instead of drawn wrong.
+///
+/// # Safety
+/// The bound shader CSOs must be live.
+unsafe fn check_textures(ctx: &Context) -> Result<(), String> {
+    for (stage, cso) in [("vertex", ctx.state.vs), ("fragment", ctx.state.fs)] {
+        if cso.is_null() || (*cso).nir.is_null() {
+            continue;
+        }
+        if (*(*cso).nir).info.num_textures > 0 {
+            return Err(format!(
+                "texturing in the {stage} shader (the driver does not fill the texture/sampler \
+                 tables yet)"
+            ));
+        }
+    }
+    Ok(())
+}
+
 /// Records one draw (or says why it cannot be drawn).
 unsafe fn record_draw(
     ctx: &mut Context,
@@ -290,6 +311,7 @@ unsafe fn record_draw(
         return Err("a nonzero base instance".into());
     }
     check_blend(ctx)?;
+    check_textures(ctx)?;
     open_batch(ctx, screen)?;
     let programs = variants::for_draw(ctx, screen)?;
     let (raster, viewport) = raster(ctx);
