@@ -296,6 +296,29 @@ pub fn pack_unorm_4x8(b: &mut Builder, c: [Src; 4]) -> Value {
     b.alu(Op::PackUnorm4x8, Type::I32, c)
 }
 
+/// GL `unpackUnorm4x8(w)`: byte k of `w` (R in bits 0..7) as `byte / 255` (shift, and,
+/// `u2f`, multiply by 1/255: one rounding, so `pack_unorm_4x8` gives the bytes back).
+pub fn unpack_unorm_4x8(b: &mut Builder, w: Src) -> [Src; 4] {
+    std::array::from_fn(|k| {
+        let shifted = if k == 0 {
+            w
+        } else {
+            Src::val(b.alu(
+                Op::Shr { signed: false },
+                Type::I32,
+                [w, Src::imm(8 * k as u32)],
+            ))
+        };
+        let byte = if k == 3 {
+            shifted
+        } else {
+            Src::val(b.alu(Op::And, Type::I32, [shifted, Src::imm(0xff)]))
+        };
+        let f = b.alu(Op::I2F { signed: false }, Type::F32, [byte]);
+        Src::val(b.fmul(f, Src::imm_f32(1.0 / 255.0)))
+    })
+}
+
 /// The low bytes of four integers in one word, component k in byte k (`ushr`-free: and,
 /// shift left, or).
 pub fn pack_int_4x8(b: &mut Builder, c: [Src; 4]) -> Value {
@@ -393,9 +416,9 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
                     _ => info.coefficients[k] = Some(interp),
                 }
             }
-            Op::StoreTile { word } => {
+            Op::StoreTile { word } | Op::LoadTile { word } => {
                 if f.stage != Stage::Fragment {
-                    return wrong("store_tile");
+                    return wrong("tile access");
                 }
                 info.tile_words = info.tile_words.max(word + 1);
             }

@@ -8,7 +8,7 @@ use std::collections::HashMap;
 /// Buffers by binding (32-bit words), the uniform file and the thread's ids; for graphics
 /// stages the vertex/instance ids, the vertex outputs written (by slot), the fragment's
 /// iterated coefficient registers (f32 bits by register, already interpolated the way the
-/// binding says) and the tilebuffer words written.
+/// binding says) and the tilebuffer words (read by `load_tile`, written by `store_tile`).
 #[derive(Clone, Debug, Default)]
 pub struct Env {
     pub buffers: HashMap<u8, Vec<u32>>,
@@ -144,6 +144,13 @@ impl Thread<'_> {
                 Op::StoreTile { word } => {
                     let v = self.read(&i.srcs[0], Type::I32)?;
                     self.env.tile.insert(word, v);
+                }
+                Op::LoadTile { word } => {
+                    out[0] = *self
+                        .env
+                        .tile
+                        .get(&word)
+                        .ok_or(format!("tile word {word} has no contents"))?;
                 }
                 Op::LoadVarying { cf, .. } => {
                     out[0] = *self

@@ -171,6 +171,10 @@ impl Builder {
     pub fn store_tile(&mut self, word: u8, value: impl Into<Src>) {
         self.emit(Instr::new(Op::StoreTile { word }, None, [value.into()]));
     }
+    /// Fragment stage: the raw tilebuffer word `word` (sample 0) before this fragment's store.
+    pub fn load_tile(&mut self, word: u8) -> Value {
+        self.alu(Op::LoadTile { word }, Type::I32, [])
+    }
     pub fn collect(&mut self, ty: Type, comps: &[Src]) -> Value {
         self.op(
             Op::Collect,

@@ -160,6 +160,12 @@ pub enum Op {
         sampler: u8,
         kind: TexKind,
     },
+    /// Fragment stage: raw 32-bit tilebuffer word `word` of the pixel (sample 0), as the
+    /// earlier draws (or the background) left it; asynchronous (`tile_read` completes on a
+    /// scoreboard slot, sim/GFX.md). The destination colour of blending.
+    LoadTile {
+        word: u8,
+    },
     /// Store a register tuple to per-thread scratch slot `slot` (register allocation only).
     Spill {
         slot: u32,
@@ -196,7 +202,7 @@ impl Op {
     pub fn is_async(self) -> bool {
         matches!(
             self,
-            Op::LoadGlobal { .. } | Op::Fill { .. } | Op::Texture { .. }
+            Op::LoadGlobal { .. } | Op::Fill { .. } | Op::Texture { .. } | Op::LoadTile { .. }
         )
     }
 
@@ -319,6 +325,7 @@ impl fmt::Display for Op {
                 )
             }
             Op::StoreTile { word } => write!(f, "store_tile.w{word}"),
+            Op::LoadTile { word } => write!(f, "load_tile.w{word}"),
             Op::LoadGlobal { binding } => write!(f, "load_global.b{binding}"),
             Op::StoreGlobal { binding } => write!(f, "store_global.b{binding}"),
             Op::Texture {

@@ -57,6 +57,7 @@ pub fn form_name(
         (Op::StoreOutput { .. }, _) => "logic_export",
         (Op::LoadVarying { .. }, _) => "iter",
         (Op::StoreTile { .. }, _) => "tile_store",
+        (Op::LoadTile { .. }, _) => "tile_read",
         (Op::PackUnorm4x8, _) => "pack_unorm8x2",
         (Op::Texture { .. }, _) => "tex_sample",
         (Op::StoreGlobal { .. }, _) => "device_store",

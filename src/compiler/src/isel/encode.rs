@@ -196,7 +196,10 @@ fn from_template(name: &str) -> Option<Instr> {
 pub(super) fn select(i: &MInstr) -> Result<Instr, CompileError> {
     if matches!(
         i.op,
-        Op::StoreOutput { .. } | Op::LoadVarying { .. } | Op::StoreTile { .. }
+        Op::StoreOutput { .. }
+            | Op::LoadVarying { .. }
+            | Op::StoreTile { .. }
+            | Op::LoadTile { .. }
     ) {
         return Err(CompileError::Internal(format!(
             "{i}: graphics IO is selected by gfx::select"

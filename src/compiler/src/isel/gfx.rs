@@ -20,6 +20,12 @@
 //!   render_min epilogue stores with the same tile_store bytes). Corpus-only in agx16-isa,
 //!   the shapes agx16-sim's render model executes. `tile_store` has no wait field: the
 //!   scoreboard pass hands pending sources off before it.
+//! - tilebuffer read (the blend destination): `tile_read` in the packer's TILE_LOAD static-mask
+//!   shape `67 0e 54 <dst<<1> 00 <w<<1> 01 4e|slot ..` (agx_apple9_ir.c TILE_LOAD; byte 1 bit 0
+//!   is the read enable, encoding-tables.md / EXP-0147 measured). Corpus-only in agx16-isa;
+//!   agx16-sim's render model executes exactly this shape and publishes the word on the
+//!   producer slot (sim/GFX.md), which the scoreboard pass assigns (`Op::is_async`) and its
+//!   consumers wait on.
 
 use super::encode::round_trip;
 use crate::error::CompileError;
@@ -29,7 +35,13 @@ use agx16_isa::{form_by_name, Instr, Part, Role};
 
 /// The graphics forms selected although agx16-isa holds them as corpus-only: each in the one
 /// packer shape agx16-sim's render model executes (sim/GFX.md).
-const MODEL_EXECUTED: &[&str] = &["iter", "tile_setup", "tile_store", "tile_fence"];
+const MODEL_EXECUTED: &[&str] = &[
+    "iter",
+    "tile_setup",
+    "tile_store",
+    "tile_fence",
+    "tile_read",
+];
 // (pack_unorm8x2 is a hardware row: `Form::emittable`.)
 
 /// Publication registers per lane (agx16-isa export destination field, 0..127).
@@ -42,6 +54,7 @@ pub fn is_gfx_io(op: Op) -> bool {
         Op::StoreOutput { .. }
             | Op::LoadVarying { .. }
             | Op::StoreTile { .. }
+            | Op::LoadTile { .. }
             | Op::PackUnorm4x8
             | Op::Texture { .. }
     )
@@ -191,6 +204,38 @@ impl GfxSelect {
                     )?,
                     build(i, "tile_fence", &[("access", 0x20c)])?,
                 ])
+            }
+            Op::LoadTile { word } => {
+                let d = match i.dst {
+                    Some(d) if d.halves == 2 && d.half % 2 == 0 => d.gpr(),
+                    _ => return Err(err(i, "tile_read writes a 32-bit register")),
+                };
+                if !(1..=6).contains(&i.produce_slot) {
+                    return Err(CompileError::Internal(format!(
+                        "{i}: no completion slot assigned"
+                    )));
+                }
+                let mut x = build(
+                    i,
+                    "tile_read",
+                    &[
+                        ("b2", 0x54),
+                        ("rt", word as u64),
+                        ("mask", 1),
+                        ("fmt", 0x4e),
+                    ],
+                )?;
+                x.set_gpr(Role::Dst, d, Part::Full)
+                    .map_err(|e| CompileError::Encode {
+                        instr: i.to_string(),
+                        why: e.to_string(),
+                    })?;
+                x.set_produce(i.produce_slot)
+                    .map_err(|e| CompileError::Encode {
+                        instr: i.to_string(),
+                        why: e.to_string(),
+                    })?;
+                Ok(vec![round_trip(i, x)?])
             }
             Op::PackUnorm4x8 => {
                 // Two `pack_unorm8x2` (GravityLinux/mesa PACK_UNORM packer shape; agx16-isa

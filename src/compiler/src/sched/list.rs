@@ -20,7 +20,8 @@ fn schedule_block(instrs: Vec<Instr>) -> Vec<Instr> {
             let (a, b) = (&body[j], &body[k]);
             let data = a.dst.is_some_and(|d| b.src_values().any(|s| s == d));
             let mem = (a.op.writes_memory() && (b.op.reads_memory() || b.op.writes_memory()))
-                || (a.op.reads_memory() && b.op.writes_memory());
+                || (a.op.reads_memory() && b.op.writes_memory())
+                || tile_order(a.op, b.op);
             if data {
                 preds[k].push((j, latency(a.op)));
             } else if mem {
@@ -110,4 +111,13 @@ pub fn run(f: &mut Function) {
         }
         b.instrs = out;
     }
+}
+
+/// A tile read and a tile store of the same word keep their program order.
+fn tile_order(a: Op, b: Op) -> bool {
+    matches!(
+        (a, b),
+        (Op::LoadTile { word: x }, Op::StoreTile { word: y })
+            | (Op::StoreTile { word: x }, Op::LoadTile { word: y }) if x == y
+    )
 }
