@@ -219,6 +219,28 @@ fn coefficient(g: &GfxImport, loc: u32, comp: u32) -> Result<u8, CompileError> {
     Ok((1 + fk.frag_coord_z as usize + k) as u8)
 }
 
+/// The render target a fragment colour location names and its first tile word.
+fn colour_target(g: &GfxImport, loc: u32) -> Result<(RenderTarget, u8), CompileError> {
+    let GraphicsKey::Fragment(fk) = &g.key else {
+        unreachable!()
+    };
+    let rt = if loc == m::FRAG_RESULT_COLOR {
+        0
+    } else if loc >= m::FRAG_RESULT_DATA0 {
+        (loc - m::FRAG_RESULT_DATA0) as usize
+    } else {
+        return Err(CompileError::Unsupported(format!(
+            "fragment output location {loc} (depth/stencil/sample mask)"
+        )));
+    };
+    let Some(&fmt) = fk.render_targets.get(rt) else {
+        return Err(CompileError::Unsupported(format!(
+            "fragment output to render target {rt}, which the key does not have"
+        )));
+    };
+    Ok((fmt, fk.render_targets[..rt].iter().map(|t| t.words()).sum()))
+}
+
 /// Graphics intrinsics; `Ok(false)` when `name` is not one.
 pub(super) unsafe fn import_intrinsic(
     im: &mut Importer,
@@ -386,26 +408,47 @@ pub(super) unsafe fn import_intrinsic(
                 parts.push(Src::val(im.b.load_varying(0, Interp::Linear)));
                 define_srcs(im, &(*x).def, Type::F32, &parts[..comps]);
             }
+            "load_output" if !vertex => {
+                // The destination colour (framebuffer fetch; what `nir_lower_blend` reads for
+                // blending, logic ops and partial colour masks): the target's tile word as the
+                // earlier fragments left it, unpacked to the logical RGBA order.
+                let (fmt, word) = colour_target(g, io_loc(x, 0, "load_output")?)?;
+                let comp = m::nir_intrinsic_component(x) as usize;
+                if (*x).def.bit_size != 32 || comp + comps > 4 {
+                    return Err(CompileError::Unsupported(format!(
+                        "{}-bit load_output of {comps} components at component {comp}",
+                        (*x).def.bit_size
+                    )));
+                }
+                let w = Src::val(im.b.load_tile(word));
+                let c: [Src; 4] = match fmt {
+                    RenderTarget::Rgba8Unorm => abi::unpack_unorm_4x8(&mut im.b, w),
+                    RenderTarget::Bgra8Unorm => {
+                        let c = abi::unpack_unorm_4x8(&mut im.b, w);
+                        [c[2], c[1], c[0], c[3]]
+                    }
+                    RenderTarget::Rgba8Int => {
+                        // The stored bytes, zero-extended (the pack keeps only the low bytes,
+                        // so a logic op's result is the same for signed and unsigned).
+                        std::array::from_fn(|k| {
+                            let s = if k == 0 {
+                                w
+                            } else {
+                                Src::val(im.b.alu(
+                                    Op::Shr { signed: false },
+                                    Type::I32,
+                                    [w, Src::imm(8 * k as u32)],
+                                ))
+                            };
+                            Src::val(im.b.alu(Op::And, Type::I32, [s, Src::imm(0xff)]))
+                        })
+                    }
+                    RenderTarget::R32 => [w, Src::imm(0), Src::imm(0), Src::imm_f32(1.0)],
+                };
+                define_srcs(im, &(*x).def, Type::F32, &c[comp..comp + comps]);
+            }
             "store_output" if !vertex => {
-                let GraphicsKey::Fragment(fk) = &g.key else {
-                    unreachable!()
-                };
-                let loc = io_loc(x, 1, "store_output")?;
-                let rt = if loc == m::FRAG_RESULT_COLOR {
-                    0
-                } else if loc >= m::FRAG_RESULT_DATA0 {
-                    (loc - m::FRAG_RESULT_DATA0) as usize
-                } else {
-                    return Err(CompileError::Unsupported(format!(
-                        "fragment output location {loc} (depth/stencil/sample mask)"
-                    )));
-                };
-                let Some(&fmt) = fk.render_targets.get(rt) else {
-                    return Err(CompileError::Unsupported(format!(
-                        "fragment output to render target {rt}, which the key does not have"
-                    )));
-                };
-                let word: u8 = fk.render_targets[..rt].iter().map(|t| t.words()).sum();
+                let (fmt, word) = colour_target(g, io_loc(x, 1, "store_output")?)?;
                 let comp = m::nir_intrinsic_component(x);
                 let mask = m::nir_intrinsic_write_mask(x);
                 let n = (*srcs[0].ssa).num_components as u32;
