@@ -239,45 +239,6 @@ unsafe fn open_batch(ctx: &mut Context, screen: &Screen) -> Result<(), String> {
     Ok(())
 }
 
-/// Blend state the render path cannot honour yet: blending and logic ops need the fragment
-/// program to read the tilebuffer, masked writes need a read-modify-write of the tile word;
-/// neither is compiled, so such draws are refused rather than drawn unblended.
-///
-/// # Safety
-/// The bound blend CSO must be live.
-unsafe fn check_blend(ctx: &Context) -> Result<(), String> {
-    let Some(b) = ctx.state.blend.as_ref() else {
-        return Ok(());
-    };
-    if b.logicop_enable() != 0 {
-        return Err("logic ops".into());
-    }
-    if b.alpha_to_coverage() != 0 {
-        return Err("alpha to coverage".into());
-    }
-    let fb = &ctx.state.framebuffer;
-    for i in 0..fb.nr_cbufs as usize {
-        if fb.cbufs[i].is_null() {
-            continue;
-        }
-        let rt = &b.rt[if b.independent_blend_enable() != 0 {
-            i
-        } else {
-            0
-        }];
-        if rt.blend_enable() != 0 {
-            return Err("blending (the fragment program would read the tilebuffer)".into());
-        }
-        if rt.colormask() & 0xf != 0xf {
-            return Err(format!(
-                "colour write mask {:#x} (a read-modify-write of the tile word)",
-                rt.colormask()
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// Texture sampling compiles and runs on the model, but the driver does not fill the
 /// texture/sampler tables of roots 0/1 yet (compiler README "Textures"): such a draw would
 /// sample through null tables, so it is refused instead of drawn wrong.
@@ -310,7 +271,6 @@ unsafe fn record_draw(
     if info.start_instance != 0 {
         return Err("a nonzero base instance".into());
     }
-    check_blend(ctx)?;
     check_textures(ctx)?;
     open_batch(ctx, screen)?;
     let programs = variants::for_draw(ctx, screen)?;

@@ -1,7 +1,12 @@
 //! Shader variants for a draw: the vertex program keyed on the vertex elements (vertex fetch is
 //! part of the G16 vertex program) and the fragment program keyed on the linked varyings and
 //! the framebuffer's formats (the program packs colour into tile words), compiled by
-//! agx16-compiler's NIR graphics entry on first use and kept with the CSO.
+//! agx16-compiler's NIR graphics entry on first use and kept with the CSO. Blending, logic ops
+//! and partial colour masks are part of the fragment variant: Mesa's `nir_lower_blend` rewrites
+//! the colour stores to blend against the destination (`load_output`, which the compiler
+//! reads from the target's tile word), the way the G16 compilers do it (GravityLinux/mesa
+//! apple9 path and Mesa asahi lower blending into the fragment shader; G16 has no fixed-function
+//! blender in any source).
 
 use crate::context::Context;
 use crate::resource::Resource;
@@ -31,7 +36,143 @@ type Variant<P> = Result<(Arc<P>, StageInfo), String>;
 #[derive(Default)]
 pub struct Variants {
     vertex: Vec<(VertexKey, Variant<VertexProgram>)>,
-    fragment: Vec<(FragmentKey, Variant<FragmentProgram>)>,
+    fragment: Vec<((FragmentKey, BlendKey), Variant<FragmentProgram>)>,
+}
+
+/// One render target's blend state as `nir_lower_blend` takes it: (func, src factor, dst
+/// factor) for RGB and alpha, the colour mask, the target's format.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RtBlend {
+    pub rgb: [u32; 3],
+    pub alpha: [u32; 3],
+    pub colormask: u32,
+    pub format: u32,
+}
+
+/// The blend state a fragment variant is compiled for (empty: plain stores).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct BlendKey {
+    pub rts: Vec<RtBlend>,
+    /// Logic op function when logic ops are enabled.
+    pub logicop: Option<u32>,
+}
+
+const REPLACE: [u32; 3] = [
+    sys::PIPE_BLEND_ADD,
+    sys::PIPE_BLENDFACTOR_ONE,
+    sys::PIPE_BLENDFACTOR_ZERO,
+];
+
+impl BlendKey {
+    /// Whether the program reads the destination (and so needs `nir_lower_blend`).
+    pub fn reads_destination(&self) -> bool {
+        self.logicop.is_some()
+            || self
+                .rts
+                .iter()
+                .any(|r| r.colormask != 0xf || r.rgb != REPLACE || r.alpha != REPLACE)
+    }
+
+    fn options(&self) -> sys::nir_lower_blend_options {
+        // SAFETY: a plain C struct of integers and enums; all-zero is a valid value.
+        let mut o: sys::nir_lower_blend_options = unsafe { std::mem::zeroed() };
+        let ch = |c: [u32; 3]| sys::nir_lower_blend_channel {
+            func: c[0],
+            src_factor: c[1],
+            dst_factor: c[2],
+        };
+        for (i, r) in self.rts.iter().enumerate() {
+            o.rt[i].rgb = ch(r.rgb);
+            o.rt[i].alpha = ch(r.alpha);
+            o.rt[i].colormask = r.colormask;
+            o.format[i] = r.format;
+        }
+        if let Some(f) = self.logicop {
+            o.logicop_enable = true;
+            o.logicop_func = f;
+        }
+        o
+    }
+}
+
+fn uses_constant(f: u32) -> bool {
+    matches!(
+        f,
+        sys::PIPE_BLENDFACTOR_CONST_COLOR
+            | sys::PIPE_BLENDFACTOR_CONST_ALPHA
+            | sys::PIPE_BLENDFACTOR_INV_CONST_COLOR
+            | sys::PIPE_BLENDFACTOR_INV_CONST_ALPHA
+    )
+}
+
+fn uses_src1(f: u32) -> bool {
+    matches!(
+        f,
+        sys::PIPE_BLENDFACTOR_SRC1_COLOR
+            | sys::PIPE_BLENDFACTOR_SRC1_ALPHA
+            | sys::PIPE_BLENDFACTOR_INV_SRC1_COLOR
+            | sys::PIPE_BLENDFACTOR_INV_SRC1_ALPHA
+    )
+}
+
+/// The blend key of the bound blend state and framebuffer; blend state the variant cannot
+/// express is refused with its reason.
+///
+/// # Safety
+/// The bound blend CSO and colour surfaces must be live.
+pub unsafe fn blend_key(ctx: &Context) -> Result<BlendKey, String> {
+    let Some(b) = ctx.state.blend.as_ref() else {
+        return Ok(BlendKey::default());
+    };
+    if b.alpha_to_coverage() != 0 {
+        return Err("alpha to coverage".into());
+    }
+    let fb = &ctx.state.framebuffer;
+    let mut key = BlendKey {
+        rts: Vec::new(),
+        logicop: (b.logicop_enable() != 0).then(|| b.logicop_func()),
+    };
+    for i in 0..fb.nr_cbufs as usize {
+        if fb.cbufs[i].is_null() {
+            break;
+        }
+        let rt = &b.rt[if b.independent_blend_enable() != 0 {
+            i
+        } else {
+            0
+        }];
+        let (rgb, alpha) = if rt.blend_enable() != 0 && key.logicop.is_none() {
+            (
+                [rt.rgb_func(), rt.rgb_src_factor(), rt.rgb_dst_factor()],
+                [
+                    rt.alpha_func(),
+                    rt.alpha_src_factor(),
+                    rt.alpha_dst_factor(),
+                ],
+            )
+        } else {
+            (REPLACE, REPLACE)
+        };
+        for f in [rgb[1], rgb[2], alpha[1], alpha[2]] {
+            if uses_constant(f) {
+                return Err(
+                    "blend constant colour factors (the blend colour is not passed \
+                            to the fragment program)"
+                        .into(),
+                );
+            }
+            if uses_src1(f) {
+                return Err("dual-source blending".into());
+            }
+        }
+        key.rts.push(RtBlend {
+            rgb,
+            alpha,
+            colormask: rt.colormask() as u32 & 0xf,
+            format: (*fb.cbufs[i]).format() as u32,
+        });
+    }
+    Ok(key)
 }
 
 pub type VariantCache = Mutex<Variants>;
@@ -137,10 +278,14 @@ unsafe fn fragment_key(
 unsafe fn compile(
     cso: &ShaderCso,
     key: &GraphicsKey,
+    blend: Option<&BlendKey>,
 ) -> Result<(agx16_compiler::pipeline::Compiled, StageInfo), String> {
     let clone = sys::nir_shader_clone(std::ptr::null_mut(), cso.nir);
     if clone.is_null() {
         return Err("nir_shader_clone failed".into());
+    }
+    if let Some(b) = blend.filter(|b| b.reads_destination()) {
+        sys::nir_lower_blend(clone, &b.options());
     }
     let r = agx16_compiler::nir::compile_nir_graphics(clone, key).map_err(|e| e.to_string());
     sys::ralloc_free(clone as *mut std::ffi::c_void);
@@ -165,7 +310,7 @@ unsafe fn vertex_variant(
         return r.clone();
     }
     let r = (|| {
-        let (c, info) = compile(cso, &GraphicsKey::Vertex(key.clone()))?;
+        let (c, info) = compile(cso, &GraphicsKey::Vertex(key.clone()), None)?;
         // Spills address per-thread scratch sized by the launch frame's extent A
         // (4 bytes per scratch word, agx16-compiler MProgram::scratch_words).
         let scratch = u16::try_from(4 * c.mir.scratch_words)
@@ -193,13 +338,18 @@ unsafe fn fragment_variant(
     screen: &Screen,
     cso: &ShaderCso,
     key: &FragmentKey,
+    blend: &BlendKey,
 ) -> Variant<FragmentProgram> {
     let mut cache = cso.variants.lock().unwrap();
-    if let Some((_, r)) = cache.fragment.iter().find(|(k, _)| k == key) {
+    if let Some((_, r)) = cache
+        .fragment
+        .iter()
+        .find(|((k, b), _)| k == key && b == blend)
+    {
         return r.clone();
     }
     let r = (|| {
-        let (c, info) = compile(cso, &GraphicsKey::Fragment(key.clone()))?;
+        let (c, info) = compile(cso, &GraphicsKey::Fragment(key.clone()), Some(blend))?;
         let scratch = u16::try_from(4 * c.mir.scratch_words)
             .map_err(|_| format!("{} bytes of scratch", 4 * c.mir.scratch_words))?;
         let user_base = 1 + key.frag_coord_z as usize;
@@ -228,13 +378,15 @@ unsafe fn fragment_variant(
             varyings,
             reads_frag_z: key.frag_coord_z,
             discards: info.discards,
-            reads_tilebuffer: false,
+            reads_tilebuffer: blend.reads_destination(),
             publications: info.publications,
             scratch,
         };
         Ok((Arc::new(p), info))
     })();
-    cache.fragment.push((key.clone(), r.clone()));
+    cache
+        .fragment
+        .push(((key.clone(), blend.clone()), r.clone()));
     r
 }
 
@@ -284,7 +436,8 @@ pub unsafe fn for_draw(ctx: &mut Context, screen: &Screen) -> Result<DrawProgram
     let vkey = vertex_key(ctx, vs)?;
     let (vprog, vinfo) = vertex_variant(screen, vs, &vkey)?;
     let fkey = fragment_key(ctx, fs, &vinfo)?;
-    let (fprog, finfo) = fragment_variant(screen, fs, &fkey)?;
+    let bkey = blend_key(ctx)?;
+    let (fprog, finfo) = fragment_variant(screen, fs, &fkey, &bkey)?;
 
     // Vertex root record: six zero roots, the vertex buffers' addresses, inline uniforms.
     let mut vs_args = vec![0u32; ROOT_WORDS as usize];
