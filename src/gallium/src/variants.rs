@@ -274,6 +274,24 @@ unsafe fn fragment_key(
     })
 }
 
+/// `store_output` to FRAG_RESULT_COLOR → FRAG_RESULT_DATA0.
+unsafe extern "C" fn fragcolor_to_data0(
+    _b: *mut sys::nir_builder,
+    x: *mut sys::nir_intrinsic_instr,
+    _data: *mut std::ffi::c_void,
+) -> bool {
+    if (*x).intrinsic != sys::nir_intrinsic_store_output {
+        return false;
+    }
+    let mut sem = sys::nir_intrinsic_io_semantics(x);
+    if sem.location() != sys::FRAG_RESULT_COLOR {
+        return false;
+    }
+    sem.set_location(sys::FRAG_RESULT_DATA0);
+    sys::nir_intrinsic_set_io_semantics(x, sem);
+    true
+}
+
 /// Compiles `cso` for `key` on a clone of its NIR (the compiler lowers in place).
 unsafe fn compile(
     cso: &ShaderCso,
@@ -285,6 +303,14 @@ unsafe fn compile(
         return Err("nir_shader_clone failed".into());
     }
     if let Some(b) = blend.filter(|b| b.reads_destination()) {
+        // nir_lower_blend takes per-target locations: gl_FragColor is target 0's (the
+        // compiler stores FRAG_RESULT_COLOR to target 0 alike).
+        sys::nir_shader_intrinsics_pass(
+            clone,
+            Some(fragcolor_to_data0),
+            sys::nir_metadata_control_flow,
+            std::ptr::null_mut(),
+        );
         sys::nir_lower_blend(clone, &b.options());
     }
     let r = agx16_compiler::nir::compile_nir_graphics(clone, key).map_err(|e| e.to_string());
