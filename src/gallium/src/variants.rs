@@ -168,8 +168,8 @@ pub unsafe fn blend_key(ctx: &Context) -> Result<BlendKey, String> {
         key.rts.push(RtBlend {
             rgb,
             alpha,
-            colormask: rt.colormask() as u32 & 0xf,
-            format: (*fb.cbufs[i]).format() as u32,
+            colormask: rt.colormask() & 0xf,
+            format: (*fb.cbufs[i]).format(),
         });
     }
     Ok(key)
