@@ -1,6 +1,8 @@
 //! End-to-end tests of the agx16 stack: helpers to run GL programs on the Mesa build with or without the
 //! DRM shim. Paths come from the environment `Makefile.toml` sets (`./x test`).
 
+pub mod gles;
+
 use std::path::PathBuf;
 use std::process::{Command, Output};
 

@@ -21,12 +21,9 @@
 //! Internal: `--features LIST --raw PATH` renders one feature set and writes raw RGBA rows.
 
 use glow::HasContext;
-use khronos_egl as egl;
-use std::ffi::c_void;
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
 
-const EGL_PLATFORM_SURFACELESS_MESA: egl::Enum = 0x31DD;
 const SIZE: i32 = 128;
 /// The camera angle of the written picture; bench frames turn the camera from here.
 const VIEW_ANGLE: f32 = 0.55;
@@ -452,78 +449,7 @@ void main() {
 // ---------------------------------------------------------------------------------------------
 // EGL and GL.
 
-struct Gles {
-    egl: egl::DynamicInstance<egl::EGL1_5>,
-    display: egl::Display,
-    ctx: egl::Context,
-    gl: glow::Context,
-    renderer: String,
-}
-
-impl Drop for Gles {
-    fn drop(&mut self) {
-        self.egl.make_current(self.display, None, None, None).ok();
-        self.egl.destroy_context(self.display, self.ctx).ok();
-        self.egl.terminate(self.display).ok();
-    }
-}
-
-fn gles2() -> Result<Gles, String> {
-    // SAFETY: loading the system's libEGL.
-    let egl = unsafe { egl::DynamicInstance::<egl::EGL1_5>::load_required() }
-        .map_err(|e| format!("cannot load libEGL.so.1: {e}"))?;
-    // SAFETY: EGL_DEFAULT_DISPLAY with the surfaceless platform.
-    let display = unsafe {
-        egl.get_platform_display(
-            EGL_PLATFORM_SURFACELESS_MESA,
-            egl::DEFAULT_DISPLAY,
-            &[egl::ATTRIB_NONE],
-        )
-    }
-    .map_err(|e| format!("eglGetPlatformDisplay: {e}"))?;
-    egl.initialize(display)
-        .map_err(|e| format!("eglInitialize: {e}"))?;
-    egl.bind_api(egl::OPENGL_ES_API)
-        .map_err(|e| format!("eglBindAPI: {e}"))?;
-    let config = egl
-        .choose_first_config(
-            display,
-            &[
-                egl::RENDERABLE_TYPE,
-                egl::OPENGL_ES2_BIT,
-                egl::SURFACE_TYPE,
-                egl::PBUFFER_BIT,
-                egl::NONE,
-            ],
-        )
-        .map_err(|e| format!("eglChooseConfig: {e}"))?
-        .ok_or("no GLES config")?;
-    let ctx = egl
-        .create_context(
-            display,
-            config,
-            None,
-            &[egl::CONTEXT_CLIENT_VERSION, 2, egl::NONE],
-        )
-        .map_err(|e| format!("eglCreateContext(GLES 2): {e}"))?;
-    egl.make_current(display, None, None, Some(ctx))
-        .map_err(|e| format!("eglMakeCurrent: {e}"))?;
-    let proc = |name: &str| {
-        egl.get_proc_address(name)
-            .map_or(std::ptr::null(), |f| f as *const c_void)
-    };
-    // SAFETY: the context is current on this thread.
-    let gl = unsafe { glow::Context::from_loader_function(proc) };
-    // SAFETY: a query on the current context.
-    let renderer = unsafe { gl.get_parameter_string(glow::RENDERER) };
-    Ok(Gles {
-        egl,
-        display,
-        ctx,
-        gl,
-        renderer,
-    })
-}
+use agx16_tests::gles::{gles2, Gles};
 
 fn gl_error(gl: &glow::Context, what: &str) -> Result<(), String> {
     // SAFETY: a query on the current context.

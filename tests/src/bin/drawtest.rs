@@ -11,11 +11,8 @@
 //! exits non-zero when a GL call reports an error.
 
 use glow::HasContext;
-use khronos_egl as egl;
-use std::ffi::c_void;
 use std::process::ExitCode;
 
-const EGL_PLATFORM_SURFACELESS_MESA: egl::Enum = 0x31DD;
 /// Default square target size; `--size N` picks another (N in 1..=4096).
 const SIZE: i32 = 64;
 
@@ -91,53 +88,11 @@ fn gl_error(gl: &glow::Context, what: &str) -> Result<(), String> {
 }
 
 fn run(clear_only: bool, depth: bool, size: i32) -> Result<(), String> {
-    // SAFETY: loading the system's libEGL.
-    let egl = unsafe { egl::DynamicInstance::<egl::EGL1_5>::load_required() }
-        .map_err(|e| format!("cannot load libEGL.so.1: {e}"))?;
-    // SAFETY: EGL_DEFAULT_DISPLAY with the surfaceless platform.
-    let display = unsafe {
-        egl.get_platform_display(
-            EGL_PLATFORM_SURFACELESS_MESA,
-            egl::DEFAULT_DISPLAY,
-            &[egl::ATTRIB_NONE],
-        )
-    }
-    .map_err(|e| format!("eglGetPlatformDisplay: {e}"))?;
-    egl.initialize(display)
-        .map_err(|e| format!("eglInitialize: {e}"))?;
-    egl.bind_api(egl::OPENGL_ES_API)
-        .map_err(|e| format!("eglBindAPI: {e}"))?;
-    let config = egl
-        .choose_first_config(
-            display,
-            &[
-                egl::RENDERABLE_TYPE,
-                egl::OPENGL_ES2_BIT,
-                egl::SURFACE_TYPE,
-                egl::PBUFFER_BIT,
-                egl::NONE,
-            ],
-        )
-        .map_err(|e| format!("eglChooseConfig: {e}"))?
-        .ok_or("no GLES config")?;
-    let ctx = egl
-        .create_context(
-            display,
-            config,
-            None,
-            &[egl::CONTEXT_CLIENT_VERSION, 2, egl::NONE],
-        )
-        .map_err(|e| format!("eglCreateContext(GLES 2): {e}"))?;
-    egl.make_current(display, None, None, Some(ctx))
-        .map_err(|e| format!("eglMakeCurrent: {e}"))?;
-    let proc = |name: &str| {
-        egl.get_proc_address(name)
-            .map_or(std::ptr::null(), |f| f as *const c_void)
-    };
+    let g = agx16_tests::gles::gles2()?;
     // SAFETY: the context is current on this thread; every pointer passed lives across its call.
     let pixels = unsafe {
-        let gl = glow::Context::from_loader_function(proc);
-        println!("GL_RENDERER: {}", gl.get_parameter_string(glow::RENDERER));
+        let gl = &g.gl;
+        println!("GL_RENDERER: {}", g.renderer);
         let tex = gl.create_texture()?;
         gl.bind_texture(glow::TEXTURE_2D, Some(tex));
         gl.tex_image_2d(
@@ -184,11 +139,11 @@ fn run(clear_only: bool, depth: bool, size: i32) -> Result<(), String> {
         } else {
             gl.clear(glow::COLOR_BUFFER_BIT);
         }
-        gl_error(&gl, "glClear")?;
+        gl_error(gl, "glClear")?;
         if !clear_only {
             let program = gl.create_program()?;
-            let vs = shader(&gl, glow::VERTEX_SHADER, VS)?;
-            let fs = shader(&gl, glow::FRAGMENT_SHADER, FS)?;
+            let vs = shader(gl, glow::VERTEX_SHADER, VS)?;
+            let fs = shader(gl, glow::FRAGMENT_SHADER, FS)?;
             gl.attach_shader(program, vs);
             gl.attach_shader(program, fs);
             gl.bind_attrib_location(program, 0, "a_pos");
@@ -218,10 +173,10 @@ fn run(clear_only: bool, depth: bool, size: i32) -> Result<(), String> {
                     .collect();
                 gl.buffer_data_u8_slice(glow::ELEMENT_ARRAY_BUFFER, &idx, glow::STATIC_DRAW);
                 gl.draw_elements(glow::TRIANGLES, 6, glow::UNSIGNED_SHORT, 0);
-                gl_error(&gl, "glDrawElements")?;
+                gl_error(gl, "glDrawElements")?;
             } else {
                 gl.draw_arrays(glow::TRIANGLES, 0, 3);
-                gl_error(&gl, "glDrawArrays")?;
+                gl_error(gl, "glDrawArrays")?;
             }
         }
         let mut px = vec![0u8; (size * size * 4) as usize];
@@ -234,14 +189,13 @@ fn run(clear_only: bool, depth: bool, size: i32) -> Result<(), String> {
             glow::UNSIGNED_BYTE,
             glow::PixelPackData::Slice(Some(&mut px)),
         );
-        gl_error(&gl, "glReadPixels")?;
+        gl_error(gl, "glReadPixels")?;
         px
     };
     println!("size: {size}x{size}");
     let hex: String = pixels.iter().map(|b| format!("{b:02x}")).collect();
     println!("pixels: {hex}");
-    egl.make_current(display, None, None, None).ok();
-    egl.destroy_context(display, ctx).ok();
-    egl.terminate(display).ok();
+    // Dropping the context terminates the display, which destroys the screen (its BO report).
+    drop(g);
     Ok(())
 }

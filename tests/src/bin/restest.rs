@@ -11,7 +11,6 @@ use khronos_egl as egl;
 use std::ffi::c_void;
 use std::process::ExitCode;
 
-const EGL_PLATFORM_SURFACELESS_MESA: egl::Enum = 0x31DD;
 const MAP_READ_BIT: u32 = 0x0001;
 
 type MapBufferRange = unsafe extern "C" fn(u32, isize, isize, u32) -> *mut c_void;
@@ -62,51 +61,13 @@ fn check(failures: &mut u32, what: &str, got: &[u8], want: &[u8]) {
 }
 
 fn run() -> Result<u32, String> {
-    // SAFETY: loading the system's libEGL.
-    let egl = unsafe { egl::DynamicInstance::<egl::EGL1_5>::load_required() }
-        .map_err(|e| format!("cannot load libEGL.so.1: {e}"))?;
-    // SAFETY: EGL_DEFAULT_DISPLAY with the surfaceless platform.
-    let display = unsafe {
-        egl.get_platform_display(
-            EGL_PLATFORM_SURFACELESS_MESA,
-            egl::DEFAULT_DISPLAY,
-            &[egl::ATTRIB_NONE],
-        )
-    }
-    .map_err(|e| format!("eglGetPlatformDisplay: {e}"))?;
-    egl.initialize(display)
-        .map_err(|e| format!("eglInitialize: {e}"))?;
-    egl.bind_api(egl::OPENGL_ES_API)
-        .map_err(|e| format!("eglBindAPI: {e}"))?;
-    let config = egl
-        .choose_first_config(
-            display,
-            &[
-                egl::RENDERABLE_TYPE,
-                egl::OPENGL_ES2_BIT,
-                egl::SURFACE_TYPE,
-                egl::PBUFFER_BIT,
-                egl::NONE,
-            ],
-        )
-        .map_err(|e| format!("eglChooseConfig: {e}"))?
-        .ok_or("no GLES config")?;
-    let ctx = egl
-        .create_context(
-            display,
-            config,
-            None,
-            &[egl::CONTEXT_CLIENT_VERSION, 2, egl::NONE],
-        )
-        .map_err(|e| format!("eglCreateContext(GLES 2): {e}"))?;
-    egl.make_current(display, None, None, Some(ctx))
-        .map_err(|e| format!("eglMakeCurrent: {e}"))?;
+    let g = agx16_tests::gles::gles2()?;
+    let gl = &g.gl;
     let proc = |name: &str| {
-        egl.get_proc_address(name)
+        g.egl
+            .get_proc_address(name)
             .map_or(std::ptr::null(), |f| f as *const c_void)
     };
-    // SAFETY: the context is current on this thread.
-    let gl = unsafe { glow::Context::from_loader_function(proc) };
     // SAFETY: plain queries and GL calls on the current context; pointers passed live across calls.
     let failures = unsafe {
         let renderer = gl.get_parameter_string(glow::RENDERER);
@@ -120,16 +81,13 @@ fn run() -> Result<u32, String> {
         let map: MapBufferRange = std::mem::transmute(proc("glMapBufferRangeEXT"));
         let unmap: UnmapBuffer = std::mem::transmute(proc("glUnmapBufferOES"));
         let mut failures = 0;
-        buffers(&gl, map, unmap, &mut failures)?;
-        textures(&gl, &mut failures)?;
+        buffers(gl, map, unmap, &mut failures)?;
+        textures(gl, &mut failures)?;
         // glFinish: a flush with a fence, then a wait on it.
         gl.finish();
         failures
     };
-    let failures = failures + pbuffer(&egl, display, config, ctx);
-    egl.make_current(display, None, None, None).ok();
-    egl.destroy_context(display, ctx).ok();
-    egl.terminate(display).ok();
+    let failures = failures + pbuffer(&g.egl, g.display, g.config, g.ctx);
     Ok(failures)
 }
 

@@ -1,0 +1,93 @@
+//! A GLES 2.0 context on EGL's surfaceless platform: the one set-up every GL test program here uses
+//! (the shim and the Mesa build are chosen by the environment the program runs in).
+
+use glow::HasContext;
+use khronos_egl as egl;
+use std::ffi::c_void;
+
+/// EGL_PLATFORM_SURFACELESS_MESA (EGL_MESA_platform_surfaceless).
+pub const EGL_PLATFORM_SURFACELESS_MESA: egl::Enum = 0x31DD;
+
+/// A current GLES 2.0 context; dropping it releases and destroys the context and the display.
+pub struct Gles {
+    pub egl: egl::DynamicInstance<egl::EGL1_5>,
+    pub display: egl::Display,
+    pub config: egl::Config,
+    pub ctx: egl::Context,
+    pub gl: glow::Context,
+    /// GL_RENDERER of the context, for the "is it really agx16" checks.
+    pub renderer: String,
+}
+
+impl Drop for Gles {
+    fn drop(&mut self) {
+        self.egl.make_current(self.display, None, None, None).ok();
+        self.egl.destroy_context(self.display, self.ctx).ok();
+        self.egl.terminate(self.display).ok();
+    }
+}
+
+/// Loads libEGL, opens the surfaceless display and makes a GLES 2.0 context (pbuffer-capable
+/// config, no surface) current on this thread.
+pub fn gles2() -> Result<Gles, String> {
+    // SAFETY: loading the system's libEGL.
+    let egl = unsafe { egl::DynamicInstance::<egl::EGL1_5>::load_required() }
+        .map_err(|e| format!("cannot load libEGL.so.1: {e}"))?;
+    // SAFETY: EGL_DEFAULT_DISPLAY with the surfaceless platform.
+    let display = unsafe {
+        egl.get_platform_display(
+            EGL_PLATFORM_SURFACELESS_MESA,
+            egl::DEFAULT_DISPLAY,
+            &[egl::ATTRIB_NONE],
+        )
+    }
+    .map_err(|e| format!("eglGetPlatformDisplay: {e}"))?;
+    egl.initialize(display)
+        .map_err(|e| format!("eglInitialize: {e}"))?;
+    egl.bind_api(egl::OPENGL_ES_API)
+        .map_err(|e| format!("eglBindAPI: {e}"))?;
+    let config = egl
+        .choose_first_config(
+            display,
+            &[
+                egl::RENDERABLE_TYPE,
+                egl::OPENGL_ES2_BIT,
+                egl::SURFACE_TYPE,
+                egl::PBUFFER_BIT,
+                egl::NONE,
+            ],
+        )
+        .map_err(|e| format!("eglChooseConfig: {e}"))?
+        .ok_or("no GLES config")?;
+    let ctx = egl
+        .create_context(
+            display,
+            config,
+            None,
+            &[egl::CONTEXT_CLIENT_VERSION, 2, egl::NONE],
+        )
+        .map_err(|e| format!("eglCreateContext(GLES 2): {e}"))?;
+    egl.make_current(display, None, None, Some(ctx))
+        .map_err(|e| format!("eglMakeCurrent: {e}"))?;
+    let gl = load_gl(&egl);
+    // SAFETY: a query on the current context.
+    let renderer = unsafe { gl.get_parameter_string(glow::RENDERER) };
+    Ok(Gles {
+        egl,
+        display,
+        config,
+        ctx,
+        gl,
+        renderer,
+    })
+}
+
+/// GL entry points through eglGetProcAddress, for the context current on this thread.
+pub fn load_gl(egl: &egl::DynamicInstance<egl::EGL1_5>) -> glow::Context {
+    let proc = |name: &str| {
+        egl.get_proc_address(name)
+            .map_or(std::ptr::null(), |f| f as *const c_void)
+    };
+    // SAFETY: glow only stores the pointers; callers use them with their context current.
+    unsafe { glow::Context::from_loader_function(proc) }
+}
