@@ -20,9 +20,9 @@ use agx16_isa::meaning::{
     stage_target_instr, StageAllocation,
 };
 use agx16_isa::{encode_program, Instr, Part, Role};
-use agx16_sim::gfx::{self, Fragment, FragmentResult, IsaStages, Stages, TileBuffer};
-use agx16_sim::gfx::{launcher, VertexInvocation};
-use agx16_sim::{GpuMemory, SimError};
+use agx16_sim::gfx::launcher;
+use agx16_sim::gfx::{self, IsaStages};
+use agx16_sim::SimError;
 use gfx_common::*;
 
 const VERT_LAUNCHER: u64 = USC + 0x8000; // where the harness's VDM state points
@@ -304,82 +304,6 @@ fn vertices() -> [[f32; 8]; 3] {
     ]
 }
 
-/// Vertex and fragment stages on the hardware path; background and end of tile as in
-/// gfx_vertex_body (word 0 read as f32 into the image's red channel).
-struct BodyStages {
-    isa: IsaStages,
-}
-
-impl Stages for BodyStages {
-    fn vertex(
-        &mut self,
-        mem: &dyn GpuMemory,
-        inv: &VertexInvocation,
-    ) -> Result<Vec<f32>, SimError> {
-        self.isa.vertex(mem, inv)
-    }
-    fn vertices(
-        &mut self,
-        mem: &dyn GpuMemory,
-        invs: &[VertexInvocation],
-    ) -> Result<Vec<Vec<f32>>, SimError> {
-        self.isa.vertices(mem, invs)
-    }
-    fn background(
-        &mut self,
-        _: &dyn GpuMemory,
-        _: u64,
-        tile: &mut TileBuffer,
-    ) -> Result<(), SimError> {
-        for y in 0..tile.height {
-            for x in 0..tile.width {
-                if let Some(s) = tile.sample_mut(x, y, 0) {
-                    s[..4].copy_from_slice(&CLEAR);
-                }
-            }
-        }
-        Ok(())
-    }
-    fn fragment(
-        &mut self,
-        mem: &dyn GpuMemory,
-        f: &Fragment,
-        tile: &mut TileBuffer,
-    ) -> Result<FragmentResult, SimError> {
-        self.isa.fragment(mem, f, tile)
-    }
-    fn fragments(
-        &mut self,
-        mem: &dyn GpuMemory,
-        quad: &[Fragment],
-        tile: &mut TileBuffer,
-    ) -> Result<Vec<FragmentResult>, SimError> {
-        self.isa.fragments(mem, quad, tile)
-    }
-    fn end_of_tile(
-        &mut self,
-        mem: &dyn GpuMemory,
-        _: u64,
-        tile: &TileBuffer,
-    ) -> Result<(), SimError> {
-        for y in 0..tile.height {
-            for x in 0..tile.width {
-                let (px, py) = (tile.origin.0 + x, tile.origin.1 + y);
-                if px < W && py < H {
-                    let w: [u8; 4] = tile.sample(x, y, 0).unwrap().try_into().unwrap();
-                    let c = if w == CLEAR {
-                        CLEAR
-                    } else {
-                        [unorm8(f32::from_le_bytes(w)), 0, 0, 255]
-                    };
-                    mem.write(IMG + 4 * (py * W + px) as u64, &c)?;
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
 /// What the test varies.
 struct Setup {
     vbody: Vec<u8>,
@@ -487,7 +411,7 @@ fn render_scene(s: &Setup) -> (Scene, Result<gfx::RenderStats, SimError>) {
     );
     install_stage(&scene, VERT_LAUNCHER, &vl, ve, VERT_BODY, &s.vbody);
     install_stage(&scene, FRAG_LAUNCHER, &fl, fe, FRAG_BODY, &s.fbody);
-    let mut st = BodyStages {
+    let mut st = HardwareBodyStages {
         isa: IsaStages::default(),
     };
     let r = gfx::run_render_with(&scene.pt, &scene.command(), &mut st);
@@ -752,7 +676,7 @@ fn a_compiled_setup_body_fills_render_uniform_words() {
     assert_eq!(f.body, FRAG_BODY);
     // The vertex stage as before; the image is red + BIAS (the first render drew
     // red * SCALE + BIAS, which the second assertion also rules out).
-    let mut st = BodyStages {
+    let mut st = HardwareBodyStages {
         isa: IsaStages::default(),
     };
     gfx::run_render_with(&scene.pt, &scene.command(), &mut st).unwrap();

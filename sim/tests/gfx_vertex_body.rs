@@ -17,10 +17,9 @@ use agx16_isa::meaning::{
     launch_frame_instr, stage_allocation_instr, stage_target_instr, StageAllocation,
 };
 use agx16_isa::{decode_at, encode_program, Instr, Part, Role};
-use agx16_sim::gfx::VertexInvocation;
-use agx16_sim::gfx::{self, Fragment, FragmentResult, IsaStages, Stages, TileBuffer};
+use agx16_sim::gfx::{self, IsaStages};
 use agx16_sim::oracle::{decode_hex, oracles_dir};
-use agx16_sim::{GpuMemory, SimError};
+use agx16_sim::SimError;
 use gfx_common::*;
 
 const VERT_LAUNCHER: u64 = USC + 0x8000; // where the harness's VDM state points
@@ -248,83 +247,6 @@ fn install(
     scene.pt.host_write(body_va, body).unwrap();
 }
 
-/// Vertex and fragment stages on the hardware path; the background writes the harness's clear
-/// colour as word 0 and the end of tile writes word 0 of covered pixels as f32 into the
-/// image's red channel (the block store is not modelled).
-struct BodyStages {
-    isa: IsaStages,
-}
-
-impl Stages for BodyStages {
-    fn vertex(
-        &mut self,
-        mem: &dyn GpuMemory,
-        inv: &VertexInvocation,
-    ) -> Result<Vec<f32>, SimError> {
-        self.isa.vertex(mem, inv)
-    }
-    fn vertices(
-        &mut self,
-        mem: &dyn GpuMemory,
-        invs: &[VertexInvocation],
-    ) -> Result<Vec<Vec<f32>>, SimError> {
-        self.isa.vertices(mem, invs)
-    }
-    fn background(
-        &mut self,
-        _: &dyn GpuMemory,
-        _: u64,
-        tile: &mut TileBuffer,
-    ) -> Result<(), SimError> {
-        for y in 0..tile.height {
-            for x in 0..tile.width {
-                if let Some(s) = tile.sample_mut(x, y, 0) {
-                    s[..4].copy_from_slice(&CLEAR);
-                }
-            }
-        }
-        Ok(())
-    }
-    fn fragment(
-        &mut self,
-        mem: &dyn GpuMemory,
-        f: &Fragment,
-        tile: &mut TileBuffer,
-    ) -> Result<FragmentResult, SimError> {
-        self.isa.fragment(mem, f, tile)
-    }
-    fn fragments(
-        &mut self,
-        mem: &dyn GpuMemory,
-        quad: &[Fragment],
-        tile: &mut TileBuffer,
-    ) -> Result<Vec<FragmentResult>, SimError> {
-        self.isa.fragments(mem, quad, tile)
-    }
-    fn end_of_tile(
-        &mut self,
-        mem: &dyn GpuMemory,
-        _: u64,
-        tile: &TileBuffer,
-    ) -> Result<(), SimError> {
-        for y in 0..tile.height {
-            for x in 0..tile.width {
-                let (px, py) = (tile.origin.0 + x, tile.origin.1 + y);
-                if px < W && py < H {
-                    let w: [u8; 4] = tile.sample(x, y, 0).unwrap().try_into().unwrap();
-                    let c = if w == CLEAR {
-                        CLEAR
-                    } else {
-                        [unorm8(f32::from_le_bytes(w)), 0, 0, 255]
-                    };
-                    mem.write(IMG + 4 * (py * W + px) as u64, &c)?;
-                }
-            }
-        }
-        Ok(())
-    }
-}
-
 fn render(vbody: &[u8]) -> Result<(Scene, gfx::RenderStats), SimError> {
     // The host vertices only size the draw (3 vertices, 8 outputs); the body computes them.
     let draw = DrawSpec::tris(vec![rgba([0.0; 4], [0.0; 4]); 3], ShadeModel::Linear);
@@ -348,7 +270,7 @@ fn render(vbody: &[u8]) -> Result<(Scene, gfx::RenderStats), SimError> {
         FRAG_BODY,
         &red_plus_blue(),
     );
-    let mut st = BodyStages {
+    let mut st = HardwareBodyStages {
         isa: IsaStages::default(),
     };
     let stats = gfx::run_render_with(&scene.pt, &scene.command(), &mut st)?;

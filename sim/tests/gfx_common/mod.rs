@@ -16,7 +16,7 @@ use agx16_cmdstream::render::{CmdRender, IspZlsPixels, ZlsControl, RENDER_PROCES
 use agx16_cmdstream::vdm::*;
 use agx16_cmdstream::{Hex, Record, Unexplained};
 use agx16_sim::gfx::{
-    self, Fragment, FragmentResult, RenderCommand, Stages, TileBuffer, VertexInvocation,
+    self, Fragment, FragmentResult, IsaStages, RenderCommand, Stages, TileBuffer, VertexInvocation,
 };
 use agx16_sim::{GpuMemory, PageTable, SimError};
 
@@ -721,4 +721,81 @@ pub fn occlusion(pt: &PageTable, index: usize) -> u64 {
     let mut b = [0u8; 8];
     pt.host_read(OCC + 8 * index as u64, &mut b).unwrap();
     u64::from_le_bytes(b)
+}
+
+/// Vertex and fragment stages on the hardware path (`IsaStages`) with host tile programs: the
+/// background writes [`CLEAR`] as word 0; the end of tile writes word 0 of covered pixels, read
+/// as f32, into the image's red channel ([`CLEAR`] passes through unchanged).
+pub struct HardwareBodyStages {
+    pub isa: IsaStages,
+}
+
+impl Stages for HardwareBodyStages {
+    fn vertex(
+        &mut self,
+        mem: &dyn GpuMemory,
+        inv: &VertexInvocation,
+    ) -> Result<Vec<f32>, SimError> {
+        self.isa.vertex(mem, inv)
+    }
+    fn vertices(
+        &mut self,
+        mem: &dyn GpuMemory,
+        invs: &[VertexInvocation],
+    ) -> Result<Vec<Vec<f32>>, SimError> {
+        self.isa.vertices(mem, invs)
+    }
+    fn background(
+        &mut self,
+        _: &dyn GpuMemory,
+        _: u64,
+        tile: &mut TileBuffer,
+    ) -> Result<(), SimError> {
+        for y in 0..tile.height {
+            for x in 0..tile.width {
+                if let Some(s) = tile.sample_mut(x, y, 0) {
+                    s[..4].copy_from_slice(&CLEAR);
+                }
+            }
+        }
+        Ok(())
+    }
+    fn fragment(
+        &mut self,
+        mem: &dyn GpuMemory,
+        f: &Fragment,
+        tile: &mut TileBuffer,
+    ) -> Result<FragmentResult, SimError> {
+        self.isa.fragment(mem, f, tile)
+    }
+    fn fragments(
+        &mut self,
+        mem: &dyn GpuMemory,
+        quad: &[Fragment],
+        tile: &mut TileBuffer,
+    ) -> Result<Vec<FragmentResult>, SimError> {
+        self.isa.fragments(mem, quad, tile)
+    }
+    fn end_of_tile(
+        &mut self,
+        mem: &dyn GpuMemory,
+        _: u64,
+        tile: &TileBuffer,
+    ) -> Result<(), SimError> {
+        for y in 0..tile.height {
+            for x in 0..tile.width {
+                let (px, py) = (tile.origin.0 + x, tile.origin.1 + y);
+                if px < W && py < H {
+                    let w: [u8; 4] = tile.sample(x, y, 0).unwrap().try_into().unwrap();
+                    let c = if w == CLEAR {
+                        CLEAR
+                    } else {
+                        [unorm8(f32::from_le_bytes(w)), 0, 0, 255]
+                    };
+                    mem.write(IMG + 4 * (py * W + px) as u64, &c)?;
+                }
+            }
+        }
+        Ok(())
+    }
 }
