@@ -12,12 +12,10 @@ use crate::program::{EntryArena, ShaderBody};
 use agx16_cmdstream::descriptors::{Channels, NumericType, Pbe};
 use agx16_cmdstream::layout::PlaneLayout;
 use agx16_cmdstream::Record;
+use agx16_isa::meaning::{block_store_sequence, TileFormat as BlockFormat};
 use agx16_isa::{encode_program, Instr, Part, Role};
 use std::collections::HashMap;
 
-/// Tile representation of the block store for packed 8-bit words (agx16-sim
-/// `TILE_FORMAT_PACKED8`; GravityLinux/mesa agx_apple9.h `agx_apple9_block_export_format`).
-const TILE_FORMAT_PACKED8: u64 = 7;
 /// Image-table entries are 32-byte descriptors.
 const IMAGE_TABLE_STRIDE: usize = 32;
 
@@ -58,53 +56,18 @@ pub fn clear_body(words: &[(u32, u32)]) -> Result<Vec<u8>, DrawError> {
     Ok(encode_program(&p))
 }
 
-/// Publication `p` := r`a` | r`a` on completion slot 1 (the packer's block-store parameter
-/// publisher).
-fn publish(p: u64, a: u64) -> Result<Instr, DrawError> {
-    isa(
-        "logic_export",
-        &[
-            ("dst", p),
-            ("a_size", 1),
-            ("a", a),
-            ("a_keep", 1),
-            ("op_base", 1),
-            ("b_size", 1),
-            ("b", a),
-            ("b_keep", 1),
-            ("lut_a_sel", 2),
-            ("lut_b3", 1),
-            ("slot", 0),
-        ],
-    )
-}
-
 /// End-of-tile body: for each `(image, tile byte offset)`, the utile to image pixel
-/// (`x`, `y`) through image-table entry `image`.
+/// (`x`, `y`) through image-table entry `image`: agx16-isa's block-store sequence (publish x,
+/// y and offset << 16 into publication tuple 4k, store, join) for target k.
 pub fn export_body(x: u32, y: u32, targets: &[(u32, u32)]) -> Result<Vec<u8>, DrawError> {
     let mut p = Vec::new();
     for (k, &(image, offset)) in targets.iter().enumerate() {
         let r = 3 * k as u32;
-        let base = 4 * k as u64;
         p.extend([mov32(r, x)?, mov32(r + 1, y)?, mov32(r + 2, offset << 16)?]);
-        p.extend([
-            publish(base, r as u64)?,
-            publish(base + 1, r as u64 + 1)?,
-            publish(base + 2, r as u64 + 2)?,
-        ]);
-        p.push(isa(
-            "block_image_store",
-            &[
-                ("wait", 1),
-                ("coord", base),
-                ("image", image as u64),
-                ("ctrl7", 0x80),
-                ("mode", 0x5a8),
-                ("format", TILE_FORMAT_PACKED8),
-                ("ctrl10", 1),
-            ],
-        )?);
-        p.push(isa("tile_fence", &[("wait", 1), ("access", 0x300)])?);
+        let store =
+            block_store_sequence(4 * k as u32, r, r + 1, r + 2, image, BlockFormat::Packed8)
+                .map_err(|e| DrawError::Program(format!("block store of target {k}: {e}")))?;
+        p.extend(store);
     }
     p.push(isa("stop", &[])?);
     Ok(encode_program(&p))
