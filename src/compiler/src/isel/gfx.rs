@@ -77,14 +77,20 @@ fn err(i: &MInstr, why: impl Into<String>) -> CompileError {
 }
 
 fn build(i: &MInstr, name: &str, fields: &[(&str, u64)]) -> Result<Instr, CompileError> {
-    let form = form_by_name(name).ok_or_else(|| err(i, format!("form {name} missing")))?;
-    if !form.emittable() && !MODEL_EXECUTED.contains(&name) {
-        return Err(err(i, format!("form {name} is not hardware-validated")));
-    }
+    form_by_name(name).ok_or_else(|| err(i, format!("form {name} missing")))?;
     let x = Instr::build(name, fields).map_err(|e| CompileError::Encode {
         instr: i.to_string(),
         why: e.to_string(),
     })?;
+    gated(i, x)
+}
+
+/// Only validated forms or the graphics forms the model executes, each checked to decode back.
+fn gated(i: &MInstr, x: Instr) -> Result<Instr, CompileError> {
+    let name = x.form.name;
+    if !x.form.emittable() && !MODEL_EXECUTED.contains(&name) {
+        return Err(err(i, format!("form {name} is not hardware-validated")));
+    }
     round_trip(i, x)
 }
 
@@ -187,23 +193,14 @@ impl GfxSelect {
                 Ok(vec![round_trip(i, x)?])
             }
             Op::StoreTile { word } => {
-                let r = reg32(i, 0)? as u64;
-                Ok(vec![
-                    build(i, "tile_setup", &[("b1", 2), ("access", 0x600)])?,
-                    build(i, "tile_setup", &[("b1", 2), ("access", 0x80c)])?,
-                    build(
-                        i,
-                        "tile_store",
-                        &[
-                            ("mode", 0x54),
-                            ("src", r),
-                            ("rt", word as u64),
-                            ("mask", 1),
-                            ("fmt", 0x4e),
-                        ],
-                    )?,
-                    build(i, "tile_fence", &[("access", 0x20c)])?,
-                ])
+                let r = reg32(i, 0)?;
+                let v = agx16_isa::meaning::tile_word_stores(&[(r, word as u32)]).map_err(|e| {
+                    CompileError::Encode {
+                        instr: i.to_string(),
+                        why: e.to_string(),
+                    }
+                })?;
+                v.into_iter().map(|x| gated(i, x)).collect()
             }
             Op::LoadTile { word } => {
                 let d = match i.dst {

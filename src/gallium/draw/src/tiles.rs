@@ -12,7 +12,7 @@ use crate::program::{EntryArena, ShaderBody};
 use agx16_cmdstream::descriptors::{Channels, NumericType, Pbe};
 use agx16_cmdstream::layout::PlaneLayout;
 use agx16_cmdstream::Record;
-use agx16_isa::meaning::{block_store_sequence, TileFormat as BlockFormat};
+use agx16_isa::meaning::{block_store_sequence, tile_word_stores, TileFormat as BlockFormat};
 use agx16_isa::{encode_program, Instr, Part, Role};
 use std::collections::HashMap;
 
@@ -37,21 +37,14 @@ pub fn clear_body(words: &[(u32, u32)]) -> Result<Vec<u8>, DrawError> {
     for (k, &(_, value)) in words.iter().enumerate() {
         p.push(mov32(k as u32, value)?);
     }
-    p.push(isa("tile_setup", &[("b1", 2), ("access", 0x600)])?);
-    p.push(isa("tile_setup", &[("b1", 2), ("access", 0x80c)])?);
-    for (k, &(word, _)) in words.iter().enumerate() {
-        p.push(isa(
-            "tile_store",
-            &[
-                ("mode", 0x54),
-                ("src", k as u64),
-                ("rt", word as u64),
-                ("mask", 1),
-                ("fmt", 0x4e),
-            ],
-        )?);
-    }
-    p.push(isa("tile_fence", &[("access", 0x20c)])?);
+    let stores: Vec<(u32, u32)> = words
+        .iter()
+        .enumerate()
+        .map(|(k, &(word, _))| (k as u32, word))
+        .collect();
+    p.extend(
+        tile_word_stores(&stores).map_err(|e| DrawError::Program(format!("tile stores: {e}")))?,
+    );
     p.push(isa("stop", &[])?);
     Ok(encode_program(&p))
 }

@@ -118,6 +118,33 @@ pub fn block_store_sequence(
     ])
 }
 
+/// The packer's tile epilogue for raw 32-bit tile words: `tile_setup` 0x600, `tile_setup` 0x80c,
+/// one `tile_store` per `(source register, tile word)` (static sample mask 1, byte 7 0x4e: the
+/// word stored as is), `tile_fence` 0x20c (GravityLinux/mesa agx_apple9_ir.c TILE_STORE and
+/// tile sync packers, the fragment epilogue of that driver's GLES runs on T8132; the Apple
+/// EXP-0008 render_min epilogue has the same bytes, ADevWithAnIdea/agx-re, G17P). Used by the
+/// compiler's colour outputs and the driver's background (clear) programs.
+pub fn tile_word_stores(stores: &[(u32, u32)]) -> Result<Vec<Instr>, EncodeError> {
+    let mut v = vec![
+        Instr::build("tile_setup", &[("b1", 2), ("access", 0x600)])?,
+        Instr::build("tile_setup", &[("b1", 2), ("access", 0x80c)])?,
+    ];
+    for &(src, word) in stores {
+        v.push(Instr::build(
+            "tile_store",
+            &[
+                ("mode", 0x54),
+                ("src", src as u64),
+                ("rt", word as u64),
+                ("mask", 1),
+                ("fmt", 0x4e),
+            ],
+        )?);
+    }
+    v.push(Instr::build("tile_fence", &[("access", 0x20c)])?);
+    Ok(v)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
