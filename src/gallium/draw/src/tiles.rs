@@ -16,7 +16,9 @@ use agx16_isa::meaning::{block_store_sequence, tile_word_stores, TileFormat as B
 use agx16_isa::{encode_program, Instr, Part, Role};
 use std::collections::HashMap;
 
-/// Image-table entries are 32-byte descriptors.
+/// Image-table entries are 32-byte descriptors: texture and PBE descriptors are 32 bytes
+/// (ADevWithAnIdea/agx-re docs/descriptors, measured); that the table is a plain array of them is
+/// inferred (the model's `gfx::tile_programs::IMAGE_TABLE_STRIDE`, sim/GFX.md).
 const IMAGE_TABLE_STRIDE: usize = 32;
 
 fn isa(name: &str, f: &[(&str, u64)]) -> Result<Instr, DrawError> {
