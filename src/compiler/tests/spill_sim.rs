@@ -333,12 +333,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 48, .. ProptestConfig::default() })]
     /// Random kernels at random small budgets: the model agrees with the reference whenever
     /// the compile succeeds, and a failure is only a register-budget error.
-    /// Ignored in `./x test`: with random seeds some (kernel, budget) pairs make `spill_to_fit`
-    /// run for many minutes (seen at the end of the 2026-12-03 session, after the texture
-    /// hand-off change in the scoreboard); the fixed-budget random tests above cover spilling.
-    /// Run it with `--ignored` while fixing that.
     #[test]
-    #[ignore = "spill_to_fit can run for minutes on some random (kernel, budget) pairs"]
     fn random_budgets_give_correct_code_or_a_budget_error(
         seed in 0u64..10_000, ops in 8usize..48, gprs in 6u32..=20
     ) {

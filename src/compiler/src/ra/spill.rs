@@ -1,6 +1,6 @@
 //! Spilling: while pressure exceeds the budget, pick the cheapest value live through the worst
 //! point and spill it everywhere (store after its definition, reload before each use into a
-//! fresh short-lived value). Each round strictly shortens one live range, so this terminates.
+//! fresh short-lived value). Each round spills a value not spilled before, so this terminates.
 
 use super::liveness::Liveness;
 use super::pressure::scan;
@@ -182,8 +182,13 @@ pub fn spill_to_fit(
         spill_value(f, &lv, v, stats.slots, &mut stats);
         stats.slots += 1;
         unspillable.resize(f.shapes.len(), false);
+        // A value is spilled once: spilling it again adds code and frees nothing (a phi's
+        // store follows the whole phi group, so the phi stays live there). Reloads are
+        // already as short as they get. Each round thus takes a new original value, which
+        // bounds the rounds by the number of values.
+        unspillable[v.0 as usize] = true;
         for u in &mut unspillable[before..] {
-            *u = true; // reloads are already as short as they get
+            *u = true;
         }
     }
     Err(CompileError::Internal("spilling did not converge".into()))
