@@ -96,6 +96,25 @@ fn unscheduled_and_scheduled_agree() {
     }
 }
 
+/// Found by the random-budget proptest: a phi destination live across its phi group was
+/// chosen again after being spilled (its store follows the group), so the spiller grew the
+/// program for 10000 rounds and then gave up. Spilling each value once ends it at once.
+#[test]
+fn a_spilled_phi_is_not_spilled_again() {
+    let f = random_program(365541, 59);
+    let opts = Options {
+        gprs: 6,
+        schedule: false,
+    };
+    match compile_to_mir(&f, &NoInline, &G16Regs, opts) {
+        Ok(_) => check(&f, 365541, opts),
+        Err(e) => assert!(
+            e.to_string().contains("register allocation"),
+            "only a budget error is acceptable: {e}"
+        ),
+    }
+}
+
 proptest::proptest! {
     #![proptest_config(proptest::prelude::ProptestConfig { cases: 48, ..Default::default() })]
     /// Any program, any budget from 6 GPRs up: the backend either compiles it to code that
