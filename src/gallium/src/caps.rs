@@ -21,6 +21,9 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     // GLES 2.0 is the floor below which EGL cannot create any GLES context; these two are part of it.
     // The driver accepts and stores such state; drawing itself is not implemented yet (draw_vbo says so).
     caps.npot_textures = true; // hardware: asahi-25.0
+                               // glGenerateMipmap on the CPU for the images texture.rs can halve (others fall back to
+                               // util_gen_mipmap's blits, refused by name).
+    caps.generate_mipmap = true;
     caps.blend_equation_separate = true; // hardware: asahi-25.0
 
     // Fixed-function features the hardware lacks: Mesa lowers them into the shaders (asahi-25.0).

@@ -63,6 +63,7 @@ fn install_hooks(c: &mut sys::pipe_context) {
     c.buffer_subdata = Some(transfer::buffer_subdata);
     c.texture_subdata = Some(transfer::texture_subdata);
     c.create_sampler_view = Some(create_sampler_view);
+    c.generate_mipmap = Some(crate::texture::generate_mipmap);
     c.sampler_view_destroy = Some(sampler_view_destroy);
     c.create_surface = Some(create_surface);
     c.surface_destroy = Some(surface_destroy);
@@ -163,19 +164,22 @@ unsafe extern "C" fn flush(
     })
 }
 
-/// A sampler view is CPU state until the draw path packs its texture descriptor.
+/// A sampler view carries its G16 texture descriptor, packed here (texture.rs); a view the
+/// model cannot sample keeps the reason, reported by the draws that use it.
 unsafe extern "C" fn create_sampler_view(
     ctx: *mut sys::pipe_context,
     res: *mut sys::pipe_resource,
     templ: *const sys::pipe_sampler_view,
 ) -> *mut sys::pipe_sampler_view {
     guard("create_sampler_view", null_mut(), || {
-        let view = Box::into_raw(Box::new(*templ));
-        (*view).texture = null_mut();
-        sys::pipe_reference_init(&mut (*view).__bindgen_anon_1.reference, 1);
-        sys::pipe_resource_reference(&mut (*view).texture, res);
-        (*view).context = ctx;
-        view
+        let mut base = *templ;
+        base.texture = null_mut();
+        sys::pipe_reference_init(&mut base.__bindgen_anon_1.reference, 1);
+        sys::pipe_resource_reference(&mut base.texture, res);
+        base.context = ctx;
+        let desc = crate::texture::texture_descriptor(&base);
+        let view = Box::into_raw(Box::new(crate::texture::SamplerView { base, desc }));
+        view as *mut sys::pipe_sampler_view
     })
 }
 
@@ -185,7 +189,7 @@ unsafe extern "C" fn sampler_view_destroy(
 ) {
     guard("sampler_view_destroy", (), || {
         sys::pipe_resource_reference(&mut (*view).texture, null_mut());
-        drop(Box::from_raw(view));
+        drop(Box::from_raw(view as *mut crate::texture::SamplerView));
     })
 }
 

@@ -239,27 +239,6 @@ unsafe fn open_batch(ctx: &mut Context, screen: &Screen) -> Result<(), String> {
     Ok(())
 }
 
-/// Texture sampling compiles and runs on the model, but the driver does not fill the
-/// texture/sampler tables of roots 0/1 yet (compiler README "Textures"): such a draw would
-/// sample through null tables, so it is refused instead of drawn wrong.
-///
-/// # Safety
-/// The bound shader CSOs must be live.
-unsafe fn check_textures(ctx: &Context) -> Result<(), String> {
-    for (stage, cso) in [("vertex", ctx.state.vs), ("fragment", ctx.state.fs)] {
-        if cso.is_null() || (*cso).nir.is_null() {
-            continue;
-        }
-        if (*(*cso).nir).info.num_textures > 0 {
-            return Err(format!(
-                "texturing in the {stage} shader (the driver does not fill the texture/sampler \
-                 tables yet)"
-            ));
-        }
-    }
-    Ok(())
-}
-
 /// Records one draw (or says why it cannot be drawn).
 unsafe fn record_draw(
     ctx: &mut Context,
@@ -271,9 +250,20 @@ unsafe fn record_draw(
     if info.start_instance != 0 {
         return Err("a nonzero base instance".into());
     }
-    check_textures(ctx)?;
     open_batch(ctx, screen)?;
-    let programs = variants::for_draw(ctx, screen)?;
+    let mut programs = variants::for_draw(ctx, screen)?;
+    // The fragment stage's texture/sampler tables (roots 0 and 1 of its root record).
+    let tables = crate::texture::fragment_tables(ctx)?;
+    if !tables.is_empty() {
+        let r = &mut ctx.render;
+        let mut w = crate::batch::Writer {
+            dev: &screen.bo,
+            mem: r.mem.as_mut().unwrap(),
+        };
+        tables
+            .upload(&mut w, &mut programs.fs_args)
+            .map_err(|e| e.to_string())?;
+    }
     let (raster, viewport) = raster(ctx);
     let zs = depth_stencil(ctx);
     let indices = if info.index_size == 0 {

@@ -19,6 +19,7 @@ mod resource_tests;
 mod screen;
 mod shader;
 mod state;
+mod texture;
 mod transfer;
 mod va;
 mod variants;

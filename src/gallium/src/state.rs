@@ -4,6 +4,7 @@
 use crate::context::Context;
 use crate::ffi::guard;
 use crate::shader::ShaderCso;
+use crate::texture::{sampler_descriptor, SamplerCso};
 use agx16_mesa_sys as sys;
 use std::ffi::{c_uint, c_void};
 use std::ptr::{null, null_mut};
@@ -22,7 +23,7 @@ pub struct State {
     pub vertex_elements: *const VertexElements,
     pub vs: *const ShaderCso,
     pub fs: *const ShaderCso,
-    pub samplers: [[*const sys::pipe_sampler_state; MAX_SAMPLERS]; STAGES],
+    pub samplers: [[*const SamplerCso; MAX_SAMPLERS]; STAGES],
     pub sampler_views: [[*mut sys::pipe_sampler_view; MAX_VIEWS]; STAGES],
     pub constant_buffers: [[sys::pipe_constant_buffer; MAX_CONST_BUFFERS]; STAGES],
     pub vertex_buffers: [sys::pipe_vertex_buffer; MAX_VERTEX_BUFFERS],
@@ -133,7 +134,8 @@ pub unsafe extern "C" fn create_sampler_state(
     state: *const sys::pipe_sampler_state,
 ) -> *mut c_void {
     guard("create_sampler_state", null_mut(), || {
-        Box::into_raw(Box::new(*state)) as *mut c_void
+        let desc = sampler_descriptor(&*state);
+        Box::into_raw(Box::new(SamplerCso { desc })) as *mut c_void
     })
 }
 
@@ -152,7 +154,7 @@ pub unsafe extern "C" fn bind_sampler_states(
             } else {
                 *samplers.add(i)
             };
-            slots[start as usize + i] = cso as *const sys::pipe_sampler_state;
+            slots[start as usize + i] = cso as *const SamplerCso;
         }
     })
 }
@@ -160,7 +162,7 @@ pub unsafe extern "C" fn bind_sampler_states(
 pub unsafe extern "C" fn delete_sampler_state(_: *mut sys::pipe_context, cso: *mut c_void) {
     guard("delete_sampler_state", (), || {
         if !cso.is_null() {
-            drop(Box::from_raw(cso as *mut sys::pipe_sampler_state))
+            drop(Box::from_raw(cso as *mut SamplerCso))
         }
     })
 }

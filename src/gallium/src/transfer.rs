@@ -296,7 +296,7 @@ pub unsafe fn unmap_transfer(mut t: Box<Transfer>) -> Result<(), MapError> {
 ///
 /// # Safety
 /// `ctx` null or a live agx16 context; `res` a live agx16 resource.
-unsafe fn sync(ctx: *mut sys::pipe_context, res: *mut sys::pipe_resource, write: bool) {
+pub unsafe fn sync(ctx: *mut sys::pipe_context, res: *mut sys::pipe_resource, write: bool) {
     if ctx.is_null() || res.is_null() {
         return;
     }

@@ -17,6 +17,7 @@ pub mod build;
 pub mod fb;
 pub mod mem;
 pub mod program;
+pub mod textures;
 pub mod tiles;
 
 pub use batch::{Batch, Clear, DepthStencil, Draw, Indices, Raster, StencilFace, Viewport};
@@ -24,4 +25,5 @@ pub use build::{build_renders, BuiltRender, TilePass, TilePrograms};
 pub use fb::{ColorTarget, Framebuffer, TileFormat, ZsSurface, ZsTarget};
 pub use mem::{DrawError, GpuWriter, Heap};
 pub use program::{EntryArena, FragmentProgram, Interp, ShaderBody, Varying, VertexProgram};
+pub use textures::StageTextures;
 pub use tiles::{G16Tiles, TileCache};

@@ -1,0 +1,380 @@
+//! Sampled textures. Sampler views and sampler states become G16 texture descriptors and
+//! samplers (agx16-cmdstream `descriptors::Texture` via `texture_layout::texture_for`, and
+//! `descriptors::Sampler`: the declarative tables pack them) when they are created; per draw the
+//! fragment stage's tables are filled from the bound units and their addresses go into roots
+//! 0 and 1 of its root record (agx16-draw `StageTextures`, sim/GFX.md "Render-stage uniform
+//! ABI"). What agx16-sim does not sample (sim/GFX.md "Textures": 2D twiddled R8G8B8A8 unorm,
+//! wraps 0..3, no anisotropy/compare/unnormalized coordinates) is refused by name here, so a
+//! draw is either sampled as the model (and the compiler's ABI) define it or not drawn.
+
+use crate::context::Context;
+use crate::resource::Resource;
+use agx16_cmdstream::descriptors::{
+    BorderColour, Channels, MipFilter, NumericType, Sampler, Swizzle, Texture, Wrap,
+};
+use agx16_cmdstream::layout::{ImageDesc, ImageLayout, Tiling};
+use agx16_cmdstream::texture_layout::{texture_for, TextureFormat};
+use agx16_draw::StageTextures;
+use agx16_mesa_sys as sys;
+
+/// A sampler view with its texture descriptor (or why the model cannot sample it).
+/// Mesa sees `base`; `base` must stay first.
+#[repr(C)]
+pub struct SamplerView {
+    pub base: sys::pipe_sampler_view,
+    pub desc: Result<Texture, String>,
+}
+
+/// A sampler CSO with its G16 sampler (or why it cannot be expressed).
+pub struct SamplerCso {
+    pub desc: Result<Sampler, String>,
+}
+
+/// Formats sampled as R8G8B8A8 unorm, the one format agx16-sim samples: four 8-bit unorm
+/// channels in memory order, so hardware component i is byte i and the format's own order
+/// (BGRA, an unused X) is a swizzle (Mesa's format description).
+fn sampled_as_rgba8(format: sys::pipe_format) -> bool {
+    matches!(
+        format,
+        sys::PIPE_FORMAT_R8G8B8A8_UNORM
+            | sys::PIPE_FORMAT_R8G8B8X8_UNORM
+            | sys::PIPE_FORMAT_B8G8R8A8_UNORM
+            | sys::PIPE_FORMAT_B8G8R8X8_UNORM
+    )
+}
+
+/// The view's swizzle composed with the format's: per output channel, the memory component
+/// (R..A = byte 0..3) or a constant.
+unsafe fn swizzle(view: &sys::pipe_sampler_view) -> [Swizzle; 4] {
+    let desc = &*sys::util_format_description(view.format());
+    let view_swizzle = [
+        view.swizzle_r(),
+        view.swizzle_g(),
+        view.swizzle_b(),
+        view.swizzle_a(),
+    ];
+    view_swizzle.map(|v| {
+        let s = match v {
+            sys::PIPE_SWIZZLE_X..=sys::PIPE_SWIZZLE_W => desc.swizzle[v as usize] as u32,
+            other => other,
+        };
+        match s {
+            sys::PIPE_SWIZZLE_X => Swizzle::R,
+            sys::PIPE_SWIZZLE_Y => Swizzle::G,
+            sys::PIPE_SWIZZLE_Z => Swizzle::B,
+            sys::PIPE_SWIZZLE_W => Swizzle::A,
+            sys::PIPE_SWIZZLE_1 => Swizzle::One,
+            _ => Swizzle::Zero,
+        }
+    })
+}
+
+/// The texture descriptor of a view: levels `first_level..=last_level` of a twiddled 2D
+/// image, described as a chain starting at the first level. A base level other than 0 is
+/// only accepted when that chain's own layout (what the model derives from the descriptor,
+/// `texture_layout::layout_for`) places every level where the resource has it.
+///
+/// # Safety
+/// `view.texture` must be a live agx16 resource.
+pub unsafe fn texture_descriptor(view: &sys::pipe_sampler_view) -> Result<Texture, String> {
+    if view.target() != sys::PIPE_TEXTURE_2D {
+        return Err(format!(
+            "sampling texture target {} (agx16-sim samples 2D textures only; arrays, cube \
+             maps and 3D are not modelled)",
+            view.target()
+        ));
+    }
+    let format = view.format();
+    if !sampled_as_rgba8(format) {
+        return Err(format!(
+            "sampling format {format} (agx16-sim samples R8G8B8A8-class unorm only)"
+        ));
+    }
+    let res = Resource::get(view.texture);
+    let layout = res.layout.as_ref().ok_or("sampling a buffer")?;
+    if layout.desc.tiling != Tiling::Twiddled {
+        return Err(
+            "sampling a linear image (only the twiddled texture layout is established)".into(),
+        );
+    }
+    if layout.desc.samples > 1 {
+        return Err("sampling a multisampled image".into());
+    }
+    let first = view.u.tex.first_level() as usize;
+    let last = view.u.tex.last_level() as usize;
+    if last < first || last >= layout.levels.len() {
+        return Err(format!(
+            "sampler view levels {first}..={last} of a {}-level image",
+            layout.levels.len()
+        ));
+    }
+    let base = layout.levels[first];
+    let chain = ImageLayout::new(ImageDesc {
+        width: base.plane.width,
+        height: base.plane.height,
+        levels: (last - first + 1) as u32,
+        ..layout.desc
+    })
+    .map_err(|e| e.to_string())?;
+    for (i, l) in chain.levels.iter().enumerate() {
+        let have = layout.levels[first + i];
+        if l.plane != have.plane || l.offset != have.offset - base.offset {
+            return Err(format!(
+                "a base level of {first}: level {} of the resource is not where a chain \
+                 starting there puts it",
+                first + i
+            ));
+        }
+    }
+    let f = TextureFormat {
+        channels: Channels::R8G8B8A8,
+        numeric_type: NumericType::Unorm,
+        swizzle: swizzle(view),
+        srgb: false,
+    };
+    texture_for(&chain, res.bo().va + base.offset, f).map_err(|e| e.to_string())
+}
+
+fn wrap(mode: u32) -> Result<Wrap, String> {
+    Ok(match mode {
+        sys::PIPE_TEX_WRAP_CLAMP_TO_EDGE => Wrap::ClampToEdge,
+        sys::PIPE_TEX_WRAP_REPEAT => Wrap::Repeat,
+        sys::PIPE_TEX_WRAP_MIRROR_REPEAT => Wrap::MirroredRepeat,
+        sys::PIPE_TEX_WRAP_CLAMP_TO_BORDER => Wrap::ClampToBorder,
+        m => {
+            return Err(format!(
+                "wrap mode {m} (agx16-sim models clamp to edge, repeat, mirrored repeat and \
+                 clamp to border)"
+            ))
+        }
+    })
+}
+
+/// The G16 sampler for a Gallium sampler state.
+pub fn sampler_descriptor(s: &sys::pipe_sampler_state) -> Result<Sampler, String> {
+    if s.compare_mode() != sys::PIPE_TEX_COMPARE_NONE {
+        return Err("shadow samplers (the compare-function code table is not transcribed)".into());
+    }
+    if s.max_anisotropy() > 1 {
+        return Err("anisotropic filtering (not modelled)".into());
+    }
+    if s.unnormalized_coords() != 0 {
+        return Err("unnormalized texture coordinates (not modelled)".into());
+    }
+    if s.lod_bias != 0.0 {
+        return Err("a sampler LOD bias (no G16 sampler field for it is established)".into());
+    }
+    let (wrap_s, wrap_t) = (wrap(s.wrap_s())?, wrap(s.wrap_t())?);
+    // 2D textures ignore R; a mode the table cannot hold is not an error for them.
+    let wrap_r = wrap(s.wrap_r()).unwrap_or(Wrap::ClampToEdge);
+    let border = if [wrap_s, wrap_t].contains(&Wrap::ClampToBorder) {
+        // SAFETY: reading the float member of a plain C union of four 32-bit lanes.
+        match unsafe { s.border_color.f } {
+            [0.0, 0.0, 0.0, 0.0] => BorderColour::TransparentBlack,
+            [0.0, 0.0, 0.0, 1.0] => BorderColour::OpaqueBlack,
+            [1.0, 1.0, 1.0, 1.0] => BorderColour::OpaqueWhite,
+            c => {
+                return Err(format!(
+                    "border colour {c:?} (G16 samplers hold three preset colours)"
+                ))
+            }
+        }
+    } else {
+        BorderColour::TransparentBlack
+    };
+    let mut d = Sampler {
+        mag_linear: s.mag_img_filter() == sys::PIPE_TEX_FILTER_LINEAR,
+        min_linear: s.min_img_filter() == sys::PIPE_TEX_FILTER_LINEAR,
+        mip_filter: match s.min_mip_filter() {
+            sys::PIPE_TEX_MIPFILTER_NEAREST => MipFilter::Nearest,
+            sys::PIPE_TEX_MIPFILTER_LINEAR => MipFilter::Linear,
+            _ => MipFilter::None,
+        },
+        wrap_s,
+        wrap_t,
+        wrap_r,
+        border,
+        // T8132 Mesa sets compare sense 1 and test 7 on every sampler (GravityLinux/mesa
+        // agx_apple9 sampler packer, run on T8132; agx16-cmdstream descriptors.rs); non-shadow
+        // samples ignore them (sim/GFX.md "Textures").
+        compare_sense: true,
+        compare_test: agx16_cmdstream::Hex(7),
+        ..Default::default()
+    };
+    d.set_lod_range(s.min_lod, s.max_lod);
+    Ok(d)
+}
+
+/// Units set in a NIR bitset.
+fn units(bits: &[u32]) -> impl Iterator<Item = usize> + '_ {
+    (0..bits.len() * 32).filter(|i| bits[i / 32] >> (i % 32) & 1 == 1)
+}
+
+/// The fragment stage's texture and sampler tables for this draw, from the units its program
+/// uses; marks each sampled resource as read by the open batch (a CPU write flushes the batch
+/// first; renders run in submission order, so a texture an earlier batch rendered is complete
+/// when this one samples it).
+///
+/// # Safety
+/// The bound shader CSOs, sampler views and sampler CSOs must be live; the batch must be open.
+pub unsafe fn fragment_tables(ctx: &mut Context) -> Result<StageTextures, String> {
+    let vs = ctx.state.vs.as_ref().ok_or("no vertex shader bound")?;
+    if (*vs.nir).info.num_textures > 0 {
+        return Err(
+            "texturing in the vertex shader (agx16-sim samples in fragment bodies only)".into(),
+        );
+    }
+    let fs = ctx.state.fs.as_ref().ok_or("no fragment shader bound")?;
+    let info = &(*fs.nir).info;
+    let mut tables = StageTextures::default();
+    let stage = sys::PIPE_SHADER_FRAGMENT as usize;
+    for t in units(&info.textures_used) {
+        let view = ctx.state.sampler_views[stage][t] as *const SamplerView;
+        let view = view
+            .as_ref()
+            .ok_or_else(|| format!("texture unit {t} is sampled but has no texture bound"))?;
+        let desc = view
+            .desc
+            .clone()
+            .map_err(|e| format!("texture unit {t}: {e}"))?;
+        let res = view.base.texture;
+        let handle = Resource::get(res).bo().handle;
+        if ctx.render.batch_uses(handle, false) {
+            return Err(format!(
+                "texture unit {t} samples an image the bound framebuffer renders to (a \
+                 feedback loop)"
+            ));
+        }
+        ctx.render.use_resource(res, false);
+        tables.textures.resize(t + 1, None);
+        tables.textures[t] = Some(desc);
+    }
+    for s in units(&info.samplers_used) {
+        let cso = ctx.state.samplers[stage][s]
+            .as_ref()
+            .ok_or_else(|| format!("sampler unit {s} is used but has no sampler bound"))?;
+        let desc = cso
+            .desc
+            .clone()
+            .map_err(|e| format!("sampler unit {s}: {e}"))?;
+        tables.samplers.resize(s + 1, None);
+        tables.samplers[s] = Some(desc);
+    }
+    Ok(tables)
+}
+
+/// glGenerateMipmap on the CPU for 2D images of four 8-bit unorm channels whose levels halve
+/// exactly (each dimension even, or 1): a texel of level l+1 is the rounded mean of the 2x2
+/// (2x1, 1x2) texels of level l it covers, channel by channel, which is what a
+/// linear-filtered halving blit (Mesa's util_gen_mipmap; softpipe) computes at those sizes.
+/// Anything else returns false, and Mesa falls back to util_gen_mipmap's blits (a scaled blit
+/// is refused by name, transfer.rs).
+pub unsafe extern "C" fn generate_mipmap(
+    ctx: *mut sys::pipe_context,
+    res: *mut sys::pipe_resource,
+    format: sys::pipe_format,
+    base_level: std::ffi::c_uint,
+    last_level: std::ffi::c_uint,
+    first_layer: std::ffi::c_uint,
+    last_layer: std::ffi::c_uint,
+) -> bool {
+    crate::ffi::guard("generate_mipmap", false, || {
+        if (*res).target() != sys::PIPE_TEXTURE_2D
+            || (first_layer, last_layer) != (0, 0)
+            || !sampled_as_rgba8(format)
+            || sys::util_format_get_blocksize((*res).format()) != 4
+        {
+            return false;
+        }
+        let Some(layout) = Resource::get(res).layout.as_ref() else {
+            return false;
+        };
+        let (base, last) = (base_level as usize, last_level as usize);
+        if last >= layout.levels.len() || base >= last {
+            return false;
+        }
+        let dims: Vec<(usize, usize)> = layout.levels[base..=last]
+            .iter()
+            .map(|l| (l.plane.width as usize, l.plane.height as usize))
+            .collect();
+        let halves = |a: usize, b: usize| b == (a / 2).max(1) && (a == 1 || a.is_multiple_of(2));
+        if !dims
+            .windows(2)
+            .all(|p| halves(p[0].0, p[1].0) && halves(p[0].1, p[1].1))
+        {
+            return false;
+        }
+        crate::transfer::sync(ctx, res, true);
+        let mut src = match read_level(ctx, res, base_level, dims[0]) {
+            Ok(t) => t,
+            Err(e) => {
+                eprintln!("agx16: generate_mipmap: {e}");
+                return false;
+            }
+        };
+        for (i, &(w, h)) in dims.iter().enumerate().skip(1) {
+            let (sw, sh) = dims[i - 1];
+            let (fx, fy) = (sw / w, sh / h);
+            let mut dst = vec![0u8; w * h * 4];
+            for y in 0..h {
+                for x in 0..w {
+                    for c in 0..4 {
+                        let mut sum = 0usize;
+                        for dy in 0..fy {
+                            for dx in 0..fx {
+                                sum += src[((y * fy + dy) * sw + x * fx + dx) * 4 + c] as usize;
+                            }
+                        }
+                        let n = fx * fy;
+                        dst[(y * w + x) * 4 + c] = ((sum + n / 2) / n) as u8;
+                    }
+                }
+            }
+            let b = sys::pipe_box {
+                x: 0,
+                width: w as i32,
+                y: 0,
+                height: h as i32,
+                z: 0,
+                depth: 1,
+            };
+            let level = base_level + i as u32;
+            if let Err(e) =
+                crate::transfer::write_texture(ctx, res, level, &b, dst.as_ptr(), w * 4, 0)
+            {
+                eprintln!("agx16: generate_mipmap: level {level}: {e}");
+                return false;
+            }
+            src = dst;
+        }
+        true
+    })
+}
+
+/// Level `level` of a 2D image as tightly packed 4-byte texels.
+unsafe fn read_level(
+    ctx: *mut sys::pipe_context,
+    res: *mut sys::pipe_resource,
+    level: u32,
+    (w, h): (usize, usize),
+) -> Result<Vec<u8>, crate::transfer::MapError> {
+    let b = sys::pipe_box {
+        x: 0,
+        width: w as i32,
+        y: 0,
+        height: h as i32,
+        z: 0,
+        depth: 1,
+    };
+    let (t, ptr) = crate::transfer::map_any(ctx, res, level, sys::PIPE_MAP_READ, &b)?;
+    let mut out = vec![0u8; w * h * 4];
+    for y in 0..h {
+        std::ptr::copy_nonoverlapping(
+            ptr.add(y * (*t).stride as usize),
+            out[y * w * 4..].as_mut_ptr(),
+            w * 4,
+        );
+    }
+    crate::transfer::unmap_any(ctx, t)?;
+    Ok(out)
+}
