@@ -44,6 +44,26 @@ pub const CANCEL_POLL: u64 = 4096;
 
 /// Runs `sg` from its next instruction.
 pub fn run(sg: &mut SimdGroup, ctx: &mut Ctx) -> Result<Yield, SimError> {
+    match run_inner(sg, ctx, false)? {
+        Some(y) => Ok(y),
+        // not produced without `trap`: a refusal comes back as its error
+        None => Err(SimError::Launch(
+            "refusal trap outside a trapping run".into(),
+        )),
+    }
+}
+
+/// Like [`run`], but an op the lowering refused (`Kind::Refuse`) stops the run with
+/// `Ok(None)` instead of a clone of its error; `sg.next` is past that op, exactly as when
+/// [`run`] returns the error. Render-stage bodies stop at every graphics IO op this way
+/// (`gfx::body`), so cloning and comparing the refusal's strings for each of them would
+/// cost more than the op itself.
+pub fn run_to_refusal(sg: &mut SimdGroup, ctx: &mut Ctx) -> Result<Option<Yield>, SimError> {
+    run_inner(sg, ctx, true)
+}
+
+#[inline(always)]
+fn run_inner(sg: &mut SimdGroup, ctx: &mut Ctx, trap: bool) -> Result<Option<Yield>, SimError> {
     let ops = &ctx.prog.ops;
     loop {
         let Some(op) = ops.get(sg.next) else {
@@ -74,6 +94,10 @@ pub fn run(sg: &mut SimdGroup, ctx: &mut Ctx) -> Result<Yield, SimError> {
             scratch_hazards(sg, op)?;
         }
         let zeroed = resolve_pending(sg, op)?;
+        if trap && matches!(op.kind, Kind::Refuse(_)) {
+            // what `step` does first for a refusal, minus the error clone
+            return Ok(None);
+        }
         let written = step(sg, ctx, op, mask, zeroed)?;
         // Released sources read zero from now on; the destination write comes
         // after, so a destination that reuses a released source keeps the result
@@ -103,9 +127,9 @@ pub fn run(sg: &mut SimdGroup, ctx: &mut Ctx) -> Result<Yield, SimError> {
         match op.kind {
             Kind::Stop => {
                 sg.done = true;
-                return Ok(Yield::Stop);
+                return Ok(Some(Yield::Stop));
             }
-            Kind::Barrier => return Ok(Yield::Barrier),
+            Kind::Barrier => return Ok(Some(Yield::Barrier)),
             _ => {}
         }
     }

@@ -134,3 +134,57 @@ impl SimdGroup {
         out
     }
 }
+
+thread_local! {
+    /// SIMD-groups given back by [`Recycled`], reused by the next one on this thread.
+    static SPARE: std::cell::RefCell<Vec<SimdGroup>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A fresh SIMD-group taken from a per-thread pool and given back when dropped. Render
+/// stages start one SIMD-group per fragment quad or vertex batch; a new group zeroes and
+/// frees its 12 KiB register file each time, while [`SimdGroup::reset`] clears only the
+/// registers written. The state the holder sees is exactly that of [`SimdGroup::new`].
+pub struct Recycled(Option<SimdGroup>);
+
+/// Groups the pool keeps (nested runs hold at most a few at a time).
+const SPARE_MAX: usize = 8;
+
+impl Recycled {
+    pub fn new(live: u32, ids: ThreadIds) -> Self {
+        let sg = SPARE.with(|s| s.borrow_mut().pop());
+        Recycled(Some(match sg {
+            Some(mut sg) => {
+                sg.reset(live, ids);
+                sg
+            }
+            None => SimdGroup::new(live, ids),
+        }))
+    }
+}
+
+impl std::ops::Deref for Recycled {
+    type Target = SimdGroup;
+    fn deref(&self) -> &SimdGroup {
+        self.0.as_ref().expect("present until drop")
+    }
+}
+
+impl std::ops::DerefMut for Recycled {
+    fn deref_mut(&mut self) -> &mut SimdGroup {
+        self.0.as_mut().expect("present until drop")
+    }
+}
+
+impl Drop for Recycled {
+    fn drop(&mut self) {
+        if let Some(sg) = self.0.take() {
+            // `try_with`: during thread teardown the pool may already be gone.
+            let _ = SPARE.try_with(|s| {
+                let mut s = s.borrow_mut();
+                if s.len() < SPARE_MAX {
+                    s.push(sg);
+                }
+            });
+        }
+    }
+}

@@ -6,9 +6,9 @@
 
 use super::stages::{Fragment, FragmentResult, TileBuffer, VertexInvocation};
 use super::unestablished;
-use crate::core::exec::{run, Ctx, Yield};
+use crate::core::exec::{run_to_refusal, Ctx, Yield};
 use crate::core::ops::{Dst, Kind, Op, Part};
-use crate::core::state::{SimdGroup, ThreadIds};
+use crate::core::state::{Recycled, SimdGroup, ThreadIds};
 use crate::core::LANES;
 use crate::error::{hex, SimError};
 use crate::lower::gfx_io::{self, GfxOp};
@@ -21,6 +21,16 @@ use std::collections::HashMap;
 const MAX_BODY: usize = 16 * 1024;
 /// Instruction budget of one SIMD-group run of a stage body (endless-loop guard).
 const BUDGET: u64 = 1 << 20;
+
+/// Bodies [`Body::load_shared`] keeps per thread (cleared when full).
+const DECODED_MAX: usize = 64;
+
+/// Decoded bodies by (VA, bytes read): see [`Body::load_shared`].
+type DecodedBodies = HashMap<(u64, Vec<u8>), std::rc::Rc<Body>>;
+
+thread_local! {
+    static DECODED: std::cell::RefCell<DecodedBodies> = std::cell::RefCell::new(HashMap::new());
+}
 
 /// A stage body, decoded once.
 pub struct Body {
@@ -35,6 +45,32 @@ pub struct Body {
 impl Body {
     /// Reads and decodes the body at `va` (up to the first unmapped 16-byte chunk).
     pub fn load(mem: &dyn GpuMemory, va: u64) -> Result<Body, SimError> {
+        Ok(Self::decode(va, Self::read_code(mem, va)?))
+    }
+
+    /// [`Body::load`], shared: a body whose VA and bytes (all [`MAX_BODY`] of them, as read
+    /// now) equal an earlier load's on this thread is that load's decode. Every render
+    /// loads its bodies afresh, and decoding the whole window (most of it whatever follows
+    /// the program) costs more than a small frame; comparing the bytes makes a rewritten
+    /// body a different entry, so nothing is ever stale.
+    pub fn load_shared(mem: &dyn GpuMemory, va: u64) -> Result<std::rc::Rc<Body>, SimError> {
+        let code = Self::read_code(mem, va)?;
+        let key = (va, code);
+        if let Some(b) = DECODED.with(|c| c.borrow().get(&key).cloned()) {
+            return Ok(b);
+        }
+        let body = std::rc::Rc::new(Self::decode(va, key.1.clone()));
+        DECODED.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.len() >= DECODED_MAX {
+                c.clear();
+            }
+            c.insert(key, body.clone());
+        });
+        Ok(body)
+    }
+
+    fn read_code(mem: &dyn GpuMemory, va: u64) -> Result<Vec<u8>, SimError> {
         let mut code = Vec::new();
         let mut chunk = [0u8; 16];
         while code.len() < MAX_BODY && mem.read(va + code.len() as u64, &mut chunk).is_ok() {
@@ -43,6 +79,10 @@ impl Body {
         if code.is_empty() {
             mem.read(va, &mut chunk[..2])?;
         }
+        Ok(code)
+    }
+
+    fn decode(va: u64, code: Vec<u8>) -> Body {
         let mut prog = Program::new(&code);
         let mut io = HashMap::new();
         for op in prog.ops.iter_mut() {
@@ -71,7 +111,7 @@ impl Body {
             uniform_words: 0,
         };
         body.uniform_words = body.uniforms_read();
-        Ok(body)
+        body
     }
 
     /// Uniform words the body can read: uniform operands and the 64-bit base pairs of its
@@ -217,7 +257,7 @@ pub(super) fn run_trapping(
     } else {
         (1u32 << lanes) - 1
     };
-    let mut sg = SimdGroup::new(live, ThreadIds::default());
+    let mut sg = Recycled::new(live, ThreadIds::default());
     let mut ctx = Ctx {
         prog: &body.prog,
         mem,
@@ -230,28 +270,39 @@ pub(super) fn run_trapping(
         lane_instructions: 0,
     };
     loop {
-        match run(&mut sg, &mut ctx) {
-            Ok(Yield::Stop) => return Ok(()),
-            Ok(Yield::Barrier) => {
+        match run_to_refusal(&mut sg, &mut ctx) {
+            Ok(Some(Yield::Stop)) => return Ok(()),
+            Ok(Some(Yield::Barrier)) => {
                 return Err(unestablished(
                     body.va,
                     stage,
                     format!("a barrier in a {stage} is not modelled"),
                 ))
             }
-            Err(e) => {
+            Err(e) => return Err(body.locate(e)),
+            // The core stopped at an op it lowered to a refusal (and is past it): a trap
+            // when it is a graphics IO op, otherwise that refusal is the error.
+            Ok(None) => {
                 let op = sg.next.checked_sub(1).and_then(|k| body.prog.ops.get(k));
-                let op = match op {
-                    // Only the refusal the core lowered this very instruction to is a trap.
-                    Some(op) if matches!(&op.kind, Kind::Refuse(r) if *r == e) => op,
-                    _ => return Err(body.locate(e)),
+                let Some(op) = op else {
+                    return Err(SimError::Launch(format!(
+                        "{stage}: refusal trap without an op (body at {:#x})",
+                        body.va
+                    )));
                 };
-                let g = match body.io.get(&op.pc) {
-                    Some(Ok(g)) => *g,
-                    Some(Err(why)) => return Err(body.error(op, why.clone())),
-                    None => return Err(body.locate(e)),
+                let g = match (body.io.get(&op.pc), &op.kind) {
+                    (Some(Ok(g)), _) => *g,
+                    (Some(Err(why)), _) => return Err(body.error(op, why.clone())),
+                    (None, Kind::Refuse(e)) => return Err(body.locate(e.clone())),
+                    (None, _) => {
+                        return Err(SimError::Launch(format!(
+                            "{stage}: trap at a non-refusal op (body at {:#x})",
+                            body.va
+                        )))
+                    }
                 };
-                io(&mut sg, op, g)?;
+                let sg: &mut SimdGroup = &mut sg;
+                io(sg, op, g)?;
                 for &(reg, part) in &op.releases {
                     sg.write(Dst { reg, part }, sg.exec.active, &[0; LANES]);
                 }

@@ -246,7 +246,7 @@ impl IsaStages {
         }
         let l = super::launcher::run_stage_setup(mem, launch, stage)?;
         let p = StageProgram {
-            body: std::rc::Rc::new(super::body::Body::load(mem, l.body)?),
+            body: super::body::Body::load_shared(mem, l.body)?,
             uniforms: l.arguments.into(),
             publications: l.frame.publication_words,
             allocation: l.allocation,

@@ -68,7 +68,7 @@ impl TilePrograms {
         }
         let s = run_stage_setup(mem, va, RenderStage::Fragment)?;
         let p = TileProgram {
-            body: Rc::new(Body::load(mem, s.body)?),
+            body: Body::load_shared(mem, s.body)?,
             arguments: s.arguments.into(),
             publications: s.frame.publication_words,
             allocation: s.allocation,
