@@ -44,7 +44,7 @@ pub const CANCEL_POLL: u64 = 4096;
 
 /// Runs `sg` from its next instruction.
 pub fn run(sg: &mut SimdGroup, ctx: &mut Ctx) -> Result<Yield, SimError> {
-    match run_inner(sg, ctx, false)? {
+    match run_inner::<false>(sg, ctx)? {
         Some(y) => Ok(y),
         // not produced without `trap`: a refusal comes back as its error
         None => Err(SimError::Launch(
@@ -59,11 +59,14 @@ pub fn run(sg: &mut SimdGroup, ctx: &mut Ctx) -> Result<Yield, SimError> {
 /// (`gfx::body`), so cloning and comparing the refusal's strings for each of them would
 /// cost more than the op itself.
 pub fn run_to_refusal(sg: &mut SimdGroup, ctx: &mut Ctx) -> Result<Option<Yield>, SimError> {
-    run_inner(sg, ctx, true)
+    run_inner::<true>(sg, ctx)
 }
 
 #[inline(always)]
-fn run_inner(sg: &mut SimdGroup, ctx: &mut Ctx, trap: bool) -> Result<Option<Yield>, SimError> {
+fn run_inner<const TRAP: bool>(
+    sg: &mut SimdGroup,
+    ctx: &mut Ctx,
+) -> Result<Option<Yield>, SimError> {
     let ops = &ctx.prog.ops;
     loop {
         let Some(op) = ops.get(sg.next) else {
@@ -94,7 +97,7 @@ fn run_inner(sg: &mut SimdGroup, ctx: &mut Ctx, trap: bool) -> Result<Option<Yie
             scratch_hazards(sg, op)?;
         }
         let zeroed = resolve_pending(sg, op)?;
-        if trap && matches!(op.kind, Kind::Refuse(_)) {
+        if TRAP && matches!(op.kind, Kind::Refuse(_)) {
             // what `step` does first for a refusal, minus the error clone
             return Ok(None);
         }
