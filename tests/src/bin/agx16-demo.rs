@@ -8,7 +8,7 @@
 //! ambient lighting from one directional light. Optional features, each used only when agx16
 //! renders it like softpipe: the view-projection matrix as a mat4 uniform in the vertex shader
 //! (else clip-space positions from the CPU), per-fragment lighting (else per-vertex), a
-//! nearest-filtered checker texture modulating the colour, and a translucent pane drawn last with
+//! mipmapped brick texture (trilinear, repeating) modulating the colour, and a translucent pane drawn last with
 //! SRC_ALPHA/ONE_MINUS_SRC_ALPHA blending. The richest feature set that compiles, draws without a
 //! GL error and matches softpipe is the one written; every rejected set is printed with its reason.
 //! 128x128 because the model needs ~7 s per 128x128 frame (larger targets render too: see
@@ -61,7 +61,7 @@ impl Features {
             "per-vertex diffuse+ambient lighting"
         });
         if self.texture {
-            v.push("nearest-filtered RGBA8 checker texture");
+            v.push("trilinear-filtered, mipmapped RGBA8 brick texture (7 levels uploaded with glTexImage2D)");
         }
         if self.blend {
             v.push("translucent pane with SRC_ALPHA/ONE_MINUS_SRC_ALPHA blending");
@@ -260,15 +260,24 @@ struct Mesh {
     pane: (i32, i32),
 }
 
-fn quad(m: &mut Mesh, corners: [[f32; 3]; 4], normal: [f32; 3], uv_scale: f32, colour: [f32; 4]) {
+fn quad(
+    m: &mut Mesh,
+    corners: [[f32; 3]; 4],
+    normal: [f32; 3],
+    uv: ([f32; 2], f32),
+    colour: [f32; 4],
+) {
+    let (uv_origin, uv_scale) = uv;
     let base = (m.vertices.len() / FLOATS) as u16;
     let uvs = [[0.0, 0.0], [1.0, 0.0], [1.0, 1.0], [0.0, 1.0]];
     for (p, uv) in corners.iter().zip(uvs) {
         m.vertices.extend_from_slice(p);
         m.vertices.push(1.0);
         m.vertices.extend_from_slice(&normal);
-        m.vertices
-            .extend_from_slice(&[uv[0] * uv_scale + 0.003, uv[1] * uv_scale + 0.003]);
+        m.vertices.extend_from_slice(&[
+            uv[0] * uv_scale + uv_origin[0],
+            uv[1] * uv_scale + uv_origin[1],
+        ]);
         m.vertices.extend_from_slice(&colour);
     }
     m.indices
@@ -293,7 +302,7 @@ fn scene_mesh() -> Mesh {
             [-1.6, y, -1.6],
         ],
         [0.0, 1.0, 0.0],
-        2.0,
+        ([0.0, 0.0], 0.75),
         [0.85, 0.85, 0.8, 1.0],
     );
     // Cube of half-size 0.6 resting on the floor, turned about y (positions and normals turned
@@ -352,13 +361,13 @@ fn scene_mesh() -> Mesh {
             &mut m,
             [c(-1.0, -1.0), c(1.0, -1.0), c(1.0, 1.0), c(-1.0, 1.0)],
             n,
-            1.0,
+            ([0.0, 0.0], 0.75),
             col,
         );
     }
     m.opaque = (0, m.indices.len() as i32);
     // Translucent pane in front of the cube (facing +z, tilted by the camera's view), one
-    // texel of the texture (white).
+    // brick's colour of the texture.
     let first = m.indices.len() as i32;
     quad(
         &mut m,
@@ -369,27 +378,61 @@ fn scene_mesh() -> Mesh {
             [-1.0, 0.9, 1.1],
         ],
         [0.0, 0.0, 1.0],
-        0.0,
+        (BRICK_CENTRE, 0.0),
         [0.3, 0.75, 1.0, 0.45],
     );
     m.pane = (first, m.indices.len() as i32 - first);
     m
 }
 
-/// 64x64 RGBA8 checker with 8x8 cells; texel (0,0) is white.
-fn checker() -> Vec<u8> {
-    let mut t = Vec::with_capacity(64 * 64 * 4);
-    for y in 0..64 {
-        for x in 0..64 {
-            let on = ((x / 8) + (y / 8)) % 2 == 0;
-            t.extend_from_slice(if on {
-                &[255, 255, 255, 255]
+/// Edge of the brick texture's level 0.
+const TEX_SIZE: usize = 64;
+/// A brick's centre in texture coordinates: row 0's first brick spans texels x 2..32, y 2..16
+/// (see `bricks`), so a linear sample here reads only that brick's colour.
+const BRICK_CENTRE: [f32; 2] = [17.0 / 64.0, 9.0 / 64.0];
+
+/// 64x64 RGBA8 bricks (rows of 16 texels, bricks 32 wide, every other row offset by half a
+/// brick, 2-texel mortar lines, two brick shades) and its mip chain down to 1x1, each level the
+/// rounded 2x2 box filter of the one above: one glTexImage2D per level (glGenerateMipmap would
+/// do the same on the CPU, texture.rs in the driver; uploading the levels keeps the demo
+/// independent of that path).
+fn brick_levels() -> Vec<Vec<u8>> {
+    let n = TEX_SIZE;
+    let mut level = Vec::with_capacity(n * n * 4);
+    for y in 0..n {
+        for x in 0..n {
+            let row = y / 16;
+            let shifted = x + if row % 2 == 1 { 16 } else { 0 };
+            let mortar = y % 16 < 2 || shifted % 32 < 2;
+            level.extend_from_slice(if mortar {
+                &[96, 96, 104, 255]
+            } else if (shifted / 32 + row) % 2 == 0 {
+                &[255, 236, 214, 255]
             } else {
-                &[150, 150, 175, 255]
+                &[236, 214, 196, 255]
             });
         }
     }
-    t
+    let mut levels = vec![level];
+    let mut size = n;
+    while size > 1 {
+        let src = levels.last().unwrap();
+        let half = size / 2;
+        let mut dst = Vec::with_capacity(half * half * 4);
+        for y in 0..half {
+            for x in 0..half {
+                for c in 0..4 {
+                    let at = |dx: usize, dy: usize| {
+                        src[((2 * y + dy) * size + 2 * x + dx) * 4 + c] as u32
+                    };
+                    dst.push(((at(0, 0) + at(1, 0) + at(0, 1) + at(1, 1) + 2) / 4) as u8);
+                }
+            }
+        }
+        levels.push(dst);
+        size = half;
+    }
+    levels
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -550,20 +593,23 @@ unsafe fn setup(gl: &glow::Context, features: Features) -> Result<Scene, String>
         let tex = gl.create_texture()?;
         gl.active_texture(glow::TEXTURE0);
         gl.bind_texture(glow::TEXTURE_2D, Some(tex));
-        gl.tex_image_2d(
-            glow::TEXTURE_2D,
-            0,
-            glow::RGBA as i32,
-            64,
-            64,
-            0,
-            glow::RGBA,
-            glow::UNSIGNED_BYTE,
-            glow::PixelUnpackData::Slice(Some(&checker())),
-        );
+        for (level, data) in brick_levels().iter().enumerate() {
+            let n = (TEX_SIZE >> level) as i32;
+            gl.tex_image_2d(
+                glow::TEXTURE_2D,
+                level as i32,
+                glow::RGBA as i32,
+                n,
+                n,
+                0,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                glow::PixelUnpackData::Slice(Some(data)),
+            );
+        }
         for (p, v) in [
-            (glow::TEXTURE_MIN_FILTER, glow::NEAREST),
-            (glow::TEXTURE_MAG_FILTER, glow::NEAREST),
+            (glow::TEXTURE_MIN_FILTER, glow::LINEAR_MIPMAP_LINEAR),
+            (glow::TEXTURE_MAG_FILTER, glow::LINEAR),
             (glow::TEXTURE_WRAP_S, glow::REPEAT),
             (glow::TEXTURE_WRAP_T, glow::REPEAT),
         ] {
@@ -609,9 +655,11 @@ unsafe fn frame(gl: &glow::Context, s: &Scene, angle: f32) -> Result<Vec<u8>, St
     let view = look_at(eye, [0.0, -0.1, 0.0], [0.0, 1.0, 0.0]);
     let proj = perspective(0.9, 1.0, 0.5, 12.0);
     let vp = mul(&proj, &view);
-    gl.clear(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT);
+    // Depth writes on before the clear: glClear honours the depth mask, and the previous
+    // frame (or scene on this context) ends with it off for the translucent pane.
     gl.depth_mask(true);
     gl.disable(glow::BLEND);
+    gl.clear(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT);
     // The floor and the cube in one draw (world-space vertices).
     if s.features.gpu_transform {
         gl.uniform_matrix_4_f32_slice(s.mvp.as_ref(), false, &vp);
