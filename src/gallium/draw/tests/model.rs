@@ -886,7 +886,7 @@ fn inconsistent_programs_are_errors_not_panics() {
 mod compiled {
     use super::*;
     use agx16_compiler::abi;
-    use agx16_compiler::ir::{Builder, Interp as CInterp, Op, Src, Stage, SysVal, Type};
+    use agx16_compiler::ir::{Builder, Interp as CInterp, Op, Src, Stage, SysVal, TexKind, Type};
     use agx16_compiler::pipeline::Options;
 
     /// Root-record qword of vertex buffer 0 (sim/GFX.md "Render-stage uniform ABI": six
@@ -1009,6 +1009,153 @@ mod compiled {
         batch.draws.push(d);
         let err = run_batch(&mem, &mut progs, &batch).unwrap_err();
         assert!(err.to_lowercase().contains("fault"), "{err}");
+    }
+
+    /// `gl_FragColor = texture2D(u_tex, v_col.xy)`: unit 0 through texture and sampler table
+    /// entries 0 (what agx16-gallium fills per draw).
+    fn textured_fragment_program() -> (Vec<u8>, u32) {
+        let mut b = Builder::new(Stage::Fragment);
+        let u = b.load_varying(1, CInterp::Perspective);
+        let v = b.load_varying(2, CInterp::Perspective);
+        let t = b.texture(0, 0, TexKind::Sample, [Src::val(u), Src::val(v)]);
+        let word = abi::pack_unorm_4x8(&mut b, std::array::from_fn(|k| Src::comp(t, k as u8)));
+        b.store_tile(0, word);
+        let (c, info) = abi::compile_ir_graphics(&b.finish(), 0, Options::default()).unwrap();
+        (c.code, info.publications)
+    }
+
+    /// An 8x8 texture magnified 8 times over the 64x64 target through `StageTextures`: each
+    /// pixel is the nearest texel of its centre's (u, v) (GL ES 3.0 §3.8.10; texel edges fall
+    /// on multiples of 8 pixels, never on a centre), so the image is exact. Controls: a zero
+    /// sampler root (no table uploaded) is refused by name.
+    #[test]
+    fn stage_texture_tables_feed_a_compiled_sample_and_match_the_texels() {
+        use agx16_cmdstream::descriptors::{
+            Channels, MipFilter, NumericType, Sampler, Swizzle, Wrap,
+        };
+        use agx16_cmdstream::layout::{ImageDesc, ImageLayout, Tiling};
+        use agx16_cmdstream::texture_layout::{texture_for, TextureFormat};
+
+        let (mut mem, mut progs, _) = setup();
+        let vs = Arc::new(VertexProgram {
+            body: progs.arena.add_body(&mut mem, &vertex_program()).unwrap(),
+            outputs: 8,
+            writes_point_size: false,
+            publications: 128,
+            scratch: 0,
+        });
+        let (code, publications) = textured_fragment_program();
+        let fs = Arc::new(FragmentProgram {
+            body: progs.arena.add_body(&mut mem, &code).unwrap(),
+            varyings: vec![Varying {
+                slot: 0,
+                components: 4,
+                interp: Interp::Perspective,
+                coefficient: 1,
+            }],
+            reads_frag_z: false,
+            discards: false,
+            reads_tilebuffer: false,
+            publications,
+            scratch: 0,
+        });
+        // Full-screen quad, (u, v) = (ndc + 1) / 2 in the colour's x, y.
+        let corner = |x: f32, y: f32| -> RefVtx {
+            (
+                [x, y, 0.5, 1.0],
+                [(x + 1.0) / 2.0, (y + 1.0) / 2.0, 0.0, 1.0],
+            )
+        };
+        let quad = [
+            corner(-1.0, -1.0),
+            corner(1.0, -1.0),
+            corner(-1.0, 1.0),
+            corner(-1.0, 1.0),
+            corner(1.0, -1.0),
+            corner(1.0, 1.0),
+        ];
+        let data: Vec<u8> = quad
+            .iter()
+            .flat_map(|(p, c)| p.iter().chain(c))
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        let vb = mem.upload(Heap::General, &data, 64).unwrap();
+        let texel = |x: u32, y: u32| -> [u8; 4] {
+            [
+                (x * 31) as u8,
+                (y * 29) as u8,
+                ((x ^ y) * 37) as u8,
+                255 - (x * y) as u8,
+            ]
+        };
+        let layout = ImageLayout::new(ImageDesc::simple_2d(8, 8, 4, Tiling::Twiddled)).unwrap();
+        let mut image = vec![0u8; layout.total_bytes() as usize];
+        for y in 0..8 {
+            for x in 0..8 {
+                let at = layout.element_offset(0, 0, x, y, 0) as usize;
+                image[at..at + 4].copy_from_slice(&texel(x, y));
+            }
+        }
+        let tex_va = mem.upload(Heap::General, &image, 128).unwrap();
+        let format = TextureFormat {
+            channels: Channels::R8G8B8A8,
+            numeric_type: NumericType::Unorm,
+            swizzle: [Swizzle::R, Swizzle::G, Swizzle::B, Swizzle::A],
+            srgb: false,
+        };
+        let mut sampler = Sampler {
+            mip_filter: MipFilter::None,
+            wrap_s: Wrap::ClampToEdge,
+            wrap_t: Wrap::ClampToEdge,
+            wrap_r: Wrap::ClampToEdge,
+            compare_sense: true,
+            compare_test: agx16_cmdstream::Hex(7),
+            ..Default::default()
+        };
+        sampler.set_lod_range(0.0, 14.0);
+        let tables = StageTextures {
+            textures: vec![Some(texture_for(&layout, tex_va, format).unwrap())],
+            samplers: vec![Some(sampler)],
+        };
+        let mut vs_args = vec![0u32; 12];
+        vs_args.extend([vb as u32, (vb >> 32) as u32]);
+        let mut fs_args = vec![0u32; 12];
+        tables.upload(&mut mem, &mut fs_args).unwrap();
+        // Roots 0 and 1 now hold the two tables' addresses.
+        assert!(fs_args[0] | fs_args[1] != 0 && fs_args[2] | fs_args[3] != 0);
+        let mut d = draw(
+            &vs,
+            &fs,
+            Primitive::Triangles,
+            Indices::Direct { first: 0, count: 6 },
+        );
+        d.vs_args = vs_args.clone();
+        d.fs_args = fs_args.clone();
+        let mut batch = Batch::new(framebuffer(false));
+        clear_all(&mut batch);
+        batch.draws.push(d.clone());
+        let (px, _) = render(&mem, &mut progs, &batch);
+        for y in 0..H {
+            for x in 0..W {
+                let want = texel(x / 8, y / 8);
+                assert_eq!(px[(y * W + x) as usize], want, "pixel ({x}, {y})");
+            }
+        }
+
+        // Control: the sampler root left zero (only the texture table uploaded).
+        let only_textures = StageTextures {
+            samplers: vec![],
+            ..tables
+        };
+        let mut args = vec![0u32; 12];
+        only_textures.upload(&mut mem, &mut args).unwrap();
+        assert_eq!(args[2..4], [0, 0]);
+        d.fs_args = args;
+        let mut batch = Batch::new(framebuffer(false));
+        clear_all(&mut batch);
+        batch.draws.push(d);
+        let err = run_batch(&mem, &mut progs, &batch).unwrap_err();
+        assert!(err.contains("sampler table root"), "{err}");
     }
 }
 
