@@ -1423,6 +1423,70 @@ void main() { gl_FragColor = texture2D(u_tex, v_tc); }
     }
 }
 
+/// Texture formats the driver samples through a swizzle of R8G8B8A8: an RGB texture (alpha
+/// one), a BGRA_EXT one (mirrored repeat) and a LUMINANCE_ALPHA one, each a 4x4 texture on a
+/// 16-pixel-wide strip (texel edges on whole pixels).
+fn texture_formats(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "attribute vec2 a_pos;
+attribute vec2 a_tc;
+varying vec2 v_tc;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_tc = a_tc; }
+";
+    const FS: &str = "precision highp float;
+uniform sampler2D u_tex;
+varying vec2 v_tc;
+void main() { gl_FragColor = texture2D(u_tex, v_tc); }
+";
+    unsafe {
+        simple(gl, || {
+            let p = program(gl, VS, FS, &["a_pos", "a_tc"])?;
+            gl.active_texture(glow::TEXTURE0);
+            let loc = gl.get_uniform_location(p, "u_tex");
+            gl.uniform_1_i32(loc.as_ref(), 0);
+            let rgba = texels(4, 60);
+            let rgb: Vec<u8> = rgba.chunks(4).flat_map(|c| [c[0], c[1], c[2]]).collect();
+            let la: Vec<u8> = rgba.chunks(4).flat_map(|c| [c[0], c[3]]).collect();
+            let strips: [(f32, u32, &[u8], u32, f32); 3] = [
+                (0.0, glow::RGB, &rgb, glow::CLAMP_TO_EDGE, 1.0),
+                (24.0, glow::BGRA, &rgba, glow::MIRRORED_REPEAT, 2.0),
+                (48.0, glow::LUMINANCE_ALPHA, &la, glow::CLAMP_TO_EDGE, 1.0),
+            ];
+            for (x0, format, data, wrap, s) in strips {
+                let tex = gl.create_texture()?;
+                gl.bind_texture(glow::TEXTURE_2D, Some(tex));
+                gl.tex_image_2d(
+                    glow::TEXTURE_2D,
+                    0,
+                    format as i32,
+                    4,
+                    4,
+                    0,
+                    format,
+                    glow::UNSIGNED_BYTE,
+                    glow::PixelUnpackData::Slice(Some(data)),
+                );
+                for (param, v) in [
+                    (glow::TEXTURE_MIN_FILTER, glow::NEAREST),
+                    (glow::TEXTURE_MAG_FILTER, glow::NEAREST),
+                    (glow::TEXTURE_WRAP_S, wrap),
+                    (glow::TEXTURE_WRAP_T, wrap),
+                ] {
+                    gl.tex_parameter_i32(glow::TEXTURE_2D, param, v as i32);
+                }
+                check(gl, "texture upload")?;
+                let x1 = x0 + 16.0;
+                let v = [
+                    x0, 0.0, 0.0, 0.0, x1, 0.0, s, 0.0, x1, 64.0, s, 1.0, x0, 0.0, 0.0, 0.0, x1,
+                    64.0, s, 1.0, x0, 64.0, 0.0, 1.0,
+                ];
+                vertices(gl, &v, &[2, 2])?;
+                gl.draw_arrays(glow::TRIANGLES, 0, 6);
+            }
+            check(gl, "textured draws")
+        })
+    }
+}
+
 /// Two textures sampled by one shader (texture units 0 and 1).
 fn texture_two_units(gl: &Gl, _: &Ctx) -> Frame {
     const VS: &str = "attribute vec2 a_pos;
@@ -1632,6 +1696,7 @@ const SCENES: &[Scene] = &[
     s("texture_repeat", 2, 0, 0, texture_repeat),
     s("texture_mipmap", 2, 1, 0, texture_mipmap),
     s("texture_two_units", 2, 1, 0, texture_two_units),
+    s("texture_formats", 2, 0, 0, texture_formats),
     s("mrt", 3, 1, 0, mrt),
     s("flat_varying", 3, 1, 0, flat_varying),
     s("shader_math", 2, 1, 0, shader_math),
