@@ -20,6 +20,8 @@ mod screen;
 mod shader;
 mod state;
 mod texture;
+#[cfg(test)]
+mod texture_tests;
 mod transfer;
 mod va;
 mod variants;

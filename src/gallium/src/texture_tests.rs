@@ -1,0 +1,185 @@
+//! Sampler views and samplers → G16 descriptors (texture.rs). Oracles: the model's own
+//! derivation of an image layout from a descriptor (agx16-cmdstream `layout_for`, what
+//! agx16-sim samples through) against the resource's layout and BO, the descriptors' unpacked
+//! fields against the GL meaning of the state, and refusals by name.
+
+use crate::bo::testing::{device, KernelUapi};
+use crate::resource::{create_resource, destroy_resource, Resource};
+use crate::screen::Screen;
+use crate::texture::{sampler_descriptor, texture_descriptor};
+use agx16_cmdstream::descriptors::{BorderColour, MipFilter, Sampler, Swizzle, Texture, Wrap};
+use agx16_cmdstream::texture_layout::layout_for;
+use agx16_cmdstream::Record;
+use agx16_mesa_sys as sys;
+use std::sync::Arc;
+
+fn screen() -> (Arc<KernelUapi>, Box<Screen>) {
+    let (k, bo) = device();
+    let params = agx16_kernel::params::params_global(&Default::default());
+    (k, Screen::for_tests(bo, params))
+}
+
+fn image(s: &mut Screen, size: u32, last_level: u8, bind: u32) -> *mut sys::pipe_resource {
+    // SAFETY: plain C data.
+    let mut t: sys::pipe_resource = unsafe { std::mem::zeroed() };
+    t.set_target(sys::PIPE_TEXTURE_2D);
+    t.set_format(sys::PIPE_FORMAT_R8G8B8A8_UNORM);
+    t.width0 = size;
+    t.height0 = size as u16;
+    t.depth0 = 1;
+    t.array_size = 1;
+    t.last_level = last_level;
+    t.bind = bind;
+    let ps = &mut s.base as *mut sys::pipe_screen;
+    Box::into_raw(create_resource(s, ps, &t).expect("resource_create")) as *mut sys::pipe_resource
+}
+
+fn view(
+    res: *mut sys::pipe_resource,
+    format: sys::pipe_format,
+    levels: (u32, u32),
+) -> sys::pipe_sampler_view {
+    // SAFETY: plain C data.
+    let mut v: sys::pipe_sampler_view = unsafe { std::mem::zeroed() };
+    v.texture = res;
+    v.set_target(sys::PIPE_TEXTURE_2D);
+    v.set_format(format);
+    v.set_swizzle_r(sys::PIPE_SWIZZLE_X);
+    v.set_swizzle_g(sys::PIPE_SWIZZLE_Y);
+    v.set_swizzle_b(sys::PIPE_SWIZZLE_Z);
+    v.set_swizzle_a(sys::PIPE_SWIZZLE_W);
+    // SAFETY: the texture member of the union.
+    unsafe {
+        v.u.tex.set_first_level(levels.0);
+        v.u.tex.set_last_level(levels.1);
+    }
+    v
+}
+
+fn repacked(t: &Texture) -> Texture {
+    Texture::unpack(&t.pack().unwrap()).unwrap()
+}
+
+#[test]
+fn a_view_of_levels_1_to_4_describes_exactly_where_the_resource_keeps_them() {
+    let (_k, mut s) = screen();
+    let r = image(&mut s, 64, 4, sys::PIPE_BIND_SAMPLER_VIEW);
+    let res = unsafe { Resource::get(r) };
+    let (va, layout) = (res.bo().va, res.layout.clone().unwrap());
+    let d = repacked(
+        &unsafe { texture_descriptor(&view(r, sys::PIPE_FORMAT_R8G8B8A8_UNORM, (1, 4))) }.unwrap(),
+    );
+    assert!(d.fully_known());
+    assert_eq!((d.width, d.height, d.levels), (32, 32, 4));
+    let derived = layout_for(&d).unwrap();
+    for i in 0..4 {
+        let have = &layout.levels[1 + i];
+        assert_eq!(derived.levels[i].plane, have.plane, "level {}", 1 + i);
+        assert_eq!(
+            d.address + derived.levels[i].offset,
+            va + have.offset,
+            "level {}",
+            1 + i
+        );
+    }
+    assert_eq!(
+        [d.swizzle_r, d.swizzle_g, d.swizzle_b, d.swizzle_a],
+        [Swizzle::R, Swizzle::G, Swizzle::B, Swizzle::A]
+    );
+    // BGRA memory order: red is byte 2; RGBX: alpha reads one.
+    let bgra =
+        unsafe { texture_descriptor(&view(r, sys::PIPE_FORMAT_B8G8R8A8_UNORM, (0, 4))) }.unwrap();
+    assert_eq!(
+        [
+            bgra.swizzle_r,
+            bgra.swizzle_g,
+            bgra.swizzle_b,
+            bgra.swizzle_a
+        ],
+        [Swizzle::B, Swizzle::G, Swizzle::R, Swizzle::A]
+    );
+    let rgbx =
+        unsafe { texture_descriptor(&view(r, sys::PIPE_FORMAT_R8G8B8X8_UNORM, (0, 0))) }.unwrap();
+    assert_eq!(rgbx.swizzle_a, Swizzle::One);
+    assert!(!rgbx.mipmapped && rgbx.levels == 1);
+    destroy_resource(&s, unsafe { Box::from_raw(r as *mut Resource) });
+}
+
+#[test]
+fn views_the_model_cannot_sample_are_refused_by_name() {
+    let (_k, mut s) = screen();
+    let linear = image(
+        &mut s,
+        16,
+        0,
+        sys::PIPE_BIND_SAMPLER_VIEW | sys::PIPE_BIND_LINEAR,
+    );
+    let e = unsafe { texture_descriptor(&view(linear, sys::PIPE_FORMAT_R8G8B8A8_UNORM, (0, 0))) }
+        .unwrap_err();
+    assert!(e.contains("linear"), "{e}");
+    let r = image(&mut s, 16, 0, sys::PIPE_BIND_SAMPLER_VIEW);
+    let e =
+        unsafe { texture_descriptor(&view(r, sys::PIPE_FORMAT_B5G6R5_UNORM, (0, 0))) }.unwrap_err();
+    assert!(e.contains("format"), "{e}");
+    let mut cube = view(r, sys::PIPE_FORMAT_R8G8B8A8_UNORM, (0, 0));
+    cube.set_target(sys::PIPE_TEXTURE_CUBE);
+    let e = unsafe { texture_descriptor(&cube) }.unwrap_err();
+    assert!(e.contains("2D"), "{e}");
+    let e = unsafe { texture_descriptor(&view(r, sys::PIPE_FORMAT_R8G8B8A8_UNORM, (0, 3))) }
+        .unwrap_err();
+    assert!(e.contains("levels"), "{e}");
+    for r in [linear, r] {
+        destroy_resource(&s, unsafe { Box::from_raw(r as *mut Resource) });
+    }
+}
+
+fn state() -> sys::pipe_sampler_state {
+    let mut st = sys::pipe_sampler_state::default();
+    st.set_wrap_s(sys::PIPE_TEX_WRAP_REPEAT);
+    st.set_wrap_t(sys::PIPE_TEX_WRAP_MIRROR_REPEAT);
+    st.set_wrap_r(sys::PIPE_TEX_WRAP_REPEAT);
+    st.set_min_img_filter(sys::PIPE_TEX_FILTER_LINEAR);
+    st.set_mag_img_filter(sys::PIPE_TEX_FILTER_NEAREST);
+    st.set_min_mip_filter(sys::PIPE_TEX_MIPFILTER_LINEAR);
+    st.min_lod = 0.5;
+    st.max_lod = 1000.0;
+    st
+}
+
+#[test]
+fn samplers_carry_the_gl_state_and_refuse_what_g16_cannot_hold() {
+    let d = sampler_descriptor(&state()).unwrap();
+    let d = Sampler::unpack(&d.pack().unwrap()).unwrap();
+    assert!(d.fully_known());
+    assert!(d.min_linear && !d.mag_linear);
+    assert_eq!(d.mip_filter, MipFilter::Linear);
+    assert_eq!((d.wrap_s, d.wrap_t), (Wrap::Repeat, Wrap::MirroredRepeat));
+    // GL's max LOD 1000 is more levels than any image has: clamped to the field's 14.
+    assert_eq!(d.lod_range(), (0.5, 14.0));
+
+    let mut border = state();
+    border.set_wrap_s(sys::PIPE_TEX_WRAP_CLAMP_TO_BORDER);
+    border.border_color.f = [1.0; 4];
+    assert_eq!(
+        sampler_descriptor(&border).unwrap().border,
+        BorderColour::OpaqueWhite
+    );
+    border.border_color.f = [0.5, 0.0, 0.0, 1.0];
+    assert!(sampler_descriptor(&border)
+        .unwrap_err()
+        .contains("border colour"));
+
+    let mut shadow = state();
+    shadow.set_compare_mode(sys::PIPE_TEX_COMPARE_R_TO_TEXTURE);
+    assert!(sampler_descriptor(&shadow).unwrap_err().contains("shadow"));
+    let mut aniso = state();
+    aniso.set_max_anisotropy(4);
+    assert!(sampler_descriptor(&aniso)
+        .unwrap_err()
+        .contains("anisotropic"));
+    let mut clamp = state();
+    clamp.set_wrap_t(sys::PIPE_TEX_WRAP_CLAMP);
+    assert!(sampler_descriptor(&clamp)
+        .unwrap_err()
+        .contains("wrap mode"));
+}
