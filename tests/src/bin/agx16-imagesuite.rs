@@ -1487,6 +1487,84 @@ void main() { gl_FragColor = texture2D(u_tex, v_tc); }
     }
 }
 
+/// Render to texture, then sample it: a 32x32 texture cleared and drawn into through its own
+/// framebuffer object (a vertex-coloured triangle and a rectangle), then magnified 2x onto the
+/// 64x64 target with nearest filtering. The first render must be complete before the second
+/// samples it (the driver flushes the texture's batch at the framebuffer switch).
+fn texture_render_target(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        let main = framebuffer(gl, 1, false, false)?;
+        let tex = gl.create_texture()?;
+        gl.bind_texture(glow::TEXTURE_2D, Some(tex));
+        gl.tex_image_2d(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA as i32,
+            32,
+            32,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelUnpackData::Slice(None),
+        );
+        for (param, v) in [
+            (glow::TEXTURE_MIN_FILTER, glow::NEAREST),
+            (glow::TEXTURE_MAG_FILTER, glow::NEAREST),
+            (glow::TEXTURE_WRAP_S, glow::CLAMP_TO_EDGE),
+            (glow::TEXTURE_WRAP_T, glow::CLAMP_TO_EDGE),
+        ] {
+            gl.tex_parameter_i32(glow::TEXTURE_2D, param, v as i32);
+        }
+        let fbo = gl.create_framebuffer()?;
+        gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
+        gl.framebuffer_texture_2d(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::TEXTURE_2D,
+            Some(tex),
+            0,
+        );
+        if gl.check_framebuffer_status(glow::FRAMEBUFFER) != glow::FRAMEBUFFER_COMPLETE {
+            return Err(String::from("texture framebuffer incomplete").into());
+        }
+        // Pass 1 (VS_COLOUR's pixel space is 64 wide: 2 units per texel here).
+        gl.viewport(0, 0, 32, 32);
+        gl.clear_color(0.2, 0.4, 0.6, 1.0);
+        gl.clear(glow::COLOR_BUFFER_BIT);
+        let mut v = tri([[6.3, 4.1], [58.7, 12.9], [20.2, 57.6]], 0.0, RGB3);
+        v.extend(rect(40.3, 36.2, 60.9, 61.7, 0.0, k(250, 200, 10, 255)));
+        draw_coloured(gl, &v, glow::TRIANGLES)?;
+        // Pass 2: sample it across the whole target.
+        gl.bind_framebuffer(glow::FRAMEBUFFER, Some(main));
+        gl.viewport(0, 0, SIZE, SIZE);
+        gl.clear_color(BG[0], BG[1], BG[2], BG[3]);
+        gl.clear(glow::COLOR_BUFFER_BIT);
+        const VS: &str = "attribute vec2 a_pos;
+attribute vec2 a_tc;
+varying vec2 v_tc;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_tc = a_tc; }
+";
+        const FS: &str = "precision highp float;
+uniform sampler2D u_tex;
+varying vec2 v_tc;
+void main() { gl_FragColor = texture2D(u_tex, v_tc); }
+";
+        let p = program(gl, VS, FS, &["a_pos", "a_tc"])?;
+        let v = [
+            0.0f32, 0.0, 0.0, 0.0, 64.0, 0.0, 1.0, 0.0, 64.0, 64.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0,
+            64.0, 64.0, 1.0, 1.0, 0.0, 64.0, 0.0, 1.0,
+        ];
+        vertices(gl, &v, &[2, 2])?;
+        gl.active_texture(glow::TEXTURE0);
+        gl.bind_texture(glow::TEXTURE_2D, Some(tex));
+        let loc = gl.get_uniform_location(p, "u_tex");
+        gl.uniform_1_i32(loc.as_ref(), 0);
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        check(gl, "sampling the rendered texture")?;
+        Ok(read(gl, 1)?)
+    }
+}
+
 /// Two textures sampled by one shader (texture units 0 and 1).
 fn texture_two_units(gl: &Gl, _: &Ctx) -> Frame {
     const VS: &str = "attribute vec2 a_pos;
@@ -1697,6 +1775,7 @@ const SCENES: &[Scene] = &[
     s("texture_mipmap", 2, 1, 0, texture_mipmap),
     s("texture_two_units", 2, 1, 0, texture_two_units),
     s("texture_formats", 2, 0, 0, texture_formats),
+    s("texture_render_target", 2, 1, 0, texture_render_target),
     s("mrt", 3, 1, 0, mrt),
     s("flat_varying", 3, 1, 0, flat_varying),
     s("shader_math", 2, 1, 0, shader_math),
