@@ -228,7 +228,15 @@ pub unsafe fn fragment_tables(ctx: &mut Context) -> Result<StageTextures, String
     let info = &(*fs.nir).info;
     let mut tables = StageTextures::default();
     let stage = sys::PIPE_SHADER_FRAGMENT as usize;
-    for t in units(&info.textures_used) {
+    // st gathers the used units; a shader that samples with none recorded would leave roots
+    // zero (the model refuses the draw at execution), so count units 0..num_textures then.
+    let mut textures_used: Vec<usize> = units(&info.textures_used).collect();
+    let mut samplers_used: Vec<usize> = units(&info.samplers_used).collect();
+    if textures_used.is_empty() && info.num_textures > 0 {
+        textures_used = (0..info.num_textures as usize).collect();
+        samplers_used = textures_used.clone();
+    }
+    for t in textures_used {
         let view = ctx.state.sampler_views[stage][t] as *const SamplerView;
         let view = view
             .as_ref()
@@ -249,7 +257,7 @@ pub unsafe fn fragment_tables(ctx: &mut Context) -> Result<StageTextures, String
         tables.textures.resize(t + 1, None);
         tables.textures[t] = Some(desc);
     }
-    for s in units(&info.samplers_used) {
+    for s in samplers_used {
         let cso = ctx.state.samplers[stage][s]
             .as_ref()
             .ok_or_else(|| format!("sampler unit {s} is used but has no sampler bound"))?;
