@@ -459,3 +459,66 @@ fn zext16_clears_the_high_half_in_place() {
         [0x33, 0, 0, 1]
     );
 }
+
+/// The multiply-add of GravityLinux/mesa pack_imad (`9f 00 54 .. 02 .. .. .. d0 2f 2a 00`,
+/// INT_MAD_EXTENDED, run on T8132 by that backend): the low 32 bits of a * b + c, with
+/// wrapping products of large operands; the packer's keep bits leave the sources readable.
+#[test]
+fn imad_is_the_low_word_of_a_times_b_plus_c() {
+    let imad = |d: u64, a: u64, bb: u64, c: u64, keep: bool| {
+        let mut f = vec![
+            ("b2_fmt", 0x15),
+            ("opmode", 2),
+            ("mulsel", 0xd),
+            ("b9_0", 1),
+            ("b9_hi", 2),
+            ("b10", 0x2a),
+            ("dst", d),
+            ("a", a),
+            ("b", bb),
+            ("c", c),
+        ];
+        if keep {
+            f.extend([("a_keep", 1), ("b_keep", 1), ("c_keep", 1)]);
+        } else {
+            f.extend([("rel_a", 1), ("rel_b", 1), ("rel_c", 1)]);
+        }
+        b("imad", &f)
+    };
+    // r4 = gid + VALUE; r5 = 0x10001 * gid + 77 (kept sources); r6 = r4 * r4 + r5 (released)
+    let prog = vec![
+        b("get_sr", &[("form", 1), ("dst", 1), ("sr_sel", 0xa0)]),
+        b("mov_imm32", &[("dst", 2), ("imm", VALUE as u64)]),
+        iadd_reg(4, 1, 2),
+        b("mov_imm32", &[("dst", 7), ("imm", 0x1_0001)]),
+        b("mov_imm32", &[("dst", 8), ("imm", 77)]),
+        imad(5, 1, 7, 8, true),
+        imad(6, 4, 4, 5, false),
+        store(0, 1, 6),
+        store(1, 1, 7),
+        store(2, 1, 5),
+        b("stop", &[]),
+    ];
+    let out = run(&prog, 3).unwrap();
+    let r5 = |i: u32| i.wrapping_mul(0x1_0001).wrapping_add(77);
+    let r4 = |i: u32| i.wrapping_add(VALUE);
+    let want: Vec<u32> = (0..THREADS)
+        .map(|i| r4(i).wrapping_mul(r4(i)).wrapping_add(r5(i)))
+        .collect();
+    assert_eq!(out[0], want);
+    assert_eq!(out[1], vec![0x1_0001; THREADS as usize], "a kept source");
+    assert_eq!(
+        out[2],
+        vec![0; THREADS as usize],
+        "a released source reads zero"
+    );
+    // Any other multiply selector is not established.
+    let mut odd = imad(5, 1, 7, 8, true);
+    odd.set("mulsel", 0xe).unwrap();
+    let prog = vec![
+        b("get_sr", &[("form", 1), ("dst", 1), ("sr_sel", 0xa0)]),
+        odd,
+        b("stop", &[]),
+    ];
+    assert!(run(&prog, 0).is_err());
+}

@@ -187,6 +187,16 @@ const IADD_IMM_ALLOWED: &[check::Allowed] = &[
     ("b9_hi", &[2]),
 ];
 
+const IMAD_ALLOWED: &[check::Allowed] = &[
+    ("b2_fmt", &[0x15]),
+    ("opmode", &[0x02]),
+    ("mulsel", &[0xd]),
+    ("b9_0", &[1]),
+    ("b9_hi", &[2]),
+    ("b10", &[0x2a]),
+    ("c_keep", &[0, 1]),
+];
+
 pub fn lower(i: &Instr) -> Result<Kind, String> {
     match i.form.op {
         F::IAdd | F::ISub => {
@@ -236,7 +246,12 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
             })
         }
         F::IMad => {
-            check::fields(i, &[], &[])?;
+            // The control bytes of GravityLinux/mesa agx_apple9_ir.c pack_imad (`9f 00 54 ..
+            // 02 .. .. .. d0 2f 2a 00`: INT_MAD_EXTENDED, hardware-validated on T8132 by that
+            // backend, which multiplies with it in its shift and division lowerings): the low
+            // 32 bits of a * b + c. The keep bits are the packer's live-source companions of
+            // the release bits.
+            check::fields(i, &[], IMAD_ALLOWED)?;
             Ok(Kind::IMad {
                 dst: dst(i)?,
                 a: src(i, Role::SrcA)?,
