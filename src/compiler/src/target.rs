@@ -29,6 +29,11 @@ pub trait Target {
     fn split_vector_memory(&self) -> bool {
         false
     }
+    /// Special-function ops and integer multiplies the target has no form for, rewritten by
+    /// `opt::lower_ops` into ops it has.
+    fn lowered_ops(&self) -> crate::opt::lower_ops::Lowered {
+        crate::opt::lower_ops::Lowered::default()
+    }
 }
 
 /// Every operand in a register.

@@ -51,13 +51,13 @@ fn compiles_a_glsl_kernel_and_prints_disassembly_and_stats() {
 #[test]
 fn unsupported_nir_is_a_clear_error_and_a_nonzero_exit() {
     let p = write(
-        "popcount.comp",
-        &format!("{HEADER}void main() {{ uint i = gl_GlobalInvocationID.x; r[i] = uint(bitCount(a0[i])); }}\n"),
+        "pack_half.comp",
+        &format!("{HEADER}void main() {{ uint i = gl_GlobalInvocationID.x; r[i] = packHalf2x16(vec2(uintBitsToFloat(a0[i]))); }}\n"),
     );
     let (code, out, err) = tool(&[p.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(out.is_empty(), "{out}");
-    assert!(err.contains("NIR ALU op `bit_count`"), "{err}");
+    assert!(err.contains("NIR ALU op `pack_half_2x16`"), "{err}");
 }
 
 #[test]

@@ -61,6 +61,9 @@ pub enum Sfu {
     Rcp,
     Rsqrt,
     Sqrt,
+    /// `1/sqrt(x)`, except 1 for ±0 and +inf: `x * sqrt_factor(x)` is `sqrt(x)` everywhere
+    /// (G16's SFU computes this factor, not sqrt itself).
+    SqrtFactor,
     Exp2,
     Log2,
     Floor,
@@ -84,6 +87,8 @@ pub enum Op {
     IAdd,
     ISub,
     IMul,
+    /// `a * b + c`, low bits of the product.
+    IMad,
     IMin {
         signed: bool,
     },
@@ -290,6 +295,7 @@ impl fmt::Display for Op {
             Op::IAdd => write!(f, "iadd"),
             Op::ISub => write!(f, "isub"),
             Op::IMul => write!(f, "imul"),
+            Op::IMad => write!(f, "imad"),
             Op::IMin { signed } => write!(f, "imin.{}", su(signed)),
             Op::IMax { signed } => write!(f, "imax.{}", su(signed)),
             Op::ICmp { cond, signed } => write!(f, "icmp.{}.{}", cmp(cond), su(signed)),

@@ -22,6 +22,8 @@ pub fn form_name(
         (Op::Sfu(Sfu::Exp2), Type::F32) => "sfu:exp2",
         (Op::Sfu(Sfu::Rsqrt), Type::F32) => "sfu:rsqrt",
         (Op::Sfu(Sfu::Rcp), Type::F32) => "sfu_rcp",
+        (Op::Sfu(Sfu::SqrtFactor), Type::F32) => "sfu:sqrt_factor",
+        (Op::IMad, Type::I32) => "imad",
         (Op::FAdd, Type::F32) if src1_imm => "fadd_imm",
         (Op::FAdd, Type::F32) => "fadd",
         (Op::FMul, Type::F32) if src1_imm => "fmul_imm",

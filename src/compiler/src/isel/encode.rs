@@ -128,6 +128,9 @@ fn template(name: &str) -> Option<&'static str> {
         "sfu:exp2" => "af025604020090400000",
         "sfu:rsqrt" => "af015604020090400000",
         "sfu_rcp" => "af005604020000482000",
+        // EXP-M4-55 `k_sqrt` (M4, hash-matched output over 32 edge inputs): r2 = the square-root
+        // factor of r0 (0x2f class 1), which Apple's compiler multiplies by r0 for sqrt.
+        "sfu:sqrt_factor" => "2f015604030092400000",
         // Scratch word store/load: no Apple-compiled instance exists; these are the T8132
         // packer layouts of GravityLinux/mesa agx_apple9_ir.c (SPILL_STORE: word 200 of r70,
         // SPILL_LOAD: word 300 into r70; their spilling shaders ran on T8132), as
@@ -144,6 +147,28 @@ fn template(name: &str) -> Option<&'static str> {
 /// immediate or a register and the arithmetic shift by a register. Operands, scoreboard and
 /// lifetime fields are set by selection.
 fn packer_template(name: &str) -> Option<Instr> {
+    if name == "imad" {
+        // GravityLinux/mesa agx_apple9_ir.c pack_imad: `9f 00 54 <dst<<1> 02 .. .. .. d0 2f 2a
+        // 00` (INT_MAD_EXTENDED, hardware evidence in agx_apple9_machine.c; multiply selector
+        // 0xd = low 32 bits of a * b + c). The base has every source released; selection sets
+        // the release or keep bit of each source.
+        let mut x = Instr::build(
+            name,
+            &[
+                ("b2_fmt", 0x15),
+                ("opmode", 2),
+                ("mulsel", 0xd),
+                ("b9_0", 1),
+                ("b9_hi", 2),
+                ("b10", 0x2a),
+            ],
+        )
+        .ok()?;
+        for f in ["rel_a", "rel_b", "rel_c"] {
+            x.set(f, 0).ok()?;
+        }
+        return Some(x);
+    }
     let tail: &[(&str, u64)] = match name {
         "ishr_reg" => &[("b8", 0xe2)],
         "ushr_imm" | "ushr_reg" | "ishl_imm" | "ishl_reg" => &[("b8", 0xf0), ("b9_hi", 4)],
@@ -470,6 +495,28 @@ pub(super) fn select(i: &MInstr) -> Result<Instr, CompileError> {
                         ));
                     }
                     e(x.set(field, 1))?;
+                }
+            }
+        }
+        Op::IMad => {
+            for (k, (role, keep)) in [
+                (Role::SrcA, "a_keep"),
+                (Role::SrcB, "b_keep"),
+                (Role::SrcC, "c_keep"),
+            ]
+            .into_iter()
+            .enumerate()
+            {
+                let s = i.srcs[k];
+                let r = reg_of(i, &s)?;
+                if s.neg || s.abs || r.halves != 2 {
+                    return Err(err(i, "imad takes plain 32-bit registers"));
+                }
+                e(x.set_gpr(role, r.gpr(), Part::Full))?;
+                // pack_imad pairs each source's release bit with a keep bit: set when the
+                // source stays live.
+                if !s.release {
+                    e(x.set(keep, 1))?;
                 }
             }
         }

@@ -109,7 +109,8 @@ impl Target for G16Target {
         let others_neg = i.srcs.iter().enumerate().any(|(j, o)| j != k && o.neg);
         let any_imm = i.srcs.iter().any(|o| matches!(o.op, Operand::Imm(_)));
         match i.op {
-            Op::Sfu(Sfu::Rcp) => false,
+            // Source modifiers are measured on floor/log2/rsqrt/exp2 only (EXP-M4-54).
+            Op::Sfu(Sfu::Rcp | Sfu::SqrtFactor) => false,
             Op::Sfu(_) => true,
             Op::FAdd | Op::FMul => !s.abs && !others_neg && !any_imm,
             Op::FFma => !s.abs && k < 2,
@@ -118,6 +119,16 @@ impl Target for G16Target {
     }
     fn split_vector_memory(&self) -> bool {
         true
+    }
+    /// sqrt as x times the SFU's square-root factor (the way Apple's compiler does it,
+    /// EXP-M4-55 k_sqrt); round-to-even through the adder (the SFU's rint mode is corpus-only in
+    /// agx16-isa); integer multiplies as `imad` with a zero addend (the one multiply form).
+    fn lowered_ops(&self) -> crate::opt::lower_ops::Lowered {
+        crate::opt::lower_ops::Lowered {
+            sqrt: true,
+            rint: true,
+            imul: true,
+        }
     }
     /// The only hardware-validated select (`isel10`) has its op/compare/condition fields at
     /// corpus-only evidence and agx16-sim does not model selects: selects (and compares used as

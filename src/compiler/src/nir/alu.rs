@@ -31,6 +31,7 @@ enum Map {
     Sat,
     Sub,
     INeg,
+    IAbs,
     Vec,
     BoolTo(u32),
 }
@@ -87,6 +88,8 @@ fn map(name: &str) -> Option<Map> {
         "iadd" => Op(crate::ir::Op::IAdd),
         "isub" => Op(crate::ir::Op::ISub),
         "ineg" => INeg,
+        // Mesa 25 has no 32-bit iabs lowering (`lower_iabs` only stops it being formed).
+        "iabs" => IAbs,
         "imul" => Op(crate::ir::Op::IMul),
         "imin" => Op(crate::ir::Op::IMin { signed: true }),
         "imax" => Op(crate::ir::Op::IMax { signed: true }),
@@ -164,6 +167,11 @@ pub(super) unsafe fn import(
             Map::Sat => im.b.saturate(ty, s[0]),
             Map::Sub => im.b.alu(Op::FAdd, ty, [s[0], neg(s[1])]),
             Map::INeg => im.b.alu(Op::ISub, ty, [Src::imm(0), s[0]]),
+            // |x| = max(x, 0 - x) (signed; INT_MIN stays INT_MIN, as GLSL's abs wraps).
+            Map::IAbs => {
+                let n = im.b.alu(Op::ISub, ty, [Src::imm(0), s[0]]);
+                im.b.alu(Op::IMax { signed: true }, ty, [s[0], Src::val(n)])
+            }
             Map::Vec => im.b.collect(ty, &s),
             Map::BoolTo(one) => im.b.alu(Op::Select, ty, [s[0], Src::imm(one), Src::imm(0)]),
         };

@@ -40,6 +40,27 @@ pub fn options() -> &'static nir_shader_compiler_options {
                 lower_usub_borrow: true,
                 lower_mul_high: true,
                 lower_ineg: true,
+                // Integer abs as imax(x, 0 - x); byte/word extracts as shifts and masks.
+                lower_iabs: true,
+                lower_extract_byte: true,
+                lower_extract_word: true,
+                // trunc(x) = x < 0 ? -floor(|x|) : floor(|x|) and ceil(x) = -floor(-x): the
+                // SFU's floor is the one rounding mode measured on M4 (EXP-M4-54; ceil/trunc
+                // are corpus-only in agx16-isa `meaning::sfu_function`).
+                lower_ftrunc: true,
+                lower_fceil: true,
+                // Bit reversal as shifts, masks and ors, bit count as shifts, masks, adds and
+                // one multiply (no model for `bitrev_msb`/`popcount`); nir_lower_alu (prepare.rs).
+                lower_bitfield_reverse: true,
+                lower_bit_count: true,
+                // 64-bit products as low (imul) and high halves; the high halves as 16-bit
+                // partial products (`imad` is the only multiply: low 32 bits).
+                lower_mul_2x32_64: true,
+                // pack/unpack{Unorm,Snorm}2x16 as conversions, rounding, shifts and masks.
+                lower_pack_unorm_2x16: true,
+                lower_pack_snorm_2x16: true,
+                lower_unpack_unorm_2x16: true,
+                lower_unpack_snorm_2x16: true,
                 fuse_ffma32: true,
                 // The global invocation id is a special register (get_sr, isel/encode.rs);
                 // without this nir_lower_system_values rebuilds it from the workgroup id.

@@ -1,4 +1,5 @@
-//! Mesa's own NIR passes, run before import: scalarise, SSA, 32-bit booleans, clean-up.
+//! Mesa's own NIR passes, run before import: scalarise, SSA, integer division, the option-driven
+//! ALU lowerings, 32-bit booleans, clean-up.
 
 use agx16_mesa_sys as m;
 
@@ -9,10 +10,18 @@ use agx16_mesa_sys as m;
 pub unsafe fn run(s: *mut m::nir_shader) {
     unsafe {
         m::nir_lower_vars_to_ssa(s);
+        // Integer division and modulo as a reciprocal estimate refined with multiplies and
+        // compares (no divide instruction).
+        let idiv = m::nir_lower_idiv_options { allow_fp16: false };
+        m::nir_lower_idiv(s, &idiv);
         m::nir_lower_alu_to_scalar(s, None, std::ptr::null());
         m::nir_lower_phis_to_scalar(s, false);
         for _ in 0..16 {
             let mut progress = false;
+            // The option-driven ALU lowerings (bit count, bit reverse, mul_high) and the
+            // scalarisation of what the algebraic pass builds (pack_uvec2_to_uint).
+            progress |= m::nir_lower_alu(s);
+            progress |= m::nir_lower_alu_to_scalar(s, None, std::ptr::null());
             progress |= m::nir_copy_prop(s);
             progress |= m::nir_opt_remove_phis(s);
             progress |= m::nir_opt_dce(s);

@@ -84,7 +84,11 @@ fn sign_ops(f: &mut Function, i: &mut Instr, target: &dyn Target, out: &mut Vec<
         let Operand::Value { .. } = s.op else {
             continue;
         };
-        if sty != Type::F32 || f.shape(s.value().unwrap_or(Value(0))).comps != 1 {
+        // The modifiers act on the sign bit of a 32-bit word whatever the source value's own
+        // type (a float op may read a raw loaded word): one mask works for F32 and I32.
+        if !matches!(sty, Type::F32 | Type::I32)
+            || f.shape(s.value().unwrap_or(Value(0))).comps != 1
+        {
             continue; // left for selection to name (no validated 16-bit logic form)
         }
         let (op, mask) = match (s.neg, s.abs) {

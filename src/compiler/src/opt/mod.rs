@@ -4,6 +4,7 @@ pub mod const_fold;
 pub mod copy_prop;
 pub mod dce;
 pub mod legalize;
+pub mod lower_ops;
 pub mod modifiers;
 pub mod select_branch;
 pub mod shifts;
@@ -19,6 +20,7 @@ pub fn optimize(f: &mut Function, target: &dyn Target) {
     if target.split_vector_memory() {
         split_vectors::run(f);
     }
+    lower_ops::run(f, target.lowered_ops());
     for _ in 0..8 {
         let mut changed = copy_prop::run(f);
         changed |= const_fold::run(f);

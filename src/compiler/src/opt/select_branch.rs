@@ -61,12 +61,77 @@ pub fn lower_saturate(f: &mut Function) -> bool {
 
 /// Lower every scalar select with a value condition. Returns whether anything changed.
 pub fn run(f: &mut Function) -> bool {
-    let mut changed = false;
+    let mut changed = materialise_compares(f);
     while let Some((b, j)) = find(f) {
         split(f, b, j);
         changed = true;
     }
     changed
+}
+
+/// Compares whose result is read as a value (by a logic op, a compare of booleans, a phi, a
+/// store, a select arm) and not only as a condition: those readers get `c ? ~0 : 0`, a select
+/// on the compare (the IR's true is all ones) that becomes a branch like any other, while the
+/// conditions keep reading the compare itself.
+fn materialise_compares(f: &mut Function) -> bool {
+    let is_cmp = |i: &Instr| matches!(i.op, Op::ICmp { .. } | Op::FCmp(_));
+    let mut cmps = vec![false; f.shapes.len()];
+    for i in f.blocks.iter().flat_map(|b| &b.instrs) {
+        if let (true, Some(d)) = (is_cmp(i), i.dst) {
+            cmps[d.0 as usize] = f.shape(d).comps == 1;
+        }
+    }
+    let value_use = |i: &Instr, k: usize| !(i.op == Op::Select && k == 0);
+    let mut wanted = vec![false; f.shapes.len()];
+    for i in f.blocks.iter().flat_map(|b| &b.instrs) {
+        for (k, s) in i.srcs.iter().enumerate() {
+            if let Some(v) = s.value() {
+                if cmps[v.0 as usize] && value_use(i, k) {
+                    wanted[v.0 as usize] = true;
+                }
+            }
+        }
+    }
+    if !wanted.iter().any(|&w| w) {
+        return false;
+    }
+    let mut repl: Vec<Option<crate::ir::Value>> = vec![None; f.shapes.len()];
+    for bi in 0..f.blocks.len() {
+        let old = std::mem::take(&mut f.blocks[bi].instrs);
+        let mut out = Vec::with_capacity(old.len());
+        for i in old {
+            let d = i.dst.filter(|d| is_cmp(&i) && wanted[d.0 as usize]);
+            out.push(i);
+            if let Some(d) = d {
+                let m = f.new_value(Shape::scalar(Type::Bool));
+                out.push(Instr::new(
+                    Op::Select,
+                    Some(m),
+                    [Src::val(d), Src::imm(u32::MAX), Src::imm(0)],
+                ));
+                repl.resize(f.shapes.len(), None);
+                repl[d.0 as usize] = Some(m);
+            }
+        }
+        f.blocks[bi].instrs = out;
+    }
+    repl.resize(f.shapes.len(), None);
+    for b in &mut f.blocks {
+        for i in &mut b.instrs {
+            for k in 0..i.srcs.len() {
+                // (The new selects read their compare as the condition, source 0.)
+                if !value_use(i, k) {
+                    continue;
+                }
+                if let Operand::Value { v, comp: 0 } = i.srcs[k].op {
+                    if let Some(m) = repl[v.0 as usize] {
+                        i.srcs[k].op = Operand::Value { v: m, comp: 0 };
+                    }
+                }
+            }
+        }
+    }
+    true
 }
 
 fn find(f: &Function) -> Option<(BlockId, usize)> {

@@ -11,7 +11,7 @@ pub fn latency(op: Op) -> u32 {
     match op {
         Op::LoadGlobal { .. } | Op::Fill { .. } => 16,
         Op::Sfu(_) => 4,
-        Op::FFma | Op::FMul | Op::FAdd | Op::IMul => 2,
+        Op::FFma | Op::FMul | Op::FAdd | Op::IMul | Op::IMad => 2,
         Op::F2I { .. } | Op::I2F { .. } | Op::FConv => 2,
         _ => 1,
     }
