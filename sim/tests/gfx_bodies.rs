@@ -478,3 +478,99 @@ fn tile_reads_see_earlier_draws_through_the_scoreboard() {
     }
     assert!(both > 100, "the triangles overlap ({both} pixels)");
 }
+
+/// `i2f` (the Apple-compiled EXP-0008 vertex body's conversion, as gfx_vertex_body uses it).
+fn i2f(dst: u32, src: u32) -> Instr {
+    use agx16_isa::{Part, Role};
+    let mut i = decode_at(&decode_hex("a70754220324ac20").unwrap(), 0).unwrap();
+    i.set_gpr(Role::Dst, dst, Part::Full).unwrap();
+    i.set_gpr(Role::SrcA, src, Part::Full).unwrap();
+    i
+}
+
+/// Body: red = float(get_sr 0xc5), the facing word (0 front, nonzero back).
+fn facing_body() -> Vec<u8> {
+    let mut p = vec![
+        b("get_sr", &[("form", 1), ("dst", 0), ("sr_sel", 0xc5)]),
+        i2f(1, 0),
+    ];
+    p.extend(store_word0(1));
+    p.push(b("stop", &[]));
+    encode_program(&p)
+}
+
+#[test]
+fn the_facing_register_is_zero_for_front_and_nonzero_for_back_faces() {
+    // Two triangles in one draw: the left one anticlockwise on screen (front: the harness's
+    // cull record sets front_face_ccw), the right one clockwise (back). The body stores
+    // float(get_sr 0xc5); the model writes 1 for back faces (only zero/nonzero is
+    // established), so the reference is red 0 on the front triangle and 1 on the back one.
+    let left = [
+        [-0.9, -0.8, 0.5, 1.0],
+        [-0.1, -0.8, 0.5, 1.0],
+        [-0.5, 0.8, 0.5, 1.0],
+    ];
+    let right = [
+        [0.1, -0.8, 0.5, 1.0],
+        [0.5, 0.8, 0.5, 1.0],
+        [0.9, -0.8, 0.5, 1.0],
+    ];
+    let red = |p: [[f32; 4]; 3], r: f32| p.map(|v| rgba(v, [r, 0.0, 0.0, 1.0])).to_vec();
+    let mut verts = red(left, 0.0);
+    verts.extend(red(right, 0.0));
+    let d = DrawSpec::tris(verts, ShadeModel::Linear);
+    let (scene, stats) = render_draws(&[d.clone()], &facing_body(), true).unwrap();
+    let want = reference(&[
+        DrawSpec::tris(red(left, 0.0), ShadeModel::Linear),
+        DrawSpec::tris(red(right, 1.0), ShadeModel::Linear),
+    ]);
+    let img = image(&scene.pt);
+    // zero background: uncovered pixels read f32 0.0 (red 0) like the front triangle.
+    let mut back = 0;
+    let mut front = 0;
+    for (i, (got, want)) in img.iter().zip(&want.color).enumerate() {
+        let expect = if *want == CLEAR {
+            [0, 0, 0, 255]
+        } else {
+            *want
+        };
+        assert_eq!(*got, expect, "pixel {}, {}", i as u32 % W, i as u32 / W);
+        back += (*want == [255, 0, 0, 255]) as usize;
+        front += (*want == [0, 0, 0, 255]) as usize;
+    }
+    assert!(
+        back > 100 && front > 100,
+        "{back} back, {front} front pixels"
+    );
+    assert_eq!(stats.fragments_shaded as usize, back + front);
+    // Culling back faces leaves only the front triangle, whose word is 0 everywhere.
+    let culled = DrawSpec {
+        cull_back: true,
+        ..d
+    };
+    let (scene, _) = render_draws(&[culled], &facing_body(), true).unwrap();
+    assert!(image(&scene.pt).iter().all(|c| *c == [0, 0, 0, 255]));
+}
+
+#[test]
+fn the_selector_after_the_facing_register_stays_refused() {
+    // 0xc6 has no established meaning in a fragment body (the facing word is 0xc5 only; its
+    // refusal in background bodies: gfx_tile_programs).
+    let mut p = vec![b("get_sr", &[("form", 1), ("dst", 0), ("sr_sel", 0xc6)])];
+    p.extend(store_word0(0));
+    p.push(b("stop", &[]));
+    let d = DrawSpec::tris(
+        vec![
+            rgba([-0.9, -0.8, 0.5, 1.0], [0.0; 4]),
+            rgba([0.9, -0.8, 0.5, 1.0], [0.0; 4]),
+            rgba([0.0, 0.8, 0.5, 1.0], [0.0; 4]),
+        ],
+        ShadeModel::Linear,
+    );
+    match render(&d, &encode_program(&p)) {
+        Err(SimError::Unestablished { what, .. }) => {
+            assert!(what.contains("0xc6"), "{what}")
+        }
+        other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
+    }
+}

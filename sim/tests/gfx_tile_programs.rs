@@ -674,6 +674,16 @@ fn special_registers_without_a_render_meaning_are_refused() {
     };
     let (_, what) = refusal(render_err(&s));
     assert!(what.contains("end-of-tile program"), "{what}");
+    // The facing word (get_sr 0xc5) in a background body: no primitive, no face.
+    let s = Setup {
+        bg: sr_body(0xc5),
+        ..Default::default()
+    };
+    let (_, what) = refusal(render_err(&s));
+    assert!(
+        what.contains("BackFacing") && what.contains("background"),
+        "{what}"
+    );
 }
 
 #[test]

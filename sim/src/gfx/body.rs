@@ -558,6 +558,18 @@ pub(super) fn fragment_io(
             sg.pending.cancel(dst.reg, dst.part);
             sg.write(dst, mask, &vals);
         }
+        // The facing word: zero for a front face, nonzero for a back face (agx_compile_apple9.c
+        // tests only `0 < word`). Which nonzero value the M4 returns is not established; the
+        // model writes 1. The face is the one the depth/stencil state uses (setup: the cull
+        // record's winding; points and lines are front-facing).
+        GfxOp::BackFacing { dst } => {
+            let mut vals = [0u32; LANES];
+            for l in lanes() {
+                vals[l] = u32::from(!quad[l].front_facing);
+            }
+            sg.pending.cancel(dst.reg, dst.part);
+            sg.write(dst, mask, &vals);
+        }
         GfxOp::VertexId { .. }
         | GfxOp::InstanceId { .. }
         | GfxOp::VaryingStore { .. }

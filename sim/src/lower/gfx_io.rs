@@ -31,6 +31,9 @@ pub enum GfxOp {
     /// r[dst] = the invocation's framebuffer pixel coordinate, x for axis 0 and y for axis 1
     /// (`get_sr` 0xa0 / 0xa1 in a fragment-stage body).
     PixelCoord { dst: Dst, axis: u8 },
+    /// r[dst] = the invocation's facing word: 0 for a front-facing primitive, nonzero for a
+    /// back-facing one (`get_sr` 0xc5 in a fragment body).
+    BackFacing { dst: Dst },
     /// Vertex output `slot` (0..3 position, then user scalars) := publication register
     /// `src`, after the publication completes (wait mask, slots 1..6 as bits 0..5).
     VaryingStore { slot: u8, src: u8, wait: u8 },
@@ -79,6 +82,15 @@ pub fn lower(i: &Instr) -> Option<Result<GfxOp, String>> {
         (F::GetSr, "get_sr") if matches!(i.field("sr_sel"), Some(0xa0 | 0xa1)) => {
             let axis = (i.field("sr_sel").unwrap_or(0) - 0xa0) as u8;
             vertex_sr(i).map(|dst| GfxOp::PixelCoord { dst, axis })
+        }
+        // The T8132 compiler reads gl_FrontFacing as a full-word `get_sr` 0xc5 (the same
+        // encoding as the pixel coordinates): "the word read of selector 0xc5 reports
+        // back-facing", and NIR's front-facing Boolean is `0 < word ? false : true`
+        // (GravityLinux/mesa src/asahi/compiler/agx_compile_apple9.c
+        // `apple9_lower_bool_scalar` and its facing-state prologue; its GLES 3.0 suites ran
+        // gl_FrontFacing on T8132). Only zero / nonzero is established.
+        (F::GetSr, "get_sr") if i.field("sr_sel") == Some(0xc5) => {
+            vertex_sr(i).map(|dst| GfxOp::BackFacing { dst })
         }
         // Any other special register in a render-stage body: the compute meanings (thread
         // and threadgroup positions, SIMD indices) have no established value there.
