@@ -13,8 +13,9 @@
 //!   then the user varyings' scalars in [`StageInfo::varyings`] order, then the point size when
 //!   written. [`StageInfo::outputs`] is the count the driver programs (`count_1`/`count_2`,
 //!   PPP output count; `output_select.point_size` when [`StageInfo::point_size`]).
-//! - the instance id has no established `get_sr` selector on G16 (sim/GFX.md): instanced
-//!   attributes and `gl_InstanceID` are a compile error.
+//! - `gl_InstanceID`: the instance id (0 .. instances − 1, `get_sr` 0xd8; GL's
+//!   gl_InstanceID does not include a base instance). Instanced attributes (divisors) are
+//!   not in the key: every attribute is fetched per vertex.
 //!
 //! Fragment program
 //! - inputs: coefficient registers (CF slots) numbered as GravityLinux/mesa
@@ -394,11 +395,10 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
             Op::SysVal(SysVal::PixelCoord(_)) if f.stage != Stage::Fragment => {
                 return wrong("pixel coordinate")
             }
-            Op::SysVal(SysVal::InstanceId) => {
-                return Err(CompileError::Unsupported(
-                    "instance id: no special-register selector is established on G16".into(),
-                ))
+            Op::SysVal(SysVal::InstanceId) if f.stage != Stage::Vertex => {
+                return wrong("instance id")
             }
+            Op::SysVal(SysVal::BackFacing) if f.stage != Stage::Fragment => return wrong("facing"),
             Op::LoadVarying { cf, interp } => {
                 if f.stage != Stage::Fragment {
                     return wrong("load_varying");

@@ -20,6 +20,8 @@ pub struct Env {
     pub instance_id: u32,
     /// Fragment stage: the framebuffer pixel (x, y).
     pub pixel: [u32; 2],
+    /// Fragment stage: the primitive is back-facing (the facing word reads 1, else 0).
+    pub back_facing: bool,
     pub outputs: HashMap<u8, u32>,
     pub varyings: Vec<u32>,
     pub tile: HashMap<u8, u32>,
@@ -135,6 +137,7 @@ impl Thread<'_> {
                         SysVal::VertexId => self.env.vertex_id,
                         SysVal::InstanceId => self.env.instance_id,
                         SysVal::PixelCoord(a) => self.env.pixel[a as usize & 1],
+                        SysVal::BackFacing => self.env.back_facing as u32,
                     }
                 }
                 Op::StoreOutput { slot } => {

@@ -325,19 +325,21 @@ fn nir_graphics_errors_name_what_is_missing() {
         .unwrap()
         .to_string();
     assert!(e.contains("not among the key's varyings"), "{e}");
-    // gl_InstanceID.
-    let mut s = Shader::new(m::MESA_SHADER_VERTEX);
+    // gl_InstanceID in a fragment shader.
+    let mut s = Shader::new(m::MESA_SHADER_FRAGMENT);
     let i = s.intrinsic(m::nir_intrinsic_load_instance_id, 1, &[], true);
     let id = s.insert(i);
     let f = unsafe { m::nir_i2f32(s.b(), id) };
     let v = unsafe { m::nir_vec4(s.b(), f, f, f, f) };
-    s.store_output(v, m::VARYING_SLOT_POS, 0);
+    s.store_output(v, m::FRAG_RESULT_DATA0, 0);
     let e = s
-        .compile(&GraphicsKey::Vertex(vertex_key()))
+        .compile(&GraphicsKey::Fragment(fragment_key(
+            &vertex_shader(&vertex_key()).unwrap(),
+        )))
         .err()
         .unwrap()
         .to_string();
-    assert!(e.contains("gl_InstanceID"), "{e}");
+    assert!(e.contains("load_instance_id"), "{e}");
     // A stage/key mismatch.
     let mut s = Shader::new(m::MESA_SHADER_FRAGMENT);
     let e = s
@@ -633,4 +635,196 @@ fn nir_lower_blend_partial_colour_mask_keeps_the_other_channels() {
     check_lowered_blend(&o, |c, d| {
         std::array::from_fn(|k| if k % 2 == 1 { unorm(c[k] as f64) } else { d[k] })
     });
+}
+
+#[test]
+fn instance_id_offsets_each_instance() {
+    // gl_Position = pos + vec4(0.5 * float(gl_InstanceID) * pos.w, 0, 0, 0), drawn with two
+    // instances: the reference rasteriser draws instance i shifted by 0.5 i w in x (its
+    // model of an instanced draw), so the image matches only if get_sr 0xd8 reads 0, 1.
+    let mut s = Shader::new(m::MESA_SHADER_VERTEX);
+    let pos = s.load_input(GENERIC0, 0, 4);
+    let col = s.load_input(GENERIC0 + 1, 1, 4);
+    let i = s.intrinsic(m::nir_intrinsic_load_instance_id, 1, &[], true);
+    let id = s.insert(i);
+    let out = unsafe {
+        let f = m::nir_u2f32(s.b(), id);
+        let w = s.ch(pos, 3);
+        let dx = m::nir_fmul(s.b(), m::nir_fmul_imm(s.b(), f, 0.5), w);
+        let x = m::nir_fadd(s.b(), s.ch(pos, 0), dx);
+        let (y, z) = (s.ch(pos, 1), s.ch(pos, 2));
+        m::nir_vec4(s.b(), x, y, z, w)
+    };
+    s.store_output(out, m::VARYING_SLOT_POS, 0);
+    s.store_output(col, VAR0, 1);
+    let mut vs = s.compile(&GraphicsKey::Vertex(vertex_key())).unwrap();
+    vs.roots = vec![0, 0, 0, 0, 0, 0, VB];
+    let fs = fragment_shader(&fragment_key(&vs), ShadeModel::Linear, |_, v| v).unwrap();
+    let small = DrawSpec::tris(
+        vec![
+            rgba([-0.9, -0.9, 0.5, 1.0], [1.0, 0.0, 0.0, 1.0]),
+            rgba([-0.3, -0.9, 0.5, 1.0], [0.0, 1.0, 0.0, 1.0]),
+            rgba([-0.6, 0.6, 0.5, 1.0], [0.0, 0.0, 1.0, 1.0]),
+        ],
+        ShadeModel::Linear,
+    );
+    let twice = DrawSpec {
+        instances: 2,
+        ..small.clone()
+    };
+    let (img, stats) = draw(&twice, &vs, &fs).unwrap();
+    let r = reference(&[twice.clone()]);
+    compare(&img, &r);
+    assert_eq!(stats.fragments_shaded, r.passed[0]);
+    // The second instance really moved: it differs from a single instance's image.
+    assert_ne!(r.color, reference(&[small]).color);
+}
+
+fn facing_triangles(back_colour: [f32; 4]) -> (DrawSpec, DrawSpec, DrawSpec) {
+    // Left: anticlockwise on screen (front: the harness sets front_face_ccw); right: clockwise.
+    let left = [
+        rgba([-0.9, -0.8, 0.5, 1.0], [1.0, 0.0, 0.0, 1.0]),
+        rgba([-0.1, -0.8, 0.5, 1.0], [0.0, 1.0, 0.0, 1.0]),
+        rgba([-0.5, 0.8, 0.5, 1.0], [0.0, 0.0, 1.0, 1.0]),
+    ];
+    let right = [
+        rgba([0.1, -0.8, 0.5, 1.0], [1.0, 0.0, 0.0, 1.0]),
+        rgba([0.5, 0.8, 0.5, 1.0], [0.0, 1.0, 0.0, 1.0]),
+        rgba([0.9, -0.8, 0.5, 1.0], [0.0, 0.0, 1.0, 1.0]),
+    ];
+    let both = DrawSpec::tris([left, right].concat(), ShadeModel::Linear);
+    let front = DrawSpec::tris(left.to_vec(), ShadeModel::Linear);
+    let mut back = DrawSpec::tris(right.to_vec(), ShadeModel::Linear);
+    for v in &mut back.verts {
+        v[4..8].copy_from_slice(&back_colour);
+    }
+    (both, front, back)
+}
+
+/// fragColor = face ? v : back_colour, `face` from `load` (a Boolean).
+fn facing_shader(
+    vs: &StageCode,
+    back_colour: [f32; 4],
+    load: impl FnOnce(&mut Shader) -> *mut m::nir_def,
+) -> StageCode {
+    fragment_shader(&fragment_key(vs), ShadeModel::Linear, |s, v| unsafe {
+        let face = load(s);
+        let c = back_colour.map(|x| s.imm(x));
+        let back = m::nir_vec4(s.b(), c[0], c[1], c[2], c[3]);
+        m::nir_bcsel(s.b(), face, v, back)
+    })
+    .unwrap()
+}
+
+#[test]
+fn front_facing_selects_per_winding() {
+    // gl_FrontFacing as the system value (load_front_face) and as the 32-bit Boolean input
+    // VARYING_SLOT_FACE a state tracker without fs_face_is_integer_sysval produces: the front
+    // triangle keeps its colours, the back one is yellow; vs the reference drawing the two
+    // triangles with those colours.
+    let vs = vertex_shader(&vertex_key()).unwrap();
+    let yellow = [1.0, 1.0, 0.0, 1.0];
+    let (both, front, back) = facing_triangles(yellow);
+    let want = reference(&[front, back]);
+    let sysval = facing_shader(&vs, yellow, |s| {
+        let i = s.intrinsic(m::nir_intrinsic_load_front_face, 1, &[], true);
+        let f = s.insert(i);
+        unsafe { m::nir_b2b1(s.b(), f) }
+    });
+    let input = facing_shader(&vs, yellow, |s| {
+        let z = s.zero();
+        let i = s.intrinsic(m::nir_intrinsic_load_input, 1, &[z], true);
+        Shader::io(i, m::VARYING_SLOT_FACE, 0);
+        unsafe { m::nir_intrinsic_set_dest_type(i, m::nir_type_bool32) };
+        let f = s.insert(i);
+        unsafe { m::nir_b2b1(s.b(), f) }
+    });
+    for fs in [&sysval, &input] {
+        // The facing word is not a coefficient: only the varying's slots are bound.
+        assert_eq!(
+            fs.info.coefficients,
+            abi_interp(agx16_compiler::ir::Interp::Linear)
+        );
+        let (img, _) = draw(&both, &vs, fs).unwrap();
+        compare(&img, &want);
+        let yellow8 = yellow.map(unorm8);
+        assert!(img.iter().filter(|c| **c == yellow8).count() > 100);
+    }
+    // Back-face culling leaves the front triangle only: no yellow.
+    let culled = DrawSpec {
+        cull_back: true,
+        ..both
+    };
+    let (front, _, _) = facing_triangles(yellow);
+    let (img, _) = draw(&culled, &vs, &sysval).unwrap();
+    compare(
+        &img,
+        &reference(&[DrawSpec {
+            cull_back: true,
+            ..front
+        }]),
+    );
+}
+
+#[test]
+fn frag_coord_as_an_input_is_the_pixel_centre() {
+    // A state tracker without fs_position_is_sysval reads gl_FragCoord as the input
+    // VARYING_SLOT_POS (load_interpolated_input): the same x, y as load_frag_coord.
+    let vs = vertex_shader(&vertex_key()).unwrap();
+    let mut s = Shader::new(m::MESA_SHADER_FRAGMENT);
+    let fc = s.load_interpolated(m::VARYING_SLOT_POS, 0, m::INTERP_MODE_NOPERSPECTIVE);
+    let (x, y, w) = (s.ch(fc, 0), s.ch(fc, 1), s.ch(fc, 3));
+    let out = unsafe {
+        let x = m::nir_fmul_imm(s.b(), x, 1.0 / 64.0);
+        let y = m::nir_fmul_imm(s.b(), y, 1.0 / 64.0);
+        let zero = s.imm(0.0);
+        m::nir_vec4(s.b(), x, y, zero, w)
+    };
+    s.store_output(out, m::FRAG_RESULT_DATA0, 0);
+    let fs = s
+        .compile(&GraphicsKey::Fragment(fragment_key(&vs)))
+        .unwrap();
+    // w = 1/W is CF slot 0 (the triangle has w = 1: alpha 255).
+    assert_eq!(
+        fs.info.coefficients,
+        vec![Some(agx16_compiler::ir::Interp::Linear)]
+    );
+    let mut d = w_triangle(ShadeModel::Linear);
+    for v in &mut d.verts {
+        for k in 0..3 {
+            v[k] /= v[3];
+        }
+        v[3] = 1.0;
+    }
+    let (img, _) = draw(&d, &vs, &fs).unwrap();
+    let r = reference(&[d]);
+    let mut covered = 0;
+    for (i, (got, want)) in img.iter().zip(&r.color).enumerate() {
+        assert_eq!(*got == CLEAR, *want == CLEAR, "coverage at {i}");
+        if *want == CLEAR {
+            continue;
+        }
+        let (px, py) = (i as u32 % W, i as u32 / W);
+        let expect = [
+            unorm8((px as f32 + 0.5) / 64.0),
+            unorm8((py as f32 + 0.5) / 64.0),
+            0,
+            255,
+        ];
+        assert_eq!(*got, expect, "pixel {px},{py}");
+        covered += 1;
+    }
+    assert!(covered > 300);
+    // z without frag_coord_z in the key is refused by name.
+    let mut s = Shader::new(m::MESA_SHADER_FRAGMENT);
+    let fc = s.load_interpolated(m::VARYING_SLOT_POS, 0, m::INTERP_MODE_NOPERSPECTIVE);
+    let z = s.ch(fc, 2);
+    let out = unsafe { m::nir_vec4(s.b(), z, z, z, z) };
+    s.store_output(out, m::FRAG_RESULT_DATA0, 0);
+    let e = s
+        .compile(&GraphicsKey::Fragment(fragment_key(&vs)))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("frag_coord_z"), "{e}");
 }

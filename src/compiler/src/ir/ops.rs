@@ -26,6 +26,9 @@ pub enum SysVal {
     InstanceId,
     /// Fragment stage: the framebuffer pixel's x (0) or y (1), integer, upper-left origin.
     PixelCoord(u8),
+    /// Fragment stage: the facing word, 0 for a front-facing primitive and nonzero for a
+    /// back-facing one (only zero / nonzero is established; `get_sr` 0xc5).
+    BackFacing,
 }
 
 /// How a fragment input is interpolated. On G16 the mode lives in the coefficient-binding table
@@ -321,6 +324,7 @@ impl fmt::Display for Op {
                 SysVal::VertexId => write!(f, "vertex_id"),
                 SysVal::InstanceId => write!(f, "instance_id"),
                 SysVal::PixelCoord(a) => write!(f, "pixel_coord.{}", b"xy"[*a as usize] as char),
+                SysVal::BackFacing => write!(f, "back_facing"),
             },
             Op::StoreOutput { slot } => write!(f, "store_output.o{slot}"),
             Op::LoadVarying { cf, interp } => {

@@ -296,6 +296,20 @@ pub(super) fn select(i: &MInstr) -> Result<Instr, CompileError> {
         Op::SysVal(SysVal::PixelCoord(a)) if a < 2 => {
             e(x.set("sr_sel", 0xa0 + a as u64))?;
         }
+        // The instance id: selector 0xd8, the T8132 compiler's `load_instance_id` through the
+        // same encoding as the vertex id (GravityLinux/mesa agx_compile_apple9.c
+        // `apple9_system_source`; its GLES 3.0 sweep on T8132 covers instanced draws),
+        // executed by agx16-sim's render model in vertex bodies (sim/GFX.md).
+        Op::SysVal(SysVal::InstanceId) => {
+            e(x.set("sr_sel", 0xd8))?;
+        }
+        // The facing word: selector 0xc5, a full-word read like the pixel coordinates, zero
+        // for front faces (agx_compile_apple9.c `apple9_lower_bool_scalar`: "the word read of
+        // selector 0xc5 reports back-facing"; GLES suites on T8132), executed by agx16-sim in
+        // fragment bodies.
+        Op::SysVal(SysVal::BackFacing) => {
+            e(x.set("sr_sel", 0xc5))?;
+        }
         Op::SysVal(s) => {
             return Err(err(
                 i,

@@ -128,6 +128,7 @@ impl Machine<'_> {
                     SysVal::VertexId => self.env.vertex_id,
                     SysVal::InstanceId => self.env.instance_id,
                     SysVal::PixelCoord(a) => self.env.pixel[a as usize & 1],
+                    SysVal::BackFacing => self.env.back_facing as u32,
                 },
                 2,
             )),

@@ -241,6 +241,41 @@ fn colour_target(g: &GfxImport, loc: u32) -> Result<(RenderTarget, u8), CompileE
     Ok((fmt, fk.render_targets[..rt].iter().map(|t| t.words()).sum()))
 }
 
+/// gl_FragCoord (`read`: the components used). x, y: the framebuffer pixel (get_sr
+/// 0xa0/0xa1) + 0.5: upper-left origin, half-integer centres (the driver advertises both, so
+/// the state tracker lowers the other conventions). z: the FragcoordZ binding at CF slot 1;
+/// w: CF slot 0 is 1/W (its plane is linear in screen space).
+fn frag_coord(im: &mut Importer, read: u32) -> Result<[Src; 4], CompileError> {
+    let Some(GraphicsKey::Fragment(fk)) = im.gfx.as_ref().map(|g| &g.key) else {
+        unreachable!()
+    };
+    let has_z = fk.frag_coord_z;
+    if read & 0b100 != 0 && !has_z {
+        return Err(CompileError::Unsupported(
+            "gl_FragCoord.z without frag_coord_z in the key".into(),
+        ));
+    }
+    let xy: [Src; 2] = std::array::from_fn(|a| {
+        let p = im.b.sysval(SysVal::PixelCoord(a as u8));
+        let f =
+            im.b.alu(Op::I2F { signed: false }, Type::F32, [Src::val(p)]);
+        Src::val(im.b.fadd(f, Src::imm_f32(0.5)))
+    });
+    let z = if has_z {
+        Src::val(im.b.load_varying(1, Interp::Linear))
+    } else {
+        Src::val(im.b.op(Op::Undef, crate::ir::Shape::scalar(Type::F32), []))
+    };
+    let w = Src::val(im.b.load_varying(0, Interp::Linear));
+    Ok([xy[0], xy[1], z, w])
+}
+
+/// gl_FrontFacing as a Boolean: the facing word (`get_sr` 0xc5) is zero for a front face.
+fn front_facing(im: &mut Importer) -> Value {
+    let w = im.b.sysval(SysVal::BackFacing);
+    im.b.icmp(crate::ir::Cmp::Eq, false, Src::val(w), Src::imm(0))
+}
+
 /// Graphics intrinsics; `Ok(false)` when `name` is not one.
 pub(super) unsafe fn import_intrinsic(
     im: &mut Importer,
@@ -262,10 +297,16 @@ pub(super) unsafe fn import_intrinsic(
                 })?;
                 im.define(&(*x).def, id);
             }
-            "load_instance_id" => {
-                return Err(CompileError::Unsupported(
-                    "gl_InstanceID: no special-register selector is established on G16".into(),
-                ))
+            // gl_InstanceID: 0 .. instances − 1 (GL's does not include a base instance; the
+            // state tracker lowers gl_BaseInstance-based forms itself).
+            "load_instance_id" if vertex => {
+                let id = im.b.sysval(SysVal::InstanceId);
+                im.define(&(*x).def, id);
+            }
+            // gl_FrontFacing as a system value (`fs_face_is_integer_sysval`): a Boolean.
+            "load_front_face" if !vertex => {
+                let f = front_facing(im);
+                define_srcs(im, &(*x).def, Type::Bool, &[Src::val(f)]);
             }
             "load_input" if vertex => {
                 let loc = io_loc(x, 0, "load_input")?;
@@ -364,12 +405,32 @@ pub(super) unsafe fn import_intrinsic(
                     }
                 };
                 let loc = io_loc(x, off, name)?;
-                if loc == m::VARYING_SLOT_POS {
-                    return Err(CompileError::Unsupported(
-                        "gl_FragCoord as an input (use load_frag_coord)".into(),
-                    ));
-                }
                 let comp = m::nir_intrinsic_component(x);
+                // gl_FragCoord and gl_FrontFacing as inputs (a state tracker without
+                // `fs_position_is_sysval` / `fs_face_is_integer_sysval`): the same values as
+                // the system values, whatever the interpolation NIR names.
+                if loc == m::VARYING_SLOT_POS {
+                    let parts =
+                        frag_coord(im, (m::nir_def_components_read(&(*x).def) as u32) << comp)?;
+                    define_srcs(
+                        im,
+                        &(*x).def,
+                        Type::F32,
+                        &parts[comp as usize..comp as usize + comps],
+                    );
+                    return Ok(true);
+                }
+                if loc == m::VARYING_SLOT_FACE {
+                    // A 32-bit Boolean input (nir_lower_two_sided_color reads it so too).
+                    if comp != 0 || comps != 1 {
+                        return Err(CompileError::Unsupported(format!(
+                            "gl_FrontFacing input of {comps} components at component {comp}"
+                        )));
+                    }
+                    let f = front_facing(im);
+                    define_srcs(im, &(*x).def, Type::Bool, &[Src::val(f)]);
+                    return Ok(true);
+                }
                 let mut parts = Vec::new();
                 for k in 0..comps as u32 {
                     let cf = coefficient(g, loc, comp + k)?;
@@ -378,34 +439,7 @@ pub(super) unsafe fn import_intrinsic(
                 define_srcs(im, &(*x).def, Type::F32, &parts);
             }
             "load_frag_coord" if !vertex => {
-                // x, y: the framebuffer pixel (get_sr 0xa0/0xa1) + 0.5: upper-left origin,
-                // half-integer centres (the driver advertises both, so the state tracker lowers
-                // the other conventions). z: the FragcoordZ binding at CF slot 1; w: CF slot 0
-                // is 1/W (its plane is linear in screen space).
-                let GraphicsKey::Fragment(fk) = &g.key else {
-                    unreachable!()
-                };
-                let read = m::nir_def_components_read(&(*x).def);
-                if read & 0b100 != 0 && !fk.frag_coord_z {
-                    return Err(CompileError::Unsupported(
-                        "gl_FragCoord.z without frag_coord_z in the key".into(),
-                    ));
-                }
-                let z = fk.frag_coord_z;
-                let mut parts = Vec::new();
-                for a in 0..2u8 {
-                    let p = im.b.sysval(SysVal::PixelCoord(a));
-                    let f =
-                        im.b.alu(Op::I2F { signed: false }, Type::F32, [Src::val(p)]);
-                    parts.push(Src::val(im.b.fadd(f, Src::imm_f32(0.5))));
-                }
-                let undef = im.b.op(Op::Undef, crate::ir::Shape::scalar(Type::F32), []);
-                parts.push(if z {
-                    Src::val(im.b.load_varying(1, Interp::Linear))
-                } else {
-                    Src::val(undef)
-                });
-                parts.push(Src::val(im.b.load_varying(0, Interp::Linear)));
+                let parts = frag_coord(im, m::nir_def_components_read(&(*x).def) as u32)?;
                 define_srcs(im, &(*x).def, Type::F32, &parts[..comps]);
             }
             "load_output" if !vertex => {
