@@ -257,14 +257,19 @@ fn compiled_arithmetic_on_varyings_matches_the_reference() {
 
 #[test]
 fn graphics_programs_the_abi_cannot_express_are_clear_errors() {
-    // gl_InstanceID: no established special-register selector on G16.
-    let mut b = Builder::new(Stage::Vertex);
+    // The instance id outside the vertex stage, the facing word outside the fragment stage.
+    let mut b = Builder::new(Stage::Fragment);
     let id = b.sysval(SysVal::InstanceId);
-    for k in 0..4 {
-        b.store_output(k, id);
-    }
+    b.store_tile(0, id);
     let e = abi::compile_ir_graphics(&b.finish(), 0, Options::default()).unwrap_err();
     assert!(e.to_string().contains("instance id"), "{e}");
+    let mut b = Builder::new(Stage::Vertex);
+    let f = b.sysval(SysVal::BackFacing);
+    for k in 0..4 {
+        b.store_output(k, f);
+    }
+    let e = abi::compile_ir_graphics(&b.finish(), 0, Options::default()).unwrap_err();
+    assert!(e.to_string().contains("facing"), "{e}");
     // An output slot left unstored (the model, like the hardware, has no default for it).
     let mut b = Builder::new(Stage::Vertex);
     for k in [0, 1, 2, 3, 5] {
@@ -718,4 +723,112 @@ fn blending_reads_the_tilebuffer_and_overlapping_triangles_compose_in_order() {
         1,
         "{forms:?}"
     );
+}
+
+/// `fetch_vertex_program` with gl_Position.x += 0.5 * float(gl_InstanceID) * w.
+fn instanced_vertex_program() -> Function {
+    let mut b = Builder::new(Stage::Vertex);
+    let id = b.sysval(SysVal::VertexId);
+    let inst = b.sysval(SysVal::InstanceId);
+    let p = abi::fetch_attribute(&mut b, &attrib(0, 0, AttribFormat::F32(4)), id, 0).unwrap();
+    let c = abi::fetch_attribute(&mut b, &attrib(1, 16, AttribFormat::F32(4)), id, 0).unwrap();
+    let k = b.alu(Op::I2F { signed: false }, Type::F32, [Src::val(inst)]);
+    let dx = b.fmul(k, Src::imm_f32(0.5));
+    let dx = b.fmul(dx, p[3]);
+    let x = b.fadd(p[0], dx);
+    b.store_output(0, x);
+    for k in 1..4 {
+        b.store_output(k as u8, p[k]);
+    }
+    for k in 0..4 {
+        b.store_output(4 + k as u8, c[k]);
+    }
+    b.finish()
+}
+
+#[test]
+fn compiled_instance_id_offsets_each_instance() {
+    // Three instances of a small triangle; the reference rasteriser draws instance i shifted
+    // by 0.5 i w in x. The body reads get_sr 0xd8 (0, 1, 2 on the model).
+    let small = DrawSpec::tris(
+        vec![
+            rgba([-0.95, -0.9, 0.5, 1.0], [1.0, 0.0, 0.0, 1.0]),
+            rgba([-0.45, -0.9, 0.5, 1.0], [0.0, 1.0, 0.0, 1.0]),
+            rgba([-0.7, 0.7, 0.5, 1.0], [0.0, 0.0, 1.0, 1.0]),
+        ],
+        ShadeModel::Linear,
+    );
+    let d = DrawSpec {
+        instances: 3,
+        ..small.clone()
+    };
+    let (img, stats, _, _) = render_roots(
+        &d,
+        &instanced_vertex_program(),
+        &passthrough_fragment(Interp::Linear),
+        roots(&[VB], &[]),
+        vec![],
+    )
+    .unwrap();
+    let r = reference(&[d]);
+    compare(&img, &r);
+    assert_eq!(stats.vertices_shaded, 9);
+    assert_eq!(stats.fragments_shaded, r.passed[0]);
+    // Each instance covers about as much as one triangle: three disjoint copies.
+    let one = reference(&[small]).passed[0];
+    assert!(r.passed[0] >= 3 * one - 6, "{} vs 3 x {one}", r.passed[0]);
+}
+
+/// `fragColor = gl_FrontFacing ? colour : vec4(1, 1, 0, 1)` (the facing word == 0).
+fn facing_fragment() -> Function {
+    let mut b = Builder::new(Stage::Fragment);
+    let w = b.sysval(SysVal::BackFacing);
+    let front = b.icmp(Cmp::Eq, false, Src::val(w), Src::imm(0));
+    let yellow = [1.0, 1.0, 0.0, 1.0];
+    let c: Vec<Src> = (0..4)
+        .map(|k| {
+            let v = b.load_varying(1 + k as u8, Interp::Linear);
+            Src::val(b.select(Type::F32, front, v, Src::imm_f32(yellow[k])))
+        })
+        .collect();
+    let word = abi::pack_unorm_4x8(&mut b, [c[0], c[1], c[2], c[3]]);
+    b.store_tile(0, word);
+    b.finish()
+}
+
+#[test]
+fn compiled_front_facing_selects_per_winding() {
+    // An anticlockwise (front: the harness sets front_face_ccw) and a clockwise (back)
+    // triangle in one draw; the reference draws the back one yellow.
+    let left = [
+        rgba([-0.9, -0.8, 0.5, 1.0], [1.0, 0.0, 0.0, 1.0]),
+        rgba([-0.1, -0.8, 0.5, 1.0], [0.0, 1.0, 0.0, 1.0]),
+        rgba([-0.5, 0.8, 0.5, 1.0], [0.0, 0.0, 1.0, 1.0]),
+    ];
+    let right = [
+        rgba([0.1, -0.8, 0.5, 1.0], [1.0, 0.0, 0.0, 1.0]),
+        rgba([0.5, 0.8, 0.5, 1.0], [0.0, 1.0, 0.0, 1.0]),
+        rgba([0.9, -0.8, 0.5, 1.0], [0.0, 0.0, 1.0, 1.0]),
+    ];
+    let d = DrawSpec::tris([left, right].concat(), ShadeModel::Linear);
+    let (img, _, _, finfo) = render_roots(
+        &d,
+        &fetch_vertex_program(AttribFormat::F32(4), 0),
+        &facing_fragment(),
+        roots(&[VB], &[]),
+        vec![],
+    )
+    .unwrap();
+    assert_eq!(
+        finfo.coefficients.len(),
+        5,
+        "the facing word is no coefficient"
+    );
+    let mut back = DrawSpec::tris(right.to_vec(), ShadeModel::Linear);
+    for v in &mut back.verts {
+        v[4..8].copy_from_slice(&[1.0, 1.0, 0.0, 1.0]);
+    }
+    let want = reference(&[DrawSpec::tris(left.to_vec(), ShadeModel::Linear), back]);
+    compare(&img, &want);
+    assert!(img.iter().filter(|c| **c == [255, 255, 0, 255]).count() > 100);
 }
