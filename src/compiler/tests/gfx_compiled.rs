@@ -737,11 +737,11 @@ fn instanced_vertex_program() -> Function {
     let dx = b.fmul(dx, p[3]);
     let x = b.fadd(p[0], dx);
     b.store_output(0, x);
-    for k in 1..4 {
-        b.store_output(k as u8, p[k]);
+    for (k, v) in p.into_iter().enumerate().skip(1) {
+        b.store_output(k as u8, v);
     }
-    for k in 0..4 {
-        b.store_output(4 + k as u8, c[k]);
+    for (k, v) in c.into_iter().enumerate() {
+        b.store_output(4 + k as u8, v);
     }
     b.finish()
 }
