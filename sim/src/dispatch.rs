@@ -325,7 +325,8 @@ fn setup_program(
         }
     }
     let Some((jump_at, end, setup_va)) = tail else {
-        return Ok((Program::new(&code), None));
+        // only the reachable part: the 1 KiB window holds whatever follows the launcher
+        return Ok((Program::new_reachable(&code), None));
     };
     let mut combined = code[..end].to_vec();
     combined.extend(read_code(mem, setup_va, BODY_BYTES)?);
@@ -545,7 +546,9 @@ fn run_cdm_launch_inner(
     // Frame extent A is the body's scratch (README.apple9-launchers.md "Resource ABI").
     let scratch_bytes = s.setup.frame.map(|f| f.extent_a as u32).unwrap_or(0);
     let body = read_code(mem, s.body_va, BODY_BYTES)?;
-    let body = &body[..reachable_bytes(&Program::new(&body))];
+    // (the reachable prefix decodes to the same ops; the rest of the 256 KiB window is
+    // never decoded)
+    let body = &body[..reachable_bytes(&Program::new_reachable(&body))];
     let mut stats = run_compute_inner(
         mem,
         &ComputeLaunch {

@@ -17,13 +17,50 @@ impl Program {
     /// the model cannot execute become ops that stop the SIMD-group with an
     /// error when reached, so unreached code does not fail a launch.
     pub fn new(code: &[u8]) -> Program {
-        let mut ops = vec![];
+        Self::decode(code, false)
+    }
+
+    /// [`Program::new`] over the prefix of `code` that control can reach from offset 0:
+    /// decoding stops after a STOP or an unconditional jump once no jump decoded so far
+    /// targets anything beyond it. Nothing can execute past that point (a STOP or an
+    /// unconditional jump never falls through, every later op could only be entered by a
+    /// jump, and the jumps that could be reached are all decoded and land before it), so
+    /// every op a run can reach is decoded, lowered and linked exactly as by
+    /// [`Program::new`]. Stage bodies and launchers are read from the USC heap with no
+    /// recorded end, so without this the model decoded (and disassembled) kilobytes of
+    /// whatever follows each program, on every render.
+    pub fn new_reachable(code: &[u8]) -> Program {
+        Self::decode(code, true)
+    }
+
+    fn decode(code: &[u8], reachable_only: bool) -> Program {
+        let mut ops: Vec<Op> = vec![];
         let mut disasm = vec![];
         let mut off = 0usize;
+        // Highest jump target decoded so far (pcs before linking).
+        let mut max_target = 0usize;
         while off < code.len() {
+            if reachable_only {
+                if let Some(last) = ops.last() {
+                    let ends_flow = matches!(
+                        last.kind,
+                        Kind::Stop
+                            | Kind::Jump {
+                                cond: crate::core::ops::JumpCond::Always,
+                                ..
+                            }
+                    );
+                    if ends_flow && max_target < off {
+                        break;
+                    }
+                }
+            }
             match crate::lower::lower_at(code, off) {
                 Ok((op, text)) => {
                     off += op.len as usize;
+                    if let Kind::Jump { target, .. } = op.kind {
+                        max_target = max_target.max(target);
+                    }
                     ops.push(op);
                     disasm.push(text);
                 }

@@ -73,6 +73,14 @@ impl Body {
     fn read_code(mem: &dyn GpuMemory, va: u64) -> Result<Vec<u8>, SimError> {
         let mut code = Vec::new();
         let mut chunk = [0u8; 16];
+        // 4 KiB at a time while every chunk of the block reads (one access instead of 256);
+        // the 16-byte chunks of the first block that does not give the same bytes.
+        let mut block = vec![0u8; 4096];
+        while code.len() + block.len() <= MAX_BODY
+            && mem.read(va + code.len() as u64, &mut block).is_ok()
+        {
+            code.extend_from_slice(&block);
+        }
         while code.len() < MAX_BODY && mem.read(va + code.len() as u64, &mut chunk).is_ok() {
             code.extend_from_slice(&chunk);
         }
@@ -83,7 +91,8 @@ impl Body {
     }
 
     fn decode(va: u64, code: Vec<u8>) -> Body {
-        let mut prog = Program::new(&code);
+        // Only what control can reach: the window's other bytes are not the body's.
+        let mut prog = Program::new_reachable(&code);
         let mut io = HashMap::new();
         for op in prog.ops.iter_mut() {
             if let Ok(i) = agx16_isa::decode_at(&code, op.pc as usize) {
