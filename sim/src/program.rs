@@ -138,3 +138,51 @@ impl Program {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agx16_isa::{encode_program, Instr};
+
+    fn mov(dst: u64, v: u64) -> Vec<u8> {
+        encode_program(&[Instr::build("mov_imm32", &[("dst", dst), ("imm", v)]).unwrap()])
+    }
+    fn stop() -> Vec<u8> {
+        encode_program(&[Instr::build("stop", &[]).unwrap()])
+    }
+    /// The reachable decode is a prefix of the full one, op for op.
+    fn same_prefix(full: &Program, part: &Program) {
+        assert!(part.ops.len() <= full.ops.len());
+        for (i, (a, b)) in full.ops.iter().zip(&part.ops).enumerate() {
+            assert_eq!((a.pc, a.len), (b.pc, b.len), "op {i}");
+            assert_eq!(full.disasm[i], part.disasm[i], "op {i}");
+        }
+    }
+
+    #[test]
+    fn reachable_decode_stops_after_the_last_reachable_stop() {
+        // mov; stop; then bytes that are not the program's (more movs, then garbage)
+        let mut code = [mov(1, 7), stop(), mov(2, 8), mov(3, 9)].concat();
+        code.extend([0xff; 32]);
+        let (full, part) = (Program::new(&code), Program::new_reachable(&code));
+        same_prefix(&full, &part);
+        assert_eq!(part.ops.len(), 2);
+        assert!(full.ops.len() > 4, "the full decode goes on past the STOP");
+    }
+
+    #[test]
+    fn reachable_decode_follows_jumps_past_a_stop() {
+        // jump_any over the first STOP to the mov behind it; the second STOP ends it
+        let head = [stop()].concat();
+        let tail = [mov(1, 7), stop()].concat();
+        let jump_len = agx16_cmdstream::launch::jump_any(0).unwrap().len();
+        let jump = agx16_cmdstream::launch::jump_any((jump_len + head.len()) as i64).unwrap();
+        let mut code = [jump, head, tail, mov(2, 8)].concat();
+        code.extend([0xff; 32]);
+        let (full, part) = (Program::new(&code), Program::new_reachable(&code));
+        same_prefix(&full, &part);
+        assert_eq!(part.ops.len(), 4, "jump, stop, mov, stop");
+        assert!(matches!(part.ops[0].kind, Kind::Jump { target: 2, .. }));
+        assert!(full.ops.len() > 4);
+    }
+}
