@@ -13,6 +13,12 @@
 //!   `tile_store`, the values coming from the body's own arithmetic (`mov_imm32`, uniforms,
 //!   loads addressed by the pixel coordinates `get_sr` 0xa0/0xa1 give, as in fragment
 //!   bodies). GravityLinux's background "writes its raw words into the tilebuffer" per pixel.
+//!   A background that keeps an attachment's earlier contents reads them with a texture fetch
+//!   at the pixel coordinate from the attachment's memory and stores the result as the tile
+//!   word (Mesa src/asahi/lib/agx_bg_eot.c `build_background_op`, AGX_BG_LOAD: `txf` at
+//!   `load_pixel_coord`, G13; GravityLinux README.apple9-es3.md: the T8132 background helpers
+//!   are ordinary compiled shaders; inferred for G16): the model runs `tex_sample` and the
+//!   exports feeding it as in fragment bodies (`super::texture`).
 //!   No primitive exists: coefficient iteration is refused. The grouping is the model's
 //!   choice (the program sees no lane identity the model supplies).
 //! - End of tile: the body runs once per finished utile as one invocation (model's choice:
@@ -129,6 +135,10 @@ pub fn run_background(
         }
     }
     for group in pixels.chunks(crate::core::LANES) {
+        // A reload reads the attachment's memory with a texture fetch at the pixel
+        // (publications written by exports, then `tex_sample`; `super::texture` has the rules).
+        let mut pubs = Publications::new();
+        let mut borrowed = HashMap::new();
         body::run_trapping(
             mem,
             &p.body,
@@ -136,6 +146,32 @@ pub fn run_background(
             group.len(),
             stage,
             |sg, op, g| match g {
+                GfxOp::Export { dst, .. } if dst as u32 >= p.publications => Err(p.body.error(
+                    op,
+                    format!(
+                        "export to publication {dst}, past the {} publication words the \
+                         launcher's frame reserves",
+                        p.publications
+                    ),
+                )),
+                GfxOp::Export { .. } => {
+                    super::texture::check_rewrite(&p.body, op, sg, &borrowed, g)?;
+                    body::export(&p.body, op, sg, &mut pubs, g)
+                }
+                // Only the forms without derivatives: every lane is a real pixel, but a
+                // background group is not one 2x2 quad, so implicit LOD is refused there
+                // by `texture::execute` (no complete quad).
+                GfxOp::Texture(t) => super::texture::run(
+                    mem,
+                    &p.arguments,
+                    &p.body,
+                    op,
+                    sg,
+                    group,
+                    &mut pubs,
+                    &mut borrowed,
+                    t,
+                ),
                 GfxOp::TileStore { .. }
                 | GfxOp::TileRead { .. }
                 | GfxOp::TileSync

@@ -1565,6 +1565,130 @@ void main() { gl_FragColor = texture2D(u_tex, v_tc); }
     }
 }
 
+/// Drawing on after a flush without clearing keeps what the earlier renders left (GL: the
+/// framebuffer holds its contents until changed; piglit's shader_runner draws this way). On the
+/// 64x64 target: clear + triangle, glFinish, an overlapping rectangle, a one-pixel glReadPixels
+/// (another flush), a third triangle. Then a 40x24 texture (not a multiple of the 32-pixel
+/// tile, so reloaded tiles reach past the image) gets clear + triangle, glFinish, a second
+/// triangle without a clear, and is magnified 1:1 with nearest filtering into the target's
+/// lower-left corner.
+fn draw_after_flush(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        let main = framebuffer(gl, 1, false, false)?;
+        gl.viewport(0, 0, SIZE, SIZE);
+        draw_coloured(
+            gl,
+            &tri([[3.3, 4.1], [40.7, 9.2], [12.1, 50.6]], 0.0, RGB3),
+            glow::TRIANGLES,
+        )?;
+        gl.finish();
+        draw_coloured(
+            gl,
+            &rect(20.3, 18.2, 58.9, 40.7, 0.0, k(250, 200, 10, 255)),
+            glow::TRIANGLES,
+        )?;
+        let mut px = [0u8; 4];
+        gl.read_pixels(
+            0,
+            0,
+            1,
+            1,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelPackData::Slice(Some(&mut px)),
+        );
+        draw_coloured(
+            gl,
+            &tri(
+                [[60.2, 30.3], [61.1, 62.7], [28.6, 58.1]],
+                0.0,
+                [k(255, 255, 0, 255), k(0, 255, 255, 128), k(255, 0, 255, 0)],
+            ),
+            glow::TRIANGLES,
+        )?;
+        check(gl, "draws on the main target")?;
+
+        let (w, h) = (40, 24);
+        let tex = gl.create_texture()?;
+        gl.bind_texture(glow::TEXTURE_2D, Some(tex));
+        gl.tex_image_2d(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA as i32,
+            w,
+            h,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelUnpackData::Slice(None),
+        );
+        for (param, v) in [
+            (glow::TEXTURE_MIN_FILTER, glow::NEAREST),
+            (glow::TEXTURE_MAG_FILTER, glow::NEAREST),
+            (glow::TEXTURE_WRAP_S, glow::CLAMP_TO_EDGE),
+            (glow::TEXTURE_WRAP_T, glow::CLAMP_TO_EDGE),
+        ] {
+            gl.tex_parameter_i32(glow::TEXTURE_2D, param, v as i32);
+        }
+        gl.bind_texture(glow::TEXTURE_2D, None);
+        let fbo = gl.create_framebuffer()?;
+        gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
+        gl.framebuffer_texture_2d(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::TEXTURE_2D,
+            Some(tex),
+            0,
+        );
+        if gl.check_framebuffer_status(glow::FRAMEBUFFER) != glow::FRAMEBUFFER_COMPLETE {
+            return Err(String::from("texture framebuffer incomplete").into());
+        }
+        // VS_COLOUR's pixel space is 64 units across the viewport.
+        gl.viewport(0, 0, w, h);
+        gl.clear_color(0.2, 0.4, 0.6, 1.0);
+        gl.clear(glow::COLOR_BUFFER_BIT);
+        draw_coloured(
+            gl,
+            &tri([[6.3, 4.1], [58.7, 12.9], [20.2, 57.6]], 0.0, RGB3),
+            glow::TRIANGLES,
+        )?;
+        gl.finish();
+        draw_coloured(
+            gl,
+            &rect(36.3, 30.2, 61.9, 61.7, 0.0, k(10, 200, 250, 255)),
+            glow::TRIANGLES,
+        )?;
+        check(gl, "draws on the texture")?;
+
+        gl.bind_framebuffer(glow::FRAMEBUFFER, Some(main));
+        gl.viewport(0, 0, SIZE, SIZE);
+        const VS: &str = "attribute vec2 a_pos;
+attribute vec2 a_tc;
+varying vec2 v_tc;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_tc = a_tc; }
+";
+        const FS: &str = "precision highp float;
+uniform sampler2D u_tex;
+varying vec2 v_tc;
+void main() { gl_FragColor = texture2D(u_tex, v_tc); }
+";
+        let p = program(gl, VS, FS, &["a_pos", "a_tc"])?;
+        let (x1, y1) = (w as f32, h as f32);
+        let v = [
+            0.0f32, 0.0, 0.0, 0.0, x1, 0.0, 1.0, 0.0, x1, y1, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, x1, y1,
+            1.0, 1.0, 0.0, y1, 0.0, 1.0,
+        ];
+        vertices(gl, &v, &[2, 2])?;
+        gl.active_texture(glow::TEXTURE0);
+        gl.bind_texture(glow::TEXTURE_2D, Some(tex));
+        let loc = gl.get_uniform_location(p, "u_tex");
+        gl.uniform_1_i32(loc.as_ref(), 0);
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        check(gl, "sampling the texture")?;
+        Ok(read(gl, 1)?)
+    }
+}
+
 /// Two textures sampled by one shader (texture units 0 and 1).
 fn texture_two_units(gl: &Gl, _: &Ctx) -> Frame {
     const VS: &str = "attribute vec2 a_pos;
@@ -1776,6 +1900,7 @@ const SCENES: &[Scene] = &[
     s("texture_two_units", 2, 1, 0, texture_two_units),
     s("texture_formats", 2, 0, 0, texture_formats),
     s("texture_render_target", 2, 1, 0, texture_render_target),
+    s("draw_after_flush", 2, 1, 0, draw_after_flush),
     s("mrt", 3, 1, 0, mrt),
     s("flat_varying", 3, 1, 0, flat_varying),
     s("shader_math", 2, 1, 0, shader_math),

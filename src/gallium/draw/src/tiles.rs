@@ -1,6 +1,7 @@
 //! The G16 background and end-of-tile programs (sim/GFX.md "Background and end-of-tile
 //! programs (what a driver emits)"): the background body writes each colour target's clear
-//! word with `tile_store`; the end-of-tile body exports each target with `block_image_store`
+//! word with `tile_store`, or reloads a target without a clear by fetching its memory at the
+//! pixel ([`reload_body`]); the end-of-tile body exports each target with `block_image_store`
 //! through a PBE descriptor in the image table the launcher's first root points at. Both are
 //! entered through fragment launchers. Bodies are cached by their bytes; launchers and image
 //! tables are per render.
@@ -9,8 +10,10 @@ use crate::build::{stage_launcher_for, TilePass, TilePrograms};
 use crate::fb::TileFormat;
 use crate::mem::{DrawError, GpuWriter, Heap};
 use crate::program::{EntryArena, ShaderBody};
-use agx16_cmdstream::descriptors::{Channels, NumericType, Pbe};
-use agx16_cmdstream::layout::PlaneLayout;
+use crate::textures::StageTextures;
+use agx16_cmdstream::descriptors::{Channels, NumericType, Pbe, Swizzle, Texture};
+use agx16_cmdstream::layout::{ImageDesc, ImageLayout, PlaneLayout, Tiling};
+use agx16_cmdstream::texture_layout::{texture_for, TextureFormat};
 use agx16_cmdstream::Record;
 use agx16_isa::meaning::{block_store_sequence, tile_word_stores, TileFormat as BlockFormat};
 use agx16_isa::{encode_program, Instr, Part, Role};
@@ -51,6 +54,88 @@ pub fn clear_body(words: &[(u32, u32)]) -> Result<Vec<u8>, DrawError> {
     Ok(encode_program(&p))
 }
 
+/// How the background initialises one colour target's tile word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TileInit {
+    /// Store this raw word (the clear colour in tile-word bytes).
+    Clear(u32),
+    /// Reload the target's memory: fetch texel (min(ox + x, w-1), min(oy + y, h-1)) of
+    /// texture-table entry `texture` (an RGBA8 unorm view of the target, level 0) and pack it
+    /// into the word; (ox, oy) = `origin`, the image pixel of this render's (0, 0) (a batch is
+    /// one render per utile rectangle, [`TilePass::origin`](crate::build::TilePass)).
+    Load {
+        texture: u8,
+        origin: (u32, u32),
+        width: u32,
+        height: u32,
+    },
+}
+
+/// Background body that keeps earlier contents: for each `(tile word, init)`, the word := the
+/// clear value, or the target's own texel at the pixel (GL: a render without a clear starts
+/// from what the last one left). Evidence: Mesa src/asahi/lib/agx_bg_eot.c
+/// `build_background_op` (AGX_BG_LOAD: an ordinary `txf` of the attachment's memory at
+/// `load_pixel_coord`, stored as the tile output; G13, inferred for G16); GravityLinux/mesa
+/// src/gallium/drivers/asahi/README.apple9-es3.md (T8132 background/export helpers are
+/// ordinary compiled shaders). Compiled by agx16-compiler, so the fetch, its publications and
+/// slot waits and the unorm pack are the compiler's single encoding (`texelFetch`,
+/// `packUnorm4x8`). The texel round trip is exact: fetch gives b/255 in f32 and the pack
+/// rounds b/255*255 back to b. Clamping to the image: the background also runs on utile
+/// pixels past the image's edge, which the end-of-tile store skips (PBE bounds) but whose
+/// fetch the model refuses (out-of-range fetches are not established); clamped, they read a
+/// texel that is never exported. Returns the code and its publication extent.
+pub fn reload_body(words: &[(u32, TileInit)]) -> Result<(Vec<u8>, u32), DrawError> {
+    use agx16_compiler::ir::{Builder, Op, Src, Stage, SysVal, TexKind, Type};
+    let mut b = Builder::new(Stage::Fragment);
+    let x = b.sysval(SysVal::PixelCoord(0));
+    let y = b.sysval(SysVal::PixelCoord(1));
+    for &(word, init) in words {
+        let word = u8::try_from(word)
+            .map_err(|_| DrawError::Program(format!("tile word {word} past the IR's range")))?;
+        let value = match init {
+            TileInit::Clear(v) => b.alu(Op::Copy, Type::I32, [Src::imm(v)]),
+            TileInit::Load {
+                texture,
+                origin,
+                width,
+                height,
+            } => {
+                let ix = b.alu(Op::IAdd, Type::I32, [Src::val(x), Src::imm(origin.0)]);
+                let iy = b.alu(Op::IAdd, Type::I32, [Src::val(y), Src::imm(origin.1)]);
+                let cx = b.alu(
+                    Op::IMin { signed: false },
+                    Type::I32,
+                    [Src::val(ix), Src::imm(width.saturating_sub(1))],
+                );
+                let cy = b.alu(
+                    Op::IMin { signed: false },
+                    Type::I32,
+                    [Src::val(iy), Src::imm(height.saturating_sub(1))],
+                );
+                // Level 0 (the level word is level << 22, compiler README "Textures").
+                let t = b.texture(
+                    texture,
+                    0,
+                    TexKind::Fetch,
+                    [Src::val(cx), Src::val(cy), Src::imm(0)],
+                );
+                agx16_compiler::abi::pack_unorm_4x8(
+                    &mut b,
+                    std::array::from_fn(|k| Src::comp(t, k as u8)),
+                )
+            }
+        };
+        b.store_tile(word, value);
+    }
+    let (c, info) = agx16_compiler::abi::compile_ir_graphics(
+        &b.finish(),
+        0,
+        agx16_compiler::pipeline::Options::default(),
+    )
+    .map_err(|e| DrawError::Program(format!("background reload program: {e}")))?;
+    Ok((c.code, info.publications))
+}
+
 /// End-of-tile body: for each `(image, tile byte offset)`, the utile to image pixel
 /// (`x`, `y`) through image-table entry `image`: agx16-isa's block-store sequence (publish x,
 /// y and offset << 16 into publication tuple 4k, store, join) for target k.
@@ -72,6 +157,47 @@ pub fn export_body(x: u32, y: u32, targets: &[(u32, u32)]) -> Result<Vec<u8>, Dr
 #[derive(Default, Debug)]
 pub struct TileCache {
     bodies: HashMap<Vec<u8>, ShaderBody>,
+    /// Compiled reload backgrounds (body, publication extent) by their tile words.
+    reloads: HashMap<ReloadKey, (ShaderBody, u32)>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct ReloadKey(Vec<(u32, TileInit)>);
+
+/// The texture descriptor a reload fetches a colour target through: its level-0 plane as a
+/// one-level 2D RGBA8 unorm image (agx16-cmdstream `texture_for`). Tile words hold the
+/// pixel's memory bytes for RGBA8 and BGRA8 alike, so both are fetched as RGBA8 with the
+/// identity swizzle and packed back byte for byte. The model samples only twiddled images
+/// (sim/GFX.md "Textures": linear textures need the stride form), so a linear target is
+/// refused by name.
+fn reload_texture(t: &crate::fb::ColorTarget) -> Result<Texture, DrawError> {
+    if !t.plane.is_twiddled() {
+        return Err(DrawError::Unsupported(
+            "keeping a linear colour target's earlier contents across renders (the reload \
+             fetches it as a texture; linear texture descriptors are not modelled)"
+                .into(),
+        ));
+    }
+    let layout = ImageLayout::new(ImageDesc::simple_2d(
+        t.plane.width,
+        t.plane.height,
+        4,
+        Tiling::Twiddled,
+    ))
+    .map_err(|e| DrawError::Framebuffer(format!("reload texture layout: {e}")))?;
+    if layout.levels[0].plane != t.plane {
+        return Err(DrawError::Framebuffer(
+            "a tiled colour target whose plane is not a one-level image's layout".into(),
+        ));
+    }
+    let format = TextureFormat {
+        channels: Channels::R8G8B8A8,
+        numeric_type: NumericType::Unorm,
+        swizzle: [Swizzle::R, Swizzle::G, Swizzle::B, Swizzle::A],
+        srgb: false,
+    };
+    texture_for(&layout, t.va, format)
+        .map_err(|e| DrawError::Framebuffer(format!("reload texture descriptor: {e}")))
 }
 
 /// `TilePrograms` for the G16: bodies go into the device's program memory and arena,
@@ -123,18 +249,54 @@ impl TilePrograms for G16Tiles<'_> {
             return Ok((0, 0));
         }
         let mut words = Vec::new();
-        for &(slot, offset, _) in &targets {
-            let value = pass.clear[slot].ok_or_else(|| {
-                DrawError::Unsupported(
-                    "keeping a colour target's earlier contents across renders (the background \
-                     program's block load is not established)"
-                        .into(),
-                )
-            })?;
-            words.push((offset / 4, u32::from_le_bytes(value)));
+        let mut textures = Vec::new();
+        for &(slot, offset, t) in &targets {
+            let init = match pass.clear[slot] {
+                Some(value) => TileInit::Clear(u32::from_le_bytes(value)),
+                None => {
+                    let texture = u8::try_from(textures.len()).expect("at most 8 targets");
+                    textures.push(reload_texture(t)?);
+                    TileInit::Load {
+                        texture,
+                        origin: pass.origin,
+                        width: t.plane.width,
+                        height: t.plane.height,
+                    }
+                }
+            };
+            words.push((offset / 4, init));
         }
-        let body = self.body(clear_body(&words)?)?;
-        let usc = stage_launcher_for(mem, pass, body.entry_offset, 0, &[])?;
+        if textures.is_empty() {
+            let clears: Vec<(u32, u32)> = words
+                .iter()
+                .map(|&(w, i)| match i {
+                    TileInit::Clear(v) => (w, v),
+                    TileInit::Load { .. } => unreachable!("no target loads"),
+                })
+                .collect();
+            let body = self.body(clear_body(&clears)?)?;
+            let usc = stage_launcher_for(mem, pass, body.entry_offset, 0, &[])?;
+            return Ok((usc, 0));
+        }
+        let key = ReloadKey(words.clone());
+        let (body, publications) = match self.cache.reloads.get(&key) {
+            Some(&b) => b,
+            None => {
+                let (code, publications) = reload_body(&words)?;
+                let b = (self.body(code)?, publications);
+                self.cache.reloads.insert(key, b);
+                b
+            }
+        };
+        // The texture table in root 0 (sim/GFX.md "Render-stage uniform ABI"); a fetch reads
+        // no sampler, so root 1 stays zero.
+        let mut args = Vec::new();
+        StageTextures {
+            textures: textures.into_iter().map(Some).collect(),
+            samplers: Vec::new(),
+        }
+        .upload(mem, &mut args)?;
+        let usc = stage_launcher_for(mem, pass, body.entry_offset, publications, &args)?;
         Ok((usc, 0))
     }
 

@@ -823,19 +823,88 @@ fn twiddled_colour_targets_and_renders_split_per_tile() {
     compare(&px, &want);
 }
 
+/// A render without a colour clear keeps what memory holds: the background program fetches
+/// each pixel of the (twiddled) target through a texture descriptor and the triangle lands on
+/// top. The earlier contents are a per-pixel pattern written by the host, so a reload from the
+/// wrong pixel, a lost byte or a clear shows. Controls: the same batch with a clear gives the
+/// clear colour around the triangle (the pattern is really read), and a linear target (which
+/// the model cannot sample) is refused by name.
 #[test]
-fn keeping_colour_without_a_clear_is_refused_by_name() {
+fn a_render_without_a_clear_reloads_the_targets_earlier_contents() {
     let (mut mem, mut progs, fs) = setup();
     let vs = progs.vertex(&mut mem, TRI);
-    let mut batch = Batch::new(framebuffer(false));
-    batch.draws.push(draw(
+    let mut fb = framebuffer(false);
+    let plane = PlaneLayout::twiddled(W, H, 4);
+    fb.colors[0].as_mut().unwrap().plane = plane;
+    let earlier = |x: u32, y: u32| [(x * 3) as u8, (y * 5) as u8, (x ^ y) as u8 | 0x80, 200];
+    let fill = |mem: &Mem| {
+        for y in 0..H {
+            for x in 0..W {
+                mem.pt
+                    .host_write(IMG + plane.offset(x, y), &earlier(x, y))
+                    .unwrap();
+            }
+        }
+    };
+    let read = |mem: &Mem| -> Vec<[u8; 4]> {
+        (0..W * H)
+            .map(|i| {
+                let mut c = [0u8; 4];
+                mem.pt
+                    .host_read(IMG + plane.offset(i % W, i / W), &mut c)
+                    .unwrap();
+                c
+            })
+            .collect()
+    };
+    let tri = draw(
         &vs,
         &fs,
         Primitive::Triangles,
         Indices::Direct { first: 0, count: 3 },
-    ));
-    let err = build(&mem, &mut progs, &batch).unwrap_err();
-    assert!(err.contains("earlier contents"), "{err}");
+    );
+    let mut batch = Batch::new(fb.clone());
+    batch.draws.push(tri.clone());
+    fill(&mem);
+    run_batch(&mem, &mut progs, &batch).unwrap();
+    let mut want = RefFrame::new(CLEAR_BYTES);
+    want.color = (0..W * H).map(|i| earlier(i % W, i / W)).collect();
+    want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], false);
+    let px = read(&mem);
+    if let Some(i) = (0..px.len()).find(|&i| px[i] != want.color[i]) {
+        eprintln!(
+            "first difference at ({}, {}): got {:?}, want {:?}",
+            i as u32 % W,
+            i as u32 / W,
+            px[i],
+            want.color[i]
+        );
+    }
+    compare(&px, &want);
+    // Outside the triangle the reload is exact, not within a step.
+    let kept = (0..W * H)
+        .filter(|&i| px[i as usize] == earlier(i % W, i / W))
+        .count();
+    assert!(kept > 2000 && kept < (W * H) as usize, "{kept} pixels kept");
+
+    // Control: with a clear the pattern is gone.
+    let mut cleared = Batch::new(fb.clone());
+    clear_all(&mut cleared);
+    cleared.draws.push(tri.clone());
+    fill(&mem);
+    run_batch(&mem, &mut progs, &cleared).unwrap();
+    let mut want = RefFrame::new(CLEAR_BYTES);
+    want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], false);
+    compare(&read(&mem), &want);
+
+    // A linear target cannot be fetched on the model: refused by name.
+    let mut linear = Batch::new(framebuffer(false));
+    linear.draws.push(tri);
+    let err = build(&mem, &mut progs, &linear).unwrap_err();
+    assert!(
+        err.contains("linear colour target's earlier contents"),
+        "{err}"
+    );
 }
 
 #[test]
