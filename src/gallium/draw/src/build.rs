@@ -772,8 +772,9 @@ fn build_one(
         // when bg is set: GravityLinux/linux g16_drm.rs `render_parameters`). They run when
         // the tiler's memory overflows mid-render, which the model never does (sim/GFX.md
         // "Known gaps"); the store is the end-of-tile program's, but the background should
-        // then reload the stored tiles instead of clearing, which needs the block load no
-        // source establishes. So partial renders would lose earlier draws on hardware.
+        // then reload the stored tiles instead of clearing (tiles.rs `reload_body` could, for
+        // twiddled targets; not wired: the model never runs these). So partial renders would
+        // lose earlier draws on hardware.
         partial_bg_usc: Hex(bg_usc as u64),
         partial_bg_rsrc_spec: Hex(bg_rsrc as u64),
         partial_eot_usc: Hex(eot_usc as u64),
