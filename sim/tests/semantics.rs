@@ -366,6 +366,50 @@ fn float_to_int_overflow_is_refused_at_run_time() {
     );
 }
 
+/// The native F32 -> U32 cast (`.. b4 08 02 00`, niklassheth/agx-re EXP-M4-43 on M4)
+/// converts 2147483904.0 and 4294967040.0 to 0x80000100 and 0xffffff00; the crossed pair
+/// (unsigned with byte8 0x03) is a 16-bit saturating format there (65535) and is refused.
+#[test]
+fn unsigned_float_to_int_uses_the_native_u32_pair() {
+    let conv = |b8: u64| {
+        b(
+            "f2i",
+            &[
+                ("mode", 0x15),
+                ("src_class", 3),
+                ("dst", 4),
+                ("src", 3),
+                ("op_lo", 0x14),
+                ("op_hi", 2),
+                ("b7_lo", 8),
+                ("b8", b8),
+                ("signed", 0),
+            ],
+        )
+    };
+    for (bits, want) in [(0x4f00_0001u32, 0x8000_0100u32), (0x4f7f_ffff, 0xffff_ff00)] {
+        let prog = vec![
+            gid(),
+            b("mov_imm32", &[("dst", 3), ("imm", bits as u64)]),
+            conv(2),
+            store(0, 1, 4),
+            b("stop", &[]),
+        ];
+        let (pt, r) = run(prog, 4, true);
+        r.unwrap();
+        assert_eq!(words(&pt, 4), vec![want; 4], "{bits:#x}");
+    }
+    let prog = vec![
+        gid(),
+        b("mov_imm32", &[("dst", 3), ("imm", 0x3f80_0000)]),
+        conv(3),
+        store(0, 1, 4),
+        b("stop", &[]),
+    ];
+    let (_, r) = run(prog, 4, true);
+    assert!(r.is_err(), "{r:?}");
+}
+
 #[test]
 fn threadgroup_barrier_resumes_every_simdgroup() {
     // 3 SIMD-groups meet at a threadgroup barrier, then each lane stores 1.

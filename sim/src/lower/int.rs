@@ -83,8 +83,8 @@ pub fn minmax(i: &Instr) -> Result<Kind, String> {
 
 /// int->float `a7 07 54 <dst<<1> 03 <src<<2> <8c keep | ac last use> <60 signed |
 /// 20 unsigned>` and float->int `27 07 54 <dst<<1> 03 <src<<2> <94 keep | b4 last
-/// use> <48 signed | 08 unsigned> 03 00` (byte6 bit5 releases, byte7 bit6 signed,
-/// byte8 bit1 round toward zero; ADevWithAnIdea/agx-re EXP-0013/0144 and
+/// use> <48 signed | 08 unsigned> <03 signed | 02 unsigned> 00` (byte6 bit5 releases,
+/// byte7 bit6 signed, byte8 bit1 round toward zero; ADevWithAnIdea/agx-re EXP-0013/0144 and
 /// niklassheth/agx-re EXP-M4-42/43, as cited by the agx16-isa table).
 pub fn convert(i: &Instr) -> Result<Kind, String> {
     let to_float = i.form.op == F::IntToFloat;
@@ -105,11 +105,22 @@ pub fn convert(i: &Instr) -> Result<Kind, String> {
             ("op_lo", &[0x14]),
             ("op_hi", &[2]),
             ("b7_lo", &[0x08]),
-            ("b8", &[0x03]),
+            ("b8", &[0x02, 0x03]),
         ]
     };
     check::fields(i, &["signed"], allowed)?;
     let signed = i.field("signed").unwrap_or(0) == 1;
+    // byte8 bit 0 belongs to the integer-format descriptor with byte7's signed bit
+    // (niklassheth/agx-re EXP-M4-43 SIGNED_RESULTS.json, M4): the native pairs are U32 =
+    // (unsigned, 0x02) and S32 = (signed, 0x03); the crossed pairs select narrow formats
+    // (unsigned with 0x03 turned 2147483904.0 into 65535), not modelled.
+    if !to_float && (i.field("b8").unwrap_or(0) & 1 == 1) != signed {
+        return Err(format!(
+            "float->int byte8 {:#x} with signed = {signed}: a crossed format pair (EXP-M4-43), \
+             not modelled",
+            i.field("b8").unwrap_or(0)
+        ));
+    }
     let conv = if to_float {
         crate::core::ops::Conversion::IntToF32 { signed }
     } else {

@@ -493,6 +493,12 @@ pub(super) fn select(i: &MInstr) -> Result<Instr, CompileError> {
             }
             e(x.set_gpr(Role::SrcA, r.gpr(), Part::Full))?;
             e(x.set("signed", u64::from(signed)))?;
+            if i.op == (Op::F2I { signed }) {
+                // byte8 bit 0 pairs with the signed bit: S32 = 0x03, U32 = 0x02 (the native
+                // F32->U32 cast `27 07 56 .. 02 .. b4 08 02 00`, niklassheth/agx-re EXP-M4-43,
+                // M4; the crossed 0x08/0x03 pair is a 16-bit saturating conversion there).
+                e(x.set("b8", if signed { 3 } else { 2 }))?;
+            }
         }
         Op::Sfu(_) => {
             let a = i.srcs[0];
