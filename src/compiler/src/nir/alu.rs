@@ -32,8 +32,62 @@ enum Map {
     Sub,
     INeg,
     IAbs,
+    /// find_lsb / ufind_msb / ifind_msb (Mesa 25 lowers the msb searches only onto uclz).
+    FindBit(FindBit),
     Vec,
     BoolTo(u32),
+}
+
+#[derive(Clone, Copy)]
+enum FindBit {
+    Lsb,
+    UMsb,
+    IMsb,
+}
+
+/// The index of the highest set bit of `x`, -1 for 0, through the float exponent: the bits of
+/// `x & !(x >> 1)` are never adjacent, so converting it to f32 cannot round up to the next
+/// power of two and its exponent is exactly the index; 0 converts to 0.0, whose exponent
+/// field gives -127, and max(e, -1) turns that into -1.
+fn ufind_msb(b: &mut crate::ir::Builder, x: Src) -> crate::ir::Value {
+    let half = b.alu(Op::Shr { signed: false }, Type::I32, [x, Src::imm(1)]);
+    let keep = b.alu(Op::Not, Type::I32, [Src::val(half)]);
+    let y = b.alu(Op::And, Type::I32, [x, Src::val(keep)]);
+    let f = b.alu(Op::I2F { signed: false }, Type::F32, [Src::val(y)]);
+    let bits = b.alu(Op::Copy, Type::I32, [Src::val(f)]);
+    let e = b.alu(
+        Op::Shr { signed: false },
+        Type::I32,
+        [Src::val(bits), Src::imm(23)],
+    );
+    let i = b.alu(
+        Op::IAdd,
+        Type::I32,
+        [Src::val(e), Src::imm((-127i32) as u32)],
+    );
+    b.alu(
+        Op::IMax { signed: true },
+        Type::I32,
+        [Src::val(i), Src::imm(u32::MAX)],
+    )
+}
+
+fn find_bit(b: &mut crate::ir::Builder, which: FindBit, x: Src) -> crate::ir::Value {
+    match which {
+        FindBit::UMsb => ufind_msb(b, x),
+        // GLSL findMSB(int): for negative x the highest clear bit, i.e. that of !x.
+        FindBit::IMsb => {
+            let sign = b.alu(Op::Shr { signed: true }, Type::I32, [x, Src::imm(31)]);
+            let y = b.alu(Op::Xor, Type::I32, [x, Src::val(sign)]);
+            ufind_msb(b, Src::val(y))
+        }
+        // The lowest set bit is the only one of x & -x.
+        FindBit::Lsb => {
+            let n = b.alu(Op::ISub, Type::I32, [Src::imm(0), x]);
+            let y = b.alu(Op::And, Type::I32, [x, Src::val(n)]);
+            ufind_msb(b, Src::val(y))
+        }
+    }
 }
 
 fn map(name: &str) -> Option<Map> {
@@ -90,6 +144,9 @@ fn map(name: &str) -> Option<Map> {
         "ineg" => INeg,
         // Mesa 25 has no 32-bit iabs lowering (`lower_iabs` only stops it being formed).
         "iabs" => IAbs,
+        "find_lsb" => FindBit(self::FindBit::Lsb),
+        "ufind_msb" => FindBit(self::FindBit::UMsb),
+        "ifind_msb" => FindBit(self::FindBit::IMsb),
         "imul" => Op(crate::ir::Op::IMul),
         "imin" => Op(crate::ir::Op::IMin { signed: true }),
         "imax" => Op(crate::ir::Op::IMax { signed: true }),
@@ -172,6 +229,7 @@ pub(super) unsafe fn import(
                 let n = im.b.alu(Op::ISub, ty, [Src::imm(0), s[0]]);
                 im.b.alu(Op::IMax { signed: true }, ty, [s[0], Src::val(n)])
             }
+            Map::FindBit(w) => find_bit(&mut im.b, w, s[0]),
             Map::Vec => im.b.collect(ty, &s),
             Map::BoolTo(one) => im.b.alu(Op::Select, ty, [s[0], Src::imm(one), Src::imm(0)]),
         };
