@@ -122,12 +122,14 @@ impl Target for G16Target {
     }
     /// sqrt as x times the SFU's square-root factor (the way Apple's compiler does it,
     /// EXP-M4-55 k_sqrt); round-to-even through the adder (the SFU's rint mode is corpus-only in
-    /// agx16-isa); integer multiplies as `imad` with a zero addend (the one multiply form).
+    /// agx16-isa); integer multiplies as `imad` with a zero addend (the one multiply form);
+    /// undefined values as 0 (one move; what a register nothing wrote reads is not established).
     fn lowered_ops(&self) -> crate::opt::lower_ops::Lowered {
         crate::opt::lower_ops::Lowered {
             sqrt: true,
             rint: true,
             imul: true,
+            undef: true,
         }
     }
     /// The only hardware-validated select (`isel10`) has its op/compare/condition fields at

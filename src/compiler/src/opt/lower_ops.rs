@@ -13,6 +13,9 @@ pub struct Lowered {
     pub rint: bool,
     /// 32-bit `imul a, b` as `imad a, b, 0`.
     pub imul: bool,
+    /// Undefined scalars (e.g. the unwritten elements of a local array in a phi) as 0: any
+    /// value is correct, and 0 needs only a move.
+    pub undef: bool,
 }
 
 /// 2^23: every f32 of at least this magnitude is an integer.
@@ -42,6 +45,11 @@ pub fn run(f: &mut Function, l: Lowered) -> bool {
                 }
                 (Op::Sfu(Sfu::Rint), Some(Type::F32)) if l.rint && scalar && !i.sat => {
                     rint(f, &mut i, &mut out);
+                    changed = true;
+                }
+                (Op::Undef, Some(_)) if l.undef && scalar => {
+                    i.op = Op::Copy;
+                    i.srcs = [Src::imm(0)].into_iter().collect();
                     changed = true;
                 }
                 (Op::IMul, Some(Type::I32)) if l.imul && scalar => {
