@@ -257,6 +257,9 @@ struct Setup {
     eot_samples: u32,
     /// Tilebuffer bytes per sample (the command's and every launcher's tile layout).
     sample_bytes: u32,
+    /// Further memory the render reads (texture descriptors, source texels), written after the
+    /// images are poisoned.
+    extra: Vec<(u64, Vec<u8>)>,
 }
 
 impl Default for Setup {
@@ -269,6 +272,7 @@ impl Default for Setup {
             bg_launcher: None,
             eot_samples: 1,
             sample_bytes: 4,
+            extra: Vec::new(),
         }
     }
 }
@@ -299,6 +303,9 @@ fn render(draw: &DrawSpec, s: &Setup) -> Result<(Scene, gfx::RenderStats), SimEr
     }
     // Poison both images: every byte the model leaves alone stays 0xee.
     scene.pt.host_write(IMG, &vec![0xee; 0x4000]).unwrap();
+    for (va, bytes) in &s.extra {
+        scene.pt.host_write(*va, bytes).unwrap();
+    }
     let mut st = TileStages {
         host: HostStages {
             draws: vec![draw.clone()],
@@ -840,4 +847,195 @@ fn tile_words_count_32_bit_words_and_the_store_takes_its_byte_offset() {
         .collect();
     same(&read_linear(&scene), &want, "word 1 (byte offset 4)");
     assert!(read_twiddled(&scene).iter().all(|c| *c == CLEAR), "word 0");
+}
+
+// ---- background reload: a texel fetch of the attachment's memory at the pixel ----
+
+/// Where the reload's source image lives (32x32 RGBA8, twiddled) and its texture-table entry
+/// (after the two PBEs in the shared image table).
+const SOURCE: u64 = IMG + 0x3000;
+const SOURCE_ENTRY: u64 = 2;
+/// The fetch's completion slot.
+const FETCH_SLOT: u64 = 2;
+
+fn source_texel(x: u32, y: u32) -> [u8; 4] {
+    [
+        (x * 7) as u8,
+        (y * 8) as u8,
+        (x ^ y) as u8 | 0x40,
+        255 - x as u8,
+    ]
+}
+
+/// Publication `p` := r`a` (bit copy: LOGIC_EXPORT a | a on slot 1, the packer's LOD_PARAMS).
+fn copy_export(p: u64, a: u64) -> Instr {
+    b(
+        "logic_export",
+        &[
+            ("dst", p),
+            ("a_size", 1),
+            ("a", a),
+            ("a_keep", 1),
+            ("op_base", 1),
+            ("b_size", 1),
+            ("b", a),
+            ("b_keep", 1),
+            ("lut_a_sel", 2),
+            ("lut_b3", 1),
+            ("slot", 0),
+        ],
+    )
+}
+
+/// Background reload body (what a driver compiles for AGX_BG_LOAD, Mesa agx_bg_eot.c): x, y
+/// of the pixel (`get_sr` 0xa0/0xa1) and level 0 published as a fetch tuple, `tex_sample`
+/// (pair 80/24 = fetch; `implicit`: pair 00/00, an implicit-LOD sample) of texture entry
+/// `SOURCE_ENTRY` into r4..r7, taken over by `fadd`s waiting on the fetch's slot, packed to
+/// RGBA8 and stored as tile word 0.
+fn reload_body(implicit: bool) -> Vec<u8> {
+    let (v6, v7, mode) = if implicit {
+        (0, 0, 0x10)
+    } else {
+        (0x80, 0x24, 0)
+    };
+    let mut p = vec![
+        b("get_sr", &[("form", 1), ("dst", 0), ("sr_sel", 0xa0)]),
+        b("get_sr", &[("form", 1), ("dst", 1), ("sr_sel", 0xa1)]),
+        mov32(2, 0),
+        copy_export(0, 0),
+        copy_export(1, 1),
+        copy_export(3, 2),
+        b(
+            "tex_sample",
+            &[
+                ("dst", 4),
+                ("coord", 0),
+                ("texture", SOURCE_ENTRY),
+                ("sampler", 0),
+                ("b1_7", 1),
+                ("mask_sel", 7),
+                ("b3_hi", 5),
+                ("b4_35", 2),
+                ("b4_38", 2),
+                ("slot", FETCH_SLOT - 1),
+                ("slot_hi", FETCH_SLOT - 1),
+                ("variant", v6),
+                ("extra_coord", v7),
+                ("mode", mode),
+                ("tex_type", 1),
+            ],
+        ),
+        mov32(3, 0),
+    ];
+    for k in 0..4u64 {
+        p.push(b(
+            "fadd",
+            &[
+                ("wait", 1 << (FETCH_SLOT - 1)),
+                ("dst", 9 + k),
+                ("a_size", 1),
+                ("a", 4 + k),
+                ("a_keep", 1),
+                ("b_size", 1),
+                ("b", 3),
+                ("b_keep", 1),
+            ],
+        ));
+    }
+    for (half, a) in [(0, 9), (1, 11)] {
+        p.push(b(
+            "pack_unorm8x2",
+            &[
+                ("dst_half", half),
+                ("dst", 8),
+                ("b4", 2),
+                ("a", a),
+                ("b", a + 1),
+                ("b7_hi", 0x14),
+                ("b8", 0x44),
+            ],
+        ));
+    }
+    p.extend(store_word0(8));
+    p.push(b("stop", &[]));
+    encode_program(&p)
+}
+
+/// The source image (texels placed by this file's own Morton addressing) and its RGBA8 unorm
+/// texture descriptor in image-table entry `SOURCE_ENTRY`.
+fn reload_memory() -> Vec<(u64, Vec<u8>)> {
+    use agx16_cmdstream::descriptors::Swizzle;
+    use agx16_cmdstream::layout::{ImageDesc, ImageLayout, Tiling};
+    use agx16_cmdstream::texture_layout::{texture_for, TextureFormat};
+    let mut texels = vec![0u8; (SIZE * SIZE * 4) as usize];
+    for y in 0..SIZE {
+        for x in 0..SIZE {
+            let at = 4 * morton(x, y) as usize;
+            texels[at..at + 4].copy_from_slice(&source_texel(x, y));
+        }
+    }
+    let layout = ImageLayout::new(ImageDesc::simple_2d(SIZE, SIZE, 4, Tiling::Twiddled)).unwrap();
+    let format = TextureFormat {
+        channels: Channels::R8G8B8A8,
+        numeric_type: NumericType::Unorm,
+        swizzle: [Swizzle::R, Swizzle::G, Swizzle::B, Swizzle::A],
+        srgb: false,
+    };
+    let desc = texture_for(&layout, SOURCE, format)
+        .unwrap()
+        .pack()
+        .unwrap();
+    vec![(SOURCE, texels), (IMAGE_TABLE + 32 * SOURCE_ENTRY, desc)]
+}
+
+#[test]
+fn a_background_reloads_an_image_with_a_texel_fetch_at_the_pixel() {
+    // Every pixel the triangle leaves is the source texel at that pixel, exactly (unorm8 ->
+    // f32 -> unorm8 round trip), in both exported images; covered pixels are the fragment's.
+    let d = triangle();
+    let s = Setup {
+        bg: reload_body(false),
+        extra: reload_memory(),
+        ..Default::default()
+    };
+    let (scene, _) = render(&d, &s).unwrap();
+    let want: Vec<[u8; 4]> = expected(&d)
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            if *c == COLOR {
+                COLOR
+            } else {
+                source_texel(i as u32 % SIZE, i as u32 / SIZE)
+            }
+        })
+        .collect();
+    assert!(want.iter().filter(|c| **c == COLOR).count() > 50);
+    same(&read_linear(&scene), &want, "linear image");
+    same(&read_twiddled(&scene), &want, "twiddled image");
+
+    // A background group is not a 2x2 quad: an implicit-LOD sample there is refused by name
+    // (given a sampler table, so nothing else stops it first).
+    let mut sampler = agx16_cmdstream::descriptors::Sampler {
+        compare_sense: true,
+        compare_test: Hex(7),
+        ..Default::default()
+    };
+    sampler.set_lod_range(0.0, 14.0);
+    let samplers = IMAGE_TABLE + 0x100;
+    let roots = GraphicsRoots {
+        texture_table: Hex(IMAGE_TABLE),
+        sampler_table: Hex(samplers),
+        ..Default::default()
+    };
+    let mut extra = reload_memory();
+    extra.push((samplers, sampler.pack().unwrap()));
+    extra.push((ROOTS, roots.pack().unwrap()));
+    let s = Setup {
+        bg: reload_body(true),
+        extra,
+        ..Default::default()
+    };
+    let e = render_err(&s).to_string();
+    assert!(e.contains("tex_sample") && e.contains("2x2 quad"), "{e}");
 }
