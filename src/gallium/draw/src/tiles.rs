@@ -254,7 +254,9 @@ impl TilePrograms for G16Tiles<'_> {
             let init = match pass.clear[slot] {
                 Some(value) => TileInit::Clear(u32::from_le_bytes(value)),
                 None => {
-                    let texture = u8::try_from(textures.len()).expect("at most 8 targets");
+                    let texture = u8::try_from(textures.len()).map_err(|_| {
+                        DrawError::Framebuffer("more reloaded targets than texture indices".into())
+                    })?;
                     textures.push(reload_texture(t)?);
                     TileInit::Load {
                         texture,
