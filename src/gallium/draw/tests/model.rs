@@ -125,10 +125,11 @@ fn i2f(dst: u32, src: u32) -> Instr {
     i
 }
 
-/// r`dst` = u32(r`src`) rounded toward zero, the measured unsigned f2i shape
-/// `27 07 54 <dst<<1> 03 <src<<2> b4 08 03 00` (source released).
+/// r`dst` = u32(r`src`) rounded toward zero, the native unsigned f2i shape
+/// `27 07 54 <dst<<1> 03 <src<<2> b4 08 02 00` (source released; byte 8 0x02 = U32, 0x03 with
+/// the unsigned bit is a 16-bit saturating format: niklassheth/agx-re EXP-M4-43, measured M4).
 fn f2u(dst: u32, src: u32) -> Instr {
-    let mut i = from_hex("27075400030 0b4080300".replace(' ', "").as_str());
+    let mut i = from_hex("270754000300b4080200");
     i.set_gpr(Role::Dst, dst, Part::Full).unwrap();
     i.set_gpr(Role::SrcA, src, Part::Full).unwrap();
     i
