@@ -9,6 +9,8 @@ use crate::error::SimError;
 use crate::mem::GpuMemory;
 use crate::program::Program;
 use crate::trace::Trace;
+use std::collections::HashMap;
+use std::rc::Rc;
 use std::sync::Arc;
 
 /// Threadgroup memory per threadgroup on M4 (32 KiB; shared notes cite
@@ -297,11 +299,13 @@ fn located(e: SimError, place: impl Fn(u32) -> String) -> SimError {
 /// initialisation and starts the selected entry; no return). The two are laid end to
 /// end and the jump relinked to the body's first instruction; returns the program and,
 /// with a setup body, (its offset in the program, its VA).
-fn setup_program(
-    mem: &dyn GpuMemory,
-    launcher_va: u64,
-) -> Result<(Program, Option<(u32, u64)>), SimError> {
+fn setup_program(mem: &dyn GpuMemory, launcher_va: u64) -> Result<SetupProgram, SimError> {
     let code = read_code(mem, launcher_va, LAUNCHER_BYTES)?;
+    let key = (launcher_va, code);
+    if let Some(p) = LAUNCHERS.with(|c| c.borrow().get(&key).cloned()) {
+        return Ok((p, None));
+    }
+    let code = key.1;
     let mut tail = None;
     for item in agx16_isa::split(&code) {
         let Ok((off, i)) = item else { break };
@@ -326,7 +330,15 @@ fn setup_program(
     }
     let Some((jump_at, end, setup_va)) = tail else {
         // only the reachable part: the 1 KiB window holds whatever follows the launcher
-        return Ok((Program::new_reachable(&code), None));
+        let p = Rc::new(Program::new_reachable(&code));
+        LAUNCHERS.with(|c| {
+            let mut c = c.borrow_mut();
+            if c.len() >= LAUNCHERS_MAX {
+                c.clear();
+            }
+            c.insert((launcher_va, code), p.clone());
+        });
+        return Ok((p, None));
     };
     let mut combined = code[..end].to_vec();
     combined.extend(read_code(mem, setup_va, BODY_BYTES)?);
@@ -340,8 +352,23 @@ fn setup_program(
         target: t,
         cond: crate::core::ops::JumpCond::AnyActive,
     };
-    Ok((prog, Some((end as u32, setup_va))))
+    Ok((Rc::new(prog), Some((end as u32, setup_va))))
 }
+
+/// Launchers [`setup_program`] keeps per thread (cleared when full).
+const LAUNCHERS_MAX: usize = 256;
+
+thread_local! {
+    /// Decoded launchers without a setup body, by (VA, the bytes read): render stages run
+    /// their launchers again on every render, and an identical window decodes identically
+    /// (a rewritten launcher is a different key, so nothing is stale).
+    static LAUNCHERS: std::cell::RefCell<LauncherCache> = std::cell::RefCell::new(HashMap::new());
+}
+
+type LauncherCache = HashMap<(u64, Vec<u8>), Rc<Program>>;
+
+/// A setup invocation's program and, with a setup body, (its offset in the program, its VA).
+type SetupProgram = (Rc<Program>, Option<(u32, u64)>);
 
 /// Runs the launcher at `launcher_va` as one setup invocation and follows its stage
 /// target into the entry arena (`usc_base` + entry offset) to the body.
