@@ -127,6 +127,12 @@ fn sfu(s: Sfu, x: f32) -> f32 {
         Sfu::Sqrt => x.sqrt(),
         Sfu::SqrtFactor if x == 0.0 || x == f32::INFINITY => 1.0,
         Sfu::SqrtFactor => 1.0 / x.sqrt(),
+        Sfu::SinFactor if x == 0.0 => std::f32::consts::FRAC_PI_2,
+        Sfu::SinFactor if x.abs() > 1.0 => f32::NAN,
+        Sfu::SinFactor => {
+            let a = x.abs() as f64;
+            ((std::f64::consts::FRAC_PI_2 * a).sin() / a) as f32
+        }
         Sfu::Exp2 => x.exp2(),
         Sfu::Log2 => x.log2(),
         Sfu::Floor => x.floor(),

@@ -67,6 +67,9 @@ pub enum Sfu {
     /// `1/sqrt(x)`, except 1 for ±0 and +inf: `x * sqrt_factor(x)` is `sqrt(x)` everywhere
     /// (G16's SFU computes this factor, not sqrt itself).
     SqrtFactor,
+    /// `sin(pi/2 * x) / x` on |x| <= 1 (pi/2 at ±0), NaN beyond: `x * sin_factor(x)` is
+    /// `sin(pi/2 * x)` (G16's sine assist).
+    SinFactor,
     Exp2,
     Log2,
     Floor,

@@ -23,6 +23,7 @@ pub fn form_name(
         (Op::Sfu(Sfu::Rsqrt), Type::F32) => "sfu:rsqrt",
         (Op::Sfu(Sfu::Rcp), Type::F32) => "sfu_rcp",
         (Op::Sfu(Sfu::SqrtFactor), Type::F32) => "sfu:sqrt_factor",
+        (Op::Sfu(Sfu::SinFactor), Type::F32) => "sfu:sin_factor",
         (Op::IMad, Type::I32) => "imad",
         (Op::FAdd, Type::F32) if src1_imm => "fadd_imm",
         (Op::FAdd, Type::F32) => "fadd",

@@ -131,6 +131,9 @@ fn template(name: &str) -> Option<&'static str> {
         // EXP-M4-55 `k_sqrt` (M4, hash-matched output over 32 edge inputs): r2 = the square-root
         // factor of r0 (0x2f class 1), which Apple's compiler multiplies by r0 for sqrt.
         "sfu:sqrt_factor" => "2f015604030092400000",
+        // EXP-M4-55 `k_sin` (M4, hash-matched output over 32 edge inputs): r2 = the sine factor
+        // of r3 (0x2f class 3), multiplied by r3 for sin(pi/2 * r3).
+        "sfu:sin_factor" => "2f035404030c92400000",
         // Scratch word store/load: no Apple-compiled instance exists; these are the T8132
         // packer layouts of GravityLinux/mesa agx_apple9_ir.c (SPILL_STORE: word 200 of r70,
         // SPILL_LOAD: word 300 into r70; their spilling shaders ran on T8132), as

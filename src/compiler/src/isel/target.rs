@@ -110,7 +110,7 @@ impl Target for G16Target {
         let any_imm = i.srcs.iter().any(|o| matches!(o.op, Operand::Imm(_)));
         match i.op {
             // Source modifiers are measured on floor/log2/rsqrt/exp2 only (EXP-M4-54).
-            Op::Sfu(Sfu::Rcp | Sfu::SqrtFactor) => false,
+            Op::Sfu(Sfu::Rcp | Sfu::SqrtFactor | Sfu::SinFactor) => false,
             Op::Sfu(_) => true,
             Op::FAdd | Op::FMul => !s.abs && !others_neg && !any_imm,
             Op::FFma => !s.abs && k < 2,

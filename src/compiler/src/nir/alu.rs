@@ -34,6 +34,8 @@ enum Map {
     IAbs,
     /// find_lsb / ufind_msb / ifind_msb (Mesa 25 lowers the msb searches only onto uclz).
     FindBit(FindBit),
+    /// fsin (false) / fcos (true).
+    SinCos(bool),
     Vec,
     BoolTo(u32),
 }
@@ -90,6 +92,53 @@ fn find_bit(b: &mut crate::ir::Builder, which: FindBit, x: Src) -> crate::ir::Va
     }
 }
 
+/// sin(x) (cos: sin(x + pi/2)) with G16's sine assist, as Apple's compiler builds it on the
+/// `sin_factor` SFU function (EXP-M4-55 k_sin): t = x * 2/pi (+1 for cos) is reduced to
+/// s = t - 4 * floor(t/4 + 1/2) in [-2, 2), folded into [-1, 1] by s' = sign(s) * (1 - ||s| - 1|)
+/// (sin(pi/2 * s) is symmetric about s = ±1), and sin(pi/2 * s') = s' * sin_factor(s').
+/// (Mesa's lower_sincos polynomial misses the corpus's 2^-11 bound by about 1.3x.)
+fn sin_cos(b: &mut crate::ir::Builder, cos: bool, x: Src) -> crate::ir::Value {
+    let f = |v: f32| Src::imm(v.to_bits());
+    let mut t = b.alu(Op::FMul, Type::F32, [x, f(std::f32::consts::FRAC_2_PI)]);
+    if cos {
+        t = b.alu(Op::FAdd, Type::F32, [Src::val(t), f(1.0)]);
+    }
+    let q = b.alu(Op::FMul, Type::F32, [Src::val(t), f(0.25)]);
+    let q = b.alu(Op::FAdd, Type::F32, [Src::val(q), f(0.5)]);
+    let q = b.sfu(crate::ir::Sfu::Floor, q);
+    // t - 4q: 4q is exact and the difference is at most 2 in magnitude (no ffma: the model
+    // does not run its template yet).
+    let q4 = b.alu(Op::FMul, Type::F32, [Src::val(q), f(4.0)]);
+    let neg_q4 = Src {
+        neg: true,
+        ..Src::val(q4)
+    };
+    let s = b.alu(Op::FAdd, Type::F32, [Src::val(t), neg_q4]);
+    let a = b.alu(
+        Op::Copy,
+        Type::F32,
+        [Src {
+            abs: true,
+            ..Src::val(s)
+        }],
+    );
+    let u = b.alu(Op::FAdd, Type::F32, [Src::val(a), f(-1.0)]);
+    let nu = b.alu(
+        Op::Copy,
+        Type::F32,
+        [Src {
+            neg: true,
+            abs: true,
+            ..Src::val(u)
+        }],
+    );
+    let v = b.alu(Op::FAdd, Type::F32, [Src::val(nu), f(1.0)]);
+    let sign = b.alu(Op::And, Type::F32, [Src::val(s), Src::imm(0x8000_0000)]);
+    let sp = b.alu(Op::Or, Type::F32, [Src::val(v), Src::val(sign)]);
+    let k = b.sfu(crate::ir::Sfu::SinFactor, sp);
+    b.alu(Op::FMul, Type::F32, [Src::val(sp), Src::val(k)])
+}
+
 fn map(name: &str) -> Option<Map> {
     use Map::*;
     Some(match name {
@@ -144,6 +193,8 @@ fn map(name: &str) -> Option<Map> {
         "ineg" => INeg,
         // Mesa 25 has no 32-bit iabs lowering (`lower_iabs` only stops it being formed).
         "iabs" => IAbs,
+        "fsin" => SinCos(false),
+        "fcos" => SinCos(true),
         "find_lsb" => FindBit(self::FindBit::Lsb),
         "ufind_msb" => FindBit(self::FindBit::UMsb),
         "ifind_msb" => FindBit(self::FindBit::IMsb),
@@ -230,6 +281,7 @@ pub(super) unsafe fn import(
                 im.b.alu(Op::IMax { signed: true }, ty, [s[0], Src::val(n)])
             }
             Map::FindBit(w) => find_bit(&mut im.b, w, s[0]),
+            Map::SinCos(cos) => sin_cos(&mut im.b, cos, s[0]),
             Map::Vec => im.b.collect(ty, &s),
             Map::BoolTo(one) => im.b.alu(Op::Select, ty, [s[0], Src::imm(one), Src::imm(0)]),
         };

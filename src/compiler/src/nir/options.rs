@@ -32,7 +32,6 @@ pub fn options() -> &'static nir_shader_compiler_options {
                 lower_scmp: true,
                 lower_vector_cmp: true,
                 lower_ldexp: true,
-                lower_sincos: true,
                 lower_fisnormal: true,
                 lower_bitfield_extract: true,
                 lower_bitfield_insert: true,
