@@ -15,6 +15,12 @@ pub unsafe fn run(s: *mut m::nir_shader) {
         m::nir_lower_vars_to_ssa(s);
         // Integer division and modulo as a reciprocal estimate refined with multiplies and
         // compares (no divide instruction).
+        m::nir_shader_alu_pass(
+            s,
+            Some(nonzero_divisor),
+            m::nir_metadata_control_flow,
+            std::ptr::null_mut(),
+        );
         let idiv = m::nir_lower_idiv_options { allow_fp16: false };
         m::nir_lower_idiv(s, &idiv);
         m::nir_lower_alu_to_scalar(s, None, std::ptr::null());
@@ -39,5 +45,28 @@ pub unsafe fn run(s: *mut m::nir_shader) {
         m::nir_lower_bool_to_int32(s);
         m::nir_copy_prop(s);
         m::nir_opt_dce(s);
+    }
+}
+
+/// A divisor of 0 becomes 1 (`umax(d, 1)`; other divisors, negative ones included, are kept):
+/// GLSL leaves division and modulo by zero undefined, and nir_lower_idiv would otherwise convert
+/// the reciprocal of 0 (infinity) to an integer, whose result the M4 measurements do not cover.
+unsafe extern "C" fn nonzero_divisor(
+    b: *mut m::nir_builder,
+    alu: *mut m::nir_alu_instr,
+    _: *mut std::ffi::c_void,
+) -> bool {
+    unsafe {
+        if !matches!(
+            (*alu).op,
+            m::nir_op_udiv | m::nir_op_idiv | m::nir_op_umod | m::nir_op_imod | m::nir_op_irem
+        ) {
+            return false;
+        }
+        (*b).cursor = m::nir_before_instr(&mut (*alu).instr);
+        let src = &mut (*alu).src.as_mut_slice(2)[1].src;
+        let nonzero = m::nir_umax_imm(b, src.ssa, 1);
+        m::nir_src_rewrite(src, nonzero);
+        true
     }
 }
