@@ -9,9 +9,6 @@ use agx16_mesa_sys as m;
 /// `s` must be a valid NIR shader.
 pub unsafe fn run(s: *mut m::nir_shader) {
     unsafe {
-        // Local arrays indexed by a variable (up to 16 elements) become if-ladders of direct
-        // accesses, which vars_to_ssa turns into SSA values (no scratch addressing needed).
-        m::nir_lower_indirect_derefs(s, m::nir_var_function_temp, 16);
         m::nir_lower_vars_to_ssa(s);
         // Integer division and modulo as a reciprocal estimate refined with multiplies and
         // compares (no divide instruction).
