@@ -101,30 +101,27 @@ fn run_inner<const TRAP: bool>(
             // what `step` does first for a refusal, minus the error clone
             return Ok(None);
         }
-        let written = step(sg, ctx, op, mask, zeroed)?;
+        // The result lanes are written into `out` in place (returning them by value
+        // copied 128 bytes through the `Result` per instruction).
+        let mut out = [0u32; LANES];
+        let dst = step(sg, ctx, op, mask, zeroed, &mut out)?;
         // Released sources read zero from now on; the destination write comes
         // after, so a destination that reuses a released source keeps the result
         // (EXP-0003 `fadd r0, r2, r0` releasing both sources, measured).
         for &(reg, part) in &op.releases {
             release(sg, reg, part, mask);
         }
-        if let Some((reg, part, vals)) = &written {
+        if let Some(d) = dst {
             // An ordinary write replaces an in-flight value that no consumer
             // took: EXP-M4-44 mutations store exactly the ALU result (1.5).
-            if let Some(st) = sg.scratch.store_reading(*reg) {
+            if let Some(st) = sg.scratch.store_reading(d.reg) {
                 return Err(unmeasured(op, destructive_source(st)));
             }
-            sg.pending.cancel(*reg, *part);
-            sg.write(
-                super::ops::Dst {
-                    reg: *reg,
-                    part: *part,
-                },
-                mask,
-                vals,
-            );
+            sg.pending.cancel(d.reg, d.part);
+            sg.write(d, mask, &out);
         }
         if let Some(t) = ctx.trace {
+            let written: Option<Written> = dst.map(|d| (d.reg, d.part, out));
             t.instruction(ctx.prog, sg, op, mask, written.as_ref());
         }
         match op.kind {
@@ -357,13 +354,13 @@ fn step(
     op: &Op,
     mask: u32,
     zeroed: HalfSet,
-) -> Result<Option<Written>, SimError> {
-    let mut out = [0u32; LANES];
+    out: &mut Lanes,
+) -> Result<Option<super::ops::Dst>, SimError> {
     let dst = match op.kind {
         Kind::Stop | Kind::Nop | Kind::Barrier => return Ok(None),
         Kind::Refuse(ref e) => return Err(e.clone()),
         Kind::Mov { dst, src } => {
-            out = read(sg, ctx, src, zeroed);
+            *out = read(sg, ctx, src, zeroed);
             dst
         }
         Kind::GetSr { dst, sr } => {
@@ -373,7 +370,7 @@ fn step(
                     format!("{sr:?} in a setup invocation: its thread identity is not established"),
                 ));
             }
-            out = sg.special(sr);
+            *out = sg.special(sr);
             dst
         }
         Kind::PointerLoad {
@@ -446,8 +443,8 @@ fn step(
                 // the common case, kept free of per-lane dispatch
                 let neg = if bm.neg { 0x8000_0000 } else { 0 };
                 let abs = if bm.abs { 0x7fff_ffff } else { u32::MAX };
-                super::lanes::f32_bin(&mut out, va, vb, fop == FBinOp::Mul, abs, neg);
-                return Ok(Some((dst.reg, dst.part, out)));
+                super::lanes::f32_bin(out, va, vb, fop == FBinOp::Mul, abs, neg);
+                return Ok(Some(dst));
             }
             for l in 0..LANES {
                 let x = apply_mod(to_f32(va[l], ta), am);
@@ -484,8 +481,8 @@ fn step(
                 )
             {
                 let neg = if neg_product { 0x8000_0000 } else { 0 };
-                super::lanes::f32_fma(&mut out, va, vb, vc, neg);
-                return Ok(Some((dst.reg, dst.part, out)));
+                super::lanes::f32_fma(out, va, vb, vc, neg);
+                return Ok(Some(dst));
             }
             for l in 0..LANES {
                 let mut x = to_f32(va[l], ta);
@@ -760,7 +757,7 @@ fn step(
             return Ok(None);
         }
     };
-    Ok(Some((dst.reg, dst.part, out)))
+    Ok(Some(dst))
 }
 
 /// The setup state, or an error when a launcher-only operation runs in a stage body.
