@@ -292,15 +292,104 @@ unsafe extern "C" fn fragcolor_to_data0(
     true
 }
 
-/// Compiles `cso` for `key` on a clone of its NIR (the compiler lowers in place).
+/// The GL uniform word past every `load_uniform` of `nir` (base + range, in the 32-bit words
+/// of `packed_uniforms`): where the render-origin words go.
+unsafe fn uniform_end(nir: *mut sys::nir_shader) -> u32 {
+    unsafe extern "C" fn visit(
+        _b: *mut sys::nir_builder,
+        x: *mut sys::nir_intrinsic_instr,
+        data: *mut std::ffi::c_void,
+    ) -> bool {
+        if (*x).intrinsic == sys::nir_intrinsic_load_uniform {
+            let end = sys::nir_intrinsic_base(x).max(0) as u32
+                + sys::nir_intrinsic_range(x).max((*x).def.num_components as u32);
+            let w = &mut *(data as *mut u32);
+            *w = (*w).max(end);
+        }
+        false
+    }
+    let mut end = 0u32;
+    sys::nir_shader_intrinsics_pass(
+        nir,
+        Some(visit),
+        sys::nir_metadata_all,
+        &mut end as *mut u32 as *mut std::ffi::c_void,
+    );
+    end
+}
+
+/// gl_FragCoord.xy + the render's origin: agx16-draw draws a batch as one render per utile
+/// rectangle and the pixel the M4 reports is the render's (compiler README "gl_FragCoord"), so
+/// x and y of `load_frag_coord` (or the VARYING_SLOT_POS input, plain or interpolated) get the two f32 uniform
+/// words at GL word `*data`, which agx16-draw fills per render (`FragmentProgram::origin_word`).
+unsafe extern "C" fn frag_coord_origin(
+    b: *mut sys::nir_builder,
+    x: *mut sys::nir_intrinsic_instr,
+    data: *mut std::ffi::c_void,
+) -> bool {
+    let first = match (*x).intrinsic {
+        sys::nir_intrinsic_load_frag_coord => 0,
+        sys::nir_intrinsic_load_input | sys::nir_intrinsic_load_interpolated_input
+            if sys::nir_intrinsic_io_semantics(x).location() == sys::VARYING_SLOT_POS =>
+        {
+            sys::nir_intrinsic_component(x)
+        }
+        _ => return false,
+    };
+    let n = (*x).def.num_components as u32;
+    if first >= 2 || (*x).def.bit_size != 32 {
+        return false;
+    }
+    let word = *(data as *const u32);
+    (*b).cursor = sys::nir_after_instr(&mut (*x).instr);
+    let load = sys::nir_intrinsic_instr_create((*b).shader, sys::nir_intrinsic_load_uniform);
+    (*load).num_components = 2;
+    sys::nir_def_init(&mut (*load).instr, &mut (*load).def, 2, 32);
+    *(*load).src.as_mut_ptr() = sys::nir_src_for_ssa(sys::nir_imm_int(b, 0));
+    sys::nir_intrinsic_set_base(load, word as i32);
+    sys::nir_intrinsic_set_range(load, 2);
+    sys::nir_intrinsic_set_dest_type(load, sys::nir_type_float32);
+    sys::nir_builder_instr_insert(b, &mut (*load).instr);
+    let mut comps: Vec<*mut sys::nir_def> = (0..n)
+        .map(|i| {
+            let c = sys::nir_channel(b, &mut (*x).def, i);
+            match first + i {
+                k @ (0 | 1) => sys::nir_fadd(b, c, sys::nir_channel(b, &mut (*load).def, k)),
+                _ => c,
+            }
+        })
+        .collect();
+    let v = sys::nir_vec(b, comps.as_mut_ptr(), n);
+    sys::nir_def_rewrite_uses_after(&mut (*x).def, v, (*v).parent_instr);
+    true
+}
+
+/// Compiles `cso` for `key` on a clone of its NIR (the compiler lowers in place). For a
+/// fragment program that reads gl_FragCoord, also returns the GL uniform word of its render
+/// origin (see [`frag_coord_origin`]).
 unsafe fn compile(
     cso: &ShaderCso,
     key: &GraphicsKey,
     blend: Option<&BlendKey>,
-) -> Result<(agx16_compiler::pipeline::Compiled, StageInfo), String> {
+) -> Result<(agx16_compiler::pipeline::Compiled, StageInfo, Option<u32>), String> {
     let clone = sys::nir_shader_clone(std::ptr::null_mut(), cso.nir);
     if clone.is_null() {
         return Err("nir_shader_clone failed".into());
+    }
+    let mut origin = None;
+    if let GraphicsKey::Fragment(_) = key {
+        let reads = (*clone).info.inputs_read & (1 << sys::VARYING_SLOT_POS) != 0
+            || (*clone).info.system_values_read[0] & (1 << sys::SYSTEM_VALUE_FRAG_COORD) != 0;
+        if reads {
+            let mut word = uniform_end(clone);
+            sys::nir_shader_intrinsics_pass(
+                clone,
+                Some(frag_coord_origin),
+                sys::nir_metadata_control_flow,
+                &mut word as *mut u32 as *mut std::ffi::c_void,
+            );
+            origin = Some(word);
+        }
     }
     if let Some(b) = blend.filter(|b| b.reads_destination()) {
         // nir_lower_blend takes per-target locations: gl_FragColor is target 0's (the
@@ -315,7 +404,7 @@ unsafe fn compile(
     }
     let r = agx16_compiler::nir::compile_nir_graphics(clone, key).map_err(|e| e.to_string());
     sys::ralloc_free(clone as *mut std::ffi::c_void);
-    r
+    r.map(|(c, i)| (c, i, origin))
 }
 
 fn interp(i: CInterp) -> Interp {
@@ -336,7 +425,7 @@ unsafe fn vertex_variant(
         return r.clone();
     }
     let r = (|| {
-        let (c, info) = compile(cso, &GraphicsKey::Vertex(key.clone()), None)?;
+        let (c, info, _) = compile(cso, &GraphicsKey::Vertex(key.clone()), None)?;
         // Spills address per-thread scratch sized by the launch frame's extent A
         // (4 bytes per scratch word, agx16-compiler MProgram::scratch_words).
         let scratch = u16::try_from(4 * c.mir.scratch_words)
@@ -375,7 +464,7 @@ unsafe fn fragment_variant(
         return r.clone();
     }
     let r = (|| {
-        let (c, info) = compile(cso, &GraphicsKey::Fragment(key.clone()), Some(blend))?;
+        let (c, info, origin) = compile(cso, &GraphicsKey::Fragment(key.clone()), Some(blend))?;
         let scratch = u16::try_from(4 * c.mir.scratch_words)
             .map_err(|_| format!("{} bytes of scratch", 4 * c.mir.scratch_words))?;
         let user_base = 1 + key.frag_coord_z as usize;
@@ -407,6 +496,7 @@ unsafe fn fragment_variant(
             reads_tilebuffer: blend.reads_destination(),
             publications: info.publications,
             scratch,
+            origin_word: origin.map(|w| info.gl_uniform_base as usize + w as usize),
         };
         Ok((Arc::new(p), info))
     })();

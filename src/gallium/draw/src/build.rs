@@ -510,6 +510,21 @@ fn sub_batch(batch: &Batch, origin: (u32, u32), utile: (u32, u32)) -> Result<Bat
     Ok(sub)
 }
 
+/// The fragment root record of `d` for the render at `origin`: the program's origin words
+/// ([`FragmentProgram::origin_word`](crate::program::FragmentProgram)) hold origin x, y as f32.
+fn with_origin(d: &Draw, origin: (u32, u32)) -> Result<std::borrow::Cow<'_, [u32]>, DrawError> {
+    let Some(w) = d.fs.origin_word else {
+        return Ok(std::borrow::Cow::Borrowed(&d.fs_args));
+    };
+    let mut args = d.fs_args.clone();
+    if args.len() < w + 2 {
+        args.resize(w + 2, 0);
+    }
+    args[w] = (origin.0 as f32).to_bits();
+    args[w + 1] = (origin.1 as f32).to_bits();
+    Ok(std::borrow::Cow::Owned(args))
+}
+
 /// Builds one render of `batch` whose pixel (0, 0) is framebuffer pixel `origin`.
 fn build_one(
     batch: &Batch,
@@ -602,13 +617,14 @@ fn build_one(
             d.vs.scratch,
             &d.vs_args,
         )?;
+        let fs_args = with_origin(d, origin)?;
         let fs_launch = launcher(
             mem,
             fragment_allocation,
             d.fs.body.entry_offset,
             d.fs.publications,
             d.fs.scratch,
-            &d.fs_args,
+            &fs_args,
         )?;
         let (cf, cf_count) = cf_table(d)?;
         let cf_va = mem.upload(Heap::Usc, &cf, 16)?;

@@ -63,6 +63,10 @@ pub struct FragmentProgram {
     pub reads_tilebuffer: bool,
     pub publications: u32,
     pub scratch: u16,
+    /// Root-record word of two f32 words the builder sets to each render's origin (framebuffer
+    /// pixel of the render's (0, 0)): the program adds them to gl_FragCoord.xy, because a batch
+    /// is drawn as one render per utile rectangle and the M4 reports render pixels.
+    pub origin_word: Option<usize>,
 }
 
 impl FragmentProgram {

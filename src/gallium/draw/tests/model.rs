@@ -330,6 +330,7 @@ impl Programs {
             reads_tilebuffer: false,
             publications: 0,
             scratch: 0,
+            origin_word: None,
         })
     }
 }
@@ -1028,6 +1029,7 @@ mod compiled {
             reads_tilebuffer: false,
             publications: 0,
             scratch: 0,
+            origin_word: None,
         });
         let data: Vec<u8> = VERTS
             .iter()
@@ -1128,6 +1130,7 @@ mod compiled {
             reads_tilebuffer: false,
             publications,
             scratch: 0,
+            origin_word: None,
         });
         // Full-screen quad, (u, v) = (ndc + 1) / 2 in the colour's x, y.
         let corner = |x: f32, y: f32| -> RefVtx {
@@ -1296,5 +1299,75 @@ fn two_colour_targets_get_their_own_clears_and_the_same_fragments() {
             i % W,
             i / W
         );
+    }
+}
+
+/// `FragmentProgram::origin_word`: each per-utile render's fragment root record carries that
+/// render's origin (x, y as f32) at the named words, which a program adds to gl_FragCoord.xy
+/// (the M4 reports render pixels). The body stores root word 12 (origin x) raw as the tile
+/// word, so every pixel of the 64x64 target holds the f32 bits of its render's x origin:
+/// 0.0 left of x = 32, 32.0 right of it. Control: without an origin word the root record is
+/// the draw's own (zero there), in every render.
+#[test]
+fn each_render_gets_its_origin_in_the_fragment_root_record() {
+    let (mut mem, mut progs, fs) = setup();
+    let vs = progs.vertex(&mut mem, TRI);
+    let body = encode_program(&[
+        b(
+            "uniform_mov",
+            &[("dst", 0), ("u_size", 1), ("u", 12), ("b3", 0x08)],
+        ),
+        b("tile_setup", &[("b1", 2), ("access", 0x600)]),
+        b("tile_setup", &[("b1", 2), ("access", 0x80c)]),
+        b(
+            "tile_store",
+            &[("mode", 0x54), ("src", 0), ("mask", 1), ("fmt", 0x4e)],
+        ),
+        b("tile_fence", &[("access", 0x20c)]),
+        b("stop", &[]),
+    ]);
+    // A full-screen pair of triangles through the id-based vertex body is not available, so
+    // the clear colour marks what the triangle does not cover; covered pixels are checked.
+    for origin_word in [Some(12), None] {
+        let fs = Arc::new(FragmentProgram {
+            body: progs.arena.add_body(&mut mem, &body).unwrap(),
+            origin_word,
+            ..(*fs).clone()
+        });
+        let mut d = draw(
+            &vs,
+            &fs,
+            Primitive::Triangles,
+            Indices::Direct { first: 0, count: 3 },
+        );
+        d.fs_args = vec![0; 14];
+        let mut batch = Batch::new(framebuffer(false));
+        clear_all(&mut batch);
+        batch.draws.push(d);
+        let (px, stats) = render(&mem, &mut progs, &batch);
+        assert_eq!(stats.utiles, 4);
+        let mut want = RefFrame::new(CLEAR_BYTES);
+        want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], false);
+        let mut right = 0;
+        for (i, p) in px.iter().enumerate() {
+            if want.color[i] == CLEAR_BYTES {
+                assert_eq!(*p, CLEAR_BYTES, "uncovered pixel {i}");
+                continue;
+            }
+            let x = i as u32 % W;
+            let ox = if x >= 32 && origin_word.is_some() {
+                32.0f32
+            } else {
+                0.0
+            };
+            assert_eq!(
+                *p,
+                ox.to_bits().to_le_bytes(),
+                "pixel ({x}, {})",
+                i as u32 / W
+            );
+            right += (x >= 32) as usize;
+        }
+        assert!(right > 50, "the triangle reaches the right renders");
     }
 }
