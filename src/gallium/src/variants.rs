@@ -32,11 +32,24 @@ pub struct DrawPrograms {
 /// A compiled variant (or why it could not be compiled, so a failing key is reported once).
 type Variant<P> = Result<(Arc<P>, StageInfo), String>;
 
+/// A compiled fragment variant and where its root record takes the words the driver adds.
+type FragmentVariant = Result<(Arc<FragmentProgram>, StageInfo, FragmentWords), String>;
+
+/// Root-record words of a fragment variant besides the program's own uniforms.
+#[derive(Clone, Copy, Debug)]
+struct FragmentWords {
+    /// GL uniform words the program itself reads (from constant buffer 0); the words past
+    /// them are the driver's own (see [`ExtraWords`]).
+    program_words: usize,
+    /// The root-record word of the blend colour's four f32 words, when blending reads it.
+    blend_color: Option<usize>,
+}
+
 /// Compiled variants of one CSO, by key.
 #[derive(Default)]
 pub struct Variants {
     vertex: Vec<(VertexKey, Variant<VertexProgram>)>,
-    fragment: Vec<((FragmentKey, BlendKey), Variant<FragmentProgram>)>,
+    fragment: Vec<((FragmentKey, BlendKey), FragmentVariant)>,
 }
 
 /// One render target's blend state as `nir_lower_blend` takes it: (func, src factor, dst
@@ -95,16 +108,6 @@ impl BlendKey {
     }
 }
 
-fn uses_constant(f: u32) -> bool {
-    matches!(
-        f,
-        sys::PIPE_BLENDFACTOR_CONST_COLOR
-            | sys::PIPE_BLENDFACTOR_CONST_ALPHA
-            | sys::PIPE_BLENDFACTOR_INV_CONST_COLOR
-            | sys::PIPE_BLENDFACTOR_INV_CONST_ALPHA
-    )
-}
-
 fn uses_src1(f: u32) -> bool {
     matches!(
         f,
@@ -154,13 +157,6 @@ pub unsafe fn blend_key(ctx: &Context) -> Result<BlendKey, String> {
             (REPLACE, REPLACE)
         };
         for f in [rgb[1], rgb[2], alpha[1], alpha[2]] {
-            if uses_constant(f) {
-                return Err(
-                    "blend constant colour factors (the blend colour is not passed \
-                            to the fragment program)"
-                        .into(),
-                );
-            }
             if uses_src1(f) {
                 return Err("dual-source blending".into());
             }
@@ -318,6 +314,37 @@ unsafe fn uniform_end(nir: *mut sys::nir_shader) -> u32 {
     end
 }
 
+/// A `load_uniform` of `n` f32 words at GL uniform word `word`, inserted at the cursor of `b`.
+unsafe fn load_uniform_words(b: *mut sys::nir_builder, word: u32, n: u32) -> *mut sys::nir_def {
+    let load = sys::nir_intrinsic_instr_create((*b).shader, sys::nir_intrinsic_load_uniform);
+    (*load).num_components = n as u8;
+    sys::nir_def_init(&mut (*load).instr, &mut (*load).def, n, 32);
+    *(*load).src.as_mut_ptr() = sys::nir_src_for_ssa(sys::nir_imm_int(b, 0));
+    sys::nir_intrinsic_set_base(load, word as i32);
+    sys::nir_intrinsic_set_range(load, n);
+    sys::nir_intrinsic_set_dest_type(load, sys::nir_type_float32);
+    sys::nir_builder_instr_insert(b, &mut (*load).instr);
+    &mut (*load).def
+}
+
+/// `load_blend_const_color_rgba` (what `nir_lower_blend` reads the GL blend colour with; it
+/// clamps it for fixed-point targets itself) → the four f32 uniform words at GL word `*data`,
+/// which [`for_draw`] fills from `set_blend_color` on every draw, so a colour change does not
+/// compile a new variant.
+unsafe extern "C" fn blend_const_uniform(
+    b: *mut sys::nir_builder,
+    x: *mut sys::nir_intrinsic_instr,
+    data: *mut std::ffi::c_void,
+) -> bool {
+    if (*x).intrinsic != sys::nir_intrinsic_load_blend_const_color_rgba {
+        return false;
+    }
+    (*b).cursor = sys::nir_before_instr(&mut (*x).instr);
+    let load = load_uniform_words(b, *(data as *const u32), 4);
+    sys::nir_def_replace(&mut (*x).def, load);
+    true
+}
+
 /// gl_FragCoord.xy + the render's origin: agx16-draw draws a batch as one render per utile
 /// rectangle and the pixel the M4 reports is the render's (compiler README "gl_FragCoord"), so
 /// x and y of `load_frag_coord` (or the VARYING_SLOT_POS input, plain or interpolated) get the two f32 uniform
@@ -342,19 +369,12 @@ unsafe extern "C" fn frag_coord_origin(
     }
     let word = *(data as *const u32);
     (*b).cursor = sys::nir_after_instr(&mut (*x).instr);
-    let load = sys::nir_intrinsic_instr_create((*b).shader, sys::nir_intrinsic_load_uniform);
-    (*load).num_components = 2;
-    sys::nir_def_init(&mut (*load).instr, &mut (*load).def, 2, 32);
-    *(*load).src.as_mut_ptr() = sys::nir_src_for_ssa(sys::nir_imm_int(b, 0));
-    sys::nir_intrinsic_set_base(load, word as i32);
-    sys::nir_intrinsic_set_range(load, 2);
-    sys::nir_intrinsic_set_dest_type(load, sys::nir_type_float32);
-    sys::nir_builder_instr_insert(b, &mut (*load).instr);
+    let load = load_uniform_words(b, word, 2);
     let mut comps: Vec<*mut sys::nir_def> = (0..n)
         .map(|i| {
             let c = sys::nir_channel(b, &mut (*x).def, i);
             match first + i {
-                k @ (0 | 1) => sys::nir_fadd(b, c, sys::nir_channel(b, &mut (*load).def, k)),
+                k @ (0 | 1) => sys::nir_fadd(b, c, sys::nir_channel(b, load, k)),
                 _ => c,
             }
         })
@@ -364,19 +384,32 @@ unsafe extern "C" fn frag_coord_origin(
     true
 }
 
+/// GL uniform words a fragment variant adds past the program's own uniforms.
+#[derive(Clone, Copy, Debug, Default)]
+struct ExtraWords {
+    /// The GL uniform words of the program itself (constant buffer 0), before any added word.
+    program_words: u32,
+    /// The render origin, for gl_FragCoord (see [`frag_coord_origin`]).
+    origin: Option<u32>,
+    /// The blend colour, for constant blend factors (see [`blend_const_uniform`]).
+    blend_color: Option<u32>,
+}
+
 /// Compiles `cso` for `key` on a clone of its NIR (the compiler lowers in place). For a
-/// fragment program that reads gl_FragCoord, also returns the GL uniform word of its render
-/// origin (see [`frag_coord_origin`]).
+/// fragment program, also returns the GL uniform words it added (see [`ExtraWords`]).
 unsafe fn compile(
     cso: &ShaderCso,
     key: &GraphicsKey,
     blend: Option<&BlendKey>,
-) -> Result<(agx16_compiler::pipeline::Compiled, StageInfo, Option<u32>), String> {
+) -> Result<(agx16_compiler::pipeline::Compiled, StageInfo, ExtraWords), String> {
     let clone = sys::nir_shader_clone(std::ptr::null_mut(), cso.nir);
     if clone.is_null() {
         return Err("nir_shader_clone failed".into());
     }
-    let mut origin = None;
+    let mut extra = ExtraWords {
+        program_words: uniform_end(clone),
+        ..Default::default()
+    };
     if let GraphicsKey::Fragment(_) = key {
         let reads = (*clone).info.inputs_read & (1 << sys::VARYING_SLOT_POS) != 0
             || (*clone).info.system_values_read[0] & (1 << sys::SYSTEM_VALUE_FRAG_COORD) != 0;
@@ -388,7 +421,7 @@ unsafe fn compile(
                 sys::nir_metadata_control_flow,
                 &mut word as *mut u32 as *mut std::ffi::c_void,
             );
-            origin = Some(word);
+            extra.origin = Some(word);
         }
     }
     if let Some(b) = blend.filter(|b| b.reads_destination()) {
@@ -401,10 +434,23 @@ unsafe fn compile(
             std::ptr::null_mut(),
         );
         sys::nir_lower_blend(clone, &b.options());
+        // nir_lower_blend loads the blend colour for every target whether a factor uses it
+        // or not: only live loads get words.
+        sys::nir_opt_dce(clone);
+        // Past every uniform, the origin words included (they were added above).
+        let mut word = uniform_end(clone);
+        if sys::nir_shader_intrinsics_pass(
+            clone,
+            Some(blend_const_uniform),
+            sys::nir_metadata_control_flow,
+            &mut word as *mut u32 as *mut std::ffi::c_void,
+        ) {
+            extra.blend_color = Some(word);
+        }
     }
     let r = agx16_compiler::nir::compile_nir_graphics(clone, key).map_err(|e| e.to_string());
     sys::ralloc_free(clone as *mut std::ffi::c_void);
-    r.map(|(c, i)| (c, i, origin))
+    r.map(|(c, i)| (c, i, extra))
 }
 
 fn interp(i: CInterp) -> Interp {
@@ -454,7 +500,7 @@ unsafe fn fragment_variant(
     cso: &ShaderCso,
     key: &FragmentKey,
     blend: &BlendKey,
-) -> Variant<FragmentProgram> {
+) -> FragmentVariant {
     let mut cache = cso.variants.lock().unwrap();
     if let Some((_, r)) = cache
         .fragment
@@ -464,7 +510,7 @@ unsafe fn fragment_variant(
         return r.clone();
     }
     let r = (|| {
-        let (c, info, origin) = compile(cso, &GraphicsKey::Fragment(key.clone()), Some(blend))?;
+        let (c, info, extra) = compile(cso, &GraphicsKey::Fragment(key.clone()), Some(blend))?;
         let scratch = u16::try_from(4 * c.mir.scratch_words)
             .map_err(|_| format!("{} bytes of scratch", 4 * c.mir.scratch_words))?;
         let user_base = 1 + key.frag_coord_z as usize;
@@ -496,9 +542,17 @@ unsafe fn fragment_variant(
             reads_tilebuffer: blend.reads_destination(),
             publications: info.publications,
             scratch,
-            origin_word: origin.map(|w| info.gl_uniform_base as usize + w as usize),
+            origin_word: extra
+                .origin
+                .map(|w| info.gl_uniform_base as usize + w as usize),
         };
-        Ok((Arc::new(p), info))
+        let words = FragmentWords {
+            program_words: extra.program_words as usize,
+            blend_color: extra
+                .blend_color
+                .map(|w| info.gl_uniform_base as usize + w as usize),
+        };
+        Ok((Arc::new(p), info, words))
     })();
     cache
         .fragment
@@ -506,11 +560,13 @@ unsafe fn fragment_variant(
     r
 }
 
-/// Inline uniform words `base..info.uniform_words` from constant buffer 0 of `stage`.
+/// Inline uniform words `base..info.uniform_words` of `stage`: the first `program_words` from
+/// its constant buffer 0 (all of them when `None`), zeros past them for the driver's own words.
 unsafe fn inline_uniforms(
     ctx: &mut Context,
     stage: usize,
     info: &StageInfo,
+    program_words: Option<usize>,
     args: &mut Vec<u32>,
 ) -> Result<(), String> {
     let base = info.gl_uniform_base as usize;
@@ -522,8 +578,11 @@ unsafe fn inline_uniforms(
     let cb = &ctx.state.constant_buffers[stage][0];
     let n = want - base;
     let mut words = vec![0u32; n];
-    let bytes = (n * 4).min(cb.buffer_size as usize);
-    if !cb.user_buffer.is_null() {
+    let from_cb = program_words.unwrap_or(n).min(n);
+    let bytes = (from_cb * 4).min(cb.buffer_size as usize);
+    if from_cb == 0 {
+        // Only the driver's words: no constant buffer needed.
+    } else if !cb.user_buffer.is_null() {
         std::ptr::copy_nonoverlapping(
             (cb.user_buffer as *const u8).add(cb.buffer_offset as usize),
             words.as_mut_ptr() as *mut u8,
@@ -553,7 +612,7 @@ pub unsafe fn for_draw(ctx: &mut Context, screen: &Screen) -> Result<DrawProgram
     let (vprog, vinfo) = vertex_variant(screen, vs, &vkey)?;
     let fkey = fragment_key(ctx, fs, &vinfo)?;
     let bkey = blend_key(ctx)?;
-    let (fprog, finfo) = fragment_variant(screen, fs, &fkey, &bkey)?;
+    let (fprog, finfo, fwords) = fragment_variant(screen, fs, &fkey, &bkey)?;
 
     // Vertex root record: six zero roots, the vertex buffers' addresses, inline uniforms.
     let mut vs_args = vec![0u32; ROOT_WORDS as usize];
@@ -570,14 +629,28 @@ pub unsafe fn for_draw(ctx: &mut Context, screen: &Screen) -> Result<DrawProgram
         };
         vs_args.extend([va as u32, (va >> 32) as u32]);
     }
-    inline_uniforms(ctx, sys::PIPE_SHADER_VERTEX as usize, &vinfo, &mut vs_args)?;
+    inline_uniforms(
+        ctx,
+        sys::PIPE_SHADER_VERTEX as usize,
+        &vinfo,
+        None,
+        &mut vs_args,
+    )?;
     let mut fs_args = vec![0u32; ROOT_WORDS as usize];
     inline_uniforms(
         ctx,
         sys::PIPE_SHADER_FRAGMENT as usize,
         &finfo,
+        Some(fwords.program_words),
         &mut fs_args,
     )?;
+    if let Some(w) = fwords.blend_color {
+        if fs_args.len() < w + 4 {
+            fs_args.resize(w + 4, 0);
+        }
+        let color = ctx.state.blend_color.color.map(f32::to_bits);
+        fs_args[w..w + 4].copy_from_slice(&color);
+    }
     Ok(DrawPrograms {
         vs: vprog,
         fs: fprog,
