@@ -658,3 +658,98 @@ pub unsafe fn for_draw(ctx: &mut Context, screen: &Screen) -> Result<DrawProgram
         fs_args,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    //! The blend colour's uniform words, on the compiler's own account of what the program
+    //! reads (`StageInfo::uniform_words`): the oracle is nir_lower_blend's formulas — a
+    //! constant factor reads the blend colour, SRC_ALPHA / ONE_MINUS_SRC_ALPHA do not.
+    use super::*;
+
+    /// A fragment CSO that stores GL uniform words 0..4 (its colour) to target 0.
+    unsafe fn fragment_cso() -> ShaderCso {
+        sys::glsl_type_singleton_init_or_ref();
+        let mut nb = sys::nir_builder_init_simple_shader(
+            sys::MESA_SHADER_FRAGMENT,
+            crate::shader::nir_options(),
+            c"agx16-blend-const-test".as_ptr(),
+        );
+        let b: *mut sys::nir_builder = &mut nb;
+        let colour = load_uniform_words(b, 0, 4);
+        let st = sys::nir_intrinsic_instr_create((*b).shader, sys::nir_intrinsic_store_output);
+        (*st).num_components = 4;
+        let srcs = (*st).src.as_mut_slice(2);
+        srcs[0] = sys::nir_src_for_ssa(colour);
+        srcs[1] = sys::nir_src_for_ssa(sys::nir_imm_int(b, 0));
+        let mut sem = sys::nir_io_semantics::default();
+        sem.set_location(sys::FRAG_RESULT_DATA0);
+        sem.set_num_slots(1);
+        sys::nir_intrinsic_set_io_semantics(st, sem);
+        sys::nir_intrinsic_set_base(st, 0);
+        sys::nir_intrinsic_set_component(st, 0);
+        sys::nir_intrinsic_set_write_mask(st, 0xf);
+        sys::nir_intrinsic_set_src_type(st, sys::nir_type_float32);
+        sys::nir_builder_instr_insert(b, &mut (*st).instr);
+        (*(*b).shader).info.outputs_written |= 1 << sys::FRAG_RESULT_DATA0;
+        ShaderCso {
+            nir: (*b).shader,
+            compiled: Err("not compiled at CSO time in this test".into()),
+            variants: Default::default(),
+        }
+    }
+
+    fn blend(src: u32, dst: u32) -> BlendKey {
+        let ch = [sys::PIPE_BLEND_ADD, src, dst];
+        BlendKey {
+            rts: vec![RtBlend {
+                rgb: ch,
+                alpha: ch,
+                colormask: 0xf,
+                format: sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+            }],
+            logicop: None,
+        }
+    }
+
+    #[test]
+    fn constant_blend_factors_read_four_uniform_words_past_the_programs_own() {
+        let key = GraphicsKey::Fragment(FragmentKey {
+            varyings: vec![],
+            frag_coord_z: false,
+            render_targets: vec![RenderTarget::Rgba8Unorm],
+            ubos: 0,
+        });
+        // SAFETY: a shader built and freed here; compile works on a clone.
+        unsafe {
+            let cso = fragment_cso();
+            let words = |b: &BlendKey| {
+                let (_, info, extra) = compile(&cso, &key, Some(b)).unwrap();
+                (
+                    extra.program_words,
+                    extra.blend_color,
+                    info.uniform_words - info.gl_uniform_base,
+                )
+            };
+            // CONSTANT_COLOR / ONE_MINUS_CONSTANT_ALPHA: the colour is words 4..8, and the
+            // program reads them (all four channels feed an RGBA8 target).
+            let c = blend(
+                sys::PIPE_BLENDFACTOR_CONST_COLOR,
+                sys::PIPE_BLENDFACTOR_INV_CONST_ALPHA,
+            );
+            assert_eq!(words(&c), (4, Some(4), 8));
+            // CONSTANT_ALPHA alone still gets the colour words (the alpha is word 7).
+            let a = blend(
+                sys::PIPE_BLENDFACTOR_CONST_ALPHA,
+                sys::PIPE_BLENDFACTOR_ZERO,
+            );
+            assert_eq!(words(&a), (4, Some(4), 8));
+            // No constant factor: nir_lower_blend's blend-colour load is dead, no words.
+            let s = blend(
+                sys::PIPE_BLENDFACTOR_SRC_ALPHA,
+                sys::PIPE_BLENDFACTOR_INV_SRC_ALPHA,
+            );
+            assert_eq!(words(&s), (4, None, 4));
+            sys::ralloc_free(cso.nir as *mut std::ffi::c_void);
+        }
+    }
+}
