@@ -848,6 +848,53 @@ fn blend_constant(gl: &Gl, _: &Ctx) -> Frame {
     }
 }
 
+/// One program, three draws with three blend colours (and two blend functions): the colour is
+/// a per-draw uniform of the fragment variant, not part of its key.
+fn blend_constant_per_draw(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        framebuffer(gl, 1, false, false)?;
+        program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
+        let v = rect(4.0, 4.0, 60.0, 60.0, 0.0, k(200, 40, 90, 255));
+        vertices(gl, &v, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        gl.enable(glow::BLEND);
+        let draws = [
+            (
+                [0.9, 0.1, 0.3, 0.25],
+                glow::CONSTANT_COLOR,
+                [[3.3, 3.6], [40.2, 6.1], [9.7, 44.8]],
+            ),
+            (
+                [0.2, 0.7, 0.6, 0.75],
+                glow::CONSTANT_COLOR,
+                [[60.4, 3.3], [58.1, 41.7], [22.6, 20.2]],
+            ),
+            (
+                [0.5, 0.4, 1.0, 0.6],
+                glow::CONSTANT_ALPHA,
+                [[6.2, 61.1], [61.4, 59.3], [33.8, 24.6]],
+            ),
+        ];
+        for (colour, src, corners) in draws {
+            gl.blend_color(colour[0], colour[1], colour[2], colour[3]);
+            gl.blend_func(src, glow::ONE_MINUS_CONSTANT_ALPHA);
+            let t = tri(
+                corners,
+                0.0,
+                [
+                    [1.0, 0.5, 0.0, 0.75],
+                    [0.0, 1.0, 0.25, 0.25],
+                    [0.5, 0.0, 1.0, 0.5],
+                ],
+            );
+            vertices(gl, &t, &[3, 4])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        }
+        check(gl, "blended draws")?;
+        Ok(read(gl, 1)?)
+    }
+}
+
 fn blend_separate(gl: &Gl, _: &Ctx) -> Frame {
     unsafe {
         blend_scene(gl, || {
@@ -1877,6 +1924,7 @@ const SCENES: &[Scene] = &[
     s("blend_reverse_subtract", 2, 1, 0, blend_reverse_subtract),
     s("blend_min_max", 2, 1, 0, blend_min_max),
     s("blend_constant", 2, 1, 0, blend_constant),
+    s("blend_constant_per_draw", 2, 1, 0, blend_constant_per_draw),
     s("blend_separate", 2, 1, 0, blend_separate),
     s("scissor_draw", 2, 1, 0, scissor_draw),
     s("color_mask_draw", 2, 1, 0, color_mask_draw),
