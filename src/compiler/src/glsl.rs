@@ -70,7 +70,11 @@ pub enum GlslError {
     Compile(#[from] CompileError),
 }
 
-/// A NIR shader owned by Rust (ralloc context freed on drop).
+/// A NIR shader owned by Rust (ralloc context freed on drop). It holds a reference on Mesa's
+/// glsl_type cache: array and struct types (`int t[4]`) live in that cache, which Mesa frees when
+/// its last user lets go, so without the reference the shader's variables (and any
+/// `nir_shader_clone` of it) would point at freed types (nir_lower_indirect_derefs then read a
+/// garbage array length and asserted `start < end` under `agx16-compile --stats`).
 pub struct NirShader(*mut m::nir_shader);
 
 impl NirShader {
@@ -81,7 +85,10 @@ impl NirShader {
 
 impl Drop for NirShader {
     fn drop(&mut self) {
-        unsafe { m::ralloc_free(self.0 as *mut _) }
+        unsafe {
+            m::ralloc_free(self.0 as *mut _);
+            m::glsl_type_singleton_decref();
+        }
     }
 }
 
@@ -95,9 +102,13 @@ pub fn glsl_to_nir(source: &str, stage: ShaderStage) -> Result<NirShader, GlslEr
         .map_err(|_| GlslError::Frontend("GLSL source contains a NUL byte".into()))?;
     let _guard = FRONTEND.lock().unwrap_or_else(|e| e.into_inner());
     let mut log: *mut std::os::raw::c_char = std::ptr::null_mut();
+    // The NirShader's reference on the type cache (released on drop, or below on failure), taken
+    // before the front end so its own release does not free the shader's types.
+    unsafe { m::glsl_type_singleton_init_or_ref() };
     let nir =
         unsafe { m::glsl::agx16_glsl_to_nir(src.as_ptr(), stage.gl_stage(), options(), &mut log) };
     if nir.is_null() {
+        unsafe { m::glsl_type_singleton_decref() };
         let msg = if log.is_null() {
             "GLSL front end failed without a message".to_string()
         } else {

@@ -9,6 +9,13 @@ use agx16_mesa_sys as m;
 /// `s` must be a valid NIR shader.
 pub unsafe fn run(s: *mut m::nir_shader) {
     unsafe {
+        // Local arrays indexed by a variable (up to 16 elements) become if-ladders of direct
+        // accesses, which vars_to_ssa then turns into SSA values (agx16 has no scratch memory
+        // addressing yet). Arrays whose every access is direct go to SSA first, as asahi's
+        // agx_compile.c orders vars_to_ssa before lowering the remaining indirect derefs.
+        m::nir_lower_vars_to_ssa(s);
+        m::nir_remove_dead_variables(s, m::nir_var_function_temp, std::ptr::null());
+        m::nir_lower_indirect_derefs(s, m::nir_var_function_temp, 16);
         m::nir_lower_vars_to_ssa(s);
         // Integer division and modulo as a reciprocal estimate refined with multiplies and
         // compares (no divide instruction).
@@ -42,6 +49,25 @@ pub unsafe fn run(s: *mut m::nir_shader) {
         m::nir_lower_bool_to_int32(s);
         m::nir_copy_prop(s);
         m::nir_opt_dce(s);
+        if std::env::var("AGX16_DEBUG").is_ok_and(|d| d.split(',').any(|x| x == "nir")) {
+            print_stderr(s);
+        }
+    }
+}
+
+unsafe extern "C" {
+    fn fdopen(fd: std::ffi::c_int, mode: *const std::ffi::c_char) -> *mut m::FILE;
+    fn fflush(f: *mut m::FILE) -> std::ffi::c_int;
+}
+
+/// `AGX16_DEBUG=nir`: the shader as it reaches the importer, on stderr.
+unsafe fn print_stderr(s: *mut m::nir_shader) {
+    unsafe {
+        let f = fdopen(2, c"w".as_ptr());
+        if !f.is_null() {
+            m::nir_print_shader(s, f);
+            fflush(f);
+        }
     }
 }
 
