@@ -142,6 +142,38 @@ impl Importer {
         }
     }
 
+    /// An if's condition computed by a compare that is not the last instruction of the if's
+    /// block (NIR shares one compare between a select and an if, or between the ifs of two
+    /// if-ladders of an indexed local array) gets a copy of the compare right before the
+    /// branch: the backend fuses a condition's compare into its branch, splits selects into
+    /// branches (which would move the if away from the compare), and has no validated form for a
+    /// compare kept as a value (`pcmp`).
+    fn compare_at_branch(&mut self, c: Value) -> Value {
+        let cur = self.b.current_block();
+        let f = self.b.func();
+        let cur = f.blocks.get(cur.0 as usize);
+        if cur
+            .and_then(|b| b.instrs.last())
+            .is_some_and(|i| i.dst == Some(c))
+        {
+            return c;
+        }
+        let def = f
+            .blocks
+            .iter()
+            .flat_map(|b| &b.instrs)
+            .find(|i| i.dst == Some(c))
+            .filter(|i| matches!(i.op, Op::ICmp { .. } | Op::FCmp(_)) && !i.sat)
+            .map(|i| (i.op.clone(), i.srcs.clone()));
+        match def {
+            Some((op, srcs)) => {
+                let shape = f.shape(c);
+                self.b.op(op, shape, srcs)
+            }
+            None => c,
+        }
+    }
+
     unsafe fn list(&mut self, list: *const m::exec_list) -> Result<(), CompileError> {
         unsafe {
             for n in exec_list_iter::<m::nir_cf_node>(list, offset_of!(m::nir_cf_node, node)) {
@@ -152,7 +184,7 @@ impl Importer {
                         let nif = m::nir_cf_node_as_if(n);
                         let c = self.value((*nif).condition.ssa)?;
                         let c = if self.b.func().ty(c) == Type::Bool {
-                            c
+                            self.compare_at_branch(c)
                         } else {
                             self.b.icmp(crate::ir::Cmp::Ne, false, c, Src::imm(0))
                         };

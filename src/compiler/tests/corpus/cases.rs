@@ -2313,6 +2313,24 @@ pub fn hand_written() -> Vec<Case> {
             }),
         ),
         hand(
+            "local_array_sort",
+            vec![a(sc(I))],
+            sc(I),
+            cw(1, |x| {
+                let mut d = [0i32; 4];
+                for (k, e) in d.iter_mut().enumerate() {
+                    *e = (i(x[0]) >> (8 * k)) & 255;
+                }
+                for k in 0..3 {
+                    if d[k] > d[k + 1] {
+                        d.swap(k, k + 1);
+                    }
+                }
+                let r = d[0] + d[1] * 256 + d[2] * 65536;
+                exact(r.wrapping_add(d[3].wrapping_mul(16777216)) as u32)
+            }),
+        ),
+        hand(
             "nested_loops",
             vec![ad(sc(I), Dom::Int(0, 6)), ad(sc(I), Dom::Int(0, 6))],
             sc(I),
