@@ -164,7 +164,7 @@ impl Importer {
             .flat_map(|b| &b.instrs)
             .find(|i| i.dst == Some(c))
             .filter(|i| matches!(i.op, Op::ICmp { .. } | Op::FCmp(_)) && !i.sat)
-            .map(|i| (i.op.clone(), i.srcs.clone()));
+            .map(|i| (i.op, i.srcs.clone()));
         match def {
             Some((op, srcs)) => {
                 let shape = f.shape(c);
