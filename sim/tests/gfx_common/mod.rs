@@ -20,6 +20,8 @@ use agx16_sim::gfx::{
 };
 use agx16_sim::{GpuMemory, PageTable, SimError};
 
+pub mod uniform_bodies;
+
 pub const RC: u64 = RENDER_CONTEXT_BASE;
 pub const USC: u64 = USC_BASE;
 pub const VB: u64 = 0x2_0000_0000;
