@@ -1262,6 +1262,18 @@ void main() { gl_FragColor = vec4(gl_FragCoord.x / 64.0, gl_FragCoord.y / 64.0, 
     }
 }
 
+/// A quad in framebuffer pixels with texture coordinates, sampled from unit 0.
+const VS_TEXTURED: &str = "attribute vec2 a_pos;
+attribute vec2 a_tc;
+varying vec2 v_tc;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_tc = a_tc; }
+";
+const FS_TEXTURED: &str = "precision highp float;
+uniform sampler2D u_tex;
+varying vec2 v_tc;
+void main() { gl_FragColor = texture2D(u_tex, v_tc); }
+";
+
 /// A full-framebuffer quad with texture coordinates; `setup` creates and binds the texture.
 unsafe fn textured(
     gl: &Gl,
@@ -1269,18 +1281,8 @@ unsafe fn textured(
     st: (f32, f32),
     setup: impl FnOnce() -> Res<()>,
 ) -> Frame {
-    const VS: &str = "attribute vec2 a_pos;
-attribute vec2 a_tc;
-varying vec2 v_tc;
-void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_tc = a_tc; }
-";
-    const FS: &str = "precision highp float;
-uniform sampler2D u_tex;
-varying vec2 v_tc;
-void main() { gl_FragColor = texture2D(u_tex, v_tc); }
-";
     simple(gl, || {
-        let p = program(gl, VS, FS, &["a_pos", "a_tc"])?;
+        let p = program(gl, VS_TEXTURED, FS_TEXTURED, &["a_pos", "a_tc"])?;
         let (x0, y0, x1, y1) = quad;
         let (s, t) = st;
         let v = [
@@ -1372,17 +1374,7 @@ fn texture_repeat(gl: &Gl, _: &Ctx) -> Frame {
 fn texture_mipmap(gl: &Gl, _: &Ctx) -> Frame {
     unsafe {
         simple(gl, || {
-            const VS: &str = "attribute vec2 a_pos;
-attribute vec2 a_tc;
-varying vec2 v_tc;
-void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_tc = a_tc; }
-";
-            const FS: &str = "precision highp float;
-uniform sampler2D u_tex;
-varying vec2 v_tc;
-void main() { gl_FragColor = texture2D(u_tex, v_tc); }
-";
-            program(gl, VS, FS, &["a_pos", "a_tc"])?;
+            program(gl, VS_TEXTURED, FS_TEXTURED, &["a_pos", "a_tc"])?;
             let tex = gl.create_texture()?;
             gl.bind_texture(glow::TEXTURE_2D, Some(tex));
             for level in 0..7 {
@@ -1474,19 +1466,9 @@ void main() { gl_FragColor = texture2D(u_tex, v_tc); }
 /// one), a BGRA_EXT one (mirrored repeat) and a LUMINANCE_ALPHA one, each a 4x4 texture on a
 /// 16-pixel-wide strip (texel edges on whole pixels).
 fn texture_formats(gl: &Gl, _: &Ctx) -> Frame {
-    const VS: &str = "attribute vec2 a_pos;
-attribute vec2 a_tc;
-varying vec2 v_tc;
-void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_tc = a_tc; }
-";
-    const FS: &str = "precision highp float;
-uniform sampler2D u_tex;
-varying vec2 v_tc;
-void main() { gl_FragColor = texture2D(u_tex, v_tc); }
-";
     unsafe {
         simple(gl, || {
-            let p = program(gl, VS, FS, &["a_pos", "a_tc"])?;
+            let p = program(gl, VS_TEXTURED, FS_TEXTURED, &["a_pos", "a_tc"])?;
             gl.active_texture(glow::TEXTURE0);
             let loc = gl.get_uniform_location(p, "u_tex");
             gl.uniform_1_i32(loc.as_ref(), 0);
@@ -1586,17 +1568,7 @@ fn texture_render_target(gl: &Gl, _: &Ctx) -> Frame {
         gl.viewport(0, 0, SIZE, SIZE);
         gl.clear_color(BG[0], BG[1], BG[2], BG[3]);
         gl.clear(glow::COLOR_BUFFER_BIT);
-        const VS: &str = "attribute vec2 a_pos;
-attribute vec2 a_tc;
-varying vec2 v_tc;
-void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_tc = a_tc; }
-";
-        const FS: &str = "precision highp float;
-uniform sampler2D u_tex;
-varying vec2 v_tc;
-void main() { gl_FragColor = texture2D(u_tex, v_tc); }
-";
-        let p = program(gl, VS, FS, &["a_pos", "a_tc"])?;
+        let p = program(gl, VS_TEXTURED, FS_TEXTURED, &["a_pos", "a_tc"])?;
         let v = [
             0.0f32, 0.0, 0.0, 0.0, 64.0, 0.0, 1.0, 0.0, 64.0, 64.0, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0,
             64.0, 64.0, 1.0, 1.0, 0.0, 64.0, 0.0, 1.0,
@@ -1709,17 +1681,7 @@ fn draw_after_flush(gl: &Gl, _: &Ctx) -> Frame {
 
         gl.bind_framebuffer(glow::FRAMEBUFFER, Some(main));
         gl.viewport(0, 0, SIZE, SIZE);
-        const VS: &str = "attribute vec2 a_pos;
-attribute vec2 a_tc;
-varying vec2 v_tc;
-void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_tc = a_tc; }
-";
-        const FS: &str = "precision highp float;
-uniform sampler2D u_tex;
-varying vec2 v_tc;
-void main() { gl_FragColor = texture2D(u_tex, v_tc); }
-";
-        let p = program(gl, VS, FS, &["a_pos", "a_tc"])?;
+        let p = program(gl, VS_TEXTURED, FS_TEXTURED, &["a_pos", "a_tc"])?;
         let (x1, y1) = (w as f32, h as f32);
         let v = [
             0.0f32, 0.0, 0.0, 0.0, x1, 0.0, 1.0, 0.0, x1, y1, 1.0, 1.0, 0.0, 0.0, 0.0, 0.0, x1, y1,
