@@ -828,3 +828,37 @@ fn frag_coord_as_an_input_is_the_pixel_centre() {
         .to_string();
     assert!(e.contains("frag_coord_z"), "{e}");
 }
+
+#[test]
+fn nir_uniform_array_indexed_by_a_variable() {
+    // uniform float x[4]; uniform int i; fragColor = vec4(x[i], v.g, v.b, v.a): st's load_uniform
+    // of the array (words 0..3, range 4) with a non-constant word offset, here the uniform i
+    // (word 4), so every pixel takes the same element and the reference is exact.
+    let xs = [0.1f32, 0.3, 0.6, 0.9];
+    let vs = vertex_shader(&vertex_key()).unwrap();
+    let key = fragment_key(&vs);
+    let mut fs = fragment_shader(&key, ShadeModel::Perspective, |s, v| unsafe {
+        let idx = s.load_uniform(4, 1);
+        let i = s.intrinsic(m::nir_intrinsic_load_uniform, 1, &[idx], true);
+        m::nir_intrinsic_set_base(i, 0);
+        m::nir_intrinsic_set_range(i, 4);
+        m::nir_intrinsic_set_dest_type(i, m::nir_type_float32);
+        let e = s.insert(i);
+        let (g, bl, a) = (s.ch(v, 1), s.ch(v, 2), s.ch(v, 3));
+        m::nir_vec4(s.b(), e, g, bl, a)
+    })
+    .unwrap();
+    // Words 0..4 are inline words 12..16 (root qwords 6..8).
+    assert_eq!((fs.info.gl_uniform_base, fs.info.uniform_words), (12, 17));
+    let w = |k: usize| xs[k].to_bits() as u64;
+    for idx in [0u64, 2, 3] {
+        fs.roots = vec![0, 0, 0, 0, 0, 0, w(0) | w(1) << 32, w(2) | w(3) << 32, idx];
+        let d = w_triangle(ShadeModel::Perspective);
+        let (img, _) = draw(&d, &vs, &fs).unwrap();
+        let mut want = d.clone();
+        for v in &mut want.verts {
+            v[4] = xs[idx as usize];
+        }
+        compare(&img, &reference(&[want]));
+    }
+}

@@ -518,10 +518,13 @@ pub(super) unsafe fn import_intrinsic(
                 im.b.store_tile(word, v);
             }
             "load_uniform" => {
-                let base = m::nir_intrinsic_base(x);
-                let off = super::intrinsic::const_src(&srcs[0], "uniform offset")? as i64;
-                let w = base as i64 + off;
-                uniform_words(im, x, w, comps)?;
+                let base = m::nir_intrinsic_base(x) as i64;
+                if m::nir_src_is_const(srcs[0]) {
+                    let off = m::nir_src_as_uint(srcs[0]) as i64;
+                    uniform_words(im, x, base + off, comps)?;
+                } else {
+                    uniform_words_indexed(im, x, base, comps, srcs[0].ssa)?;
+                }
             }
             "load_ubo" => {
                 let block = super::intrinsic::const_src(&srcs[0], "uniform block index")?;
@@ -543,6 +546,51 @@ pub(super) unsafe fn import_intrinsic(
             _ => return Ok(false),
         }
         Ok(true)
+    }
+}
+
+/// A uniform array element indexed by a variable (`uniform float x[4]; x[i]`, st's word
+/// offset): uniforms are registers, so every candidate element of the variable's range is read
+/// and a chain of selects on `offset == o` picks one (an offset past the range, undefined in
+/// GLSL ES, gives the last element). Bounded to small arrays.
+unsafe fn uniform_words_indexed(
+    im: &mut Importer,
+    x: *const m::nir_intrinsic_instr,
+    base: i64,
+    comps: usize,
+    offset: *const m::nir_def,
+) -> Result<(), CompileError> {
+    /// Candidate offsets (words) at most: each costs a compare and a select per component.
+    const MAX_WORDS: i64 = 64;
+    unsafe {
+        let range = m::nir_intrinsic_range(x) as i64;
+        if (*x).def.bit_size != 32 || range < comps as i64 || range > MAX_WORDS {
+            return Err(CompileError::Unsupported(format!(
+                "{}-bit uniform array of {range} words indexed by a variable (at most {MAX_WORDS})",
+                (*x).def.bit_size
+            )));
+        }
+        let gl_base = im.gfx.as_ref().unwrap().gl_base as i64;
+        if base < 0 || gl_base + base + range > u16::MAX as i64 {
+            return Err(CompileError::Unsupported(format!("uniform word {base}")));
+        }
+        let off = im.comp(offset, 0)?;
+        let word = |im: &mut Importer, w: i64| {
+            Src::val(im.b.copy(Type::I32, Src::uniform((gl_base + base + w) as u16)))
+        };
+        let last = range - comps as i64;
+        let mut r: Vec<Src> = (0..comps).map(|k| word(im, last + k as i64)).collect();
+        for o in (0..last).rev() {
+            for (k, rk) in r.iter_mut().enumerate() {
+                let w = word(im, o + k as i64);
+                // One compare per select, right before it (selects become branches).
+                let c =
+                    im.b.icmp(crate::ir::Cmp::Eq, false, off, Src::imm(o as u32));
+                *rk = Src::val(im.b.select(Type::I32, c, w, *rk));
+            }
+        }
+        define_srcs(im, &(*x).def, Type::I32, &r);
+        Ok(())
     }
 }
 
