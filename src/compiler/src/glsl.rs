@@ -170,6 +170,10 @@ unsafe extern "C" fn vec4_slots(ty: *const m::glsl_type, bindless: bool) -> std:
     unsafe { m::glsl_count_vec4_slots(ty, false, bindless) as std::ffi::c_int }
 }
 
+unsafe extern "C" fn dword_slots(ty: *const m::glsl_type, bindless: bool) -> std::ffi::c_int {
+    unsafe { m::glsl_count_dword_slots(ty, bindless) as std::ffi::c_int }
+}
+
 /// In/out variables → load_input/store_output (fragment inputs as interpolated loads) with
 /// vec4-slot driver locations, as the Gallium driver lowers what Mesa hands it.
 unsafe fn lower_io(nir: *mut m::nir_shader) {
@@ -188,6 +192,16 @@ unsafe fn lower_io(nir: *mut m::nir_shader) {
             Some(vec4_slots),
             options,
         );
+        // Default-block uniforms → load_uniform in 32-bit words (st's packed-uniform lowering,
+        // samplers take no words), so `uniform float x[4]; x[i]` reaches the importer as it does
+        // in the driver.
+        m::nir_assign_var_locations(
+            nir,
+            m::nir_var_uniform,
+            &mut (*nir).num_uniforms,
+            Some(dword_slots),
+        );
+        m::nir_lower_io(nir, m::nir_var_uniform, Some(dword_slots), 0);
         m::nir_shader_gather_info(nir, m::nir_shader_get_entrypoint(nir));
     }
 }
