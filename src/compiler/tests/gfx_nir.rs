@@ -862,3 +862,36 @@ fn nir_uniform_array_indexed_by_a_variable() {
         compare(&img, &reference(&[want]));
     }
 }
+
+#[test]
+fn a_colour_whose_value_dies_at_the_pack_keeps_all_four_channels() {
+    // fragColor = vec4(s) with s = u0 + u1 dying at the colour pack: all four pack sources
+    // are one register. The pack is two half-register writes that both read it, so the
+    // allocator must not give the destination that register (it once did, and the program
+    // was refused: "the destination is a source of both halves").
+    let (u0, u1) = (0.25f32, 0.375f32);
+    let vs = vertex_shader(&vertex_key()).unwrap();
+    let key = fragment_key(&vs);
+    let mut fs = fragment_shader(&key, ShadeModel::Perspective, |s, _| unsafe {
+        let a = s.load_uniform(0, 1);
+        let b = s.load_uniform(1, 1);
+        let sum = m::nir_fadd(s.b(), a, b);
+        m::nir_vec4(s.b(), sum, sum, sum, sum)
+    })
+    .unwrap();
+    let gl = fs.info.gl_uniform_base as usize;
+    let mut words = vec![0u32; gl + 2];
+    words[gl] = u0.to_bits();
+    words[gl + 1] = u1.to_bits();
+    fs.roots = words
+        .chunks(2)
+        .map(|c| c[0] as u64 | (*c.get(1).unwrap_or(&0) as u64) << 32)
+        .collect();
+    let d = w_triangle(ShadeModel::Perspective);
+    let (img, _) = draw(&d, &vs, &fs).unwrap();
+    let mut want = d.clone();
+    for v in &mut want.verts {
+        v[4..8].fill(u0 + u1);
+    }
+    compare(&img, &reference(&[want]));
+}

@@ -217,6 +217,14 @@ impl Op {
         )
     }
 
+    /// The destination must not share a register with a source that dies here: asynchronous
+    /// producers (the result lands later, while the sources may still be read), and the unorm
+    /// colour pack, which the target writes as two half-register instructions that each read
+    /// sources (a destination holding a source of both halves would clobber it).
+    pub fn dst_avoids_dying_sources(self) -> bool {
+        self.is_async() || self == Op::PackUnorm4x8
+    }
+
     /// Reads memory that a store may write.
     pub fn reads_memory(self) -> bool {
         matches!(self, Op::LoadGlobal { .. } | Op::Fill { .. })

@@ -238,8 +238,10 @@ impl GfxSelect {
                 // Two `pack_unorm8x2` (GravityLinux/mesa PACK_UNORM packer shape; agx16-isa
                 // hardware row, agx16-sim executes it: clamp, ·255, ties to even) writing the
                 // low half (R, G) and the high half (B, A) of the destination. Neither
-                // instruction releases a source. The destination may be a register of a source
-                // that dies here: the half whose sources it holds is written first.
+                // instruction releases a source. The allocator keeps the destination off
+                // sources that die here (`Op::dst_avoids_dying_sources`); a destination that
+                // still holds a live source's register is written half whose sources it holds
+                // first, and one holding sources of both halves is refused.
                 let d = match i.dst {
                     Some(d) if d.halves == 2 && d.half % 2 == 0 => d,
                     _ => return Err(err(i, "the unorm pack writes a 32-bit register")),

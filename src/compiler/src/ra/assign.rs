@@ -221,14 +221,14 @@ impl Assigner<'_> {
                     s.file.free(*t);
                 }
             };
-            if !i.op.is_async() {
+            if !i.op.dst_avoids_dying_sources() {
                 free_dying(self);
             }
             let dst = match i.dst {
                 Some(d) => Some(self.alloc(d, self.target.dst_reach(i, dty), &text())?),
                 None => None,
             };
-            if i.op.is_async() {
+            if i.op.dst_avoids_dying_sources() {
                 free_dying(self);
             }
             let mut m = MInstr::new(i.op, dty, dst, srcs);

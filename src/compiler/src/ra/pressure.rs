@@ -1,6 +1,6 @@
 //! Register pressure (in 16-bit halves) at every instruction, consistent with how `assign`
 //! allocates: sources that die at an instruction free their registers before its destination is
-//! allocated, except for asynchronous producers, whose destination must not overlap them.
+//! allocated, except where the destination must not overlap them (`Op::dst_avoids_dying_sources`).
 
 use super::liveness::{Liveness, ValueSet};
 use crate::ir::{Function, Op};
@@ -37,7 +37,7 @@ pub fn scan(f: &Function, lv: &Liveness) -> Vec<PointInfo> {
             }
             // `live` is now the set before the instruction.
             let dst_sz = i.dst.map(|d| f.shape(d).halves()).unwrap_or(0);
-            let keep = if i.op.is_async() || i.op == Op::Phi {
+            let keep = if i.op.dst_avoids_dying_sources() || i.op == Op::Phi {
                 size(f, &live)
             } else {
                 size(f, &live.clone().tap_remove_dead(&after))
