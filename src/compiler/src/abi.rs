@@ -140,6 +140,13 @@ pub struct FragmentKey {
     pub ubos: u8,
 }
 
+/// The first of the two coefficient registers gl_PointCoord (s, t) is iterated from: after 1/W,
+/// Z when read and the key's varyings. The driver binds them with coefficient source
+/// PointCoord (agx16-cmdstream `descriptors::CoefficientSource`).
+pub fn point_coord_coefficient(key: &FragmentKey) -> u8 {
+    (1 + key.frag_coord_z as usize + key.varyings.len()) as u8
+}
+
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum GraphicsKey {
     Vertex(VertexKey),

@@ -11,7 +11,10 @@
 mod gfx_common;
 mod gfx_harness;
 
-use agx16_cmdstream::descriptors::ShadeModel;
+use agx16_cmdstream::descriptors::{
+    pack_cf_table, CfBinding, CfBindingHeader, CoefficientSource, ShadeModel,
+};
+use agx16_cmdstream::ppp::ObjectType;
 use agx16_compiler::abi::{
     self, AttribFormat, FragmentKey, GraphicsKey, RenderTarget, VaryingSlot, VertexAttrib,
     VertexKey,
@@ -894,4 +897,128 @@ fn a_colour_whose_value_dies_at_the_pack_keeps_all_four_channels() {
         v[4..8].fill(u0 + u1);
     }
     compare(&img, &reference(&[want]));
+}
+
+#[test]
+fn point_coord_runs_across_each_point_sprite() {
+    // fragColor = vec4(gl_PointCoord, 0, 1) on 8-pixel points: the PNTC input is iterated
+    // from the two coefficients after the key's varyings, which a CF binding with source
+    // PointCoord fills on a point sprite with the upper-left origin (object type "UV=01").
+    // CPU reference: s = (x - left) / size, t = (y - top) / size at pixel centres, the square
+    // around the subpixel-snapped centre.
+    let mut s = Shader::new(m::MESA_SHADER_VERTEX);
+    let pos = s.load_input(GENERIC0, 0, 4);
+    let col = s.load_input(GENERIC0 + 1, 1, 4);
+    s.store_output(pos, m::VARYING_SLOT_POS, 0);
+    let size = s.imm(8.0);
+    s.store_output(size, m::VARYING_SLOT_PSIZ, 2);
+    s.store_output(col, VAR0, 1);
+    let mut vs = s.compile(&GraphicsKey::Vertex(vertex_key())).unwrap();
+    vs.roots = vec![0, 0, 0, 0, 0, 0, VB];
+    let key = fragment_key(&vs);
+    let pc = abi::point_coord_coefficient(&key);
+    assert_eq!(pc, 5, "after 1/W and VAR0's four scalars");
+
+    let mut s = Shader::new(m::MESA_SHADER_FRAGMENT);
+    let bary = s.intrinsic(m::nir_intrinsic_load_barycentric_pixel, 2, &[], true);
+    unsafe { m::nir_intrinsic_set_interp_mode(bary, m::INTERP_MODE_SMOOTH) };
+    let bary = s.insert(bary);
+    let z = s.zero();
+    let i = s.intrinsic(
+        m::nir_intrinsic_load_interpolated_input,
+        2,
+        &[bary, z],
+        true,
+    );
+    Shader::io(i, m::VARYING_SLOT_PNTC, 2);
+    unsafe { m::nir_intrinsic_set_dest_type(i, m::nir_type_float32) };
+    let st = s.insert(i);
+    let out = unsafe {
+        let (a, b) = (m::nir_channel(s.b(), st, 0), m::nir_channel(s.b(), st, 1));
+        let zero = s.imm(0.0);
+        let one = s.imm(1.0);
+        m::nir_vec4(s.b(), a, b, zero, one)
+    };
+    s.store_output(out, m::FRAG_RESULT_DATA0, 0);
+    let fs = s.compile(&GraphicsKey::Fragment(key)).unwrap();
+    assert_eq!(
+        fs.info.coefficients.get(5..),
+        Some(&[Some(agx16_compiler::ir::Interp::Linear); 2][..]),
+        "gl_PointCoord is iterated linearly from coefficients 5-6"
+    );
+
+    let verts = [[-0.5f32, -0.5], [0.3, 0.55], [0.62, -0.13]];
+    let mut d = DrawSpec::tris(
+        verts
+            .iter()
+            .map(|p| rgba([p[0], p[1], 0.5, 1.0], [1.0, 1.0, 1.0, 1.0]))
+            .collect(),
+        ShadeModel::Linear,
+    );
+    d.prim = agx16_cmdstream::vdm::Primitive::Points;
+    d.point_size = Some(8.0);
+    // The scene's CF table and page, with the PointCoord binding and the sprite object type.
+    let header = CfBindingHeader {
+        slots: 5,
+        coefficient_registers: 7,
+        ..Default::default()
+    };
+    let bind = |components, source, base_slot, base_coefficient| CfBinding {
+        components,
+        shade_model: ShadeModel::Linear,
+        source,
+        base_slot,
+        base_coefficient,
+        ..Default::default()
+    };
+    let table = pack_cf_table(
+        &header,
+        &[
+            bind(1, CoefficientSource::Varying, 0, 0),
+            bind(4, CoefficientSource::Varying, 1, 1),
+            bind(2, CoefficientSource::PointCoord, 0, pc),
+        ],
+    )
+    .unwrap();
+    let mut page = page_for(&d, 0);
+    page.fragment_shader.cf_binding_count = 3;
+    page.fragment_control_2.front_object_type = ObjectType::PointSpriteUv01;
+    page.fragment_control_2.back_object_type = ObjectType::PointSpriteUv01;
+    let writes = [(USC + 0x1000, table), (RC + 0x58000, page.pack().unwrap())];
+    let (img, _) = draw_with_memory(&d, &vs, &fs, &writes).unwrap();
+
+    let r = reference(std::slice::from_ref(&d));
+    let snap = |c: f64| (c * 256.0).round() / 256.0;
+    let mut covered = 0;
+    for (i, (got, want)) in img.iter().zip(&r.color).enumerate() {
+        assert_eq!(*got == CLEAR, *want == CLEAR, "coverage at {i}");
+        if *want == CLEAR {
+            continue;
+        }
+        let (x, y) = ((i as u32 % W) as f64 + 0.5, (i as u32 / W) as f64 + 0.5);
+        let v = verts
+            .iter()
+            .find(|v| {
+                let c = (
+                    snap(32.0 + 32.0 * v[0] as f64),
+                    snap(32.0 - 32.0 * v[1] as f64),
+                );
+                (x - c.0).abs() < 4.0 && (y - c.1).abs() < 4.0
+            })
+            .expect("a covered pixel lies in a point's square");
+        let (left, top) = (
+            snap(32.0 + 32.0 * v[0] as f64) - 4.0,
+            snap(32.0 - 32.0 * v[1] as f64) - 4.0,
+        );
+        let want = [((x - left) / 8.0) as f32, ((y - top) / 8.0) as f32];
+        for k in 0..2 {
+            assert!(
+                (got[k] as i32 - unorm8(want[k]) as i32).abs() <= 1,
+                "pixel ({x}, {y}) channel {k}: {got:?} vs {want:?}"
+            );
+        }
+        assert_eq!(&got[2..], &[0, 255]);
+        covered += 1;
+    }
+    assert_eq!(covered, 3 * 64, "three 8x8 sprites");
 }

@@ -217,6 +217,7 @@ unsafe fn raster(ctx: &Context) -> (Raster, Viewport) {
             ]
         }),
         rasterizer_discard: r.rasterizer_discard() != 0,
+        sprite_lower_left: r.sprite_coord_mode() == sys::PIPE_SPRITE_COORD_LOWER_LEFT,
     };
     (raster, viewport)
 }

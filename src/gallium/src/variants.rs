@@ -514,10 +514,17 @@ unsafe fn fragment_variant(
         let scratch = u16::try_from(4 * c.mir.scratch_words)
             .map_err(|_| format!("{} bytes of scratch", 4 * c.mir.scratch_words))?;
         let user_base = 1 + key.frag_coord_z as usize;
+        let pc = agx16_compiler::abi::point_coord_coefficient(key) as usize;
+        let point_coord = info
+            .coefficients
+            .get(pc..)
+            .is_some_and(|c| c.iter().any(Option::is_some))
+            .then_some(pc as u8);
         let varyings = info
             .coefficients
             .iter()
             .enumerate()
+            .take(pc)
             .skip(user_base)
             .filter_map(|(cf, i)| {
                 i.map(|i| Varying {
@@ -538,6 +545,7 @@ unsafe fn fragment_variant(
             body,
             varyings,
             reads_frag_z: key.frag_coord_z,
+            point_coord,
             discards: info.discards,
             reads_tilebuffer: blend.reads_destination(),
             publications: info.publications,

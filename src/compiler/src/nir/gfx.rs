@@ -207,6 +207,16 @@ fn coefficient(g: &GfxImport, loc: u32, comp: u32) -> Result<u8, CompileError> {
     let GraphicsKey::Fragment(fk) = &g.key else {
         unreachable!()
     };
+    // gl_PointCoord (s, t): the two coefficients after the user varyings (the driver binds
+    // them with source PointCoord: `abi::point_coord_coefficient`).
+    if loc == m::VARYING_SLOT_PNTC {
+        if comp >= 2 {
+            return Err(CompileError::Unsupported(format!(
+                "gl_PointCoord component {comp} (it has two)"
+            )));
+        }
+        return Ok(abi::point_coord_coefficient(fk) + comp as u8);
+    }
     let k = fk
         .varyings
         .iter()
@@ -431,6 +441,16 @@ pub(super) unsafe fn import_intrinsic(
                     define_srcs(im, &(*x).def, Type::Bool, &[Src::val(f)]);
                     return Ok(true);
                 }
+                // gl_PointCoord: a coefficient binding with source PointCoord, the driver
+                // selecting that source for the PNTC slot as the M4 driver does
+                // (Mesa:src/gallium/drivers/asahi/agx_state.c `agx_link_varyings_vs_fs`,
+                // `util_varying_is_point_coord`; G13, inferred for G16). Its planes are
+                // linear in screen space, so it is iterated without the perspective divide.
+                let interp = if loc == m::VARYING_SLOT_PNTC {
+                    Interp::Linear
+                } else {
+                    interp
+                };
                 let mut parts = Vec::new();
                 for k in 0..comps as u32 {
                     let cf = coefficient(g, loc, comp + k)?;

@@ -42,6 +42,9 @@ pub struct Raster {
     /// Scissor rectangle [min_x, min_y, max_x, max_y) in pixels.
     pub scissor: Option<[u16; 4]>,
     pub rasterizer_discard: bool,
+    /// Point sprites' t runs bottom to top (GL's lower-left sprite origin; GLES has only the
+    /// upper-left one, t top to bottom).
+    pub sprite_lower_left: bool,
 }
 
 impl Default for Raster {
@@ -55,6 +58,7 @@ impl Default for Raster {
             depth_clip: true,
             scissor: None,
             rasterizer_discard: false,
+            sprite_lower_left: false,
         }
     }
 }

@@ -21,13 +21,14 @@ use agx16_cmdstream::launch::{
 };
 use agx16_cmdstream::layout::PlaneLayout;
 use agx16_cmdstream::ppp::{
-    PassType, PppPage, PppVertex, Scissor, StencilOp, VisibilityMode, ZsFunc, PPP_PAGE_SIZE,
-    PPP_RECORDS,
+    ObjectType, PassType, PppPage, PppVertex, Scissor, StencilOp, VisibilityMode, ZsFunc,
+    PPP_PAGE_SIZE, PPP_RECORDS,
 };
 use agx16_cmdstream::render::{
     bgobjvals, merge_upper, utile_for, CmdRender, IspZlsPixels, PppControl, ZlsControl, ZlsFormat,
     RENDER_PROCESS_EMPTY_TILES,
 };
+use agx16_cmdstream::vdm::Primitive;
 use agx16_cmdstream::vdm::{
     IndexSize, ProvokingVertex, VdmBlock, VdmIndexList, VdmPppUpdate, VdmRestartIndex, VdmState,
     VdmVertexOutputs, VdmVertexUnknown, VdmVertexWord0, VdmVertexWord1, RENDER_CONTEXT_BASE,
@@ -272,6 +273,19 @@ fn cf_table(d: &Draw) -> Result<(Vec<u8>, u8), DrawError> {
             ..Default::default()
         });
     }
+    if let Some(cf) = fs.point_coord {
+        // gl_PointCoord: the rasteriser's point-sprite coordinate, no vertex slot (the M4
+        // driver binds the PNTC varying so: Mesa:src/gallium/drivers/asahi/agx_state.c
+        // `agx_link_varyings_vs_fs`; G13, inferred for G16).
+        bindings.push(CfBinding {
+            components: 2,
+            shade_model: ShadeModel::Linear,
+            source: CoefficientSource::PointCoord,
+            base_slot: 0,
+            base_coefficient: cf,
+            ..Default::default()
+        });
+    }
     let header = CfBindingHeader {
         slots: user_base + user_outputs as u8,
         coefficient_registers: fs.coefficient_registers(),
@@ -346,6 +360,18 @@ fn ppp_page(d: &Draw, p: &PageInputs) -> Result<PppPage, DrawError> {
         }
     }
 
+    // Points are point sprites, their (s, t) origin per the rasteriser state (Mesa selects the
+    // object type so for points: Mesa:src/gallium/drivers/asahi/agx_state.c
+    // `agx_point_object_type`; G13, inferred for G16; the model's PointCoord planes follow it).
+    if d.primitive == Primitive::Points {
+        let o = if d.raster.sprite_lower_left {
+            ObjectType::PointSpriteUv10
+        } else {
+            ObjectType::PointSpriteUv01
+        };
+        page.fragment_control_2.front_object_type = o;
+        page.fragment_control_2.back_object_type = o;
+    }
     page.fragment_control_2.pass_type = match (d.fs.discards, d.fs.reads_tilebuffer) {
         (false, false) => PassType::Opaque,
         (false, true) => PassType::Translucent,

@@ -57,6 +57,9 @@ pub struct FragmentProgram {
     pub varyings: Vec<Varying>,
     /// Reads the fragment's window depth (coefficient 1).
     pub reads_frag_z: bool,
+    /// Reads gl_PointCoord (s, t) from this coefficient and the next (bound with source
+    /// PointCoord).
+    pub point_coord: Option<u8>,
     /// May discard (punch-through pass).
     pub discards: bool,
     /// Reads the tilebuffer (blending, framebuffer fetch).
@@ -79,6 +82,7 @@ impl FragmentProgram {
             .max()
             .unwrap_or(0)
             .max(fixed)
+            .max(self.point_coord.map_or(0, |c| c + 2))
     }
 }
 
