@@ -1374,3 +1374,82 @@ fn each_render_gets_its_origin_in_the_fragment_root_record() {
         assert!(right > 50, "the triangle reaches the right renders");
     }
 }
+
+#[test]
+fn point_coord_is_bound_for_point_sprites() {
+    // A fragment program reading only gl_PointCoord.s (coefficient 1, red = iter(1)): the
+    // builder's CF table binds it with source PointCoord and points are drawn as sprites.
+    // Reference (GL point rules, size 1): the pixel whose centre lies in [x - 0.5, x + 0.5)
+    // x [y - 0.5, y + 0.5) of the window position, s = centre - (x - 0.5). The body stores
+    // red = (s + 2) / 4: the quad's helper lanes beside the sprite iterate s < 0, which the
+    // plain body's float-to-unsigned conversion would refuse.
+    let (mut mem, mut progs, _) = setup();
+    let pts = Shape {
+        x0: -0.8,
+        dx: 0.73,
+        y0: -0.48,
+        dy: 0.3,
+        z: 0.5,
+        r0: 0.0,
+        dr: 0.0,
+    };
+    let vs = progs.vertex(&mut mem, pts);
+    let body = encode_program(&[
+        iter(0, 1),
+        movf(1, 2.0),
+        falu("fadd", 2, 0, 1),
+        movf(3, 255.0 / 4.0),
+        falu("fmul", 4, 2, 3),
+        movf(6, 0.5),
+        falu("fadd", 7, 4, 6),
+        f2u(5, 7),
+        b("tile_setup", &[("b1", 2), ("access", 0x600)]),
+        b("tile_setup", &[("b1", 2), ("access", 0x80c)]),
+        b(
+            "tile_store",
+            &[
+                ("mode", 0x54),
+                ("src", 5),
+                ("rt", 0),
+                ("mask", 1),
+                ("fmt", 0x4e),
+            ],
+        ),
+        b("tile_fence", &[("access", 0x20c)]),
+        b("stop", &[]),
+    ]);
+    let fs = Arc::new(FragmentProgram {
+        body: progs.arena.add_body(&mut mem, &body).unwrap(),
+        varyings: vec![],
+        point_coord: Some(1),
+        ..(*progs.fragment(&mut mem)).clone()
+    });
+    assert_eq!(fs.coefficient_registers(), 3);
+    let mut batch = Batch::new(framebuffer(false));
+    clear_all(&mut batch);
+    batch.draws.push(draw(
+        &vs,
+        &fs,
+        Primitive::Points,
+        Indices::Direct { first: 0, count: 3 },
+    ));
+    let (px, _) = render(&mem, &mut progs, &batch);
+    let mut want = vec![CLEAR_BYTES; (W * H) as usize];
+    for k in 0..3 {
+        let (p, _) = pts.vertex(k);
+        let x = (p[0] as f64 + 1.0) * W as f64 / 2.0;
+        let y = (p[1] as f64 + 1.0) * H as f64 / 2.0;
+        // Pixel n has its centre n + 0.5 in [x - 0.5, x + 0.5): n = ceil(x - 1).
+        let (nx, ny) = ((x - 1.0).ceil(), (y - 1.0).ceil());
+        let s = nx + 0.5 - (x - 0.5);
+        want[(ny as u32 * W + nx as u32) as usize] =
+            [((s + 2.0) * 255.0 / 4.0).round() as u8, 0, 0, 0];
+    }
+    assert_eq!(want.iter().filter(|c| **c != CLEAR_BYTES).count(), 3);
+    for (i, (g, w)) in px.iter().zip(&want).enumerate() {
+        assert!(
+            (g[0] as i32 - w[0] as i32).abs() <= 1 && g[1..] == w[1..],
+            "pixel {i}: {g:?} vs {w:?}"
+        );
+    }
+}
