@@ -8,6 +8,9 @@ pub struct DebugFlags {
     pub shaderdb: bool,
     /// Report BO counts at screen destruction (leak checks).
     pub bo: bool,
+    /// Print each shader's NIR as it reaches the compiler's importer (read by agx16-compiler
+    /// itself, `nir::prepare`; listed here so it is a known flag).
+    pub nir: bool,
 }
 
 pub fn flags() -> DebugFlags {
@@ -21,7 +24,10 @@ fn parse(value: &str) -> DebugFlags {
         match word {
             "shaderdb" => flags.shaderdb = true,
             "bo" => flags.bo = true,
-            other => eprintln!("agx16: unknown AGX16_DEBUG flag {other:?} (known: shaderdb, bo)"),
+            "nir" => flags.nir = true,
+            other => {
+                eprintln!("agx16: unknown AGX16_DEBUG flag {other:?} (known: shaderdb, bo, nir)")
+            }
         }
     }
     flags
@@ -36,5 +42,6 @@ mod tests {
         assert!(parse(" shaderdb ").shaderdb);
         assert!(parse("bogus,shaderdb").shaderdb);
         assert!(!parse("").shaderdb);
+        assert!(parse("nir,bo").nir && parse("nir,bo").bo);
     }
 }
