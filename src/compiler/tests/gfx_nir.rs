@@ -424,24 +424,7 @@ fn frag_coord_xy_is_the_pixel_centre() {
         .unwrap();
     let d = w_triangle(ShadeModel::Linear);
     let (img, _) = draw(&d, &vs, &fs).unwrap();
-    let r = reference(&[d]);
-    let mut covered = 0;
-    for (i, (got, want)) in img.iter().zip(&r.color).enumerate() {
-        assert_eq!(*got == CLEAR, *want == CLEAR, "coverage at {i}");
-        if *want == CLEAR {
-            continue;
-        }
-        let (px, py) = (i as u32 % W, i as u32 / W);
-        let expect = [
-            unorm8((px as f32 + 0.5) / 64.0),
-            unorm8((py as f32 + 0.5) / 64.0),
-            0,
-            255,
-        ];
-        assert_eq!(*got, expect, "pixel {px},{py}");
-        covered += 1;
-    }
-    assert!(covered > 300);
+    assert_pixel_centres(&img, d);
 }
 
 #[test]
@@ -800,24 +783,7 @@ fn frag_coord_as_an_input_is_the_pixel_centre() {
         v[3] = 1.0;
     }
     let (img, _) = draw(&d, &vs, &fs).unwrap();
-    let r = reference(&[d]);
-    let mut covered = 0;
-    for (i, (got, want)) in img.iter().zip(&r.color).enumerate() {
-        assert_eq!(*got == CLEAR, *want == CLEAR, "coverage at {i}");
-        if *want == CLEAR {
-            continue;
-        }
-        let (px, py) = (i as u32 % W, i as u32 / W);
-        let expect = [
-            unorm8((px as f32 + 0.5) / 64.0),
-            unorm8((py as f32 + 0.5) / 64.0),
-            0,
-            255,
-        ];
-        assert_eq!(*got, expect, "pixel {px},{py}");
-        covered += 1;
-    }
-    assert!(covered > 300);
+    assert_pixel_centres(&img, d);
     // z without frag_coord_z in the key is refused by name.
     let mut s = Shader::new(m::MESA_SHADER_FRAGMENT);
     let fc = s.load_interpolated(m::VARYING_SLOT_POS, 0, m::INTERP_MODE_NOPERSPECTIVE);
@@ -1021,4 +987,27 @@ fn point_coord_runs_across_each_point_sprite() {
         covered += 1;
     }
     assert_eq!(covered, 3 * 64, "three 8x8 sprites");
+}
+
+/// Each pixel the reference covers holds its own centre, (x + 0.5, y + 0.5) / 64 as unorm8 in
+/// red and green; coverage matches the reference.
+fn assert_pixel_centres(img: &[[u8; 4]], d: DrawSpec) {
+    let r = reference(&[d]);
+    let mut covered = 0;
+    for (i, (got, want)) in img.iter().zip(&r.color).enumerate() {
+        assert_eq!(*got == CLEAR, *want == CLEAR, "coverage at {i}");
+        if *want == CLEAR {
+            continue;
+        }
+        let (px, py) = (i as u32 % W, i as u32 / W);
+        let expect = [
+            unorm8((px as f32 + 0.5) / 64.0),
+            unorm8((py as f32 + 0.5) / 64.0),
+            0,
+            255,
+        ];
+        assert_eq!(*got, expect, "pixel {px},{py}");
+        covered += 1;
+    }
+    assert!(covered > 300);
 }
