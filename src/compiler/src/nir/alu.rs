@@ -32,7 +32,8 @@ enum Map {
     Sub,
     INeg,
     IAbs,
-    /// find_lsb / ufind_msb / ifind_msb (Mesa 25 lowers the msb searches only onto uclz).
+    /// ufind_msb / ifind_msb (Mesa 25 lowers the msb searches only onto uclz; find_lsb is
+    /// Mesa's `lower_find_lsb`, ufind_msb(x & -x), nir/options.rs).
     FindBit(FindBit),
     /// fsin (false) / fcos (true).
     SinCos(bool),
@@ -42,7 +43,6 @@ enum Map {
 
 #[derive(Clone, Copy)]
 enum FindBit {
-    Lsb,
     UMsb,
     IMsb,
 }
@@ -81,12 +81,6 @@ fn find_bit(b: &mut crate::ir::Builder, which: FindBit, x: Src) -> crate::ir::Va
         FindBit::IMsb => {
             let sign = b.alu(Op::Shr { signed: true }, Type::I32, [x, Src::imm(31)]);
             let y = b.alu(Op::Xor, Type::I32, [x, Src::val(sign)]);
-            ufind_msb(b, Src::val(y))
-        }
-        // The lowest set bit is the only one of x & -x.
-        FindBit::Lsb => {
-            let n = b.alu(Op::ISub, Type::I32, [Src::imm(0), x]);
-            let y = b.alu(Op::And, Type::I32, [x, Src::val(n)]);
             ufind_msb(b, Src::val(y))
         }
     }
@@ -195,7 +189,6 @@ fn map(name: &str) -> Option<Map> {
         "iabs" => IAbs,
         "fsin" => SinCos(false),
         "fcos" => SinCos(true),
-        "find_lsb" => FindBit(self::FindBit::Lsb),
         "ufind_msb" => FindBit(self::FindBit::UMsb),
         "ifind_msb" => FindBit(self::FindBit::IMsb),
         "imul" => Op(crate::ir::Op::IMul),

@@ -43,6 +43,9 @@ pub fn options() -> &'static nir_shader_compiler_options {
                 lower_iabs: true,
                 lower_extract_byte: true,
                 lower_extract_word: true,
+                // find_lsb(x) as ufind_msb(x & -x) (nir_opt_algebraic); ufind_msb/ifind_msb are
+                // imported through the float exponent (nir/alu.rs).
+                lower_find_lsb: true,
                 // trunc(x) = x < 0 ? -floor(|x|) : floor(|x|) and ceil(x) = -floor(-x): the
                 // SFU's floor is the one rounding mode measured on M4 (EXP-M4-54; ceil/trunc
                 // are corpus-only in agx16-isa `meaning::sfu_function`).
