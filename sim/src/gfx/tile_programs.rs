@@ -29,6 +29,7 @@ use super::body::{self, Body, Publications};
 use super::launcher::{run_stage_setup, RenderStage};
 use super::stages::{Fragment, TileBuffer};
 use super::{render_error, unestablished};
+use crate::core::ops::Op;
 use crate::error::SimError;
 use crate::lower::gfx_io::GfxOp;
 use crate::mem::GpuMemory;
@@ -102,6 +103,23 @@ fn check_tile_layout(p: &TileProgram, tile: &TileBuffer, stage: &str) -> Result<
     }
 }
 
+/// Refuses an export past the publication words the launcher's frame reserves: as in
+/// vertex bodies, they bound the exports (GravityLinux README.apple9-launchers.md "Stage
+/// parameters").
+fn check_export_in_frame(p: &TileProgram, op: &Op, g: GfxOp) -> Result<(), SimError> {
+    match g {
+        GfxOp::Export { dst, .. } if dst as u32 >= p.publications => Err(p.body.error(
+            op,
+            format!(
+                "export to publication {dst}, past the {} publication words the launcher's \
+                 frame reserves",
+                p.publications
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// Runs the background program on a fresh utile.
 pub fn run_background(
     mem: &dyn GpuMemory,
@@ -146,15 +164,8 @@ pub fn run_background(
             group.len(),
             stage,
             |sg, op, g| match g {
-                GfxOp::Export { dst, .. } if dst as u32 >= p.publications => Err(p.body.error(
-                    op,
-                    format!(
-                        "export to publication {dst}, past the {} publication words the \
-                         launcher's frame reserves",
-                        p.publications
-                    ),
-                )),
                 GfxOp::Export { .. } => {
+                    check_export_in_frame(p, op, g)?;
                     super::texture::check_rewrite(&p.body, op, sg, &borrowed, g)?;
                     body::export(&p.body, op, sg, &mut pubs, g)
                 }
@@ -202,17 +213,10 @@ pub fn run_end_of_tile(
     p.body.check_uniforms(&p.arguments, stage)?;
     let mut pubs = Publications::new();
     body::run_trapping(mem, &p.body, &p.arguments, 1, stage, |sg, op, g| match g {
-        // As in vertex bodies: the frame's publication words bound the exports (GravityLinux
-        // README.apple9-launchers.md "Stage parameters").
-        GfxOp::Export { dst, .. } if dst as u32 >= p.publications => Err(p.body.error(
-            op,
-            format!(
-                "export to publication {dst}, past the {} publication words the launcher's \
-                 frame reserves",
-                p.publications
-            ),
-        )),
-        GfxOp::Export { .. } => body::export(&p.body, op, sg, &mut pubs, g),
+        GfxOp::Export { .. } => {
+            check_export_in_frame(p, op, g)?;
+            body::export(&p.body, op, sg, &mut pubs, g)
+        }
         GfxOp::TileSync => Ok(()),
         GfxOp::BlockStore {
             coord,
