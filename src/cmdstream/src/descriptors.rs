@@ -162,6 +162,20 @@ hw_enum! {
     pub enum BorderColour { TransparentBlack = 0 => "transparent black", OpaqueBlack = 1 => "opaque black", OpaqueWhite = 2 => "opaque white" }
 }
 
+/// Bytes between entries of a render stage's texture table (root = argument qword 0), which
+/// also holds the end-of-tile program's PBE descriptors after the textures: one 32-byte
+/// descriptor per entry (`Texture` and `Pbe` are 32 bytes: ADevWithAnIdea/agx-re
+/// docs/descriptors, measured); that the table is a plain array of them is inferred, no source
+/// prints the stride. The driver writes and the model reads tables with this one value.
+pub const TEXTURE_TABLE_STRIDE: usize = 32;
+/// Bytes between entries of a render stage's sampler table (root = argument qword 1): one
+/// 8-byte `Sampler` per entry. Inferred: Mesa's G13 driver packs samplers 8 bytes apart unless
+/// custom border colours extend them (Mesa src/gallium/drivers/asahi/agx_state.c, sampler
+/// upload), and a device-global sampler table has stride 8 (agx-re docs/descriptors EXP-O2B,
+/// measured on G17P). The 32-byte slot of the doc comment below is the heap slot of Apple's
+/// argument buffers, which the decoder walks (`decode::SAMPLER_STRIDE`).
+pub const SAMPLER_TABLE_STRIDE: usize = 8;
+
 record! {
     /// Sampler (8 bytes, in a 32-byte heap slot). LOD min is x64 in 13 bits and LOD max x8 in
     /// 7 bits on G16 (G13 used 10/10).

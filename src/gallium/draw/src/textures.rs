@@ -5,14 +5,8 @@
 //! sampler units). Descriptors are agx16-cmdstream records, packed by its tables.
 
 use crate::mem::{DrawError, GpuWriter, Heap};
-use agx16_cmdstream::descriptors::{Sampler, Texture};
+use agx16_cmdstream::descriptors::{Sampler, Texture, SAMPLER_TABLE_STRIDE, TEXTURE_TABLE_STRIDE};
 use agx16_cmdstream::Record;
-
-/// Texture-table entry size: one descriptor per entry (agx16-cmdstream `Texture` is 32 bytes;
-/// the stride is the model's inferred choice, sim/GFX.md "Textures").
-pub const TEXTURE_STRIDE: usize = 32;
-/// Sampler-table entry size (`Sampler` is 8 bytes; inferred stride, as above).
-pub const SAMPLER_STRIDE: usize = 8;
 
 /// The descriptors one stage samples through, by unit. `None` leaves the unit's entry zero
 /// (an unused unit; the model refuses a zero descriptor if a program samples it anyway).
@@ -34,8 +28,8 @@ impl StageTextures {
         if args.len() < 4 {
             args.resize(4, 0);
         }
-        let textures = table(&self.textures, TEXTURE_STRIDE)?;
-        let samplers = table(&self.samplers, SAMPLER_STRIDE)?;
+        let textures = table(&self.textures, TEXTURE_TABLE_STRIDE)?;
+        let samplers = table(&self.samplers, SAMPLER_TABLE_STRIDE)?;
         for (root, bytes) in [(0, textures), (1, samplers)] {
             if bytes.is_empty() {
                 continue;

@@ -11,18 +11,15 @@ use crate::fb::TileFormat;
 use crate::mem::{DrawError, GpuWriter, Heap};
 use crate::program::{EntryArena, ShaderBody};
 use crate::textures::StageTextures;
-use agx16_cmdstream::descriptors::{Channels, NumericType, Pbe, Swizzle, Texture};
+use agx16_cmdstream::descriptors::{
+    Channels, NumericType, Pbe, Swizzle, Texture, TEXTURE_TABLE_STRIDE,
+};
 use agx16_cmdstream::layout::{ImageDesc, ImageLayout, PlaneLayout, Tiling};
 use agx16_cmdstream::texture_layout::{texture_for, TextureFormat};
 use agx16_cmdstream::Record;
 use agx16_isa::meaning::{block_store_sequence, tile_word_stores, TileFormat as BlockFormat};
 use agx16_isa::{encode_program, Instr, Part, Role};
 use std::collections::HashMap;
-
-/// Image-table entries are 32-byte descriptors: texture and PBE descriptors are 32 bytes
-/// (ADevWithAnIdea/agx-re docs/descriptors, measured); that the table is a plain array of them is
-/// inferred (the model's `gfx::tile_programs::IMAGE_TABLE_STRIDE`, sim/GFX.md).
-const IMAGE_TABLE_STRIDE: usize = 32;
 
 fn isa(name: &str, f: &[(&str, u64)]) -> Result<Instr, DrawError> {
     Instr::build(name, f).map_err(|e| DrawError::Program(format!("{name}: {e}")))
@@ -328,7 +325,7 @@ impl TilePrograms for G16Tiles<'_> {
                 linear,
             );
             let mut d = pbe.pack()?;
-            d.resize(IMAGE_TABLE_STRIDE, 0);
+            d.resize(TEXTURE_TABLE_STRIDE, 0);
             table.extend(d);
             stores.push((k as u32, offset));
         }
