@@ -185,7 +185,8 @@ fn map(name: &str) -> Option<Map> {
         "iadd" => Op(crate::ir::Op::IAdd),
         "isub" => Op(crate::ir::Op::ISub),
         "ineg" => INeg,
-        // Mesa 25 has no 32-bit iabs lowering (`lower_iabs` only stops it being formed).
+        // Mesa 25 lowers 32-bit iabs only in nir_opt_algebraic_late, which prepare.rs does not
+        // run (in nir_opt_algebraic `lower_iabs` only stops it being formed).
         "iabs" => IAbs,
         "fsin" => SinCos(false),
         "fcos" => SinCos(true),

@@ -39,7 +39,9 @@ pub fn options() -> &'static nir_shader_compiler_options {
                 lower_usub_borrow: true,
                 lower_mul_high: true,
                 lower_ineg: true,
-                // Integer abs as imax(x, 0 - x); byte/word extracts as shifts and masks.
+                // No iabs formed from imax(x, -x) (Mesa's iabs lowering is in
+                // nir_opt_algebraic_late, not run here: the import writes iabs as
+                // imax(x, 0 - x), nir/alu.rs); byte/word extracts as shifts and masks.
                 lower_iabs: true,
                 lower_extract_byte: true,
                 lower_extract_word: true,
