@@ -97,7 +97,11 @@ fn vertex_and_fragment_shaders_compile_with_the_link_time_key() {
         ("passthrough.vert", "MESA_SHADER_VERTEX", "vary_store"),
         ("tint.frag", "MESA_SHADER_FRAGMENT", "tile_store"),
         // Default-block uniforms lowered to load_uniform words, one indexed by a variable.
-        ("sort_uniforms.frag", "MESA_SHADER_FRAGMENT", "tile_store"),
+        (
+            "indexed_uniforms.frag",
+            "MESA_SHADER_FRAGMENT",
+            "tile_store",
+        ),
     ] {
         let (code, out, err) = tool(&[dir.join(file).to_str().unwrap()]);
         assert_eq!(code, 0, "{file}: {err}");

@@ -2313,21 +2313,19 @@ pub fn hand_written() -> Vec<Case> {
             }),
         ),
         hand(
-            "local_array_sort",
+            "local_array_running_max",
             vec![a(sc(I))],
             sc(I),
             cw(1, |x| {
-                let mut d = [0i32; 4];
-                for (k, e) in d.iter_mut().enumerate() {
-                    *e = (i(x[0]) >> (8 * k)) & 255;
+                let mut v = [0i32; 4];
+                for (k, e) in v.iter_mut().enumerate() {
+                    *e = (i(x[0]) >> (24 - 8 * k)) & 255;
                 }
-                for k in 0..3 {
-                    if d[k] > d[k + 1] {
-                        d.swap(k, k + 1);
-                    }
+                for k in 1..4 {
+                    v[k] = v[k].max(v[k - 1]);
                 }
-                let r = d[0] + d[1] * 256 + d[2] * 65536;
-                exact(r.wrapping_add(d[3].wrapping_mul(16777216)) as u32)
+                let r = v[3] + v[2] * 256 + v[1] * 65536;
+                exact(r.wrapping_add(v[0].wrapping_mul(16777216)) as u32)
             }),
         ),
         hand(

@@ -1,23 +1,20 @@
 #version 100
-// agx16 GLSL corpus (graphics, statistics only): a uniform array copied into a local array by
-// a variable index, one bubble-sort pass over it with the swap in a do-while(false) (the shape of
-// piglit's unroll-do-while-false-loop-only-once), a compare of the result.
+// agx16 GLSL corpus (graphics, statistics only): a default-block uniform array read at a
+// loop-variable index into a local array (in reverse), then a loop whose body is an if inside a
+// do-while(false) that rewrites the previous element from the current one; the local array is
+// indexed by variables throughout and becomes the colour.
 precision mediump float;
-uniform float x[4];
+uniform float w[4];
 void main() {
-    float d[4];
-    for (int i = 0; i < 4; i++)
-        d[i] = x[i];
-    for (int i = 0; i < 3; i++) {
-        bool swap = d[i] > d[i + 1];
+    float acc[4];
+    for (int n = 0; n < 4; n++)
+        acc[n] = w[3 - n] * 0.5;
+    for (int n = 1; n < 4; n++) {
+        bool rising = acc[n - 1] < acc[n];
         do {
-            if (swap) {
-                float t = d[i];
-                d[i] = d[i + 1];
-                d[i + 1] = t;
-            }
+            if (rising)
+                acc[n - 1] = acc[n] - acc[n - 1];
         } while (false);
     }
-    bool sorted = d[0] == 3.0 && d[1] == 2.0 && d[2] == 1.0 && d[3] == 4.0;
-    gl_FragColor = sorted ? vec4(0.0, 1.0, 0.0, 1.0) : vec4(1.0, 0.0, 0.0, 1.0);
+    gl_FragColor = vec4(acc[0], acc[1], acc[2], acc[3]);
 }
