@@ -7,9 +7,8 @@ use crate::core::state::{SimdGroup, ThreadIds};
 use crate::core::LANES;
 use crate::error::SimError;
 use crate::mem::GpuMemory;
-use crate::program::Program;
+use crate::program::{DecodeCache, Program};
 use crate::trace::Trace;
-use std::collections::HashMap;
 use std::rc::Rc;
 use std::sync::Arc;
 
@@ -302,7 +301,7 @@ fn located(e: SimError, place: impl Fn(u32) -> String) -> SimError {
 fn setup_program(mem: &dyn GpuMemory, launcher_va: u64) -> Result<SetupProgram, SimError> {
     let code = read_code(mem, launcher_va, LAUNCHER_BYTES)?;
     let key = (launcher_va, code);
-    if let Some(p) = LAUNCHERS.with(|c| c.borrow().get(&key).cloned()) {
+    if let Some(p) = LAUNCHERS.with(|c| c.get(&key)) {
         return Ok((p, None));
     }
     let code = key.1;
@@ -331,13 +330,7 @@ fn setup_program(mem: &dyn GpuMemory, launcher_va: u64) -> Result<SetupProgram, 
     let Some((jump_at, end, setup_va)) = tail else {
         // only the reachable part: the 1 KiB window holds whatever follows the launcher
         let p = Rc::new(Program::new_reachable(&code));
-        LAUNCHERS.with(|c| {
-            let mut c = c.borrow_mut();
-            if c.len() >= LAUNCHERS_MAX {
-                c.clear();
-            }
-            c.insert((launcher_va, code), p.clone());
-        });
+        LAUNCHERS.with(|c| c.insert((launcher_va, code), p.clone()));
         return Ok((p, None));
     };
     let mut combined = code[..end].to_vec();
@@ -362,10 +355,8 @@ thread_local! {
     /// Decoded launchers without a setup body, by (VA, the bytes read): render stages run
     /// their launchers again on every render, and an identical window decodes identically
     /// (a rewritten launcher is a different key, so nothing is stale).
-    static LAUNCHERS: std::cell::RefCell<LauncherCache> = std::cell::RefCell::new(HashMap::new());
+    static LAUNCHERS: DecodeCache<Program> = DecodeCache::new(LAUNCHERS_MAX);
 }
-
-type LauncherCache = HashMap<(u64, Vec<u8>), Rc<Program>>;
 
 /// A setup invocation's program and, with a setup body, (its offset in the program, its VA).
 type SetupProgram = (Rc<Program>, Option<(u32, u64)>);

@@ -139,6 +139,37 @@ impl Program {
     }
 }
 
+/// Decoded code by (VA, the bytes read there), for a per-thread `thread_local!`: code read
+/// again with identical bytes decodes identically, and a rewritten program is a different
+/// key, so an entry is never stale. Cleared when it reaches its bound.
+pub struct DecodeCache<T> {
+    max: usize,
+    map: std::cell::RefCell<DecodeMap<T>>,
+}
+
+type DecodeMap<T> = HashMap<(u64, Vec<u8>), std::rc::Rc<T>>;
+
+impl<T> DecodeCache<T> {
+    pub fn new(max: usize) -> Self {
+        DecodeCache {
+            max,
+            map: std::cell::RefCell::new(HashMap::new()),
+        }
+    }
+
+    pub fn get(&self, key: &(u64, Vec<u8>)) -> Option<std::rc::Rc<T>> {
+        self.map.borrow().get(key).cloned()
+    }
+
+    pub fn insert(&self, key: (u64, Vec<u8>), value: std::rc::Rc<T>) {
+        let mut m = self.map.borrow_mut();
+        if m.len() >= self.max {
+            m.clear();
+        }
+        m.insert(key, value);
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

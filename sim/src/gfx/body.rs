@@ -13,7 +13,7 @@ use crate::core::LANES;
 use crate::error::{hex, SimError};
 use crate::lower::gfx_io::{self, GfxOp};
 use crate::mem::GpuMemory;
-use crate::program::Program;
+use crate::program::{DecodeCache, Program};
 use agx16_isa::meaning::ExportOp;
 use std::collections::HashMap;
 
@@ -25,11 +25,9 @@ const BUDGET: u64 = 1 << 20;
 /// Bodies [`Body::load_shared`] keeps per thread (cleared when full).
 const DECODED_MAX: usize = 64;
 
-/// Decoded bodies by (VA, bytes read): see [`Body::load_shared`].
-type DecodedBodies = HashMap<(u64, Vec<u8>), std::rc::Rc<Body>>;
-
 thread_local! {
-    static DECODED: std::cell::RefCell<DecodedBodies> = std::cell::RefCell::new(HashMap::new());
+    /// Decoded bodies by (VA, bytes read): see [`Body::load_shared`].
+    static DECODED: DecodeCache<Body> = DecodeCache::new(DECODED_MAX);
 }
 
 /// A stage body, decoded once.
@@ -56,17 +54,11 @@ impl Body {
     pub fn load_shared(mem: &dyn GpuMemory, va: u64) -> Result<std::rc::Rc<Body>, SimError> {
         let code = Self::read_code(mem, va)?;
         let key = (va, code);
-        if let Some(b) = DECODED.with(|c| c.borrow().get(&key).cloned()) {
+        if let Some(b) = DECODED.with(|c| c.get(&key)) {
             return Ok(b);
         }
         let body = std::rc::Rc::new(Self::decode(va, key.1.clone()));
-        DECODED.with(|c| {
-            let mut c = c.borrow_mut();
-            if c.len() >= DECODED_MAX {
-                c.clear();
-            }
-            c.insert(key, body.clone());
-        });
+        DECODED.with(|c| c.insert(key, body.clone()));
         Ok(body)
     }
 
