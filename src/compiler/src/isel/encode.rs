@@ -153,8 +153,9 @@ fn packer_template(name: &str) -> Option<Instr> {
     if name == "imad" {
         // GravityLinux/mesa agx_apple9_ir.c pack_imad: `9f 00 54 <dst<<1> 02 .. .. .. d0 2f 2a
         // 00` (INT_MAD_EXTENDED, hardware evidence in agx_apple9_machine.c; multiply selector
-        // 0xd = low 32 bits of a * b + c). The base has every source released; selection sets
-        // the release or keep bit of each source.
+        // 0xd = low 32 bits of a * b + c). The packer's base bytes release every source
+        // (byte 9 0x2f); this template starts with the release bits clear and selection sets
+        // each source's release or keep bit.
         let mut x = Instr::build(
             name,
             &[
