@@ -50,10 +50,10 @@ use agx16_cmdstream::texture_layout::layout_for;
 use agx16_cmdstream::Record;
 use agx16_isa::meaning::TextureAccess;
 
-/// Bytes per texture-table entry (inferred, see the module comment).
-pub const TEXTURE_STRIDE: u64 = 32;
-/// Bytes per sampler-table entry (inferred, see the module comment).
-pub const SAMPLER_STRIDE: u64 = 8;
+/// Bytes per texture-table and sampler-table entry: agx16-cmdstream's one definition, shared
+/// with the driver that writes the tables (inferred, see there and the module comment).
+pub const TEXTURE_STRIDE: u64 = agx16_cmdstream::descriptors::TEXTURE_TABLE_STRIDE as u64;
+pub const SAMPLER_STRIDE: u64 = agx16_cmdstream::descriptors::SAMPLER_TABLE_STRIDE as u64;
 
 /// Why a sample could not be performed: a refusal (the caller names the instruction) or a
 /// memory fault.

@@ -42,10 +42,9 @@ use std::rc::Rc;
 
 /// Bytes of one image-table entry. The compiler numbers block-store images after the bound
 /// textures in the same table (agx_compile_apple9.c: `image = textures + images below the
-/// binding`), whose root is argument qword 0; descriptors are 32 bytes (agx-re
-/// docs/descriptors: texture and PBE descriptors, measured). An array of 32-byte entries is
-/// inferred: no source prints the table stride.
-pub const IMAGE_TABLE_STRIDE: u64 = 32;
+/// binding`), whose root is argument qword 0, so the stride is the texture table's
+/// (agx16-cmdstream `TEXTURE_TABLE_STRIDE`: 32-byte descriptors measured, the array inferred).
+pub const IMAGE_TABLE_STRIDE: u64 = agx16_cmdstream::descriptors::TEXTURE_TABLE_STRIDE as u64;
 
 /// A background or end-of-tile program: its body, the argument words its launcher's setup
 /// invocation transferred (the body's uniform registers) and the frame's publication words.
