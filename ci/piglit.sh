@@ -63,7 +63,7 @@ pigdir="/usr/lib/$arch/piglit"
 lib="$out/lib"
 rm -rf "$lib" && mkdir -p "$lib"
 cp -L --preserve=timestamps "$AGX16_MESA_BUILD/src/egl/libEGL.so.1" "$AGX16_MESA_BUILD/src/mapi/es2api/libGLESv2.so.2" \
-    "$AGX16_MESA_BUILD"/src/gallium/targets/dri/libgallium-*.so "$lib/"
+    "${AGX16_GALLIUM_DIR:-$AGX16_MESA_BUILD/src/gallium/targets/dri}"/libgallium-*.so "$lib/"
 cp -L --preserve=timestamps "$AGX16_SHIM" "$lib/libagx16_drm_shim.so"
 cp -L "$glinfo" "$lib/agx16-glinfo"
 shim="$lib/libagx16_drm_shim.so"

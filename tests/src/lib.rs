@@ -41,11 +41,16 @@ impl Stack {
         Ok(stack)
     }
 
-    /// The build directories holding libEGL, libGLESv2 and libgallium.
+    /// The build directories holding libEGL, libGLESv2 and libgallium; `AGX16_GALLIUM_DIR` (a
+    /// libgallium relinked by `ci/dev-gallium.sh` for another checkout) comes first when set.
     pub fn lib_dirs(&self) -> Vec<PathBuf> {
-        ["src/egl", "src/mapi/es2api", "src/gallium/targets/dri"]
-            .iter()
-            .map(|d| self.mesa_build.join(d))
+        let dev = std::env::var_os("AGX16_GALLIUM_DIR").map(PathBuf::from);
+        dev.into_iter()
+            .chain(
+                ["src/egl", "src/mapi/es2api", "src/gallium/targets/dri"]
+                    .iter()
+                    .map(|d| self.mesa_build.join(d)),
+            )
             .collect()
     }
 
