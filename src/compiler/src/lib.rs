@@ -6,6 +6,7 @@ pub mod error;
 pub mod eval;
 #[cfg(feature = "glsl")]
 pub mod glsl;
+pub mod half;
 pub mod interp;
 pub mod ir;
 pub mod isel;

@@ -1149,3 +1149,80 @@ fn select_of_modified_operands_matches_reference() {
         check(&f, 2, seed, Options::default());
     }
 }
+
+/// binary16 ↔ binary32 (`agx16_compiler::half`, integer/float arithmetic) on the model, bit for
+/// bit equal to the reference interpreter (whose results the unit tests check against the exact
+/// conversions): every half in both positions of a word widened, and f32 words around every
+/// half-step boundary narrowed to nearest even and toward zero.
+#[test]
+fn half_conversions_match_reference_on_the_model() {
+    use agx16_compiler::half::{f32_to_half, half_to_f32};
+    let mut b = Builder::new(Stage::Compute);
+    let x = b.sysval(SysVal::GlobalId(0));
+    let w = b.load_global(0, x, Type::I32, 1);
+    let v = b.load_global(1, x, Type::F32, 1);
+    let outs = [
+        half_to_f32(&mut b, Src::val(w), false),
+        half_to_f32(&mut b, Src::val(w), true),
+        f32_to_half(&mut b, Src::val(v), false),
+        f32_to_half(&mut b, Src::val(v), true),
+    ];
+    for (k, o) in outs.iter().enumerate() {
+        let idx = b.iadd(x, Src::imm(THREADS * k as u32));
+        b.store_global(2, idx, *o);
+    }
+    let f = b.finish();
+    let comp = compile_g16(&f, Options::default()).unwrap_or_else(|e| panic!("{e}\n{f}"));
+    assert_eq!(comp.stats.spills, 0);
+    // Narrowing inputs: each half's f32 value and its neighbours half a half-step away (ties
+    // and either side), specials and denormals of both formats.
+    let mut floats: Vec<u32> = vec![
+        0x0000_0001,
+        0x807f_ffff,
+        0x7f80_0000,
+        0xff80_0000,
+        0x7fc0_0000,
+        0xff80_0001,
+        0x7f7f_ffff,
+        0x477f_f000,
+        0x477f_efff,
+        0x477f_f001,
+        0x4780_0000,
+        0x387f_f000,
+        0x3300_0000,
+        0x3300_0001,
+    ];
+    for h in (0..0x7c00u32).step_by(3) {
+        let v = agx16_compiler::eval::f16_to_f32(h as u16).to_bits();
+        floats.extend([
+            v,
+            v + 0x1000 * (h & 1),
+            v + 0xfff,
+            (v + 0x1001) | (h & 2) << 30,
+        ]);
+    }
+    let launches = 32768 / THREADS as usize;
+    for l in 0..launches {
+        let words: Vec<u32> = (0..THREADS as usize * 2)
+            .map(|t| {
+                let i = (l * THREADS as usize + t % THREADS as usize) as u32;
+                i | (i + 0x8000) << 16
+            })
+            .collect();
+        let fl: Vec<u32> = (0..THREADS as usize * 2)
+            .map(|t| floats[(l * THREADS as usize + t) % floats.len()])
+            .collect();
+        let bufs = vec![words, fl, vec![0; 4 * THREADS as usize]];
+        let got =
+            run_on_model(&comp.code, &bufs).unwrap_or_else(|e| panic!("model: {e}\n{}", comp.mir));
+        let mut env = Env::default();
+        for (k, buf) in bufs.iter().enumerate() {
+            env.buffers.insert(k as u8, buf.clone());
+        }
+        for t in 0..THREADS {
+            env.global_id = [t, 0, 0];
+            interp::run(&f, &mut env).unwrap();
+        }
+        assert_eq!(got[2], env.buffers[&2], "launch {l}\n{}", comp.mir);
+    }
+}

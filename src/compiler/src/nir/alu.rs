@@ -39,6 +39,10 @@ enum Map {
     SinCos(bool),
     Vec,
     BoolTo(u32),
+    /// unpack_half_2x16_split_x (false) / _y (true): the half in bits 0..15 / 16..31 as f32.
+    UnpackHalf(bool),
+    /// pack_half_2x16_split (false) / pack_half_2x16_rtz_split (true).
+    PackHalf(bool),
 }
 
 #[derive(Clone, Copy)]
@@ -214,6 +218,12 @@ fn map(name: &str) -> Option<Map> {
         "vec2" | "vec3" | "vec4" => Vec,
         "b2f32" => BoolTo(1.0f32.to_bits()),
         "b2i32" => BoolTo(1),
+        // Mesa's lower_(un)pack_half_2x16 split the vector forms into these (options.rs);
+        // half.rs converts with integer and float arithmetic, exact for every input.
+        "unpack_half_2x16_split_x" => UnpackHalf(false),
+        "unpack_half_2x16_split_y" => UnpackHalf(true),
+        "pack_half_2x16_split" => PackHalf(false),
+        "pack_half_2x16_rtz_split" => PackHalf(true),
         _ => return None,
     })
 }
@@ -278,6 +288,8 @@ pub(super) unsafe fn import(
             Map::SinCos(cos) => sin_cos(&mut im.b, cos, s[0]),
             Map::Vec => im.b.collect(ty, &s),
             Map::BoolTo(one) => im.b.alu(Op::Select, ty, [s[0], Src::imm(one), Src::imm(0)]),
+            Map::UnpackHalf(high) => crate::half::half_to_f32(&mut im.b, s[0], high),
+            Map::PackHalf(rtz) => crate::half::pack_half_2x16(&mut im.b, s[0], s[1], rtz),
         };
         im.define(&(*a).def, v);
         Ok(())

@@ -65,6 +65,11 @@ pub fn options() -> &'static nir_shader_compiler_options {
                 lower_pack_snorm_2x16: true,
                 lower_unpack_unorm_2x16: true,
                 lower_unpack_snorm_2x16: true,
+                // pack/unpackHalf2x16 as the split forms, which nir/alu.rs imports through
+                // half.rs (no validated f16 conversion form; not `lower_pack_split`, whose
+                // f2f16/u2u16 would need 16-bit registers).
+                lower_pack_half_2x16: true,
+                lower_unpack_half_2x16: true,
                 fuse_ffma32: true,
                 // The global invocation id is a special register (get_sr, isel/encode.rs);
                 // without this nir_lower_system_values rebuilds it from the workgroup id.
