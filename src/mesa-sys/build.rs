@@ -34,13 +34,13 @@ fn main() {
         .header(wrapper.to_string_lossy())
         .clang_args(&flags)
         .allowlist_type("(nir|glsl|pipe|gl|mesa|exec|util|u)_.*")
-        .allowlist_type("shader_info|float_controls|gc_ctx")
+        .allowlist_type("shader_info|float_controls|gc_ctx|blitter_context")
         .allowlist_function("(nir|glsl|pipe|util_format|ralloc|rzalloc|u_default|u_upload)_.*")
         .allowlist_function(
-            "u_init_pipe_screen_caps|u_transfer_helper_.*|_mesa_shader_stage_to_string",
+            "u_init_pipe_screen_caps|u_transfer_helper_.*|_mesa_shader_stage_to_string|tgsi_to_nir",
         )
         .allowlist_function(
-            "util_(copy|unreference)_framebuffer_state|util_set_vertex_buffers_mask",
+            "util_(copy|unreference)_framebuffer_state|util_set_vertex_buffers_mask|util_blitter_.*",
         )
         .allowlist_var("(nir|PIPE)_.*")
         .prepend_enum_name(false)

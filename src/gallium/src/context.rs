@@ -14,6 +14,8 @@ pub struct Context {
     pub base: sys::pipe_context,
     pub state: Box<state::State>,
     pub render: Renderer,
+    /// Mesa's blitter (blit.rs), made after the hooks it calls are installed.
+    pub blitter: *mut sys::blitter_context,
 }
 
 impl Context {
@@ -35,6 +37,7 @@ pub unsafe extern "C" fn create(
             base: std::mem::zeroed(),
             state: state::State::new(),
             render: Renderer::new(),
+            blitter: null_mut(),
         }));
         let base = &mut (*ctx).base;
         base.screen = screen;
@@ -43,6 +46,7 @@ pub unsafe extern "C" fn create(
         // Mesa's upload managers; they allocate buffers through resource_create on first use.
         base.stream_uploader = sys::u_upload_create_default(base);
         base.const_uploader = base.stream_uploader;
+        (*ctx).blitter = sys::util_blitter_create(base);
         ctx as *mut sys::pipe_context
     })
 }
@@ -103,12 +107,20 @@ fn install_hooks(c: &mut sys::pipe_context) {
     c.set_constant_buffer = Some(set_constant_buffer);
     c.set_sampler_views = Some(set_sampler_views);
     c.set_vertex_buffers = Some(set_vertex_buffers);
+    c.set_active_query_state = Some(set_active_query_state);
 }
+
+/// Pauses/resumes statistics-counting queries around internal draws (the blitter's). No query
+/// counts draws yet, so there is nothing to pause.
+unsafe extern "C" fn set_active_query_state(_: *mut sys::pipe_context, _enable: bool) {}
 
 unsafe extern "C" fn destroy(ctx: *mut sys::pipe_context) {
     guard("context destroy", (), || {
         let mut ctx = Box::from_raw(ctx as *mut Context);
         let screen = crate::screen::Screen::get(ctx.base.screen);
+        if !ctx.blitter.is_null() {
+            sys::util_blitter_destroy(ctx.blitter);
+        }
         ctx.render.destroy(&screen.bo);
         if ctx.render.dropped_draws > 0 {
             eprintln!(

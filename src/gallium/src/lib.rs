@@ -4,6 +4,7 @@
 //! `agx16_drm_screen_create` for render nodes whose kernel driver is "asahi".
 
 mod batch;
+mod blit;
 mod bo;
 mod caps;
 mod context;

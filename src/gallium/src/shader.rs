@@ -130,12 +130,27 @@ unsafe fn stage_name(nir: *const sys::nir_shader) -> String {
         .into_owned()
 }
 
-unsafe fn create(state: *const sys::pipe_shader_state) -> *mut c_void {
-    if state.is_null() || (*state).type_ != sys::PIPE_SHADER_IR_NIR {
-        eprintln!("agx16: shader state without NIR (agx16 takes NIR only)");
+unsafe fn create(ctx: *mut sys::pipe_context, state: *const sys::pipe_shader_state) -> *mut c_void {
+    if state.is_null() {
         return null_mut();
     }
-    let nir = (*state).ir.nir;
+    let nir = match (*state).type_ {
+        sys::PIPE_SHADER_IR_NIR => (*state).ir.nir,
+        // Mesa's own helpers (util_blitter's shaders) still write TGSI; Mesa translates it.
+        sys::PIPE_SHADER_IR_TGSI if !(*state).tokens.is_null() => {
+            sys::tgsi_to_nir((*state).tokens as *const c_void, (*ctx).screen, false)
+        }
+        t => {
+            eprintln!(
+                "agx16: shader state of IR type {t} (agx16 takes NIR, or TGSI it translates)"
+            );
+            return null_mut();
+        }
+    };
+    if nir.is_null() {
+        eprintln!("agx16: tgsi_to_nir failed");
+        return null_mut();
+    }
     let stage = stage_name(nir);
     let entry = sys::nir_shader_get_entrypoint(nir);
     let nir_instrs = if entry.is_null() {
@@ -182,17 +197,17 @@ unsafe fn delete(cso: *mut c_void) {
 }
 
 pub unsafe extern "C" fn create_vs_state(
-    _: *mut sys::pipe_context,
+    ctx: *mut sys::pipe_context,
     state: *const sys::pipe_shader_state,
 ) -> *mut c_void {
-    guard("create_vs_state", null_mut(), || create(state))
+    guard("create_vs_state", null_mut(), || create(ctx, state))
 }
 
 pub unsafe extern "C" fn create_fs_state(
-    _: *mut sys::pipe_context,
+    ctx: *mut sys::pipe_context,
     state: *const sys::pipe_shader_state,
 ) -> *mut c_void {
-    guard("create_fs_state", null_mut(), || create(state))
+    guard("create_fs_state", null_mut(), || create(ctx, state))
 }
 
 pub unsafe extern "C" fn bind_vs_state(ctx: *mut sys::pipe_context, cso: *mut c_void) {

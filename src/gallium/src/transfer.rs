@@ -797,9 +797,13 @@ pub unsafe extern "C" fn blit(ctx: *mut sys::pipe_context, info: *const sys::pip
     guard("blit", (), || {
         sync_planes(ctx, (*info).src.resource, false);
         sync_planes(ctx, (*info).dst.resource, true);
-        if let Err(e) = cpu_blit(ctx, &*info) {
+        // Exact byte copies and conversions on the CPU; everything else as a draw.
+        let Err(cpu) = cpu_blit(ctx, &*info) else {
+            return;
+        };
+        if let Err(gpu) = crate::blit::gpu_blit(ctx, &*info) {
             eprintln!(
-                "agx16: blit of format {} to {} not done: {e}",
+                "agx16: blit of format {} to {} not done: {cpu}; {gpu}",
                 (*info).src.format,
                 (*info).dst.format
             );

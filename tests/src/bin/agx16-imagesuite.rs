@@ -1584,6 +1584,67 @@ fn texture_render_target(gl: &Gl, _: &Ctx) -> Frame {
     }
 }
 
+/// glBlitFramebuffer (ES 3.0) from a 32x32 rendered texture: a 1.5x/1.25x magnification with LINEAR
+/// filtering, and a NEAREST minified, mirrored copy of a sub-rectangle (source and destination
+/// rectangles given in opposite orders flip both axes). Neither is a byte copy, so they exercise the
+/// draw-based blit (Mesa's util_blitter through the driver's own draw path).
+fn blit_scaled(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        let main = framebuffer(gl, 1, false, false)?;
+        let tex = gl.create_texture()?;
+        gl.bind_texture(glow::TEXTURE_2D, Some(tex));
+        gl.tex_storage_2d(glow::TEXTURE_2D, 1, glow::RGBA8, 32, 32);
+        let src = gl.create_framebuffer()?;
+        gl.bind_framebuffer(glow::FRAMEBUFFER, Some(src));
+        gl.framebuffer_texture_2d(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::TEXTURE_2D,
+            Some(tex),
+            0,
+        );
+        if gl.check_framebuffer_status(glow::FRAMEBUFFER) != glow::FRAMEBUFFER_COMPLETE {
+            return Err(String::from("source framebuffer incomplete").into());
+        }
+        gl.viewport(0, 0, 32, 32);
+        gl.clear_color(0.2, 0.4, 0.6, 1.0);
+        gl.clear(glow::COLOR_BUFFER_BIT);
+        let mut v = tri([[6.3, 4.1], [58.7, 12.9], [20.2, 57.6]], 0.0, RGB3);
+        v.extend(rect(40.3, 36.2, 60.9, 61.7, 0.0, k(250, 200, 10, 255)));
+        draw_coloured(gl, &v, glow::TRIANGLES)?;
+        gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(src));
+        gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(main));
+        gl.blit_framebuffer(
+            0,
+            0,
+            32,
+            32,
+            0,
+            0,
+            48,
+            40,
+            glow::COLOR_BUFFER_BIT,
+            glow::LINEAR,
+        );
+        check(gl, "linear magnifying blit")?;
+        gl.blit_framebuffer(
+            4,
+            4,
+            28,
+            20,
+            62,
+            60,
+            50,
+            44,
+            glow::COLOR_BUFFER_BIT,
+            glow::NEAREST,
+        );
+        check(gl, "nearest mirrored blit")?;
+        gl.bind_framebuffer(glow::FRAMEBUFFER, Some(main));
+        Ok(read(gl, 1)?)
+    }
+}
+
 /// Drawing on after a flush without clearing keeps what the earlier renders left (GL: the
 /// framebuffer holds its contents until changed; piglit's shader_runner draws this way). On the
 /// 64x64 target: clear + triangle, glFinish, an overlapping rectangle, a one-pixel glReadPixels
@@ -1915,6 +1976,7 @@ const SCENES: &[Scene] = &[
     s("flat_varying", 3, 1, 0, flat_varying),
     s("shader_math", 2, 1, 0, shader_math),
     s("many_draws", 2, 0, 0, many_draws),
+    s("blit_scaled", 3, 1, 0, blit_scaled),
 ];
 
 struct Egl {
