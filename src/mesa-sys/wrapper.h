@@ -1,6 +1,7 @@
 /* The Mesa headers agx16 binds. Compiled with the flags meson uses for libgallium. */
 #include "compiler/nir/nir.h"
 #include "compiler/nir/nir_builder.h"
+#include "compiler/nir/nir_format_convert.h"
 #include "compiler/nir/nir_lower_blend.h"
 #include "compiler/shader_enums.h"
 #include "nir/tgsi_to_nir.h"

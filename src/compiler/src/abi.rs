@@ -7,15 +7,19 @@
 //! Vertex program
 //! - inputs: the vertex id (index + base vertex; `get_sr` 0xdd, what agx16-sim's render model
 //!   supplies); GL vertex attributes are fetched by the program itself from vertex buffers
-//!   described by [`VertexKey::attribs`] (buffer slot, byte offset, byte stride, format), as
-//!   32-bit device loads at `address(slot) + offset + vertex_id * stride`; GL uniforms.
+//!   described by [`VertexKey::attribs`] (buffer slot, byte offset, byte stride, format,
+//!   divisor), as 32-bit device loads of the element's words at
+//!   `address(slot) + offset + i * stride` (i = vertex id, or instance id / divisor), unpacked
+//!   and converted in the program (NIR programs: `nir::vertex_fetch`, Mesa's format helpers);
+//!   offsets and strides are multiples of 4 (the driver's `vertex_input_alignment` cap has
+//!   Gallium's u_vbuf realign others); GL uniforms.
 //! - outputs, in this order (the PPP output list): clip-space position x, y, z, w (slots 0..3),
 //!   then the user varyings' scalars in [`StageInfo::varyings`] order, then the point size when
 //!   written. [`StageInfo::outputs`] is the count the driver programs (`count_1`/`count_2`,
 //!   PPP output count; `output_select.point_size` when [`StageInfo::point_size`]).
 //! - `gl_InstanceID`: the instance id (0 .. instances − 1, `get_sr` 0xd8; GL's
-//!   gl_InstanceID does not include a base instance). Instanced attributes (divisors) are
-//!   not in the key: every attribute is fetched per vertex.
+//!   gl_InstanceID does not include a base instance); an attribute with divisor d > 0 is
+//!   fetched at element `instance id / d`.
 //!
 //! Fragment program
 //! - inputs: coefficient registers (CF slots) numbered as GravityLinux/mesa
@@ -51,26 +55,112 @@ use crate::error::CompileError;
 use crate::ir::{Builder, Function, Interp, Op, Operand, Src, Stage, SysVal, Type, Value};
 use crate::pipeline::{compile_g16, Compiled, Options};
 
-/// Format of one vertex attribute in its buffer.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum AttribFormat {
-    /// `comps` (1..4) little-endian f32.
-    F32(u8),
-    /// `comps` (1..4) 32-bit integers (signed or unsigned: the bits are passed through).
-    I32(u8),
-    /// `comps` (1..4) normalised unsigned bytes in one 32-bit word (R8G8B8A8_UNORM and
-    /// narrower: component k is byte k, read as `byte / 255`).
-    Unorm8(u8),
+/// How the components of a vertex attribute are stored and what the shader reads from them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum AttribType {
+    /// IEEE floats (16- or 32-bit), read as f32.
+    Float,
+    /// Unsigned normalised integers, read as `c / (2^bits − 1)`.
+    Unorm,
+    /// Signed normalised integers, read as `max(c / (2^(bits−1) − 1), −1)` (GLES 3.0 §2.1.6.1).
+    Snorm,
+    /// Unsigned integers converted to float (GL's non-normalised integer data for a float input).
+    Uscaled,
+    /// Signed integers converted to float.
+    Sscaled,
+    /// Unsigned integers passed as integers (glVertexAttribIPointer).
+    Uint,
+    /// Signed integers, sign-extended, passed as integers.
+    Sint,
+}
+
+/// Format of one vertex attribute in its buffer: `comps` components of `bits[k]` bits each,
+/// packed from bit 0 of the element's first little-endian 32-bit word upwards (8-bit component
+/// k is byte k; a component never straddles a word). Plain arrays have one size for every
+/// component (8, 16 or 32 bits); the packed 2_10_10_10_REV formats are `[10, 10, 10, 2]`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct AttribFormat {
+    pub ty: AttribType,
+    pub comps: u8,
+    pub bits: [u8; 4],
 }
 
 impl AttribFormat {
+    /// `comps` components of one size.
+    pub const fn plain(ty: AttribType, size: u8, comps: u8) -> AttribFormat {
+        AttribFormat {
+            ty,
+            comps,
+            bits: [size; 4],
+        }
+    }
+    /// `comps` (1..4) little-endian f32.
+    pub const fn f32(comps: u8) -> AttribFormat {
+        AttribFormat::plain(AttribType::Float, 32, comps)
+    }
+    /// `comps` 32-bit integers passed through.
+    pub const fn i32(comps: u8) -> AttribFormat {
+        AttribFormat::plain(AttribType::Uint, 32, comps)
+    }
+    /// `comps` normalised unsigned bytes (R8G8B8A8_UNORM and narrower).
+    pub const fn unorm8(comps: u8) -> AttribFormat {
+        AttribFormat::plain(AttribType::Unorm, 8, comps)
+    }
+    /// The packed 2_10_10_10_REV layout (x in bits 0..9, y 10..19, z 20..29, w 30..31).
+    pub const fn packed_2_10_10_10(ty: AttribType) -> AttribFormat {
+        AttribFormat {
+            ty,
+            comps: 4,
+            bits: [10, 10, 10, 2],
+        }
+    }
     pub fn comps(self) -> u8 {
-        match self {
-            AttribFormat::F32(n) | AttribFormat::I32(n) | AttribFormat::Unorm8(n) => n,
+        self.comps
+    }
+    /// The shader reads integers (the missing w is the integer 1, not 1.0).
+    pub fn pure_integer(self) -> bool {
+        matches!(self.ty, AttribType::Uint | AttribType::Sint)
+    }
+    /// Bytes one element occupies.
+    pub fn bytes(self) -> u32 {
+        self.bits[..self.comps as usize]
+            .iter()
+            .map(|&b| b as u32)
+            .sum::<u32>()
+            / 8
+    }
+    /// 32-bit words the fetch loads for one element.
+    pub fn words(self) -> u32 {
+        self.bytes().div_ceil(4)
+    }
+    /// Whether the vertex fetch can read this format, or why not.
+    pub fn check(self) -> Result<(), String> {
+        let n = self.comps as usize;
+        let bits = &self.bits[..n.min(4)];
+        let ok = (1..=4).contains(&n)
+            && (bits
+                .iter()
+                .all(|&b| b == bits[0] && matches!(b, 8 | 16 | 32))
+                || (bits == [10, 10, 10, 2] && self.ty != AttribType::Float));
+        if !ok {
+            return Err(format!(
+                "vertex attribute format {self:?}: 1..4 components of 8, 16 or 32 bits, or \
+                 2_10_10_10"
+            ));
+        }
+        match (self.ty, bits[0]) {
+            (AttribType::Float, 8) => {
+                Err(format!("vertex attribute format {self:?}: 8-bit floats"))
+            }
+            (AttribType::Float, 16) => Err(format!(
+                "vertex attribute format {self:?}: half floats need an f16 -> f32 conversion \
+                 the compiler does not have yet"
+            )),
+            _ => Ok(()),
         }
     }
     fn is_float(self) -> bool {
-        matches!(self, AttribFormat::F32(_) | AttribFormat::Unorm8(_))
+        !self.pure_integer()
     }
 }
 
@@ -84,9 +174,12 @@ pub struct VertexAttrib {
     pub buffer: u8,
     /// Byte offset of the first element (a multiple of 4).
     pub offset: u32,
-    /// Byte stride between vertices (a multiple of 4; 0 = the same element for every vertex).
+    /// Byte stride between elements (a multiple of 4; 0 = the same element for every vertex).
     pub stride: u32,
     pub format: AttribFormat,
+    /// 0: one element per vertex (indexed by the vertex id); d > 0: one element per d
+    /// instances (indexed by `instance_id / d`, GL's instanced arrays without a base instance).
+    pub divisor: u32,
 }
 
 /// A user varying scalar: NIR io location (`VARYING_SLOT_VAR0 + n`, …) and component.
@@ -234,9 +327,23 @@ pub fn fetch_attribute(
     ubos: u8,
 ) -> Result<[Src; 4], CompileError> {
     let n = a.format.comps();
-    if !(1..=4).contains(&n) || !a.offset.is_multiple_of(4) || !a.stride.is_multiple_of(4) {
+    let f = a.format;
+    let unorm8 = f == AttribFormat::unorm8(n);
+    let words32 = f.bits[0] == 32
+        && f.check().is_ok()
+        && !matches!(
+            f.ty,
+            AttribType::Unorm | AttribType::Snorm | AttribType::Uscaled | AttribType::Sscaled
+        );
+    if !(unorm8 || words32)
+        || a.divisor != 0
+        || !a.offset.is_multiple_of(4)
+        || !a.stride.is_multiple_of(4)
+    {
         return Err(CompileError::Unsupported(format!(
-            "vertex attribute {a:?}: 1..4 components, offset and stride multiples of 4"
+            "vertex attribute {a:?} in an IR program: 32-bit float/integer or unorm8 \
+             components, per-vertex, offset and stride multiples of 4 (NIR programs fetch \
+             every format: nir::vertex_fetch)"
         )));
     }
     let ty = if a.format.is_float() {
@@ -257,7 +364,7 @@ pub fn fetch_attribute(
         )));
     }
     let slot = vertex_buffer_slot(ubos, a.buffer);
-    if let AttribFormat::Unorm8(_) = a.format {
+    if unorm8 {
         // One word; byte k = (w >> 8k) & 0xff (ushr_imm / ilogic), then u2f and · 1/255.
         let w = b.load_global(slot, index, Type::I32, 1);
         let mut out = [Src::imm(0), Src::imm(0), Src::imm(0), Src::imm_f32(1.0)];

@@ -220,7 +220,8 @@ unsafe fn link_time_key(nir: *const m::nir_shader) -> crate::abi::GraphicsKey {
                     buffer: i as u8,
                     offset: 0,
                     stride: 16,
-                    format: AttribFormat::F32(4),
+                    format: AttribFormat::f32(4),
+                    divisor: 0,
                 })
                 .collect(),
             ubos: 0,

@@ -313,6 +313,7 @@ fn attrib(location: u8, offset: u32, format: AttribFormat) -> VertexAttrib {
         offset,
         stride: 32,
         format,
+        divisor: 0,
     }
 }
 
@@ -321,7 +322,7 @@ fn attrib(location: u8, offset: u32, format: AttribFormat) -> VertexAttrib {
 fn fetch_vertex_program(colour: AttribFormat, ubos: u8) -> Function {
     let mut b = Builder::new(Stage::Vertex);
     let id = b.sysval(SysVal::VertexId);
-    let p = abi::fetch_attribute(&mut b, &attrib(0, 0, AttribFormat::F32(4)), id, ubos).unwrap();
+    let p = abi::fetch_attribute(&mut b, &attrib(0, 0, AttribFormat::f32(4)), id, ubos).unwrap();
     let c = abi::fetch_attribute(&mut b, &attrib(1, 16, colour), id, ubos).unwrap();
     for k in 0..4 {
         b.store_output(k as u8, p[k]);
@@ -359,7 +360,7 @@ fn vertex_attributes_are_fetched_from_the_vertex_buffer() {
         let d = w_triangle(shade);
         let (img, stats, vinfo, _) = render_roots(
             &d,
-            &fetch_vertex_program(AttribFormat::F32(4), 0),
+            &fetch_vertex_program(AttribFormat::f32(4), 0),
             &passthrough_fragment(interp_of(shade)),
             roots(&[VB], &[]),
             vec![],
@@ -381,7 +382,7 @@ fn missing_attribute_components_take_the_gl_defaults() {
     let d = w_triangle(ShadeModel::Perspective);
     let (img, ..) = render_roots(
         &d,
-        &fetch_vertex_program(AttribFormat::F32(3), 0),
+        &fetch_vertex_program(AttribFormat::f32(3), 0),
         &passthrough_fragment(Interp::Perspective),
         roots(&[VB], &[]),
         vec![],
@@ -401,7 +402,7 @@ fn vertex_buffers_follow_the_ubos_and_a_wrong_qword_faults() {
     let d = w_triangle(ShadeModel::Linear);
     let good = render_roots(
         &d,
-        &fetch_vertex_program(AttribFormat::F32(4), 1),
+        &fetch_vertex_program(AttribFormat::f32(4), 1),
         &passthrough_fragment(Interp::Linear),
         roots(&[0, VB], &[]),
         vec![],
@@ -412,7 +413,7 @@ fn vertex_buffers_follow_the_ubos_and_a_wrong_qword_faults() {
     // The same program with the buffer at qword 6 reads address 0 (unmapped): a fault.
     let bad = render_roots(
         &d,
-        &fetch_vertex_program(AttribFormat::F32(4), 1),
+        &fetch_vertex_program(AttribFormat::f32(4), 1),
         &passthrough_fragment(Interp::Linear),
         roots(&[VB, 0], &[]),
         vec![],
@@ -446,7 +447,7 @@ fn fragment_uniforms_are_the_inline_words_after_the_buffers() {
     let words: Vec<u32> = tint.iter().map(|x| x.to_bits()).collect();
     let (img, _, _, finfo) = render_roots(
         &d,
-        &fetch_vertex_program(AttribFormat::F32(4), 0),
+        &fetch_vertex_program(AttribFormat::f32(4), 0),
         &tint_fragment(Interp::Perspective, base),
         roots(&[VB], &[]),
         roots(&[], &words),
@@ -464,7 +465,7 @@ fn fragment_uniforms_are_the_inline_words_after_the_buffers() {
     // 12 is refused (never zeros).
     let short = render_roots(
         &d,
-        &fetch_vertex_program(AttribFormat::F32(4), 0),
+        &fetch_vertex_program(AttribFormat::f32(4), 0),
         &tint_fragment(Interp::Perspective, base),
         roots(&[VB], &[]),
         roots(&[], &[]),
@@ -498,9 +499,10 @@ fn rgba8_unorm_vertex_colours_are_unpacked() {
         offset,
         stride: 20,
         format,
+        divisor: 0,
     };
-    let p = abi::fetch_attribute(&mut b, &at(0, AttribFormat::F32(4)), id, 0).unwrap();
-    let c = abi::fetch_attribute(&mut b, &at(16, AttribFormat::Unorm8(4)), id, 0).unwrap();
+    let p = abi::fetch_attribute(&mut b, &at(0, AttribFormat::f32(4)), id, 0).unwrap();
+    let c = abi::fetch_attribute(&mut b, &at(16, AttribFormat::unorm8(4)), id, 0).unwrap();
     for k in 0..4 {
         b.store_output(k as u8, p[k]);
         b.store_output(4 + k as u8, c[k]);
@@ -576,7 +578,7 @@ fn two_render_targets_are_consecutive_tile_words() {
     b.store_tile(1, w1);
     let d = w_triangle(ShadeModel::Perspective);
     let (vc, vinfo) = abi::compile_ir_graphics(
-        &fetch_vertex_program(AttribFormat::F32(4), 0),
+        &fetch_vertex_program(AttribFormat::f32(4), 0),
         0,
         Options::default(),
     )
@@ -662,7 +664,7 @@ fn blending_reads_the_tilebuffer_and_overlapping_triangles_compose_in_order() {
     let d = DrawSpec::tris(verts, ShadeModel::Linear);
     let (img, stats, _, finfo) = render_roots(
         &d,
-        &fetch_vertex_program(AttribFormat::F32(4), 0),
+        &fetch_vertex_program(AttribFormat::f32(4), 0),
         &blend_fragment(),
         roots(&[VB], &[]),
         vec![],
@@ -730,8 +732,8 @@ fn instanced_vertex_program() -> Function {
     let mut b = Builder::new(Stage::Vertex);
     let id = b.sysval(SysVal::VertexId);
     let inst = b.sysval(SysVal::InstanceId);
-    let p = abi::fetch_attribute(&mut b, &attrib(0, 0, AttribFormat::F32(4)), id, 0).unwrap();
-    let c = abi::fetch_attribute(&mut b, &attrib(1, 16, AttribFormat::F32(4)), id, 0).unwrap();
+    let p = abi::fetch_attribute(&mut b, &attrib(0, 0, AttribFormat::f32(4)), id, 0).unwrap();
+    let c = abi::fetch_attribute(&mut b, &attrib(1, 16, AttribFormat::f32(4)), id, 0).unwrap();
     let k = b.alu(Op::I2F { signed: false }, Type::F32, [Src::val(inst)]);
     let dx = b.fmul(k, Src::imm_f32(0.5));
     let dx = b.fmul(dx, p[3]);
@@ -813,7 +815,7 @@ fn compiled_front_facing_selects_per_winding() {
     let d = DrawSpec::tris([left, right].concat(), ShadeModel::Linear);
     let (img, _, _, finfo) = render_roots(
         &d,
-        &fetch_vertex_program(AttribFormat::F32(4), 0),
+        &fetch_vertex_program(AttribFormat::f32(4), 0),
         &facing_fragment(),
         roots(&[VB], &[]),
         vec![],

@@ -16,8 +16,8 @@ use agx16_cmdstream::descriptors::{
 };
 use agx16_cmdstream::ppp::ObjectType;
 use agx16_compiler::abi::{
-    self, AttribFormat, FragmentKey, GraphicsKey, RenderTarget, VaryingSlot, VertexAttrib,
-    VertexKey,
+    self, AttribFormat, AttribType, FragmentKey, GraphicsKey, RenderTarget, VaryingSlot,
+    VertexAttrib, VertexKey,
 };
 use agx16_compiler::nir::{compile_nir_graphics, options::options};
 use agx16_compiler::CompileError;
@@ -172,7 +172,8 @@ fn vertex_key() -> VertexKey {
         buffer: 0,
         offset,
         stride: 32,
-        format: AttribFormat::F32(4),
+        format: AttribFormat::f32(4),
+        divisor: 0,
     };
     VertexKey {
         attribs: vec![a(0, 0), a(1, 16)],
@@ -1010,4 +1011,283 @@ fn assert_pixel_centres(img: &[[u8; 4]], d: DrawSpec) {
         covered += 1;
     }
     assert!(covered > 300);
+}
+
+/// Where the format tests put their attribute buffer (vertex-buffer binding 1).
+const ATTRIB_BUFFER: u64 = VB + 0x4000;
+
+/// A vertex program reading position (binding 0, f32 x4) and `format` at location 1 from
+/// binding 1 (`offset`, `stride`, `divisor`), writing `value * k + 0.5` (integers converted
+/// with i2f/u2f first) as the colour.
+fn fetch_program(
+    format: AttribFormat,
+    offset: u32,
+    stride: u32,
+    divisor: u32,
+    k: f32,
+) -> Result<StageCode, CompileError> {
+    let mut s = Shader::new(m::MESA_SHADER_VERTEX);
+    let pos = s.load_input(GENERIC0, 0, 4);
+    let col = s.load_input(GENERIC0 + 1, 1, 4);
+    let col = unsafe {
+        let c = match format.ty {
+            AttribType::Sint => m::nir_i2f32(s.b(), col),
+            AttribType::Uint => m::nir_u2f32(s.b(), col),
+            _ => col,
+        };
+        let half = s.imm(0.5);
+        m::nir_fadd(s.b(), m::nir_fmul_imm(s.b(), c, k as f64), half)
+    };
+    s.store_output(pos, m::VARYING_SLOT_POS, 0);
+    s.store_output(col, VAR0, 1);
+    let key = VertexKey {
+        attribs: vec![
+            vertex_key().attribs[0],
+            VertexAttrib {
+                location: (GENERIC0 + 1) as u8,
+                buffer: 1,
+                offset,
+                stride,
+                format,
+                divisor,
+            },
+        ],
+        ..vertex_key()
+    };
+    let mut c = s.compile(&GraphicsKey::Vertex(key))?;
+    c.roots = vec![0, 0, 0, 0, 0, 0, VB, ATTRIB_BUFFER];
+    Ok(c)
+}
+
+/// GL ES 3.0 §2.1.6: unsigned normalised c / (2^b − 1); signed max(c / (2^(b−1) − 1), −1).
+fn unorm_value(c: u64, bits: u32) -> f32 {
+    (c as f64 / ((1u64 << bits) - 1) as f64) as f32
+}
+fn snorm_value(c: i64, bits: u32) -> f32 {
+    (c as f64 / ((1i64 << (bits - 1)) - 1) as f64).max(-1.0) as f32
+}
+
+fn le(words: &[i64], bytes: usize) -> Vec<u8> {
+    words
+        .iter()
+        .flat_map(|w| w.to_le_bytes()[..bytes].to_vec())
+        .collect()
+}
+
+fn pack_1010102(c: [i64; 4]) -> Vec<u8> {
+    let w = (c[0] as u32 & 0x3ff)
+        | (c[1] as u32 & 0x3ff) << 10
+        | (c[2] as u32 & 0x3ff) << 20
+        | (c[3] as u32 & 3) << 30;
+    w.to_le_bytes().to_vec()
+}
+
+#[test]
+fn nir_vertex_fetch_reads_every_attribute_format() {
+    use AttribType::*;
+    // (format, the three elements' raw components, bytes each element occupies in the
+    // buffer (its stride), the scale k keeping value * k + 0.5 inside [0, 1]).
+    let raw: [[i64; 4]; 3] = [[0, 128, 255, 64], [255, 0, 32, 200], [17, 99, 180, 255]];
+    let sraw: [[i64; 4]; 3] = [[-128, -127, 127, 0], [0, 64, -64, 1], [100, -1, 5, -100]];
+    let wide: [[i64; 4]; 3] = [
+        [0, 65535, 1234, 40000],
+        [65535, 0, 30000, 7],
+        [300, 20000, 65000, 100],
+    ];
+    let swide: [[i64; 4]; 3] = [
+        [-32768, 32767, -1, 0],
+        [12345, -20000, 32767, 5],
+        [-300, 7, -32767, 30000],
+    ];
+    let packed_s: [[i64; 4]; 3] = [[-512, 511, 0, -2], [-511, 1, 300, 1], [100, -200, 511, -1]];
+    let packed_u: [[i64; 4]; 3] = [[0, 1023, 512, 3], [1023, 0, 100, 0], [7, 700, 1000, 2]];
+    let big: [[i64; 4]; 3] = [
+        [0, 4_000_000_000, 1 << 31, 77],
+        [4_294_967_295, 1, 123_456_789, 0],
+        [5, 3_000_000_000, 2_000_000_000, 9],
+    ];
+    struct Case {
+        format: AttribFormat,
+        elems: [[i64; 4]; 3],
+        k: f32,
+    }
+    let plain = |ty, size, comps, elems, k| Case {
+        format: AttribFormat::plain(ty, size, comps),
+        elems,
+        k,
+    };
+    let cases = [
+        plain(Unorm, 8, 4, raw, 0.5),
+        plain(Snorm, 8, 3, sraw, 0.5),
+        plain(Unorm, 16, 2, wide, 0.5),
+        plain(Snorm, 16, 4, swide, 0.5),
+        plain(Uscaled, 8, 4, raw, 1.0 / 512.0),
+        plain(Sscaled, 16, 2, swide, 1.0 / 65536.0),
+        plain(Uint, 8, 4, raw, 1.0 / 512.0),
+        plain(Sint, 16, 3, swide, 1.0 / 65536.0),
+        plain(Sint, 8, 1, sraw, 1.0 / 256.0),
+        plain(Uint, 16, 4, wide, 1.0 / 131072.0),
+        plain(Unorm, 32, 3, big, 0.5),
+        plain(Uscaled, 32, 2, big, 1.0 / 8.6e9),
+        Case {
+            format: AttribFormat::packed_2_10_10_10(Snorm),
+            elems: packed_s,
+            k: 0.5,
+        },
+        Case {
+            format: AttribFormat::packed_2_10_10_10(Uscaled),
+            elems: packed_u,
+            k: 1.0 / 2048.0,
+        },
+        Case {
+            format: AttribFormat::packed_2_10_10_10(Sint),
+            elems: packed_s,
+            k: 1.0 / 1024.0,
+        },
+    ];
+    for (n, c) in cases.iter().enumerate() {
+        let f = c.format;
+        let comps = f.comps as usize;
+        // Elements 4-byte aligned, with a word of padding between them and before the first.
+        let size = f.bytes() as usize;
+        let stride = (size.div_ceil(4) + 1) * 4;
+        let mut buf = vec![0xa5u8; 4 + 3 * stride];
+        let mut want = [[0f32; 4]; 3];
+        for (v, e) in c.elems.iter().enumerate() {
+            let bytes = if f.bits == [10, 10, 10, 2] {
+                pack_1010102(*e)
+            } else {
+                le(&e[..comps], f.bits[0] as usize / 8)
+            };
+            buf[4 + v * stride..4 + v * stride + bytes.len()].copy_from_slice(&bytes);
+            for (k, w) in want[v].iter_mut().enumerate() {
+                let x = if k >= comps {
+                    if k == 3 {
+                        1.0
+                    } else {
+                        0.0
+                    }
+                } else {
+                    let bits = f.bits[k] as u32;
+                    // The stored field, sign-extended for signed types.
+                    let field = e[k] & ((1i64 << bits) - 1);
+                    let signed = (field << (64 - bits)) >> (64 - bits);
+                    match f.ty {
+                        Unorm => unorm_value(field as u64, bits),
+                        Snorm => snorm_value(signed, bits),
+                        Uscaled | Uint => field as f32,
+                        Sscaled | Sint => signed as f32,
+                        Float => unreachable!(),
+                    }
+                };
+                *w = x * c.k + 0.5;
+            }
+        }
+        let vs = fetch_program(f, 4, stride as u32, 0, c.k)
+            .unwrap_or_else(|e| panic!("case {n} {f:?}: {e}"));
+        let fs = fragment_shader(&fragment_key(&vs), ShadeModel::Linear, |_, v| v).unwrap();
+        let mut d = w_triangle(ShadeModel::Linear);
+        for (v, w) in d.verts.iter_mut().zip(want) {
+            assert!(w.iter().all(|x| (0.0..=1.0).contains(x)), "case {n}: {w:?}");
+            v[4..8].copy_from_slice(&w);
+        }
+        let (img, _) = draw_with_memory(&d, &vs, &fs, &[(ATTRIB_BUFFER, buf)])
+            .unwrap_or_else(|e| panic!("case {n} {f:?}: {e}"));
+        compare(&img, &reference(&[d]));
+    }
+}
+
+#[test]
+fn nir_vertex_fetch_refuses_what_it_cannot_read() {
+    let e = |f, offset, stride| {
+        fetch_program(f, offset, stride, 0, 1.0)
+            .err()
+            .unwrap()
+            .to_string()
+    };
+    let half = AttribFormat::plain(AttribType::Float, 16, 4);
+    assert!(e(half, 0, 8).contains("half floats"), "{}", e(half, 0, 8));
+    let f = AttribFormat::unorm8(4);
+    assert!(e(f, 2, 4).contains("multiples of 4"), "{}", e(f, 2, 4));
+    assert!(e(f, 0, 6).contains("multiples of 4"), "{}", e(f, 0, 6));
+    let mixed = AttribFormat {
+        bits: [8, 16, 8, 0],
+        ..AttribFormat::unorm8(3)
+    };
+    assert!(
+        e(mixed, 0, 4).contains("8, 16 or 32 bits"),
+        "{}",
+        e(mixed, 0, 4)
+    );
+}
+
+#[test]
+fn instanced_attributes_advance_per_divisor_instances() {
+    // Three instances, each shifted by 0.5 i w in x by the vertex program (as
+    // instance_id_offsets_each_instance); the colour comes from an unorm8 attribute with
+    // divisor `d`: instance i reads element i / d.
+    let small = [
+        [-0.9f32, -0.9, 0.5, 1.0],
+        [-0.3, -0.9, 0.5, 1.0],
+        [-0.6, 0.6, 0.5, 1.0],
+    ];
+    let colours: [[u8; 4]; 3] = [[255, 0, 0, 255], [0, 200, 40, 255], [30, 60, 250, 128]];
+    for d in [1u32, 2, 3] {
+        let mut s = Shader::new(m::MESA_SHADER_VERTEX);
+        let pos = s.load_input(GENERIC0, 0, 4);
+        let col = s.load_input(GENERIC0 + 1, 1, 4);
+        let i = s.intrinsic(m::nir_intrinsic_load_instance_id, 1, &[], true);
+        let id = s.insert(i);
+        let out = unsafe {
+            let f = m::nir_u2f32(s.b(), id);
+            let w = s.ch(pos, 3);
+            let dx = m::nir_fmul(s.b(), m::nir_fmul_imm(s.b(), f, 0.5), w);
+            let x = m::nir_fadd(s.b(), s.ch(pos, 0), dx);
+            let (y, z) = (s.ch(pos, 1), s.ch(pos, 2));
+            m::nir_vec4(s.b(), x, y, z, w)
+        };
+        s.store_output(out, m::VARYING_SLOT_POS, 0);
+        s.store_output(col, VAR0, 1);
+        let key = VertexKey {
+            attribs: vec![
+                vertex_key().attribs[0],
+                VertexAttrib {
+                    location: (GENERIC0 + 1) as u8,
+                    buffer: 1,
+                    offset: 8,
+                    stride: 4,
+                    format: AttribFormat::unorm8(4),
+                    divisor: d,
+                },
+            ],
+            ..vertex_key()
+        };
+        let mut vs = s.compile(&GraphicsKey::Vertex(key)).unwrap();
+        vs.roots = vec![0, 0, 0, 0, 0, 0, VB, ATTRIB_BUFFER];
+        let fs = fragment_shader(&fragment_key(&vs), ShadeModel::Linear, |_, v| v).unwrap();
+        let mut buf = vec![0u8; 8];
+        buf.extend(colours.iter().flatten());
+        let three = DrawSpec {
+            instances: 3,
+            ..DrawSpec::tris(
+                small.iter().map(|p| rgba(*p, [0.0; 4])).collect(),
+                ShadeModel::Linear,
+            )
+        };
+        let (img, _) = draw_with_memory(&three, &vs, &fs, &[(ATTRIB_BUFFER, buf)]).unwrap();
+        // The reference: one draw per instance, moved and coloured as GL says.
+        let per_instance: Vec<DrawSpec> = (0..3)
+            .map(|i| {
+                let c = colours[(i / d) as usize].map(|x| x as f32 / 255.0);
+                DrawSpec::tris(
+                    small
+                        .iter()
+                        .map(|p| rgba([p[0] + 0.5 * i as f32 * p[3], p[1], p[2], p[3]], c))
+                        .collect(),
+                    ShadeModel::Linear,
+                )
+            })
+            .collect();
+        compare(&img, &reference(&per_instance));
+    }
 }

@@ -44,6 +44,21 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     // st counts vec4 slots and every uniform past the first vec4 was read from the wrong word.
     caps.packed_uniforms = true;
 
+    // Vertex input (the vertex fetch is part of the vertex program: agx16_compiler
+    // nir/vertex_fetch.rs; sim/GFX.md "Vertex stage"). Element offsets, strides and buffer
+    // offsets must be multiples of 4 (the fetch loads whole 32-bit words; u_vbuf realigns others).
+    caps.vertex_input_alignment = sys::PIPE_VERTEX_INPUT_ALIGNMENT_4BYTE;
+    // gl_InstanceID: get_sr 0xd8 (GravityLinux/mesa agx_compile_apple9.c `apple9_system_source`,
+    // inferred; run by its GLES 3.0 sweep on T8132); instanced draws carry the instance count in
+    // the VDM index list (agx16-draw). Divisors: element `instance id / divisor` in the fetch.
+    caps.vs_instanceid = true;
+    caps.vertex_element_instance_divisor = true;
+    // Primitive restart with any index (the VDM restart-index word, compared with the
+    // zero-extended index: GravityLinux/mesa agx_apple9.c index-list emission, M4; sim/GFX.md
+    // "Index lists"), which covers GLES 3.0's fixed all-ones index; every primitive type.
+    caps.primitive_restart = true;
+    caps.primitive_restart_fixed_index = true;
+
     // Limits (hardware).
     caps.max_texture_2d_size = 16384; // asahi-25.0
     caps.max_texture_cube_levels = 15; // asahi-25.0: 16384 x 16384

@@ -1,4 +1,5 @@
-//! The formats the screen accepts, and for which uses. One table; `is_format_supported` only reads it.
+//! The formats the screen accepts, and for which uses. One table for images; vertex-buffer formats
+//! are those the vertex fetch reads (`variants::attrib_format`).
 //!
 //! This is the driver's acceptance list, not the hardware pixel-format encoding (that belongs to
 //! agx16-cmdstream's descriptor tables). Evidence: "asahi-25.0" = Mesa 25.0.7
@@ -77,26 +78,6 @@ const TABLE: &[(sys::pipe_format, u32, &str)] = &[
         DEPTH,
         "asahi-25.0: separate_z32s8",
     ),
-    (
-        sys::PIPE_FORMAT_R32_FLOAT,
-        VERTEX,
-        "asahi-25.0: vertex fetch",
-    ),
-    (
-        sys::PIPE_FORMAT_R32G32_FLOAT,
-        VERTEX,
-        "asahi-25.0: vertex fetch",
-    ),
-    (
-        sys::PIPE_FORMAT_R32G32B32_FLOAT,
-        VERTEX,
-        "asahi-25.0: vertex fetch",
-    ),
-    (
-        sys::PIPE_FORMAT_R32G32B32A32_FLOAT,
-        VERTEX,
-        "asahi-25.0: vertex fetch",
-    ),
 ];
 
 /// Binds that only describe placement or lifetime and never restrict a format.
@@ -114,6 +95,13 @@ pub fn is_supported(
     }
     if target == sys::PIPE_BUFFER && usage & !(VERTEX | NEUTRAL) != 0 {
         return false; // texture buffers, SSBO/image formats are not implemented.
+    }
+    if usage & VERTEX != 0 {
+        // Vertex buffers: what the vertex fetch reads (variants.rs `attrib_format`); u_vbuf
+        // translates the rest on the CPU.
+        return target == sys::PIPE_BUFFER
+            && usage & !(VERTEX | NEUTRAL) == 0
+            && crate::variants::attrib_format(format).is_ok();
     }
     TABLE
         .iter()
@@ -181,6 +169,45 @@ mod tests {
             sys::PIPE_TEXTURE_2D,
             1,
             sys::PIPE_BIND_DEPTH_STENCIL
+        ));
+    }
+
+    #[test]
+    fn vertex_formats_are_what_the_fetch_reads() {
+        let vertex = |f| is_supported(f, sys::PIPE_BUFFER, 0, VERTEX);
+        for f in [
+            sys::PIPE_FORMAT_R32G32B32A32_FLOAT,
+            sys::PIPE_FORMAT_R32_SINT,
+            sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+            sys::PIPE_FORMAT_R8G8B8_SNORM,
+            sys::PIPE_FORMAT_R16G16_USCALED,
+            sys::PIPE_FORMAT_R16_SSCALED,
+            sys::PIPE_FORMAT_R8G8_UINT,
+            sys::PIPE_FORMAT_R16G16B16A16_SINT,
+            sys::PIPE_FORMAT_R32G32_UNORM,
+            sys::PIPE_FORMAT_R10G10B10A2_SNORM,
+            sys::PIPE_FORMAT_R10G10B10A2_USCALED,
+            sys::PIPE_FORMAT_R10G10B10A2_UINT,
+        ] {
+            assert!(vertex(f), "format {f}");
+        }
+        // u_vbuf translates these on the CPU: BGRA order, fixed point, half floats (no f16
+        // conversion in the compiler yet), 64-bit floats.
+        for f in [
+            sys::PIPE_FORMAT_B8G8R8A8_UNORM,
+            sys::PIPE_FORMAT_B10G10R10A2_UNORM,
+            sys::PIPE_FORMAT_R32G32_FIXED,
+            sys::PIPE_FORMAT_R16G16B16A16_FLOAT,
+            sys::PIPE_FORMAT_R64_FLOAT,
+        ] {
+            assert!(!vertex(f), "format {f}");
+        }
+        // Vertex formats are buffer formats only.
+        assert!(!is_supported(
+            sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+            sys::PIPE_BUFFER,
+            0,
+            VERTEX | sys::PIPE_BIND_SAMPLER_VIEW
         ));
     }
 }

@@ -13,8 +13,8 @@ use crate::resource::Resource;
 use crate::screen::Screen;
 use crate::shader::ShaderCso;
 use agx16_compiler::abi::{
-    AttribFormat, FragmentKey, GraphicsKey, RenderTarget, StageInfo, VertexAttrib, VertexKey,
-    ROOT_WORDS,
+    AttribFormat, AttribType, FragmentKey, GraphicsKey, RenderTarget, StageInfo, VertexAttrib,
+    VertexKey, ROOT_WORDS,
 };
 use agx16_compiler::ir::Interp as CInterp;
 use agx16_draw::{FragmentProgram, Interp, Varying, VertexProgram};
@@ -173,24 +173,66 @@ pub unsafe fn blend_key(ctx: &Context) -> Result<BlendKey, String> {
 
 pub type VariantCache = Mutex<Variants>;
 
-fn attrib_format(f: sys::pipe_format) -> Result<AttribFormat, String> {
-    Ok(match f {
-        sys::PIPE_FORMAT_R32_FLOAT => AttribFormat::F32(1),
-        sys::PIPE_FORMAT_R32G32_FLOAT => AttribFormat::F32(2),
-        sys::PIPE_FORMAT_R32G32B32_FLOAT => AttribFormat::F32(3),
-        sys::PIPE_FORMAT_R32G32B32A32_FLOAT => AttribFormat::F32(4),
-        sys::PIPE_FORMAT_R32_UINT | sys::PIPE_FORMAT_R32_SINT => AttribFormat::I32(1),
-        sys::PIPE_FORMAT_R32G32_UINT | sys::PIPE_FORMAT_R32G32_SINT => AttribFormat::I32(2),
-        sys::PIPE_FORMAT_R32G32B32_UINT | sys::PIPE_FORMAT_R32G32B32_SINT => AttribFormat::I32(3),
-        sys::PIPE_FORMAT_R32G32B32A32_UINT | sys::PIPE_FORMAT_R32G32B32A32_SINT => {
-            AttribFormat::I32(4)
+/// The vertex fetch's description of a vertex-buffer format (from Mesa's format table), or why
+/// the fetch cannot read it: plain RGBA-ordered formats of 1..4 components, all of one type
+/// (unsigned/signed, normalised, scaled or pure integer; float), which the compiler's
+/// `AttribFormat::check` accepts. Others (fixed point, BGRA, half floats until the compiler
+/// converts f16) are left to u_vbuf's CPU translation (formats.rs says it does not support them).
+pub fn attrib_format(f: sys::pipe_format) -> Result<AttribFormat, String> {
+    // SAFETY: Mesa's static format table; every pipe_format value has an entry (or null).
+    let d = unsafe { sys::util_format_description(f).as_ref() }
+        .ok_or_else(|| format!("vertex attribute format {f}: not a format"))?;
+    let n = d.nr_channels() as usize;
+    let refuse = |why: &str| Err(format!("vertex attribute format {f}: {why}"));
+    if d.layout != sys::UTIL_FORMAT_LAYOUT_PLAIN
+        || d.colorspace != sys::UTIL_FORMAT_COLORSPACE_RGB
+        || !(1..=4).contains(&n)
+    {
+        return refuse("not a plain RGBA format of 1..4 components");
+    }
+    let c0 = &d.channel[0];
+    let ty = match (c0.type_(), c0.normalized() != 0, c0.pure_integer() != 0) {
+        (sys::UTIL_FORMAT_TYPE_FLOAT, ..) => AttribType::Float,
+        (sys::UTIL_FORMAT_TYPE_UNSIGNED, true, _) => AttribType::Unorm,
+        (sys::UTIL_FORMAT_TYPE_UNSIGNED, false, true) => AttribType::Uint,
+        (sys::UTIL_FORMAT_TYPE_UNSIGNED, false, false) => AttribType::Uscaled,
+        (sys::UTIL_FORMAT_TYPE_SIGNED, true, _) => AttribType::Snorm,
+        (sys::UTIL_FORMAT_TYPE_SIGNED, false, true) => AttribType::Sint,
+        (sys::UTIL_FORMAT_TYPE_SIGNED, false, false) => AttribType::Sscaled,
+        _ => return refuse("fixed-point or void channels"),
+    };
+    let mut bits = [0u8; 4];
+    let mut shift = 0;
+    for (k, c) in d.channel[..n].iter().enumerate() {
+        if (c.type_(), c.normalized(), c.pure_integer())
+            != (c0.type_(), c0.normalized(), c0.pure_integer())
+            || c.shift() != shift
+        {
+            return refuse("mixed channel types or out-of-order channels");
         }
-        f => {
-            return Err(format!(
-                "vertex attribute format {f} (32-bit components only)"
-            ))
+        bits[k] = c.size() as u8;
+        shift += c.size();
+    }
+    // Component k of the element feeds shader component k (no BGRA reordering).
+    for (k, &sw) in d.swizzle.iter().enumerate() {
+        let expect = if k < n {
+            sys::PIPE_SWIZZLE_X + k as u32
+        } else if k == 3 {
+            sys::PIPE_SWIZZLE_1
+        } else {
+            sys::PIPE_SWIZZLE_0
+        };
+        if sw as u32 != expect {
+            return refuse("a swizzled channel order");
         }
-    })
+    }
+    let a = AttribFormat {
+        ty,
+        comps: n as u8,
+        bits,
+    };
+    a.check()?;
+    Ok(a)
 }
 
 /// The vertex key: element i feeds the i-th vertex shader input in location order (how the
@@ -211,15 +253,13 @@ unsafe fn vertex_key(ctx: &Context, vs: &ShaderCso) -> Result<VertexKey, String>
         let Some(&location) = locations.get(i) else {
             break;
         };
-        if e.instance_divisor != 0 {
-            return Err("instanced vertex attributes (divisors)".into());
-        }
         attribs.push(VertexAttrib {
             location,
             buffer: e.vertex_buffer_index(),
             offset: e.src_offset as u32,
             stride: e.src_stride,
             format: attrib_format(e.src_format as sys::pipe_format)?,
+            divisor: e.instance_divisor,
         });
     }
     // GL's z in [-w, w] unless clip control asked for [0, w] (draw.rs rewrites the

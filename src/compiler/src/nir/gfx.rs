@@ -10,15 +10,14 @@ use crate::error::CompileError;
 use crate::ir::{Interp, Op, Src, SysVal, Type, Value};
 use agx16_mesa_sys as m;
 use agx16_mesa_sys::nir_iter::exec_list_iter;
-use std::collections::{BTreeSet, HashMap};
+use std::collections::BTreeSet;
 use std::mem::offset_of;
 
 /// Graphics state of one import.
 pub(super) struct GfxImport {
     pub key: GraphicsKey,
-    /// Vertex: the vertex id and the fetched attributes by input location.
+    /// Vertex: the vertex id (the attribute fetches of nir/vertex_fetch.rs read it).
     vertex_id: Option<Value>,
-    attribs: HashMap<u32, [Src; 4]>,
     /// Vertex: user output scalars in output order; whether the point size is written.
     pub varyings: Vec<VaryingSlot>,
     pub point_size: bool,
@@ -89,9 +88,8 @@ fn name_of(x: *const m::nir_intrinsic_instr) -> String {
     unsafe { cstr(m::nir_intrinsic_infos[(*x).intrinsic as usize].name) }
 }
 
-/// Scan the entry point before import: the vertex output layout and the attributes read.
-/// Emits the vertex id and every attribute fetch at the start of the program (so they
-/// dominate every use).
+/// Scan the entry point before import: the vertex output layout. Emits the vertex id at the
+/// start of the program (so it dominates every use).
 pub(super) unsafe fn prologue(
     im: &mut Importer,
     body: *const m::exec_list,
@@ -103,7 +101,6 @@ pub(super) unsafe fn prologue(
         let vertex = matches!(g.key, GraphicsKey::Vertex(_));
         let mut user = BTreeSet::new();
         let mut psiz = false;
-        let mut inputs = BTreeSet::new();
         for_each_intrinsic(body, &mut |x| {
             let name = name_of(x);
             match name.as_str() {
@@ -124,9 +121,6 @@ pub(super) unsafe fn prologue(
                         }
                     }
                 }
-                "load_input" if vertex => {
-                    inputs.insert(io_loc(x, 0, "load_input")?);
-                }
                 _ => {}
             }
             Ok(())
@@ -134,27 +128,9 @@ pub(super) unsafe fn prologue(
         if !vertex {
             return Ok(());
         }
-        let GraphicsKey::Vertex(vk) = &g.key else {
-            unreachable!()
-        };
-        let vk = vk.clone();
         let id = im.b.sysval(SysVal::VertexId);
-        let mut attribs = HashMap::new();
-        for loc in inputs {
-            let a = vk
-                .attribs
-                .iter()
-                .find(|a| a.location as u32 == loc)
-                .ok_or_else(|| {
-                    CompileError::Unsupported(format!(
-                        "vertex input location {loc} has no attribute in the key"
-                    ))
-                })?;
-            attribs.insert(loc, abi::fetch_attribute(&mut im.b, a, id, vk.ubos)?);
-        }
         let g = im.gfx.as_mut().unwrap();
         g.vertex_id = Some(id);
-        g.attribs = attribs;
         g.varyings = user.into_iter().collect();
         g.point_size = psiz;
         Ok(())
@@ -181,7 +157,6 @@ impl GfxImport {
         GfxImport {
             key: key.clone(),
             vertex_id: None,
-            attribs: HashMap::new(),
             varyings: Vec::new(),
             point_size: false,
             gl_base,
@@ -319,19 +294,9 @@ pub(super) unsafe fn import_intrinsic(
                 define_srcs(im, &(*x).def, Type::Bool, &[Src::val(f)]);
             }
             "load_input" if vertex => {
-                let loc = io_loc(x, 0, "load_input")?;
-                let comp = m::nir_intrinsic_component(x) as usize;
-                let a = *g.attribs.get(&loc).ok_or_else(|| {
-                    CompileError::Internal(format!("input {loc} missed by the prologue"))
-                })?;
-                if comp + comps > 4 || (*x).def.bit_size != 32 {
-                    return Err(CompileError::Unsupported(format!(
-                        "{}-bit vertex input of {comps} components at component {comp}",
-                        (*x).def.bit_size
-                    )));
-                }
-                // The attribute format decides the bits; NIR's input type is the shader's.
-                define_srcs(im, &(*x).def, Type::I32, &a[comp..comp + comps]);
+                return Err(CompileError::Internal(
+                    "a vertex input the vertex fetch (nir/vertex_fetch.rs) did not lower".into(),
+                ));
             }
             "store_output" if vertex => {
                 let loc = io_loc(x, 1, "store_output")?;
@@ -548,13 +513,13 @@ pub(super) unsafe fn import_intrinsic(
             }
             "load_ubo" => {
                 let block = super::intrinsic::const_src(&srcs[0], "uniform block index")?;
-                let ubos = match &g.key {
-                    GraphicsKey::Vertex(v) => v.ubos,
-                    GraphicsKey::Fragment(f) => f.ubos,
-                };
-                if block >= ubos as u64 || (*x).def.bit_size != 32 {
+                // Blocks past the UBOs are the vertex-buffer bindings of the vertex fetch
+                // (nir/vertex_fetch.rs): block k is device base slot 6 + k either way.
+                let blocks = buffers(&g.key);
+                if block >= blocks as u64 || (*x).def.bit_size != 32 {
                     return Err(CompileError::Unsupported(format!(
-                        "{}-bit load_ubo of block {block} (the key has {ubos} UBOs)",
+                        "{}-bit load_ubo of block {block} (the key has {blocks} UBOs and vertex \
+                         buffers)",
                         (*x).def.bit_size
                     )));
                 }

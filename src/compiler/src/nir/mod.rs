@@ -9,6 +9,7 @@ mod intrinsic;
 pub mod options;
 pub mod prepare;
 mod texture;
+pub mod vertex_fetch;
 
 pub use import::import;
 
@@ -47,6 +48,9 @@ pub unsafe fn compile_nir_graphics(
 ) -> Result<(Compiled, crate::abi::StageInfo), CompileError> {
     // Nothing panics across the driver's pipe callbacks: an internal panic is an error.
     let imported = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| unsafe {
+        if let crate::abi::GraphicsKey::Vertex(vk) = key {
+            vertex_fetch::lower(shader, vk)?;
+        }
         prepare::run(shader);
         import::import_graphics(shader, key)
     }))
