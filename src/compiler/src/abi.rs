@@ -152,10 +152,6 @@ impl AttribFormat {
             (AttribType::Float, 8) => {
                 Err(format!("vertex attribute format {self:?}: 8-bit floats"))
             }
-            (AttribType::Float, 16) => Err(format!(
-                "vertex attribute format {self:?}: half floats need an f16 -> f32 conversion \
-                 the compiler does not have yet"
-            )),
             _ => Ok(()),
         }
     }

@@ -1082,6 +1082,21 @@ fn pack_1010102(c: [i64; 4]) -> Vec<u8> {
     w.to_le_bytes().to_vec()
 }
 
+/// IEEE binary16 → f32 for finite values (sign, 5-bit exponent, 10-bit mantissa;
+/// exponent 0 = denormal m · 2^-24).
+fn half_value(h: u16) -> f32 {
+    let sign = if h & 0x8000 != 0 { -1.0 } else { 1.0 };
+    let e = (h >> 10 & 0x1f) as i32;
+    let m = (h & 0x3ff) as f64;
+    assert!(e < 31, "finite halves only");
+    let mag = if e == 0 {
+        m * 2f64.powi(-24)
+    } else {
+        (1.0 + m / 1024.0) * 2f64.powi(e - 15)
+    };
+    (sign * mag) as f32
+}
+
 #[test]
 fn nir_vertex_fetch_reads_every_attribute_format() {
     use AttribType::*;
@@ -1106,6 +1121,19 @@ fn nir_vertex_fetch_reads_every_attribute_format() {
         [4_294_967_295, 1, 123_456_789, 0],
         [5, 3_000_000_000, 2_000_000_000, 9],
     ];
+    // binary16 patterns: ±1, the smallest denormal, −0; 0.333, 3.5, the smallest normal, −2;
+    // 0.5, the largest denormal, −3.75, 3.14.
+    let halves: [[i64; 4]; 3] = [
+        [0x3c00, 0xbc00, 0x0001, 0x8000],
+        [0x3555, 0x4300, 0x0400, 0xc000],
+        [0x3800, 0x03ff, 0xc380, 0x4248],
+    ];
+    let floats: [[i64; 4]; 3] = [
+        [1.5f32, -2.25, 0.0, 0.0],
+        [3.75, 0.125, -4.0, 0.0],
+        [-0.5, 2.0, 1e-3, 0.0],
+    ]
+    .map(|e| e.map(|x| x.to_bits() as i64));
     struct Case {
         format: AttribFormat,
         elems: [[i64; 4]; 3],
@@ -1129,6 +1157,9 @@ fn nir_vertex_fetch_reads_every_attribute_format() {
         plain(Uint, 16, 4, wide, 1.0 / 131072.0),
         plain(Unorm, 32, 3, big, 0.5),
         plain(Uscaled, 32, 2, big, 1.0 / 8.6e9),
+        plain(Float, 16, 4, halves, 1.0 / 8.0),
+        plain(Float, 16, 3, halves, 1.0 / 8.0),
+        plain(Float, 32, 3, floats, 1.0 / 8.0),
         Case {
             format: AttribFormat::packed_2_10_10_10(Snorm),
             elems: packed_s,
@@ -1177,7 +1208,8 @@ fn nir_vertex_fetch_reads_every_attribute_format() {
                         Snorm => snorm_value(signed, bits),
                         Uscaled | Uint => field as f32,
                         Sscaled | Sint => signed as f32,
-                        Float => unreachable!(),
+                        Float if bits == 32 => f32::from_bits(field as u32),
+                        Float => half_value(field as u16),
                     }
                 };
                 *w = x * c.k + 0.5;
@@ -1205,8 +1237,12 @@ fn nir_vertex_fetch_refuses_what_it_cannot_read() {
             .unwrap()
             .to_string()
     };
-    let half = AttribFormat::plain(AttribType::Float, 16, 4);
-    assert!(e(half, 0, 8).contains("half floats"), "{}", e(half, 0, 8));
+    let byte_float = AttribFormat::plain(AttribType::Float, 8, 4);
+    assert!(
+        e(byte_float, 0, 4).contains("8-bit floats"),
+        "{}",
+        e(byte_float, 0, 4)
+    );
     let f = AttribFormat::unorm8(4);
     assert!(e(f, 2, 4).contains("multiples of 4"), "{}", e(f, 2, 4));
     assert!(e(f, 0, 6).contains("multiples of 4"), "{}", e(f, 0, 6));

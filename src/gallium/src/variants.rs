@@ -176,8 +176,8 @@ pub type VariantCache = Mutex<Variants>;
 /// The vertex fetch's description of a vertex-buffer format (from Mesa's format table), or why
 /// the fetch cannot read it: plain RGBA-ordered formats of 1..4 components, all of one type
 /// (unsigned/signed, normalised, scaled or pure integer; float), which the compiler's
-/// `AttribFormat::check` accepts. Others (fixed point, BGRA, half floats until the compiler
-/// converts f16) are left to u_vbuf's CPU translation (formats.rs says it does not support them).
+/// `AttribFormat::check` accepts. Others (fixed point, BGRA, 64-bit) are left to u_vbuf's CPU
+/// translation (formats.rs says it does not support them).
 pub fn attrib_format(f: sys::pipe_format) -> Result<AttribFormat, String> {
     // SAFETY: Mesa's static format table; every pipe_format value has an entry (or null).
     let d = unsafe { sys::util_format_description(f).as_ref() }

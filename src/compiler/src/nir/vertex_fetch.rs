@@ -1,7 +1,8 @@
 //! Vertex fetch in NIR: every vertex-stage `load_input` becomes a load of the attribute
 //! element's 32-bit words from its vertex buffer followed by the format's unpacking and
 //! conversion, written with Mesa's format helpers (`nir_format_unpack_uint/sint`,
-//! `nir_format_unorm_to_float`, `nir_format_snorm_to_float`, `unpack_half_2x16_split_x`), so
+//! `nir_format_unorm_to_float`, `nir_format_snorm_to_float`, `unpack_half_2x16_split_x`, which
+//! the importer converts with `half::half_to_f32`), so
 //! Mesa's algebraic passes see and simplify the whole fetch before import.
 //!
 //! The word load is a `load_ubo` whose block index is the binding's buffer qword counted from
