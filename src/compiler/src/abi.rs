@@ -197,12 +197,24 @@ pub enum RenderTarget {
     Rgba8Int,
     /// One word: the raw bits of the colour's first component (R32_FLOAT/UINT/SINT).
     R32,
+    /// `n` (1..=4) words holding the pixel's memory bytes, which the program's colour output
+    /// already is: component k of a `store_output` is word k, raw (the driver packs each
+    /// format with Mesa's `nir_format_pack_rgba` before compiling and unpacks `load_output`
+    /// with `nir_format_unpack_rgba`).
+    Words(u8),
+    /// No attachment (a GL_NONE draw buffer between bound ones): no tile words; stores to it
+    /// are dropped, as GL drops writes to a draw buffer of NONE.
+    Unbound,
 }
 
 impl RenderTarget {
     /// 32-bit tilebuffer words per sample this target occupies.
     pub fn words(self) -> u8 {
-        1
+        match self {
+            RenderTarget::Words(n) => n,
+            RenderTarget::Unbound => 0,
+            _ => 1,
+        }
     }
 }
 

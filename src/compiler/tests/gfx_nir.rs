@@ -1326,4 +1326,58 @@ fn instanced_attributes_advance_per_divisor_instances() {
             .collect();
         compare(&img, &reference(&per_instance));
     }
+#[test]
+fn nir_render_targets_with_a_gap_and_raw_words_take_consecutive_tile_words() {
+    // DATA0 → RGBA8 word 0; DATA1 has no attachment (its store is dropped, no words);
+    // DATA2 is a two-word raw target (words 1 and 2: packUnorm4x8(v), packUnorm4x8(v.bgra));
+    // DATA3 → RGBA8 word 3 holding v.bgra. Each word read back is its own reference image.
+    let vs = vertex_shader(&vertex_key()).unwrap();
+    let key = FragmentKey {
+        render_targets: vec![
+            RenderTarget::Rgba8Unorm,
+            RenderTarget::Unbound,
+            RenderTarget::Words(2),
+            RenderTarget::Rgba8Unorm,
+        ],
+        ..fragment_key(&vs)
+    };
+    let mut s = Shader::new(m::MESA_SHADER_FRAGMENT);
+    let v = s.load_interpolated(VAR0, 0, m::INTERP_MODE_NOPERSPECTIVE);
+    let bgra = unsafe {
+        let mut c = [s.ch(v, 2), s.ch(v, 1), s.ch(v, 0), s.ch(v, 3)];
+        m::nir_vec(s.b(), c.as_mut_ptr(), 4)
+    };
+    s.store_output(v, m::FRAG_RESULT_DATA0, 0);
+    let junk = s.imm(0.25);
+    s.store_output(junk, m::FRAG_RESULT_DATA0 + 1, 1);
+    let words = unsafe {
+        let mut w = [
+            m::nir_pack_unorm_4x8(s.b(), v),
+            m::nir_pack_unorm_4x8(s.b(), bgra),
+        ];
+        m::nir_vec(s.b(), w.as_mut_ptr(), 2)
+    };
+    s.store_output(words, m::FRAG_RESULT_DATA0 + 2, 2);
+    s.store_output(bgra, m::FRAG_RESULT_DATA0 + 3, 3);
+    let fs = s.compile(&GraphicsKey::Fragment(key)).unwrap();
+    assert_eq!(fs.info.tile_words, 4);
+    let d = w_triangle(ShadeModel::Linear);
+    let mut swapped = d.clone();
+    for v in &mut swapped.verts {
+        v.swap(4, 6);
+    }
+    for (word, want) in [(0, &d), (1, &d), (2, &swapped), (3, &swapped)] {
+        let (img, _) = draw_words(&d, &vs, &fs, &[], 16, word).unwrap();
+        compare(&img, &reference(&[want.clone()]));
+    }
+    // A store past a raw target's words is refused by name.
+    let key = FragmentKey {
+        render_targets: vec![RenderTarget::Words(1)],
+        ..fragment_key(&vs)
+    };
+    let e = fragment_shader(&key, ShadeModel::Linear, |_, v| v)
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("colour word 1 of a 1-word render target"), "{e}");
 }

@@ -223,6 +223,13 @@ fn colour_target(g: &GfxImport, loc: u32) -> Result<(RenderTarget, u8), CompileE
             "fragment output to render target {rt}, which the key does not have"
         )));
     };
+    if let RenderTarget::Words(n) = fmt {
+        if !(1..=4).contains(&n) {
+            return Err(CompileError::Unsupported(format!(
+                "render target {rt} of {n} tile words (1 to 4)"
+            )));
+        }
+    }
     Ok((fmt, fk.render_targets[..rt].iter().map(|t| t.words()).sum()))
 }
 
@@ -439,6 +446,24 @@ pub(super) unsafe fn import_intrinsic(
                         (*x).def.bit_size
                     )));
                 }
+                if let RenderTarget::Words(n) = fmt {
+                    // The raw words; the driver's unpack turns them into the colour.
+                    if comp + comps > n as usize {
+                        return Err(CompileError::Unsupported(format!(
+                            "load_output of {comps} words at {comp} from a {n}-word target"
+                        )));
+                    }
+                    let parts: Vec<Src> = (comp..comp + comps)
+                        .map(|k| Src::val(im.b.load_tile(word + k as u8)))
+                        .collect();
+                    define_srcs(im, &(*x).def, Type::I32, &parts);
+                    return Ok(true);
+                }
+                if fmt == RenderTarget::Unbound {
+                    return Err(CompileError::Unsupported(
+                        "load_output from a render target with no attachment".into(),
+                    ));
+                }
                 let w = Src::val(im.b.load_tile(word));
                 let c: [Src; 4] = match fmt {
                     RenderTarget::Rgba8Unorm => abi::unpack_unorm_4x8(&mut im.b, w),
@@ -463,6 +488,7 @@ pub(super) unsafe fn import_intrinsic(
                         })
                     }
                     RenderTarget::R32 => [w, Src::imm(0), Src::imm(0), Src::imm_f32(1.0)],
+                    RenderTarget::Words(_) | RenderTarget::Unbound => unreachable!(),
                 };
                 define_srcs(im, &(*x).def, Type::F32, &c[comp..comp + comps]);
             }
@@ -471,6 +497,32 @@ pub(super) unsafe fn import_intrinsic(
                 let comp = m::nir_intrinsic_component(x);
                 let mask = m::nir_intrinsic_write_mask(x);
                 let n = (*srcs[0].ssa).num_components as u32;
+                match fmt {
+                    RenderTarget::Unbound => return Ok(true),
+                    RenderTarget::Words(words) => {
+                        if (*srcs[0].ssa).bit_size != 32 {
+                            return Err(CompileError::Unsupported(
+                                "16-bit colour words (the driver packs 32-bit words)".into(),
+                            ));
+                        }
+                        for k in 0..n {
+                            if mask >> k & 1 == 0 {
+                                continue;
+                            }
+                            let w = comp + k;
+                            if w >= words as u32 {
+                                return Err(CompileError::Unsupported(format!(
+                                    "colour word {w} of a {words}-word render target"
+                                )));
+                            }
+                            let s = im.comp(srcs[0].ssa, k as u8)?;
+                            let v = im.b.copy(Type::I32, s);
+                            im.b.store_tile(word + w as u8, v);
+                        }
+                        return Ok(true);
+                    }
+                    _ => {}
+                }
                 // GL leaves unwritten components undefined: 0, 0, 0, 1.
                 let mut c = [
                     Src::imm_f32(0.0),
@@ -499,6 +551,7 @@ pub(super) unsafe fn import_intrinsic(
                         abi::pack_int_4x8(&mut im.b, ci)
                     }
                     RenderTarget::R32 => im.b.copy(Type::I32, c[0]),
+                    RenderTarget::Words(_) | RenderTarget::Unbound => unreachable!(),
                 };
                 im.b.store_tile(word, v);
             }

@@ -132,8 +132,9 @@ pub struct Draw {
 /// What happens to each attachment at the start of the render.
 #[derive(Clone, Debug, PartialEq, Default)]
 pub struct Clear {
-    /// Per colour slot: the clear colour, or `None` to keep (load) its contents.
-    pub color: Vec<Option<[f32; 4]>>,
+    /// Per colour slot: the clear value as the target's tile words (its memory bytes,
+    /// [`crate::fb::tile_words`]), or `None` to keep (load) its contents.
+    pub color: Vec<Option<Vec<u32>>>,
     pub depth: Option<f32>,
     pub stencil: Option<u8>,
 }
@@ -177,16 +178,42 @@ impl Batch {
             && self.clear.stencil.is_none()
     }
 
-    /// Records a full-framebuffer clear. Before any draw it becomes the render's initial
-    /// values (background program, ZLS clear values); after draws it cannot, and `false` says
-    /// the caller must flush and record the clear into a fresh batch.
+    /// Records a full-framebuffer clear to a float colour of the 8-bit unorm targets (raw
+    /// targets need [`Batch::clear_words`]; a float colour is refused for them: `false` is
+    /// not returned for that, the slot is left to load). Before any draw it becomes the
+    /// render's initial values (background program, ZLS clear values); after draws it cannot,
+    /// and `false` says the caller must flush and record the clear into a fresh batch.
     pub fn clear(&mut self, mask: ClearMask, color: [f32; 4], depth: f32, stencil: u8) -> bool {
+        let words: Vec<Option<Vec<u32>>> = self
+            .fb
+            .colors
+            .iter()
+            .map(|c| {
+                c.as_ref()
+                    .and_then(|c| c.format.pack(color))
+                    .map(|b| crate::fb::tile_words(&b))
+            })
+            .collect();
+        self.clear_words(mask, &words, depth, stencil)
+    }
+
+    /// As [`Batch::clear`], with each slot's clear value already packed into its tile words
+    /// (`words[i]`; `None` leaves slot i alone).
+    pub fn clear_words(
+        &mut self,
+        mask: ClearMask,
+        words: &[Option<Vec<u32>>],
+        depth: f32,
+        stencil: u8,
+    ) -> bool {
         if !self.draws.is_empty() {
             return false;
         }
         for (i, c) in self.clear.color.iter_mut().enumerate() {
             if mask.color & (1 << i) != 0 && self.fb.colors[i].is_some() {
-                *c = Some(color);
+                if let Some(Some(w)) = words.get(i) {
+                    *c = Some(w.clone());
+                }
             }
         }
         if mask.depth {

@@ -49,8 +49,8 @@ pub struct TilePass<'a> {
     /// as one render per utile-sized rectangle, because the end-of-tile program exports to
     /// image pixels it names itself (sim/GFX.md: no tile-position source is established).
     pub origin: (u32, u32),
-    /// Per colour slot: the clear value in tile-word bytes, or `None` to load the target.
-    pub clear: Vec<Option<[u8; 4]>>,
+    /// Per colour slot: the clear value as tile words, or `None` to load the target.
+    pub clear: Vec<Option<Vec<u32>>>,
 }
 
 /// The background and end-of-tile programs of a render (`bg_usc`/`eot_usc` with their
@@ -723,12 +723,12 @@ fn build_one(
     }
 
     // Tile programs.
-    let clear: Vec<Option<[u8; 4]>> = fb
+    let clear: Vec<Option<Vec<u32>>> = fb
         .colors
         .iter()
         .zip(&batch.clear.color)
         .map(|(t, c)| match (t, c) {
-            (Some(t), Some(c)) => Some(t.format.pack(*c)),
+            (Some(_), Some(c)) => Some(c.clone()),
             _ => None,
         })
         .collect();

@@ -1,35 +1,99 @@
 //! The framebuffer a batch renders to, as the render command and tile programs see it.
 
 use crate::mem::DrawError;
+use agx16_cmdstream::descriptors::{Channels, NumericType};
 use agx16_cmdstream::layout::PlaneLayout;
 use agx16_cmdstream::render::ZlsFormat;
+use agx16_isa::meaning::TileFormat as BlockFormat;
 
-/// Colour formats the render path writes, with their tilebuffer representation: one 32-bit
-/// tile word per pixel and sample holding the pixel's bytes in memory order (the fragment
-/// program packs it; the end-of-tile store copies it out unchanged).
+/// Colour formats the render path writes, with their tilebuffer representation: whole 32-bit
+/// tile words per pixel and sample holding the pixel's bytes in memory order (the fragment
+/// program packs them; the end-of-tile store copies them out unchanged, sim/GFX.md "Background
+/// and end-of-tile programs").
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TileFormat {
     Rgba8Unorm,
     Bgra8Unorm,
+    /// Any other colour format of `bytes` (1, 2, 4, 8 or 16) bytes per pixel: the fragment
+    /// program stores the memory bytes it packed itself (Mesa's `nir_format_pack_rgba`), the
+    /// caller packs clear values, and the end-of-tile store copies them through an unsigned
+    /// integer view of the same width ([`TileFormat::export_view`]).
+    Raw {
+        bytes: u8,
+    },
 }
 
 impl TileFormat {
-    /// Bytes of tilebuffer per sample.
+    /// Bytes of tilebuffer per sample: the memory bytes padded to whole words (each target
+    /// starts on a word, the unit `tile_store` addresses).
     pub fn tile_bytes(self) -> u32 {
-        4
+        match self {
+            TileFormat::Rgba8Unorm | TileFormat::Bgra8Unorm => 4,
+            TileFormat::Raw { bytes } => (bytes as u32).div_ceil(4) * 4,
+        }
+    }
+
+    /// Bytes per pixel in memory.
+    pub fn memory_bytes(self) -> u32 {
+        match self {
+            TileFormat::Rgba8Unorm | TileFormat::Bgra8Unorm => 4,
+            TileFormat::Raw { bytes } => bytes as u32,
+        }
+    }
+
+    /// The block-store tile format and PBE channels/type the end-of-tile program exports the
+    /// target with: a representation whose channels have the memory format's width and
+    /// encoding, so the store copies the tile bytes unchanged (sim/GFX.md `block_image_store`:
+    /// format 7 into 8-bit unorm, 5 into 8-bit integers, 1 into 16-bit, 3 into 32-bit
+    /// channels; agx_apple9.h `agx_apple9_block_export_format`). A raw target is exported as
+    /// unsigned integers of its whole pixel width: the program already packed the bytes.
+    pub fn export_view(self) -> Option<(BlockFormat, Channels, NumericType)> {
+        use BlockFormat as B;
+        use Channels as C;
+        Some(match self {
+            TileFormat::Rgba8Unorm | TileFormat::Bgra8Unorm => {
+                (B::Packed8, C::R8G8B8A8, NumericType::Unorm)
+            }
+            TileFormat::Raw { bytes: 1 } => (B::Int8, C::R8, NumericType::Uint),
+            TileFormat::Raw { bytes: 2 } => (B::Bits16, C::R16, NumericType::Uint),
+            TileFormat::Raw { bytes: 4 } => (B::Bits32, C::R32, NumericType::Uint),
+            TileFormat::Raw { bytes: 8 } => (B::Bits32, C::R32G32, NumericType::Uint),
+            TileFormat::Raw { bytes: 16 } => (B::Bits32, C::R32G32B32A32, NumericType::Uint),
+            TileFormat::Raw { .. } => return None,
+        })
     }
 
     /// The pixel bytes (memory order) of an RGBA colour, as GL converts a float colour to
-    /// unorm8: clamp to [0, 1], scale by 255, round to nearest.
-    pub fn pack(self, rgba: [f32; 4]) -> [u8; 4] {
+    /// unorm8: clamp to [0, 1], scale by 255, round to nearest. `None` for raw targets (their
+    /// caller packs the clear value for the format).
+    pub fn pack(self, rgba: [f32; 4]) -> Option<[u8; 4]> {
         let u = |v: f32| (v.clamp(0.0, 1.0) * 255.0).round() as u8;
         let [r, g, b, a] = rgba.map(u);
         match self {
-            TileFormat::Rgba8Unorm => [r, g, b, a],
-            TileFormat::Bgra8Unorm => [b, g, r, a],
+            TileFormat::Rgba8Unorm => Some([r, g, b, a]),
+            TileFormat::Bgra8Unorm => Some([b, g, r, a]),
+            TileFormat::Raw { .. } => None,
         }
     }
 }
+
+/// Tile words of a pixel from its memory bytes (little-endian words, zero-padded).
+pub fn tile_words(bytes: &[u8]) -> Vec<u32> {
+    bytes
+        .chunks(4)
+        .map(|c| {
+            let mut w = [0u8; 4];
+            w[..c.len()].copy_from_slice(c);
+            u32::from_le_bytes(w)
+        })
+        .collect()
+}
+
+/// Colour targets one render can export: one block store per target, each reading its own
+/// publication tuple, and the block store's tuple field takes 0, 4, 8 and 12 (agx16-isa
+/// `block_image_store_instr`; GravityLinux/mesa agx_apple9_ir.c BLOCK_IMAGE_STORE packer,
+/// README.apple9-ir.md; run on T8132). GL ES 3.0 asks for four (MAX_DRAW_BUFFERS >= 4).
+pub const MAX_BOUND_TARGETS: usize = 4;
 
 /// One colour attachment: the level/layer it renders to.
 #[derive(Clone, Debug, PartialEq)]
@@ -97,6 +161,14 @@ impl Framebuffer {
             return Err(DrawError::Framebuffer(format!(
                 "{} colour targets (at most 8)",
                 self.colors.len()
+            )));
+        }
+        let bound = self.colors.iter().flatten().count();
+        if bound > MAX_BOUND_TARGETS {
+            return Err(DrawError::Unsupported(format!(
+                "{bound} bound colour targets: the end-of-tile program exports at most \
+                 {MAX_BOUND_TARGETS} (block-store publication tuples 0, 4, 8, 12; a tuple's \
+                 reuse after its store is not established, sim/ISA-REQUESTS.md)"
             )));
         }
         if let Some(zs) = &self.zs {

@@ -22,7 +22,7 @@ pub mod tiles;
 
 pub use batch::{Batch, Clear, DepthStencil, Draw, Indices, Raster, StencilFace, Viewport};
 pub use build::{build_renders, BuiltRender, TilePass, TilePrograms};
-pub use fb::{ColorTarget, Framebuffer, TileFormat, ZsSurface, ZsTarget};
+pub use fb::{tile_words, ColorTarget, Framebuffer, TileFormat, ZsSurface, ZsTarget};
 pub use mem::{DrawError, GpuWriter, Heap};
 pub use program::{EntryArena, FragmentProgram, Interp, ShaderBody, Varying, VertexProgram};
 pub use textures::StageTextures;

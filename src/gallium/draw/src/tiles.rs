@@ -7,7 +7,6 @@
 //! tables are per render.
 
 use crate::build::{stage_launcher_for, TilePass, TilePrograms};
-use crate::fb::TileFormat;
 use crate::mem::{DrawError, GpuWriter, Heap};
 use crate::program::{EntryArena, ShaderBody};
 use crate::textures::StageTextures;
@@ -133,17 +132,20 @@ pub fn reload_body(words: &[(u32, TileInit)]) -> Result<(Vec<u8>, u32), DrawErro
     Ok((c.code, info.publications))
 }
 
-/// End-of-tile body: for each `(image, tile byte offset)`, the utile to image pixel
+/// End-of-tile body: for each `(image, tile byte offset, block-store format)`, the utile to image pixel
 /// (`x`, `y`) through image-table entry `image`: agx16-isa's block-store sequence (publish x,
 /// y and offset << 16 into publication tuple 4k, store, join) for target k.
-pub fn export_body(x: u32, y: u32, targets: &[(u32, u32)]) -> Result<Vec<u8>, DrawError> {
+pub fn export_body(
+    x: u32,
+    y: u32,
+    targets: &[(u32, u32, BlockFormat)],
+) -> Result<Vec<u8>, DrawError> {
     let mut p = Vec::new();
-    for (k, &(image, offset)) in targets.iter().enumerate() {
+    for (k, &(image, offset, format)) in targets.iter().enumerate() {
         let r = 3 * k as u32;
         p.extend([mov32(r, x)?, mov32(r + 1, y)?, mov32(r + 2, offset << 16)?]);
-        let store =
-            block_store_sequence(4 * k as u32, r, r + 1, r + 2, image, BlockFormat::Packed8)
-                .map_err(|e| DrawError::Program(format!("block store of target {k}: {e}")))?;
+        let store = block_store_sequence(4 * k as u32, r, r + 1, r + 2, image, format)
+            .map_err(|e| DrawError::Program(format!("block store of target {k}: {e}")))?;
         p.extend(store);
     }
     p.push(isa("stop", &[])?);
@@ -225,10 +227,14 @@ fn targets<'a>(
             continue;
         };
         // Tile words hold the pixel's bytes in memory order (the fragment program packs B
-        // first for BGRA8), so both formats export as a byte copy through an RGBA8 PBE with
-        // the identity swizzle, the one the model's block store takes.
-        match t.format {
-            TileFormat::Rgba8Unorm | TileFormat::Bgra8Unorm => {}
+        // first for BGRA8, and every raw format itself), so each target exports as a byte
+        // copy through a PBE of the same width with the identity swizzle
+        // (`TileFormat::export_view`).
+        if t.format.export_view().is_none() {
+            return Err(DrawError::Unsupported(format!(
+                "colour target {slot} of format {:?}: no block-store view of its width",
+                t.format
+            )));
         }
         out.push((slot, off, t));
     }
@@ -248,8 +254,29 @@ impl TilePrograms for G16Tiles<'_> {
         let mut words = Vec::new();
         let mut textures = Vec::new();
         for &(slot, offset, t) in &targets {
+            let n = t.format.tile_bytes() / 4;
+            if let Some(value) = &pass.clear[slot] {
+                if value.len() != n as usize {
+                    return Err(DrawError::Framebuffer(format!(
+                        "clear value of {} words for colour target {slot} of {n} tile words",
+                        value.len()
+                    )));
+                }
+                for (k, &v) in value.iter().enumerate() {
+                    words.push((offset / 4 + k as u32, TileInit::Clear(v)));
+                }
+                continue;
+            }
+            if t.format.memory_bytes() != 4 {
+                return Err(DrawError::Unsupported(format!(
+                    "keeping colour target {slot}'s earlier contents across renders: its {} \
+                     bytes per pixel are not the RGBA8 texel the reload fetches (clear it \
+                     first)",
+                    t.format.memory_bytes()
+                )));
+            }
             let init = match pass.clear[slot] {
-                Some(value) => TileInit::Clear(u32::from_le_bytes(value)),
+                Some(_) => unreachable!("handled above"),
                 None => {
                     let texture = u8::try_from(textures.len()).map_err(|_| {
                         DrawError::Framebuffer("more reloaded targets than texture indices".into())
@@ -309,25 +336,27 @@ impl TilePrograms for G16Tiles<'_> {
         let mut stores = Vec::new();
         for (k, &(_, offset, t)) in targets.iter().enumerate() {
             let linear = (!t.plane.is_twiddled()).then_some(t.plane.row_stride as u32);
+            let bytes = t.format.memory_bytes();
             if t.plane.is_twiddled()
-                && t.plane != PlaneLayout::twiddled(t.plane.width, t.plane.height, 4)
+                && t.plane != PlaneLayout::twiddled(t.plane.width, t.plane.height, bytes)
             {
                 return Err(DrawError::Framebuffer(
                     "a tiled colour target whose plane is not the PBE's layout".into(),
                 ));
             }
+            let (block, channels, numeric) = t.format.export_view().expect("checked by targets");
             let pbe = Pbe::render_target_2d(
                 t.va,
                 t.plane.width,
                 t.plane.height,
-                Channels::R8G8B8A8,
-                NumericType::Unorm,
+                channels,
+                numeric,
                 linear,
             );
             let mut d = pbe.pack()?;
             d.resize(TEXTURE_TABLE_STRIDE, 0);
             table.extend(d);
-            stores.push((k as u32, offset));
+            stores.push((k as u32, offset, block));
         }
         // The body exports to fixed image pixels: this render's origin.
         let body = self.body(export_body(pass.origin.0, pass.origin.1, &stores)?)?;

@@ -1288,7 +1288,7 @@ fn two_colour_targets_get_their_own_clears_and_the_same_fragments() {
     compare(&px, &want);
     // Target 1 (twiddled): the same fragments over its own clear colour.
     let plane = PlaneLayout::twiddled(W, H, 4);
-    let other_bytes = TileFormat::Rgba8Unorm.pack(other);
+    let other_bytes = TileFormat::Rgba8Unorm.pack(other).unwrap();
     for i in 0..W * H {
         let mut c = [0u8; 4];
         mem.pt
@@ -1452,4 +1452,149 @@ fn point_coord_is_bound_for_point_sprites() {
             "pixel {i}: {g:?} vs {w:?}"
         );
     }
+}
+
+/// Raw colour targets of 1, 2, 8 and 16 bytes per pixel next to an RGBA8 one, with an unbound
+/// slot between them: each takes whole tile words after the previous bound target, is cleared
+/// to its own packed words and exported byte for byte through a same-width integer view. The
+/// body stores the RGBA8 colour word into every tile word, so a covered pixel of a raw target
+/// holds that word's bytes repeated and an uncovered one its clear bytes; slot 0 matches the
+/// reference rasteriser as before. (At most four bound targets: the end-of-tile program has
+/// four block-store publication tuples.)
+fn raw_targets(widths: &[u8], gap_after: usize, offsets: &[Option<u32>]) {
+    let (mut mem, mut progs, _) = setup();
+    let vs = progs.vertex(&mut mem, TRI);
+    let mut fb = framebuffer(false);
+    let targets: Vec<(u64, u8)> = widths
+        .iter()
+        .enumerate()
+        .map(|(k, &b)| (IMG + 0x10000 * (k as u64 + 1), b))
+        .collect();
+    let mut clears: Vec<Option<Vec<u32>>> = vec![Some(tile_words(&CLEAR_BYTES))];
+    let clear_bytes = |bytes: u8| -> Vec<u8> { (0..bytes).map(|k| 0x41 + 7 * k).collect() };
+    for (k, &(va, bytes)) in targets.iter().enumerate() {
+        if k == gap_after {
+            fb.colors.push(None);
+            clears.push(None);
+        }
+        fb.colors.push(Some(ColorTarget {
+            va,
+            plane: PlaneLayout::twiddled(W, H, bytes as u32),
+            format: TileFormat::Raw { bytes },
+        }));
+        clears.push(Some(tile_words(&clear_bytes(bytes))));
+    }
+    let layout = fb.tile_layout();
+    assert_eq!(layout.offsets, offsets);
+    let words = layout.sample_bytes / 4;
+    let fs = Arc::new(FragmentProgram {
+        body: progs
+            .arena
+            .add_body(&mut mem, &fragment_body_words(words as u64))
+            .unwrap(),
+        ..(*progs.fragment(&mut mem)).clone()
+    });
+    let mut batch = Batch::new(fb);
+    let mask = ClearMask {
+        color: 0xff,
+        depth: false,
+        stencil: false,
+    };
+    assert!(batch.clear_words(mask, &clears, 1.0, 0));
+    batch.draws.push(draw(
+        &vs,
+        &fs,
+        Primitive::Triangles,
+        Indices::Direct { first: 0, count: 3 },
+    ));
+    for &(va, _) in &targets {
+        mem.pt.host_write(va, &vec![0xcd; 0x10000]).unwrap();
+    }
+    let (px, _) = render(&mem, &mut progs, &batch);
+    let mut want = RefFrame::new(CLEAR_BYTES);
+    want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], false);
+    compare(&px, &want);
+    let mut covered = 0;
+    for &(va, bytes) in &targets {
+        let plane = PlaneLayout::twiddled(W, H, bytes as u32);
+        for i in 0..W * H {
+            let mut got = vec![0u8; bytes as usize];
+            mem.pt
+                .host_read(va + plane.offset(i % W, i / W), &mut got)
+                .unwrap();
+            let expect: Vec<u8> = if want.color[i as usize] == CLEAR_BYTES {
+                clear_bytes(bytes)
+            } else {
+                covered += 1;
+                // Slot 0's own pixel: the same tile word.
+                let mut c = [0u8; 4];
+                mem.pt.host_read(IMG + 4 * i as u64, &mut c).unwrap();
+                c.iter().cycle().take(bytes as usize).copied().collect()
+            };
+            assert_eq!(got, expect, "{bytes}-byte target pixel {},{}", i % W, i / W);
+        }
+    }
+    assert!(covered > 0);
+}
+
+#[test]
+fn raw_targets_of_one_two_and_sixteen_bytes_after_a_gap() {
+    raw_targets(&[1, 16, 2], 1, &[Some(0), Some(4), None, Some(8), Some(24)]);
+}
+
+#[test]
+fn raw_targets_of_eight_and_four_bytes() {
+    raw_targets(&[8, 4], 0, &[Some(0), None, Some(4), Some(12)]);
+}
+
+#[test]
+fn a_fifth_bound_target_is_refused_by_name() {
+    let (mut mem, mut progs, fs) = setup();
+    let vs = progs.vertex(&mut mem, TRI);
+    let mut fb = framebuffer(false);
+    for k in 1..5u64 {
+        fb.colors.push(Some(ColorTarget {
+            va: IMG + 0x10000 * k,
+            plane: PlaneLayout::twiddled(W, H, 4),
+            format: TileFormat::Rgba8Unorm,
+        }));
+    }
+    let mut batch = Batch::new(fb);
+    let mask = ClearMask {
+        color: 0x1f,
+        depth: false,
+        stencil: false,
+    };
+    assert!(batch.clear(mask, CLEAR, 1.0, 0));
+    batch.draws.push(draw(
+        &vs,
+        &fs,
+        Primitive::Triangles,
+        Indices::Direct { first: 0, count: 3 },
+    ));
+    let err = run_batch(&mem, &mut progs, &batch).unwrap_err();
+    assert!(err.contains("5 bound colour targets"), "{err}");
+}
+
+#[test]
+fn a_raw_target_is_not_reloaded_unless_it_is_four_bytes() {
+    // Without a clear the background would fetch the target as RGBA8 texels; other widths
+    // are refused by name.
+    let (mut mem, mut progs, fs) = setup();
+    let vs = progs.vertex(&mut mem, TRI);
+    let mut fb = framebuffer(false);
+    fb.colors[0] = Some(ColorTarget {
+        va: IMG,
+        plane: PlaneLayout::twiddled(W, H, 2),
+        format: TileFormat::Raw { bytes: 2 },
+    });
+    let mut batch = Batch::new(fb);
+    batch.draws.push(draw(
+        &vs,
+        &fs,
+        Primitive::Triangles,
+        Indices::Direct { first: 0, count: 3 },
+    ));
+    let err = run_batch(&mem, &mut progs, &batch).unwrap_err();
+    assert!(err.contains("2 bytes per pixel"), "{err}");
 }
