@@ -64,7 +64,11 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     caps.max_texture_cube_levels = 15; // asahi-25.0: 16384 x 16384
     caps.max_texture_3d_levels = 12; // asahi-25.0: 2048^3
     caps.max_texture_array_layers = 2048; // asahi-25.0
-    caps.max_render_targets = 8; // Mesa 25.0.7 src/asahi/compiler/agx_compile.h AGX_MAX_RTS
+                                          // Four: the end-of-tile program exports one attachment per block store, each from its own
+                                          // publication tuple, and the store's tuple field takes 0, 4, 8, 12 (agx16-draw
+                                          // MAX_BOUND_TARGETS; GravityLinux/mesa agx_apple9_ir.c BLOCK_IMAGE_STORE, run on T8132).
+                                          // The G13 driver's 8 (AGX_MAX_RTS) needs a fact no M4 source gives (sim/ISA-REQUESTS.md).
+    caps.max_render_targets = agx16_draw::fb::MAX_BOUND_TARGETS as u32;
     caps.max_varyings = 16; // asahi-25.0
     caps.max_viewports = 1;
     caps.min_line_width = 1.0;
@@ -106,7 +110,7 @@ pub fn shader_param(stage: sys::pipe_shader_type, param: sys::pipe_shader_cap) -
             if vertex {
                 16
             } else {
-                8 // render targets, AGX_MAX_RTS
+                agx16_draw::fb::MAX_BOUND_TARGETS as i32 // caps.max_render_targets
             }
         }
         sys::PIPE_SHADER_CAP_MAX_TEMPS => 256,

@@ -12,7 +12,7 @@ use agx16_cmdstream::vdm::{IndexSize, Primitive};
 use agx16_draw::batch::ClearMask;
 use agx16_draw::{
     Batch, ColorTarget, DepthStencil, Draw, Framebuffer, GpuWriter, Heap, Indices, Raster,
-    StencilFace, TileFormat, Viewport, ZsSurface, ZsTarget,
+    StencilFace, Viewport, ZsSurface, ZsTarget,
 };
 use agx16_mesa_sys as sys;
 
@@ -32,15 +32,9 @@ pub unsafe fn framebuffer(
             continue;
         }
         let s = &*s;
-        let format = match s.format() {
-            sys::PIPE_FORMAT_R8G8B8A8_UNORM | sys::PIPE_FORMAT_R8G8B8X8_UNORM => {
-                TileFormat::Rgba8Unorm
-            }
-            sys::PIPE_FORMAT_B8G8R8A8_UNORM | sys::PIPE_FORMAT_B8G8R8X8_UNORM => {
-                TileFormat::Bgra8Unorm
-            }
-            f => return Err(format!("rendering to colour format {f}")),
-        };
+        let format = crate::rt_format::target(s.format())
+            .ok_or_else(|| format!("rendering to colour format {}", s.format()))?
+            .0;
         let (va, plane) = surface_plane(s)?;
         resources.push(s.texture);
         colors.push(Some(ColorTarget { va, plane, format }));
@@ -382,20 +376,29 @@ pub unsafe extern "C" fn clear(
             depth: buffers & sys::PIPE_CLEAR_DEPTH != 0,
             stencil: buffers & sys::PIPE_CLEAR_STENCIL != 0,
         };
-        let c = (*color).f;
+        // Each target's clear value in its own format (float, integer or sRGB-encoded).
+        let fb = &ctx.state.framebuffer;
+        let words: Vec<Option<Vec<u32>>> = (0..fb.nr_cbufs as usize)
+            .map(|i| {
+                fb.cbufs[i]
+                    .as_ref()
+                    .map(|s| crate::rt_format::clear_words(s.format(), &*color))
+            })
+            .collect();
         let batch = ctx.render.batch.as_mut().unwrap();
-        if !batch.clear(mask, c, depth as f32, stencil as u8) {
+        if !batch.clear_words(mask, &words, depth as f32, stencil as u8) {
             // Draws came first: render them, then clear at the start of a new render.
             ctx.render.flush(&screen.bo, &screen.programs, None);
             if let Err(e) = open_batch(ctx, screen) {
                 ctx.render.report(&format!("clear not executed: {e}"));
                 return;
             }
-            ctx.render
-                .batch
-                .as_mut()
-                .unwrap()
-                .clear(mask, c, depth as f32, stencil as u8);
+            ctx.render.batch.as_mut().unwrap().clear_words(
+                mask,
+                &words,
+                depth as f32,
+                stencil as u8,
+            );
         }
     })
 }

@@ -103,14 +103,89 @@ pub fn is_supported(
             && usage & !(VERTEX | NEUTRAL) == 0
             && crate::variants::attrib_format(format).is_ok();
     }
-    TABLE
+    // A format may have rows in both tables (sampling and rendering are separate features);
+    // its binds are their union.
+    let binds = TABLE
         .iter()
-        .any(|&(f, binds, _)| f == format && usage & !(binds | NEUTRAL) == 0)
+        .chain(RENDER_TARGETS)
+        .filter(|&&(f, _, _)| f == format)
+        .fold(0, |a, &(_, b, _)| a | b);
+    binds != 0 && usage & !(binds | NEUTRAL) == 0
 }
+
+const RT: u32 = sys::PIPE_BIND_RENDER_TARGET;
+const RT_BLEND: u32 = sys::PIPE_BIND_RENDER_TARGET | sys::PIPE_BIND_BLENDABLE;
+const RAW: &str =
+    "agx16: raw render target (rt_format.rs: the program packs the memory bytes with \
+                   nir_format_pack_rgba; the end-of-tile block store copies them through a \
+                   same-width integer PBE view, sim/GFX.md block_image_store)";
+
+/// Colour formats the render path writes besides the RGBA8/BGRA8 rows of [`TABLE`]
+/// (`crate::rt_format::RAW_FORMATS`); blendable unless pure integer (GL forbids blending
+/// there). Sampling them is a separate row's business.
+const RENDER_TARGETS: &[(sys::pipe_format, u32, &str)] = &[
+    (sys::PIPE_FORMAT_R8_UNORM, RT_BLEND, RAW),
+    (sys::PIPE_FORMAT_R8G8_UNORM, RT_BLEND, RAW),
+    (sys::PIPE_FORMAT_R8G8B8A8_SRGB, RT_BLEND, RAW),
+    (sys::PIPE_FORMAT_R8G8B8X8_SRGB, RT_BLEND, RAW),
+    (sys::PIPE_FORMAT_B8G8R8A8_SRGB, RT_BLEND, RAW),
+    (sys::PIPE_FORMAT_B8G8R8X8_SRGB, RT_BLEND, RAW),
+    (sys::PIPE_FORMAT_B4G4R4A4_UNORM, RT_BLEND, RAW),
+    (sys::PIPE_FORMAT_B5G5R5A1_UNORM, RT_BLEND, RAW),
+    (sys::PIPE_FORMAT_R10G10B10A2_UNORM, RT_BLEND, RAW),
+    (sys::PIPE_FORMAT_B10G10R10A2_UNORM, RT_BLEND, RAW),
+    (sys::PIPE_FORMAT_R10G10B10A2_UINT, RT, RAW),
+    (sys::PIPE_FORMAT_B10G10R10A2_UINT, RT, RAW),
+    (sys::PIPE_FORMAT_R8_UINT, RT, RAW),
+    (sys::PIPE_FORMAT_R8_SINT, RT, RAW),
+    (sys::PIPE_FORMAT_R8G8_UINT, RT, RAW),
+    (sys::PIPE_FORMAT_R8G8_SINT, RT, RAW),
+    (sys::PIPE_FORMAT_R8G8B8A8_UINT, RT, RAW),
+    (sys::PIPE_FORMAT_R8G8B8A8_SINT, RT, RAW),
+    (sys::PIPE_FORMAT_R16_UINT, RT, RAW),
+    (sys::PIPE_FORMAT_R16_SINT, RT, RAW),
+    (sys::PIPE_FORMAT_R16G16_UINT, RT, RAW),
+    (sys::PIPE_FORMAT_R16G16_SINT, RT, RAW),
+    (sys::PIPE_FORMAT_R16G16B16A16_UINT, RT, RAW),
+    (sys::PIPE_FORMAT_R16G16B16A16_SINT, RT, RAW),
+    (sys::PIPE_FORMAT_R32_UINT, RT, RAW),
+    (sys::PIPE_FORMAT_R32_SINT, RT, RAW),
+    (sys::PIPE_FORMAT_R32G32_UINT, RT, RAW),
+    (sys::PIPE_FORMAT_R32G32_SINT, RT, RAW),
+    (sys::PIPE_FORMAT_R32G32B32A32_UINT, RT, RAW),
+    (sys::PIPE_FORMAT_R32G32B32A32_SINT, RT, RAW),
+];
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_render_target_row_is_a_format_the_render_path_writes() {
+        for &(f, binds, _) in TABLE.iter().chain(RENDER_TARGETS) {
+            if binds & sys::PIPE_BIND_RENDER_TARGET != 0 {
+                assert!(
+                    crate::rt_format::target(f).is_some(),
+                    "format {f} is advertised renderable but rt_format has no target for it"
+                );
+            }
+        }
+        for &f in crate::rt_format::RAW_FORMATS {
+            assert!(is_supported(
+                f,
+                sys::PIPE_TEXTURE_2D,
+                1,
+                sys::PIPE_BIND_RENDER_TARGET
+            ));
+            // Blending is not offered on integer targets (GL ES 3.0 §4.1.7).
+            let int = unsafe { sys::util_format_is_pure_integer(f) };
+            assert_eq!(
+                is_supported(f, sys::PIPE_TEXTURE_2D, 1, sys::PIPE_BIND_BLENDABLE),
+                !int,
+                "{f}"
+            );
+        }
+    }
 
     #[test]
     fn display_targets_needed_by_egl_are_accepted() {

@@ -17,6 +17,7 @@ mod formats;
 mod resource;
 #[cfg(test)]
 mod resource_tests;
+mod rt_format;
 mod screen;
 mod shader;
 mod state;

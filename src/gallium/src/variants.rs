@@ -80,10 +80,10 @@ impl BlendKey {
     /// Whether the program reads the destination (and so needs `nir_lower_blend`).
     pub fn reads_destination(&self) -> bool {
         self.logicop.is_some()
-            || self
-                .rts
-                .iter()
-                .any(|r| r.colormask != 0xf || r.rgb != REPLACE || r.alpha != REPLACE)
+            || self.rts.iter().any(|r| {
+                r.format != sys::PIPE_FORMAT_NONE
+                    && (r.colormask != 0xf || r.rgb != REPLACE || r.alpha != REPLACE)
+            })
     }
 
     fn options(&self) -> sys::nir_lower_blend_options {
@@ -124,20 +124,41 @@ fn uses_src1(f: u32) -> bool {
 /// # Safety
 /// The bound blend CSO and colour surfaces must be live.
 pub unsafe fn blend_key(ctx: &Context) -> Result<BlendKey, String> {
+    let fb = &ctx.state.framebuffer;
     let Some(b) = ctx.state.blend.as_ref() else {
-        return Ok(BlendKey::default());
+        // No blend state: plain stores, but the formats still decide the colour packing.
+        return Ok(BlendKey {
+            rts: (0..fb.nr_cbufs as usize)
+                .map(|i| RtBlend {
+                    rgb: REPLACE,
+                    alpha: REPLACE,
+                    colormask: 0xf,
+                    format: fb.cbufs[i]
+                        .as_ref()
+                        .map_or(sys::PIPE_FORMAT_NONE, |s| s.format()),
+                })
+                .collect(),
+            logicop: None,
+        });
     };
     if b.alpha_to_coverage() != 0 {
         return Err("alpha to coverage".into());
     }
-    let fb = &ctx.state.framebuffer;
     let mut key = BlendKey {
         rts: Vec::new(),
         logicop: (b.logicop_enable() != 0).then(|| b.logicop_func()),
     };
     for i in 0..fb.nr_cbufs as usize {
         if fb.cbufs[i].is_null() {
-            break;
+            // A GL_NONE draw buffer: no attachment, its writes are dropped (mask 0 makes
+            // nir_lower_blend remove them; without it the compiler drops them).
+            key.rts.push(RtBlend {
+                rgb: REPLACE,
+                alpha: REPLACE,
+                colormask: 0,
+                format: sys::PIPE_FORMAT_NONE,
+            });
+            continue;
         }
         let rt = &b.rt[if b.independent_blend_enable() != 0 {
             i
@@ -286,17 +307,12 @@ unsafe fn fragment_key(
     for i in 0..fb.nr_cbufs as usize {
         let s = fb.cbufs[i];
         let rt = if s.is_null() {
-            return Err("an unbound colour slot before a bound one".into());
+            RenderTarget::Unbound
         } else {
-            match (*s).format() {
-                sys::PIPE_FORMAT_R8G8B8A8_UNORM | sys::PIPE_FORMAT_R8G8B8X8_UNORM => {
-                    RenderTarget::Rgba8Unorm
-                }
-                sys::PIPE_FORMAT_B8G8R8A8_UNORM | sys::PIPE_FORMAT_B8G8R8X8_UNORM => {
-                    RenderTarget::Bgra8Unorm
-                }
-                f => return Err(format!("fragment output to format {f}")),
-            }
+            let f = (*s).format();
+            crate::rt_format::target(f)
+                .ok_or_else(|| format!("fragment output to format {f}"))?
+                .1
         };
         render_targets.push(rt);
     }
@@ -487,6 +503,11 @@ unsafe fn compile(
         ) {
             extra.blend_color = Some(word);
         }
+    }
+    if let (GraphicsKey::Fragment(_), Some(b)) = (key, blend) {
+        // Raw targets: the program packs its colour into the format's memory words.
+        let formats: Vec<u32> = b.rts.iter().map(|r| r.format).collect();
+        crate::rt_format::pack_colour_outputs(clone, &formats);
     }
     let r = agx16_compiler::nir::compile_nir_graphics(clone, key).map_err(|e| e.to_string());
     sys::ralloc_free(clone as *mut std::ffi::c_void);

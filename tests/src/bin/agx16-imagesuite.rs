@@ -2283,6 +2283,225 @@ void main() { o0 = v_col; o1 = v_col.bgra; o2 = vec4(1.0) - v_col; }
     }
 }
 
+/// A framebuffer of colour renderbuffers of the given internal formats (attachment i =
+/// `formats[i]`), every attachment a draw buffer; nothing cleared.
+unsafe fn rb_framebuffer(gl: &Gl, formats: &[u32]) -> Res<glow::Framebuffer> {
+    let fbo = gl.create_framebuffer()?;
+    gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
+    for (i, &f) in formats.iter().enumerate() {
+        let rb = gl.create_renderbuffer()?;
+        gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
+        gl.renderbuffer_storage(glow::RENDERBUFFER, f, SIZE, SIZE);
+        check(gl, &format!("glRenderbufferStorage({f:#x})"))?;
+        gl.framebuffer_renderbuffer(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0 + i as u32,
+            glow::RENDERBUFFER,
+            Some(rb),
+        );
+    }
+    let bufs: Vec<u32> = (0..formats.len() as u32)
+        .map(|i| glow::COLOR_ATTACHMENT0 + i)
+        .collect();
+    gl.draw_buffers(&bufs);
+    let status = gl.check_framebuffer_status(glow::FRAMEBUFFER);
+    if status != glow::FRAMEBUFFER_COMPLETE {
+        return Err(format!("framebuffer incomplete ({status:#x})"));
+    }
+    gl.viewport(0, 0, SIZE, SIZE);
+    Ok(fbo)
+}
+
+/// Reads colour attachment `i` as integers (RGBA_INTEGER with `ty` INT or UNSIGNED_INT) and
+/// keeps each component's low byte, one RGBA8-sized image per attachment.
+unsafe fn read_integer(gl: &Gl, i: u32, ty: u32) -> Res<Vec<u8>> {
+    gl.read_buffer(glow::COLOR_ATTACHMENT0 + i);
+    let mut px = vec![0u8; (SIZE * SIZE * 16) as usize];
+    gl.read_pixels(
+        0,
+        0,
+        SIZE,
+        SIZE,
+        glow::RGBA_INTEGER,
+        ty,
+        glow::PixelPackData::Slice(Some(&mut px)),
+    );
+    check(gl, "glReadPixels(RGBA_INTEGER)")?;
+    Ok(px.chunks(4).map(|c| c[0]).collect())
+}
+
+/// Four render targets with a GL_NONE draw buffer between them, blending and a colour mask
+/// applied to every target: attachment 1 keeps its clear, 0, 2 and 3 get two overlapping
+/// alpha-blended triangles with green masked off.
+fn mrt_gaps(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec2 a_pos;
+layout(location = 1) in vec4 a_col;
+out vec4 v_col;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_col = a_col; }
+";
+    const FS: &str = "#version 300 es
+precision mediump float;
+in vec4 v_col;
+layout(location = 0) out vec4 o0;
+layout(location = 1) out vec4 o1;
+layout(location = 2) out vec4 o2;
+layout(location = 3) out vec4 o3;
+void main() {
+    o0 = v_col; o1 = vec4(1.0, 0.0, 1.0, 1.0);
+    o2 = vec4(v_col.bgr, 0.5); o3 = vec4(1.0) - v_col;
+}
+";
+    unsafe {
+        framebuffer(gl, 4, false, false)?;
+        gl.draw_buffers(&[
+            glow::COLOR_ATTACHMENT0,
+            glow::NONE,
+            glow::COLOR_ATTACHMENT2,
+            glow::COLOR_ATTACHMENT3,
+        ]);
+        program(gl, VS, FS, &[])?;
+        let mut c = RGB3;
+        for v in &mut c {
+            v[3] = 0.6;
+        }
+        let mut v: Vec<f32> = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, c).to_vec();
+        v.extend(tri([[60.3, 60.4], [5.2, 30.1], [50.7, 1.8]], 0.0, RGB3));
+        let v: Vec<f32> = v
+            .chunks(7)
+            .flat_map(|c| [c[0], c[1], c[3], c[4], c[5], c[6]])
+            .collect();
+        vertices(gl, &v, &[2, 4])?;
+        gl.enable(glow::BLEND);
+        gl.blend_func(glow::SRC_ALPHA, glow::ONE_MINUS_SRC_ALPHA);
+        gl.color_mask(true, false, true, true);
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        check(gl, "MRT draw")?;
+        gl.color_mask(true, true, true, true);
+        gl.disable(glow::BLEND);
+        Ok(read(gl, 4)?)
+    }
+}
+
+/// Integer render targets (RGBA8UI, RGBA32I, RGBA16UI): glClearBufferuiv/iv per target, then flat
+/// integer varyings and integer arithmetic written to each; read back as integers.
+fn rt_integer(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec2 a_pos;
+layout(location = 1) in vec4 a_col;
+flat out uvec4 v_u;
+flat out int v_i;
+void main() {
+    gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0);
+    v_u = uvec4(a_col * 255.0);
+    v_i = gl_VertexID * 37 - 100;
+}
+";
+    const FS: &str = "#version 300 es
+precision highp float;
+precision highp int;
+flat in uvec4 v_u;
+flat in int v_i;
+layout(location = 0) out uvec4 o0;
+layout(location = 1) out ivec4 o1;
+layout(location = 2) out uvec4 o2;
+layout(location = 3) out uvec4 o3;
+void main() {
+    ivec2 p = ivec2(gl_FragCoord.xy);
+    o0 = v_u + uvec4(uint(p.x), uint(p.y), 7u, 0u);
+    o1 = ivec4(v_i * (p.x - 20) + p.y, -p.x, v_i, -70000 - p.y);
+    o2 = uvec4(v_u.x * 300u + uint(p.x), 70000u + uint(p.y), v_u.z, 65535u);
+    o3 = uvec4(0xdeadbe00u + uint(p.x), uint(v_i), v_u.y << 20, 0u - uint(p.y));
+}
+";
+    unsafe {
+        rb_framebuffer(
+            gl,
+            &[glow::RGBA8UI, glow::RGBA32I, glow::RGBA16UI, glow::RGBA32UI],
+        )?;
+        // Each unsigned clear has a component >= 2^23: softpipe takes a clear whose four
+        // words all read as zero floats (denormals flushed) for a clear to zero. Values past
+        // an 8/16-bit format's range clamp to its maximum in both (Mesa's util_format pack).
+        gl.clear_buffer_u32_slice(glow::COLOR, 0, &[3, 250, 77, 0x0080_0009]);
+        gl.clear_buffer_i32_slice(glow::COLOR, 1, &[-5, 100000, -300, 7]);
+        gl.clear_buffer_u32_slice(glow::COLOR, 2, &[65535, 1234, 0x0080_0000, 70000]);
+        gl.clear_buffer_u32_slice(
+            glow::COLOR,
+            3,
+            &[0x8000_0003, 0x0080_00fa, 0x1234_5678, 0xff00_0009],
+        );
+        check(gl, "glClearBuffer")?;
+        program(gl, VS, FS, &[])?;
+        let mut v = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, RGB3);
+        v.extend(tri([[40.3, 60.4], [62.2, 30.1], [60.7, 61.8]], 0.0, RGB3));
+        let v: Vec<f32> = v
+            .chunks(7)
+            .flat_map(|c| [c[0], c[1], c[3], c[4], c[5], c[6]])
+            .collect();
+        vertices(gl, &v, &[2, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        check(gl, "integer draw")?;
+        Ok(vec![
+            read_integer(gl, 0, glow::UNSIGNED_INT)?,
+            read_integer(gl, 1, glow::INT)?,
+            read_integer(gl, 2, glow::UNSIGNED_INT)?,
+            read_integer(gl, 3, glow::UNSIGNED_INT)?,
+        ])
+    }
+}
+
+/// Normalised render-target formats other than RGBA8 (SRGB8_ALPHA8 with linear → sRGB
+/// encoding and blending in linear space, RGB565, RGB10_A2, RGBA4, RGB5_A1), cleared and
+/// drawn with blending, read back as RGBA8. (R8 and RG8 attachments need ARB_texture_rg, which
+/// also needs them sampled.)
+unsafe fn rt_formats(gl: &Gl, formats: &[u32]) -> Frame {
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec2 a_pos;
+layout(location = 1) in vec4 a_col;
+out vec4 v_col;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_col = a_col; }
+";
+    const FS: &str = "#version 300 es
+precision highp float;
+in vec4 v_col;
+layout(location = 0) out vec4 o0;
+layout(location = 1) out vec4 o1;
+layout(location = 2) out vec4 o2;
+layout(location = 3) out vec4 o3;
+void main() { o0 = v_col; o1 = v_col.gbra; o2 = v_col.brga; o3 = vec4(v_col.rgb * 0.7, v_col.a); }
+";
+    rb_framebuffer(gl, formats)?;
+    // 0 and 1 only: exact in every format, so blending reads the same destination whether a
+    // renderer keeps the quantised value (as GL specifies) or the clear colour itself
+    // (softpipe's tile cache keeps the float).
+    gl.clear_color(0.0, 1.0, 1.0, 1.0);
+    gl.clear(glow::COLOR_BUFFER_BIT);
+    program(gl, VS, FS, &[])?;
+    let mut c = RGB3;
+    for v in &mut c {
+        v[3] = 0.7;
+    }
+    let v: Vec<f32> = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, c)
+        .chunks(7)
+        .flat_map(|c| [c[0], c[1], c[3], c[4], c[5], c[6]])
+        .collect();
+    vertices(gl, &v, &[2, 4])?;
+    gl.enable(glow::BLEND);
+    gl.blend_func(glow::SRC_ALPHA, glow::ONE_MINUS_SRC_ALPHA);
+    gl.draw_arrays(glow::TRIANGLES, 0, 3);
+    gl.disable(glow::BLEND);
+    check(gl, "format draw")?;
+    Ok(read(gl, formats.len() as u32)?)
+}
+
+fn rt_srgb_565(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe { rt_formats(gl, &[glow::SRGB8_ALPHA8, glow::RGB565, glow::RGBA8]) }
+}
+
+fn rt_packed_formats(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe { rt_formats(gl, &[glow::RGB10_A2, glow::RGBA4, glow::RGB5_A1]) }
+}
+
 /// Flat (ES 3.0) and smooth outputs side by side, and integer arithmetic in the shader.
 fn flat_varying(gl: &Gl, _: &Ctx) -> Frame {
     const VS: &str = "#version 300 es
@@ -2436,6 +2655,10 @@ const SCENES: &[Scene] = &[
     s("draw_after_flush", 2, 1, 0, draw_after_flush),
     s("mrt", 3, 1, 0, mrt),
     s("flat_varying", 3, 1, 0, flat_varying),
+    s("mrt_gaps", 3, 1, 0, mrt_gaps),
+    s("rt_integer", 3, 0, 0, rt_integer),
+    s("rt_srgb_565", 3, 1, 0, rt_srgb_565),
+    s("rt_packed_formats", 3, 1, 0, rt_packed_formats),
     s("shader_math", 2, 1, 0, shader_math),
     s("many_draws", 2, 0, 0, many_draws),
     s("blit_scaled", 3, 1, 0, blit_scaled),

@@ -218,11 +218,12 @@ fn colour_target(g: &GfxImport, loc: u32) -> Result<(RenderTarget, u8), CompileE
             "fragment output location {loc} (depth/stencil/sample mask)"
         )));
     };
-    let Some(&fmt) = fk.render_targets.get(rt) else {
-        return Err(CompileError::Unsupported(format!(
-            "fragment output to render target {rt}, which the key does not have"
-        )));
-    };
+    // An output past the key's draw buffers has no attachment: GL drops its writes.
+    let fmt = fk
+        .render_targets
+        .get(rt)
+        .copied()
+        .unwrap_or(RenderTarget::Unbound);
     if let RenderTarget::Words(n) = fmt {
         if !(1..=4).contains(&n) {
             return Err(CompileError::Unsupported(format!(
@@ -230,7 +231,10 @@ fn colour_target(g: &GfxImport, loc: u32) -> Result<(RenderTarget, u8), CompileE
             )));
         }
     }
-    Ok((fmt, fk.render_targets[..rt].iter().map(|t| t.words()).sum()))
+    Ok((
+        fmt,
+        fk.render_targets.iter().take(rt).map(|t| t.words()).sum(),
+    ))
 }
 
 /// gl_FragCoord (`read`: the components used). x, y: the framebuffer pixel (get_sr
