@@ -118,7 +118,7 @@ struct PackState {
 fn slot_of(location: u32) -> Option<usize> {
     if location == sys::FRAG_RESULT_COLOR {
         Some(0)
-    } else if location >= sys::FRAG_RESULT_DATA0 && location < sys::FRAG_RESULT_DATA0 + 8 {
+    } else if (sys::FRAG_RESULT_DATA0..sys::FRAG_RESULT_DATA0 + 8).contains(&location) {
         Some((location - sys::FRAG_RESULT_DATA0) as usize)
     } else {
         None
