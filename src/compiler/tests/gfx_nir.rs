@@ -1326,6 +1326,8 @@ fn instanced_attributes_advance_per_divisor_instances() {
             .collect();
         compare(&img, &reference(&per_instance));
     }
+}
+
 #[test]
 fn nir_render_targets_with_a_gap_and_raw_words_take_consecutive_tile_words() {
     // DATA0 → RGBA8 word 0; DATA1 has no attachment (its store is dropped, no words);
