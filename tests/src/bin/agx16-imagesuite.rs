@@ -535,6 +535,45 @@ fn elements_u32(gl: &Gl, c: &Ctx) -> Frame {
     unsafe { indexed(gl, glow::UNSIGNED_INT) }
 }
 
+/// glDrawElementsBaseVertex (GL_EXT/OES_draw_elements_base_vertex): the same u16 index list
+/// drawn twice with base vertices 0 and 5, which select a second set of vertices elsewhere.
+fn elements_base_vertex(gl: &Gl, c: &Ctx) -> Frame {
+    if !c.has("GL_EXT_draw_elements_base_vertex") && !c.has("GL_OES_draw_elements_base_vertex") {
+        return Err(Outcome::Skip(
+            "needs GL_EXT_draw_elements_base_vertex or GL_OES_draw_elements_base_vertex".into(),
+        ));
+    }
+    let mut v = Vec::new();
+    // Vertices 0..5: a fan-shaped pair of triangles at the bottom left; 5..10 at the top right.
+    for (ox, oy, col) in [
+        (0.0, 0.0, k(255, 64, 0, 255)),
+        (30.0, 28.0, k(0, 128, 255, 255)),
+    ] {
+        for (x, y) in [
+            (3.3, 4.1),
+            (27.6, 6.2),
+            (24.4, 29.3),
+            (6.1, 25.7),
+            (15.2, 15.9),
+        ] {
+            v.extend(
+                tri([[x + ox, y + oy], [0.0, 0.0], [0.0, 0.0]], 0.0, solid(col))[..7].to_vec(),
+            );
+        }
+    }
+    let idx: [u16; 9] = [0, 1, 4, 1, 2, 4, 2, 3, 4];
+    unsafe {
+        simple(gl, || {
+            program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
+            vertices(gl, &v, &[3, 4])?;
+            indices(gl, &idx, |i| i.to_le_bytes().to_vec())?;
+            gl.draw_elements_base_vertex(glow::TRIANGLES, 9, glow::UNSIGNED_SHORT, 0, 0);
+            gl.draw_elements_base_vertex(glow::TRIANGLES, 6, glow::UNSIGNED_SHORT, 6, 5);
+            check(gl, "glDrawElementsBaseVertex")
+        })
+    }
+}
+
 /// Instancing (ES 3.0): a per-instance offset attribute (divisor 1) and gl_InstanceID.
 fn instanced(gl: &Gl, _: &Ctx) -> Frame {
     const VS: &str = "#version 300 es
@@ -956,8 +995,8 @@ void main() { o = v_col; }
 }
 
 /// Primitive restart with the fixed index (ES 3.0 GL_PRIMITIVE_RESTART_FIXED_INDEX): a
-/// triangle strip with u16 indices, a fan with u8, a line strip with u32 and a triangle list
-/// with u16 whose restart drops a partial triangle.
+/// triangle strip with u16 indices (also with a base vertex), a fan with u8, a line strip with
+/// u32 and a triangle list with u16 whose restart drops a partial triangle.
 fn primitive_restart(gl: &Gl, _: &Ctx) -> Frame {
     unsafe {
         simple(gl, || {
@@ -1000,6 +1039,14 @@ fn primitive_restart(gl: &Gl, _: &Ctx) -> Frame {
             {
                 vert(*x, *y, RGB3[i % 3]);
             }
+            // 26..34: the strips again, top left, drawn with base vertex 26 (restart compares
+            // the index before the base vertex is added).
+            for (i, c) in RGB3.iter().chain(&RGB3[..1]).enumerate() {
+                vert(2.6 + 7.2 * (i % 2) as f32, 46.2 + 7.1 * (i / 2) as f32, *c);
+            }
+            for (i, c) in RGB3.iter().chain(&RGB3[2..]).enumerate() {
+                vert(14.2 + 7.7 * (i % 2) as f32, 47.7 + 8.4 * (i / 2) as f32, *c);
+            }
             vertices(gl, &v, &[3, 4])?;
             let ibo = gl.create_buffer()?;
             gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, Some(ibo));
@@ -1009,6 +1056,7 @@ fn primitive_restart(gl: &Gl, _: &Ctx) -> Frame {
                 .collect();
             gl.buffer_data_u8_slice(glow::ELEMENT_ARRAY_BUFFER, &strip, glow::STATIC_DRAW);
             gl.draw_elements(glow::TRIANGLE_STRIP, 9, glow::UNSIGNED_SHORT, 0);
+            gl.draw_elements_base_vertex(glow::TRIANGLE_STRIP, 9, glow::UNSIGNED_SHORT, 0, 26);
             let fan: Vec<u8> = vec![8, 9, 10, 0xff, 11, 12, 13];
             gl.buffer_data_u8_slice(glow::ELEMENT_ARRAY_BUFFER, &fan, glow::STATIC_DRAW);
             gl.draw_elements(glow::TRIANGLE_FAN, 7, glow::UNSIGNED_BYTE, 0);
@@ -2610,6 +2658,7 @@ const SCENES: &[Scene] = &[
     s("elements_u8", 2, 1, 0, elements_u8),
     s("elements_u16", 2, 1, 0, elements_u16),
     s("elements_u32", 2, 1, 0, elements_u32),
+    s("elements_base_vertex", 2, 1, 0, elements_base_vertex),
     s("instanced", 3, 1, 0, instanced),
     s("instanced_divisors", 3, 1, 0, instanced_divisors),
     s("vertex_formats", 3, 1, 0, vertex_formats),
