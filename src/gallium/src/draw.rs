@@ -297,7 +297,13 @@ unsafe fn record_draw(
             size,
             count: draw.count,
             base_vertex: draw.index_bias,
-            restart: info.primitive_restart().then_some(info.restart_index),
+            // An index of this size can never equal a larger restart index (NV_primitive_restart
+            // allows any value); the hardware compares the zero-extended index with the
+            // comparand agx16-draw masks to the index size, so such a draw has no restart.
+            restart: info
+                .primitive_restart()
+                .then_some(info.restart_index)
+                .filter(|&r| r as u64 <= u64::MAX >> (64 - 8 * info.index_size as u32)),
         }
     };
     let batch = ctx.render.batch.as_mut().unwrap();
