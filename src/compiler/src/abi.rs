@@ -44,7 +44,8 @@
 //! - qwords 6..6+B−1: the stage's buffers, B = [`StageInfo::buffers`]: first the UBOs by GL
 //!   index ([`GraphicsKey`] `ubos`; UBO k is device base slot 6 + k, [`ubo_slot`]), then in the
 //!   vertex stage the vertex-buffer bindings (binding b is base slot 6 + ubos + b,
-//!   [`vertex_buffer_slot`]); each holds the 64-bit address of the binding's first byte;
+//!   [`vertex_buffer_slot`]), then the stream-output buffers ([`VertexKey::xfb_buffers`],
+//!   [`xfb_slot`]); each holds the 64-bit address of the binding's first byte;
 //! - words 12 + 2B ..: the inline uniform words ([`StageInfo::gl_uniform_base`]); NIR
 //!   `load_uniform` base + offset counted in 32-bit words w reads uniform
 //!   `gl_uniform_base + w`; `load_ubo` of block k at byte offset o is a device load of element
@@ -227,6 +228,9 @@ pub struct VertexKey {
     /// GL clip-space depth (z in [-w, w], `clip_halfz` off): the program stores
     /// `(z + w) / 2` as position z, the [0, w] range the M4 clips to (sim/GFX.md "Clipping").
     pub gl_clip_z: bool,
+    /// Stream-output (transform feedback) buffers the program writes: NIR `store_ssbo` to
+    /// buffer j is a device store through base slot [`xfb_slot`] (after the vertex buffers).
+    pub xfb_buffers: u8,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -288,6 +292,13 @@ pub const ROOT_SLOTS: u8 = 6;
 /// Argument words a launcher can transfer (6-bit `arg_store` destination).
 pub const MAX_UNIFORM_WORDS: u16 = 64;
 
+/// Uniform blocks a stage can read: 12, the OpenGL ES 3.0 minimum per stage
+/// (MAX_VERTEX/FRAGMENT_UNIFORM_BLOCKS). Each costs two of the at most 46 argument words a
+/// graphics launcher transfers (sim/GFX.md "Render-stage uniform ABI": pending registers
+/// r18..r63, GravityLinux/mesa README.apple9-launchers.md, T8132), beside the 12 root words,
+/// the vertex buffers and the inline uniforms, so no more than the minimum is offered.
+pub const MAX_UBOS: u8 = 12;
+
 /// The device base slot of UBO `k`.
 pub fn ubo_slot(k: u8) -> u8 {
     ROOT_SLOTS + k
@@ -296,6 +307,17 @@ pub fn ubo_slot(k: u8) -> u8 {
 /// The device base slot of vertex-buffer binding `b` of a stage with `ubos` UBOs.
 pub fn vertex_buffer_slot(ubos: u8, b: u8) -> u8 {
     ROOT_SLOTS + ubos + b
+}
+
+/// Vertex-buffer bindings a vertex program under `key` addresses (highest binding + 1).
+pub fn vertex_buffers(key: &VertexKey) -> u8 {
+    key.attribs.iter().map(|a| a.buffer + 1).max().unwrap_or(0)
+}
+
+/// The device base slot of stream-output buffer `j` of a vertex program under `key`: after its
+/// UBOs and vertex buffers.
+pub fn xfb_slot(key: &VertexKey, j: u8) -> u8 {
+    ROOT_SLOTS + key.ubos + vertex_buffers(key) + j
 }
 
 /// Uniform words of device base slot `q`: (low, high) halves of its 64-bit address.

@@ -224,8 +224,9 @@ unsafe fn link_time_key(nir: *const m::nir_shader) -> crate::abi::GraphicsKey {
                     divisor: 0,
                 })
                 .collect(),
-            ubos: 0,
+            ubos: info.num_ubos,
             gl_clip_z: true,
+            xfb_buffers: 0,
         })
     } else {
         GraphicsKey::Fragment(FragmentKey {
@@ -240,7 +241,7 @@ unsafe fn link_time_key(nir: *const m::nir_shader) -> crate::abi::GraphicsKey {
                 .collect(),
             frag_coord_z: info.inputs_read & (1 << m::VARYING_SLOT_POS) != 0,
             render_targets: vec![RenderTarget::Rgba8Unorm],
-            ubos: 0,
+            ubos: info.num_ubos,
         })
     }
 }

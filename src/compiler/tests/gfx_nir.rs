@@ -179,6 +179,7 @@ fn vertex_key() -> VertexKey {
         attribs: vec![a(0, 0), a(1, 16)],
         ubos: 0,
         gl_clip_z: false,
+        xfb_buffers: 0,
     }
 }
 

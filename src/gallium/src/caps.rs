@@ -59,6 +59,23 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     caps.primitive_restart = true;
     caps.primitive_restart_fixed_index = true;
 
+    // Uniform blocks (ARB_uniform_buffer_object): the program reads block k with device loads
+    // from its address in the root record (agx16_compiler::abi `ubo_slot`; device loads with
+    // base slots: sim/GFX.md "Render-stage uniform ABI"). Binding offsets: 16 bytes
+    // (asahi-25.0; the loads need 4-byte aligned addresses, vec4 members sit at multiples of 16).
+    // Block size: `max_constant_buffer_size` keeps Mesa's default, CONST_BUFFER0_SIZE (64 KiB,
+    // asahi-25.0), a 32-bit element index away from the block's base.
+    caps.constant_buffer_offset_alignment = 16;
+
+    // Transform feedback (EXT_transform_feedback): the vertex program stores its captured outputs
+    // with device stores (so.rs). Buffers and components are GLES 3.0's minimums
+    // (MAX_TRANSFORM_FEEDBACK_SEPARATE_ATTRIBS 4 x 4 components, 64 interleaved components):
+    // each buffer takes two of the launcher's argument words beside the UBOs, vertex buffers and
+    // uniforms (agx16_compiler::abi), the capture's stores are as many as its components.
+    caps.max_stream_output_buffers = 4;
+    caps.max_stream_output_separate_components = 4;
+    caps.max_stream_output_interleaved_components = 64;
+
     // Limits (hardware).
     caps.max_texture_2d_size = 16384; // asahi-25.0
     caps.max_texture_cube_levels = 15; // asahi-25.0: 16384 x 16384
@@ -115,7 +132,9 @@ pub fn shader_param(stage: sys::pipe_shader_type, param: sys::pipe_shader_cap) -
         }
         sys::PIPE_SHADER_CAP_MAX_TEMPS => 256,
         sys::PIPE_SHADER_CAP_MAX_CONST_BUFFER0_SIZE => 16 * 1024 * 4, // asahi-25.0
-        sys::PIPE_SHADER_CAP_MAX_CONST_BUFFERS => 1,
+        // The default uniform block and agx16_compiler::abi::MAX_UBOS uniform blocks (the
+        // launcher's argument words bound them; 12 is GLES 3.0's minimum per stage).
+        sys::PIPE_SHADER_CAP_MAX_CONST_BUFFERS => 1 + agx16_compiler::abi::MAX_UBOS as i32,
         sys::PIPE_SHADER_CAP_CONT_SUPPORTED => 1,
         sys::PIPE_SHADER_CAP_INTEGERS => 1,
         sys::PIPE_SHADER_CAP_INDIRECT_TEMP_ADDR | sys::PIPE_SHADER_CAP_INDIRECT_CONST_ADDR => 1,

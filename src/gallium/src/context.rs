@@ -16,6 +16,8 @@ pub struct Context {
     pub render: Renderer,
     /// Mesa's blitter (blit.rs), made after the hooks it calls are installed.
     pub blitter: *mut sys::blitter_context,
+    /// Transform feedback targets and queries.
+    pub so: crate::so::StreamOut,
 }
 
 impl Context {
@@ -38,6 +40,7 @@ pub unsafe extern "C" fn create(
             state: state::State::new(),
             render: Renderer::new(),
             blitter: null_mut(),
+            so: Default::default(),
         }));
         let base = &mut (*ctx).base;
         base.screen = screen;
@@ -108,6 +111,7 @@ fn install_hooks(c: &mut sys::pipe_context) {
     c.set_sampler_views = Some(set_sampler_views);
     c.set_vertex_buffers = Some(set_vertex_buffers);
     c.set_active_query_state = Some(set_active_query_state);
+    crate::so::install_hooks(c);
 }
 
 /// Pauses/resumes statistics-counting queries around internal draws (the blitter's). No query
@@ -129,6 +133,7 @@ unsafe extern "C" fn destroy(ctx: *mut sys::pipe_context) {
             );
         }
         ctx.state.release();
+        ctx.so.release();
         if !ctx.base.stream_uploader.is_null() {
             sys::u_upload_destroy(ctx.base.stream_uploader);
         }

@@ -246,7 +246,9 @@ unsafe fn record_draw(
         return Err("a nonzero base instance".into());
     }
     open_batch(ctx, screen)?;
-    let mut programs = variants::for_draw(ctx, screen)?;
+    let vs_so = ctx.state.vs.as_ref().and_then(|vs| vs.so.as_ref());
+    let capture = crate::so::plan(ctx, vs_so, info, draw)?;
+    let mut programs = variants::for_draw(ctx, screen, capture.as_ref())?;
     // The fragment stage's texture/sampler tables (roots 0 and 1 of its root record).
     let tables = crate::texture::fragment_tables(ctx)?;
     if !tables.is_empty() {
@@ -319,6 +321,9 @@ unsafe fn record_draw(
         viewport,
         zs,
     });
+    if let Some(c) = capture {
+        crate::so::finish(ctx, screen, c);
+    }
     Ok(())
 }
 

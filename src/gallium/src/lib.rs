@@ -20,6 +20,7 @@ mod resource_tests;
 mod rt_format;
 mod screen;
 mod shader;
+mod so;
 mod state;
 mod texture;
 #[cfg(test)]

@@ -31,6 +31,8 @@ pub struct ShaderCso {
     #[allow(dead_code)] // reported at creation; draws use `variants`
     pub compiled: Result<Compiled, String>,
     pub variants: crate::variants::VariantCache,
+    /// Vertex: the outputs transform feedback captures (Mesa's stream-output info).
+    pub so: Option<crate::so::StreamOutput>,
 }
 
 /// Size of a GLSL type in vec4 slots, the unit of shader inputs and outputs here.
@@ -82,8 +84,9 @@ unsafe fn link_time_key(nir: *const sys::nir_shader) -> Option<GraphicsKey> {
                     divisor: 0,
                 })
                 .collect(),
-            ubos: 0,
+            ubos: info.num_ubos,
             gl_clip_z: true,
+            xfb_buffers: 0,
         })),
         sys::MESA_SHADER_FRAGMENT => Some(GraphicsKey::Fragment(FragmentKey {
             varyings: bits(info.inputs_read)
@@ -97,7 +100,7 @@ unsafe fn link_time_key(nir: *const sys::nir_shader) -> Option<GraphicsKey> {
                 .collect(),
             frag_coord_z: info.inputs_read & (1 << sys::VARYING_SLOT_POS) != 0,
             render_targets: vec![RenderTarget::Rgba8Unorm],
-            ubos: 0,
+            ubos: info.num_ubos,
         })),
         _ => None,
     }
@@ -159,6 +162,19 @@ unsafe fn create(ctx: *mut sys::pipe_context, state: *const sys::pipe_shader_sta
     } else {
         sys::nir_iter::instr_count(entry)
     };
+    let so = if (*nir).info.stage() == sys::MESA_SHADER_VERTEX {
+        crate::so::parse(&(*state).stream_output, (*nir).info.outputs_written)
+    } else {
+        None
+    };
+    if so.is_some() && !entry.is_null() {
+        // The capture (so.rs) reads the output values where they are last stored: outputs
+        // become temporaries copied to the outputs at the end of the shader.
+        sys::nir_lower_io_to_temporaries(nir, entry, true, false);
+        sys::nir_lower_global_vars_to_local(nir);
+        sys::nir_split_var_copies(nir);
+        sys::nir_lower_var_copies(nir);
+    }
     lower_io(nir);
     // The CSO-time compile lowers its own clone; `nir` stays the variants' source.
     let clone = sys::nir_shader_clone(null_mut(), nir);
@@ -186,6 +202,7 @@ unsafe fn create(ctx: *mut sys::pipe_context, state: *const sys::pipe_shader_sta
         nir,
         compiled,
         variants: Default::default(),
+        so,
     })) as *mut c_void
 }
 

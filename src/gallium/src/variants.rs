@@ -14,7 +14,7 @@ use crate::screen::Screen;
 use crate::shader::ShaderCso;
 use agx16_compiler::abi::{
     AttribFormat, AttribType, FragmentKey, GraphicsKey, RenderTarget, StageInfo, VertexAttrib,
-    VertexKey, ROOT_WORDS,
+    VertexKey, MAX_UBOS, ROOT_WORDS,
 };
 use agx16_compiler::ir::Interp as CInterp;
 use agx16_draw::{FragmentProgram, Interp, Varying, VertexProgram};
@@ -29,8 +29,17 @@ pub struct DrawPrograms {
     pub fs_args: Vec<u32>,
 }
 
-/// A compiled variant (or why it could not be compiled, so a failing key is reported once).
-type Variant<P> = Result<(Arc<P>, StageInfo), String>;
+/// A compiled vertex variant and where its root record takes the words the driver adds.
+type VertexVariant = Result<(Arc<VertexProgram>, StageInfo, VertexWords), String>;
+
+/// Root-record words of a vertex variant besides the program's own uniforms.
+#[derive(Clone, Copy, Debug)]
+struct VertexWords {
+    /// GL uniform words the program itself reads (from constant buffer 0).
+    program_words: usize,
+    /// The root-record word of the transform feedback capture's three words.
+    capture: Option<usize>,
+}
 
 /// A compiled fragment variant and where its root record takes the words the driver adds.
 type FragmentVariant = Result<(Arc<FragmentProgram>, StageInfo, FragmentWords), String>;
@@ -48,7 +57,7 @@ struct FragmentWords {
 /// Compiled variants of one CSO, by key.
 #[derive(Default)]
 pub struct Variants {
-    vertex: Vec<(VertexKey, Variant<VertexProgram>)>,
+    vertex: Vec<(VertexKey, VertexVariant)>,
     fragment: Vec<((FragmentKey, BlendKey), FragmentVariant)>,
 }
 
@@ -258,7 +267,11 @@ pub fn attrib_format(f: sys::pipe_format) -> Result<AttribFormat, String> {
 
 /// The vertex key: element i feeds the i-th vertex shader input in location order (how the
 /// state tracker orders vertex elements).
-unsafe fn vertex_key(ctx: &Context, vs: &ShaderCso) -> Result<VertexKey, String> {
+unsafe fn vertex_key(
+    ctx: &Context,
+    vs: &ShaderCso,
+    xfb_buffers: u8,
+) -> Result<VertexKey, String> {
     let ve = ctx
         .state
         .vertex_elements
@@ -292,8 +305,9 @@ unsafe fn vertex_key(ctx: &Context, vs: &ShaderCso) -> Result<VertexKey, String>
         .is_none_or(|r| r.clip_halfz() == 0);
     Ok(VertexKey {
         attribs,
-        ubos: 0,
+        ubos: ubo_count(vs)?,
         gl_clip_z,
+        xfb_buffers,
     })
 }
 
@@ -322,8 +336,43 @@ unsafe fn fragment_key(
         varyings: vs_info.varyings.clone(),
         frag_coord_z,
         render_targets,
-        ubos: 0,
+        ubos: ubo_count(fs)?,
     })
+}
+
+/// The uniform blocks a stage's program declares (NIR `load_ubo` block k is the state
+/// tracker's constant buffer k + 1: st_atom_constbuf.c `st_bind_ubos`), each a buffer qword of
+/// its root record (agx16_compiler::abi); more than [`MAX_UBOS`] do not fit the launcher's
+/// argument words beside the vertex buffers and uniforms.
+unsafe fn ubo_count(cso: &ShaderCso) -> Result<u8, String> {
+    let n = (*cso.nir).info.num_ubos;
+    if n > MAX_UBOS {
+        return Err(format!("{n} uniform blocks in one stage (at most {MAX_UBOS})"));
+    }
+    Ok(n)
+}
+
+/// The root-record qwords of a stage's `n` uniform blocks: the GPU address of constant buffer
+/// k + 1's first byte (its binding offset included) for block k.
+unsafe fn ubo_words(
+    ctx: &mut Context,
+    stage: usize,
+    n: u8,
+    args: &mut Vec<u32>,
+) -> Result<(), String> {
+    for k in 0..n as usize {
+        let cb = ctx.state.constant_buffers[stage][k + 1];
+        if cb.buffer.is_null() {
+            return Err(format!(
+                "uniform block {k} has no buffer bound (constant buffer {})",
+                k + 1
+            ));
+        }
+        ctx.render.use_resource(cb.buffer, false);
+        let va = Resource::get(cb.buffer).bo().va + cb.buffer_offset as u64;
+        args.extend([va as u32, (va >> 32) as u32]);
+    }
+    Ok(())
 }
 
 /// `store_output` to FRAG_RESULT_COLOR → FRAG_RESULT_DATA0.
@@ -449,6 +498,8 @@ struct ExtraWords {
     origin: Option<u32>,
     /// The blend colour, for constant blend factors (see [`blend_const_uniform`]).
     blend_color: Option<u32>,
+    /// Vertex: the transform feedback capture's three words (see `so::add_capture`).
+    capture: Option<u32>,
 }
 
 /// Compiles `cso` for `key` on a clone of its NIR (the compiler lowers in place). For a
@@ -478,6 +529,17 @@ unsafe fn compile(
                 &mut word as *mut u32 as *mut std::ffi::c_void,
             );
             extra.origin = Some(word);
+        }
+    }
+    if let GraphicsKey::Vertex(v) = key {
+        if v.xfb_buffers > 0 {
+            let so = cso.so.as_ref().ok_or("a capturing variant of a CSO without stream outputs")?;
+            let word = uniform_end(clone);
+            if let Err(e) = crate::so::add_capture(clone, so, word) {
+                sys::ralloc_free(clone as *mut std::ffi::c_void);
+                return Err(e);
+            }
+            extra.capture = Some(word);
         }
     }
     if let Some(b) = blend.filter(|b| b.reads_destination()) {
@@ -522,17 +584,13 @@ fn interp(i: CInterp) -> Interp {
     }
 }
 
-unsafe fn vertex_variant(
-    screen: &Screen,
-    cso: &ShaderCso,
-    key: &VertexKey,
-) -> Variant<VertexProgram> {
+unsafe fn vertex_variant(screen: &Screen, cso: &ShaderCso, key: &VertexKey) -> VertexVariant {
     let mut cache = cso.variants.lock().unwrap();
     if let Some((_, r)) = cache.vertex.iter().find(|(k, _)| k == key) {
         return r.clone();
     }
     let r = (|| {
-        let (c, info, _) = compile(cso, &GraphicsKey::Vertex(key.clone()), None)?;
+        let (c, info, extra) = compile(cso, &GraphicsKey::Vertex(key.clone()), None)?;
         // Spills address per-thread scratch sized by the launch frame's extent A
         // (4 bytes per scratch word, agx16-compiler MProgram::scratch_words).
         let scratch = u16::try_from(4 * c.mir.scratch_words)
@@ -550,7 +608,13 @@ unsafe fn vertex_variant(
             publications: info.publications,
             scratch,
         };
-        Ok((Arc::new(p), info))
+        let words = VertexWords {
+            program_words: extra.program_words as usize,
+            capture: extra
+                .capture
+                .map(|w| info.gl_uniform_base as usize + w as usize),
+        };
+        Ok((Arc::new(p), info, words))
     })();
     cache.vertex.push((key.clone(), r.clone()));
     r
@@ -674,18 +738,26 @@ unsafe fn inline_uniforms(
 ///
 /// # Safety
 /// The bound CSOs and buffers must be live.
-pub unsafe fn for_draw(ctx: &mut Context, screen: &Screen) -> Result<DrawPrograms, String> {
+/// `capture`: the draw's transform feedback (so.rs), which selects a capturing vertex variant.
+pub unsafe fn for_draw(
+    ctx: &mut Context,
+    screen: &Screen,
+    capture: Option<&crate::so::Plan>,
+) -> Result<DrawPrograms, String> {
     let vs = ctx.state.vs.as_ref().ok_or("no vertex shader bound")?;
     let fs = ctx.state.fs.as_ref().ok_or("no fragment shader bound")?;
-    let vkey = vertex_key(ctx, vs)?;
-    let (vprog, vinfo) = vertex_variant(screen, vs, &vkey)?;
+    let xfb_buffers = capture.map_or(0, |p| p.addresses.len() as u8);
+    let vkey = vertex_key(ctx, vs, xfb_buffers)?;
+    let (vprog, vinfo, vwords) = vertex_variant(screen, vs, &vkey)?;
     let fkey = fragment_key(ctx, fs, &vinfo)?;
     let bkey = blend_key(ctx)?;
     let (fprog, finfo, fwords) = fragment_variant(screen, fs, &fkey, &bkey)?;
 
-    // Vertex root record: six zero roots, the vertex buffers' addresses, inline uniforms.
+    // Vertex root record: six zero roots, the uniform blocks', the vertex buffers' and the
+    // stream-output buffers' addresses, inline uniforms.
     let mut vs_args = vec![0u32; ROOT_WORDS as usize];
-    let bindings = vinfo.buffers.saturating_sub(vkey.ubos);
+    ubo_words(ctx, sys::PIPE_SHADER_VERTEX as usize, vkey.ubos, &mut vs_args)?;
+    let bindings = agx16_compiler::abi::vertex_buffers(&vkey);
     for b in 0..bindings as usize {
         let vb = ctx.state.vertex_buffers[b];
         let va = if vb.is_user_buffer {
@@ -698,14 +770,24 @@ pub unsafe fn for_draw(ctx: &mut Context, screen: &Screen) -> Result<DrawProgram
         };
         vs_args.extend([va as u32, (va >> 32) as u32]);
     }
+    for va in capture.map_or(&[][..], |p| &p.addresses) {
+        vs_args.extend([*va as u32, (va >> 32) as u32]);
+    }
     inline_uniforms(
         ctx,
         sys::PIPE_SHADER_VERTEX as usize,
         &vinfo,
-        None,
+        Some(vwords.program_words),
         &mut vs_args,
     )?;
+    if let (Some(w), Some(p)) = (vwords.capture, capture) {
+        if vs_args.len() < w + 3 {
+            vs_args.resize(w + 3, 0);
+        }
+        vs_args[w..w + 3].copy_from_slice(&p.words);
+    }
     let mut fs_args = vec![0u32; ROOT_WORDS as usize];
+    ubo_words(ctx, sys::PIPE_SHADER_FRAGMENT as usize, fkey.ubos, &mut fs_args)?;
     inline_uniforms(
         ctx,
         sys::PIPE_SHADER_FRAGMENT as usize,
@@ -764,6 +846,7 @@ mod tests {
             nir: (*b).shader,
             compiled: Err("not compiled at CSO time in this test".into()),
             variants: Default::default(),
+            so: None,
         }
     }
 

@@ -137,16 +137,13 @@ pub(super) unsafe fn prologue(
     }
 }
 
-/// Buffer qwords of a stage under `key`: its UBOs, then (vertex) its vertex-buffer bindings.
+/// Buffer qwords of a stage under `key`: its UBOs, then (vertex) its vertex-buffer bindings
+/// and stream-output buffers.
 pub(super) fn buffers(key: &GraphicsKey) -> u8 {
     match key {
-        GraphicsKey::Vertex(v) => v
-            .attribs
-            .iter()
-            .map(|a| a.buffer + 1)
-            .max()
-            .unwrap_or(0)
-            .saturating_add(v.ubos),
+        GraphicsKey::Vertex(v) => abi::vertex_buffers(v)
+            .saturating_add(v.ubos)
+            .saturating_add(v.xfb_buffers),
         GraphicsKey::Fragment(f) => f.ubos,
     }
 }
@@ -567,6 +564,35 @@ pub(super) unsafe fn import_intrinsic(
                 } else {
                     uniform_words_indexed(im, x, base, comps, srcs[0].ssa)?;
                 }
+            }
+            // Transform feedback: the driver's capture stores (agx16-gallium so.rs) write
+            // stream-output buffer j through its slot after the vertex buffers.
+            "store_ssbo" if vertex => {
+                let GraphicsKey::Vertex(vk) = &g.key else {
+                    unreachable!()
+                };
+                let j = super::intrinsic::const_src(&srcs[1], "stream-output buffer index")?;
+                let n = (*srcs[0].ssa).num_components;
+                let mask = m::nir_intrinsic_write_mask(x);
+                if j >= vk.xfb_buffers as u64
+                    || mask != (1 << n) - 1
+                    || (*srcs[0].ssa).bit_size != 32
+                {
+                    return Err(CompileError::Unsupported(format!(
+                        "vertex store_ssbo to buffer {j} with write mask {mask:#x} (the key has {} \
+                         stream-output buffers; whole 32-bit vectors only)",
+                        vk.xfb_buffers
+                    )));
+                }
+                let slot = abi::xfb_slot(vk, j as u8);
+                if abi::gl_uniform_base(slot - abi::ROOT_SLOTS + 1) > abi::MAX_UNIFORM_WORDS {
+                    return Err(CompileError::Unsupported(format!(
+                        "stream-output buffer {j}: past the 64 argument words"
+                    )));
+                }
+                let idx = super::intrinsic::element_index(im, srcs[2].ssa)?;
+                let val = Src::val(im.value(srcs[0].ssa)?);
+                im.b.store_global(slot, idx, val);
             }
             "load_ubo" => {
                 let block = super::intrinsic::const_src(&srcs[0], "uniform block index")?;

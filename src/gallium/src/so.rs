@@ -1,0 +1,465 @@
+//! Transform feedback (stream output) and its primitive queries.
+//!
+//! No source establishes a fixed-function stream-output unit on G16, and the T8132 driver captures
+//! with the API vertex program itself, writing its outputs to the stream-output buffers with
+//! ordinary device stores (GravityLinux/mesa src/gallium/drivers/asahi/agx_streamout.c, "Apple9
+//! ... writes raw outputs through ordinary SSBOs"; inferred from that driver, not measured). agx16
+//! does the same inside the draw: a vertex variant keyed on `VertexKey::xfb_buffers` gets, after its
+//! output stores, a capture of every stream output at
+//! `(instance * vertices_per_instance + vertex_id - first) * stride + dst_offset` (NIR below, device
+//! stores through the buffers' root-record slots, agx16_compiler::abi `xfb_slot`). Draws that
+//! capture are non-indexed point, line or triangle lists (OpenGL ES 3.0: DrawElements is an error
+//! while transform feedback is active, and the primitive mode equals the draw mode); every vertex
+//! id of such a draw is shaded once per instance, and one that belongs to no complete primitive
+//! (or to a primitive past the buffers' room) stores nothing. Offsets, the primitives-written
+//! query and the buffers' room are kept on the CPU from the draw's counts, as the T8132 driver
+//! does for direct draws.
+
+use crate::context::Context;
+use crate::ffi::guard;
+use crate::resource::Resource;
+use agx16_mesa_sys as sys;
+use std::ffi::{c_uint, c_void};
+use std::ptr::null_mut;
+
+/// The stream outputs of a vertex CSO (Gallium's `pipe_stream_output_info`, with each output
+/// register resolved to its varying location).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct StreamOutput {
+    pub outputs: Vec<Capture>,
+    /// Bytes per vertex of each buffer.
+    pub strides: [u32; 4],
+}
+
+/// One captured output: `n` components of varying `location` from component `comp` on, at
+/// 32-bit word `word` of each vertex's record in buffer `buffer`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Capture {
+    pub buffer: u8,
+    pub word: u32,
+    pub location: u32,
+    pub comp: u32,
+    pub n: u32,
+}
+
+impl StreamOutput {
+    /// Buffers the outputs write (highest buffer + 1): the variant's `xfb_buffers`.
+    pub fn buffers(&self) -> u8 {
+        self.outputs.iter().map(|o| o.buffer + 1).max().unwrap_or(0)
+    }
+}
+
+/// The CSO's stream outputs, from the state Mesa created it with. `outputs_written` is the NIR's
+/// before IO lowering: `register_index` counts the written outputs below the location
+/// (st_program.c `get_stream_output_info_from_nir`).
+pub fn parse(so: &sys::pipe_stream_output_info, outputs_written: u64) -> Option<StreamOutput> {
+    if so.num_outputs == 0 {
+        return None;
+    }
+    let locations: Vec<u32> = (0..64).filter(|b| outputs_written >> b & 1 == 1).collect();
+    let mut r = StreamOutput {
+        outputs: Vec::new(),
+        strides: std::array::from_fn(|b| 4 * so.stride[b] as u32),
+    };
+    for o in &so.output[..so.num_outputs as usize] {
+        r.outputs.push(Capture {
+            buffer: o.output_buffer() as u8,
+            word: o.dst_offset(),
+            // An index past the written outputs names no location; `u32::MAX` makes the capture
+            // pass refuse it by name.
+            location: *locations
+                .get(o.register_index() as usize)
+                .unwrap_or(&u32::MAX),
+            comp: o.start_component(),
+            n: o.num_components(),
+        });
+    }
+    Some(r)
+}
+
+/// A `load_uniform` of `n` 32-bit integer words at GL uniform word `word`.
+unsafe fn uniform_words(b: *mut sys::nir_builder, word: u32, n: u32) -> *mut sys::nir_def {
+    let load = sys::nir_intrinsic_instr_create((*b).shader, sys::nir_intrinsic_load_uniform);
+    (*load).num_components = n as u8;
+    sys::nir_def_init(&mut (*load).instr, &mut (*load).def, n, 32);
+    *(*load).src.as_mut_ptr() = sys::nir_src_for_ssa(sys::nir_imm_int(b, 0));
+    sys::nir_intrinsic_set_base(load, word as i32);
+    sys::nir_intrinsic_set_range(load, n);
+    sys::nir_intrinsic_set_dest_type(load, sys::nir_type_uint32);
+    sys::nir_builder_instr_insert(b, &mut (*load).instr);
+    &mut (*load).def
+}
+
+unsafe fn system_value(b: *mut sys::nir_builder, op: sys::nir_intrinsic_op) -> *mut sys::nir_def {
+    let x = sys::nir_intrinsic_instr_create((*b).shader, op);
+    sys::nir_def_init(&mut (*x).instr, &mut (*x).def, 1, 32);
+    sys::nir_builder_instr_insert(b, &mut (*x).instr);
+    &mut (*x).def
+}
+
+/// Adds the capture to a vertex shader whose outputs are stored in its last block (shader.rs
+/// lowers a capturing CSO's outputs to temporaries written at the end): after those stores,
+/// with the three GL uniform words at `word` = (first vertex, vertices per instance, vertices
+/// captured in all), vertex k = vertex_id − first of instance i stores its outputs at vertex
+/// record `i · per_instance + k` when k < per_instance and the record < the captured count.
+///
+/// # Safety
+/// `nir` must be a valid vertex shader with lowered IO.
+pub unsafe fn add_capture(
+    nir: *mut sys::nir_shader,
+    so: &StreamOutput,
+    word: u32,
+) -> Result<(), String> {
+    unsafe extern "C" fn collect(
+        _b: *mut sys::nir_builder,
+        x: *mut sys::nir_intrinsic_instr,
+        data: *mut c_void,
+    ) -> bool {
+        if (*x).intrinsic == sys::nir_intrinsic_store_output {
+            (*(data as *mut Vec<*mut sys::nir_intrinsic_instr>)).push(x);
+        }
+        false
+    }
+    let mut stores: Vec<*mut sys::nir_intrinsic_instr> = Vec::new();
+    sys::nir_shader_intrinsics_pass(
+        nir,
+        Some(collect),
+        sys::nir_metadata_all,
+        &mut stores as *mut _ as *mut c_void,
+    );
+    let impl_ = sys::nir_shader_get_entrypoint(nir);
+    let last = sys::nir_impl_last_block(impl_);
+    // (location, component) → (value, channel) of the last store (program order in the block).
+    let mut stored: Vec<((u32, u32), (*mut sys::nir_def, u32))> = Vec::new();
+    let mut elsewhere = false;
+    for &x in &stores {
+        if (*x).instr.block != last {
+            elsewhere = true;
+            continue;
+        }
+        let srcs = (*x).src.as_slice(2);
+        if !sys::nir_src_is_const(srcs[1]) {
+            return Err("a captured output stored with an indirect offset".into());
+        }
+        let loc =
+            sys::nir_intrinsic_io_semantics(x).location() + sys::nir_src_as_uint(srcs[1]) as u32;
+        let comp = sys::nir_intrinsic_component(x);
+        let mask = sys::nir_intrinsic_write_mask(x);
+        for k in 0..(*srcs[0].ssa).num_components as u32 {
+            if mask >> k & 1 == 1 {
+                let key = (loc, comp + k);
+                stored.retain(|(s, _)| *s != key);
+                stored.push((key, (srcs[0].ssa, k)));
+            }
+        }
+    }
+    if elsewhere {
+        return Err("output stores outside the shader's last block (the capture reads them there)".into());
+    }
+    let mut nb = sys::nir_builder_at(sys::nir_after_block(last));
+    let b: *mut sys::nir_builder = &mut nb;
+    let words = uniform_words(b, word, 3);
+    let (first, per_instance, limit) = (
+        sys::nir_channel(b, words, 0),
+        sys::nir_channel(b, words, 1),
+        sys::nir_channel(b, words, 2),
+    );
+    let vid = system_value(b, sys::nir_intrinsic_load_vertex_id);
+    let iid = system_value(b, sys::nir_intrinsic_load_instance_id);
+    let k = sys::nir_isub(b, vid, first);
+    let record = sys::nir_iadd(b, sys::nir_imul(b, iid, per_instance), k);
+    let inside = sys::nir_iand(
+        b,
+        sys::nir_ult(b, k, per_instance),
+        sys::nir_ult(b, record, limit),
+    );
+    sys::nir_push_if(b, inside);
+    for o in &so.outputs {
+        let mut comps = Vec::new();
+        for c in o.comp..o.comp + o.n {
+            let (v, ch) = stored
+                .iter()
+                .find(|(s, _)| *s == (o.location, c))
+                .map(|(_, v)| *v)
+                .ok_or_else(|| {
+                    format!(
+                        "captured output location {} component {c} is never stored",
+                        o.location
+                    )
+                })?;
+            comps.push(sys::nir_channel(b, v, ch));
+        }
+        let value = sys::nir_vec(b, comps.as_mut_ptr(), o.n);
+        let stride_words = so.strides[o.buffer as usize] / 4;
+        let element = sys::nir_iadd_imm(b, sys::nir_imul_imm(b, record, stride_words as u64), o.word as u64);
+        let offset = sys::nir_ishl_imm(b, element, 2);
+        let st = sys::nir_intrinsic_instr_create((*b).shader, sys::nir_intrinsic_store_ssbo);
+        (*st).num_components = o.n as u8;
+        let srcs = (*st).src.as_mut_slice(3);
+        srcs[0] = sys::nir_src_for_ssa(value);
+        srcs[1] = sys::nir_src_for_ssa(sys::nir_imm_int(b, o.buffer as i32));
+        srcs[2] = sys::nir_src_for_ssa(offset);
+        sys::nir_intrinsic_set_write_mask(st, (1 << o.n) - 1);
+        sys::nir_intrinsic_set_align(st, 4, 0);
+        sys::nir_builder_instr_insert(b, &mut (*st).instr);
+    }
+    sys::nir_pop_if(b, null_mut());
+    Ok(())
+}
+
+/// A stream-output target and how far into it the captures have written.
+#[repr(C)]
+struct Target {
+    base: sys::pipe_stream_output_target,
+    /// Bytes written from `base.buffer_offset` on.
+    written: u32,
+}
+
+/// The context's bound targets and running primitives-written queries.
+#[derive(Default)]
+pub struct StreamOut {
+    targets: Vec<*mut sys::pipe_stream_output_target>,
+    queries: Vec<*mut Query>,
+}
+
+impl StreamOut {
+    /// Drops the target references (context destruction).
+    ///
+    /// # Safety
+    /// The targets must be live.
+    pub unsafe fn release(&mut self) {
+        for t in self.targets.iter_mut() {
+            sys::pipe_so_target_reference(t, null_mut());
+        }
+        self.targets.clear();
+    }
+}
+
+/// What a capturing draw needs and does.
+pub struct Plan {
+    /// Per stream-output buffer (0..xfb_buffers): its GPU address at the write position.
+    pub addresses: Vec<u64>,
+    /// The capture's uniform words (first vertex, vertices per instance, vertices captured).
+    pub words: [u32; 3],
+    written_prims: u64,
+    /// (target index, bytes the draw appends).
+    advance: Vec<(usize, u32)>,
+}
+
+fn vertices_per_primitive(mode: sys::mesa_prim) -> Result<u32, String> {
+    Ok(match mode {
+        sys::MESA_PRIM_POINTS => 1,
+        sys::MESA_PRIM_LINES => 2,
+        sys::MESA_PRIM_TRIANGLES => 3,
+        m => {
+            return Err(format!(
+                "transform feedback of primitive type {m} (OpenGL ES 3.0 captures point, line and \
+                 triangle lists)"
+            ))
+        }
+    })
+}
+
+/// The capture plan of a draw with the bound vertex CSO (`None`: nothing is captured).
+///
+/// # Safety
+/// The bound targets and their buffers must be live.
+pub unsafe fn plan(
+    ctx: &Context,
+    so: Option<&StreamOutput>,
+    info: &sys::pipe_draw_info,
+    draw: &sys::pipe_draw_start_count_bias,
+) -> Result<Option<Plan>, String> {
+    let targets = &ctx.so.targets;
+    let Some(so) = so.filter(|_| targets.iter().any(|t| !t.is_null())) else {
+        return Ok(None);
+    };
+    if info.index_size != 0 {
+        return Err("transform feedback of an indexed draw (OpenGL ES 3.0 captures glDrawArrays)".into());
+    }
+    let verts = vertices_per_primitive(info.mode)?;
+    let per_instance = draw.count / verts * verts;
+    let mut room = u64::MAX;
+    let mut addresses = Vec::new();
+    let mut advance = Vec::new();
+    for j in 0..so.buffers() as usize {
+        let used = so.outputs.iter().any(|o| o.buffer as usize == j);
+        let t = targets.get(j).copied().unwrap_or(null_mut());
+        if t.is_null() {
+            if used {
+                return Err(format!("stream output buffer {j} is not bound"));
+            }
+            addresses.push(0);
+            continue;
+        }
+        let t = &*(t as *const Target);
+        let va = Resource::get(t.base.buffer).bo().va + t.base.buffer_offset as u64 + t.written as u64;
+        addresses.push(va);
+        let stride = so.strides[j];
+        if used && stride > 0 {
+            let left = t.base.buffer_size.saturating_sub(t.written) as u64;
+            room = room.min(left / stride as u64 / verts as u64);
+            advance.push((j, stride));
+        }
+    }
+    let written_prims = (per_instance / verts) as u64 * info.instance_count as u64;
+    let written_prims = written_prims.min(room);
+    let limit = u32::try_from(written_prims * verts as u64)
+        .map_err(|_| "more than 2^32 captured vertices in one draw".to_string())?;
+    Ok(Some(Plan {
+        addresses,
+        words: [draw.start, per_instance, limit],
+        written_prims,
+        advance: advance
+            .into_iter()
+            .map(|(j, stride)| (j, limit * stride))
+            .collect(),
+    }))
+}
+
+/// After a capturing draw is recorded: the targets' write positions move past the captured
+/// vertices, running queries count its primitives, and the batch is submitted, so that a later
+/// draw or the CPU reading the buffers sees the stores (draws of one T8132 VDM batch have no
+/// memory barrier between them: agx_streamout.c ends the batch after a capture).
+///
+/// # Safety
+/// The bound targets must be live.
+pub unsafe fn finish(ctx: &mut Context, screen: &crate::screen::Screen, plan: Plan) {
+    for &(j, bytes) in &plan.advance {
+        let t = &mut *(ctx.so.targets[j] as *mut Target);
+        t.written = t.written.saturating_add(bytes);
+        ctx.render.use_resource(t.base.buffer, true);
+    }
+    for &q in &ctx.so.queries {
+        (*q).value += plan.written_prims;
+    }
+    ctx.render.flush(&screen.bo, &screen.programs, None);
+}
+
+unsafe extern "C" fn create_target(
+    ctx: *mut sys::pipe_context,
+    res: *mut sys::pipe_resource,
+    buffer_offset: c_uint,
+    buffer_size: c_uint,
+) -> *mut sys::pipe_stream_output_target {
+    guard("create_stream_output_target", null_mut(), || {
+        let t = Box::into_raw(Box::new(Target {
+            // SAFETY: plain C data; all-zero is "unset".
+            base: std::mem::zeroed(),
+            written: 0,
+        }));
+        sys::pipe_reference_init(&mut (*t).base.reference, 1);
+        sys::pipe_resource_reference(&mut (*t).base.buffer, res);
+        (*t).base.context = ctx;
+        (*t).base.buffer_offset = buffer_offset;
+        (*t).base.buffer_size = buffer_size;
+        t as *mut sys::pipe_stream_output_target
+    })
+}
+
+unsafe extern "C" fn destroy_target(
+    _: *mut sys::pipe_context,
+    t: *mut sys::pipe_stream_output_target,
+) {
+    guard("stream_output_target_destroy", (), || {
+        sys::pipe_resource_reference(&mut (*t).buffer, null_mut());
+        drop(Box::from_raw(t as *mut Target));
+    })
+}
+
+/// Binds `n` targets; an offset of −1 appends where the target's captures left off (resume),
+/// any other value sets the write position (st: 0 at glBeginTransformFeedback).
+unsafe extern "C" fn set_targets(
+    pctx: *mut sys::pipe_context,
+    n: c_uint,
+    targets: *mut *mut sys::pipe_stream_output_target,
+    offsets: *const c_uint,
+    _prim: sys::mesa_prim,
+) {
+    guard("set_stream_output_targets", (), || {
+        let ctx = Context::get(pctx);
+        ctx.so.release();
+        for i in 0..n as usize {
+            let t = *targets.add(i);
+            if !t.is_null() && *offsets.add(i) != u32::MAX {
+                (*(t as *mut Target)).written = *offsets.add(i);
+            }
+            let mut r = null_mut();
+            sys::pipe_so_target_reference(&mut r, t);
+            ctx.so.targets.push(r);
+        }
+    })
+}
+
+/// A query: primitives written by transform feedback (GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN),
+/// counted on the CPU from the capturing draws.
+pub struct Query {
+    value: u64,
+}
+
+unsafe extern "C" fn create_query(
+    _: *mut sys::pipe_context,
+    kind: c_uint,
+    index: c_uint,
+) -> *mut sys::pipe_query {
+    guard("create_query", null_mut(), || {
+        if kind != sys::PIPE_QUERY_PRIMITIVES_EMITTED || index != 0 {
+            // st turns a null query into GL_OUT_OF_MEMORY at glBeginQuery.
+            eprintln!("agx16: query type {kind} (stream {index}) is not supported");
+            return null_mut();
+        }
+        Box::into_raw(Box::new(Query { value: 0 })) as *mut sys::pipe_query
+    })
+}
+
+unsafe extern "C" fn destroy_query(pctx: *mut sys::pipe_context, q: *mut sys::pipe_query) {
+    guard("destroy_query", (), || {
+        let q = q as *mut Query;
+        Context::get(pctx).so.queries.retain(|&x| x != q);
+        drop(Box::from_raw(q));
+    })
+}
+
+unsafe extern "C" fn begin_query(pctx: *mut sys::pipe_context, q: *mut sys::pipe_query) -> bool {
+    guard("begin_query", false, || {
+        let q = q as *mut Query;
+        (*q).value = 0;
+        let qs = &mut Context::get(pctx).so.queries;
+        if !qs.contains(&q) {
+            qs.push(q);
+        }
+        true
+    })
+}
+
+unsafe extern "C" fn end_query(pctx: *mut sys::pipe_context, q: *mut sys::pipe_query) -> bool {
+    guard("end_query", false, || {
+        let q = q as *mut Query;
+        Context::get(pctx).so.queries.retain(|&x| x != q);
+        true
+    })
+}
+
+unsafe extern "C" fn get_query_result(
+    _: *mut sys::pipe_context,
+    q: *mut sys::pipe_query,
+    _wait: bool,
+    result: *mut sys::pipe_query_result,
+) -> bool {
+    guard("get_query_result", false, || {
+        // Known when the draws were recorded.
+        (*result).u64_ = (*(q as *mut Query)).value;
+        true
+    })
+}
+
+pub fn install_hooks(c: &mut sys::pipe_context) {
+    c.create_stream_output_target = Some(create_target);
+    c.stream_output_target_destroy = Some(destroy_target);
+    c.set_stream_output_targets = Some(set_targets);
+    c.create_query = Some(create_query);
+    c.destroy_query = Some(destroy_query);
+    c.begin_query = Some(begin_query);
+    c.end_query = Some(end_query);
+    c.get_query_result = Some(get_query_result);
+}
