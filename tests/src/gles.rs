@@ -30,6 +30,11 @@ impl Drop for Gles {
 /// Loads libEGL, opens the surfaceless display and makes a GLES 2.0 context (pbuffer-capable
 /// config, no surface) current on this thread.
 pub fn gles2() -> Result<Gles, String> {
+    gles(2)
+}
+
+/// As [`gles2`], for GLES major version `major` (EGL_CONTEXT_CLIENT_VERSION).
+pub fn gles(major: i32) -> Result<Gles, String> {
     // SAFETY: loading the system's libEGL.
     let egl = unsafe { egl::DynamicInstance::<egl::EGL1_5>::load_required() }
         .map_err(|e| format!("cannot load libEGL.so.1: {e}"))?;
@@ -64,9 +69,9 @@ pub fn gles2() -> Result<Gles, String> {
             display,
             config,
             None,
-            &[egl::CONTEXT_CLIENT_VERSION, 2, egl::NONE],
+            &[egl::CONTEXT_CLIENT_VERSION, major, egl::NONE],
         )
-        .map_err(|e| format!("eglCreateContext(GLES 2): {e}"))?;
+        .map_err(|e| format!("eglCreateContext(GLES {major}): {e}"))?;
     egl.make_current(display, None, None, Some(ctx))
         .map_err(|e| format!("eglMakeCurrent: {e}"))?;
     let gl = load_gl(&egl);

@@ -1,0 +1,324 @@
+//! agx16-xfbtest: OpenGL ES 3.0 transform feedback, checked against values computed here on the
+//! CPU from the vertex shader's formulas (the oracle; the e2e test also runs it on softpipe, so
+//! the expectations themselves are checked against an independent implementation).
+//!
+//! Cases (each prints `ok NAME` or `fail NAME: why`):
+//! - `interleaved_triangles`: three varyings (vec3, float, gl_Position) interleaved in one
+//!   buffer, glDrawArrays(GL_TRIANGLES, 1, 8): the six vertices of the two complete triangles
+//!   are captured in order, the two of the incomplete one are not (the buffer keeps its fill
+//!   pattern after them); GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN is 2.
+//! - `separate_points_instanced`: three varyings (float, int, vec3) in three separate buffers,
+//!   glDrawArraysInstanced(GL_POINTS, 0, 3, 2) with GL_RASTERIZER_DISCARD: records instance by
+//!   instance, gl_InstanceID in the values.
+//! - `pause_resume_lines`: one buffer bound at a byte offset (glBindBufferRange), GL_LINES:
+//!   a draw, a paused draw (not captured), a resumed draw appending after the first; the
+//!   query counts the captured lines only.
+//!
+//! Needs an OpenGL ES 3.0 context (with agx16: MESA_GLES_VERSION_OVERRIDE=3.0 until the driver
+//! exposes it). Exits non-zero when a case fails.
+
+use agx16_tests::gles;
+use glow::HasContext;
+use std::process::ExitCode;
+
+const VS: &str = "#version 300 es
+layout(location = 0) in vec4 a_pos;
+layout(location = 1) in vec3 a_val;
+out vec3 v_a;
+out float v_b;
+flat out int v_c;
+void main() {
+    gl_Position = a_pos;
+    v_a = a_val * 2.0 + vec3(1.0, -0.5, 0.25);
+    v_b = float(gl_VertexID) * 0.5 + float(gl_InstanceID) * 100.0;
+    v_c = gl_VertexID * 3 - gl_InstanceID * 7;
+}
+";
+
+const FS: &str = "#version 300 es
+precision highp float;
+in vec3 v_a;
+in float v_b;
+flat in int v_c;
+out vec4 o;
+void main() { o = vec4(fract(v_a.x), fract(v_b), float(v_c & 7) / 8.0, 1.0); }
+";
+
+/// Vertices: position (x, y, z, w) and value (3 floats).
+const N: usize = 10;
+
+fn pos(i: usize) -> [f32; 4] {
+    let t = i as f32;
+    [-0.8 + 0.17 * t, 0.7 - 0.13 * t, 0.1 * (t - 4.0) / 5.0, 1.0]
+}
+
+fn val(i: usize) -> [f32; 3] {
+    let t = i as f32;
+    [0.25 * t - 1.0, 3.5 - t * t * 0.125, t * 0.75]
+}
+
+/// The vertex shader's outputs on the CPU.
+fn v_a(i: usize) -> [f32; 3] {
+    let v = val(i);
+    [v[0] * 2.0 + 1.0, v[1] * 2.0 - 0.5, v[2] * 2.0 + 0.25]
+}
+fn v_b(id: usize, inst: usize) -> f32 {
+    id as f32 * 0.5 + inst as f32 * 100.0
+}
+fn v_c(id: usize, inst: usize) -> i32 {
+    id as i32 * 3 - inst as i32 * 7
+}
+
+/// Fill pattern of fresh capture buffers (a NaN no capture produces).
+const FILL: u32 = 0x7fc0_dead;
+
+type Res<T> = Result<T, String>;
+
+unsafe fn check(gl: &glow::Context, what: &str) -> Res<()> {
+    match gl.get_error() {
+        glow::NO_ERROR => Ok(()),
+        e => Err(format!("{what}: GL error {e:#x}")),
+    }
+}
+
+unsafe fn program(gl: &glow::Context, varyings: &[&str], mode: u32) -> Res<glow::Program> {
+    let p = gl.create_program()?;
+    for (kind, src) in [(glow::VERTEX_SHADER, VS), (glow::FRAGMENT_SHADER, FS)] {
+        let s = gl.create_shader(kind)?;
+        gl.shader_source(s, src);
+        gl.compile_shader(s);
+        if !gl.get_shader_compile_status(s) {
+            return Err(format!("shader compile: {}", gl.get_shader_info_log(s)));
+        }
+        gl.attach_shader(p, s);
+    }
+    gl.transform_feedback_varyings(p, varyings, mode);
+    gl.link_program(p);
+    if !gl.get_program_link_status(p) {
+        return Err(format!("link: {}", gl.get_program_info_log(p)));
+    }
+    gl.use_program(Some(p));
+    check(gl, "program")?;
+    Ok(p)
+}
+
+/// A capture buffer of `words` words filled with [`FILL`].
+unsafe fn capture_buffer(gl: &glow::Context, words: usize) -> Res<glow::Buffer> {
+    let b = gl.create_buffer()?;
+    gl.bind_buffer(glow::TRANSFORM_FEEDBACK_BUFFER, Some(b));
+    let fill: Vec<u8> = (0..words).flat_map(|_| FILL.to_le_bytes()).collect();
+    gl.buffer_data_u8_slice(glow::TRANSFORM_FEEDBACK_BUFFER, &fill, glow::DYNAMIC_READ);
+    Ok(b)
+}
+
+unsafe fn read_words(gl: &glow::Context, b: glow::Buffer, words: usize) -> Res<Vec<u32>> {
+    gl.bind_buffer(glow::TRANSFORM_FEEDBACK_BUFFER, Some(b));
+    let p = gl.map_buffer_range(
+        glow::TRANSFORM_FEEDBACK_BUFFER,
+        0,
+        4 * words as i32,
+        glow::MAP_READ_BIT,
+    );
+    if p.is_null() {
+        return Err("glMapBufferRange returned NULL".into());
+    }
+    let w = std::slice::from_raw_parts(p as *const u32, words).to_vec();
+    gl.unmap_buffer(glow::TRANSFORM_FEEDBACK_BUFFER);
+    check(gl, "read back")?;
+    Ok(w)
+}
+
+/// Compares captured words with the expected ones (f32 within 1e-5 relative, ints exact).
+fn compare(what: &str, got: &[u32], want: &[Word]) -> Res<()> {
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        let ok = match *w {
+            Word::F(f) => {
+                let g = f32::from_bits(*g);
+                (g - f).abs() <= 1e-5 * f.abs().max(1.0)
+            }
+            Word::I(x) => *g == x as u32,
+            Word::Fill => *g == FILL,
+        };
+        if !ok {
+            return Err(format!(
+                "{what}: word {i} is {g:#010x} ({}), expected {w:?}",
+                f32::from_bits(*g)
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[derive(Clone, Copy, Debug)]
+enum Word {
+    F(f32),
+    I(i32),
+    Fill,
+}
+
+unsafe fn query_result(gl: &glow::Context, q: glow::Query) -> Res<u32> {
+    let n = gl.get_query_parameter_u32(q, glow::QUERY_RESULT);
+    check(gl, "query result")?;
+    Ok(n)
+}
+
+unsafe fn interleaved_triangles(gl: &glow::Context) -> Res<()> {
+    program(
+        gl,
+        &["v_a", "v_b", "gl_Position"],
+        glow::INTERLEAVED_ATTRIBS,
+    )?;
+    const STRIDE: usize = 8;
+    let buf = capture_buffer(gl, STRIDE * 8)?;
+    gl.bind_buffer_base(glow::TRANSFORM_FEEDBACK_BUFFER, 0, Some(buf));
+    let q = gl.create_query()?;
+    gl.begin_query(glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, q);
+    gl.begin_transform_feedback(glow::TRIANGLES);
+    gl.draw_arrays(glow::TRIANGLES, 1, 8);
+    gl.end_transform_feedback();
+    gl.end_query(glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN);
+    check(gl, "capture")?;
+    let mut want = Vec::new();
+    for k in 0..8 {
+        let id = 1 + k;
+        if k < 6 {
+            want.extend(v_a(id).map(Word::F));
+            want.push(Word::F(v_b(id, 0)));
+            want.extend(pos(id).map(Word::F));
+        } else {
+            want.extend([Word::Fill; STRIDE]);
+        }
+    }
+    compare("buffer", &read_words(gl, buf, STRIDE * 8)?, &want)?;
+    let n = query_result(gl, q)?;
+    if n != 2 {
+        return Err(format!("{n} primitives written, expected 2"));
+    }
+    Ok(())
+}
+
+unsafe fn separate_points_instanced(gl: &glow::Context) -> Res<()> {
+    program(gl, &["v_b", "v_c", "v_a"], glow::SEPARATE_ATTRIBS)?;
+    let bufs = [
+        capture_buffer(gl, 6)?,
+        capture_buffer(gl, 6)?,
+        capture_buffer(gl, 18)?,
+    ];
+    for (i, b) in bufs.iter().enumerate() {
+        gl.bind_buffer_base(glow::TRANSFORM_FEEDBACK_BUFFER, i as u32, Some(*b));
+    }
+    gl.enable(glow::RASTERIZER_DISCARD);
+    gl.begin_transform_feedback(glow::POINTS);
+    gl.draw_arrays_instanced(glow::POINTS, 0, 3, 2);
+    gl.end_transform_feedback();
+    gl.disable(glow::RASTERIZER_DISCARD);
+    check(gl, "capture")?;
+    let recs: Vec<(usize, usize)> = (0..2)
+        .flat_map(|inst| (0..3).map(move |id| (id, inst)))
+        .collect();
+    let b: Vec<Word> = recs.iter().map(|&(id, i)| Word::F(v_b(id, i))).collect();
+    let c: Vec<Word> = recs.iter().map(|&(id, i)| Word::I(v_c(id, i))).collect();
+    let a: Vec<Word> = recs
+        .iter()
+        .flat_map(|&(id, _)| v_a(id).map(Word::F))
+        .collect();
+    compare("buffer 0 (v_b)", &read_words(gl, bufs[0], 6)?, &b)?;
+    compare("buffer 1 (v_c)", &read_words(gl, bufs[1], 6)?, &c)?;
+    compare("buffer 2 (v_a)", &read_words(gl, bufs[2], 18)?, &a)?;
+    Ok(())
+}
+
+unsafe fn pause_resume_lines(gl: &glow::Context) -> Res<()> {
+    program(gl, &["v_a"], glow::INTERLEAVED_ATTRIBS)?;
+    // Bound 32 bytes (8 words) into the buffer, room for 8 records.
+    let buf = capture_buffer(gl, 8 + 3 * 8)?;
+    gl.bind_buffer_range(glow::TRANSFORM_FEEDBACK_BUFFER, 0, Some(buf), 32, 4 * 3 * 8);
+    let q = gl.create_query()?;
+    gl.begin_query(glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, q);
+    gl.begin_transform_feedback(glow::LINES);
+    gl.draw_arrays(glow::LINES, 0, 4);
+    gl.pause_transform_feedback();
+    gl.draw_arrays(glow::LINES, 6, 4);
+    gl.resume_transform_feedback();
+    gl.draw_arrays(glow::LINES, 4, 3);
+    gl.end_transform_feedback();
+    gl.end_query(glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN);
+    check(gl, "capture")?;
+    let mut want = vec![Word::Fill; 8];
+    for id in [0, 1, 2, 3, 4, 5] {
+        want.extend(v_a(id).map(Word::F));
+    }
+    want.extend([Word::Fill; 6]);
+    compare("buffer", &read_words(gl, buf, 8 + 3 * 8)?, &want)?;
+    let n = query_result(gl, q)?;
+    if n != 3 {
+        return Err(format!("{n} primitives written, expected 3"));
+    }
+    Ok(())
+}
+
+unsafe fn run() -> Res<bool> {
+    let g = gles::gles(3)?;
+    let gl = &g.gl;
+    println!("GL_RENDERER: {}", g.renderer);
+    println!("GL_VERSION: {}", gl.get_parameter_string(glow::VERSION));
+    // A small colour target (the draws that are not discarded rasterise into it).
+    let fbo = gl.create_framebuffer()?;
+    gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
+    let rb = gl.create_renderbuffer()?;
+    gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
+    gl.renderbuffer_storage(glow::RENDERBUFFER, glow::RGBA8, 16, 16);
+    gl.framebuffer_renderbuffer(
+        glow::FRAMEBUFFER,
+        glow::COLOR_ATTACHMENT0,
+        glow::RENDERBUFFER,
+        Some(rb),
+    );
+    gl.viewport(0, 0, 16, 16);
+    let data: Vec<u8> = (0..N)
+        .flat_map(|i| {
+            pos(i)
+                .into_iter()
+                .chain(val(i))
+                .flat_map(f32::to_le_bytes)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    let vb = gl.create_buffer()?;
+    gl.bind_buffer(glow::ARRAY_BUFFER, Some(vb));
+    gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &data, glow::STATIC_DRAW);
+    gl.vertex_attrib_pointer_f32(0, 4, glow::FLOAT, false, 28, 0);
+    gl.vertex_attrib_pointer_f32(1, 3, glow::FLOAT, false, 28, 16);
+    gl.enable_vertex_attrib_array(0);
+    gl.enable_vertex_attrib_array(1);
+    check(gl, "set-up")?;
+    let mut all = true;
+    type Case = unsafe fn(&glow::Context) -> Res<()>;
+    let cases: [(&str, Case); 3] = [
+        ("interleaved_triangles", interleaved_triangles),
+        ("separate_points_instanced", separate_points_instanced),
+        ("pause_resume_lines", pause_resume_lines),
+    ];
+    for (name, case) in cases {
+        match case(gl) {
+            Ok(()) => println!("ok {name}"),
+            Err(e) => {
+                println!("fail {name}: {e}");
+                all = false;
+            }
+        }
+    }
+    Ok(all)
+}
+
+fn main() -> ExitCode {
+    // SAFETY: GL calls on the context `run` makes current on this thread.
+    match unsafe { run() } {
+        Ok(true) => ExitCode::SUCCESS,
+        Ok(false) => ExitCode::FAILURE,
+        Err(e) => {
+            eprintln!("agx16-xfbtest: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
