@@ -1643,6 +1643,87 @@ void main() { o = colour; }
     }
 }
 
+/// ES 3.0 uniform blocks beyond one vec4 pair: two vertex-stage blocks (a row-major mat2, a
+/// float array indexed by gl_VertexID % 3, a column-major mat4) and a fragment-stage block (a
+/// vec4 array indexed by a flat varying plus an ivec4 member), bound with glBindBufferBase and
+/// at a nonzero glBindBufferRange offset, two triangles.
+fn uniform_blocks_indexed(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec2 a_pos;
+layout(std140) uniform Shape { layout(row_major) mat2 rot; vec2 offset; float scale[3]; };
+layout(std140) uniform View { mat4 proj; };
+flat out int v_tri;
+void main() {
+    vec2 p = rot * a_pos * scale[gl_VertexID % 3] + offset;
+    gl_Position = proj * vec4(p, 0.0, 1.0);
+    v_tri = gl_VertexID / 3;
+}
+";
+    const FS: &str = "#version 300 es
+precision mediump float;
+layout(std140) uniform Palette { vec4 colours[4]; ivec4 pick; };
+flat in int v_tri;
+out vec4 o;
+void main() { o = colours[v_tri + pick.y] * vec4(float(pick.z) / 4.0); }
+";
+    unsafe {
+        simple(gl, || {
+            let p = program(gl, VS, FS, &[])?;
+            let v = [
+                // Every pixel centre at least 1/100 pixel from an edge (no snapping ties).
+                -0.71f32, -0.6, 0.5, -0.5, -0.1, 0.6, // triangle 0
+                0.3, 0.2, 0.9, 0.1, 0.56, 0.8, // triangle 1
+            ];
+            vertices(gl, &v, &[2])?;
+            let align = gl.get_parameter_i32(glow::UNIFORM_BUFFER_OFFSET_ALIGNMENT);
+            if !(1..=256).contains(&align) || 256 % align != 0 {
+                return Err(format!("UNIFORM_BUFFER_OFFSET_ALIGNMENT {align}").into());
+            }
+            let words = |f: &[f32]| -> Vec<u8> { f.iter().flat_map(|x| x.to_le_bytes()).collect() };
+            // Shape (std140): rot rows at 0 and 16, offset at 32, scale[k] at 48 + 16k.
+            let (c, sn) = (0.8f32, 0.35f32);
+            let shape = [
+                c, -sn, 0.0, 0.0, sn, c, 0.0, 0.0, 0.05, -0.08, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0,
+                0.85, 0.0, 0.0, 0.0, 1.1, 0.0, 0.0, 0.0,
+            ];
+            // View: columns of a scale-and-translate matrix.
+            let view = [
+                0.9f32, 0.0, 0.0, 0.0, 0.0, 0.95, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, -0.03, 0.02, 0.0,
+                1.0,
+            ];
+            // Palette at byte 256 of the same buffer as View: four colours, then pick.
+            let palette = [
+                0.9f32, 0.1, 0.2, 1.0, 0.2, 0.8, 0.3, 1.0, 0.1, 0.3, 0.9, 1.0, 0.7, 0.7, 0.1,
+                1.0,
+            ];
+            let pick: [i32; 4] = [9, 1, 3, 0];
+            let ubo = |bytes: &[u8]| -> Res<glow::Buffer> {
+                let b = gl.create_buffer()?;
+                gl.bind_buffer(glow::UNIFORM_BUFFER, Some(b));
+                gl.buffer_data_u8_slice(glow::UNIFORM_BUFFER, bytes, glow::STATIC_DRAW);
+                Ok(b)
+            };
+            let a = ubo(&words(&shape))?;
+            let mut shared = words(&view);
+            shared.resize(256, 0);
+            shared.extend(words(&palette));
+            shared.extend(pick.iter().flat_map(|x| x.to_le_bytes()));
+            let b = ubo(&shared)?;
+            for (name, binding) in [("Shape", 0), ("View", 2), ("Palette", 1)] {
+                let i = gl
+                    .get_uniform_block_index(p, name)
+                    .ok_or(format!("no uniform block {name}"))?;
+                gl.uniform_block_binding(p, i, binding);
+            }
+            gl.bind_buffer_base(glow::UNIFORM_BUFFER, 0, Some(a));
+            gl.bind_buffer_range(glow::UNIFORM_BUFFER, 2, Some(b), 0, 64);
+            gl.bind_buffer_range(glow::UNIFORM_BUFFER, 1, Some(b), 256, 80);
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
 /// `n` vec4 varyings, each a different ramp, mixed by the fragment shader.
 unsafe fn varyings(gl: &Gl, c: &Ctx, n: usize) -> Frame {
     let max = gl.get_parameter_i32(glow::MAX_VARYING_VECTORS) as usize;
@@ -2689,6 +2770,7 @@ const SCENES: &[Scene] = &[
     s("uniform_matrix", 2, 0, 0, uniform_matrix),
     s("uniform_array", 2, 1, 0, uniform_array),
     s("uniform_block", 3, 1, 0, uniform_block),
+    s("uniform_blocks_indexed", 3, 1, 0, uniform_blocks_indexed),
     s("varyings_8", 2, 1, 0, varyings_8),
     s("varyings_16", 3, 1, 0, varyings_16),
     s("discard", 2, 1, 0, discard),

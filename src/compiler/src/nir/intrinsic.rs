@@ -37,13 +37,20 @@ pub(super) unsafe fn element_index(
                 .src
                 .as_slice(2.min(m::nir_op_infos[(*a).op as usize].num_inputs as usize));
             let is_const = |k: usize| m::nir_src_is_const(srcs[k].src);
-            if name == "ishl" && is_const(1) && m::nir_src_as_uint(srcs[1].src) == 2 {
+            // The component the ALU source selects (a constant may be a vector: a swizzled
+            // load_const after vectorised address arithmetic, e.g. UBO array offsets).
+            let value = |k: usize| m::nir_src_comp_as_uint(srcs[k].src, srcs[k].swizzle[0] as u32);
+            if name == "ishl" && is_const(1) && value(1) == 2 {
                 return im.comp(srcs[0].src.ssa, srcs[0].swizzle[0]);
             }
             if name == "iadd" {
                 for (x, c) in [(0, 1), (1, 0)] {
-                    if is_const(c) && m::nir_src_as_uint(srcs[c].src).is_multiple_of(4) {
-                        let k = (m::nir_src_as_uint(srcs[c].src) / 4) as u32;
+                    // (A vector operand is read through its swizzle by the fallback below.)
+                    if is_const(c)
+                        && value(c).is_multiple_of(4)
+                        && (*srcs[x].src.ssa).num_components == 1
+                    {
+                        let k = (value(c) / 4) as u32;
                         let base = element_index(im, srcs[x].src.ssa)?;
                         return Ok(Src::val(im.b.iadd(base, Src::imm(k))));
                     }
