@@ -834,6 +834,70 @@ fn nir_uniform_array_indexed_by_a_variable() {
     }
 }
 
+/// `load_ubo` of `comps` words of uniform block `block` at byte offset `offset`.
+fn load_ubo(s: &mut Shader, block: u32, offset: *mut m::nir_def, comps: u32) -> *mut m::nir_def {
+    let blk = unsafe { m::nir_imm_int(s.b(), block as i32) };
+    let i = s.intrinsic(m::nir_intrinsic_load_ubo, comps, &[blk, offset], true);
+    unsafe {
+        m::nir_intrinsic_set_align(i, 4, 0);
+        m::nir_intrinsic_set_range_base(i, 0);
+        m::nir_intrinsic_set_range(i, u32::MAX);
+    }
+    s.insert(i)
+}
+
+#[test]
+fn nir_load_ubo_reads_each_block_through_its_root_qword() {
+    // Two uniform blocks: fragColor.rgb = block 0's words 4i+1 .. 4i+3 (std140 rows of vec4,
+    // i a uniform, so a dynamic byte offset 16i + 4), fragColor.a = block 1's word 2 (a
+    // constant offset). Block u is root qword 6 + u; the inline uniforms follow at word 16.
+    let rows: Vec<f32> = (0..16).map(|k| 0.03 + 0.06 * k as f32).collect();
+    let alpha = [0.5f32, 0.25, 0.625, 0.125];
+    let vs = vertex_shader(&vertex_key()).unwrap();
+    let key = FragmentKey {
+        ubos: 2,
+        ..fragment_key(&vs)
+    };
+    let mut fs = fragment_shader(&key, ShadeModel::Perspective, |s, _| unsafe {
+        let i = s.load_uniform(0, 1);
+        let off = m::nir_iadd_imm(s.b(), m::nir_ishl_imm(s.b(), i, 4), 4);
+        let rgb = load_ubo(s, 0, off, 3);
+        let eight = m::nir_imm_int(s.b(), 8);
+        let a = load_ubo(s, 1, eight, 1);
+        let (r, g, b) = (s.ch(rgb, 0), s.ch(rgb, 1), s.ch(rgb, 2));
+        m::nir_vec4(s.b(), r, g, b, a)
+    })
+    .unwrap();
+    assert_eq!((fs.info.buffers, fs.info.gl_uniform_base), (2, 16));
+    let (ubo0, ubo1) = (VB + 0x4000, VB + 0x5000);
+    let bytes = |f: &[f32]| -> Vec<u8> { f.iter().flat_map(|x| x.to_le_bytes()).collect() };
+    let writes = [(ubo0, bytes(&rows)), (ubo1, bytes(&alpha))];
+    for i in [0u64, 2, 3] {
+        fs.roots = vec![0, 0, 0, 0, 0, 0, ubo0, ubo1, i];
+        let d = w_triangle(ShadeModel::Perspective);
+        let (img, _) = draw_with_memory(&d, &vs, &fs, &writes).unwrap();
+        let mut want = d.clone();
+        for v in &mut want.verts {
+            v[4..7].copy_from_slice(&rows[4 * i as usize + 1..4 * i as usize + 4]);
+            v[7] = alpha[2];
+        }
+        compare(&img, &reference(&[want]));
+    }
+    // A block past the key's is refused by name.
+    let e = fragment_shader(&fragment_key(&vs), ShadeModel::Perspective, |s, _| {
+        let z = s.zero();
+        let x = load_ubo(s, 0, z, 4);
+        x
+    })
+    .err()
+    .unwrap()
+    .to_string();
+    assert!(
+        e.contains("load_ubo of block 0 (the key has 0 UBOs)"),
+        "{e}"
+    );
+}
+
 #[test]
 fn a_colour_whose_value_dies_at_the_pack_keeps_all_four_channels() {
     // fragColor = vec4(s) with s = u0 + u1 dying at the colour pack: all four pack sources

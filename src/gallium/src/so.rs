@@ -130,7 +130,8 @@ pub unsafe fn add_capture(
     let impl_ = sys::nir_shader_get_entrypoint(nir);
     let last = sys::nir_impl_last_block(impl_);
     // (location, component) → (value, channel) of the last store (program order in the block).
-    let mut stored: Vec<((u32, u32), (*mut sys::nir_def, u32))> = Vec::new();
+    type Stored = ((u32, u32), (*mut sys::nir_def, u32));
+    let mut stored: Vec<Stored> = Vec::new();
     let mut elsewhere = false;
     for &x in &stores {
         if (*x).instr.block != last {
@@ -154,7 +155,9 @@ pub unsafe fn add_capture(
         }
     }
     if elsewhere {
-        return Err("output stores outside the shader's last block (the capture reads them there)".into());
+        return Err(
+            "output stores outside the shader's last block (the capture reads them there)".into(),
+        );
     }
     let mut nb = sys::nir_builder_at(sys::nir_after_block(last));
     let b: *mut sys::nir_builder = &mut nb;
@@ -191,7 +194,11 @@ pub unsafe fn add_capture(
         }
         let value = sys::nir_vec(b, comps.as_mut_ptr(), o.n);
         let stride_words = so.strides[o.buffer as usize] / 4;
-        let element = sys::nir_iadd_imm(b, sys::nir_imul_imm(b, record, stride_words as u64), o.word as u64);
+        let element = sys::nir_iadd_imm(
+            b,
+            sys::nir_imul_imm(b, record, stride_words as u64),
+            o.word as u64,
+        );
         let offset = sys::nir_ishl_imm(b, element, 2);
         let st = sys::nir_intrinsic_instr_create((*b).shader, sys::nir_intrinsic_store_ssbo);
         (*st).num_components = o.n as u8;
@@ -275,7 +282,9 @@ pub unsafe fn plan(
         return Ok(None);
     };
     if info.index_size != 0 {
-        return Err("transform feedback of an indexed draw (OpenGL ES 3.0 captures glDrawArrays)".into());
+        return Err(
+            "transform feedback of an indexed draw (OpenGL ES 3.0 captures glDrawArrays)".into(),
+        );
     }
     let verts = vertices_per_primitive(info.mode)?;
     let per_instance = draw.count / verts * verts;
@@ -293,7 +302,8 @@ pub unsafe fn plan(
             continue;
         }
         let t = &*(t as *const Target);
-        let va = Resource::get(t.base.buffer).bo().va + t.base.buffer_offset as u64 + t.written as u64;
+        let va =
+            Resource::get(t.base.buffer).bo().va + t.base.buffer_offset as u64 + t.written as u64;
         addresses.push(va);
         let stride = so.strides[j];
         if used && stride > 0 {
@@ -462,4 +472,58 @@ pub fn install_hooks(c: &mut sys::pipe_context) {
     c.begin_query = Some(begin_query);
     c.end_query = Some(end_query);
     c.get_query_result = Some(get_query_result);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Mesa's register index counts the written outputs below the location
+    /// (st_program.c `get_stream_output_info_from_nir`): with POS, VAR0 and VAR2 written,
+    /// register 2 is VAR2.
+    #[test]
+    fn stream_output_registers_resolve_to_locations() {
+        // SAFETY: plain C data; all-zero is an empty description.
+        let mut info: sys::pipe_stream_output_info = unsafe { std::mem::zeroed() };
+        info.num_outputs = 2;
+        info.stride = [3, 4, 0, 0];
+        let o = &mut info.output[0];
+        o.set_register_index(2);
+        o.set_start_component(1);
+        o.set_num_components(3);
+        o.set_output_buffer(0);
+        o.set_dst_offset(0);
+        let o = &mut info.output[1];
+        o.set_register_index(0);
+        o.set_start_component(0);
+        o.set_num_components(4);
+        o.set_output_buffer(1);
+        o.set_dst_offset(0);
+        let written =
+            1 << sys::VARYING_SLOT_POS | 1 << sys::VARYING_SLOT_VAR0 | 1 << sys::VARYING_SLOT_VAR2;
+        let so = parse(&info, written).unwrap();
+        assert_eq!(so.strides, [12, 16, 0, 0]);
+        assert_eq!(so.buffers(), 2);
+        assert_eq!(
+            so.outputs,
+            vec![
+                Capture {
+                    buffer: 0,
+                    word: 0,
+                    location: sys::VARYING_SLOT_VAR2,
+                    comp: 1,
+                    n: 3
+                },
+                Capture {
+                    buffer: 1,
+                    word: 0,
+                    location: sys::VARYING_SLOT_POS,
+                    comp: 0,
+                    n: 4
+                },
+            ]
+        );
+        info.num_outputs = 0;
+        assert_eq!(parse(&info, written), None);
+    }
 }

@@ -267,11 +267,7 @@ pub fn attrib_format(f: sys::pipe_format) -> Result<AttribFormat, String> {
 
 /// The vertex key: element i feeds the i-th vertex shader input in location order (how the
 /// state tracker orders vertex elements).
-unsafe fn vertex_key(
-    ctx: &Context,
-    vs: &ShaderCso,
-    xfb_buffers: u8,
-) -> Result<VertexKey, String> {
+unsafe fn vertex_key(ctx: &Context, vs: &ShaderCso, xfb_buffers: u8) -> Result<VertexKey, String> {
     let ve = ctx
         .state
         .vertex_elements
@@ -347,7 +343,9 @@ unsafe fn fragment_key(
 unsafe fn ubo_count(cso: &ShaderCso) -> Result<u8, String> {
     let n = (*cso.nir).info.num_ubos;
     if n > MAX_UBOS {
-        return Err(format!("{n} uniform blocks in one stage (at most {MAX_UBOS})"));
+        return Err(format!(
+            "{n} uniform blocks in one stage (at most {MAX_UBOS})"
+        ));
     }
     Ok(n)
 }
@@ -533,7 +531,10 @@ unsafe fn compile(
     }
     if let GraphicsKey::Vertex(v) = key {
         if v.xfb_buffers > 0 {
-            let so = cso.so.as_ref().ok_or("a capturing variant of a CSO without stream outputs")?;
+            let so = cso
+                .so
+                .as_ref()
+                .ok_or("a capturing variant of a CSO without stream outputs")?;
             let word = uniform_end(clone);
             if let Err(e) = crate::so::add_capture(clone, so, word) {
                 sys::ralloc_free(clone as *mut std::ffi::c_void);
@@ -756,7 +757,12 @@ pub unsafe fn for_draw(
     // Vertex root record: six zero roots, the uniform blocks', the vertex buffers' and the
     // stream-output buffers' addresses, inline uniforms.
     let mut vs_args = vec![0u32; ROOT_WORDS as usize];
-    ubo_words(ctx, sys::PIPE_SHADER_VERTEX as usize, vkey.ubos, &mut vs_args)?;
+    ubo_words(
+        ctx,
+        sys::PIPE_SHADER_VERTEX as usize,
+        vkey.ubos,
+        &mut vs_args,
+    )?;
     let bindings = agx16_compiler::abi::vertex_buffers(&vkey);
     for b in 0..bindings as usize {
         let vb = ctx.state.vertex_buffers[b];
@@ -787,7 +793,12 @@ pub unsafe fn for_draw(
         vs_args[w..w + 3].copy_from_slice(&p.words);
     }
     let mut fs_args = vec![0u32; ROOT_WORDS as usize];
-    ubo_words(ctx, sys::PIPE_SHADER_FRAGMENT as usize, fkey.ubos, &mut fs_args)?;
+    ubo_words(
+        ctx,
+        sys::PIPE_SHADER_FRAGMENT as usize,
+        fkey.ubos,
+        &mut fs_args,
+    )?;
     inline_uniforms(
         ctx,
         sys::PIPE_SHADER_FRAGMENT as usize,

@@ -1677,14 +1677,14 @@ void main() { o = colours[v_tri + pick.y] * vec4(float(pick.z) / 4.0); }
             vertices(gl, &v, &[2])?;
             let align = gl.get_parameter_i32(glow::UNIFORM_BUFFER_OFFSET_ALIGNMENT);
             if !(1..=256).contains(&align) || 256 % align != 0 {
-                return Err(format!("UNIFORM_BUFFER_OFFSET_ALIGNMENT {align}").into());
+                return Err(format!("UNIFORM_BUFFER_OFFSET_ALIGNMENT {align}"));
             }
             let words = |f: &[f32]| -> Vec<u8> { f.iter().flat_map(|x| x.to_le_bytes()).collect() };
             // Shape (std140): rot rows at 0 and 16, offset at 32, scale[k] at 48 + 16k.
             let (c, sn) = (0.8f32, 0.35f32);
             let shape = [
-                c, -sn, 0.0, 0.0, sn, c, 0.0, 0.0, 0.05, -0.08, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0,
-                0.85, 0.0, 0.0, 0.0, 1.1, 0.0, 0.0, 0.0,
+                c, -sn, 0.0, 0.0, sn, c, 0.0, 0.0, 0.05, -0.08, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.85,
+                0.0, 0.0, 0.0, 1.1, 0.0, 0.0, 0.0,
             ];
             // View: columns of a scale-and-translate matrix.
             let view = [
@@ -1693,8 +1693,7 @@ void main() { o = colours[v_tri + pick.y] * vec4(float(pick.z) / 4.0); }
             ];
             // Palette at byte 256 of the same buffer as View: four colours, then pick.
             let palette = [
-                0.9f32, 0.1, 0.2, 1.0, 0.2, 0.8, 0.3, 1.0, 0.1, 0.3, 0.9, 1.0, 0.7, 0.7, 0.1,
-                1.0,
+                0.9f32, 0.1, 0.2, 1.0, 0.2, 0.8, 0.3, 1.0, 0.1, 0.3, 0.9, 1.0, 0.7, 0.7, 0.1, 1.0,
             ];
             let pick: [i32; 4] = [9, 1, 3, 0];
             let ubo = |bytes: &[u8]| -> Res<glow::Buffer> {
