@@ -49,8 +49,10 @@ unsafe fn save_state(ctx: &mut Context) {
     );
     let vbs = 32 - s.vertex_buffer_mask.leading_zeros();
     sys::util_blitter_save_vertex_buffers(b, s.vertex_buffers.as_mut_ptr(), vbs);
-    // Stream output is not implemented; the blitter asserts that the targets were saved.
-    sys::util_blitter_save_so_targets(b, 0, null_mut(), sys::MESA_PRIM_POINTS);
+    // The bound transform feedback targets: the blit unbinds them and rebinds them appending
+    // (offset -1) where the captures left off (so.rs).
+    let (n, targets) = ctx.so.bound();
+    sys::util_blitter_save_so_targets(b, n, targets, sys::MESA_PRIM_POINTS);
     sys::util_blitter_save_render_condition(b, null_mut(), false, 0);
 }
 

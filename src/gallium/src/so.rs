@@ -230,6 +230,11 @@ pub struct StreamOut {
 }
 
 impl StreamOut {
+    /// The bound targets (count, array) for util_blitter's save/restore.
+    pub fn bound(&mut self) -> (u32, *mut *mut sys::pipe_stream_output_target) {
+        (self.targets.len() as u32, self.targets.as_mut_ptr())
+    }
+
     /// Drops the target references (context destruction).
     ///
     /// # Safety
