@@ -6,6 +6,7 @@ use crate::debug;
 use crate::ffi::guard;
 use agx16_compiler::abi::{
     AttribFormat, FragmentKey, GraphicsKey, RenderTarget, VaryingSlot, VertexAttrib, VertexKey,
+    MAX_UBOS,
 };
 use agx16_mesa_sys as sys;
 use std::ffi::{c_void, CStr};
@@ -33,6 +34,46 @@ pub struct ShaderCso {
     pub variants: crate::variants::VariantCache,
     /// Vertex: the outputs transform feedback captures (Mesa's stream-output info).
     pub so: Option<crate::so::StreamOutput>,
+    /// The uniform blocks the program reads ([`ubos_read`]), or why they do not fit.
+    pub ubos: Result<u8, String>,
+}
+
+/// The uniform blocks a stage's program reads: one past the highest constant `load_ubo` block
+/// index (`info.num_ubos` when an index is not constant). NIR `load_ubo` block k is the state
+/// tracker's constant buffer k + 1 (st_atom_constbuf.c `st_bind_ubos`; tgsi_to_nir numbers
+/// TGSI's buffers alike), each a buffer qword of its root record (agx16_compiler::abi); more
+/// than [`MAX_UBOS`] do not fit the launcher's argument words beside the vertex buffers and
+/// uniforms. Blocks a program declares but never reads (util_blitter's shaders) get no qword.
+pub unsafe fn ubos_read(nir: *mut sys::nir_shader) -> Result<u8, String> {
+    unsafe extern "C" fn visit(
+        _b: *mut sys::nir_builder,
+        x: *mut sys::nir_intrinsic_instr,
+        data: *mut std::ffi::c_void,
+    ) -> bool {
+        if (*x).intrinsic == sys::nir_intrinsic_load_ubo {
+            let n = &mut *(data as *mut Option<u32>);
+            let src = *(*x).src.as_ptr();
+            *n = match (*n, sys::nir_src_is_const(src)) {
+                (Some(m), true) => Some(m.max(sys::nir_src_as_uint(src) as u32 + 1)),
+                _ => None,
+            };
+        }
+        false
+    }
+    let mut read: Option<u32> = Some(0);
+    sys::nir_shader_intrinsics_pass(
+        nir,
+        Some(visit),
+        sys::nir_metadata_all,
+        &mut read as *mut Option<u32> as *mut std::ffi::c_void,
+    );
+    let n = read.unwrap_or((*nir).info.num_ubos as u32);
+    if n > MAX_UBOS as u32 {
+        return Err(format!(
+            "{n} uniform blocks in one stage (at most {MAX_UBOS})"
+        ));
+    }
+    Ok(n as u8)
 }
 
 /// Size of a GLSL type in vec4 slots, the unit of shader inputs and outputs here.
@@ -70,6 +111,7 @@ unsafe fn lower_io(nir: *mut sys::nir_shader) {
 /// (variants.rs); this compile reports errors and statistics at glLinkProgram.
 unsafe fn link_time_key(nir: *const sys::nir_shader) -> Option<GraphicsKey> {
     let info = &(*nir).info;
+    let ubos = ubos_read(nir as *mut sys::nir_shader).unwrap_or(info.num_ubos);
     let bits = |m: u64| (0..64u8).filter(move |b| m >> b & 1 == 1);
     match info.stage() {
         sys::MESA_SHADER_VERTEX => Some(GraphicsKey::Vertex(VertexKey {
@@ -84,7 +126,7 @@ unsafe fn link_time_key(nir: *const sys::nir_shader) -> Option<GraphicsKey> {
                     divisor: 0,
                 })
                 .collect(),
-            ubos: info.num_ubos,
+            ubos,
             gl_clip_z: true,
             xfb_buffers: 0,
         })),
@@ -100,7 +142,7 @@ unsafe fn link_time_key(nir: *const sys::nir_shader) -> Option<GraphicsKey> {
                 .collect(),
             frag_coord_z: info.inputs_read & (1 << sys::VARYING_SLOT_POS) != 0,
             render_targets: vec![RenderTarget::Rgba8Unorm],
-            ubos: info.num_ubos,
+            ubos,
         })),
         _ => None,
     }
@@ -176,6 +218,7 @@ unsafe fn create(ctx: *mut sys::pipe_context, state: *const sys::pipe_shader_sta
         sys::nir_lower_var_copies(nir);
     }
     lower_io(nir);
+    let ubos = ubos_read(nir);
     // The CSO-time compile lowers its own clone; `nir` stays the variants' source.
     let clone = sys::nir_shader_clone(null_mut(), nir);
     let compiled = if clone.is_null() {
@@ -203,6 +246,7 @@ unsafe fn create(ctx: *mut sys::pipe_context, state: *const sys::pipe_shader_sta
         compiled,
         variants: Default::default(),
         so,
+        ubos,
     })) as *mut c_void
 }
 

@@ -14,7 +14,7 @@ use crate::screen::Screen;
 use crate::shader::ShaderCso;
 use agx16_compiler::abi::{
     AttribFormat, AttribType, FragmentKey, GraphicsKey, RenderTarget, StageInfo, VertexAttrib,
-    VertexKey, MAX_UBOS, ROOT_WORDS,
+    VertexKey, ROOT_WORDS,
 };
 use agx16_compiler::ir::Interp as CInterp;
 use agx16_draw::{FragmentProgram, Interp, Varying, VertexProgram};
@@ -301,7 +301,7 @@ unsafe fn vertex_key(ctx: &Context, vs: &ShaderCso, xfb_buffers: u8) -> Result<V
         .is_none_or(|r| r.clip_halfz() == 0);
     Ok(VertexKey {
         attribs,
-        ubos: ubo_count(vs)?,
+        ubos: vs.ubos.clone()?,
         gl_clip_z,
         xfb_buffers,
     })
@@ -332,22 +332,8 @@ unsafe fn fragment_key(
         varyings: vs_info.varyings.clone(),
         frag_coord_z,
         render_targets,
-        ubos: ubo_count(fs)?,
+        ubos: fs.ubos.clone()?,
     })
-}
-
-/// The uniform blocks a stage's program declares (NIR `load_ubo` block k is the state
-/// tracker's constant buffer k + 1: st_atom_constbuf.c `st_bind_ubos`), each a buffer qword of
-/// its root record (agx16_compiler::abi); more than [`MAX_UBOS`] do not fit the launcher's
-/// argument words beside the vertex buffers and uniforms.
-unsafe fn ubo_count(cso: &ShaderCso) -> Result<u8, String> {
-    let n = (*cso.nir).info.num_ubos;
-    if n > MAX_UBOS {
-        return Err(format!(
-            "{n} uniform blocks in one stage (at most {MAX_UBOS})"
-        ));
-    }
-    Ok(n)
 }
 
 /// The root-record qwords of a stage's `n` uniform blocks: the GPU address of constant buffer
@@ -858,6 +844,7 @@ mod tests {
             compiled: Err("not compiled at CSO time in this test".into()),
             variants: Default::default(),
             so: None,
+            ubos: Ok(0),
         }
     }
 
