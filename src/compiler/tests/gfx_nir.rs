@@ -893,7 +893,7 @@ fn nir_load_ubo_reads_each_block_through_its_root_qword() {
     .unwrap()
     .to_string();
     assert!(
-        e.contains("load_ubo of block 0 (the key has 0 UBOs)"),
+        e.contains("load_ubo of block 0 (the key has 0 UBOs"),
         "{e}"
     );
 }
