@@ -1448,3 +1448,118 @@ fn nir_render_targets_with_a_gap_and_raw_words_take_consecutive_tile_words() {
         .to_string();
     assert!(e.contains("colour word 1 of a 1-word render target"), "{e}");
 }
+
+unsafe extern "C" {
+    // Mesa src/compiler/nir/nir_format_convert.c: what agx16-gallium's rt_format.rs packs every
+    // raw render target's colour with.
+    fn nir_format_pack_rgba(
+        b: *mut m::nir_builder,
+        format: m::pipe_format,
+        rgba: *mut m::nir_def,
+    ) -> *mut m::nir_def;
+}
+
+/// Every raw render-target format the driver renders: a constant colour packed in the program
+/// by Mesa's `nir_format_pack_rgba` and stored as raw tile words is, word for word, what
+/// Mesa's CPU pack (`util_format_pack_rgba`, separate code) makes of the same colour; pixels
+/// the triangle misses keep the harness background's words. Covers half floats (largest
+/// finite, denormals), R11G11B10 (exact and negative values), sRGB encoding, 565/4444/5551/10-10-10-2 rounding and integer clamping.
+#[test]
+fn nir_format_packs_of_every_raw_target_match_mesas_cpu_pack() {
+    let vs = vertex_shader(&vertex_key()).unwrap();
+    let floats: [[f32; 4]; 3] = [
+        [0.1, 0.5, 0.99, 0.33],
+        [-1.0, 2.0, 0.5 / 31.0, 0.7],
+        [0.0031, 0.25, 0.9, 0.5],
+    ];
+    // Values binary16 represents exactly (normals, the largest finite, denormals): Mesa's NIR
+    // pack rounds to nearest even (overflow to infinity), its CPU pack toward zero; GL allows
+    // either, so only exact values are compared.
+    let big: [[f32; 4]; 3] = [
+        [0.125, 1.5e3, 65504.0, -2.0],
+        [17.0 * 5.960_464_5e-8, 0.5, -65504.0, 1.0],
+        [3.051_757_8e-5, 6.103_515_6e-5, 123.5, 0.0],
+    ];
+    // Values R11G11B10 represents exactly (and negatives, which clamp to zero): Mesa's NIR pack
+    // truncates the half-float mantissa where its CPU pack rounds to nearest; GL ES 3.0 §2.1.3
+    // allows both, so only exact values are compared.
+    let small: [[f32; 4]; 2] = [[0.25, 1504.0, 64512.0, -2.0], [0.0, -0.5, 3.0, 1.0]];
+    let ints: [[u32; 4]; 2] = [
+        [3, 0xffff_fff0, 70000, 0x8000_0000],
+        [255, 1023, 1, 0x7fff_ffff],
+    ];
+    use m::*;
+    let cases: Vec<(pipe_format, Vec<[u32; 4]>)> = {
+        let f = |v: &[[f32; 4]]| v.iter().map(|c| c.map(f32::to_bits)).collect::<Vec<_>>();
+        vec![
+            (PIPE_FORMAT_R8G8B8A8_SRGB, f(&floats)),
+            (PIPE_FORMAT_B5G6R5_UNORM, f(&floats)),
+            (PIPE_FORMAT_B4G4R4A4_UNORM, f(&floats)),
+            (PIPE_FORMAT_B5G5R5A1_UNORM, f(&floats)),
+            (PIPE_FORMAT_R10G10B10A2_UNORM, f(&floats)),
+            (PIPE_FORMAT_R8_UNORM, f(&floats)),
+            (PIPE_FORMAT_R8G8_UNORM, f(&floats)),
+            (PIPE_FORMAT_R11G11B10_FLOAT, f(&small)),
+            (PIPE_FORMAT_R16G16B16A16_FLOAT, f(&big)),
+            (PIPE_FORMAT_R16_FLOAT, f(&big)),
+            (PIPE_FORMAT_R32G32_FLOAT, f(&big)),
+            (PIPE_FORMAT_R10G10B10A2_UINT, ints.to_vec()),
+            (PIPE_FORMAT_R16G16_SINT, ints.to_vec()),
+            (PIPE_FORMAT_R8G8B8A8_UINT, ints.to_vec()),
+            (PIPE_FORMAT_R8_SINT, ints.to_vec()),
+            (PIPE_FORMAT_R32G32B32A32_SINT, ints.to_vec()),
+        ]
+    };
+    let d = w_triangle(ShadeModel::Linear);
+    let (any, _) = {
+        let key = fragment_key(&vs);
+        let fs = fragment_shader(&key, ShadeModel::Linear, |_, v| v).unwrap();
+        draw(&d, &vs, &fs).unwrap()
+    };
+    let covered: Vec<bool> = any.iter().map(|p| *p != CLEAR).collect();
+    assert!(covered.iter().any(|c| *c) && covered.iter().any(|c| !*c));
+    for (format, colours) in cases {
+        let bytes = unsafe { util_format_get_blocksize(format) } as usize;
+        let words = bytes.div_ceil(4);
+        for c in colours {
+            let mut want = [0u8; 16];
+            unsafe {
+                util_format_pack_rgba(
+                    format,
+                    want.as_mut_ptr() as *mut _,
+                    c.as_ptr() as *const _,
+                    1,
+                )
+            };
+            let key = FragmentKey {
+                render_targets: vec![RenderTarget::Words(words as u8)],
+                ..fragment_key(&vs)
+            };
+            let mut s = Shader::new(MESA_SHADER_FRAGMENT);
+            let packed = unsafe {
+                let mut k: Vec<*mut nir_def> =
+                    c.iter().map(|&x| nir_imm_int(s.b(), x as i32)).collect();
+                let v = nir_vec(s.b(), k.as_mut_ptr(), 4);
+                nir_format_pack_rgba(s.b(), format, v)
+            };
+            s.store_output(packed, FRAG_RESULT_DATA0, 0);
+            let fs = s
+                .compile(&GraphicsKey::Fragment(key))
+                .unwrap_or_else(|e| panic!("format {format}: {e}"));
+            for w in 0..words {
+                let (img, _) = draw_words(&d, &vs, &fs, &[], (4 * words) as u8, w).unwrap();
+                let mut exp = [0u8; 4];
+                let n = (bytes - 4 * w).min(4);
+                exp[..n].copy_from_slice(&want[4 * w..4 * w + n]);
+                for (i, px) in img.iter().enumerate() {
+                    let e = if covered[i] { exp } else { CLEAR };
+                    assert_eq!(
+                        *px, e,
+                        "format {format} colour {c:08x?} word {w} pixel {i}: program vs \
+                         util_format_pack_rgba"
+                    );
+                }
+            }
+        }
+    }
+}

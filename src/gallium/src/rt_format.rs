@@ -3,7 +3,8 @@
 //! RGBA8/BGRA8 unorm keep the compiler's own pack (`RenderTarget::Rgba8Unorm`/`Bgra8Unorm`).
 //! Every other renderable format is a *raw* target: its tilebuffer words are the pixel's memory
 //! bytes, which the fragment program packs itself with Mesa's `nir_format_pack_rgba` (unorm/snorm
-//! rounding, integer clamping, half floats, R11G11B10, linear → sRGB encoding) and reads back for
+//! rounding, integer clamping, half floats (round to nearest even; GL also allows toward zero),
+//! R11G11B10 (half float with the mantissa truncated, which GL allows), linear → sRGB encoding) and reads back for
 //! blending with `nir_format_unpack_rgba`; the end-of-tile store copies the bytes through a
 //! same-width integer view (agx16-draw `TileFormat::export_view`). No hardware format conversion
 //! is involved, so no tilebuffer format fact beyond the raw copy is needed. Clear values are packed
@@ -61,6 +62,13 @@ pub const RAW_FORMATS: &[sys::pipe_format] = &[
     sys::PIPE_FORMAT_R32G32_SINT,
     sys::PIPE_FORMAT_R32G32B32A32_UINT,
     sys::PIPE_FORMAT_R32G32B32A32_SINT,
+    sys::PIPE_FORMAT_R16_FLOAT,
+    sys::PIPE_FORMAT_R16G16_FLOAT,
+    sys::PIPE_FORMAT_R16G16B16A16_FLOAT,
+    sys::PIPE_FORMAT_R11G11B10_FLOAT,
+    sys::PIPE_FORMAT_R32_FLOAT,
+    sys::PIPE_FORMAT_R32G32_FLOAT,
+    sys::PIPE_FORMAT_R32G32B32A32_FLOAT,
 ];
 
 /// The render path's view of colour format `f`: agx16-draw's tile format and the compiler's

@@ -2626,8 +2626,87 @@ fn rt_srgb_565(gl: &Gl, _: &Ctx) -> Frame {
     unsafe { rt_formats(gl, &[glow::SRGB8_ALPHA8, glow::RGB565, glow::RGBA8]) }
 }
 
+/// R8 and RG8 attachments (ARB_texture_rg, which needs them sampled too).
+fn rt_r8_rg8(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe { rt_formats(gl, &[glow::R8, glow::RG8, glow::RGBA8]) }
+}
+
 fn rt_packed_formats(gl: &Gl, _: &Ctx) -> Frame {
     unsafe { rt_formats(gl, &[glow::RGB10_A2, glow::RGBA4, glow::RGB5_A1]) }
+}
+
+/// Float render targets (RGBA16F, R11F_G11F_B10F, RGBA32F, R16F; EXT_color_buffer_float,
+/// which needs them sampled too): values every format holds exactly, cleared with
+/// glClearBufferfv and drawn, read back as floats, each component stored as min(4v, 255)
+/// (negative → 0) in an RGBA8-sized image.
+fn rt_float(gl: &Gl, c: &Ctx) -> Frame {
+    if !c.has("GL_EXT_color_buffer_float") {
+        return Err(Outcome::Error(
+            "float render targets need GL_EXT_color_buffer_float".into(),
+        ));
+    }
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec2 a_pos;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); }
+";
+    const FS: &str = "#version 300 es
+precision highp float;
+layout(location = 0) out vec4 o0;
+layout(location = 1) out vec4 o1;
+layout(location = 2) out vec4 o2;
+layout(location = 3) out vec4 o3;
+void main() {
+    vec2 p = floor(gl_FragCoord.xy) * 0.25;
+    o0 = vec4(p, 96.0, -3.0);
+    o1 = vec4(p.yx, 48.0, 1.0);
+    o2 = vec4(p * 2.0, 0.125, 1e6);
+    o3 = vec4(p.x + p.y, 0.0, 0.0, 1.0);
+}
+";
+    unsafe {
+        rb_framebuffer(
+            gl,
+            &[
+                glow::RGBA16F,
+                glow::R11F_G11F_B10F,
+                glow::RGBA32F,
+                glow::R16F,
+            ],
+        )?;
+        for i in 0..4 {
+            gl.clear_buffer_f32_slice(glow::COLOR, i, &[0.5, 2.25, 8.0, 1.0]);
+        }
+        check(gl, "glClearBufferfv")?;
+        program(gl, VS, FS, &[])?;
+        let v = [3.4f32, 2.7, 61.3, 5.2, 28.9, 62.1];
+        vertices(gl, &v, &[2])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        check(gl, "float draw")?;
+        let mut images = Vec::new();
+        for i in 0..4 {
+            gl.read_buffer(glow::COLOR_ATTACHMENT0 + i);
+            let mut px = vec![0u8; (SIZE * SIZE * 16) as usize];
+            gl.read_pixels(
+                0,
+                0,
+                SIZE,
+                SIZE,
+                glow::RGBA,
+                glow::FLOAT,
+                glow::PixelPackData::Slice(Some(&mut px)),
+            );
+            check(gl, "glReadPixels(FLOAT)")?;
+            images.push(
+                px.chunks(4)
+                    .map(|b| {
+                        let v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                        (v * 4.0).clamp(0.0, 255.0) as u8
+                    })
+                    .collect(),
+            );
+        }
+        Ok(images)
+    }
 }
 
 /// Flat (ES 3.0) and smooth outputs side by side, and integer arithmetic in the shader.
@@ -2789,6 +2868,8 @@ const SCENES: &[Scene] = &[
     s("rt_integer", 3, 0, 0, rt_integer),
     s("rt_srgb_565", 3, 1, 0, rt_srgb_565),
     s("rt_packed_formats", 3, 1, 0, rt_packed_formats),
+    s("rt_float", 3, 0, 0, rt_float),
+    s("rt_r8_rg8", 3, 1, 0, rt_r8_rg8),
     s("shader_math", 2, 1, 0, shader_math),
     s("many_draws", 2, 0, 0, many_draws),
     s("blit_scaled", 3, 1, 0, blit_scaled),
