@@ -1226,3 +1226,21 @@ fn half_conversions_match_reference_on_the_model() {
         assert_eq!(got[2], env.buffers[&2], "launch {l}\n{}", comp.mir);
     }
 }
+
+/// fadd/fmul put the negate on source B, so `-x + y` is encoded as `y + -x`; the release bits
+/// must follow the swap (found by tests/glsl_fuzz.rs: x, still read afterwards, was released
+/// and read as zero, while the dying y was kept).
+#[test]
+fn swapped_negated_sources_keep_their_release_bits() {
+    for op in [Op::FAdd, Op::FMul] {
+        let f = kernel(2, |b, v| {
+            let neg_x = Src {
+                neg: true,
+                ..Src::val(v[0])
+            };
+            let t = b.alu(op, Type::F32, [neg_x, Src::val(v[1])]);
+            vec![b.fmul(t, v[0])]
+        });
+        check(&f, 2, 31, Options::default());
+    }
+}

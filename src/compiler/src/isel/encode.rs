@@ -283,6 +283,9 @@ pub(super) fn select(i: &MInstr) -> Result<Instr, CompileError> {
             e(x.set_gpr(Role::Dst, d.gpr(), part(d)))?;
         }
     }
+    // Sources 0 and 1 trade places when only the first carries the negate a form puts on its
+    // B source (addition and multiplication commute); their release bits go with them.
+    let mut swapped = false;
     match i.op {
         Op::SysVal(SysVal::GlobalId(0)) => {
             e(x.set("sr_sel", 0xa0))?;
@@ -406,6 +409,7 @@ pub(super) fn select(i: &MInstr) -> Result<Instr, CompileError> {
                 && !is_imm(Some(&a.op))
             {
                 std::mem::swap(&mut a, &mut b);
+                swapped = true;
             }
             let bad_neg = if neg_field == "a_neg" { b.neg } else { a.neg };
             if bad_neg || ((a.neg || b.neg) && !matches!(i.op, Op::FAdd | Op::FMul)) {
@@ -623,6 +627,10 @@ pub(super) fn select(i: &MInstr) -> Result<Instr, CompileError> {
         if !s.release {
             continue;
         }
+        let k = match k {
+            0 | 1 if swapped => 1 - k,
+            _ => k,
+        };
         let role = [Role::SrcA, Role::SrcB, Role::SrcC][k.min(2)];
         // Forms without a release field keep the register: a missed release only costs reuse.
         if x.form.fields.iter().any(|f| f.kind == Kind::Release(role)) {

@@ -43,6 +43,10 @@ enum Map {
     UnpackHalf(bool),
     /// pack_half_2x16_split (false) / pack_half_2x16_rtz_split (true).
     PackHalf(bool),
+    /// Unsigned saturating subtract / add (nir_opt_algebraic forms usub_sat from
+    /// `a - umin(a, b)` shapes; no saturating form is selected).
+    USubSat,
+    UAddSat,
 }
 
 #[derive(Clone, Copy)]
@@ -224,6 +228,8 @@ fn map(name: &str) -> Option<Map> {
         "unpack_half_2x16_split_y" => UnpackHalf(true),
         "pack_half_2x16_split" => PackHalf(false),
         "pack_half_2x16_rtz_split" => PackHalf(true),
+        "usub_sat" => USubSat,
+        "uadd_sat" => UAddSat,
         _ => return None,
     })
 }
@@ -290,6 +296,17 @@ pub(super) unsafe fn import(
             Map::BoolTo(one) => im.b.alu(Op::Select, ty, [s[0], Src::imm(one), Src::imm(0)]),
             Map::UnpackHalf(high) => crate::half::half_to_f32(&mut im.b, s[0], high),
             Map::PackHalf(rtz) => crate::half::pack_half_2x16(&mut im.b, s[0], s[1], rtz),
+            // a - min(a, b): 0 when b >= a. a + min(b, ~a): ~a is the headroom below 2^32.
+            Map::USubSat => {
+                let m = im.b.alu(Op::IMin { signed: false }, ty, [s[0], s[1]]);
+                im.b.alu(Op::ISub, ty, [s[0], Src::val(m)])
+            }
+            Map::UAddSat => {
+                let room = im.b.alu(Op::Not, ty, [s[0]]);
+                let m =
+                    im.b.alu(Op::IMin { signed: false }, ty, [s[1], Src::val(room)]);
+                im.b.alu(Op::IAdd, ty, [s[0], Src::val(m)])
+            }
         };
         im.define(&(*a).def, v);
         Ok(())

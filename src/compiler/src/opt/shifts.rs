@@ -1,6 +1,8 @@
 //! Shift amounts: the IR shifts by the low five bits of a register amount (GLSL leaves
 //! amounts of 32 and more undefined); targets whose shifts saturate instead get the amount
-//! masked with `and 31` first, so every amount means what the IR says.
+//! masked with `and 31` first, so every amount means what the IR says. Immediate amounts are
+//! reduced to their low five bits here (Mesa drops a `& 31` it knows the shift implies, leaving
+//! e.g. `ishl x, 0xfffffffd`, which legalisation would otherwise move into a register as is).
 
 use crate::ir::{Function, Instr, Op, Operand, Shape, Src, Type};
 
@@ -15,6 +17,11 @@ pub fn mask_amounts(f: &mut Function) {
                 let m = f.new_value(Shape::scalar(Type::I32));
                 out.push(Instr::new(Op::And, Some(m), [i.srcs[1], Src::imm(31)]));
                 i.srcs[1] = Src::val(m);
+            }
+            if matches!(i.op, Op::Shl | Op::Shr { .. }) {
+                if let Operand::Imm(v) = i.srcs[1].op {
+                    i.srcs[1].op = Operand::Imm(v & 31);
+                }
             }
             out.push(i);
         }
@@ -54,6 +61,29 @@ mod tests {
                 e.buffers[&2][0]
             };
             assert_eq!(env(&f), env(&g), "amount {amount}");
+        }
+    }
+
+    /// An immediate amount of 32 or more keeps its low five bits (found by tests/glsl_fuzz.rs:
+    /// `x << (~2u & 31u)` reached the backend as `shl x, #0xfffffffd`).
+    #[test]
+    fn immediate_amounts_are_reduced_to_five_bits() {
+        for op in [Op::Shl, Op::Shr { signed: true }, Op::Shr { signed: false }] {
+            let mut b = Builder::new(Stage::Compute);
+            let x = b.sysval(SysVal::GlobalId(0));
+            let a = b.load_global(0, x, Type::I32, 1);
+            let r = b.alu(op, Type::I32, [Src::val(a), Src::imm(0xffff_fffd)]);
+            b.store_global(1, x, r);
+            let mut f = b.finish();
+            super::mask_amounts(&mut f);
+            let amounts: Vec<_> = f
+                .blocks
+                .iter()
+                .flat_map(|b| &b.instrs)
+                .filter(|i| i.op == op)
+                .map(|i| i.srcs[1].op)
+                .collect();
+            assert_eq!(amounts, [Operand::Imm(29)]);
         }
     }
 }

@@ -1,6 +1,8 @@
 //! Sequentialising a parallel copy (phi moves at the end of a predecessor). Cycles are broken
 //! with three XORs, so no scratch register is needed (G16 has no validated general GPR move;
-//! copies themselves become logic ops in instruction selection).
+//! copies themselves become logic ops in instruction selection). The logic form writes only
+//! r0–r15 (agx16-isa `ilogic` reach), so a swap involving a higher register uses wrapping adds
+//! and subtracts instead (`iadd_reg`/`isub_reg` write r0–r94): a += b; b = a - b; a -= b.
 
 use crate::error::CompileError;
 use crate::ir::{Op, Type};
@@ -104,9 +106,16 @@ pub fn sequentialize(copies: &[(Reg, MOperand)]) -> Result<Vec<MInstr>, CompileE
                 [src(MOperand::Reg(x), ty), src(MOperand::Reg(y), ty)],
             )
         };
-        out.push(xor(a, a, b));
-        out.push(xor(b, b, a));
-        out.push(xor(a, a, b));
+        let arith = |op: Op, d: Reg, x: Reg, y: Reg| MInstr { op, ..xor(d, x, y) };
+        if ty == Type::I32 && (a.gpr() > 15 || b.gpr() > 15) {
+            out.push(arith(Op::IAdd, a, a, b));
+            out.push(arith(Op::ISub, b, a, b));
+            out.push(arith(Op::ISub, a, a, b));
+        } else {
+            out.push(xor(a, a, b));
+            out.push(xor(b, b, a));
+            out.push(xor(a, a, b));
+        }
         // The registers swapped contents: readers of a now find it in b and vice versa.
         for p in &mut pending {
             if let MOperand::Reg(r) = &mut p.src {
@@ -131,9 +140,9 @@ mod tests {
     use super::*;
     use proptest::prelude::*;
 
-    fn run(file: &mut [u16; 16], prog: &[MInstr]) {
+    fn run<const N: usize>(file: &mut [u16; N], prog: &[MInstr]) {
         for i in prog {
-            let rd = |f: &[u16; 16], s: &MSrc| match s.op {
+            let rd = |f: &[u16; N], s: &MSrc| match s.op {
                 MOperand::Reg(r) => (r.half..r.end())
                     .map(|h| f[h as usize] as u32)
                     .rev()
@@ -144,11 +153,45 @@ mod tests {
             let v = match i.op {
                 Op::Copy => rd(file, &i.srcs[0]),
                 Op::Xor => rd(file, &i.srcs[0]) ^ rd(file, &i.srcs[1]),
+                Op::IAdd => rd(file, &i.srcs[0]).wrapping_add(rd(file, &i.srcs[1])),
+                Op::ISub => rd(file, &i.srcs[0]).wrapping_sub(rd(file, &i.srcs[1])),
                 _ => unreachable!(),
             };
             let d = i.dst.unwrap();
             for (k, h) in (d.half..d.end()).enumerate() {
                 file[h as usize] = (v >> (16 * k)) as u16;
+            }
+        }
+    }
+
+    /// Cycles through registers above r15 (found by tests/glsl_fuzz.rs: an XOR swap of r17 and
+    /// r21 had no encoding) swap with adds and subtracts; XORs only ever write r0–r15.
+    #[test]
+    fn cycles_through_high_registers_avoid_the_logic_form() {
+        let r = |g: u16| Reg {
+            half: g * 2,
+            halves: 2,
+        };
+        for cycle in [vec![17u16, 21], vec![3, 20, 40], vec![30, 2], vec![1, 5]] {
+            let copies: Vec<(Reg, MOperand)> = (0..cycle.len())
+                .map(|k| (r(cycle[k]), MOperand::Reg(r(cycle[(k + 1) % cycle.len()]))))
+                .collect();
+            let mut file = [0u16; 96];
+            for (h, x) in file.iter_mut().enumerate() {
+                *x = (h as u16).wrapping_mul(0x9e37) ^ 0xffff;
+            }
+            let before = file;
+            let prog = sequentialize(&copies).unwrap();
+            for i in &prog {
+                if i.op == Op::Xor {
+                    assert!(i.dst.unwrap().gpr() <= 15, "{i}");
+                }
+            }
+            run(&mut file, &prog);
+            for (d, s) in &copies {
+                let MOperand::Reg(s) = s else { unreachable!() };
+                let (d, s) = (d.half as usize, s.half as usize);
+                assert_eq!(file[d..d + 2], before[s..s + 2], "{cycle:?}");
             }
         }
     }

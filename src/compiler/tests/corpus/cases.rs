@@ -2213,6 +2213,15 @@ fn hand(name: &str, args: Vec<Arg>, out: Ty, reference: RefFn) -> Case {
 pub fn hand_written() -> Vec<Case> {
     vec![
         hand(
+            "saturating_subtract",
+            vec![a(sc(U)), a(sc(U))],
+            vc(U, 2),
+            Rc::new(|x: &[Vec<u32>]| {
+                let (p, q) = (x[0][0], x[1][0]);
+                vec![exact(p.saturating_sub(q)), exact(p.saturating_add(q))]
+            }),
+        ),
+        hand(
             "loop_sum",
             vec![a(sc(F)), ad(sc(I), Dom::Int(0, 12))],
             sc(F),
