@@ -166,10 +166,10 @@ fn unsupported_nir_is_an_error_naming_the_instruction() {
     let x = s.global_id_x();
     let off = unsafe { m::nir_ishl_imm(s.b(), x, 2) };
     let v = s.load_ssbo(0, off);
-    let r = unsafe { m::nir_pack_half_2x16_split(s.b(), v, v) };
+    let r = unsafe { m::nir_uclz(s.b(), v) };
     s.store_ssbo(r, 1, off);
     let e = unsafe { compile_nir(s.0.shader, Options::default()) }.unwrap_err();
-    assert!(e.to_string().contains("pack_half_2x16_split"), "{e}");
+    assert!(e.to_string().contains("NIR ALU op `uclz`"), "{e}");
 }
 
 #[test]

@@ -1297,8 +1297,7 @@ impl Env {
         }
         let a: Vec<Val> = a.into_iter().map(|v| splat(v, n)).collect();
         let mut out = vec![];
-        for k in 0..n {
-            let x = a[0][k];
+        for (k, &x) in a[0].iter().enumerate() {
             let arg = |j: usize| a[j][k];
             out.push(match (f, x) {
                 ("abs", S::F(..)) => {
@@ -1382,9 +1381,14 @@ impl Env {
                     sub(x, mul(arg(1), q))
                 }
                 // mix(x, y, a) = x * (1 - a) + y * a
+                // (Mesa's nir_lower_flrp may also compute x + a * (y - x), whose rounding
+                // differs when x and y are far apart: either is accepted.)
                 ("mix", _) => {
                     let t = arg(2);
-                    add(mul(x, sub(exact(1.0), t)), mul(arg(1), t))
+                    let p = add(mul(x, sub(exact(1.0), t)), mul(arg(1), t));
+                    let q = add(x, mul(t, sub(arg(1), x)));
+                    let ((p0, p1), (q0, q1)) = (fl(p), fl(q));
+                    S::F(p0.min(q0), p1.max(q1))
                 }
                 // smoothstep(e0, e1, x): t = clamp((x - e0) / (e1 - e0), 0, 1); t * t * (3 - 2t)
                 ("smoothstep", _) => {
