@@ -107,11 +107,17 @@ fn vertex_output_store() {
 
 #[test]
 fn coverage_and_tile_sync() {
-    // COVERAGE from r3, waiting on slot 1 (0x14).
+    // COVERAGE from publication 3, waiting on slot 1 (0x14), bytes 4/5 = 0/1.
     let i = dec("571454060001");
     assert_eq!(i.form.name, "frag_sample_submit");
-    assert_eq!(gpr(&i, Role::SrcA), Some(3));
+    assert_eq!(imm(&i, Role::SrcA), Some(3));
+    assert_eq!((i.field("b4"), i.field("b5")), (Some(0), Some(1)));
     assert_eq!(i.wait().unwrap().slots.slots().collect::<Vec<_>>(), vec![1]);
+    // GravityLinux's GET_COVERAGE `<dst<<4 | c> c2 10 06` is the get_sr row (low three bits
+    // 100, form bit 3 set) with selector 0xc2.
+    let c = dec("5cc21006");
+    assert_eq!((c.form.name, c.field("sr_sel")), ("get_sr", Some(0xc2)));
+    assert_eq!((c.field("form"), gpr(&c, Role::Dst)), (Some(1), Some(5)));
     // TILE_ACCESS 0x600 / TILE_FENCE 0x20c (also the Apple-compiled fragment epilogue).
     assert_eq!(dec("870254000600").field("access"), Some(0x600));
     let f = dec("0702540c0200");

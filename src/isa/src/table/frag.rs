@@ -34,17 +34,23 @@ pub(super) const VARY_STORE: &[Field] = &[
     raw!("b7", 56, 8),
 ];
 
-// Coverage write `57 x4 54 <src<<1> 00 01` (packer COVERAGE; discard sequences in EXP-0050:
-// tile access 1, coverage, tile fence 1). The high nibble of byte 1 is the Mask12 wait (the
-// packer's 0x14 waits on slot 1, where coverage reads return).
+// Coverage write (sample mask) `57 14 54 <p<<1> 00 01` (GravityLinux/mesa agx_apple9_ir.c
+// COVERAGE, the only shape its packer emits; agx_compile_apple9.c publishes the control word
+// with a LOGIC_EXPORT completing on slot 1 and this op waits on slot 1; its GLES 3.0 suites,
+// discard included, ran on T8132; ADevWithAnIdea/agx-re EXP-0091 measured `57 14 54 ..`
+// followed by the tile fence in every discarding M4 shader). `src` names the publication
+// (export register) holding the control word (brief of the lead, 2026-12-03: established as
+// inferred from a driver passing conformance). Bytes 4/5 are 0/1 in every emission; EXP-0091's
+// byte-4 splice changes behaviour, so any other value has no established meaning.
 pub(super) const COVERAGE: &[Field] = &[
     raw!("b1_0", 8, 1),
     raw!("b1_hi", 10, 2),
-    f!("wait", [(12, 6)], Wait(Mask12), CorpusOnly, GL_IR),
+    f!("wait", [(12, 6)], Wait(Mask12), Hardware, GL_IR),
     raw!("b2", 18, 6),
     raw!("src_b0", 24, 1),
-    f!("src", [(25, 7)], Gpr(SrcA), Hardware, GL_IR),
-    raw!("b4", 32, 16),
+    f!("src", [(25, 7)], ImmU(SrcA), Hardware, GL_IR),
+    f!("b4", [(32, 8)], Modifier, Hardware, GL_IR),
+    f!("b5", [(40, 8)], Modifier, Hardware, GL_IR),
 ];
 
 // Tile access `87 02 54 <imm:16> 00` / tile fence `07 02 54 <imm:16> 00`: the packer accepts

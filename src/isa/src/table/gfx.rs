@@ -77,8 +77,9 @@ pub static FORMS: &[Form] = &[
     // 0x57 with byte 1 low nibble 0: the 12-byte block image store (packer BLOCK_IMAGE_STORE
     // `57 10 54 ..`; coverage writes have low nibble 4); must precede the sample submit
     form!("block_image_store", TileStore, 12, Hardware, GL_IR, [(0, 8, 0x57), (8, 4, 0), (18, 6, 0x15)], BLOCK_STORE, []),
-    // 0x57 with byte1 bit 1 clear: 6-byte fragment sample submit (encoding-tables.md frag_sample_submit)
-    form!("frag_sample_submit", Opaque, 6, CorpusOnly, ET, [(0, 8, 0x57), (9, 1, 0)], COVERAGE, []),
+    // 0x57 with byte1 bit 1 clear: 6-byte fragment sample submit (encoding-tables.md
+    // frag_sample_submit), the coverage write (fields and evidence in frag.rs COVERAGE)
+    form!("frag_sample_submit", Opaque, 6, Hardware, GL_IR, [(0, 8, 0x57), (9, 1, 0)], COVERAGE, []),
     form!("vary_store", VaryingStore, 8, Hardware, GL_IR, [(0, 8, 0x57), (9, 1, 1)], VARY_STORE, []),
     // 0xd7: [[depth]] store 6 / texture write 16 (EXP-0016/0029)
     form!("depth_store", TileStore, 6, CorpusOnly, LEN, [(0, 8, 0xd7), (8, 8, 0x14), (16, 8, 0x54)], rb!("b3" 24 8, "b4" 32 16), []),
