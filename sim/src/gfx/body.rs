@@ -153,6 +153,13 @@ impl Body {
         n
     }
 
+    /// The body contains a coverage write (`frag_sample_submit`) the model executes.
+    pub fn writes_coverage(&self) -> bool {
+        self.io
+            .values()
+            .any(|g| matches!(g, Ok(GfxOp::SampleMask { .. })))
+    }
+
     /// Refuses a body that reads uniform words its launcher did not write: what the M4
     /// returns there is not established (the model never substitutes zeros).
     pub fn check_uniforms(&self, uniforms: &[u32], stage: &str) -> Result<(), SimError> {
@@ -215,6 +222,12 @@ pub fn run_fragment_quad(
     // Fragment bodies publish texture coordinates (`super::texture` has the rules).
     let mut pubs = Publications::new();
     let mut borrowed = HashMap::new();
+    let writes = body.writes_coverage();
+    let mut cov = Coverage {
+        writes,
+        killed: [0; 4],
+        tested: [0; 4],
+    };
     run_trapping(
         mem,
         body,
@@ -237,10 +250,195 @@ pub fn run_fragment_quad(
                 &mut borrowed,
                 t,
             ),
-            _ => fragment_io(body, op, g, sg, quad, tile),
+            GfxOp::Coverage { dst } => coverage_read(body, op, sg, quad, tile, &cov, dst),
+            GfxOp::SampleMask { src, wait } => {
+                coverage_write(body, op, sg, quad, tile, &mut pubs, &mut cov, src, wait)
+            }
+            _ => fragment_io(body, op, g, sg, quad, tile, Some(&cov)),
         },
     )?;
-    Ok(vec![FragmentResult::default(); quad.len()])
+    Ok((0..quad.len())
+        .map(|l| FragmentResult {
+            discard: false,
+            coverage_writes: writes,
+            killed: cov.killed.get(l).copied().unwrap_or(0),
+            tested: cov.tested.get(l).copied().unwrap_or(0),
+        })
+        .collect())
+}
+
+/// Coverage (discard and late depth/stencil tests inside the program).
+///
+/// Rules, each with its evidence:
+/// - the read (`get_sr` 0xc2, [`GfxOp::Coverage`]) returns the invocation's covered samples in
+///   bits 0..3 (ADevWithAnIdea/agx-re EXP-0091, measured on M4: the effective mask is the low N
+///   bits for N samples) and completes on slot 1 (GravityLinux/mesa README.apple9-ir.md). Bits
+///   4..7: GravityLinux builds word bits 4..7 as `(target << 4) & high nibble`; the model
+///   returns there the covered samples whose depth/stencil test has not run yet (inferred:
+///   the only reading under which that term feeds Mesa's G13 rule below; no measurement
+///   separates it, sim/ISA-REQUESTS.md item 14).
+/// - the write ([`GfxOp::SampleMask`]) reads a control word `target << 8 | (target << 4) &
+///   high | live` (the T8132 compiler's `sample_mask_agx` lowering, agx_compile_apple9.c) and
+///   does, for each sample in `target`: live → run the depth/stencil/occlusion test and update
+///   now, else kill (Mesa src/asahi/compiler/agx_nir_lower_sample_mask.c, G13 semantics,
+///   inferred for G16). A killed sample stays killed (later writes do not touch it); testing a
+///   sample twice or killing a tested one breaks that file's rules 2 and 4 and is refused; a
+///   program that writes coverage must test or kill every covered sample (rule 2, checked
+///   by `super::shade`), and must do so before storing colour to it (rule 1).
+/// - a killed lane keeps executing (demote: derivatives still see it); its tilebuffer writes
+///   are dropped (EXP-0091, measured).
+///
+/// Only words in the packer's shape are accepted (bits 12..31 zero, bits 4..7 equal to
+/// `target & pending`, target within the covered samples), only single-sample tilebuffers,
+/// only passes whose tests run after the program (punch-through: with early tests the
+/// meaning of a live bit is not established).
+pub(super) struct Coverage {
+    /// The body contains coverage writes.
+    writes: bool,
+    killed: [u8; 4],
+    tested: [u8; 4],
+}
+
+impl Coverage {
+    /// Samples of lane `l` still waiting for their test or kill.
+    fn pending(&self, f: &Fragment, l: usize) -> u8 {
+        f.pending_tests & !self.killed[l] & !self.tested[l]
+    }
+}
+
+fn single_sample(body: &Body, op: &Op, tile: &TileBuffer) -> Result<(), SimError> {
+    if tile.samples != 1 {
+        return Err(body.error(
+            op,
+            format!(
+                "coverage on a {}-sample tilebuffer: the sample order of the coverage word is \
+                 not established (single-sample only)",
+                tile.samples
+            ),
+        ));
+    }
+    Ok(())
+}
+
+fn coverage_read(
+    body: &Body,
+    op: &Op,
+    sg: &mut SimdGroup,
+    quad: &[Fragment],
+    tile: &TileBuffer,
+    cov: &Coverage,
+    dst: u8,
+) -> Result<(), SimError> {
+    single_sample(body, op, tile)?;
+    if quad.len() > 4 {
+        return Err(body.error(op, "coverage read outside a fragment quad".into()));
+    }
+    if sg.pending.is_pending(dst, Part::Full) {
+        return Err(body.error(
+            op,
+            format!("second producer into r{dst} while the first is in flight"),
+        ));
+    }
+    let mask = sg.exec.active;
+    let mut vals = [0u32; LANES];
+    for (l, f) in quad.iter().enumerate() {
+        if mask >> l & 1 != 0 && !f.helper {
+            vals[l] = f.sample_mask as u32 | (cov.pending(f, l) as u32) << 4;
+        }
+    }
+    // GravityLinux schedules the read as a slot-1 producer (README.apple9-ir.md).
+    sg.pending.publish(dst, Part::Full, 1, mask, &vals);
+    Ok(())
+}
+
+#[allow(clippy::too_many_arguments)]
+fn coverage_write(
+    body: &Body,
+    op: &Op,
+    sg: &mut SimdGroup,
+    quad: &[Fragment],
+    tile: &TileBuffer,
+    pubs: &mut Publications,
+    cov: &mut Coverage,
+    src: u8,
+    wait: u8,
+) -> Result<(), SimError> {
+    single_sample(body, op, tile)?;
+    pubs.pending
+        .retain(|_, s| !(1..=6).contains(s) || wait >> (*s - 1) & 1 == 0);
+    let Some(vals) = pubs.value.get(&src).copied() else {
+        return Err(body.error(
+            op,
+            format!("coverage write of publication {src}, which no export wrote"),
+        ));
+    };
+    if let Some(s) = pubs.pending.get(&src) {
+        return Err(body.error(
+            op,
+            format!("coverage write of publication {src} before its export on slot {s} completes"),
+        ));
+    }
+    pubs.read.insert(src);
+    let mask = sg.exec.active;
+    for (l, f) in quad.iter().enumerate() {
+        if mask >> l & 1 == 0 {
+            continue;
+        }
+        let w = vals[l];
+        let (target, high, live) = ((w >> 8) as u8, (w >> 4 & 0xf) as u8, (w & 0xf) as u8);
+        let bad = |why: String| {
+            Err(body.error(
+                op,
+                format!("coverage word {w:#x} (pixel {}, {}): {why}", f.x, f.y),
+            ))
+        };
+        if w >> 12 != 0 {
+            return bad("bits 12..31 are not the packer's shape".into());
+        }
+        if target & !f.sample_mask != 0 {
+            return bad(format!(
+                "target {target:#x} outside the covered samples {:#x}",
+                f.sample_mask
+            ));
+        }
+        if f.pending_tests != f.sample_mask && target != 0 {
+            return bad(
+                "a coverage write in a pass whose depth/stencil tests ran before the program \
+                 (the meaning of its live bits there is not established)"
+                    .into(),
+            );
+        }
+        if high != target & f.pending_tests {
+            return bad(format!(
+                "bits 4..7 = {high:#x}, not (target << 4) & the coverage read's high nibble \
+                 ({:#x}): other values have no established meaning",
+                target & f.pending_tests
+            ));
+        }
+        for s in 0..4u8 {
+            let b = 1u8 << s;
+            if target & b == 0 || cov.killed[l] & b != 0 {
+                continue;
+            }
+            if cov.tested[l] & b != 0 {
+                return bad(format!(
+                    "sample {s} was already tested: {} (Mesa agx_nir_lower_sample_mask.c rules \
+                     2 and 4)",
+                    if live & b != 0 {
+                        "a second test"
+                    } else {
+                        "a kill after the test"
+                    }
+                ));
+            }
+            if live & b != 0 {
+                cov.tested[l] |= b;
+            } else {
+                cov.killed[l] |= b;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Runs `body` on one SIMD-group of `lanes` invocations, performing each graphics IO op
@@ -546,6 +744,7 @@ pub(super) fn fragment_io(
     sg: &mut SimdGroup,
     quad: &[Fragment],
     tile: &mut TileBuffer,
+    cov: Option<&Coverage>,
 ) -> Result<(), SimError> {
     let mask = sg.exec.active;
     let lanes = || (0..quad.len()).filter(move |l| mask >> l & 1 != 0);
@@ -577,6 +776,12 @@ pub(super) fn fragment_io(
         | GfxOp::Export { .. }
         | GfxOp::BlockStore { .. } => {
             return Err(body.error(op, format!("{g:?} in a fragment body")))
+        }
+        GfxOp::Coverage { .. } | GfxOp::SampleMask { .. } => {
+            return Err(body.error(
+                op,
+                "coverage outside a fragment program's quad is not modelled".into(),
+            ))
         }
         GfxOp::Texture(_) => {
             return Err(body.error(
@@ -613,6 +818,23 @@ pub(super) fn fragment_io(
                 let f = &quad[l];
                 if f.helper || f.sample_mask & 1 == 0 {
                     continue;
+                }
+                if let Some(c) = cov.filter(|c| c.writes) {
+                    // Rule 1 (see `Coverage`): tested or killed before the colour store.
+                    if c.pending(f, l) & 1 != 0 {
+                        return Err(body.error(
+                            op,
+                            format!(
+                                "colour store to pixel ({}, {}) before the program's coverage \
+                                 writes tested or killed it",
+                                f.x, f.y
+                            ),
+                        ));
+                    }
+                    // Killed, or tested and failed: the store is dropped (EXP-0091).
+                    if c.killed[l] & 1 != 0 || f.test_passes & 1 == 0 {
+                        continue;
+                    }
                 }
                 let (x, y) = (f.x - tile.origin.0, f.y - tile.origin.1);
                 let bytes = sg.regs[src as usize][l].to_le_bytes();

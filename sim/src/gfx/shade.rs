@@ -182,6 +182,8 @@ pub(super) fn shade_prim(
                     y: qy + (k as u32 >> 1),
                     front_facing: t.front_facing,
                     sample_mask: work[k],
+                    pending_tests: if f.late_zs { work[k] } else { 0 },
+                    test_passes: lanes[k].as_ref().map_or(0, |l| l.passed),
                     helper: work[k] == 0,
                     coefficients: &t.coefficients,
                 })
@@ -205,6 +207,27 @@ pub(super) fn shade_prim(
                 let r: FragmentResult = results[k];
                 // Samples whose writes stay: none for helpers and discards.
                 let keep = match &lanes[k] {
+                    // The program ran the tests itself at its coverage writes (`super::body`
+                    // "Coverage"): the tested samples update depth/stencil and count; killed
+                    // ones do neither. Every covered sample must be one or the other (Mesa
+                    // agx_nir_lower_sample_mask.c rule 2).
+                    Some(lane) if work[k] != 0 && r.coverage_writes => {
+                        let left = lane.covered & !(r.killed | r.tested);
+                        if !f.late_zs || left != 0 {
+                            return Err(super::unestablished(
+                                f.launch,
+                                "fragment program",
+                                format!(
+                                    "pixel ({}, {}): covered samples {left:#x} neither tested \
+                                     nor killed by the program's coverage writes (late tests: \
+                                     {})",
+                                    frags[k].x, frags[k].y, f.late_zs
+                                ),
+                            ));
+                        }
+                        update(zs, lane, &face, r.tested);
+                        lane.passed & r.tested
+                    }
                     Some(lane) if work[k] != 0 && !r.discard => {
                         if f.late_zs {
                             update(zs, lane, &face, lane.covered);

@@ -96,6 +96,11 @@ pub struct Fragment<'a> {
     /// Samples of the pixel this invocation covers (bit n = sample n) after the early
     /// tests; the program's tilebuffer writes land on these samples only.
     pub sample_mask: u8,
+    /// Samples whose depth/stencil test has not run before the program (passes with late
+    /// tests: the covered samples; early tests: none).
+    pub pending_tests: u8,
+    /// Samples whose depth/stencil test passes (or would pass when the program runs it).
+    pub test_passes: u8,
     /// A helper lane: no sample of it to shade; it runs only so the quad's derivatives
     /// have four lanes, and the model drops its writes.
     pub helper: bool,
@@ -140,6 +145,11 @@ impl Fragment<'_> {
 pub struct FragmentResult {
     /// The fragment was discarded: no depth/stencil update, no occlusion count.
     pub discard: bool,
+    /// The program writes coverage: its depth/stencil tests ran at its coverage writes
+    /// (`tested`) and `killed` samples were discarded (`super::body` "Coverage").
+    pub coverage_writes: bool,
+    pub killed: u8,
+    pub tested: u8,
 }
 
 /// The programmable stages of a render.

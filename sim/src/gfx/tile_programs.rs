@@ -144,6 +144,8 @@ pub fn run_background(
                         y: tile.origin.1 + qy + dy,
                         front_facing: true,
                         sample_mask: all,
+                        pending_tests: 0,
+                        test_passes: 0,
                         helper: false,
                         coefficients: &[],
                     });
@@ -185,7 +187,7 @@ pub fn run_background(
                 GfxOp::TileStore { .. }
                 | GfxOp::TileRead { .. }
                 | GfxOp::TileSync
-                | GfxOp::PixelCoord { .. } => body::fragment_io(&p.body, op, g, sg, group, tile),
+                | GfxOp::PixelCoord { .. } => body::fragment_io(&p.body, op, g, sg, group, tile, None),
                 GfxOp::Iterate { .. } => Err(p.body.error(
                     op,
                     "coefficient iteration in a background program: no primitive binds \

@@ -47,6 +47,14 @@ pub enum GfxOp {
         format: u8,
         wait: u8,
     },
+    /// r[dst] = the invocation's coverage word, published on scoreboard slot 1: bits 0..3 the
+    /// samples the invocation covers, bits 4..7 the covered samples whose depth/stencil test
+    /// has not run yet (`get_sr` 0xc2; meaning of the high nibble inferred, see
+    /// `crate::gfx::body` "Coverage").
+    Coverage { dst: u8 },
+    /// Coverage write (`frag_sample_submit`): the control word in publication `src` (waited on
+    /// through `wait`, bits 0..5 = slots 1..6) kills or tests samples (`crate::gfx::body`).
+    SampleMask { src: u8, wait: u8 },
     /// Texture sample/fetch (performed by `crate::gfx::texture`).
     Texture(super::texture::TexInstr),
     /// Publication register `dst` := `op`(r[a], r[b]), complete on scoreboard `slot` (1..6).
@@ -92,6 +100,11 @@ pub fn lower(i: &Instr) -> Option<Result<GfxOp, String>> {
         (F::GetSr, "get_sr") if i.field("sr_sel") == Some(0xc5) => {
             vertex_sr(i).map(|dst| GfxOp::BackFacing { dst })
         }
+        // GravityLinux/mesa agx_apple9_ir.c packs its GET_COVERAGE read (immediate 0x10c2 only)
+        // as `<dst<<4 | c> c2 10 06`, this row with the form bit set, and schedules it as an
+        // asynchronous producer on slot 1 (README.apple9-ir.md); its GLES suites (discard,
+        // sample masks) ran on T8132. Only that shape: r0..r15, form bit 1.
+        (F::GetSr, "get_sr") if i.field("sr_sel") == Some(0xc2) => coverage_read(i),
         // Any other special register in a render-stage body: the compute meanings (thread
         // and threadgroup positions, SIMD indices) have no established value there.
         (F::GetSr, _) => Err(format!(
@@ -102,7 +115,7 @@ pub fn lower(i: &Instr) -> Option<Result<GfxOp, String>> {
         (F::Opaque, "fadd_export" | "fmul_export" | "logic_export") => export(i),
         (F::Texture, "tex_sample") => super::texture::lower(i).map(GfxOp::Texture),
         (F::Iterate | F::TileStore | F::TileRead | F::VaryingStore, _) => Err(refusal(i)),
-        (_, "frag_sample_submit") => Err(refusal(i)),
+        (_, "frag_sample_submit") => sample_mask(i),
         _ => return None,
     };
     Some(r)
@@ -110,10 +123,6 @@ pub fn lower(i: &Instr) -> Option<Result<GfxOp, String>> {
 
 fn refusal(i: &Instr) -> String {
     match i.form.name {
-        "frag_sample_submit" => "coverage write (discard): which samples it kills, and whether \
-             depth/stencil update there, is not stated by any source (GravityLinux/mesa packs \
-             it; no measurement of its effect)"
-            .into(),
         "iter_flat" => "flat iteration: the asynchronous tuple (word 2 = provoking vertex) is \
              not modelled"
             .into(),
@@ -243,6 +252,42 @@ fn tile_sync(i: &Instr, setup: bool) -> Result<GfxOp, String> {
     };
     check::fields(i, &[], allowed)?;
     Ok(GfxOp::TileSync)
+}
+
+fn coverage_read(i: &Instr) -> Result<GfxOp, String> {
+    check::fields(
+        i,
+        &["sr_sel"],
+        &[("form", &[1]), ("dp_width", &[0]), ("dst_bank", &[0])],
+    )?;
+    match i.operand(Role::Dst).map(|o| o.value) {
+        Some(agx16_isa::Operand::Gpr {
+            reg,
+            part: agx16_isa::Part::Full,
+        }) => Ok(GfxOp::Coverage { dst: reg }),
+        other => Err(format!("coverage read destination {other:?}")),
+    }
+}
+
+// COVERAGE `57 14 54 <p<<1> 00 01` (packer): the only shape GravityLinux emits, so byte 1's
+// low bits, byte 2, bytes 4/5 and the slot-1 wait are pinned (EXP-0091 spliced byte 4 and
+// changed which samples die: other values have other, unestablished meanings).
+fn sample_mask(i: &Instr) -> Result<GfxOp, String> {
+    check::fields(
+        i,
+        &["src"],
+        &[("b1_hi", &[1]), ("b2", &[0x15]), ("b4", &[0]), ("b5", &[1])],
+    )?;
+    let wait = i.wait().map(|w| w.slots.0).unwrap_or(0);
+    if wait != 1 {
+        return Err(format!(
+            "coverage write waiting on slot mask {wait:#x}: the packer waits on slot 1 only"
+        ));
+    }
+    Ok(GfxOp::SampleMask {
+        src: i.field("src").unwrap_or(0) as u8,
+        wait,
+    })
 }
 
 // `get_sr` with selector 0xdd: the vertex id (agx16-isa SPECIAL_REGS, corpus-only: the

@@ -164,6 +164,7 @@ impl Stages for HostStages {
         }
         Ok(FragmentResult {
             discard: d.discard_left_of.is_some_and(|l| f.x < l),
+            ..Default::default()
         })
     }
     fn end_of_tile(

@@ -496,6 +496,7 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
         ..Default::default()
     };
     let mut stored = Vec::new();
+    let mut sample_masks = 0u32;
     let mut uniforms = 0u16;
     let mut buffers = 0u8;
     for i in f.blocks.iter().flat_map(|b| &b.instrs) {
@@ -567,6 +568,17 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
                 info.tile_words = info.tile_words.max(word + 1);
             }
             Op::Discard => info.discards = true,
+            Op::Coverage if f.stage != Stage::Fragment => return wrong("coverage"),
+            // A coverage write kills or tests samples itself: the pass type must run the
+            // depth/stencil tests after the program (punch-through), and the write takes a
+            // publication of its own (isel/gfx.rs: above the texture tuples, 32 + k).
+            Op::SampleMask { .. } => {
+                if f.stage != Stage::Fragment {
+                    return wrong("sample_mask");
+                }
+                info.discards = true;
+                sample_masks += 1;
+            }
             _ => {}
         }
     }
@@ -580,6 +592,9 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
             )));
         }
         info.outputs = n;
+    }
+    if sample_masks > 0 {
+        info.publications = info.publications.max(crate::isel::SAMPLE_MASK_PUBLICATION + sample_masks);
     }
     info.buffers = buffers.saturating_sub(ROOT_SLOTS);
     info.uniform_words = uniforms.max(2 * buffers as u16);

@@ -25,6 +25,8 @@ pub struct Env {
     pub outputs: HashMap<u8, u32>,
     pub varyings: Vec<u32>,
     pub tile: HashMap<u8, u32>,
+    /// Fragment stage: a coverage write killed the (single-sample) fragment.
+    pub killed: bool,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -146,7 +148,18 @@ impl Thread<'_> {
                 }
                 Op::StoreTile { word } => {
                     let v = self.read(&i.srcs[0], Type::I32)?;
-                    self.env.tile.insert(word, v);
+                    if !self.env.killed {
+                        self.env.tile.insert(word, v);
+                    }
+                }
+                // One covered sample whose test is pending (a late-test pass).
+                Op::Coverage => out[0] = 0x11,
+                // Sample 0 in the target and not live: killed (a later test has no effect).
+                Op::SampleMask { .. } => {
+                    let w = self.read(&i.srcs[0], Type::I32)?;
+                    if w >> 8 & 1 != 0 && w & 1 == 0 {
+                        self.env.killed = true;
+                    }
                 }
                 Op::LoadTile { word } => {
                     out[0] = *self
@@ -277,6 +290,7 @@ pub fn run(f: &Function, env: &mut Env) -> Result<Exit, String> {
         steps: 0,
     };
     match t.list(&f.body)? {
+        _ if t.env.killed => Ok(Exit::Discarded),
         Flow::Exit(e) => Ok(e),
         Flow::Next => Ok(Exit::Returned),
         Flow::Break | Flow::Continue => Err("break/continue outside a loop".into()),

@@ -140,7 +140,10 @@ impl Stages for IrStages {
         };
         let exit = interp::run(&self.fs, &mut env).map_err(launch_err)?;
         if exit == Exit::Discarded {
-            return Ok(FragmentResult { discard: true });
+            return Ok(FragmentResult {
+                discard: true,
+                ..Default::default()
+            });
         }
         let word = *env
             .tile

@@ -171,6 +171,14 @@ impl Builder {
     pub fn store_tile(&mut self, word: u8, value: impl Into<Src>) {
         self.emit(Instr::new(Op::StoreTile { word }, None, [value.into()]));
     }
+    /// Fragment stage: the coverage word (asynchronous).
+    pub fn coverage(&mut self) -> Value {
+        self.alu(Op::Coverage, Type::I32, [])
+    }
+    /// Fragment stage: coverage write of control word `word` (`test`: it has live samples).
+    pub fn sample_mask(&mut self, test: bool, word: impl Into<Src>) {
+        self.emit(Instr::new(Op::SampleMask { test }, None, [word.into()]));
+    }
     /// Fragment stage: the raw tilebuffer word `word` (sample 0) before this fragment's store.
     pub fn load_tile(&mut self, word: u8) -> Value {
         self.alu(Op::LoadTile { word }, Type::I32, [])

@@ -177,6 +177,17 @@ pub enum Op {
     LoadTile {
         word: u8,
     },
+    /// Fragment stage: the invocation's coverage word (bits 0..3 covered samples, bits 4..7
+    /// those whose depth/stencil test is still pending); asynchronous (completes on scoreboard
+    /// slot 1, GravityLinux/mesa GET_COVERAGE).
+    Coverage,
+    /// Fragment stage: coverage write of the control word `target << 8 | (target << 4) & high |
+    /// live` (Mesa's G13 `sample_mask`: each target sample is tested now when live, else
+    /// killed); `test` marks a write with live samples (bracketed by the tile access 1 / fence
+    /// 1 pair), a pure kill is not.
+    SampleMask {
+        test: bool,
+    },
     /// Store a register tuple to per-thread scratch slot `slot` (register allocation only).
     Spill {
         slot: u32,
@@ -206,6 +217,7 @@ impl Op {
                 | Op::Spill { .. }
                 | Op::StoreOutput { .. }
                 | Op::StoreTile { .. }
+                | Op::SampleMask { .. }
         ) || self.is_terminator()
     }
 
@@ -213,7 +225,11 @@ impl Op {
     pub fn is_async(self) -> bool {
         matches!(
             self,
-            Op::LoadGlobal { .. } | Op::Fill { .. } | Op::Texture { .. } | Op::LoadTile { .. }
+            Op::LoadGlobal { .. }
+                | Op::Fill { .. }
+                | Op::Texture { .. }
+                | Op::LoadTile { .. }
+                | Op::Coverage
         )
     }
 
@@ -358,6 +374,8 @@ impl fmt::Display for Op {
                 "texture.t{texture}.s{sampler}.{}",
                 format!("{kind:?}").to_lowercase()
             ),
+            Op::Coverage => write!(f, "coverage"),
+            Op::SampleMask { test } => write!(f, "sample_mask{}", if *test { ".test" } else { "" }),
             Op::Spill { slot } => write!(f, "spill.s{slot}"),
             Op::Fill { slot } => write!(f, "fill.s{slot}"),
             Op::Break => write!(f, "break"),

@@ -229,6 +229,8 @@ pub(super) fn select(i: &MInstr) -> Result<Instr, CompileError> {
             | Op::LoadVarying { .. }
             | Op::StoreTile { .. }
             | Op::LoadTile { .. }
+            | Op::Coverage
+            | Op::SampleMask { .. }
     ) {
         return Err(CompileError::Internal(format!(
             "{i}: graphics IO is selected by gfx::select"

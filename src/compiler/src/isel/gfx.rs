@@ -57,8 +57,14 @@ pub fn is_gfx_io(op: Op) -> bool {
             | Op::LoadTile { .. }
             | Op::PackUnorm4x8
             | Op::Texture { .. }
+            | Op::Coverage
+            | Op::SampleMask { .. }
     )
 }
+
+/// First publication register of the coverage-write control words (above the texture
+/// coordinate tuples, bases 0..28: isel/texture.rs); each write takes the next one.
+pub const SAMPLE_MASK_PUBLICATION: u32 = 32;
 
 /// Per-program selection state.
 #[derive(Default)]
@@ -67,6 +73,8 @@ pub struct GfxSelect {
     next_pub: u8,
     /// Texture selection (isel/texture.rs).
     tex: super::texture::TexSelect,
+    /// Coverage writes selected so far.
+    sample_masks: u8,
 }
 
 fn err(i: &MInstr, why: impl Into<String>) -> CompileError {
@@ -110,6 +118,91 @@ impl GfxSelect {
         }
         match i.op {
             Op::Texture { .. } => self.tex.select(i),
+            // Coverage read: GravityLinux/mesa's GET_COVERAGE `<d<<4 | c> c2 10 06` is agx16-isa's
+            // get_sr row (form bit set, selector 0xc2; r0..r15), an asynchronous producer on
+            // slot 1 (README.apple9-ir.md); the scoreboard pass gives it slot 1.
+            Op::Coverage => {
+                let d = match i.dst {
+                    Some(d) if d.halves == 2 && d.half % 2 == 0 => d.gpr(),
+                    _ => return Err(err(i, "the coverage read writes a 32-bit register")),
+                };
+                if i.produce_slot != 1 {
+                    return Err(CompileError::Internal(format!(
+                        "{i}: the coverage read completes on slot 1, not {}",
+                        i.produce_slot
+                    )));
+                }
+                let mut x = build(
+                    i,
+                    "get_sr",
+                    &[("form", 1), ("sr_sel", 0xc2), ("dp_width", 0)],
+                )?;
+                x.set_gpr(Role::Dst, d, Part::Full)
+                    .map_err(|e| CompileError::Encode {
+                        instr: i.to_string(),
+                        why: e.to_string(),
+                    })?;
+                Ok(vec![round_trip(i, x)?])
+            }
+            // Coverage write (GravityLinux/mesa `sample_mask_agx` emission, its GLES suites ran
+            // discard on T8132): the control word is published by a LOGIC_EXPORT (or with
+            // itself) completing on slot 1, and `57 14 54 <p<<1> 00 01` consumes it waiting on
+            // slot 1; a write with live samples (the test) sits inside tile access 1 / fence 1,
+            // a pure kill does not (the packer leaves the synchronisation pending for the
+            // final test).
+            Op::SampleMask { test } => {
+                let r = reg32(i, 0)? as u64;
+                if i.produce_slot != 1 {
+                    return Err(CompileError::Internal(format!(
+                        "{i}: the control word's export completes on slot 1, not {}",
+                        i.produce_slot
+                    )));
+                }
+                let p = SAMPLE_MASK_PUBLICATION as u64 + self.sample_masks as u64;
+                if p >= PUBLICATIONS as u64 {
+                    return Err(err(i, "more coverage writes than publication registers"));
+                }
+                self.sample_masks += 1;
+                let export = build(
+                    i,
+                    "logic_export",
+                    &[
+                        ("dst", p),
+                        ("a_size", 1),
+                        ("a", r),
+                        ("a_keep", 1),
+                        ("op_base", 1),
+                        ("b_size", 1),
+                        ("b", r),
+                        ("b_keep", 1),
+                        ("lut_a_sel", 2),
+                        ("lut_b3", 1),
+                        ("slot", 0),
+                    ],
+                )?;
+                let submit = build(
+                    i,
+                    "frag_sample_submit",
+                    &[
+                        ("b1_hi", 1),
+                        ("wait", 1),
+                        ("b2", 0x15),
+                        ("src", p),
+                        ("b4", 0),
+                        ("b5", 1),
+                    ],
+                )?;
+                if test {
+                    Ok(vec![
+                        export,
+                        build(i, "tile_setup", &[("b1", 2), ("access", 1)])?,
+                        submit,
+                        build(i, "tile_fence", &[("access", 1)])?,
+                    ])
+                } else {
+                    Ok(vec![export, submit])
+                }
+            }
             Op::StoreOutput { slot } => {
                 let r = reg32(i, 0)? as u64;
                 let s = i.produce_slot;

@@ -14,4 +14,5 @@ pub mod target;
 mod texture;
 
 pub use encode::{encode_program, Encoded};
+pub use gfx::SAMPLE_MASK_PUBLICATION;
 pub use target::{G16Regs, G16Target};

@@ -23,6 +23,10 @@ pub(super) struct GfxImport {
     pub point_size: bool,
     /// First uniform word of the GL uniforms.
     pub gl_base: u16,
+    /// Fragment: the coverage word, read at the start of a program that discards.
+    coverage: Option<Value>,
+    /// Fragment: the coverage write that tests the surviving samples has been emitted.
+    tested: bool,
 }
 
 unsafe fn io_location(x: *const m::nir_intrinsic_instr) -> u32 {
@@ -101,9 +105,11 @@ pub(super) unsafe fn prologue(
         let vertex = matches!(g.key, GraphicsKey::Vertex(_));
         let mut user = BTreeSet::new();
         let mut psiz = false;
+        let mut discards = false;
         for_each_intrinsic(body, &mut |x| {
             let name = name_of(x);
             match name.as_str() {
+                "terminate" | "terminate_if" | "demote" | "demote_if" => discards = true,
                 "store_output" if vertex => {
                     let loc = io_loc(x, 1, "store_output")?;
                     let comp = m::nir_intrinsic_component(x);
@@ -126,6 +132,11 @@ pub(super) unsafe fn prologue(
             Ok(())
         })?;
         if !vertex {
+            // The coverage word dominates every discard and the final test.
+            if discards {
+                let c = im.b.coverage();
+                im.gfx.as_mut().unwrap().coverage = Some(c);
+            }
             return Ok(());
         }
         let id = im.b.sysval(SysVal::VertexId);
@@ -135,6 +146,69 @@ pub(super) unsafe fn prologue(
         g.point_size = psiz;
         Ok(())
     }
+}
+
+/// The low (covered samples) and high (samples still to test) nibbles of the coverage word.
+fn coverage_nibbles(im: &mut Importer, cov: Value) -> (Value, Value) {
+    let lo = im.b.alu(Op::And, Type::I32, [Src::val(cov), Src::imm(0xf)]);
+    let hi = im.b.alu(Op::And, Type::I32, [Src::val(cov), Src::imm(0xf0)]);
+    (lo, hi)
+}
+
+/// `discard` (NIR terminate/demote, `cond`: the `_if` forms' 32-bit Boolean): a coverage write
+/// killing every covered sample, `sample_mask(~0, 0)` in Mesa's G13 terms; the control word is
+/// `(target & lo) << 8 | (target << 4) & hi | (live & lo)` as the T8132 compiler builds it
+/// (GravityLinux/mesa agx_compile_apple9.c), here `lo << 8 | hi`. The lane keeps running
+/// (demote: ADevWithAnIdea/agx-re EXP-0091 measured that killed lanes still execute and
+/// their writes are dropped), so GLSL's discard is implemented with demote semantics.
+pub(super) fn kill(im: &mut Importer, cond: Option<Src>) -> Result<(), CompileError> {
+    let (cov, tested) = match im.gfx.as_ref() {
+        Some(g) if matches!(g.key, GraphicsKey::Fragment(_)) => (g.coverage, g.tested),
+        _ => {
+            return Err(CompileError::Unsupported(
+                "discard outside a fragment shader".into(),
+            ))
+        }
+    };
+    let Some(cov) = cov else {
+        return Err(CompileError::Unsupported(
+            "discard through a NIR halt jump (only terminate/demote intrinsics)".into(),
+        ));
+    };
+    if tested {
+        // A kill after the test is invalid (agx_nir_lower_sample_mask.c rule 4).
+        return Err(CompileError::Unsupported(
+            "discard after the fragment colour output".into(),
+        ));
+    }
+    let (lo, hi) = coverage_nibbles(im, cov);
+    let t = im.b.alu(Op::Shl, Type::I32, [Src::val(lo), Src::imm(8)]);
+    let mut w = im.b.alu(Op::Or, Type::I32, [Src::val(t), Src::val(hi)]);
+    if let Some(c) = cond {
+        // A false condition gives target 0: the write touches no sample.
+        w = im.b.alu(Op::And, Type::I32, [Src::val(w), c]);
+    }
+    im.b.sample_mask(false, Src::val(w));
+    Ok(())
+}
+
+/// The coverage write that runs the depth/stencil tests of every sample no discard killed
+/// (`sample_mask(~0, ~0)`: word `lo << 8 | hi | lo`; killed samples stay killed, rule 3). It
+/// precedes the colour stores (rule 1), once per program.
+pub(super) fn coverage_test(im: &mut Importer) -> Result<(), CompileError> {
+    let Some(g) = im.gfx.as_ref() else {
+        return Ok(());
+    };
+    let Some(cov) = g.coverage.filter(|_| !g.tested) else {
+        return Ok(());
+    };
+    let (lo, hi) = coverage_nibbles(im, cov);
+    let t = im.b.alu(Op::Shl, Type::I32, [Src::val(lo), Src::imm(8)]);
+    let t = im.b.alu(Op::Or, Type::I32, [Src::val(t), Src::val(hi)]);
+    let w = im.b.alu(Op::Or, Type::I32, [Src::val(t), Src::val(lo)]);
+    im.b.sample_mask(true, Src::val(w));
+    im.gfx.as_mut().unwrap().tested = true;
+    Ok(())
 }
 
 /// Buffer qwords of a stage under `key`: its UBOs, then (vertex) its vertex-buffer bindings
@@ -157,6 +231,8 @@ impl GfxImport {
             varyings: Vec::new(),
             point_size: false,
             gl_base,
+            coverage: None,
+            tested: false,
         }
     }
 }
@@ -495,6 +571,7 @@ pub(super) unsafe fn import_intrinsic(
             }
             "store_output" if !vertex => {
                 let (fmt, word) = colour_target(g, io_loc(x, 1, "store_output")?)?;
+                coverage_test(im)?;
                 let comp = m::nir_intrinsic_component(x);
                 let mask = m::nir_intrinsic_write_mask(x);
                 let n = (*srcs[0].ssa).num_components as u32;

@@ -103,7 +103,7 @@ impl Importer {
                             m::nir_jump_break => self.b.break_(),
                             m::nir_jump_continue => self.b.continue_(),
                             m::nir_jump_return => self.b.return_(),
-                            m::nir_jump_halt => self.b.discard(),
+                            m::nir_jump_halt => super::gfx::kill(self, None)?,
                             t => {
                                 return Err(CompileError::Unsupported(format!(
                                     "NIR jump type {t} (unstructured control flow)"
@@ -289,6 +289,8 @@ unsafe fn import_with(
         }
         super::gfx::prologue(&mut im, &(*entry).body)?;
         im.list(&(*entry).body)?;
+        // A discarding fragment program without colour output still tests its samples.
+        super::gfx::coverage_test(&mut im)?;
         let phis = std::mem::take(&mut im.phis);
         for (v, p) in phis {
             for s in exec_list_iter::<m::nir_phi_src>(&(*p).srcs, offset_of!(m::nir_phi_src, node))

@@ -124,7 +124,11 @@ pub(super) unsafe fn import(
                 let val = Src::val(im.value(srcs[0].ssa)?);
                 im.b.store_global(binding as u8, idx, val);
             }
-            "terminate" | "demote" => im.b.discard(),
+            "terminate" | "demote" => super::gfx::kill(im, None)?,
+            "terminate_if" | "demote_if" => {
+                let c = im.comp(srcs[0].ssa, 0)?;
+                super::gfx::kill(im, Some(c))?
+            }
             _ => return Err(CompileError::Unsupported(format!("NIR intrinsic `{name}`"))),
         }
         Ok(())

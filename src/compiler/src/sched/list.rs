@@ -113,11 +113,16 @@ pub fn run(f: &mut Function) {
     }
 }
 
-/// A tile read and a tile store of the same word keep their program order.
+/// A tile read and a tile store of the same word keep their program order; coverage writes
+/// keep theirs among themselves and against tile stores (kills before the test, the test
+/// before colour stores: Mesa agx_nir_lower_sample_mask.c rules 1 and 3).
 fn tile_order(a: Op, b: Op) -> bool {
+    let cov = |o: Op| matches!(o, Op::SampleMask { .. });
+    let tile = |o: Op| matches!(o, Op::StoreTile { .. } | Op::LoadTile { .. });
     matches!(
         (a, b),
         (Op::LoadTile { word: x }, Op::StoreTile { word: y })
             | (Op::StoreTile { word: x }, Op::LoadTile { word: y }) if x == y
-    )
+    ) || (cov(a) && (cov(b) || tile(b)))
+        || (tile(a) && cov(b))
 }

@@ -93,6 +93,14 @@ pub fn assign_slots(p: &mut MProgram) {
             out.push(it);
             continue;
         };
+        // Coverage reads and writes complete on slot 1 (GravityLinux/mesa treats both as
+        // completion barriers: every pending producer is handed off before them).
+        if matches!(i.op, Op::Coverage | Op::SampleMask { .. }) {
+            flush(&mut pending, &mut out);
+        }
+        if let Op::SampleMask { .. } = i.op {
+            i.produce_slot = 1;
+        }
         // A pending store's word is not accessed again before the store completes.
         let word = match i.op {
             Op::Spill { slot } | Op::Fill { slot } => Some(slot),
@@ -139,6 +147,7 @@ pub fn assign_slots(p: &mut MProgram) {
                 Op::ICmp { .. }
                     | Op::FCmp(_)
                     | Op::StoreOutput { .. }
+                    | Op::SampleMask { .. }
                     | Op::StoreTile { .. }
                     | Op::PackUnorm4x8
                     | Op::Texture { .. }
@@ -202,6 +211,7 @@ pub fn assign_slots(p: &mut MProgram) {
                 .copied()
                 .find(|s| !pending.iter().any(|pd| pd.slot == *s));
             let slot = match free {
+                _ if i.op == Op::Coverage => 1,
                 Some(s) => s,
                 None => {
                     let pd = pending.remove(0);
