@@ -301,32 +301,189 @@ fn flat_varyings_take_the_provoking_vertex() {
         .all(|c| c[0] == unorm8(0.75)));
 }
 
-#[test]
-fn discard_is_refused_by_name() {
-    // EXP-0050's discard sequence: tile access 0x600 and 1, coverage write, fence 1.
-    let p = encode_program(&[
-        b("tile_setup", &[("b1", 2), ("access", 0x600)]),
-        b("tile_setup", &[("b1", 2), ("access", 1)]),
-        decode_at(&decode_hex("571454060001").unwrap(), 0).unwrap(),
-        b("tile_fence", &[("access", 1)]),
-        b("stop", &[]),
-    ]);
-    let (d, _) = scene_pair(
+/// Coverage read into r`dst` (GravityLinux/mesa GET_COVERAGE `<d<<4 | c> c2 10 06`, slot 1).
+fn coverage(dst: u64) -> Instr {
+    b(
+        "get_sr",
+        &[("form", 1), ("dst", dst), ("sr_sel", 0xc2), ("dp_width", 0)],
+    )
+}
+
+/// r`dst` = r`src` << `n`, waiting on slot `wait` (0: none); the compiler's packer template.
+fn shl(dst: u64, src: u64, n: u64, wait: u64) -> Instr {
+    b(
+        "ishl_imm",
+        &[
+            ("wait", wait),
+            ("mode", 0x15),
+            ("src_class", 2),
+            ("b8", 0xf0),
+            ("b9_hi", 4),
+            ("dst", dst),
+            ("src", src),
+            ("amount", n),
+        ],
+    )
+}
+
+/// r`dst` = r`a` | r`c` (extended logic, or).
+fn or(dst: u64, a: u64, c: u64) -> Instr {
+    b(
+        "ilogic",
+        &[
+            ("dst", dst),
+            ("a_size", 1),
+            ("a", a),
+            ("a_keep", 1),
+            ("op_base", 1),
+            ("b_size", 1),
+            ("b", c),
+            ("b_keep", 1),
+            ("lut_a_sel", 2),
+            ("lut_b", 8),
+        ],
+    )
+}
+
+/// Coverage write of r`src`: `logic_export` (or r, r) into publication `p` on slot 1, then
+/// `57 14 54 <p<<1> 00 01`, bracketed by tile access/fence 1 when `bracket`.
+fn sample_mask(src: u64, p: u64, bracket: bool) -> Vec<Instr> {
+    let export = b(
+        "logic_export",
+        &[
+            ("dst", p),
+            ("a_size", 1),
+            ("a", src),
+            ("a_keep", 1),
+            ("op_base", 1),
+            ("b_size", 1),
+            ("b", src),
+            ("b_keep", 1),
+            ("lut_a_sel", 2),
+            ("lut_b3", 1),
+            ("slot", 0),
+        ],
+    );
+    let submit = b(
+        "frag_sample_submit",
+        &[
+            ("b1_hi", 1),
+            ("wait", 1),
+            ("b2", 0x15),
+            ("src", p),
+            ("b4", 0),
+            ("b5", 1),
+        ],
+    );
+    if bracket {
+        vec![
+            export,
+            b("tile_setup", &[("b1", 2), ("access", 1)]),
+            submit,
+            b("tile_fence", &[("access", 1)]),
+        ]
+    } else {
+        vec![export, submit]
+    }
+}
+
+/// r4 = coverage, r5 = r4 << 4, r6 = r5 | r4: for a covered single-sample pixel with its test
+/// pending (0x11), r5 = 0x110 = `sample_mask(~0, 0)` (kill) and r6 = 0x111 =
+/// `sample_mask(~0, ~0)` (test) in the T8132 compiler's word layout; helpers read 0 and
+/// write 0 (no sample).
+fn coverage_words() -> Vec<Instr> {
+    vec![coverage(4), shl(5, 4, 4, 1), or(6, 5, 4)]
+}
+
+/// `prefix` (after the coverage words), then the red + blue body.
+fn coverage_body(prefix: Vec<Instr>) -> Vec<u8> {
+    let mut p = coverage_words();
+    p.extend(prefix);
+    p.extend([iter(0, 1), iter(1, 3), fadd(0, 0, 1)]);
+    p.extend(store_word0(0));
+    p.push(b("stop", &[]));
+    encode_program(&p)
+}
+
+/// A triangle in a punch-through pass (the host discard column 0 discards nothing: it only
+/// selects the pass type with late tests).
+fn punch_through() -> (DrawSpec, DrawSpec) {
+    let (mut d, mut r) = scene_pair(
         [
             [-0.8, -0.7, 0.5, 1.0],
             [0.9, -0.6, 0.5, 1.0],
             [0.1, 0.85, 0.5, 1.0],
         ],
-        [(0.1, 0.0); 3],
+        [(0.1, 0.2), (0.5, 0.4), (0.2, 0.55)],
         ShadeModel::Linear,
     );
-    match render(&d, &p) {
-        Err(SimError::Unestablished { form, what, .. }) => {
-            assert!(form.contains("frag_sample_submit"), "{form}");
-            assert!(what.contains("which samples it kills"), "{what}");
-        }
-        other => panic!("expected a refusal, got {:?}", other.map(|_| ())),
-    }
+    d.discard_left_of = Some(0);
+    r.discard_left_of = Some(0);
+    (d, r)
+}
+
+#[test]
+fn a_coverage_test_keeps_every_sample() {
+    // The test write (live = target) before the colour store: the image and the passed
+    // samples are those of the same body without coverage writes.
+    let (d, r) = punch_through();
+    let (plain, plain_stats) = render(&d, &red_plus_blue()).unwrap();
+    let (scene, stats) = render(&d, &coverage_body(sample_mask(6, 32, true))).unwrap();
+    let got = image(&scene.pt);
+    compare(&got, &reference(&[r]));
+    assert_eq!(got, image(&plain.pt));
+    assert!(stats.samples_passed > 0);
+    assert_eq!(stats.samples_passed, plain_stats.samples_passed);
+}
+
+#[test]
+fn a_coverage_kill_drops_the_fragment_and_later_tests_do_not_revive_it() {
+    // Kill (live 0), then the test write: the killed sample stays killed (Mesa
+    // agx_nir_lower_sample_mask.c rule 3), its colour store is dropped (EXP-0091) and it
+    // counts nothing.
+    let (d, _) = punch_through();
+    let mut pre = sample_mask(5, 32, false);
+    pre.extend(sample_mask(6, 33, true));
+    let (scene, stats) = render(&d, &coverage_body(pre)).unwrap();
+    compare(&image(&scene.pt), &reference(&[]));
+    assert_eq!(stats.samples_passed, 0);
+    assert!(stats.fragments_shaded > 0);
+}
+
+#[test]
+fn coverage_writes_outside_the_rules_are_refused() {
+    let (d, _) = punch_through();
+    let refused = |body: Vec<u8>, draw: &DrawSpec, want: &str| match render(draw, &body) {
+        Err(SimError::Unestablished { what, .. }) => assert!(what.contains(want), "{want}: {what}"),
+        other => panic!("expected a refusal ({want}), got {:?}", other.map(|_| ())),
+    };
+    // A write whose word names no sample (0): the covered sample is neither tested nor
+    // killed when the program ends (rule 2).
+    let mut p = coverage_words();
+    p.push(b("mov_imm", &[("dst", 7), ("imm", 0)]));
+    p.extend(sample_mask(7, 32, true));
+    p.push(b("stop", &[]));
+    refused(encode_program(&p), &d, "neither tested nor killed");
+    // Colour store before the test (rule 1).
+    let mut p = coverage_words();
+    p.extend(store_word0(4));
+    p.extend(sample_mask(6, 32, true));
+    p.push(b("stop", &[]));
+    refused(encode_program(&p), &d, "before the program's coverage");
+    // Test, then kill (rule 4) and test twice (rule 2).
+    let mut twice = sample_mask(6, 32, true);
+    twice.extend(sample_mask(5, 33, false));
+    refused(coverage_body(twice), &d, "already tested");
+    // The coverage word itself (0x11): bits 4..7 set without target bits.
+    refused(coverage_body(sample_mask(4, 32, true)), &d, "bits 4..7");
+    // A pass with early tests (opaque): live bits have no established meaning there.
+    let (mut opaque, _) = punch_through();
+    opaque.discard_left_of = None;
+    refused(
+        coverage_body(sample_mask(6, 32, true)),
+        &opaque,
+        "ran before the program",
+    );
 }
 
 #[test]

@@ -395,18 +395,18 @@ fn coverage_write(
         if w >> 12 != 0 {
             return bad("bits 12..31 are not the packer's shape".into());
         }
-        if target & !f.sample_mask != 0 {
-            return bad(format!(
-                "target {target:#x} outside the covered samples {:#x}",
-                f.sample_mask
-            ));
-        }
-        if f.pending_tests != f.sample_mask && target != 0 {
+        if f.pending_tests != f.sample_mask && w != 0 {
             return bad(
                 "a coverage write in a pass whose depth/stencil tests ran before the program \
                  (the meaning of its live bits there is not established)"
                     .into(),
             );
+        }
+        if target & !f.sample_mask != 0 {
+            return bad(format!(
+                "target {target:#x} outside the covered samples {:#x}",
+                f.sample_mask
+            ));
         }
         if high != target & f.pending_tests {
             return bad(format!(

@@ -187,7 +187,9 @@ pub fn run_background(
                 GfxOp::TileStore { .. }
                 | GfxOp::TileRead { .. }
                 | GfxOp::TileSync
-                | GfxOp::PixelCoord { .. } => body::fragment_io(&p.body, op, g, sg, group, tile, None),
+                | GfxOp::PixelCoord { .. } => {
+                    body::fragment_io(&p.body, op, g, sg, group, tile, None)
+                }
                 GfxOp::Iterate { .. } => Err(p.body.error(
                     op,
                     "coefficient iteration in a background program: no primitive binds \

@@ -594,7 +594,9 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
         info.outputs = n;
     }
     if sample_masks > 0 {
-        info.publications = info.publications.max(crate::isel::SAMPLE_MASK_PUBLICATION + sample_masks);
+        info.publications = info
+            .publications
+            .max(crate::isel::SAMPLE_MASK_PUBLICATION + sample_masks);
     }
     info.buffers = buffers.saturating_sub(ROOT_SLOTS);
     info.uniform_words = uniforms.max(2 * buffers as u16);

@@ -151,7 +151,8 @@ pub(super) unsafe fn prologue(
 /// The low (covered samples) and high (samples still to test) nibbles of the coverage word.
 fn coverage_nibbles(im: &mut Importer, cov: Value) -> (Value, Value) {
     let lo = im.b.alu(Op::And, Type::I32, [Src::val(cov), Src::imm(0xf)]);
-    let hi = im.b.alu(Op::And, Type::I32, [Src::val(cov), Src::imm(0xf0)]);
+    let hi =
+        im.b.alu(Op::And, Type::I32, [Src::val(cov), Src::imm(0xf0)]);
     (lo, hi)
 }
 
