@@ -73,6 +73,8 @@ pub enum AttribType {
     Uint,
     /// Signed integers, sign-extended, passed as integers.
     Sint,
+    /// Signed 16.16 fixed point (GL_FIXED, 32-bit components), read as `c / 65536`.
+    Fixed,
 }
 
 /// Format of one vertex attribute in its buffer: `comps` components of `bits[k]` bits each,
@@ -153,6 +155,9 @@ impl AttribFormat {
             (AttribType::Float, 8) => {
                 Err(format!("vertex attribute format {self:?}: 8-bit floats"))
             }
+            (AttribType::Fixed, b) if b != 32 => Err(format!(
+                "vertex attribute format {self:?}: fixed point is 32-bit (GL_FIXED)"
+            )),
             _ => Ok(()),
         }
     }
@@ -361,9 +366,9 @@ pub fn fetch_attribute(
     let unorm8 = f == AttribFormat::unorm8(n);
     let words32 = f.bits[0] == 32
         && f.check().is_ok()
-        && !matches!(
+        && matches!(
             f.ty,
-            AttribType::Unorm | AttribType::Snorm | AttribType::Uscaled | AttribType::Sscaled
+            AttribType::Float | AttribType::Uint | AttribType::Sint
         );
     if !(unorm8 || words32)
         || a.divisor != 0

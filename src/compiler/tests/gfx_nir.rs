@@ -1199,6 +1199,12 @@ fn nir_vertex_fetch_reads_every_attribute_format() {
         [-0.5, 2.0, 1e-3, 0.0],
     ]
     .map(|e| e.map(|x| x.to_bits() as i64));
+    // 16.16: 1.5, -2.25; 3 + 1/65536, -0.5; -4, the smallest step.
+    let fixed: [[i64; 4]; 3] = [
+        [0x18000, -0x24000, 0, 0],
+        [0x30001, -0x8000, 0, 0],
+        [-0x40000, 1, 0, 0],
+    ];
     struct Case {
         format: AttribFormat,
         elems: [[i64; 4]; 3],
@@ -1225,6 +1231,7 @@ fn nir_vertex_fetch_reads_every_attribute_format() {
         plain(Float, 16, 4, halves, 1.0 / 8.0),
         plain(Float, 16, 3, halves, 1.0 / 8.0),
         plain(Float, 32, 3, floats, 1.0 / 8.0),
+        plain(Fixed, 32, 2, fixed, 1.0 / 8.0),
         Case {
             format: AttribFormat::packed_2_10_10_10(Snorm),
             elems: packed_s,
@@ -1273,6 +1280,7 @@ fn nir_vertex_fetch_reads_every_attribute_format() {
                         Snorm => snorm_value(signed, bits),
                         Uscaled | Uint => field as f32,
                         Sscaled | Sint => signed as f32,
+                        Fixed => (signed as f64 / 65536.0) as f32,
                         Float if bits == 32 => f32::from_bits(field as u32),
                         Float => half_value(field as u16),
                     }

@@ -205,8 +205,8 @@ pub type VariantCache = Mutex<Variants>;
 
 /// The vertex fetch's description of a vertex-buffer format (from Mesa's format table), or why
 /// the fetch cannot read it: plain RGBA-ordered formats of 1..4 components, all of one type
-/// (unsigned/signed, normalised, scaled or pure integer; float), which the compiler's
-/// `AttribFormat::check` accepts. Others (fixed point, BGRA, 64-bit) are left to u_vbuf's CPU
+/// (unsigned/signed, normalised, scaled or pure integer; float; 16.16 fixed), which the
+/// compiler's `AttribFormat::check` accepts. Others (BGRA, 64-bit) are left to u_vbuf's CPU
 /// translation (formats.rs says it does not support them).
 pub fn attrib_format(f: sys::pipe_format) -> Result<AttribFormat, String> {
     // SAFETY: Mesa's static format table; every pipe_format value has an entry (or null).
@@ -229,7 +229,8 @@ pub fn attrib_format(f: sys::pipe_format) -> Result<AttribFormat, String> {
         (sys::UTIL_FORMAT_TYPE_SIGNED, true, _) => AttribType::Snorm,
         (sys::UTIL_FORMAT_TYPE_SIGNED, false, true) => AttribType::Sint,
         (sys::UTIL_FORMAT_TYPE_SIGNED, false, false) => AttribType::Sscaled,
-        _ => return refuse("fixed-point or void channels"),
+        (sys::UTIL_FORMAT_TYPE_FIXED, ..) => AttribType::Fixed,
+        _ => return refuse("void channels"),
     };
     let mut bits = [0u8; 4];
     let mut shift = 0;

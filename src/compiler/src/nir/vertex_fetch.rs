@@ -141,7 +141,7 @@ unsafe fn fetch(
         let bits: [u32; 4] = f.bits.map(u32::from);
         let signed = matches!(
             f.ty,
-            AttribType::Snorm | AttribType::Sscaled | AttribType::Sint
+            AttribType::Snorm | AttribType::Sscaled | AttribType::Sint | AttribType::Fixed
         );
         // Raw components (sign-extended for signed types); 32-bit ones are the words.
         let raw = if bits[0] == 32 {
@@ -157,6 +157,7 @@ unsafe fn fetch(
             AttribType::Snorm => m::nir_format_snorm_to_float(b, raw, bits.as_ptr()),
             AttribType::Uscaled => m::nir_u2f32(b, raw),
             AttribType::Sscaled => m::nir_i2f32(b, raw),
+            AttribType::Fixed => m::nir_fmul_imm(b, m::nir_i2f32(b, raw), 1.0 / 65536.0),
             AttribType::Float if bits[0] == 32 => raw,
             AttribType::Float => {
                 let mut c = [std::ptr::null_mut(); 4];
