@@ -338,23 +338,43 @@ unsafe fn fragment_key(
 }
 
 /// The root-record qwords of a stage's `n` uniform blocks: the GPU address of constant buffer
-/// k + 1's first byte (its binding offset included) for block k.
+/// k + 1's first byte (its binding offset included) for block k, and of constant buffer 0 (the
+/// default uniform block; st hands it over in CPU memory, copied into the batch here) for
+/// the block `default_block` names.
 unsafe fn ubo_words(
     ctx: &mut Context,
+    screen: &Screen,
     stage: usize,
     n: u8,
+    default_block: Option<u8>,
     args: &mut Vec<u32>,
 ) -> Result<(), String> {
-    for k in 0..n as usize {
-        let cb = ctx.state.constant_buffers[stage][k + 1];
-        if cb.buffer.is_null() {
+    for k in 0..n {
+        let cbi = if default_block == Some(k) {
+            0
+        } else {
+            k as usize + 1
+        };
+        let cb = ctx.state.constant_buffers[stage][cbi];
+        let va = if !cb.user_buffer.is_null() {
+            let bytes = std::slice::from_raw_parts(
+                (cb.user_buffer as *const u8).add(cb.buffer_offset as usize),
+                cb.buffer_size as usize,
+            );
+            let mut w = crate::batch::Writer {
+                dev: &screen.bo,
+                mem: ctx.render.mem.as_mut().ok_or("no open batch")?,
+            };
+            agx16_draw::GpuWriter::upload(&mut w, agx16_draw::Heap::General, bytes, 16)
+                .map_err(|e| e.to_string())?
+        } else if cb.buffer.is_null() {
             return Err(format!(
-                "uniform block {k} has no buffer bound (constant buffer {})",
-                k + 1
+                "uniform block {k} has no buffer bound (constant buffer {cbi})"
             ));
-        }
-        ctx.render.use_resource(cb.buffer, false);
-        let va = Resource::get(cb.buffer).bo().va + cb.buffer_offset as u64;
+        } else {
+            ctx.render.use_resource(cb.buffer, false);
+            Resource::get(cb.buffer).bo().va + cb.buffer_offset as u64
+        };
         args.extend([va as u32, (va >> 32) as u32]);
     }
     Ok(())
@@ -380,7 +400,7 @@ unsafe extern "C" fn fragcolor_to_data0(
 
 /// The GL uniform word past every `load_uniform` of `nir` (base + range, in the 32-bit words
 /// of `packed_uniforms`): where the render-origin words go.
-unsafe fn uniform_end(nir: *mut sys::nir_shader) -> u32 {
+pub(crate) unsafe fn uniform_end(nir: *mut sys::nir_shader) -> u32 {
     unsafe extern "C" fn visit(
         _b: *mut sys::nir_builder,
         x: *mut sys::nir_intrinsic_instr,
@@ -497,6 +517,9 @@ unsafe fn compile(
     let clone = sys::nir_shader_clone(std::ptr::null_mut(), cso.nir);
     if clone.is_null() {
         return Err("nir_shader_clone failed".into());
+    }
+    if let Some(k) = cso.default_block {
+        crate::shader::default_block_to_ubo(clone, k);
     }
     let mut extra = ExtraWords {
         program_words: uniform_end(clone),
@@ -744,10 +767,13 @@ pub unsafe fn for_draw(
     // Vertex root record: six zero roots, the uniform blocks', the vertex buffers' and the
     // stream-output buffers' addresses, inline uniforms.
     let mut vs_args = vec![0u32; ROOT_WORDS as usize];
+    let (vdefault, fdefault) = (vs.default_block, fs.default_block);
     ubo_words(
         ctx,
+        screen,
         sys::PIPE_SHADER_VERTEX as usize,
         vkey.ubos,
+        vdefault,
         &mut vs_args,
     )?;
     let bindings = agx16_compiler::abi::vertex_buffers(&vkey);
@@ -782,8 +808,10 @@ pub unsafe fn for_draw(
     let mut fs_args = vec![0u32; ROOT_WORDS as usize];
     ubo_words(
         ctx,
+        screen,
         sys::PIPE_SHADER_FRAGMENT as usize,
         fkey.ubos,
+        fdefault,
         &mut fs_args,
     )?;
     inline_uniforms(
@@ -846,6 +874,7 @@ mod tests {
             variants: Default::default(),
             so: None,
             ubos: Ok(0),
+            default_block: None,
         }
     }
 

@@ -1609,6 +1609,61 @@ void main() { gl_FragColor = (u_pal[0] + u_pal[2]) * u_s + u_pal[1]; }
     }
 }
 
+/// Default-block uniforms past what a launcher carries inline: three mat4s indexed per vertex
+/// by an attribute and a 24-entry vec4 palette indexed in the fragment shader by a varying
+/// (the driver reads such a default block from memory, like a uniform block).
+fn uniform_array_large(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "attribute vec2 a_pos;
+attribute float a_sel;
+uniform mat4 u_m[3];
+varying float v_sel;
+void main() {
+    gl_Position = u_m[int(a_sel + 0.5)] * vec4(a_pos, 0.0, 1.0);
+    v_sel = a_sel;
+}
+";
+    const FS: &str = "precision mediump float;
+uniform vec4 u_pal[24];
+uniform float u_s;
+varying float v_sel;
+void main() {
+    int i = int(v_sel * 5.0 + 0.5) + 2;
+    gl_FragColor = u_pal[i] * u_s + u_pal[23];
+}
+";
+    unsafe {
+        simple(gl, || {
+            let p = program(gl, VS, FS, &["a_pos", "a_sel"])?;
+            let v = [
+                -0.83f32, -0.71, 0.0, 0.41, -0.62, 0.0, -0.22, 0.58, 0.0, // matrix 0
+                -0.6, -0.4, 1.0, 0.35, -0.3, 1.0, 0.1, 0.45, 1.0, // matrix 1
+                -0.5, 0.1, 2.0, 0.2, 0.2, 2.0, -0.1, 0.6, 2.0, // matrix 2
+            ];
+            vertices(gl, &v, &[2, 1])?;
+            // Column-major: identity, a scale and shift to the right, one upwards.
+            let m: [f32; 48] = [
+                1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+                0.8, 0.0, 0.0, 0.0, 0.0, 0.7, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.43, 0.07, 0.0, 1.0,
+                0.9, 0.1, 0.0, 0.0, -0.1, 0.9, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.05, 0.31, 0.0, 1.0,
+            ];
+            let loc = gl.get_uniform_location(p, "u_m");
+            gl.uniform_matrix_4_f32_slice(loc.as_ref(), false, &m);
+            let pal: Vec<f32> = (0..24)
+                .flat_map(|k| {
+                    let t = k as f32 / 23.0;
+                    [t, 1.0 - t, (t * 3.0).fract(), 0.5 + 0.5 * t]
+                })
+                .collect();
+            let loc = gl.get_uniform_location(p, "u_pal");
+            gl.uniform_4_f32_slice(loc.as_ref(), &pal);
+            let loc = gl.get_uniform_location(p, "u_s");
+            gl.uniform_1_f32(loc.as_ref(), 0.75);
+            gl.draw_arrays(glow::TRIANGLES, 0, 9);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
 /// ES 3.0 uniform block (std140) bound from a buffer.
 fn uniform_block(gl: &Gl, _: &Ctx) -> Frame {
     const VS: &str = "#version 300 es
@@ -2847,6 +2902,7 @@ const SCENES: &[Scene] = &[
     s("attribute_formats", 2, 1, 0, attribute_formats),
     s("uniform_matrix", 2, 0, 0, uniform_matrix),
     s("uniform_array", 2, 1, 0, uniform_array),
+    s("uniform_array_large", 2, 1, 0, uniform_array_large),
     s("uniform_block", 3, 1, 0, uniform_block),
     s("uniform_blocks_indexed", 3, 1, 0, uniform_blocks_indexed),
     s("varyings_8", 2, 1, 0, varyings_8),
