@@ -52,7 +52,9 @@ pub fn form_name(
         // when the value and the register allow.
         (Op::Copy, _) if src0_imm => "mov_imm32",
         // A uniform register into r0–r15 (the only validated form reading the uniform file).
-        (Op::Copy, Type::I32 | Type::F32) if src0_uniform => "uniform_mov",
+        // Bools too: a uniform bool is a canonical 0/~0 word (st's UniformBooleanTrue with
+        // native integers), which nir_lower_bool_to_int32's b2b32 turns into a plain copy.
+        (Op::Copy, Type::I32 | Type::F32 | Type::Bool) if src0_uniform => "uniform_mov",
         // No validated general move: a 32-bit copy is `iadd d, s, #0`.
         (Op::Copy, Type::I32 | Type::F32 | Type::Bool) => "iadd",
         (Op::LoadGlobal { .. }, _) => "device_load",

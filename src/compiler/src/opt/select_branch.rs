@@ -139,8 +139,10 @@ fn find(f: &Function) -> Option<(BlockId, usize)> {
         b.instrs
             .iter()
             .position(|i| {
+                // A constant condition is const_fold's; a value or a uniform word (a bool
+                // uniform that copy propagation reached) becomes a branch.
                 i.op == Op::Select
-                    && matches!(i.srcs[0].op, Operand::Value { .. })
+                    && !matches!(i.srcs[0].op, Operand::Imm(_))
                     && i.dst.is_some_and(|d| f.shape(d).comps == 1)
             })
             .map(|j| (BlockId(bi as u32), j))
@@ -315,6 +317,43 @@ mod tests {
                 .map(|&a| (0..4).map(|i| if a < i { a } else { 7 }).sum::<i32>() as u32)
                 .collect();
             assert_eq!(env.buffers[&1], want, "{f}");
+        }
+    }
+
+    /// A select whose condition copy propagation replaced by a uniform word (a bool uniform)
+    /// becomes a branch too, with the same results for true (~0) and false (0).
+    #[test]
+    fn a_select_on_a_uniform_condition_becomes_a_branch() {
+        let mut b = Builder::new(Stage::Compute);
+        let x = b.sysval(SysVal::GlobalId(0));
+        let a = b.load_global(0, x, Type::I32, 1);
+        let c = b.icmp(Cmp::Ne, false, a, Src::imm(0));
+        let v = b.select(Type::I32, c, Src::val(a), Src::imm(7));
+        b.store_global(1, x, v);
+        let mut f0 = b.finish();
+        let sel = f0
+            .blocks
+            .iter_mut()
+            .flat_map(|b| &mut b.instrs)
+            .find(|i| i.op == Op::Select)
+            .unwrap();
+        sel.srcs[0].op = Operand::Uniform(3);
+        let mut f1 = f0.clone();
+        assert!(run(&mut f1));
+        validate::validate(&f1).unwrap_or_else(|e| panic!("{e}\n{f1}"));
+        assert!(!f1
+            .blocks
+            .iter()
+            .any(|b| b.instrs.iter().any(|i| i.op == Op::Select)));
+        for (word, want) in [(u32::MAX, 5), (0, 7)] {
+            for f in [&f0, &f1] {
+                let mut env = Env::default();
+                env.uniforms = vec![0, 0, 0, word];
+                env.buffers.insert(0, vec![5]);
+                env.buffers.insert(1, vec![0]);
+                interp::run(f, &mut env).unwrap();
+                assert_eq!(env.buffers[&1], vec![want], "{f}");
+            }
         }
     }
 }
