@@ -79,7 +79,11 @@ fn scene_images(out: &str) -> Vec<(String, Vec<u8>)> {
 
 #[test]
 fn uniform_block_scenes_match_softpipe() {
-    let scenes = ["uniform_block", "uniform_blocks_indexed"];
+    let scenes = [
+        "uniform_block",
+        "uniform_blocks_indexed",
+        "uniform_block_array_struct",
+    ];
     let (ok_a, out_a, err_a) = run_es3(SUITE, &scenes, false);
     let (ok_s, out_s, err_s) = run_es3(SUITE, &scenes, true);
     assert!(ok_a && ok_s, "{out_a}\n{err_a}\n{out_s}\n{err_s}");

@@ -1778,6 +1778,82 @@ void main() { o = colours[v_tri + pick.y] * vec4(float(pick.z) / 4.0); }
     }
 }
 
+/// ES 3.0 uniform block array (two instances, constant indices) of a struct array (vec2, uint,
+/// bool; indexed by gl_VertexID / 3) and a mat3, std140, both instances in one buffer at
+/// offsets 0 and 256.
+fn uniform_block_array_struct(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec2 a_pos;
+struct S { vec2 off; uint flags; bool on; };
+layout(std140) uniform Blk { S s[2]; mat3 m; } blk[2];
+flat out vec4 v_c;
+void main() {
+    int t = gl_VertexID / 3;
+    S x = blk[1].s[t];
+    vec3 p = blk[0].m * vec3(a_pos, 1.0);
+    gl_Position = vec4(p.xy + x.off, 0.0, 1.0);
+    v_c = vec4(float(x.flags & 3u) / 3.0, x.on ? 1.0 : 0.25, float(t) * 0.5 + 0.25, 1.0);
+}
+";
+    const FS: &str = "#version 300 es
+precision mediump float;
+flat in vec4 v_c;
+out vec4 o;
+void main() { o = v_c; }
+";
+    unsafe {
+        simple(gl, || {
+            let p = program(gl, VS, FS, &[])?;
+            let v = [
+                -0.71f32, -0.6, 0.5, -0.5, -0.1, 0.6, // triangle 0
+                -0.3, -0.2, 0.3, -0.1, 0.06, 0.5, // triangle 1
+            ];
+            vertices(gl, &v, &[2])?;
+            let align = gl.get_parameter_i32(glow::UNIFORM_BUFFER_OFFSET_ALIGNMENT);
+            if !(1..=256).contains(&align) || 256 % align != 0 {
+                return Err(format!("UNIFORM_BUFFER_OFFSET_ALIGNMENT {align}"));
+            }
+            // One instance: s[0] at 0, s[1] at 16 (vec2 off, uint flags at +8, bool at +12),
+            // m's columns at 32, 48, 64.
+            let instance = |s: [([f32; 2], u32, u32); 2], m: [[f32; 3]; 3]| -> Vec<u8> {
+                let mut b = Vec::new();
+                for (off, flags, on) in s {
+                    b.extend(off.iter().flat_map(|x| x.to_le_bytes()));
+                    b.extend(flags.to_le_bytes());
+                    b.extend(on.to_le_bytes());
+                }
+                for c in m {
+                    b.extend(c.iter().flat_map(|x| x.to_le_bytes()));
+                    b.extend(0f32.to_le_bytes());
+                }
+                b
+            };
+            let mut bytes = instance(
+                [([9.0, 9.0], 0, 0), ([9.0, 9.0], 0, 0)],
+                [[0.9, 0.1, 0.0], [-0.1, 0.8, 0.0], [0.02, -0.04, 1.0]],
+            );
+            bytes.resize(256, 0);
+            bytes.extend(instance(
+                [([0.05, -0.1], 6, 1), ([0.4, 0.3], 1, 0)],
+                [[0.0; 3], [0.0; 3], [0.0; 3]],
+            ));
+            let b = gl.create_buffer()?;
+            gl.bind_buffer(glow::UNIFORM_BUFFER, Some(b));
+            gl.buffer_data_u8_slice(glow::UNIFORM_BUFFER, &bytes, glow::STATIC_DRAW);
+            for (name, binding) in [("Blk[0]", 3), ("Blk[1]", 5)] {
+                let i = gl
+                    .get_uniform_block_index(p, name)
+                    .ok_or(format!("no uniform block {name}"))?;
+                gl.uniform_block_binding(p, i, binding);
+            }
+            gl.bind_buffer_range(glow::UNIFORM_BUFFER, 3, Some(b), 0, 80);
+            gl.bind_buffer_range(glow::UNIFORM_BUFFER, 5, Some(b), 256, 80);
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
 /// `n` vec4 varyings, each a different ramp, mixed by the fragment shader.
 unsafe fn varyings(gl: &Gl, c: &Ctx, n: usize) -> Frame {
     let max = gl.get_parameter_i32(glow::MAX_VARYING_VECTORS) as usize;
@@ -2905,6 +2981,13 @@ const SCENES: &[Scene] = &[
     s("uniform_array_large", 2, 1, 0, uniform_array_large),
     s("uniform_block", 3, 1, 0, uniform_block),
     s("uniform_blocks_indexed", 3, 1, 0, uniform_blocks_indexed),
+    s(
+        "uniform_block_array_struct",
+        3,
+        1,
+        0,
+        uniform_block_array_struct,
+    ),
     s("varyings_8", 2, 1, 0, varyings_8),
     s("varyings_16", 3, 1, 0, varyings_16),
     s("discard", 2, 1, 0, discard),
