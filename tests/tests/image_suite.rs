@@ -454,6 +454,7 @@ fn es3_vertex_input_scenes_render_like_softpipe() {
         "instanced",
         "instanced_divisors",
         "vertex_formats",
+        "attribute_matrix",
         "primitive_restart",
     ];
     let scenes: Vec<SceneInfo> = scenes()

@@ -669,6 +669,69 @@ void main() { o = v_col; }
     }
 }
 
+/// Attribute locations with a gap, a mat3 attribute (three consecutive locations, one vertex
+/// element per column) and an integer vector (ES 3.0), in one interleaved buffer of shorts,
+/// bytes and floats.
+fn attribute_matrix(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec2 a_pos;
+layout(location = 2) in mat3 a_m;
+layout(location = 6) in uvec2 a_u;
+out vec4 v_col;
+void main() {
+    gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0);
+    vec3 c = a_m * vec3(0.5, 0.25, 0.125);
+    v_col = vec4(c, float(a_u.x + a_u.y) / 300.0);
+}
+";
+    const FS: &str = "#version 300 es
+precision mediump float;
+in vec4 v_col;
+out vec4 o;
+void main() { o = v_col; }
+";
+    unsafe {
+        simple(gl, || {
+            program(gl, VS, FS, &[])?;
+            // Per vertex: position (2 f32), matrix columns (3 x 3 unorm shorts, padded to 8
+            // bytes each), two unsigned bytes: 8 + 24 + 4 = 36 bytes.
+            let corners = [(3.3f32, 4.1f32), (60.7, 9.4), (12.2, 58.6), (57.9, 55.3)];
+            let mut bytes = Vec::new();
+            for (v, (x, y)) in corners.iter().enumerate() {
+                bytes.extend(x.to_le_bytes());
+                bytes.extend(y.to_le_bytes());
+                for col in 0..3u32 {
+                    for row in 0..4u32 {
+                        let x = (v as u32 * 9001 + col * 20011 + row * 7919) % 65535;
+                        bytes.extend((x as u16).to_le_bytes());
+                    }
+                }
+                bytes.extend([(40 * v + 10) as u8, (250 - 30 * v) as u8, 0, 0]);
+            }
+            let vbo = gl.create_buffer()?;
+            gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
+            gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes, glow::STATIC_DRAW);
+            gl.enable_vertex_attrib_array(0);
+            gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 36, 0);
+            for col in 0..3 {
+                gl.enable_vertex_attrib_array(2 + col);
+                gl.vertex_attrib_pointer_f32(
+                    2 + col,
+                    3,
+                    glow::UNSIGNED_SHORT,
+                    true,
+                    36,
+                    8 + 8 * col as i32,
+                );
+            }
+            gl.enable_vertex_attrib_array(6);
+            gl.vertex_attrib_pointer_i32(6, 2, glow::UNSIGNED_BYTE, 36, 32);
+            gl.draw_arrays(glow::TRIANGLE_STRIP, 0, 4);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
 /// One vertex-attribute format case of `vertex_formats`: how the attribute is specified and
 /// the bytes of its six elements (at `offset`, `stride` apart).
 struct FormatCase {
@@ -2952,6 +3015,7 @@ const SCENES: &[Scene] = &[
     s("instanced", 3, 1, 0, instanced),
     s("instanced_divisors", 3, 1, 0, instanced_divisors),
     s("vertex_formats", 3, 1, 0, vertex_formats),
+    s("attribute_matrix", 3, 1, 0, attribute_matrix),
     s("primitive_restart", 3, 1, 4, primitive_restart),
     s("depth_less", 2, 0, 0, depth_less),
     s("depth_greater", 2, 0, 0, depth_greater),
