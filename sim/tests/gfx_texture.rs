@@ -783,8 +783,11 @@ fn bad_descriptors_are_refused_by_name() {
         assert!(msg.contains(what), "{what}: {msg}");
         assert!(msg.contains("tex_sample"), "names the instruction: {msg}");
     };
-    // R32 float instead of RGBA8 unorm (byte0 0x62, byte1 0x88 as the agx-re capture).
-    refused(|d| (d[0], d[1]) = (0x62, 0x88), "only R8G8B8A8 unorm");
+    // R32 float instead of RGBA8 unorm (byte0 0x62, byte1 0x88 as the agx-re capture): the
+    // identity swizzle selects G, B, A, which R32 does not have.
+    refused(|d| (d[0], d[1]) = (0x62, 0x88), "which has no such component");
+    // RGBA8 with numeric type float (byte1 = 4 << 5 | size class 0x0a): never captured.
+    refused(|d| d[1] = 0x8a, "no M4 capture");
     // 3D dimension.
     refused(|d| d[0] = (d[0] & 0xf0) | 5, "not modelled");
     // An undocumented bit in word 7.

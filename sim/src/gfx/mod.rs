@@ -31,6 +31,7 @@ pub mod setup;
 pub mod shade;
 pub mod stages;
 pub mod stream;
+pub mod texel;
 pub mod texture;
 pub mod tile_programs;
 pub mod tiles;

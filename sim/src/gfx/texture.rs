@@ -32,18 +32,20 @@
 //! per 2x2 quad from the differences between lanes (0,0)-(1,0) and (0,0)-(0,1) (coarse
 //! derivatives, which GL permits); nearest mip selection rounds λ half-up (GL's
 //! `ceil(λ + 1/2) - 1` rounds half down; both within GL's tolerance, this one is GL's);
-//! sRGB decoding uses the sRGB EOTF before filtering. Everything else — other formats,
+//! texel formats decode by GL's conversion rules (`super::texel`, which also lists the
+//! formats the model samples). Everything else — uncaptured formats, integer formats with
+//! linear filtering or a border texel, a swizzle selecting a component the format lacks,
 //! dimensions, compressed or multisampled images, anisotropy, shadow compare, unnormalized
 //! coordinates, mirror-clamp and the untested wrap codes, fetches outside the image — is
 //! refused by name.
 
 use crate::core::LANES;
 use crate::error::SimError;
+use super::texel::Format;
 use crate::lower::texture::TexInstr;
 use crate::mem::GpuMemory;
 use agx16_cmdstream::descriptors::{
-    BorderColour, Channels, Layout, MipFilter, NumericType, Sampler, Swizzle, Texture,
-    TextureDimension, Wrap,
+    BorderColour, Layout, MipFilter, Sampler, Swizzle, Texture, TextureDimension, Wrap,
 };
 use agx16_cmdstream::layout::ImageLayout;
 use agx16_cmdstream::texture_layout::layout_for;
@@ -76,6 +78,7 @@ fn refuse<T>(what: impl Into<String>) -> Result<T, TexError> {
 /// A decoded, validated texture binding.
 struct Image {
     desc: Texture,
+    format: Format,
     layout: ImageLayout,
     base: u64,
 }
@@ -114,12 +117,7 @@ fn texture(mem: &dyn GpuMemory, uniforms: &[u32], index: u8) -> Result<Image, Te
             d.layout
         )));
     }
-    if (d.channels, d.numeric_type) != (Channels::R8G8B8A8, NumericType::Unorm) {
-        return Err(bad(format!(
-            "format {:?} {:?}: only R8G8B8A8 unorm is modelled",
-            d.channels, d.numeric_type
-        )));
-    }
+    let format = Format::of(&d).map_err(bad)?;
     if d.compressed || d.aux_address != 0 {
         return Err(bad("compressed images are not modelled".into()));
     }
@@ -151,6 +149,7 @@ fn texture(mem: &dyn GpuMemory, uniforms: &[u32], index: u8) -> Result<Image, Te
     Ok(Image {
         base: d.address,
         desc: d,
+        format,
         layout,
     })
 }
@@ -186,7 +185,11 @@ fn sampler(mem: &dyn GpuMemory, uniforms: &[u32], index: u8) -> Result<Sampler, 
     Ok(s)
 }
 
-/// The RGBA of texel (x, y) of `level` (wrapped coordinates or the border).
+/// Components R..A of one texel as the sample returns them (`texel::Format::decode`), before
+/// the descriptor's swizzle; `None` where the arrangement has no such component.
+type Texel = [Option<u32>; 4];
+
+/// Texel (x, y) of `level` (wrapped coordinates or the border).
 fn texel(
     mem: &dyn GpuMemory,
     img: &Image,
@@ -194,31 +197,25 @@ fn texel(
     x: i64,
     y: i64,
     wrap: [Wrap; 2],
-    border: [f32; 4],
-) -> Result<[f32; 4], TexError> {
+    border: Texel,
+) -> Result<Texel, TexError> {
     let l = &img.layout.levels[level as usize].plane;
     let (w, h) = (l.width as i64, l.height as i64);
     let (Some(x), Some(y)) = (wrap_index(x, w, wrap[0]), wrap_index(y, h, wrap[1])) else {
+        if img.format.is_integer() {
+            return refuse(format!(
+                "a border texel of the integer format {:?} {:?}: what the preset border \
+                 colours are for integer formats is not established",
+                img.format.channels, img.format.numeric
+            ));
+        }
         return Ok(border);
     };
     let va = img.base + img.layout.element_offset(level, 0, x as u32, y as u32, 0);
-    let mut b = [0u8; 4];
-    mem.read(va, &mut b).map_err(SimError::from)?;
-    let mut c = b.map(|v| v as f32 / 255.0);
-    if img.desc.srgb {
-        for v in &mut c[..3] {
-            *v = srgb_to_linear(*v);
-        }
-    }
-    Ok(c)
-}
-
-fn srgb_to_linear(v: f32) -> f32 {
-    if v <= 0.04045 {
-        v / 12.92
-    } else {
-        ((v + 0.055) / 1.055).powf(2.4)
-    }
+    let mut b = [0u8; 16];
+    let b = &mut b[..img.format.bytes()];
+    mem.read(va, b).map_err(SimError::from)?;
+    Ok(img.format.decode(b))
 }
 
 /// Wraps an integer texel coordinate into [0, size), or `None` for the border.
@@ -238,12 +235,23 @@ fn wrap_index(i: i64, size: i64, w: Wrap) -> Option<i64> {
     })
 }
 
-fn border(s: &Sampler) -> [f32; 4] {
+fn border(s: &Sampler) -> Texel {
     match s.border {
         BorderColour::OpaqueBlack => [0.0, 0.0, 0.0, 1.0],
         BorderColour::OpaqueWhite => [1.0; 4],
         _ => [0.0; 4],
     }
+    .map(|v: f32| Some(v.to_bits()))
+}
+
+/// `Σ w·t` per component in f32 (normalised and float formats); a component missing from
+/// any tap stays missing.
+fn blend(taps: &[(f32, Texel)]) -> Texel {
+    std::array::from_fn(|c| {
+        taps.iter()
+            .try_fold(0f32, |acc, (w, t)| Some(acc + w * f32::from_bits(t[c]?)))
+            .map(f32::to_bits)
+    })
 }
 
 /// GL's filtered lookup at normalized (s, t) in `level`.
@@ -254,7 +262,7 @@ fn filter(
     level: u32,
     st: (f32, f32),
     linear: bool,
-) -> Result<[f32; 4], TexError> {
+) -> Result<Texel, TexError> {
     let l = &img.layout.levels[level as usize].plane;
     let (u, v) = (st.0 * l.width as f32, st.1 * l.height as f32);
     let wrap = [smp.wrap_s, smp.wrap_t];
@@ -265,6 +273,13 @@ fn filter(
     if !linear {
         return texel(mem, img, level, u.floor() as i64, v.floor() as i64, wrap, b);
     }
+    if img.format.is_integer() {
+        return refuse(format!(
+            "linear filtering of the integer format {:?} {:?}: not established (GL makes \
+             such a texture incomplete)",
+            img.format.channels, img.format.numeric
+        ));
+    }
     let (u, v) = (u - 0.5, v - 0.5);
     let (i0, j0) = (u.floor() as i64, v.floor() as i64);
     let (a, bb) = (u - u.floor(), v - v.floor());
@@ -272,14 +287,12 @@ fn filter(
     let t10 = texel(mem, img, level, i0 + 1, j0, wrap, b)?;
     let t01 = texel(mem, img, level, i0, j0 + 1, wrap, b)?;
     let t11 = texel(mem, img, level, i0 + 1, j0 + 1, wrap, b)?;
-    let mut out = [0f32; 4];
-    for c in 0..4 {
-        out[c] = (1.0 - a) * (1.0 - bb) * t00[c]
-            + a * (1.0 - bb) * t10[c]
-            + (1.0 - a) * bb * t01[c]
-            + a * bb * t11[c];
-    }
-    Ok(out)
+    Ok(blend(&[
+        ((1.0 - a) * (1.0 - bb), t00),
+        (a * (1.0 - bb), t10),
+        ((1.0 - a) * bb, t01),
+        (a * bb, t11),
+    ]))
 }
 
 /// Signed Q6 in bits 16..27 of a packed LOD word, in levels.
@@ -319,7 +332,7 @@ pub fn execute(
         return refuse("explicit-gradient samples are not modelled");
     }
     let img = texture(mem, uniforms, t.texture)?;
-    let mut rgba = vec![[0f32; 4]; lanes.len()];
+    let mut rgba: Vec<Texel> = vec![[None; 4]; lanes.len()];
     let mut raw: Vec<Option<[u32; 4]>> = vec![None; lanes.len()];
     if t.op.access == TextureAccess::Fetch {
         for (l, inp) in lanes.iter().enumerate() {
@@ -354,7 +367,7 @@ pub fn execute(
                 x as i64,
                 y as i64,
                 [Wrap::ClampToEdge; 2],
-                [0.0; 4],
+                [None; 4],
             )?;
         }
     } else {
@@ -411,12 +424,19 @@ pub fn execute(
                     filter(mem, &img, &smp, d, coord, linear)?
                 }
                 (MipFilter::Linear, true) => {
+                    if img.format.is_integer() {
+                        return refuse(format!(
+                            "linear mip filtering of the integer format {:?} {:?}: not \
+                             established (GL makes such a texture incomplete)",
+                            img.format.channels, img.format.numeric
+                        ));
+                    }
                     let d0 = lambda.floor().min(top);
                     let d1 = (d0 + 1.0).min(top);
                     let f = if d0 >= top { 0.0 } else { lambda - d0 };
                     let a = filter(mem, &img, &smp, d0 as u32, coord, linear)?;
                     let b = filter(mem, &img, &smp, d1 as u32, coord, linear)?;
-                    std::array::from_fn(|c| (1.0 - f) * a[c] + f * b[c])
+                    blend(&[(1.0 - f, a), (f, b)])
                 }
                 _ => filter(mem, &img, &smp, 0, coord, linear)?,
             };
@@ -431,12 +451,27 @@ pub fn execute(
             Swizzle::G => c[1],
             Swizzle::B => c[2],
             Swizzle::A => c[3],
-            Swizzle::One => 1.0,
-            _ => 0.0,
+            Swizzle::One => Some(img.format.one()),
+            _ => Some(0),
         };
         let d = &img.desc;
-        raw[l] =
-            Some([d.swizzle_r, d.swizzle_g, d.swizzle_b, d.swizzle_a].map(|s| pick(s).to_bits()));
+        let mut words = [0u32; 4];
+        for (k, s) in [d.swizzle_r, d.swizzle_g, d.swizzle_b, d.swizzle_a]
+            .into_iter()
+            .enumerate()
+        {
+            if t.mask >> k & 1 == 0 {
+                continue;
+            }
+            words[k] = pick(s).ok_or_else(|| {
+                TexError::Refused(format!(
+                    "result component {k} selects {s:?} of {:?}, which has no such component: \
+                     what the M4 returns for it is not established",
+                    img.format.channels
+                ))
+            })?;
+        }
+        raw[l] = Some(words);
     }
     let mut out = Vec::new();
     for comp in 0..4 {

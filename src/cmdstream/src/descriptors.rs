@@ -278,3 +278,66 @@ impl Channels {
         })
     }
 }
+
+/// How a channel arrangement stores its components in one element.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ComponentLayout {
+    /// Components 0.. (R, G, B, A) as `(first bit, bits)` of the little-endian element, the
+    /// first at the least significant bits.
+    Fields(&'static [(u8, u8)]),
+    /// Three 9-bit mantissas at bits 0, 9, 18 sharing a 5-bit exponent at bit 27.
+    SharedExponent,
+}
+
+impl Channels {
+    /// Where each hardware component (R, G, B, A in swizzle-code order) sits in an element of
+    /// an uncompressed arrangement; `None` for compressed and unnamed arrangements and for
+    /// A1R5G5B5, whose field order no source pins down.
+    ///
+    /// Evidence: the codes are agx-re's M4 captures (ADevWithAnIdea/agx-re
+    /// docs/descriptors/format-table.md §2d, measured: Metal's formats with these codes
+    /// sampled correctly). Which bits are component R..A is inferred from Mesa's G13 table
+    /// (src/asahi/layout/formats.c, run on M1): it gives each Gallium format (whose channels
+    /// are named from the least significant bits) the arrangement of the same name and
+    /// reaches other orders (B5G6R5, A4B4G4R4, B10G10R10A2) only through the format's
+    /// swizzle, so hardware component i is the i-th field from the least significant bit.
+    pub fn components(self) -> Option<ComponentLayout> {
+        use Channels::*;
+        use ComponentLayout::Fields;
+        Some(match self {
+            R8 => Fields(&[(0, 8)]),
+            R16 => Fields(&[(0, 16)]),
+            R8G8 => Fields(&[(0, 8), (8, 8)]),
+            R5G6B5 => Fields(&[(0, 5), (5, 6), (11, 5)]),
+            R4G4B4A4 => Fields(&[(0, 4), (4, 4), (8, 4), (12, 4)]),
+            R5G5B5A1 => Fields(&[(0, 5), (5, 5), (10, 5), (15, 1)]),
+            R32 => Fields(&[(0, 32)]),
+            R16G16 => Fields(&[(0, 16), (16, 16)]),
+            R11G11B10 => Fields(&[(0, 11), (11, 11), (22, 10)]),
+            R10G10B10A2 => Fields(&[(0, 10), (10, 10), (20, 10), (30, 2)]),
+            R9G9B9E5 => ComponentLayout::SharedExponent,
+            R8G8B8A8 => Fields(&[(0, 8), (8, 8), (16, 8), (24, 8)]),
+            R32G32 => Fields(&[(0, 32), (32, 32)]),
+            R16G16B16A16 => Fields(&[(0, 16), (16, 16), (32, 16), (48, 16)]),
+            R32G32B32A32 => Fields(&[(0, 32), (32, 32), (64, 32), (96, 32)]),
+            _ => return None,
+        })
+    }
+
+    /// Whether agx-re's M4 captures (format-table.md §2d) show this arrangement with this
+    /// numeric type (the code is `numtype << 5 | size class`, orthogonal per its DESC-6).
+    /// sRGB is a separate flag on 8-bit unorm arrangements.
+    pub fn captured_with(self, t: NumericType) -> bool {
+        use Channels::*;
+        use NumericType::*;
+        match self {
+            R8 | R8G8 | R8G8B8A8 => matches!(t, Unorm | Snorm | Uint | Sint),
+            R16 | R16G16 | R16G16B16A16 => matches!(t, Unorm | Snorm | Uint | Sint | Float),
+            R32 | R32G32 | R32G32B32A32 => matches!(t, Uint | Sint | Float),
+            R5G6B5 | R4G4B4A4 | R5G5B5A1 => t == Unorm,
+            R10G10B10A2 => matches!(t, Unorm | Uint),
+            R11G11B10 | R9G9B9E5 => t == Float,
+            _ => false,
+        }
+    }
+}
