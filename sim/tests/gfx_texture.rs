@@ -785,7 +785,10 @@ fn bad_descriptors_are_refused_by_name() {
     };
     // R32 float instead of RGBA8 unorm (byte0 0x62, byte1 0x88 as the agx-re capture): the
     // identity swizzle selects G, B, A, which R32 does not have.
-    refused(|d| (d[0], d[1]) = (0x62, 0x88), "which has no such component");
+    refused(
+        |d| (d[0], d[1]) = (0x62, 0x88),
+        "which has no such component",
+    );
     // RGBA8 with numeric type float (byte1 = 4 << 5 | size class 0x0a): never captured.
     refused(|d| d[1] = 0x8a, "no M4 capture");
     // 3D dimension.

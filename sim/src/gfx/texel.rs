@@ -50,10 +50,7 @@ impl Format {
             ));
         }
         let srgb_ok = numeric == NumericType::Unorm
-            && matches!(
-                channels,
-                Channels::R8 | Channels::R8G8 | Channels::R8G8B8A8
-            );
+            && matches!(channels, Channels::R8 | Channels::R8G8 | Channels::R8G8B8A8);
         if srgb && !srgb_ok {
             return Err(format!(
                 "sRGB flag on {channels:?} {numeric:?}: only 8-bit unorm arrangements are \
@@ -241,10 +238,7 @@ mod tests {
         // 2^-14 / 64 (denormal); B = exponent 16, mantissa 0 of 32 → 2.0.
         let v: u32 = (15 << 6 | 32) | (1u32) << 11 | (16 << 5) << 22;
         let r = decode(R11G11B10, Float, false, &v.to_le_bytes());
-        assert_eq!(
-            [f(r[0]), f(r[1]), f(r[2])],
-            [1.5, (2f32).powi(-20), 2.0]
-        );
+        assert_eq!([f(r[0]), f(r[1]), f(r[2])], [1.5, (2f32).powi(-20), 2.0]);
         assert_eq!(r[3], None);
         // Exponent 31: infinity without mantissa, NaN with.
         let v: u32 = 31 << 6 | (31 << 6 | 1) << 11;
@@ -266,7 +260,12 @@ mod tests {
         assert_eq!(r.map(|v| v.unwrap()), [255, 128, 127, 0]);
         let r = decode(R16G16, Sint, false, &[0x00, 0x80, 0xfe, 0xff]);
         assert_eq!([r[0].unwrap() as i32, r[1].unwrap() as i32], [-32768, -2]);
-        let r = decode(R32G32, Uint, false, &[1, 0, 0, 0x80, 0xff, 0xff, 0xff, 0xff]);
+        let r = decode(
+            R32G32,
+            Uint,
+            false,
+            &[1, 0, 0, 0x80, 0xff, 0xff, 0xff, 0xff],
+        );
         assert_eq!([r[0], r[1]], [Some(0x8000_0001), Some(u32::MAX)]);
         assert_eq!(Format::new(R8, Uint, false).unwrap().one(), 1);
         assert_eq!(Format::new(R8, Unorm, false).unwrap().one(), 1f32.to_bits());

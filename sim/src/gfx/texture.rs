@@ -39,9 +39,9 @@
 //! coordinates, mirror-clamp and the untested wrap codes, fetches outside the image — is
 //! refused by name.
 
+use super::texel::Format;
 use crate::core::LANES;
 use crate::error::SimError;
-use super::texel::Format;
 use crate::lower::texture::TexInstr;
 use crate::mem::GpuMemory;
 use agx16_cmdstream::descriptors::{

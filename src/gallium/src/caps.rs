@@ -25,6 +25,15 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
                                // util_gen_mipmap's blits, refused by name).
     caps.generate_mipmap = true;
     caps.blend_equation_separate = true; // hardware: asahi-25.0
+                                         // Sampled formats (formats.rs SAMPLED). Half-float textures filter linearly: asahi-25.0 sets
+                                         // this for G13 (inferred for the M4); agx16-sim filters binary16 texels by GL's rules
+                                         // (sim/src/gfx/texel.rs). 32-bit float filtering stays off (st then samples f32 textures
+                                         // nearest), as no M4 source measures it.
+    caps.texture_half_float_linear = true;
+    // Per-view swizzles: the descriptor's four swizzle fields (ADevWithAnIdea/agx-re
+    // docs/descriptors/format-table.md §3, measured on M4), composed with the format's in
+    // texture.rs.
+    caps.texture_swizzle = true;
 
     // Fixed-function features the hardware lacks: Mesa lowers them into the shaders (asahi-25.0).
     caps.flatshade = false;

@@ -6,6 +6,7 @@
 //! `src/gallium/drivers/asahi/agx_pipe.c` `agx_is_format_supported` and `src/asahi/layout/formats.c`
 //! (G13–G15; inferred for the M4).
 
+use agx16_cmdstream::descriptors::{Channels, NumericType};
 use agx16_mesa_sys as sys;
 
 const COLOR: u32 = sys::PIPE_BIND_RENDER_TARGET
@@ -80,6 +81,202 @@ const TABLE: &[(sys::pipe_format, u32, &str)] = &[
     ),
 ];
 
+/// Formats sampler views may have, with the G16 descriptor format each is sampled as:
+/// (format, channel arrangement, numeric type, sRGB flag). The channel order of the Gallium
+/// format reaches the descriptor as a swizzle (texture.rs `swizzle`), so each row names the
+/// arrangement whose fields, from the least significant bit, are the format's channels in
+/// Mesa's description (checked by a test below).
+///
+/// Evidence: the codes are agx-re's M4 captures (ADevWithAnIdea/agx-re
+/// docs/descriptors/format-table.md §2d, measured; agx16-cmdstream `Channels::captured_with`);
+/// which Gallium formats pair with which arrangement follows Mesa 25.0.7
+/// src/asahi/layout/formats.c (G13, run on M1; inferred for the M4). Depth formats are sampled
+/// as their depth plane: R16 unorm for Z16, R32 float for the others (Z24 is stored as Z32F,
+/// resource.rs), as in that table and agx-re's capture of depth32float (= r32float's code).
+/// Every row decodes in agx16-sim (sim/src/gfx/texel.rs).
+pub const SAMPLED: &[(sys::pipe_format, Channels, NumericType, bool)] = {
+    use Channels::*;
+    use NumericType::*;
+    &[
+        (sys::PIPE_FORMAT_R8G8B8A8_UNORM, R8G8B8A8, Unorm, false),
+        (sys::PIPE_FORMAT_R8G8B8X8_UNORM, R8G8B8A8, Unorm, false),
+        (sys::PIPE_FORMAT_B8G8R8A8_UNORM, R8G8B8A8, Unorm, false),
+        (sys::PIPE_FORMAT_B8G8R8X8_UNORM, R8G8B8A8, Unorm, false),
+        (sys::PIPE_FORMAT_R8G8B8A8_SRGB, R8G8B8A8, Unorm, true),
+        (sys::PIPE_FORMAT_R8G8B8X8_SRGB, R8G8B8A8, Unorm, true),
+        (sys::PIPE_FORMAT_B8G8R8A8_SRGB, R8G8B8A8, Unorm, true),
+        (sys::PIPE_FORMAT_B8G8R8X8_SRGB, R8G8B8A8, Unorm, true),
+        (sys::PIPE_FORMAT_R8G8B8A8_SNORM, R8G8B8A8, Snorm, false),
+        (sys::PIPE_FORMAT_R8G8B8X8_SNORM, R8G8B8A8, Snorm, false),
+        (sys::PIPE_FORMAT_R8G8B8A8_UINT, R8G8B8A8, Uint, false),
+        (sys::PIPE_FORMAT_R8G8B8X8_UINT, R8G8B8A8, Uint, false),
+        (sys::PIPE_FORMAT_R8G8B8A8_SINT, R8G8B8A8, Sint, false),
+        (sys::PIPE_FORMAT_R8G8B8X8_SINT, R8G8B8A8, Sint, false),
+        (sys::PIPE_FORMAT_R8_UNORM, R8, Unorm, false),
+        (sys::PIPE_FORMAT_R8_SRGB, R8, Unorm, true),
+        (sys::PIPE_FORMAT_R8_SNORM, R8, Snorm, false),
+        (sys::PIPE_FORMAT_R8_UINT, R8, Uint, false),
+        (sys::PIPE_FORMAT_R8_SINT, R8, Sint, false),
+        (sys::PIPE_FORMAT_A8_UNORM, R8, Unorm, false),
+        (sys::PIPE_FORMAT_L8_UNORM, R8, Unorm, false),
+        (sys::PIPE_FORMAT_R8G8_UNORM, R8G8, Unorm, false),
+        (sys::PIPE_FORMAT_R8G8_SRGB, R8G8, Unorm, true),
+        (sys::PIPE_FORMAT_R8G8_SNORM, R8G8, Snorm, false),
+        (sys::PIPE_FORMAT_R8G8_UINT, R8G8, Uint, false),
+        (sys::PIPE_FORMAT_R8G8_SINT, R8G8, Sint, false),
+        (sys::PIPE_FORMAT_L8A8_UNORM, R8G8, Unorm, false),
+        (sys::PIPE_FORMAT_R16_UNORM, R16, Unorm, false),
+        (sys::PIPE_FORMAT_R16_SNORM, R16, Snorm, false),
+        (sys::PIPE_FORMAT_R16_UINT, R16, Uint, false),
+        (sys::PIPE_FORMAT_R16_SINT, R16, Sint, false),
+        (sys::PIPE_FORMAT_R16_FLOAT, R16, Float, false),
+        (sys::PIPE_FORMAT_R16G16_UNORM, R16G16, Unorm, false),
+        (sys::PIPE_FORMAT_R16G16_SNORM, R16G16, Snorm, false),
+        (sys::PIPE_FORMAT_R16G16_UINT, R16G16, Uint, false),
+        (sys::PIPE_FORMAT_R16G16_SINT, R16G16, Sint, false),
+        (sys::PIPE_FORMAT_R16G16_FLOAT, R16G16, Float, false),
+        (
+            sys::PIPE_FORMAT_R16G16B16A16_UNORM,
+            R16G16B16A16,
+            Unorm,
+            false,
+        ),
+        (
+            sys::PIPE_FORMAT_R16G16B16A16_SNORM,
+            R16G16B16A16,
+            Snorm,
+            false,
+        ),
+        (
+            sys::PIPE_FORMAT_R16G16B16A16_UINT,
+            R16G16B16A16,
+            Uint,
+            false,
+        ),
+        (
+            sys::PIPE_FORMAT_R16G16B16A16_SINT,
+            R16G16B16A16,
+            Sint,
+            false,
+        ),
+        (
+            sys::PIPE_FORMAT_R16G16B16A16_FLOAT,
+            R16G16B16A16,
+            Float,
+            false,
+        ),
+        (
+            sys::PIPE_FORMAT_R16G16B16X16_UNORM,
+            R16G16B16A16,
+            Unorm,
+            false,
+        ),
+        (
+            sys::PIPE_FORMAT_R16G16B16X16_SNORM,
+            R16G16B16A16,
+            Snorm,
+            false,
+        ),
+        (
+            sys::PIPE_FORMAT_R16G16B16X16_UINT,
+            R16G16B16A16,
+            Uint,
+            false,
+        ),
+        (
+            sys::PIPE_FORMAT_R16G16B16X16_SINT,
+            R16G16B16A16,
+            Sint,
+            false,
+        ),
+        (
+            sys::PIPE_FORMAT_R16G16B16X16_FLOAT,
+            R16G16B16A16,
+            Float,
+            false,
+        ),
+        (sys::PIPE_FORMAT_R32_UINT, R32, Uint, false),
+        (sys::PIPE_FORMAT_R32_SINT, R32, Sint, false),
+        (sys::PIPE_FORMAT_R32_FLOAT, R32, Float, false),
+        (sys::PIPE_FORMAT_R32G32_UINT, R32G32, Uint, false),
+        (sys::PIPE_FORMAT_R32G32_SINT, R32G32, Sint, false),
+        (sys::PIPE_FORMAT_R32G32_FLOAT, R32G32, Float, false),
+        (
+            sys::PIPE_FORMAT_R32G32B32A32_UINT,
+            R32G32B32A32,
+            Uint,
+            false,
+        ),
+        (
+            sys::PIPE_FORMAT_R32G32B32A32_SINT,
+            R32G32B32A32,
+            Sint,
+            false,
+        ),
+        (
+            sys::PIPE_FORMAT_R32G32B32A32_FLOAT,
+            R32G32B32A32,
+            Float,
+            false,
+        ),
+        (
+            sys::PIPE_FORMAT_R32G32B32X32_UINT,
+            R32G32B32A32,
+            Uint,
+            false,
+        ),
+        (
+            sys::PIPE_FORMAT_R32G32B32X32_SINT,
+            R32G32B32A32,
+            Sint,
+            false,
+        ),
+        (
+            sys::PIPE_FORMAT_R32G32B32X32_FLOAT,
+            R32G32B32A32,
+            Float,
+            false,
+        ),
+        (sys::PIPE_FORMAT_B5G6R5_UNORM, R5G6B5, Unorm, false),
+        (sys::PIPE_FORMAT_R5G6B5_UNORM, R5G6B5, Unorm, false),
+        (sys::PIPE_FORMAT_R4G4B4A4_UNORM, R4G4B4A4, Unorm, false),
+        (sys::PIPE_FORMAT_B4G4R4A4_UNORM, R4G4B4A4, Unorm, false),
+        (sys::PIPE_FORMAT_A4B4G4R4_UNORM, R4G4B4A4, Unorm, false),
+        (sys::PIPE_FORMAT_A4R4G4B4_UNORM, R4G4B4A4, Unorm, false),
+        (sys::PIPE_FORMAT_R5G5B5A1_UNORM, R5G5B5A1, Unorm, false),
+        (sys::PIPE_FORMAT_B5G5R5A1_UNORM, R5G5B5A1, Unorm, false),
+        (
+            sys::PIPE_FORMAT_R10G10B10A2_UNORM,
+            R10G10B10A2,
+            Unorm,
+            false,
+        ),
+        (
+            sys::PIPE_FORMAT_B10G10R10A2_UNORM,
+            R10G10B10A2,
+            Unorm,
+            false,
+        ),
+        (sys::PIPE_FORMAT_R10G10B10A2_UINT, R10G10B10A2, Uint, false),
+        (sys::PIPE_FORMAT_B10G10R10A2_UINT, R10G10B10A2, Uint, false),
+        (sys::PIPE_FORMAT_R11G11B10_FLOAT, R11G11B10, Float, false),
+        (sys::PIPE_FORMAT_R9G9B9E5_FLOAT, R9G9B9E5, Float, false),
+        (sys::PIPE_FORMAT_Z16_UNORM, R16, Unorm, false),
+        (sys::PIPE_FORMAT_Z32_FLOAT, R32, Float, false),
+        (sys::PIPE_FORMAT_Z24X8_UNORM, R32, Float, false),
+        (sys::PIPE_FORMAT_Z24_UNORM_S8_UINT, R32, Float, false),
+        (sys::PIPE_FORMAT_Z32_FLOAT_S8X24_UINT, R32, Float, false),
+    ]
+};
+
+/// The descriptor format a sampler view of `format` is sampled as.
+pub fn sampled(format: sys::pipe_format) -> Option<(Channels, NumericType, bool)> {
+    SAMPLED
+        .iter()
+        .find(|r| r.0 == format)
+        .map(|&(_, c, t, srgb)| (c, t, srgb))
+}
+
 /// Binds that only describe placement or lifetime and never restrict a format.
 const NEUTRAL: u32 = sys::PIPE_BIND_LINEAR;
 
@@ -105,11 +302,17 @@ pub fn is_supported(
     }
     // A format may have rows in both tables (sampling and rendering are separate features);
     // its binds are their union.
+    // Sampled formats (SAMPLED) add SAMPLER_VIEW.
+    let sampled = if sampled(format).is_some() {
+        sys::PIPE_BIND_SAMPLER_VIEW
+    } else {
+        0
+    };
     let binds = TABLE
         .iter()
         .chain(RENDER_TARGETS)
         .filter(|&&(f, _, _)| f == format)
-        .fold(0, |a, &(_, b, _)| a | b);
+        .fold(sampled, |a, &(_, b, _)| a | b);
     binds != 0 && usage & !(binds | NEUTRAL) == 0
 }
 
@@ -167,6 +370,7 @@ const RENDER_TARGETS: &[(sys::pipe_format, u32, &str)] = &[
 #[cfg(test)]
 mod tests {
     use super::*;
+    use agx16_cmdstream::descriptors::ComponentLayout;
 
     #[test]
     fn every_render_target_row_is_a_format_the_render_path_writes() {
@@ -298,5 +502,81 @@ mod tests {
             0,
             VERTEX | sys::PIPE_BIND_SAMPLER_VIEW
         ));
+    }
+
+    /// Each sampled colour format's channels, as Mesa describes them (from the least
+    /// significant bit), are the fields of its arrangement with its numeric type, and the
+    /// arrangement/type pair is one agx-re captured on M4.
+    #[test]
+    fn sampled_formats_match_their_arrangement() {
+        for &(f, channels, numeric, srgb) in SAMPLED {
+            assert!(channels.captured_with(numeric), "{f}");
+            // SAFETY: a table lookup on a format enum.
+            let d = unsafe { &*sys::util_format_description(f) };
+            if d.colorspace == sys::UTIL_FORMAT_COLORSPACE_ZS {
+                continue; // sampled as the depth plane (resource.rs), not as described
+            }
+            assert_eq!(
+                srgb,
+                d.colorspace == sys::UTIL_FORMAT_COLORSPACE_SRGB,
+                "{f}"
+            );
+            let bytes = unsafe { sys::util_format_get_blocksize(f) };
+            assert_eq!(channels.element(), Some((bytes, 1, 1)), "{f}");
+            let Some(ComponentLayout::Fields(fields)) = channels.components() else {
+                // R11G11B10 / RGB9E5: Mesa's "other" layout, no per-channel fields.
+                assert_ne!(d.layout, sys::UTIL_FORMAT_LAYOUT_PLAIN, "{f}");
+                continue;
+            };
+            assert_eq!(d.nr_channels() as usize, fields.len(), "{f}");
+            for (i, &(shift, size)) in fields.iter().enumerate() {
+                let c = &d.channel[i];
+                assert_eq!(
+                    (c.shift(), c.size()),
+                    (shift as u32, size as u32),
+                    "{f} {i}"
+                );
+                let t = match (c.type_(), c.normalized() != 0, c.pure_integer() != 0) {
+                    (sys::UTIL_FORMAT_TYPE_VOID, _, _) => continue, // an unused X channel
+                    (sys::UTIL_FORMAT_TYPE_UNSIGNED, true, _) => NumericType::Unorm,
+                    (sys::UTIL_FORMAT_TYPE_SIGNED, true, _) => NumericType::Snorm,
+                    (sys::UTIL_FORMAT_TYPE_UNSIGNED, _, true) => NumericType::Uint,
+                    (sys::UTIL_FORMAT_TYPE_SIGNED, _, true) => NumericType::Sint,
+                    (sys::UTIL_FORMAT_TYPE_FLOAT, _, _) => NumericType::Float,
+                    other => panic!("{f} channel {i}: {other:?}"),
+                };
+                assert_eq!(t, numeric, "{f} channel {i}");
+            }
+        }
+    }
+
+    #[test]
+    fn sampled_formats_accept_sampler_views_only_where_listed() {
+        let sv = sys::PIPE_BIND_SAMPLER_VIEW;
+        for f in [
+            sys::PIPE_FORMAT_R8_UNORM,
+            sys::PIPE_FORMAT_R16G16B16A16_FLOAT,
+            sys::PIPE_FORMAT_R32G32B32A32_UINT,
+            sys::PIPE_FORMAT_R9G9B9E5_FLOAT,
+        ] {
+            assert!(is_supported(f, sys::PIPE_TEXTURE_2D, 1, sv), "{f}");
+            assert!(!is_supported(f, sys::PIPE_BUFFER, 1, sv), "{f}");
+        }
+        // Renderable and sampled rows combine; sampled-only formats do not become renderable.
+        let rt_sv = sys::PIPE_BIND_RENDER_TARGET | sv;
+        assert!(is_supported(
+            sys::PIPE_FORMAT_B5G6R5_UNORM,
+            sys::PIPE_TEXTURE_2D,
+            1,
+            rt_sv
+        ));
+        // R32G32B32 (12-byte texels) and compressed formats have no descriptor format here.
+        for f in [
+            sys::PIPE_FORMAT_R32G32B32_FLOAT,
+            sys::PIPE_FORMAT_ETC2_RGB8,
+            sys::PIPE_FORMAT_X24S8_UINT,
+        ] {
+            assert!(!is_supported(f, sys::PIPE_TEXTURE_2D, 1, sv), "{f}");
+        }
     }
 }

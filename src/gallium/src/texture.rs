@@ -3,15 +3,13 @@
 //! `descriptors::Sampler`: the declarative tables pack them) when they are created; per draw the
 //! fragment stage's tables are filled from the bound units and their addresses go into roots
 //! 0 and 1 of its root record (agx16-draw `StageTextures`, sim/GFX.md "Render-stage uniform
-//! ABI"). What agx16-sim does not sample (sim/GFX.md "Textures": 2D twiddled R8G8B8A8 unorm,
-//! wraps 0..3, no anisotropy/compare/unnormalized coordinates) is refused by name here, so a
+//! ABI"). What agx16-sim does not sample (sim/GFX.md "Textures": 2D twiddled images of the
+//! formats in formats.rs `SAMPLED`, wraps 0..3, no anisotropy/compare/unnormalized coordinates) is refused by name here, so a
 //! draw is either sampled as the model (and the compiler's ABI) define it or not drawn.
 
 use crate::context::Context;
 use crate::resource::Resource;
-use agx16_cmdstream::descriptors::{
-    BorderColour, Channels, MipFilter, NumericType, Sampler, Swizzle, Texture, Wrap,
-};
+use agx16_cmdstream::descriptors::{BorderColour, MipFilter, Sampler, Swizzle, Texture, Wrap};
 use agx16_cmdstream::layout::{ImageDesc, ImageLayout, Tiling};
 use agx16_cmdstream::texture_layout::{texture_for, TextureFormat};
 use agx16_draw::StageTextures;
@@ -30,10 +28,8 @@ pub struct SamplerCso {
     pub desc: Result<Sampler, String>,
 }
 
-/// Formats sampled as R8G8B8A8 unorm, the one format agx16-sim samples: four 8-bit unorm
-/// channels in memory order, so hardware component i is byte i and the format's own order
-/// (BGRA, an unused X) is a swizzle (Mesa's format description).
-fn sampled_as_rgba8(format: sys::pipe_format) -> bool {
+/// Formats glGenerateMipmap averages on the CPU: four 8-bit unorm channels in memory order.
+fn averaged_as_rgba8(format: sys::pipe_format) -> bool {
     matches!(
         format,
         sys::PIPE_FORMAT_R8G8B8A8_UNORM
@@ -85,11 +81,12 @@ pub unsafe fn texture_descriptor(view: &sys::pipe_sampler_view) -> Result<Textur
         ));
     }
     let format = view.format();
-    if !sampled_as_rgba8(format) {
+    let Some((channels, numeric_type, srgb)) = crate::formats::sampled(format) else {
         return Err(format!(
-            "sampling format {format} (agx16-sim samples R8G8B8A8-class unorm only)"
+            "sampling format {format} (no G16 descriptor format is established for it: \
+             formats.rs SAMPLED lists those agx16-sim samples)"
         ));
-    }
+    };
     let res = Resource::get(view.texture);
     let layout = res.layout.as_ref().ok_or("sampling a buffer")?;
     if layout.desc.tiling != Tiling::Twiddled {
@@ -127,10 +124,10 @@ pub unsafe fn texture_descriptor(view: &sys::pipe_sampler_view) -> Result<Textur
         }
     }
     let f = TextureFormat {
-        channels: Channels::R8G8B8A8,
-        numeric_type: NumericType::Unorm,
+        channels,
+        numeric_type,
         swizzle: swizzle(view),
-        srgb: false,
+        srgb,
     };
     texture_for(&chain, res.bo().va + base.offset, f).map_err(|e| e.to_string())
 }
@@ -289,7 +286,7 @@ pub unsafe extern "C" fn generate_mipmap(
     crate::ffi::guard("generate_mipmap", false, || {
         if (*res).target() != sys::PIPE_TEXTURE_2D
             || (first_layer, last_layer) != (0, 0)
-            || !sampled_as_rgba8(format)
+            || !averaged_as_rgba8(format)
             || sys::util_format_get_blocksize((*res).format()) != 4
         {
             return false;

@@ -118,9 +118,14 @@ fn views_the_model_cannot_sample_are_refused_by_name() {
         .unwrap_err();
     assert!(e.contains("linear"), "{e}");
     let r = image(&mut s, 16, 0, sys::PIPE_BIND_SAMPLER_VIEW);
+    // ETC2 has no descriptor format here (st decompresses it); a 16-bit view of 32-bit texels
+    // does not match the image.
+    let e =
+        unsafe { texture_descriptor(&view(r, sys::PIPE_FORMAT_ETC2_RGB8, (0, 0))) }.unwrap_err();
+    assert!(e.contains("sampling format"), "{e}");
     let e =
         unsafe { texture_descriptor(&view(r, sys::PIPE_FORMAT_B5G6R5_UNORM, (0, 0))) }.unwrap_err();
-    assert!(e.contains("format"), "{e}");
+    assert!(e.contains("element size"), "{e}");
     let mut cube = view(r, sys::PIPE_FORMAT_R8G8B8A8_UNORM, (0, 0));
     cube.set_target(sys::PIPE_TEXTURE_CUBE);
     let e = unsafe { texture_descriptor(&cube) }.unwrap_err();

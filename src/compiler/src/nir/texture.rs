@@ -2,10 +2,9 @@
 //! sim/GFX.md "Textures").
 //!
 //! Accepted: 2D, non-array, non-shadow `tex` (implicit LOD, fragment shaders), `txl`
-//! (explicit LOD), `txb` (bias) and `txf` (texelFetch), float results, texture and sampler
-//! indices 0..15 (the driver's texture / sampler table entries: `texture_index` /
-//! `sampler_index`, as
-//! Gallium binds sampler views and samplers by unit). Everything else is `Unsupported` naming
+//! (explicit LOD), `txb` (bias) and `txf` (texelFetch), 32-bit float or integer results,
+//! texture and sampler indices 0..15 (the driver's texture / sampler table entries:
+//! `texture_index` / `sampler_index`, as Gallium binds sampler views and samplers by unit). Everything else is `Unsupported` naming
 //! the texture op or source.
 
 use super::import::Importer;
@@ -37,8 +36,13 @@ pub(super) unsafe fn import(
                 (*t).is_shadow
             ));
         }
-        if (*t).dest_type != m::nir_type_float32 || (*t).def.num_components != 4 {
-            return unsupported("texture results other than vec4 float");
+        // The sample instruction has no result type (the T8132 packer writes one type byte for
+        // every sample): the descriptor's numeric type decides whether the 32-bit results are
+        // floats or raw integers (sim/src/gfx/texel.rs), so isampler/usampler results are the
+        // same words.
+        let result_types = [m::nir_type_float32, m::nir_type_int32, m::nir_type_uint32];
+        if !result_types.contains(&(*t).dest_type) || (*t).def.num_components != 4 {
+            return unsupported("texture results other than vec4 of 32-bit float or integer");
         }
         if im.b.func().stage != Stage::Fragment {
             return unsupported("texture ops outside fragment shaders");
