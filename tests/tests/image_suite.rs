@@ -450,13 +450,34 @@ fn every_scene_renders_like_softpipe_or_fails_as_expected() {
 /// driver still exposes ES 2.0, each compared with softpipe under the suite's tolerances.
 #[test]
 fn es3_vertex_input_scenes_render_like_softpipe() {
-    let wanted = [
+    es3_scenes_render_like_softpipe(&[
         "instanced",
         "instanced_divisors",
         "vertex_formats",
         "attribute_matrix",
         "primitive_restart",
-    ];
+    ]);
+}
+
+/// The ES 3.0 sampled-format scenes (every format family the driver samples, depth textures,
+/// texture swizzles, ETC2/EAC decompressed by Mesa) on a forced ES 3.0 context, as above.
+#[test]
+fn es3_texture_format_scenes_render_like_softpipe() {
+    es3_scenes_render_like_softpipe(&[
+        "texture_formats_unorm",
+        "texture_formats_snorm",
+        "texture_formats_half",
+        "texture_formats_float32",
+        "texture_formats_integer",
+        "texture_depth",
+        "texture_swizzle",
+        "texture_etc2",
+    ]);
+}
+
+/// Renders the named ES 3.0 scenes on agx16 and softpipe with the version override and compares
+/// them under each scene's tolerance; agx16 must print no driver messages.
+fn es3_scenes_render_like_softpipe(wanted: &[&str]) {
     let scenes: Vec<SceneInfo> = scenes()
         .into_iter()
         .filter(|s| wanted.contains(&s.name.as_str()))
@@ -464,7 +485,7 @@ fn es3_vertex_input_scenes_render_like_softpipe() {
     assert_eq!(
         scenes.len(),
         wanted.len(),
-        "a vertex-input scene is missing"
+        "a scene of {wanted:?} is missing"
     );
     let names: Vec<String> = scenes.iter().map(|s| s.name.clone()).collect();
     // ES3-OVERRIDE: drop once the driver exposes ES 3.0 itself.
