@@ -85,6 +85,12 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     caps.max_stream_output_separate_components = 4;
     caps.max_stream_output_interleaved_components = 64;
 
+    // Attachments of different sizes (ARB_framebuffer_object; the render area is the smallest):
+    // the end-of-tile block store and the ZLS store clip to each attachment's own size, so the
+    // pixels past the area are kept; a clear that would reach them inside an edge utile is
+    // refused by name (agx16-draw `edge_clears`). End to end: image scene mixed_sizes.
+    caps.mixed_framebuffer_sizes = true;
+
     // Limits (hardware).
     caps.max_texture_2d_size = 16384; // asahi-25.0
     caps.max_texture_cube_levels = 15; // asahi-25.0: 16384 x 16384

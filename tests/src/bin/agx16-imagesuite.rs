@@ -2903,6 +2903,132 @@ void main() {
     }
 }
 
+/// Attachments of different sizes (ES 3.0 / ARB_framebuffer_object: the render area is the
+/// smallest). First a 64x64 texture holding a pattern, a 32x32 renderbuffer and a 64x48 depth
+/// buffer (cleared): depth-tested draws reach only the 32x32 area, the texture keeps its
+/// pattern outside it. Then the texture with a 40x24 renderbuffer.
+/// Images: the texture and the small renderbuffer (padded to 64x64 with zeros), twice.
+fn mixed_sizes(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec3 a_pos;
+layout(location = 1) in vec4 a_col;
+out vec4 v_col;
+void main() { gl_Position = vec4(a_pos.xy / 16.0 - 1.0, a_pos.z, 1.0); v_col = a_col; }
+";
+    const FS: &str = "#version 300 es
+precision mediump float;
+in vec4 v_col;
+layout(location = 0) out vec4 o0;
+layout(location = 1) out vec4 o1;
+void main() { o0 = v_col; o1 = v_col.gbra; }
+";
+    let pattern: Vec<u8> = (0..SIZE * SIZE)
+        .flat_map(|i| [(i % 64 * 4) as u8, (i / 64 * 4) as u8, 0x5a, 0xff])
+        .collect();
+    unsafe {
+        let read_small = |i: u32, w: i32, h: i32| -> Res<Vec<u8>> {
+            gl.read_buffer(glow::COLOR_ATTACHMENT0 + i);
+            let mut px = vec![0u8; (w * h * 4) as usize];
+            gl.read_pixels(
+                0,
+                0,
+                w,
+                h,
+                glow::RGBA,
+                glow::UNSIGNED_BYTE,
+                glow::PixelPackData::Slice(Some(&mut px)),
+            );
+            check(gl, "glReadPixels")?;
+            let mut img = vec![0u8; (SIZE * SIZE * 4) as usize];
+            for y in 0..h as usize {
+                let row = &px[y * w as usize * 4..(y + 1) * w as usize * 4];
+                img[y * SIZE as usize * 4..][..row.len()].copy_from_slice(row);
+            }
+            Ok(img)
+        };
+        let tex = gl.create_texture()?;
+        gl.bind_texture(glow::TEXTURE_2D, Some(tex));
+        gl.tex_image_2d(
+            glow::TEXTURE_2D,
+            0,
+            glow::RGBA8 as i32,
+            SIZE,
+            SIZE,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelUnpackData::Slice(Some(&pattern)),
+        );
+        gl.tex_parameter_i32(
+            glow::TEXTURE_2D,
+            glow::TEXTURE_MIN_FILTER,
+            glow::NEAREST as i32,
+        );
+        let rb = |format: u32, w: i32, h: i32| -> Res<glow::Renderbuffer> {
+            let rb = gl.create_renderbuffer()?;
+            gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
+            gl.renderbuffer_storage(glow::RENDERBUFFER, format, w, h);
+            check(gl, "glRenderbufferStorage")?;
+            Ok(rb)
+        };
+        program(gl, VS, FS, &[])?;
+        let mut images = Vec::new();
+        for (w, h, depth) in [(32, 32, true), (40, 24, false)] {
+            let fbo = gl.create_framebuffer()?;
+            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
+            gl.framebuffer_texture_2d(
+                glow::FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                glow::TEXTURE_2D,
+                Some(tex),
+                0,
+            );
+            let small = rb(glow::RGBA8, w, h)?;
+            gl.framebuffer_renderbuffer(
+                glow::FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT1,
+                glow::RENDERBUFFER,
+                Some(small),
+            );
+            if depth {
+                let d = rb(glow::DEPTH_COMPONENT16, 64, 48)?;
+                gl.framebuffer_renderbuffer(
+                    glow::FRAMEBUFFER,
+                    glow::DEPTH_ATTACHMENT,
+                    glow::RENDERBUFFER,
+                    Some(d),
+                );
+            }
+            gl.draw_buffers(&[glow::COLOR_ATTACHMENT0, glow::COLOR_ATTACHMENT1]);
+            let status = gl.check_framebuffer_status(glow::FRAMEBUFFER);
+            if status != glow::FRAMEBUFFER_COMPLETE {
+                return Err(Outcome::Error(format!(
+                    "{w}x{h}: framebuffer incomplete ({status:#x})"
+                )));
+            }
+            gl.viewport(0, 0, 32, 32);
+            // The small target has no earlier contents: clear it (its own size). The texture
+            // is not cleared: softpipe clears whole surfaces, past the render area GL limits
+            // a clear to.
+            gl.clear_buffer_f32_slice(glow::COLOR, 1, &[0.2, 0.4, 0.6, 1.0]);
+            if depth {
+                gl.clear_depth_f32(1.0);
+                gl.clear(glow::DEPTH_BUFFER_BIT);
+                gl.enable(glow::DEPTH_TEST);
+            }
+            let mut v = tri([[1.3, 2.4], [31.2, 5.1], [10.7, 30.8]], 0.5, RGB3);
+            v.extend(tri([[30.3, 30.4], [2.2, 15.1], [25.7, 0.8]], 0.2, RGB3));
+            vertices(gl, &v, &[3, 4])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+            gl.disable(glow::DEPTH_TEST);
+            check(gl, &format!("{w}x{h} draw"))?;
+            images.push(read_small(0, SIZE, SIZE)?);
+            images.push(read_small(1, w, h)?);
+        }
+        Ok(images)
+    }
+}
+
 /// Flat (ES 3.0) and smooth outputs side by side, and integer arithmetic in the shader.
 fn flat_varying(gl: &Gl, _: &Ctx) -> Frame {
     const VS: &str = "#version 300 es
@@ -3603,6 +3729,7 @@ const SCENES: &[Scene] = &[
     s("rt_packed_formats", 3, 1, 0, rt_packed_formats),
     s("rt_float", 3, 0, 0, rt_float),
     s("rt_r8_rg8", 3, 1, 0, rt_r8_rg8),
+    s("mixed_sizes", 3, 1, 0, mixed_sizes),
     s("shader_math", 2, 1, 0, shader_math),
     s("many_draws", 2, 0, 0, many_draws),
     s("blit_scaled", 3, 1, 0, blit_scaled),

@@ -484,6 +484,7 @@ fn sub_batch(batch: &Batch, origin: (u32, u32), utile: (u32, u32)) -> Result<Bat
     let fb = &batch.fb;
     let (ox, oy) = origin;
     let (w, h) = (utile.0.min(fb.width - ox), utile.1.min(fb.height - oy));
+    edge_clears(batch, origin, (w, h), utile)?;
     if origin == (0, 0) && (w, h) == (fb.width, fb.height) {
         return Ok(batch.clone());
     }
@@ -534,6 +535,46 @@ fn sub_batch(batch: &Batch, origin: (u32, u32), utile: (u32, u32)) -> Result<Bat
         zs.height = utile.1;
     }
     Ok(sub)
+}
+
+/// Attachments larger than the framebuffer (GL allows mixed sizes; the render area is the
+/// smallest): a render covers whole utiles, so on an edge utile the background's clear and the
+/// depth/stencil clear would also reach attachment pixels past the render area, which GL keeps
+/// (the end-of-tile store and ZLS store clip only to each attachment's own size). Loads are
+/// stored back unchanged there, so only a clear of such an attachment on such a utile is
+/// refused by name.
+fn edge_clears(
+    batch: &Batch,
+    origin: (u32, u32),
+    (w, h): (u32, u32),
+    utile: (u32, u32),
+) -> Result<(), DrawError> {
+    let fb = &batch.fb;
+    let (ox, oy) = origin;
+    let past = |aw: u32, ah: u32| (w < utile.0 && aw > ox + w) || (h < utile.1 && ah > oy + h);
+    for (slot, t) in fb.colors.iter().enumerate() {
+        if let (Some(t), Some(Some(_))) = (t, batch.clear.color.get(slot)) {
+            if past(t.plane.width, t.plane.height) {
+                return Err(DrawError::Unsupported(format!(
+                    "clearing colour attachment {slot} ({}x{}) of a {}x{} framebuffer whose \
+                     render area ends inside a utile (the clear would reach pixels outside it)",
+                    t.plane.width, t.plane.height, fb.width, fb.height
+                )));
+            }
+        }
+    }
+    if let Some(zs) = &fb.zs {
+        let cleared = (zs.depth.is_some() && batch.clear.depth.is_some())
+            || (zs.stencil.is_some() && batch.clear.stencil.is_some());
+        if cleared && past(zs.width, zs.height) {
+            return Err(DrawError::Unsupported(format!(
+                "clearing a {}x{} depth/stencil attachment of a {}x{} framebuffer whose render \
+                 area ends inside a utile (the clear would reach pixels outside it)",
+                zs.width, zs.height, fb.width, fb.height
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// The fragment root record of `d` for the render at `origin`: the program's origin words

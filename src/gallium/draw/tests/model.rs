@@ -1598,3 +1598,50 @@ fn a_raw_target_is_not_reloaded_unless_it_is_four_bytes() {
     let err = run_batch(&mem, &mut progs, &batch).unwrap_err();
     assert!(err.contains("2 bytes per pixel"), "{err}");
 }
+
+/// A framebuffer smaller than its attachment (GL's mixed sizes: the render area is the
+/// smallest attachment): on whole utiles a clear and a draw change only the render area and
+/// the rest of the attachment keeps its bytes; a clear whose render area ends inside a utile
+/// (it would reach attachment pixels outside the area) is refused by name.
+#[test]
+fn a_framebuffer_smaller_than_its_target_clears_only_its_area() {
+    let (mut mem, mut progs, fs) = setup();
+    let vs = progs.vertex(&mut mem, TRI);
+    let mut fb = framebuffer(false);
+    fb.width = 32;
+    fb.height = 32;
+    let mut batch = Batch::new(fb.clone());
+    clear_all(&mut batch);
+    batch.draws.push(draw(
+        &vs,
+        &fs,
+        Primitive::Triangles,
+        Indices::Direct { first: 0, count: 3 },
+    ));
+    mem.pt
+        .host_write(IMG, &vec![0xcd; (W * H * 4) as usize])
+        .unwrap();
+    let (px, _) = render(&mem, &mut progs, &batch);
+    let mut want = RefFrame::new(CLEAR_BYTES);
+    want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], false);
+    let mut inside = 0;
+    for (i, p) in px.iter().enumerate() {
+        let (x, y) = (i as u32 % W, i as u32 / W);
+        if x < 32 && y < 32 {
+            inside += 1;
+            let w = want.color[i];
+            assert!(
+                p.iter().zip(w).all(|(a, b)| a.abs_diff(b) <= 1),
+                "{x},{y}: {p:?} vs {w:?}"
+            );
+        } else {
+            assert_eq!(*p, [0xcd; 4], "{x},{y} is outside the render area");
+        }
+    }
+    assert_eq!(inside, 32 * 32);
+    fb.width = 40;
+    let mut batch = Batch::new(fb);
+    clear_all(&mut batch);
+    let err = run_batch(&mem, &mut progs, &batch).unwrap_err();
+    assert!(err.contains("render area ends inside a utile"), "{err}");
+}
