@@ -394,8 +394,7 @@ mod tests {
             let int = unsafe { sys::util_format_is_pure_integer(f) };
             let f32 = unsafe {
                 let d = &*sys::util_format_description(f);
-                d.channel[0].type_() == sys::UTIL_FORMAT_TYPE_FLOAT
-                    && d.channel[0].size() == 32
+                d.channel[0].type_() == sys::UTIL_FORMAT_TYPE_FLOAT && d.channel[0].size() == 32
             };
             assert_eq!(
                 is_supported(f, sys::PIPE_TEXTURE_2D, 1, sys::PIPE_BIND_BLENDABLE),
