@@ -475,6 +475,26 @@ fn es3_texture_format_scenes_render_like_softpipe() {
     ]);
 }
 
+/// The ES 3.0 render-target and varying scenes (four targets with a GL_NONE gap, blending and
+/// colour masks; integer targets with glClearBuffer{i,ui}v; sRGB, 565, R8/RG8, packed, float
+/// and R11G11B10 targets; attachments of mixed sizes; 16 vec4 varyings; flat integer
+/// varyings) on a forced ES 3.0 context, as above.
+#[test]
+fn es3_render_target_scenes_render_like_softpipe() {
+    es3_scenes_render_like_softpipe(&[
+        "mrt",
+        "mrt_gaps",
+        "rt_integer",
+        "rt_srgb_565",
+        "rt_packed_formats",
+        "rt_float",
+        "rt_r8_rg8",
+        "mixed_sizes",
+        "varyings_16",
+        "flat_varying",
+    ]);
+}
+
 /// Renders the named ES 3.0 scenes on agx16 and softpipe with the version override and compares
 /// them under each scene's tolerance; agx16 must print no driver messages.
 fn es3_scenes_render_like_softpipe(wanted: &[&str]) {
