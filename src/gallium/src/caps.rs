@@ -57,6 +57,11 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     // nir/vertex_fetch.rs; sim/GFX.md "Vertex stage"). Element offsets, strides and buffer
     // offsets must be multiples of 4 (the fetch loads whole 32-bit words; u_vbuf realigns others).
     caps.vertex_input_alignment = sys::PIPE_VERTEX_INPUT_ALIGNMENT_4BYTE;
+    // Each vertex-buffer binding a vertex program reads is a qword of its launcher's argument
+    // words, which agx16-draw caps at 46 (pending registers r18..r63): 12 root words + 8
+    // bindings (16) + at most 16 inline uniform words + the default block's qword (2) fit. A draw
+    // using more bindings goes through u_vbuf, which packs the attributes into fewer buffers.
+    caps.max_vertex_buffers = 8;
     // gl_InstanceID: get_sr 0xd8 (GravityLinux/mesa agx_compile_apple9.c `apple9_system_source`,
     // inferred; run by its GLES 3.0 sweep on T8132); instanced draws carry the instance count in
     // the VDM index list (agx16-draw). Divisors: element `instance id / divisor` in the fetch.

@@ -732,6 +732,61 @@ void main() { o = v_col; }
     }
 }
 
+/// All 16 vertex attributes (GL_MAX_VERTEX_ATTRIBS), each from its own buffer (so 16 vertex
+/// buffers), in byte/short/float formats, summed into the colour, plus a uniform.
+fn attributes_16(gl: &Gl, _: &Ctx) -> Frame {
+    let mut vs = String::from("attribute vec2 a_pos;\n");
+    for i in 1..16 {
+        vs += &format!("attribute vec4 a_{i};\n");
+    }
+    vs += "uniform vec4 u_bias;\nvarying vec4 v_col;\nvoid main() {\n";
+    vs += "    gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0);\n    vec4 s = u_bias;\n";
+    for i in 1..16 {
+        vs += &format!("    s += a_{i};\n");
+    }
+    vs += "    v_col = s;\n}\n";
+    let names: Vec<String> = std::iter::once("a_pos".to_string())
+        .chain((1..16).map(|i| format!("a_{i}")))
+        .collect();
+    let names: Vec<&str> = names.iter().map(|n| n.as_str()).collect();
+    unsafe {
+        simple(gl, || {
+            let p = program(gl, &vs, FS_COLOUR, &names)?;
+            uniform4(gl, p, "u_bias", [0.05, 0.1, 0.0, 0.5]);
+            let corners = [(3.3f32, 4.1f32), (60.7, 9.4), (12.2, 58.6), (57.9, 55.3)];
+            let pos: Vec<u8> = corners
+                .iter()
+                .flat_map(|(x, y)| [x.to_le_bytes(), y.to_le_bytes()].concat())
+                .collect();
+            let buffer = |data: &[u8]| -> Res<()> {
+                let b = gl.create_buffer()?;
+                gl.bind_buffer(glow::ARRAY_BUFFER, Some(b));
+                gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, data, glow::STATIC_DRAW);
+                Ok(())
+            };
+            buffer(&pos)?;
+            gl.enable_vertex_attrib_array(0);
+            gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 8, 0);
+            for i in 1..16u32 {
+                // Attribute i adds about 1/60 of its vertex's share to one channel.
+                let ch = (i % 4) as usize;
+                let data: Vec<u8> = (0..4)
+                    .flat_map(|v| {
+                        let mut e = [0u8; 4];
+                        e[ch] = (4 * i + 9 * v) as u8;
+                        e
+                    })
+                    .collect();
+                buffer(&data)?;
+                gl.enable_vertex_attrib_array(i);
+                gl.vertex_attrib_pointer_f32(i, 4, glow::UNSIGNED_BYTE, true, 4, 0);
+            }
+            gl.draw_arrays(glow::TRIANGLE_STRIP, 0, 4);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
 /// One vertex-attribute format case of `vertex_formats`: how the attribute is specified and
 /// the bytes of its six elements (at `offset`, `stride` apart).
 struct FormatCase {
@@ -3664,6 +3719,7 @@ const SCENES: &[Scene] = &[
     s("instanced_divisors", 3, 1, 0, instanced_divisors),
     s("vertex_formats", 3, 1, 0, vertex_formats),
     s("attribute_matrix", 3, 1, 0, attribute_matrix),
+    s("attributes_16", 2, 1, 0, attributes_16),
     s("primitive_restart", 3, 1, 4, primitive_restart),
     s("depth_less", 2, 0, 0, depth_less),
     s("depth_greater", 2, 0, 0, depth_greater),
