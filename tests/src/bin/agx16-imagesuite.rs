@@ -1114,7 +1114,8 @@ void main() { o = v_col; }
 
 /// Primitive restart with the fixed index (ES 3.0 GL_PRIMITIVE_RESTART_FIXED_INDEX): a
 /// triangle strip with u16 indices (also with a base vertex), a fan with u8, a line strip with
-/// u32 and a triangle list with u16 whose restart drops a partial triangle.
+/// u32, two line loops with u8 and a triangle list with u16 whose restart drops a partial
+/// triangle.
 fn primitive_restart(gl: &Gl, _: &Ctx) -> Frame {
     unsafe {
         simple(gl, || {
@@ -1165,6 +1166,12 @@ fn primitive_restart(gl: &Gl, _: &Ctx) -> Frame {
             for (i, c) in RGB3.iter().chain(&RGB3[2..]).enumerate() {
                 vert(14.2 + 7.7 * (i % 2) as f32, 47.7 + 8.4 * (i / 2) as f32, *c);
             }
+            // 34..42: two axis-aligned rectangles for a line loop each.
+            for (x0, x1) in [(42.25, 48.25), (50.25, 60.25)] {
+                for (x, y) in [(x0, 32.25), (x1, 32.25), (x1, 37.25), (x0, 37.25)] {
+                    vert(x, y, RGB3[1]);
+                }
+            }
             vertices(gl, &v, &[3, 4])?;
             let ibo = gl.create_buffer()?;
             gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, Some(ibo));
@@ -1184,6 +1191,10 @@ fn primitive_restart(gl: &Gl, _: &Ctx) -> Frame {
                 .collect();
             gl.buffer_data_u8_slice(glow::ELEMENT_ARRAY_BUFFER, &lines, glow::STATIC_DRAW);
             gl.draw_elements(glow::LINE_STRIP, 7, glow::UNSIGNED_INT, 0);
+            // Each loop closes on its own first vertex.
+            let loops: Vec<u8> = vec![34, 35, 36, 37, 0xff, 38, 39, 40, 41];
+            gl.buffer_data_u8_slice(glow::ELEMENT_ARRAY_BUFFER, &loops, glow::STATIC_DRAW);
+            gl.draw_elements(glow::LINE_LOOP, 9, glow::UNSIGNED_BYTE, 0);
             // 20, 21 | restart | 22, 23, 24 (the first two indices make no triangle).
             let list: Vec<u8> = [20u16, 21, 0xffff, 22, 23, 24]
                 .iter()
@@ -3720,7 +3731,7 @@ const SCENES: &[Scene] = &[
     s("vertex_formats", 3, 1, 0, vertex_formats),
     s("attribute_matrix", 3, 1, 0, attribute_matrix),
     s("attributes_16", 2, 1, 0, attributes_16),
-    s("primitive_restart", 3, 1, 4, primitive_restart),
+    s("primitive_restart", 3, 1, 12, primitive_restart),
     s("depth_less", 2, 0, 0, depth_less),
     s("depth_greater", 2, 0, 0, depth_greater),
     s("depth_lequal_no_write", 2, 0, 0, depth_lequal_no_write),
