@@ -460,7 +460,8 @@ fn es3_vertex_input_scenes_render_like_softpipe() {
 }
 
 /// The ES 3.0 sampled-format scenes (every format family the driver samples, depth textures,
-/// texture swizzles, ETC2/EAC decompressed by Mesa) on a forced ES 3.0 context, as above.
+/// texture swizzles, ETC2/EAC decompressed by Mesa, glGenerateMipmap of other formats) on a
+/// forced ES 3.0 context, as above.
 #[test]
 fn es3_texture_format_scenes_render_like_softpipe() {
     es3_scenes_render_like_softpipe(&[
@@ -472,6 +473,7 @@ fn es3_texture_format_scenes_render_like_softpipe() {
         "texture_depth",
         "texture_swizzle",
         "texture_etc2",
+        "texture_generate_mipmap_formats",
     ]);
 }
 

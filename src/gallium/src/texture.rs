@@ -207,6 +207,38 @@ fn units(bits: &[u32]) -> impl Iterator<Item = usize> + '_ {
     (0..bits.len() * 32).filter(|i| bits[i / 32] >> (i % 32) & 1 == 1)
 }
 
+/// Whether the bound framebuffer renders into memory the view samples: an attachment of the
+/// view's resource at a level and layer the view covers, or (conservatively) a resource the
+/// open batch writes that no attachment explains. Other levels of the same image are disjoint
+/// memory (agx16-cmdstream `ImageLayout`), so sampling level N while rendering level N+1
+/// (util_gen_mipmap's blits) is no feedback loop.
+///
+/// # Safety
+/// The framebuffer's surfaces must be live.
+unsafe fn renders_into_view(
+    fb: &sys::pipe_framebuffer_state,
+    view: &sys::pipe_sampler_view,
+) -> bool {
+    let surfaces = fb.cbufs[..fb.nr_cbufs as usize]
+        .iter()
+        .chain([&fb.zsbuf])
+        .filter_map(|&s| s.as_ref())
+        .filter(|s| s.texture == view.texture);
+    let (levels, layers) = (
+        view.u.tex.first_level()..=view.u.tex.last_level(),
+        view.u.tex.first_layer()..=view.u.tex.last_layer(),
+    );
+    let mut explained = false;
+    for s in surfaces {
+        explained = true;
+        let (level, first, last) = (s.u.tex.level, s.u.tex.first_layer(), s.u.tex.last_layer());
+        if levels.contains(&level) && first <= *layers.end() && *layers.start() <= last {
+            return true;
+        }
+    }
+    !explained
+}
+
 /// The fragment stage's texture and sampler tables for this draw, from the units its program
 /// uses; marks each sampled resource as read by the open batch (a CPU write flushes the batch
 /// first; renders run in submission order, so a texture an earlier batch rendered is complete
@@ -244,7 +276,9 @@ pub unsafe fn fragment_tables(ctx: &mut Context) -> Result<StageTextures, String
             .map_err(|e| format!("texture unit {t}: {e}"))?;
         let res = view.base.texture;
         let handle = Resource::get(res).bo().handle;
-        if ctx.render.batch_uses(handle, false) {
+        if ctx.render.batch_uses(handle, false)
+            && renders_into_view(&ctx.state.framebuffer, &view.base)
+        {
             return Err(format!(
                 "texture unit {t} samples an image the bound framebuffer renders to (a \
                  feedback loop)"
@@ -268,12 +302,13 @@ pub unsafe fn fragment_tables(ctx: &mut Context) -> Result<StageTextures, String
     Ok(tables)
 }
 
-/// glGenerateMipmap on the CPU for 2D images of four 8-bit unorm channels whose levels halve
-/// exactly (each dimension even, or 1): a texel of level l+1 is the rounded mean of the 2x2
-/// (2x1, 1x2) texels of level l it covers, channel by channel, which is what a
-/// linear-filtered halving blit (Mesa's util_gen_mipmap; softpipe) computes at those sizes.
-/// Anything else returns false, and Mesa falls back to util_gen_mipmap's blits (a scaled blit
-/// is refused by name, transfer.rs).
+/// glGenerateMipmap on the CPU for 2D images whose levels halve exactly (each dimension even,
+/// or 1): a texel of level l+1 is the mean of the 2x2 (2x1, 1x2) texels of level l it covers,
+/// channel by channel, which is what a linear-filtered halving blit (Mesa's util_gen_mipmap;
+/// softpipe) computes at those sizes. Four 8-bit unorm channels average as integers (rounded);
+/// every other non-integer colour format formats.rs samples averages in f32 through Mesa's
+/// util_format_unpack_rgba / util_format_pack_rgba (sRGB formats in linear space, as GL
+/// requires). Anything else returns false, and Mesa falls back to util_gen_mipmap's blits.
 pub unsafe extern "C" fn generate_mipmap(
     ctx: *mut sys::pipe_context,
     res: *mut sys::pipe_resource,
@@ -284,10 +319,14 @@ pub unsafe extern "C" fn generate_mipmap(
     last_layer: std::ffi::c_uint,
 ) -> bool {
     crate::ffi::guard("generate_mipmap", false, || {
+        let bpp = sys::util_format_get_blocksize(format) as usize;
+        let general = crate::formats::sampled(format).is_some()
+            && !sys::util_format_is_pure_integer(format)
+            && !sys::util_format_is_depth_or_stencil(format);
         if (*res).target() != sys::PIPE_TEXTURE_2D
             || (first_layer, last_layer) != (0, 0)
-            || !averaged_as_rgba8(format)
-            || sys::util_format_get_blocksize((*res).format()) != 4
+            || !(averaged_as_rgba8(format) || general)
+            || sys::util_format_get_blocksize((*res).format()) as usize != bpp
         {
             return false;
         }
@@ -310,7 +349,7 @@ pub unsafe extern "C" fn generate_mipmap(
             return false;
         }
         crate::transfer::sync(ctx, res, true);
-        let mut src = match read_level(ctx, res, base_level, dims[0]) {
+        let mut src = match read_level(ctx, res, base_level, dims[0], bpp) {
             Ok(t) => t,
             Err(e) => {
                 eprintln!("agx16: generate_mipmap: {e}");
@@ -318,23 +357,11 @@ pub unsafe extern "C" fn generate_mipmap(
             }
         };
         for (i, &(w, h)) in dims.iter().enumerate().skip(1) {
-            let (sw, sh) = dims[i - 1];
-            let (fx, fy) = (sw / w, sh / h);
-            let mut dst = vec![0u8; w * h * 4];
-            for y in 0..h {
-                for x in 0..w {
-                    for c in 0..4 {
-                        let mut sum = 0usize;
-                        for dy in 0..fy {
-                            for dx in 0..fx {
-                                sum += src[((y * fy + dy) * sw + x * fx + dx) * 4 + c] as usize;
-                            }
-                        }
-                        let n = fx * fy;
-                        dst[(y * w + x) * 4 + c] = ((sum + n / 2) / n) as u8;
-                    }
-                }
-            }
+            let dst = if averaged_as_rgba8(format) {
+                halve_rgba8(&src, dims[i - 1], (w, h))
+            } else {
+                halve_rgba(format, bpp, &src, dims[i - 1], (w, h))
+            };
             let b = sys::pipe_box {
                 x: 0,
                 width: w as i32,
@@ -345,7 +372,7 @@ pub unsafe extern "C" fn generate_mipmap(
             };
             let level = base_level + i as u32;
             if let Err(e) =
-                crate::transfer::write_texture(ctx, res, level, &b, dst.as_ptr(), w * 4, 0)
+                crate::transfer::write_texture(ctx, res, level, &b, dst.as_ptr(), w * bpp, 0)
             {
                 eprintln!("agx16: generate_mipmap: level {level}: {e}");
                 return false;
@@ -356,12 +383,75 @@ pub unsafe extern "C" fn generate_mipmap(
     })
 }
 
-/// Level `level` of a 2D image as tightly packed 4-byte texels.
+/// One level down from `src` (`sw` x `sh` texels of four 8-bit channels): rounded integer means.
+fn halve_rgba8(src: &[u8], (sw, sh): (usize, usize), (w, h): (usize, usize)) -> Vec<u8> {
+    let (fx, fy) = (sw / w, sh / h);
+    let mut dst = vec![0u8; w * h * 4];
+    for y in 0..h {
+        for x in 0..w {
+            for c in 0..4 {
+                let mut sum = 0usize;
+                for dy in 0..fy {
+                    for dx in 0..fx {
+                        sum += src[((y * fy + dy) * sw + x * fx + dx) * 4 + c] as usize;
+                    }
+                }
+                let n = fx * fy;
+                dst[(y * w + x) * 4 + c] = ((sum + n / 2) / n) as u8;
+            }
+        }
+    }
+    dst
+}
+
+/// One level down from `src` (`sw` x `sh` texels of `format`, `bpp` bytes each): f32 means of
+/// Mesa's RGBA unpacking, packed back by Mesa.
+unsafe fn halve_rgba(
+    format: sys::pipe_format,
+    bpp: usize,
+    src: &[u8],
+    (sw, sh): (usize, usize),
+    (w, h): (usize, usize),
+) -> Vec<u8> {
+    let mut rgba = vec![0f32; sw * sh * 4];
+    sys::util_format_unpack_rgba(
+        format,
+        rgba.as_mut_ptr().cast(),
+        src.as_ptr().cast(),
+        (sw * sh) as u32,
+    );
+    let (fx, fy) = (sw / w, sh / h);
+    let mut mean = vec![0f32; w * h * 4];
+    for y in 0..h {
+        for x in 0..w {
+            for c in 0..4 {
+                let mut sum = 0f32;
+                for dy in 0..fy {
+                    for dx in 0..fx {
+                        sum += rgba[((y * fy + dy) * sw + x * fx + dx) * 4 + c];
+                    }
+                }
+                mean[(y * w + x) * 4 + c] = sum / (fx * fy) as f32;
+            }
+        }
+    }
+    let mut dst = vec![0u8; w * h * bpp];
+    sys::util_format_pack_rgba(
+        format,
+        dst.as_mut_ptr().cast(),
+        mean.as_ptr().cast(),
+        (w * h) as u32,
+    );
+    dst
+}
+
+/// Level `level` of a 2D image as tightly packed `bpp`-byte texels.
 unsafe fn read_level(
     ctx: *mut sys::pipe_context,
     res: *mut sys::pipe_resource,
     level: u32,
     (w, h): (usize, usize),
+    bpp: usize,
 ) -> Result<Vec<u8>, crate::transfer::MapError> {
     let b = sys::pipe_box {
         x: 0,
@@ -372,12 +462,12 @@ unsafe fn read_level(
         depth: 1,
     };
     let (t, ptr) = crate::transfer::map_any(ctx, res, level, sys::PIPE_MAP_READ, &b)?;
-    let mut out = vec![0u8; w * h * 4];
+    let mut out = vec![0u8; w * h * bpp];
     for y in 0..h {
         std::ptr::copy_nonoverlapping(
             ptr.add(y * (*t).stride as usize),
-            out[y * w * 4..].as_mut_ptr(),
-            w * 4,
+            out[y * w * bpp..].as_mut_ptr(),
+            w * bpp,
         );
     }
     crate::transfer::unmap_any(ctx, t)?;

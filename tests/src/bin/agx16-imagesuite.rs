@@ -3638,6 +3638,105 @@ fn texture_swizzle(gl: &Gl, _: &Ctx) -> Frame {
     unsafe { strips(gl, &strips_) }
 }
 
+/// glGenerateMipmap of 16x16 textures in sampled formats other than RGBA8 (the driver's CPU
+/// path declines them; Mesa then blits through the driver or falls back to software), each drawn
+/// on an 8-pixel strip so level 1 is sampled (NEAREST_MIPMAP_NEAREST): RGBA16F, R8, RG8,
+/// RGB10_A2, R11F_G11F_B10F, RGB565, SRGB8_ALPHA8, RGB8 (ES 3.0 generates mipmaps of
+/// colour-renderable formats only; the float ones are with EXT_color_buffer_float).
+fn texture_generate_mipmap_formats(gl: &Gl, _: &Ctx) -> Frame {
+    let n = 256;
+    let b = |c: usize, seed: u32| noise_bytes(n * c, seed);
+    let small = |r: u32, m: u32| (r % 16) << m | (r >> 4) & ((1 << m) - 1);
+    let list = [
+        Strip::new(glow::RGBA16F, glow::RGBA, glow::HALF_FLOAT, {
+            words::<_, 2>(4 * n, 91, |r| le16(half_in_unit(r)))
+        })
+        .signed(),
+        Strip::new(glow::R8, glow::RED, glow::UNSIGNED_BYTE, b(1, 92)),
+        Strip::new(glow::RG8, glow::RG, glow::UNSIGNED_BYTE, b(2, 93)),
+        Strip::new(
+            glow::RGB10_A2,
+            glow::RGBA,
+            glow::UNSIGNED_INT_2_10_10_10_REV,
+            words::<_, 4>(n, 94, le32),
+        ),
+        Strip::new(
+            glow::R11F_G11F_B10F,
+            glow::RGB,
+            glow::UNSIGNED_INT_10F_11F_11F_REV,
+            words::<_, 4>(n, 95, |r| {
+                le32(small(r, 6) | small(r >> 10, 6) << 11 | small(r >> 20, 5) << 22)
+            }),
+        ),
+        // 5/6-bit channels: GL leaves the rounding of a mean that falls halfway between two
+        // codes open, so each 2x2 block is a base code plus 0, 2, 2, 4 (exact means).
+        Strip::new(glow::RGB565, glow::RGB, glow::UNSIGNED_SHORT_5_6_5, {
+            let base = noise_bytes(2 * 8 * 8, 96);
+            (0..n)
+                .flat_map(|i| {
+                    let (x, y) = (i % 16, i / 16);
+                    let o = 2 * ((y / 2) * 8 + x / 2);
+                    let a = u16::from_le_bytes([base[o], base[o + 1]]);
+                    let add = 2 * (x % 2 + y % 2) as u16;
+                    let code = |shift: u16, bits: u16| (a >> shift) % ((1 << bits) - 4) + add;
+                    le16(code(0, 5) | code(5, 6) << 5 | code(11, 5) << 11)
+                })
+                .collect()
+        }),
+        Strip::new(
+            glow::SRGB8_ALPHA8,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            b(4, 97),
+        ),
+        Strip::new(glow::RGB8, glow::RGB, glow::UNSIGNED_BYTE, b(3, 98)),
+    ];
+    unsafe {
+        simple(gl, || {
+            let fs = FS3_STRIP.replace("SAMPLER", "sampler2D");
+            let p = program(gl, VS3_TEXTURED, &fs, &[])?;
+            let loc = gl.get_uniform_location(p, "u_tex");
+            gl.uniform_1_i32(loc.as_ref(), 0);
+            gl.pixel_store_i32(glow::UNPACK_ALIGNMENT, 1);
+            for (i, st) in list.iter().enumerate() {
+                let tex = gl.create_texture()?;
+                gl.bind_texture(glow::TEXTURE_2D, Some(tex));
+                gl.tex_image_2d(
+                    glow::TEXTURE_2D,
+                    0,
+                    st.internal as i32,
+                    16,
+                    16,
+                    0,
+                    st.format,
+                    st.ty,
+                    glow::PixelUnpackData::Slice(Some(&st.data)),
+                );
+                gl.generate_mipmap(glow::TEXTURE_2D);
+                check(gl, &format!("glGenerateMipmap of {:#x}", st.internal))?;
+                let params = [
+                    (glow::TEXTURE_MIN_FILTER, glow::NEAREST_MIPMAP_NEAREST),
+                    (glow::TEXTURE_MAG_FILTER, glow::NEAREST),
+                ];
+                for (param, v) in params {
+                    gl.tex_parameter_i32(glow::TEXTURE_2D, param, v as i32);
+                }
+                uniform4(gl, p, "u_scale", st.scale);
+                uniform4(gl, p, "u_bias", st.bias);
+                let (x0, x1) = (i as f32 * 8.0, (i + 1) as f32 * 8.0);
+                let v = [
+                    x0, 0.0, 0.0, 0.0, x1, 0.0, 1.0, 0.0, x1, 64.0, 1.0, 1.0, x0, 0.0, 0.0, 0.0,
+                    x1, 64.0, 1.0, 1.0, x0, 64.0, 0.0, 1.0,
+                ];
+                vertices(gl, &v, &[2, 2])?;
+                gl.draw_arrays(glow::TRIANGLES, 0, 6);
+                check(gl, &format!("draw of {:#x}", st.internal))?;
+            }
+            Ok(())
+        })
+    }
+}
+
 /// ETC2 / EAC compressed textures (core in ES 3.0): the driver samples no compressed format, so
 /// Mesa's state tracker decompresses them at upload into a format it samples. One 4x4 block
 /// each of ETC2 RGB8, ETC2 SRGB8, ETC2 RGBA8 (EAC alpha), EAC R11 and EAC RG11 (signed), with
@@ -3786,6 +3885,13 @@ const SCENES: &[Scene] = &[
     s("texture_depth", 3, 1, 0, texture_depth),
     s("texture_swizzle", 3, 1, 0, texture_swizzle),
     s("texture_etc2", 3, 1, 0, texture_etc2),
+    s(
+        "texture_generate_mipmap_formats",
+        3,
+        1,
+        0,
+        texture_generate_mipmap_formats,
+    ),
     s("texture_render_target", 2, 1, 0, texture_render_target),
     s("draw_after_flush", 2, 1, 0, draw_after_flush),
     s("mrt", 3, 1, 0, mrt),
