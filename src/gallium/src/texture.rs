@@ -215,7 +215,7 @@ fn units(bits: &[u32]) -> impl Iterator<Item = usize> + '_ {
 ///
 /// # Safety
 /// The framebuffer's surfaces must be live.
-unsafe fn renders_into_view(
+pub(crate) unsafe fn renders_into_view(
     fb: &sys::pipe_framebuffer_state,
     view: &sys::pipe_sampler_view,
 ) -> bool {
