@@ -2827,7 +2827,10 @@ void main() {
             .flat_map(|c| [c[0], c[1], c[3], c[4], c[5], c[6]])
             .collect();
         vertices(gl, &v, &[2, 4])?;
-        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        // A second render without a clear: the targets' earlier contents are reloaded.
+        gl.finish();
+        gl.draw_arrays(glow::TRIANGLES, 3, 3);
         check(gl, "integer draw")?;
         Ok(vec![
             read_integer(gl, 0, glow::UNSIGNED_INT)?,
@@ -2869,7 +2872,9 @@ void main() { o0 = v_col; o1 = v_col.gbra; o2 = v_col.brga; o3 = vec4(v_col.rgb 
     for v in &mut c {
         v[3] = 0.7;
     }
-    let v: Vec<f32> = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, c)
+    let mut v = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, c);
+    v.extend(tri([[60.3, 60.4], [5.2, 30.1], [50.7, 1.8]], 0.0, c));
+    let v: Vec<f32> = v
         .chunks(7)
         .flat_map(|c| [c[0], c[1], c[3], c[4], c[5], c[6]])
         .collect();
@@ -2877,6 +2882,9 @@ void main() { o0 = v_col; o1 = v_col.gbra; o2 = v_col.brga; o3 = vec4(v_col.rgb 
     gl.enable(glow::BLEND);
     gl.blend_func(glow::SRC_ALPHA, glow::ONE_MINUS_SRC_ALPHA);
     gl.draw_arrays(glow::TRIANGLES, 0, 3);
+    // A second render without a clear: the targets' earlier contents are reloaded.
+    gl.finish();
+    gl.draw_arrays(glow::TRIANGLES, 3, 3);
     gl.disable(glow::BLEND);
     check(gl, "format draw")?;
     Ok(read(gl, formats.len() as u32)?)
@@ -2938,9 +2946,14 @@ void main() {
         }
         check(gl, "glClearBufferfv")?;
         program(gl, VS, FS, &[])?;
-        let v = [3.4f32, 2.7, 61.3, 5.2, 28.9, 62.1];
+        let v = [
+            3.4f32, 2.7, 61.3, 5.2, 28.9, 62.1, 60.3, 60.4, 40.2, 62.1, 62.2, 30.1,
+        ];
         vertices(gl, &v, &[2])?;
         gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        // A second render without a clear: the targets' earlier contents are reloaded.
+        gl.finish();
+        gl.draw_arrays(glow::TRIANGLES, 3, 3);
         check(gl, "float draw")?;
         let mut images = Vec::new();
         for i in 0..4 {

@@ -7,6 +7,7 @@
 //! tables are per render.
 
 use crate::build::{stage_launcher_for, TilePass, TilePrograms};
+use crate::fb::TileFormat;
 use crate::mem::{DrawError, GpuWriter, Heap};
 use crate::program::{EntryArena, ShaderBody};
 use crate::textures::StageTextures;
@@ -64,6 +65,10 @@ pub enum TileInit {
         origin: (u32, u32),
         width: u32,
         height: u32,
+        /// 0: an RGBA8 unorm texel packed back into the word (RGBA8/BGRA8 targets); n > 0:
+        /// the first n components of an unsigned-integer view of the pixel's bytes
+        /// ([`reload_view`]), component k raw into tile word `word + k` (raw targets).
+        raw_words: u8,
     },
 }
 
@@ -95,6 +100,7 @@ pub fn reload_body(words: &[(u32, TileInit)]) -> Result<(Vec<u8>, u32), DrawErro
                 origin,
                 width,
                 height,
+                raw_words,
             } => {
                 let ix = b.alu(Op::IAdd, Type::I32, [Src::val(x), Src::imm(origin.0)]);
                 let iy = b.alu(Op::IAdd, Type::I32, [Src::val(y), Src::imm(origin.1)]);
@@ -115,6 +121,14 @@ pub fn reload_body(words: &[(u32, TileInit)]) -> Result<(Vec<u8>, u32), DrawErro
                     TexKind::Fetch,
                     [Src::val(cx), Src::val(cy), Src::imm(0)],
                 );
+                if raw_words > 0 {
+                    // The pixel's bytes as unsigned integers, one word per component.
+                    for k in 0..raw_words {
+                        let c = b.alu(Op::Copy, Type::I32, [Src::comp(t, k)]);
+                        b.store_tile(word + k, c);
+                    }
+                    continue;
+                }
                 agx16_compiler::abi::pack_unorm_4x8(
                     &mut b,
                     std::array::from_fn(|k| Src::comp(t, k as u8)),
@@ -169,6 +183,22 @@ struct ReloadKey(Vec<(u32, TileInit)>);
 /// identity swizzle and packed back byte for byte. The model samples only twiddled images
 /// (sim/GFX.md "Textures": linear textures need the stride form), so a linear target is
 /// refused by name.
+/// The texture view a raw target of `bytes` bytes per pixel is reloaded through: unsigned
+/// integers of the same width (1, 2, 4, 8 or 16 bytes), which the texture unit returns raw
+/// (sim/GFX.md "Textures": integer formats sample as raw integers; texelFetch, no filtering),
+/// with the components it has (missing ones selected as 0/1, never a missing channel).
+/// Returns the channels and how many components carry the bytes.
+fn reload_view(bytes: u32) -> Option<(Channels, u8)> {
+    Some(match bytes {
+        1 => (Channels::R8, 1),
+        2 => (Channels::R16, 1),
+        4 => (Channels::R32, 1),
+        8 => (Channels::R32G32, 2),
+        16 => (Channels::R32G32B32A32, 4),
+        _ => return None,
+    })
+}
+
 fn reload_texture(t: &crate::fb::ColorTarget) -> Result<Texture, DrawError> {
     if !t.plane.is_twiddled() {
         return Err(DrawError::Unsupported(
@@ -177,10 +207,11 @@ fn reload_texture(t: &crate::fb::ColorTarget) -> Result<Texture, DrawError> {
                 .into(),
         ));
     }
+    let bytes = t.format.memory_bytes();
     let layout = ImageLayout::new(ImageDesc::simple_2d(
         t.plane.width,
         t.plane.height,
-        4,
+        bytes,
         Tiling::Twiddled,
     ))
     .map_err(|e| DrawError::Framebuffer(format!("reload texture layout: {e}")))?;
@@ -189,11 +220,30 @@ fn reload_texture(t: &crate::fb::ColorTarget) -> Result<Texture, DrawError> {
             "a tiled colour target whose plane is not a one-level image's layout".into(),
         ));
     }
-    let format = TextureFormat {
-        channels: Channels::R8G8B8A8,
-        numeric_type: NumericType::Unorm,
-        swizzle: [Swizzle::R, Swizzle::G, Swizzle::B, Swizzle::A],
-        srgb: false,
+    let format = match t.format {
+        TileFormat::Rgba8Unorm | TileFormat::Bgra8Unorm => TextureFormat {
+            channels: Channels::R8G8B8A8,
+            numeric_type: NumericType::Unorm,
+            swizzle: [Swizzle::R, Swizzle::G, Swizzle::B, Swizzle::A],
+            srgb: false,
+        },
+        TileFormat::Raw { .. } => {
+            let (channels, n) = reload_view(bytes).ok_or_else(|| {
+                DrawError::Unsupported(format!("reloading a {bytes}-byte colour target"))
+            })?;
+            let pick = |k: u8, s: Swizzle| if k < n { s } else { Swizzle::Zero };
+            TextureFormat {
+                channels,
+                numeric_type: NumericType::Uint,
+                swizzle: [
+                    Swizzle::R,
+                    pick(1, Swizzle::G),
+                    pick(2, Swizzle::B),
+                    if n == 4 { Swizzle::A } else { Swizzle::One },
+                ],
+                srgb: false,
+            }
+        }
     };
     texture_for(&layout, t.va, format)
         .map_err(|e| DrawError::Framebuffer(format!("reload texture descriptor: {e}")))
@@ -267,14 +317,6 @@ impl TilePrograms for G16Tiles<'_> {
                 }
                 continue;
             }
-            if t.format.memory_bytes() != 4 {
-                return Err(DrawError::Unsupported(format!(
-                    "keeping colour target {slot}'s earlier contents across renders: its {} \
-                     bytes per pixel are not the RGBA8 texel the reload fetches (clear it \
-                     first)",
-                    t.format.memory_bytes()
-                )));
-            }
             let init = match pass.clear[slot] {
                 Some(_) => unreachable!("handled above"),
                 None => {
@@ -287,6 +329,12 @@ impl TilePrograms for G16Tiles<'_> {
                         origin: pass.origin,
                         width: t.plane.width,
                         height: t.plane.height,
+                        raw_words: match t.format {
+                            TileFormat::Raw { bytes } => {
+                                reload_view(bytes as u32).map_or(0, |(_, n)| n)
+                            }
+                            _ => 0,
+                        },
                     }
                 }
             };

@@ -1462,6 +1462,20 @@ fn point_coord_is_bound_for_point_sprites() {
 /// reference rasteriser as before. (At most four bound targets: the end-of-tile program has
 /// four block-store publication tuples.)
 fn raw_targets(widths: &[u8], gap_after: usize, offsets: &[Option<u32>]) {
+    raw_targets_with(widths, gap_after, offsets, false)
+}
+
+/// Pixel `i`'s bytes before a reloading render (distinct per pixel and byte).
+fn earlier_bytes(i: u32, bytes: u8) -> Vec<u8> {
+    (0..bytes as u32)
+        .map(|k| (i * 7 + k * 31 + i / 64 * 13) as u8)
+        .collect()
+}
+
+/// As above; with `reload` the raw targets are not cleared but hold [`earlier_bytes`], which
+/// the background program fetches back (an unsigned-integer view of the same width) and the
+/// uncovered pixels keep.
+fn raw_targets_with(widths: &[u8], gap_after: usize, offsets: &[Option<u32>], reload: bool) {
     let (mut mem, mut progs, _) = setup();
     let vs = progs.vertex(&mut mem, TRI);
     let mut fb = framebuffer(false);
@@ -1482,7 +1496,7 @@ fn raw_targets(widths: &[u8], gap_after: usize, offsets: &[Option<u32>]) {
             plane: PlaneLayout::twiddled(W, H, bytes as u32),
             format: TileFormat::Raw { bytes },
         }));
-        clears.push(Some(tile_words(&clear_bytes(bytes))));
+        clears.push((!reload).then(|| tile_words(&clear_bytes(bytes))));
     }
     let layout = fb.tile_layout();
     assert_eq!(layout.offsets, offsets);
@@ -1507,8 +1521,15 @@ fn raw_targets(widths: &[u8], gap_after: usize, offsets: &[Option<u32>]) {
         Primitive::Triangles,
         Indices::Direct { first: 0, count: 3 },
     ));
-    for &(va, _) in &targets {
+    for &(va, bytes) in &targets {
         mem.pt.host_write(va, &vec![0xcd; 0x10000]).unwrap();
+        if reload {
+            let plane = PlaneLayout::twiddled(W, H, bytes as u32);
+            for i in 0..W * H {
+                let at = va + plane.offset(i % W, i / W);
+                mem.pt.host_write(at, &earlier_bytes(i, bytes)).unwrap();
+            }
+        }
     }
     let (px, _) = render(&mem, &mut progs, &batch);
     let mut want = RefFrame::new(CLEAR_BYTES);
@@ -1523,7 +1544,11 @@ fn raw_targets(widths: &[u8], gap_after: usize, offsets: &[Option<u32>]) {
                 .host_read(va + plane.offset(i % W, i / W), &mut got)
                 .unwrap();
             let expect: Vec<u8> = if want.color[i as usize] == CLEAR_BYTES {
-                clear_bytes(bytes)
+                if reload {
+                    earlier_bytes(i, bytes)
+                } else {
+                    clear_bytes(bytes)
+                }
             } else {
                 covered += 1;
                 // Slot 0's own pixel: the same tile word.
@@ -1577,32 +1602,16 @@ fn a_fifth_bound_target_is_refused_by_name() {
 }
 
 #[test]
-fn a_raw_target_is_not_reloaded_unless_it_is_four_bytes() {
-    // Without a clear the background would fetch the target as RGBA8 texels; other widths
-    // are refused by name.
-    let (mut mem, mut progs, fs) = setup();
-    let vs = progs.vertex(&mut mem, TRI);
-    let mut fb = framebuffer(false);
-    fb.colors[0] = Some(ColorTarget {
-        va: IMG,
-        plane: PlaneLayout::twiddled(W, H, 2),
-        format: TileFormat::Raw { bytes: 2 },
-    });
-    let mut batch = Batch::new(fb);
-    batch.draws.push(draw(
-        &vs,
-        &fs,
-        Primitive::Triangles,
-        Indices::Direct { first: 0, count: 3 },
-    ));
-    let err = run_batch(&mem, &mut progs, &batch).unwrap_err();
-    assert!(err.contains("2 bytes per pixel"), "{err}");
+fn raw_targets_without_a_clear_reload_their_earlier_bytes() {
+    raw_targets_with(
+        &[1, 16, 2],
+        1,
+        &[Some(0), Some(4), None, Some(8), Some(24)],
+        true,
+    );
+    raw_targets_with(&[8, 4], 0, &[Some(0), None, Some(4), Some(12)], true);
 }
 
-/// A framebuffer smaller than its attachment (GL's mixed sizes: the render area is the
-/// smallest attachment): on whole utiles a clear and a draw change only the render area and
-/// the rest of the attachment keeps its bytes; a clear whose render area ends inside a utile
-/// (it would reach attachment pixels outside the area) is refused by name.
 #[test]
 fn a_framebuffer_smaller_than_its_target_clears_only_its_area() {
     let (mut mem, mut progs, fs) = setup();
