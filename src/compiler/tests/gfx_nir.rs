@@ -886,16 +886,12 @@ fn nir_load_ubo_reads_each_block_through_its_root_qword() {
     // A block past the key's is refused by name.
     let e = fragment_shader(&fragment_key(&vs), ShadeModel::Perspective, |s, _| {
         let z = s.zero();
-        let x = load_ubo(s, 0, z, 4);
-        x
+        load_ubo(s, 0, z, 4)
     })
     .err()
     .unwrap()
     .to_string();
-    assert!(
-        e.contains("load_ubo of block 0 (the key has 0 UBOs"),
-        "{e}"
-    );
+    assert!(e.contains("load_ubo of block 0 (the key has 0 UBOs"), "{e}");
 }
 
 #[test]
