@@ -13,6 +13,8 @@
 //! - `pause_resume_lines`: one buffer bound at a byte offset (glBindBufferRange), GL_LINES:
 //!   a draw, a paused draw (not captured), a resumed draw appending after the first; the
 //!   query counts the captured lines only.
+//! - `branches_and_arrays`: outputs written on both sides of an if (an array varying's
+//!   elements, a vec2 per component), captured as elements in another order.
 //!
 //! Needs an OpenGL ES 3.0 context (with agx16: MESA_GLES_VERSION_OVERRIDE=3.0 until the driver
 //! exposes it). Exits non-zero when a case fails.
@@ -82,8 +84,18 @@ unsafe fn check(gl: &glow::Context, what: &str) -> Res<()> {
 }
 
 unsafe fn program(gl: &glow::Context, varyings: &[&str], mode: u32) -> Res<glow::Program> {
+    program_with(gl, VS, FS, varyings, mode)
+}
+
+unsafe fn program_with(
+    gl: &glow::Context,
+    vs: &str,
+    fs: &str,
+    varyings: &[&str],
+    mode: u32,
+) -> Res<glow::Program> {
     let p = gl.create_program()?;
-    for (kind, src) in [(glow::VERTEX_SHADER, VS), (glow::FRAGMENT_SHADER, FS)] {
+    for (kind, src) in [(glow::VERTEX_SHADER, vs), (glow::FRAGMENT_SHADER, fs)] {
         let s = gl.create_shader(kind)?;
         gl.shader_source(s, src);
         gl.compile_shader(s);
@@ -257,6 +269,64 @@ unsafe fn pause_resume_lines(gl: &glow::Context) -> Res<()> {
     Ok(())
 }
 
+/// Outputs written in branches (an array varying and a vec2 written per component on either
+/// side of an if), captured interleaved with the array's elements in separate records' words.
+const VS_BRANCHES: &str = "#version 300 es
+layout(location = 0) in vec4 a_pos;
+layout(location = 1) in vec3 a_val;
+out float v_arr[2];
+out vec2 v_p;
+void main() {
+    gl_Position = a_pos;
+    if (gl_VertexID % 2 == 0) {
+        v_arr[0] = a_val.x + 10.0;
+        v_arr[1] = a_val.y;
+        v_p.y = 1.5;
+    } else {
+        v_arr[1] = a_val.z * 3.0;
+        v_arr[0] = -a_val.x;
+        v_p.y = -2.5;
+    }
+    v_p.x = float(gl_VertexID) + 0.25;
+}
+";
+
+const FS_BRANCHES: &str = "#version 300 es
+precision highp float;
+in float v_arr[2];
+in vec2 v_p;
+out vec4 o;
+void main() { o = vec4(fract(v_arr[0]), fract(v_arr[1]), fract(v_p.x + v_p.y), 1.0); }
+";
+
+unsafe fn branches_and_arrays(gl: &glow::Context) -> Res<()> {
+    program_with(
+        gl,
+        VS_BRANCHES,
+        FS_BRANCHES,
+        &["v_p", "v_arr[1]", "v_arr[0]"],
+        glow::INTERLEAVED_ATTRIBS,
+    )?;
+    const STRIDE: usize = 4;
+    let buf = capture_buffer(gl, STRIDE * 4)?;
+    gl.bind_buffer_base(glow::TRANSFORM_FEEDBACK_BUFFER, 0, Some(buf));
+    gl.begin_transform_feedback(glow::POINTS);
+    gl.draw_arrays(glow::POINTS, 3, 4);
+    gl.end_transform_feedback();
+    check(gl, "capture")?;
+    let mut want = Vec::new();
+    for id in 3..7 {
+        let v = val(id);
+        let (a0, a1, py) = if id % 2 == 0 {
+            (v[0] + 10.0, v[1], 1.5)
+        } else {
+            (-v[0], v[2] * 3.0, -2.5)
+        };
+        want.extend([id as f32 + 0.25, py, a1, a0].map(Word::F));
+    }
+    compare("buffer", &read_words(gl, buf, STRIDE * 4)?, &want)
+}
+
 unsafe fn run() -> Res<bool> {
     let g = gles::gles(3)?;
     let gl = &g.gl;
@@ -294,10 +364,11 @@ unsafe fn run() -> Res<bool> {
     check(gl, "set-up")?;
     let mut all = true;
     type Case = unsafe fn(&glow::Context) -> Res<()>;
-    let cases: [(&str, Case); 3] = [
+    let cases: [(&str, Case); 4] = [
         ("interleaved_triangles", interleaved_triangles),
         ("separate_points_instanced", separate_points_instanced),
         ("pause_resume_lines", pause_resume_lines),
+        ("branches_and_arrays", branches_and_arrays),
     ];
     for (name, case) in cases {
         match case(gl) {
