@@ -450,6 +450,72 @@ fn a_coverage_kill_drops_the_fragment_and_later_tests_do_not_revive_it() {
     assert!(stats.fragments_shaded > 0);
 }
 
+/// gl_FragDepth: r`z` goes with the test word r`w` as the publication pair p, p + 1 (two
+/// pair-word exports on slot 1, GravityLinux/mesa PUBLICATION_PAIR) into
+/// `d7 14 54 <p<<1> 00 03`, inside tile access / fence 1.
+fn depth_store(w: u64, z: u64, p: u64) -> Vec<Instr> {
+    let pair = |dst: u64, r: u64| {
+        b(
+            "logic_export",
+            &[
+                ("dst", dst),
+                ("a_size", 1),
+                ("a", r),
+                ("a_keep", 1),
+                ("op_base", 1),
+                ("lut_a_sel", 2),
+                ("z8", 0x10),
+                ("slot", 0),
+            ],
+        )
+    };
+    vec![
+        pair(p, w),
+        pair(p + 1, z),
+        b("tile_setup", &[("b1", 2), ("access", 1)]),
+        b("depth_store", &[("src", p), ("b4", 0), ("b5", 3)]),
+        b("tile_fence", &[("access", 1)]),
+    ]
+}
+
+#[test]
+fn a_depth_store_tests_with_the_program_depth() {
+    // Two overlapping triangles at window depth 0.75 then 0.5 (LESS, depth writes): with their
+    // interpolated depth the second would win the overlap; the body writes depth 0.25 for
+    // both, so the second fails there, as the reference with both at 0.25 says.
+    let tri = |z: f32, dx: f32| {
+        let (mut d, mut r) = scene_pair(
+            [
+                [-0.8 + dx, -0.7, z, 1.0],
+                [0.6 + dx, -0.6, z, 1.0],
+                [0.1 + dx, 0.85, z, 1.0],
+            ],
+            [(0.1, 0.2), (0.5, 0.4), (0.2, 0.55)],
+            ShadeModel::Linear,
+        );
+        for x in [&mut d, &mut r] {
+            x.discard_left_of = Some(0);
+            x.depth = agx16_cmdstream::ppp::ZsFunc::Less;
+            x.depth_write = true;
+        }
+        (d, r)
+    };
+    let ((a, _), (bb, _)) = (tri(0.75, 0.0), tri(0.5, 0.3));
+    let ((_, ra), (_, rb)) = (tri(0.25, 0.0), tri(0.25, 0.3));
+    let mut z = b("mov_imm32", &[("imm", 0.25f32.to_bits() as u64)]);
+    z.set_gpr(agx16_isa::Role::Dst, 7, agx16_isa::Part::Full)
+        .unwrap();
+    let mut pre = vec![z];
+    pre.extend(depth_store(6, 7, 32));
+    let (scene, stats) = render_draws(&[a, bb], &coverage_body(pre), false).unwrap();
+    let want = reference(&[ra, rb]);
+    compare(&image(&scene.pt), &want);
+    assert_eq!(stats.samples_passed, want.passed.iter().sum::<u64>());
+    // The interpolated depths would have let the second triangle through the overlap.
+    let ((_, ia), (_, ib)) = (tri(0.75, 0.0), tri(0.5, 0.3));
+    assert!(reference(&[ia, ib]).passed[1] > want.passed[1]);
+}
+
 #[test]
 fn coverage_writes_outside_the_rules_are_refused() {
     let (d, _) = punch_through();

@@ -157,7 +157,7 @@ impl Body {
     pub fn writes_coverage(&self) -> bool {
         self.io
             .values()
-            .any(|g| matches!(g, Ok(GfxOp::SampleMask { .. })))
+            .any(|g| matches!(g, Ok(GfxOp::SampleMask { .. } | GfxOp::DepthStore { .. })))
     }
 
     /// Refuses a body that reads uniform words its launcher did not write: what the M4
@@ -227,6 +227,7 @@ pub fn run_fragment_quad(
         writes,
         killed: [0; 4],
         tested: [0; 4],
+        depth: [None; 4],
     };
     run_trapping(
         mem,
@@ -251,9 +252,12 @@ pub fn run_fragment_quad(
                 t,
             ),
             GfxOp::Coverage { dst } => coverage_read(body, op, sg, quad, tile, &cov, dst),
-            GfxOp::SampleMask { src, wait } => {
-                coverage_write(body, op, sg, quad, tile, &mut pubs, &mut cov, src, wait)
-            }
+            GfxOp::SampleMask { src, wait } => coverage_write(
+                body, op, sg, quad, tile, &mut pubs, &mut cov, src, wait, false,
+            ),
+            GfxOp::DepthStore { src, wait } => coverage_write(
+                body, op, sg, quad, tile, &mut pubs, &mut cov, src, wait, true,
+            ),
             _ => fragment_io(body, op, g, sg, quad, tile, Some(&cov)),
         },
     )?;
@@ -263,6 +267,7 @@ pub fn run_fragment_quad(
             coverage_writes: writes,
             killed: cov.killed.get(l).copied().unwrap_or(0),
             tested: cov.tested.get(l).copied().unwrap_or(0),
+            depth_bits: cov.depth.get(l).copied().flatten(),
         })
         .collect())
 }
@@ -297,6 +302,8 @@ pub(super) struct Coverage {
     writes: bool,
     killed: [u8; 4],
     tested: [u8; 4],
+    /// Per lane: the depth a `depth_store` gave its tested samples (f32 bits).
+    depth: [Option<u32>; 4],
 }
 
 impl Coverage {
@@ -362,23 +369,32 @@ fn coverage_write(
     cov: &mut Coverage,
     src: u8,
     wait: u8,
+    depth: bool,
 ) -> Result<(), SimError> {
     single_sample(body, op, tile)?;
     pubs.pending
         .retain(|_, s| !(1..=6).contains(s) || wait >> (*s - 1) & 1 == 0);
-    let Some(vals) = pubs.value.get(&src).copied() else {
-        return Err(body.error(
-            op,
-            format!("coverage write of publication {src}, which no export wrote"),
-        ));
-    };
-    if let Some(s) = pubs.pending.get(&src) {
-        return Err(body.error(
-            op,
-            format!("coverage write of publication {src} before its export on slot {s} completes"),
-        ));
+    // A depth store reads the pair (control word, depth) at src, src + 1.
+    let reads: &[u8] = if depth { &[src, src + 1] } else { &[src] };
+    for &p in reads {
+        if !pubs.value.contains_key(&p) {
+            return Err(body.error(
+                op,
+                format!("coverage write of publication {p}, which no export wrote"),
+            ));
+        }
+        if let Some(s) = pubs.pending.get(&p) {
+            return Err(body.error(
+                op,
+                format!(
+                    "coverage write of publication {p} before its export on slot {s} completes"
+                ),
+            ));
+        }
+        pubs.read.insert(p);
     }
-    pubs.read.insert(src);
+    let vals = pubs.value[&src];
+    let zvals = depth.then(|| pubs.value[&(src + 1)]);
     let mask = sg.exec.active;
     for (l, f) in quad.iter().enumerate() {
         if mask >> l & 1 == 0 {
@@ -435,6 +451,16 @@ fn coverage_write(
                 cov.tested[l] |= b;
             } else {
                 cov.killed[l] |= b;
+            }
+        }
+        // The depth store gives the samples it tests the program's depth; Mesa's rule 5: one
+        // per program (agx_nir_lower_sample_mask.c).
+        if let Some(z) = zvals {
+            if cov.depth[l].is_some() {
+                return bad("a second depth store (one per program)".into());
+            }
+            if target & live != 0 {
+                cov.depth[l] = Some(z[l]);
             }
         }
     }
@@ -550,7 +576,12 @@ pub(super) fn export(
     else {
         unreachable!()
     };
-    for r in [a, b] {
+    let srcs: &[u8] = if f == ExportOp::PairWord {
+        &[a]
+    } else {
+        &[a, b]
+    };
+    for &r in srcs {
         if sg.pending.is_pending(r, Part::Full) {
             return Err(body.error(
                 op,
@@ -590,6 +621,7 @@ pub(super) fn export(
             }
             ExportOp::FMul => (f32::from_bits(x) * f32::from_bits(y)).to_bits(),
             ExportOp::Logic(func) => func.apply_ilogic(x, y),
+            ExportOp::PairWord => x,
         };
     }
     pubs.pending.insert(dst, slot);
@@ -777,7 +809,7 @@ pub(super) fn fragment_io(
         | GfxOp::BlockStore { .. } => {
             return Err(body.error(op, format!("{g:?} in a fragment body")))
         }
-        GfxOp::Coverage { .. } | GfxOp::SampleMask { .. } => {
+        GfxOp::Coverage { .. } | GfxOp::SampleMask { .. } | GfxOp::DepthStore { .. } => {
             return Err(body.error(
                 op,
                 "coverage outside a fragment program's quad is not modelled".into(),
@@ -831,8 +863,9 @@ pub(super) fn fragment_io(
                             ),
                         ));
                     }
-                    // Killed, or tested and failed: the store is dropped (EXP-0091).
-                    if c.killed[l] & 1 != 0 || f.test_passes & 1 == 0 {
+                    // Killed: the store is dropped (EXP-0091); a sample that fails its test
+                    // keeps no colour either (`super::shade` restores it).
+                    if c.killed[l] & 1 != 0 {
                         continue;
                     }
                 }

@@ -183,7 +183,6 @@ pub(super) fn shade_prim(
                     front_facing: t.front_facing,
                     sample_mask: work[k],
                     pending_tests: if f.late_zs { work[k] } else { 0 },
-                    test_passes: lanes[k].as_ref().map_or(0, |l| l.passed),
                     helper: work[k] == 0,
                     coefficients: &t.coefficients,
                 })
@@ -225,6 +224,32 @@ pub(super) fn shade_prim(
                                 ),
                             ));
                         }
+                        // A depth store's value replaces the interpolated depth of the samples
+                        // it tests (GravityLinux/mesa `store_zs_agx`; G13 zs_emit, inferred).
+                        let with_z;
+                        let lane = match r.depth_bits {
+                            Some(bits) => {
+                                let z = f32::from_bits(bits);
+                                let mut outs = lane.outs.clone();
+                                let mut passed = 0;
+                                for (s, o) in outs.iter_mut().enumerate() {
+                                    if let Some((zz, out)) = o {
+                                        let i = lane.base + s;
+                                        *out = test(&face, z, zs.z[i], zs.s[i], d.at)?;
+                                        *zz = z;
+                                        passed |= (out.pass as u8) << s;
+                                    }
+                                }
+                                with_z = Lane {
+                                    base: lane.base,
+                                    covered: lane.covered,
+                                    passed,
+                                    outs,
+                                };
+                                &with_z
+                            }
+                            None => lane,
+                        };
                         update(zs, lane, &face, r.tested);
                         lane.passed & r.tested
                     }

@@ -99,8 +99,6 @@ pub struct Fragment<'a> {
     /// Samples whose depth/stencil test has not run before the program (passes with late
     /// tests: the covered samples; early tests: none).
     pub pending_tests: u8,
-    /// Samples whose depth/stencil test passes (or would pass when the program runs it).
-    pub test_passes: u8,
     /// A helper lane: no sample of it to shade; it runs only so the quad's derivatives
     /// have four lanes, and the model drops its writes.
     pub helper: bool,
@@ -150,6 +148,8 @@ pub struct FragmentResult {
     pub coverage_writes: bool,
     pub killed: u8,
     pub tested: u8,
+    /// The depth (f32 bits) the program's depth store gave its tested samples.
+    pub depth_bits: Option<u32>,
 }
 
 /// The programmable stages of a render.

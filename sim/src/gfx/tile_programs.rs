@@ -145,7 +145,6 @@ pub fn run_background(
                         front_facing: true,
                         sample_mask: all,
                         pending_tests: 0,
-                        test_passes: 0,
                         helper: false,
                         coefficients: &[],
                     });

@@ -55,6 +55,9 @@ pub enum GfxOp {
     /// Coverage write (`frag_sample_submit`): the control word in publication `src` (waited on
     /// through `wait`, bits 0..5 = slots 1..6) kills or tests samples (`crate::gfx::body`).
     SampleMask { src: u8, wait: u8 },
+    /// Depth store (`depth_store`): a coverage write whose control word is publication `src`
+    /// (even) and whose tested samples take the depth (f32) in publication `src` + 1.
+    DepthStore { src: u8, wait: u8 },
     /// Texture sample/fetch (performed by `crate::gfx::texture`).
     Texture(super::texture::TexInstr),
     /// Publication register `dst` := `op`(r[a], r[b]), complete on scoreboard `slot` (1..6).
@@ -74,6 +77,7 @@ pub fn lower(i: &Instr) -> Option<Result<GfxOp, String>> {
         (F::Iterate, "iter") => iterate(i),
         (F::TileStore, "tile_store") => tile_store(i),
         (F::TileStore, "block_image_store") => block_store(i),
+        (F::TileStore, "depth_store") => depth_store(i),
         (F::TileRead, "tile_read") => tile_read(i),
         (F::TileRead, "tile_setup") => tile_sync(i, true),
         (F::Fence, "tile_fence") => tile_sync(i, false),
@@ -290,6 +294,19 @@ fn sample_mask(i: &Instr) -> Result<GfxOp, String> {
     })
 }
 
+// DEPTH_STORE `d7 14 54 <p<<1> 00 03` (packer): p even, bytes 4/5 0/3, the slot-1 wait
+// pinned by byte 1.
+fn depth_store(i: &Instr) -> Result<GfxOp, String> {
+    check::fields(i, &["src"], &[("b4", &[0]), ("b5", &[3])])?;
+    let src = i.field("src").unwrap_or(0) as u8;
+    if src % 2 != 0 || src >= 127 {
+        return Err(format!(
+            "depth store of publication pair {src}: the packer places it at an even index"
+        ));
+    }
+    Ok(GfxOp::DepthStore { src, wait: 1 })
+}
+
 // `get_sr` with selector 0xdd: the vertex id (agx16-isa SPECIAL_REGS, corpus-only: the
 // EXP-0008 render_interp vertex body's only input read); selector 0xd8: the instance id
 // (GravityLinux/mesa src/asahi/compiler/agx_compile_apple9.c `apple9_system_source` maps
@@ -351,10 +368,17 @@ fn export(i: &Instr) -> Result<GfxOp, String> {
     let Some((slot, _)) = i.produce() else {
         return Err("export without a completion slot".into());
     };
+    let a = reg(i, Role::SrcA)?;
+    // A pair word reads only r[a] (its B field is cleared).
+    let b = if op == ExportOp::PairWord {
+        a
+    } else {
+        reg(i, Role::SrcB)?
+    };
     Ok(GfxOp::Export {
         dst,
-        a: reg(i, Role::SrcA)?,
-        b: reg(i, Role::SrcB)?,
+        a,
+        b,
         op,
         slot,
     })

@@ -584,6 +584,14 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
                 info.discards = true;
                 sample_masks += 1;
             }
+            // The depth store tests late too, and takes an even publication pair (isel/gfx.rs).
+            Op::DepthStore => {
+                if f.stage != Stage::Fragment {
+                    return wrong("depth_store");
+                }
+                info.discards = true;
+                sample_masks += 3;
+            }
             _ => {}
         }
     }

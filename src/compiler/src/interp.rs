@@ -155,7 +155,7 @@ impl Thread<'_> {
                 // One covered sample whose test is pending (a late-test pass).
                 Op::Coverage => out[0] = 0x11,
                 // Sample 0 in the target and not live: killed (a later test has no effect).
-                Op::SampleMask { .. } => {
+                Op::SampleMask { .. } | Op::DepthStore => {
                     let w = self.read(&i.srcs[0], Type::I32)?;
                     if w >> 8 & 1 != 0 && w & 1 == 0 {
                         self.env.killed = true;

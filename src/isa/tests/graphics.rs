@@ -113,6 +113,33 @@ fn coverage_and_tile_sync() {
     assert_eq!(imm(&i, Role::SrcA), Some(3));
     assert_eq!((i.field("b4"), i.field("b5")), (Some(0), Some(1)));
     assert_eq!(i.wait().unwrap().slots.slots().collect::<Vec<_>>(), vec![1]);
+    // DEPTH_STORE of the publication pair 32, 33 (packer `d7 14 54 <p<<1> 00 03`).
+    let d = dec("d71454400003");
+    assert_eq!(
+        (d.form.name, imm(&d, Role::SrcA)),
+        ("depth_store", Some(32))
+    );
+    // PUBLICATION_PAIR word: the `or r5, r5` export to publication 32 with source B, its size
+    // and LUT bit 43 cleared and byte 8 bit 4 set.
+    let mut pw = agx16_isa::Instr::build(
+        "logic_export",
+        &[
+            ("dst", 32),
+            ("a_size", 1),
+            ("a", 5),
+            ("a_keep", 1),
+            ("op_base", 1),
+            ("lut_a_sel", 2),
+            ("z8", 0x10),
+        ],
+    )
+    .unwrap();
+    assert_eq!(
+        agx16_isa::meaning::export_op(&pw),
+        Ok(agx16_isa::meaning::ExportOp::PairWord)
+    );
+    pw.set("lut_b3", 1).unwrap();
+    assert!(agx16_isa::meaning::export_op(&pw).is_err());
     // GravityLinux's GET_COVERAGE `<dst<<4 | c> c2 10 06` is the get_sr row (low three bits
     // 100, form bit 3 set) with selector 0xc2.
     let c = dec("5cc21006");

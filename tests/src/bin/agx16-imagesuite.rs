@@ -2090,6 +2090,52 @@ void main() {
     }
 }
 
+/// gl_FragDepth with discard (ES 3.0): the triangle's fragments take depth = red, those with
+/// green above 0.8 are discarded, and a rectangle at depth 0.5 drawn after it covers only the
+/// pixels whose written depth is not less than 0.5 or that were discarded.
+fn frag_depth(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "#version 300 es
+in vec3 a_pos;
+in vec4 a_col;
+out vec4 v_col;
+void main() {
+    gl_Position = vec4(a_pos.xy / 32.0 - 1.0, a_pos.z, 1.0);
+    v_col = a_col;
+}
+";
+    const FS: &str = "#version 300 es
+precision highp float;
+in vec4 v_col;
+out vec4 o;
+void main() {
+    if (v_col.g > 0.8) discard;
+    gl_FragDepth = v_col.r;
+    o = v_col;
+}
+";
+    const FS_FLAT: &str = "#version 300 es
+precision mediump float;
+in vec4 v_col;
+out vec4 o;
+void main() { o = v_col; }
+";
+    unsafe {
+        framebuffer(gl, 1, true, false)?;
+        gl.enable(glow::DEPTH_TEST);
+        gl.depth_func(glow::LESS);
+        program(gl, VS, FS, &["a_pos", "a_col"])?;
+        let near = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.9, RGB3);
+        vertices(gl, &near, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        program(gl, VS, FS_FLAT, &["a_pos", "a_col"])?;
+        let far = rect(10.0, 20.0, 54.0, 60.0, 0.0, k(255, 255, 0, 255));
+        vertices(gl, &far, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        check(gl, "depth draws")?;
+        Ok(read(gl, 1)?)
+    }
+}
+
 fn frag_coord(gl: &Gl, _: &Ctx) -> Frame {
     const FS: &str = "precision highp float;
 void main() { gl_FragColor = vec4(gl_FragCoord.x / 64.0, gl_FragCoord.y / 64.0, gl_FragCoord.z, 1.0); }
@@ -3883,6 +3929,7 @@ const SCENES: &[Scene] = &[
     s("varyings_16", 3, 1, 0, varyings_16),
     s("discard", 2, 1, 0, discard),
     s("discard_depth", 2, 0, 0, discard_depth),
+    s("frag_depth", 3, 1, 0, frag_depth),
     s("frag_coord", 2, 1, 0, frag_coord),
     s("texture_nearest", 2, 0, 0, texture_nearest),
     s("texture_linear", 2, 1, 0, texture_linear),

@@ -179,6 +179,10 @@ impl Builder {
     pub fn sample_mask(&mut self, test: bool, word: impl Into<Src>) {
         self.emit(Instr::new(Op::SampleMask { test }, None, [word.into()]));
     }
+    /// Fragment stage: depth store (test of every sample with depth `z`, control word `word`).
+    pub fn depth_store(&mut self, word: impl Into<Src>, z: impl Into<Src>) {
+        self.emit(Instr::new(Op::DepthStore, None, [word.into(), z.into()]));
+    }
     /// Fragment stage: the raw tilebuffer word `word` (sample 0) before this fragment's store.
     pub fn load_tile(&mut self, word: u8) -> Value {
         self.alu(Op::LoadTile { word }, Type::I32, [])

@@ -188,6 +188,10 @@ pub enum Op {
     SampleMask {
         test: bool,
     },
+    /// Fragment stage: depth store: a coverage write of the control word (first source) whose
+    /// tested samples take the depth (second source, f32) for their test and update
+    /// (GravityLinux/mesa `store_zs_agx` emission: publication pair + `depth_store`).
+    DepthStore,
     /// Store a register tuple to per-thread scratch slot `slot` (register allocation only).
     Spill {
         slot: u32,
@@ -218,6 +222,7 @@ impl Op {
                 | Op::StoreOutput { .. }
                 | Op::StoreTile { .. }
                 | Op::SampleMask { .. }
+                | Op::DepthStore
         ) || self.is_terminator()
     }
 
@@ -375,6 +380,7 @@ impl fmt::Display for Op {
                 format!("{kind:?}").to_lowercase()
             ),
             Op::Coverage => write!(f, "coverage"),
+            Op::DepthStore => write!(f, "depth_store"),
             Op::SampleMask { test } => write!(f, "sample_mask{}", if *test { ".test" } else { "" }),
             Op::Spill { slot } => write!(f, "spill.s{slot}"),
             Op::Fill { slot } => write!(f, "fill.s{slot}"),

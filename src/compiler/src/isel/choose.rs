@@ -65,7 +65,7 @@ pub fn form_name(
         (Op::LoadTile { .. }, _) => "tile_read",
         (Op::PackUnorm4x8, _) => "pack_unorm8x2",
         (Op::Coverage, _) => "get_sr",
-        (Op::SampleMask { .. }, _) => "logic_export",
+        (Op::SampleMask { .. } | Op::DepthStore, _) => "logic_export",
         (Op::Texture { .. }, _) => "tex_sample",
         (Op::StoreGlobal { .. }, _) => "device_store",
         // One 32-bit register to/from a scratch word (after `ra::scratch::lower_to_words`).

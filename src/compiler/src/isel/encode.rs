@@ -231,6 +231,7 @@ pub(super) fn select(i: &MInstr) -> Result<Instr, CompileError> {
             | Op::LoadTile { .. }
             | Op::Coverage
             | Op::SampleMask { .. }
+            | Op::DepthStore
     ) {
         return Err(CompileError::Internal(format!(
             "{i}: graphics IO is selected by gfx::select"

@@ -59,6 +59,7 @@ pub fn is_gfx_io(op: Op) -> bool {
             | Op::Texture { .. }
             | Op::Coverage
             | Op::SampleMask { .. }
+            | Op::DepthStore
     )
 }
 
@@ -367,6 +368,56 @@ impl GfxSelect {
                     (false, true) => Ok(vec![hi, lo]),
                     _ => Ok(vec![lo, hi]),
                 }
+            }
+            // gl_FragDepth (GravityLinux/mesa `store_zs_agx`, its GLES 3.0 suites on T8132): the
+            // control word and the depth go out as a publication pair (PUBLICATION_PAIR: two
+            // pair-word logic exports at an even base p, completing on slot 1), and
+            // `d7 14 54 <p<<1> 00 03` consumes it waiting on slot 1, inside tile access /
+            // fence 1.
+            Op::DepthStore => {
+                let (w, z) = (reg32(i, 0)? as u64, reg32(i, 1)? as u64);
+                if i.produce_slot != 1 {
+                    return Err(CompileError::Internal(format!(
+                        "{i}: the pair's exports complete on slot 1, not {}",
+                        i.produce_slot
+                    )));
+                }
+                let p = (SAMPLE_MASK_PUBLICATION as u64 + self.sample_masks as u64 + 1) & !1;
+                if p + 1 >= PUBLICATIONS as u64 {
+                    return Err(err(i, "more coverage writes than publication registers"));
+                }
+                self.sample_masks = (p + 2 - SAMPLE_MASK_PUBLICATION as u64) as u8;
+                let pair = |dst: u64, r: u64| {
+                    build(
+                        i,
+                        "logic_export",
+                        &[
+                            ("dst", dst),
+                            ("a_size", 1),
+                            ("a", r),
+                            ("a_keep", 1),
+                            ("op_base", 1),
+                            ("lut_a_sel", 2),
+                            ("z8", 0x10),
+                            ("slot", 0),
+                        ],
+                    )
+                };
+                let (e0, e1) = (pair(p, w)?, pair(p + 1, z)?);
+                for e in [&e0, &e1] {
+                    if agx16_isa::meaning::export_op(e)
+                        != Ok(agx16_isa::meaning::ExportOp::PairWord)
+                    {
+                        return Err(err(i, "the pair export does not read back as a pair word"));
+                    }
+                }
+                Ok(vec![
+                    e0,
+                    e1,
+                    build(i, "tile_setup", &[("b1", 2), ("access", 1)])?,
+                    build(i, "depth_store", &[("src", p), ("b4", 0), ("b5", 3)])?,
+                    build(i, "tile_fence", &[("access", 1)])?,
+                ])
             }
             _ => Err(CompileError::Internal(format!("{i} is not graphics IO"))),
         }

@@ -27,6 +27,10 @@ pub(super) struct GfxImport {
     coverage: Option<Value>,
     /// Fragment: the coverage write that tests the surviving samples has been emitted.
     tested: bool,
+    /// Fragment: the program writes gl_FragDepth (its depth store is the test).
+    writes_depth: bool,
+    /// Fragment: colour stores waiting for the depth store (rule 1: test before colour).
+    deferred: Vec<(u8, Value)>,
 }
 
 unsafe fn io_location(x: *const m::nir_intrinsic_instr) -> u32 {
@@ -106,10 +110,16 @@ pub(super) unsafe fn prologue(
         let mut user = BTreeSet::new();
         let mut psiz = false;
         let mut discards = false;
+        let mut writes_depth = false;
         for_each_intrinsic(body, &mut |x| {
             let name = name_of(x);
             match name.as_str() {
                 "terminate" | "terminate_if" | "demote" | "demote_if" => discards = true,
+                "store_output"
+                    if !vertex && io_loc(x, 1, "store_output")? == m::FRAG_RESULT_DEPTH =>
+                {
+                    writes_depth = true
+                }
                 "store_output" if vertex => {
                     let loc = io_loc(x, 1, "store_output")?;
                     let comp = m::nir_intrinsic_component(x);
@@ -132,10 +142,12 @@ pub(super) unsafe fn prologue(
             Ok(())
         })?;
         if !vertex {
-            // The coverage word dominates every discard and the final test.
-            if discards {
+            // The coverage word dominates every discard and the final test (or depth store).
+            if discards || writes_depth {
                 let c = im.b.coverage();
-                im.gfx.as_mut().unwrap().coverage = Some(c);
+                let g = im.gfx.as_mut().unwrap();
+                g.coverage = Some(c);
+                g.writes_depth = writes_depth;
             }
             return Ok(());
         }
@@ -193,6 +205,51 @@ pub(super) fn kill(im: &mut Importer, cond: Option<Src>) -> Result<(), CompileEr
     Ok(())
 }
 
+/// A colour word store: after the test, or held back until the depth store (a program that
+/// writes gl_FragDepth tests its samples there, and colour follows the test).
+fn colour_store(im: &mut Importer, word: u8, v: Value) {
+    match im.gfx.as_mut() {
+        Some(g) if g.writes_depth && !g.tested => g.deferred.push((word, v)),
+        _ => im.b.store_tile(word, v),
+    }
+}
+
+/// gl_FragDepth: the T8132 compiler's `store_zs_agx` sends (control word, depth) as a
+/// publication pair to `depth_store` with target = live = all samples (GravityLinux/mesa
+/// agx_compile_apple9.c; its GLES 3.0 suites ran gl_FragDepth on T8132): the depth store is
+/// the program's one test (Mesa agx_nir_lower_sample_mask.c rule 5), after the discards.
+/// GLSL ES clamps the written depth to [0, 1] for the depth test; the program clamps it.
+fn depth_store(im: &mut Importer, z: Src) -> Result<(), CompileError> {
+    let cov = match im.gfx.as_ref() {
+        Some(g) if g.tested => {
+            return Err(CompileError::Unsupported(
+                "gl_FragDepth written twice".into(),
+            ))
+        }
+        Some(g) => g.coverage,
+        None => None,
+    };
+    let Some(cov) = cov else {
+        return Err(CompileError::Internal(
+            "gl_FragDepth without the prologue's coverage read".into(),
+        ));
+    };
+    let (lo, hi) = coverage_nibbles(im, cov);
+    let t = im.b.alu(Op::Shl, Type::I32, [Src::val(lo), Src::imm(8)]);
+    let t = im.b.alu(Op::Or, Type::I32, [Src::val(t), Src::val(hi)]);
+    let w = im.b.alu(Op::Or, Type::I32, [Src::val(t), Src::val(lo)]);
+    let z = im.b.alu(Op::FMax, Type::F32, [z, Src::imm_f32(0.0)]);
+    let z =
+        im.b.alu(Op::FMin, Type::F32, [Src::val(z), Src::imm_f32(1.0)]);
+    im.b.depth_store(Src::val(w), Src::val(z));
+    let g = im.gfx.as_mut().unwrap();
+    g.tested = true;
+    for (word, v) in std::mem::take(&mut g.deferred) {
+        im.b.store_tile(word, v);
+    }
+    Ok(())
+}
+
 /// The coverage write that runs the depth/stencil tests of every sample no discard killed
 /// (`sample_mask(~0, ~0)`: word `lo << 8 | hi | lo`; killed samples stay killed, rule 3). It
 /// precedes the colour stores (rule 1), once per program.
@@ -203,6 +260,16 @@ pub(super) fn coverage_test(im: &mut Importer) -> Result<(), CompileError> {
     let Some(cov) = g.coverage.filter(|_| !g.tested) else {
         return Ok(());
     };
+    if g.writes_depth {
+        // Only the depth store tests a depth-writing program's samples (rule 5).
+        return if g.deferred.is_empty() {
+            Ok(())
+        } else {
+            Err(CompileError::Unsupported(
+                "colour output on a path without the gl_FragDepth store".into(),
+            ))
+        };
+    }
     let (lo, hi) = coverage_nibbles(im, cov);
     let t = im.b.alu(Op::Shl, Type::I32, [Src::val(lo), Src::imm(8)]);
     let t = im.b.alu(Op::Or, Type::I32, [Src::val(t), Src::val(hi)]);
@@ -234,6 +301,8 @@ impl GfxImport {
             gl_base,
             coverage: None,
             tested: false,
+            writes_depth: false,
+            deferred: Vec::new(),
         }
     }
 }
@@ -570,6 +639,13 @@ pub(super) unsafe fn import_intrinsic(
                 };
                 define_srcs(im, &(*x).def, Type::F32, &c[comp..comp + comps]);
             }
+            "store_output" if !vertex && io_loc(x, 1, "store_output")? == m::FRAG_RESULT_DEPTH => {
+                if (*srcs[0].ssa).bit_size != 32 {
+                    return Err(CompileError::Unsupported("16-bit gl_FragDepth".into()));
+                }
+                let z = im.comp(srcs[0].ssa, 0)?;
+                depth_store(im, z)?;
+            }
             "store_output" if !vertex => {
                 let (fmt, word) = colour_target(g, io_loc(x, 1, "store_output")?)?;
                 coverage_test(im)?;
@@ -596,7 +672,7 @@ pub(super) unsafe fn import_intrinsic(
                             }
                             let s = im.comp(srcs[0].ssa, k as u8)?;
                             let v = im.b.copy(Type::I32, s);
-                            im.b.store_tile(word + w as u8, v);
+                            colour_store(im, word + w as u8, v);
                         }
                         return Ok(true);
                     }
@@ -632,7 +708,7 @@ pub(super) unsafe fn import_intrinsic(
                     RenderTarget::R32 => im.b.copy(Type::I32, c[0]),
                     RenderTarget::Words(_) | RenderTarget::Unbound => unreachable!(),
                 };
-                im.b.store_tile(word, v);
+                colour_store(im, word, v);
             }
             "load_uniform" => {
                 let base = m::nir_intrinsic_base(x) as i64;

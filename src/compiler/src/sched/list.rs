@@ -117,7 +117,7 @@ pub fn run(f: &mut Function) {
 /// keep theirs among themselves and against tile stores (kills before the test, the test
 /// before colour stores: Mesa agx_nir_lower_sample_mask.c rules 1 and 3).
 fn tile_order(a: Op, b: Op) -> bool {
-    let cov = |o: Op| matches!(o, Op::SampleMask { .. });
+    let cov = |o: Op| matches!(o, Op::SampleMask { .. } | Op::DepthStore);
     let tile = |o: Op| matches!(o, Op::StoreTile { .. } | Op::LoadTile { .. });
     matches!(
         (a, b),

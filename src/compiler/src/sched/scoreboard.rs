@@ -95,10 +95,10 @@ pub fn assign_slots(p: &mut MProgram) {
         };
         // Coverage reads and writes complete on slot 1 (GravityLinux/mesa treats both as
         // completion barriers: every pending producer is handed off before them).
-        if matches!(i.op, Op::Coverage | Op::SampleMask { .. }) {
+        if matches!(i.op, Op::Coverage | Op::SampleMask { .. } | Op::DepthStore) {
             flush(&mut pending, &mut out);
         }
-        if let Op::SampleMask { .. } = i.op {
+        if let Op::SampleMask { .. } | Op::DepthStore = i.op {
             i.produce_slot = 1;
         }
         // A pending store's word is not accessed again before the store completes.
@@ -148,6 +148,7 @@ pub fn assign_slots(p: &mut MProgram) {
                     | Op::FCmp(_)
                     | Op::StoreOutput { .. }
                     | Op::SampleMask { .. }
+                    | Op::DepthStore
                     | Op::StoreTile { .. }
                     | Op::PackUnorm4x8
                     | Op::Texture { .. }

@@ -166,6 +166,11 @@ pub enum ExportOp {
     FMul,
     /// Bitwise function of the two words (apply with `LogicFn::apply_ilogic(a, b)`).
     Logic(crate::meaning::LogicFn),
+    /// The word of r[a], unchanged: one half of a publication pair (GravityLinux/mesa
+    /// agx_apple9_ir.c PUBLICATION_PAIR: its packer takes the `or a, a` LOGIC_EXPORT, clears
+    /// source B (bits 25..31, 42, its size bit 24, release bit 20), LUT bit 43, and sets byte 8
+    /// bit 4; the pair (control word, depth) feeds `depth_store`; inferred to publish r[a]).
+    PairWord,
 }
 
 /// The operation of a `fadd_export` / `fmul_export` / `logic_export`, limited to what the
@@ -175,6 +180,34 @@ pub enum ExportOp {
 /// Everything else is an error naming the field.
 pub fn export_op(i: &Instr) -> Result<ExportOp, String> {
     let name = i.form.name;
+    if name == "logic_export" && val(i, "z8") == 0x10 {
+        let want = [
+            ("a_size", 1),
+            ("b_size", 0),
+            ("b", 0),
+            ("rel_b", 0),
+            ("b_keep", 0),
+            ("op_base", 1),
+            ("lut_a_sel", 2),
+            ("lut_b1", 0),
+            ("lut_b3", 0),
+            ("lut_a_free", 0),
+            ("lut_a_5", 0),
+            ("lut_a_7", 0),
+            ("z6", 0),
+            ("b7_lo", 0),
+            ("z9", 0),
+        ];
+        for (f, v) in want {
+            if val(i, f) != v {
+                return Err(format!(
+                    "logic_export pair word: {f} = {:#x} (the packer writes {v:#x})",
+                    val(i, f)
+                ));
+            }
+        }
+        return Ok(ExportOp::PairWord);
+    }
     for size in ["a_size", "b_size"] {
         if val(i, size) != 1 {
             return Err(format!(

@@ -53,6 +53,17 @@ pub(super) const COVERAGE: &[Field] = &[
     f!("b5", [(40, 8)], Modifier, Hardware, GL_IR),
 ];
 
+// Depth store `d7 14 54 <p<<1> 00 03` (GravityLinux/mesa agx_apple9_ir.c DEPTH_STORE): `src`
+// is the even publication p of the pair (control word, depth) `store_zs_agx` sends
+// (agx_compile_apple9.c; its GLES 3.0 suites ran gl_FragDepth on T8132); bytes 4/5 are 0/3 in
+// every emission.
+pub(super) const DEPTH_STORE: &[Field] = &[
+    raw!("src_b0", 24, 1),
+    f!("src", [(25, 7)], ImmU(SrcA), Hardware, GL_IR),
+    f!("b4", [(32, 8)], Modifier, Hardware, GL_IR),
+    f!("b5", [(40, 8)], Modifier, Hardware, GL_IR),
+];
+
 // Tile access `87 02 54 <imm:16> 00` / tile fence `07 02 54 <imm:16> 00`: the packer accepts
 // access 0xf00, 0x600, 0x800|m, 1 and fence 0x300, m, 0x200|m, 1 (m: bits 2..7).
 pub(super) const TILE_SYNC: &[Field] = &[

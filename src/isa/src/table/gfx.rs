@@ -4,7 +4,7 @@
 //! Lengths: ADevWithAnIdea/agx-re:tools/agx-isa/isadb.py instr_length and
 //! niklassheth/agx-re:docs/isa/encoding-tables.md "Length rule" (experiments per entry).
 
-use super::frag::{BLOCK_STORE, COVERAGE, DERIV, ITER_FLAT, TILE_SYNC, VARY_STORE};
+use super::frag::{BLOCK_STORE, COVERAGE, DEPTH_STORE, DERIV, ITER_FLAT, TILE_SYNC, VARY_STORE};
 use super::src::{CAN, ET, GL_IR, LEN};
 use super::texture::TEX_SAMPLE;
 use crate::form::{Field, Form, Kind::*, Role::*};
@@ -81,8 +81,11 @@ pub static FORMS: &[Form] = &[
     // frag_sample_submit), the coverage write (fields and evidence in frag.rs COVERAGE)
     form!("frag_sample_submit", Opaque, 6, Hardware, GL_IR, [(0, 8, 0x57), (9, 1, 0)], COVERAGE, []),
     form!("vary_store", VaryingStore, 8, Hardware, GL_IR, [(0, 8, 0x57), (9, 1, 1)], VARY_STORE, []),
-    // 0xd7: [[depth]] store 6 / texture write 16 (EXP-0016/0029)
-    form!("depth_store", TileStore, 6, CorpusOnly, LEN, [(0, 8, 0xd7), (8, 8, 0x14), (16, 8, 0x54)], rb!("b3" 24 8, "b4" 32 16), []),
+    // 0xd7: [[depth]] store 6 / texture write 16 (EXP-0016/0029). The depth store
+    // `d7 14 54 <p<<1> 00 03` is the only shape GravityLinux/mesa's DEPTH_STORE packer emits
+    // (agx_apple9_ir.c; agx_apple9_machine.c: hardware, sources a publication pair p, p+1 with
+    // p even); byte 1 0x14 waits on slot 1 (Mask12 layout), where the pair's exports complete.
+    form!("depth_store", TileStore, 6, Hardware, GL_IR, [(0, 8, 0xd7), (8, 8, 0x14), (16, 8, 0x54)], DEPTH_STORE, []),
     form!("tex_write", Texture, 16, CorpusOnly, ET, [(0, 8, 0xd7)], T16, []),
     // 0x87: tile access setup 6 (byte2 0x54) / fence 4 (EXP-0029, EXP-M4-01)
     form!("tile_setup", TileRead, 6, CorpusOnly, LEN, [(0, 8, 0x87), (16, 8, 0x54)], TILE_SYNC, []),
