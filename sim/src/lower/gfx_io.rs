@@ -299,7 +299,7 @@ fn sample_mask(i: &Instr) -> Result<GfxOp, String> {
 fn depth_store(i: &Instr) -> Result<GfxOp, String> {
     check::fields(i, &["src"], &[("b4", &[0]), ("b5", &[3])])?;
     let src = i.field("src").unwrap_or(0) as u8;
-    if src % 2 != 0 || src >= 127 {
+    if !src.is_multiple_of(2) || src >= 127 {
         return Err(format!(
             "depth store of publication pair {src}: the packer places it at an even index"
         ));
