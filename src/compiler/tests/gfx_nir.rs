@@ -1567,3 +1567,69 @@ fn nir_format_packs_of_every_raw_target_match_mesas_cpu_pack() {
         }
     }
 }
+
+#[test]
+fn discard_kills_through_coverage_writes_on_the_model() {
+    // `if (gl_FragCoord.x < 20.0) discard;` as NIR demote_if and terminate_if: the pixels left
+    // of column 20 keep the background, the others draw and count (reference: the host
+    // rasteriser's discard column in a punch-through pass).
+    let vs = vertex_shader(&vertex_key()).unwrap();
+    for op in [m::nir_intrinsic_demote_if, m::nir_intrinsic_terminate_if] {
+        let fs = fragment_shader(&fragment_key(&vs), ShadeModel::Linear, |s, v| {
+            let i = s.intrinsic(m::nir_intrinsic_load_frag_coord, 4, &[], true);
+            let fc = s.insert(i);
+            let x = s.ch(fc, 0);
+            let edge = s.imm(20.0);
+            let c = unsafe { m::nir_flt(s.b(), x, edge) };
+            let k = s.intrinsic(op, 0, &[c], false);
+            s.insert(k);
+            v
+        })
+        .unwrap();
+        assert!(
+            fs.info.discards,
+            "a discarding program needs a late-test pass"
+        );
+        let mut d = w_triangle(ShadeModel::Linear);
+        d.discard_left_of = Some(20);
+        let (img, stats) = draw(&d, &vs, &fs).unwrap();
+        let r = reference(&[d]);
+        compare(&img, &r);
+        assert!(r.passed[0] > 100);
+        assert_eq!(stats.samples_passed, r.passed[0]);
+    }
+}
+
+#[test]
+fn frag_depth_is_the_depth_the_test_sees() {
+    // Colour first, then gl_FragDepth = 1.0 (the colour store waits for the depth store), with
+    // depth func EQUAL against the cleared 1.0: every covered pixel passes, as the reference
+    // triangle at depth 1.0 does; at its interpolated depth none would.
+    let vs = vertex_shader(&vertex_key()).unwrap();
+    let mut s = Shader::new(m::MESA_SHADER_FRAGMENT);
+    let v = s.load_interpolated(VAR0, 0, m::INTERP_MODE_NOPERSPECTIVE);
+    s.store_output(v, m::FRAG_RESULT_DATA0, 0);
+    let one = s.imm(1.0);
+    s.store_output(one, m::FRAG_RESULT_DEPTH, 0);
+    let fs = s
+        .compile(&GraphicsKey::Fragment(fragment_key(&vs)))
+        .unwrap();
+    assert!(
+        fs.info.discards,
+        "a depth-writing program needs a late-test pass"
+    );
+    let mut d = w_triangle(ShadeModel::Linear);
+    d.depth = agx16_cmdstream::ppp::ZsFunc::Equal;
+    d.depth_write = true;
+    d.discard_left_of = Some(0);
+    let mut at_one = d.clone();
+    for x in &mut at_one.verts {
+        x[2] = x[3];
+    }
+    let (img, stats) = draw(&d, &vs, &fs).unwrap();
+    let r = reference(&[at_one]);
+    compare(&img, &r);
+    assert!(r.passed[0] > 100);
+    assert_eq!(stats.samples_passed, r.passed[0]);
+    assert_eq!(reference(&[d]).passed[0], 0);
+}
