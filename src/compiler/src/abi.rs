@@ -26,7 +26,9 @@
 //!   `apple9_build_cf_bindings` numbers them (M4 scenes; sim/GFX.md "Coefficient registers"):
 //!   slot 0 = 1/W, slot 1 = Z when [`FragmentKey::frag_coord_z`], then one slot per user scalar
 //!   in the order of [`FragmentKey::varyings`] (the vertex program's [`StageInfo::varyings`]).
-//!   [`StageInfo::coefficients`] gives the interpolation of every slot the program reads; the
+//!   Rendering is single-sampled: every input is iterated at the pixel centre, `centroid`
+//!   ones included (GL's rule without multisampling); per-sample and offset iteration is
+//!   refused. [`StageInfo::coefficients`] gives the interpolation of every slot the program reads; the
 //!   driver writes it into the CF binding (G16's `iter` has no perspective bit: the binding
 //!   carries the mode).
 //! - outputs: raw 32-bit tilebuffer words. Render target k starts at the word after the

@@ -90,7 +90,22 @@ impl Shader {
     }
     /// `load_interpolated_input` at the pixel centre with `mode` (smooth / noperspective).
     fn load_interpolated(&mut self, location: u32, base: i32, mode: u32) -> *mut m::nir_def {
-        let bary = self.intrinsic(m::nir_intrinsic_load_barycentric_pixel, 2, &[], true);
+        self.load_interpolated_at(
+            m::nir_intrinsic_load_barycentric_pixel,
+            location,
+            base,
+            mode,
+        )
+    }
+    /// `load_interpolated_input` through the barycentric intrinsic `at`.
+    fn load_interpolated_at(
+        &mut self,
+        at: m::nir_intrinsic_op,
+        location: u32,
+        base: i32,
+        mode: u32,
+    ) -> *mut m::nir_def {
+        let bary = self.intrinsic(at, 2, &[], true);
         unsafe { m::nir_intrinsic_set_interp_mode(bary, mode) };
         let bary = self.insert(bary);
         let z = self.zero();
@@ -1632,4 +1647,38 @@ fn frag_depth_is_the_depth_the_test_sees() {
     assert!(r.passed[0] > 100);
     assert_eq!(stats.samples_passed, r.passed[0]);
     assert_eq!(reference(&[d]).passed[0], 0);
+}
+
+#[test]
+fn centroid_inputs_iterate_at_the_pixel_centre_of_a_single_sampled_render() {
+    // Perspective and noperspective centroid inputs give the pixel-centre reference images
+    // (one sample per pixel); per-sample iteration stays refused by name.
+    let vs = vertex_shader(&vertex_key()).unwrap();
+    let key = fragment_key(&vs);
+    for (mode, shade) in [
+        (m::INTERP_MODE_SMOOTH, ShadeModel::Perspective),
+        (m::INTERP_MODE_NOPERSPECTIVE, ShadeModel::Linear),
+    ] {
+        let mut s = Shader::new(m::MESA_SHADER_FRAGMENT);
+        let v = s.load_interpolated_at(m::nir_intrinsic_load_barycentric_centroid, VAR0, 0, mode);
+        s.store_output(v, m::FRAG_RESULT_DATA0, 0);
+        let fs = s.compile(&GraphicsKey::Fragment(key.clone())).unwrap();
+        let d = w_triangle(shade);
+        let (img, _) = draw(&d, &vs, &fs).unwrap();
+        compare(&img, &reference(&[d]));
+    }
+    let mut s = Shader::new(m::MESA_SHADER_FRAGMENT);
+    let v = s.load_interpolated_at(
+        m::nir_intrinsic_load_barycentric_sample,
+        VAR0,
+        0,
+        m::INTERP_MODE_SMOOTH,
+    );
+    s.store_output(v, m::FRAG_RESULT_DATA0, 0);
+    let e = s
+        .compile(&GraphicsKey::Fragment(key))
+        .err()
+        .unwrap()
+        .to_string();
+    assert!(e.contains("load_barycentric_sample"), "{e}");
 }

@@ -3154,6 +3154,40 @@ void main() { o0 = v_col; o1 = v_col.gbra; }
     }
 }
 
+/// `centroid` varyings (ES 3.0) next to plain ones: single-sampled, both interpolate at the
+/// pixel centre.
+fn centroid_varying(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec3 a_pos;
+layout(location = 1) in vec4 a_col;
+centroid out vec4 v_c;
+out vec4 v_p;
+centroid out float v_w;
+void main() {
+    gl_Position = vec4(a_pos.xy / 32.0 - 1.0, 0.0, 1.0) * (1.0 + a_col.g);
+    v_c = a_col; v_p = a_col.bgra; v_w = a_pos.x / 64.0;
+}
+";
+    const FS: &str = "#version 300 es
+precision highp float;
+centroid in vec4 v_c;
+in vec4 v_p;
+centroid in float v_w;
+out vec4 o;
+void main() { o = vec4(v_c.r, v_p.g, v_w, 1.0) * 0.5 + vec4(v_c.b, v_p.r, 0.0, 0.0) * 0.5; }
+";
+    let mut v = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, RGB3);
+    v.extend(tri([[40.3, 60.4], [62.2, 30.1], [60.7, 61.8]], 0.0, RGB3));
+    unsafe {
+        simple(gl, || {
+            program(gl, VS, FS, &[])?;
+            vertices(gl, &v, &[3, 4])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
 /// Flat (ES 3.0) and smooth outputs side by side, and integer arithmetic in the shader.
 fn flat_varying(gl: &Gl, _: &Ctx) -> Frame {
     const VS: &str = "#version 300 es
@@ -3963,6 +3997,7 @@ const SCENES: &[Scene] = &[
     s("rt_float", 3, 0, 0, rt_float),
     s("rt_r8_rg8", 3, 1, 0, rt_r8_rg8),
     s("mixed_sizes", 3, 1, 0, mixed_sizes),
+    s("centroid_varying", 3, 1, 0, centroid_varying),
     s("shader_math", 2, 1, 0, shader_math),
     s("many_draws", 2, 0, 0, many_draws),
     s("blit_scaled", 3, 1, 0, blit_scaled),

@@ -509,11 +509,11 @@ pub(super) unsafe fn import_intrinsic(
                     im.b.store_output(slot, s);
                 }
             }
-            "load_barycentric_pixel" if !vertex => {
-                // Consumed by load_interpolated_input (its mode is read there).
-            }
-            "load_barycentric_centroid"
-            | "load_barycentric_sample"
+            // Consumed by load_interpolated_input (its mode is read there). Centroid: the
+            // graphics ABI is single-sampled (abi.rs), and without multisampling GL
+            // interpolates a centroid input at the pixel centre like any other.
+            "load_barycentric_pixel" | "load_barycentric_centroid" if !vertex => {}
+            "load_barycentric_sample"
             | "load_barycentric_at_offset"
             | "load_barycentric_at_sample" => {
                 return Err(CompileError::Unsupported(format!(
