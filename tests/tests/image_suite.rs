@@ -498,6 +498,13 @@ fn es3_render_target_scenes_render_like_softpipe() {
     ]);
 }
 
+/// gl_FragDepth with discard (`frag_depth`: the program's depth store is its depth/stencil
+/// test, after its kills) on a forced ES 3.0 context, as above.
+#[test]
+fn es3_fragment_depth_scene_renders_like_softpipe() {
+    es3_scenes_render_like_softpipe(&["frag_depth"]);
+}
+
 /// Renders the named ES 3.0 scenes on agx16 and softpipe with the version override and compares
 /// them under each scene's tolerance; agx16 must print no driver messages.
 fn es3_scenes_render_like_softpipe(wanted: &[&str]) {

@@ -1436,6 +1436,42 @@ unsafe fn blend_scene(gl: &Gl, setup: impl FnOnce()) -> Frame {
     Ok(read(gl, 1)?)
 }
 
+/// Alpha-tested, blended foliage: `if (alpha < 0.4) discard;` with SRC_ALPHA /
+/// ONE_MINUS_SRC_ALPHA blending over earlier draws (a translucent punch-through pass).
+fn discard_blend(gl: &Gl, _: &Ctx) -> Frame {
+    const FS: &str = "precision mediump float;
+varying vec4 v_col;
+void main() {
+    if (v_col.a < 0.4) discard;
+    gl_FragColor = v_col;
+}
+";
+    unsafe {
+        framebuffer(gl, 1, false, false)?;
+        program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
+        let mut v = rect(4.0, 4.0, 36.0, 60.0, 0.0, k(200, 40, 90, 255));
+        v.extend(rect(30.0, 8.0, 60.0, 40.0, 0.0, k(20, 180, 230, 100)));
+        vertices(gl, &v, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 12);
+        gl.enable(glow::BLEND);
+        gl.blend_func(glow::SRC_ALPHA, glow::ONE_MINUS_SRC_ALPHA);
+        program(gl, VS_COLOUR, FS, &["a_pos", "a_col"])?;
+        let t = tri(
+            [[2.6, 30.2], [61.3, 3.9], [50.1, 61.4]],
+            0.0,
+            [
+                [1.0, 0.5, 0.0, 0.75],
+                [0.0, 1.0, 0.25, 0.25],
+                [0.5, 0.0, 1.0, 0.5],
+            ],
+        );
+        vertices(gl, &t, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        check(gl, "alpha-tested blended draw")?;
+        Ok(read(gl, 1)?)
+    }
+}
+
 fn blend_alpha(gl: &Gl, _: &Ctx) -> Frame {
     unsafe {
         blend_scene(gl, || {
@@ -3963,6 +3999,7 @@ const SCENES: &[Scene] = &[
     s("varyings_16", 3, 1, 0, varyings_16),
     s("discard", 2, 1, 0, discard),
     s("discard_depth", 2, 0, 0, discard_depth),
+    s("discard_blend", 2, 1, 0, discard_blend),
     s("frag_depth", 3, 1, 0, frag_depth),
     s("frag_coord", 2, 1, 0, frag_coord),
     s("texture_nearest", 2, 0, 0, texture_nearest),
