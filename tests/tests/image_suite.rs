@@ -478,14 +478,15 @@ fn es3_texture_format_scenes_render_like_softpipe() {
 }
 
 /// The ES 3.0 render-target and varying scenes (four targets with a GL_NONE gap, blending and
-/// colour masks; integer targets with glClearBuffer{i,ui}v; sRGB, 565, R8/RG8, packed, float
-/// and R11G11B10 targets; attachments of mixed sizes; centroid, 16 vec4 and flat integer
-/// varyings) on a forced ES 3.0 context, as above.
+/// colour masks, per target too; integer targets with glClearBuffer{i,ui}v; sRGB, 565, R8/RG8,
+/// packed, float and R11G11B10 targets; attachments of mixed sizes; centroid, 16 vec4 and flat
+/// integer varyings) on a forced ES 3.0 context, as above.
 #[test]
 fn es3_render_target_scenes_render_like_softpipe() {
     es3_scenes_render_like_softpipe(&[
         "mrt",
         "mrt_gaps",
+        "mrt_indexed_blend",
         "rt_integer",
         "rt_srgb_565",
         "rt_packed_formats",

@@ -96,6 +96,13 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     // refused by name (agx16-draw `edge_clears`). End to end: image scene mixed_sizes.
     caps.mixed_framebuffer_sizes = true;
 
+    // Per-target blend state and colour masks (EXT_draw_buffers2, ARB_draw_buffers_blend, so
+    // OES_draw_buffers_indexed): blending is lowered into the fragment program per target
+    // (`nir_lower_blend` with each target's state, variants.rs `blend_key`), so independent
+    // state costs nothing. End to end: image scene mrt_indexed_blend.
+    caps.indep_blend_enable = true;
+    caps.indep_blend_func = true;
+
     // Limits (hardware).
     caps.max_texture_2d_size = 16384; // asahi-25.0
     caps.max_texture_cube_levels = 15; // asahi-25.0: 16384 x 16384

@@ -2853,6 +2853,64 @@ void main() {
     }
 }
 
+/// Per-target blending and colour masks (OES_draw_buffers_indexed: glEnablei, glBlendFunci,
+/// glBlendEquationi, glColorMaski): four targets, each with its own blend function, equation
+/// and mask, two overlapping triangles.
+fn mrt_indexed_blend(gl: &Gl, c: &Ctx) -> Frame {
+    if !c.has("GL_OES_draw_buffers_indexed") {
+        return Err(Outcome::Error(
+            "per-target blending needs GL_OES_draw_buffers_indexed".into(),
+        ));
+    }
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec2 a_pos;
+layout(location = 1) in vec4 a_col;
+out vec4 v_col;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_col = a_col; }
+";
+    const FS: &str = "#version 300 es
+precision mediump float;
+in vec4 v_col;
+layout(location = 0) out vec4 o0;
+layout(location = 1) out vec4 o1;
+layout(location = 2) out vec4 o2;
+layout(location = 3) out vec4 o3;
+void main() { o0 = v_col; o1 = v_col.gbra; o2 = vec4(v_col.rgb, 0.25); o3 = vec4(1.0) - v_col; }
+";
+    unsafe {
+        framebuffer(gl, 4, false, false)?;
+        program(gl, VS, FS, &[])?;
+        let mut col = RGB3;
+        for v in &mut col {
+            v[3] = 0.6;
+        }
+        let mut v = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, col);
+        v.extend(tri([[60.3, 60.4], [5.2, 30.1], [50.7, 1.8]], 0.0, col));
+        let v: Vec<f32> = v
+            .chunks(7)
+            .flat_map(|c| [c[0], c[1], c[3], c[4], c[5], c[6]])
+            .collect();
+        vertices(gl, &v, &[2, 4])?;
+        // 0: alpha blending; 1: blending off, green and alpha masked; 2: additive with a
+        // reverse-subtract alpha; 3: min, red masked.
+        gl.enable_draw_buffer(glow::BLEND, 0);
+        gl.blend_func_draw_buffer(0, glow::SRC_ALPHA, glow::ONE_MINUS_SRC_ALPHA);
+        gl.disable_draw_buffer(glow::BLEND, 1);
+        gl.color_mask_draw_buffer(1, true, false, true, false);
+        gl.enable_draw_buffer(glow::BLEND, 2);
+        gl.blend_func_draw_buffer(2, glow::ONE, glow::ONE);
+        gl.blend_equation_separate_draw_buffer(2, glow::FUNC_ADD, glow::FUNC_REVERSE_SUBTRACT);
+        gl.enable_draw_buffer(glow::BLEND, 3);
+        gl.blend_equation_draw_buffer(3, glow::MIN);
+        gl.color_mask_draw_buffer(3, false, true, true, true);
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        check(gl, "indexed blend draw")?;
+        gl.disable(glow::BLEND);
+        gl.color_mask(true, true, true, true);
+        Ok(read(gl, 4)?)
+    }
+}
+
 /// Integer render targets (RGBA8UI, RGBA32I, RGBA16UI): glClearBufferuiv/iv per target, then flat
 /// integer varyings and integer arithmetic written to each; read back as integers.
 fn rt_integer(gl: &Gl, _: &Ctx) -> Frame {
@@ -4028,6 +4086,7 @@ const SCENES: &[Scene] = &[
     s("mrt", 3, 1, 0, mrt),
     s("flat_varying", 3, 1, 0, flat_varying),
     s("mrt_gaps", 3, 1, 0, mrt_gaps),
+    s("mrt_indexed_blend", 3, 1, 0, mrt_indexed_blend),
     s("rt_integer", 3, 0, 0, rt_integer),
     s("rt_srgb_565", 3, 1, 0, rt_srgb_565),
     s("rt_packed_formats", 3, 1, 0, rt_packed_formats),
