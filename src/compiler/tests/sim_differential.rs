@@ -1244,3 +1244,36 @@ fn swapped_negated_sources_keep_their_release_bits() {
         check(&f, 2, 31, Options::default());
     }
 }
+
+/// A compare that conditions an if and is also read as a value after it: the value use becomes
+/// a select right after the compare, split into a branch, so the if's compare must be copied
+/// to its own block's end (found by tests/glsl_fuzz.rs as a loop exit compare Mesa also read
+/// in an `||`; before, the if's compare was left as a standalone `pcmp`, which has no form).
+#[test]
+fn compare_read_by_an_if_and_later_as_a_value_matches_reference() {
+    let mut b = Builder::new(Stage::Compute);
+    let x = b.sysval(SysVal::GlobalId(0));
+    let a = b.load_global(0, x, Type::I32, 1);
+    let c = b.icmp(Cmp::Lt, true, a, Src::imm(5));
+    b.if_(c);
+    let t = b.iadd(a, Src::imm(7));
+    let tb = b.current_block();
+    b.else_();
+    let e = b.alu(Op::Xor, Type::I32, [Src::val(a), Src::imm(0x55)]);
+    let eb = b.current_block();
+    b.end_if();
+    let v = b.phi(
+        Shape::scalar(Type::I32),
+        &[(tb, Src::val(t)), (eb, Src::val(e))],
+    );
+    let d = b.icmp(Cmp::Ne, false, v, Src::imm(9));
+    let both = b.alu(Op::And, Type::Bool, [Src::val(c), Src::val(d)]);
+    let out = b.alu(
+        Op::Select,
+        Type::I32,
+        [Src::val(both), Src::val(v), Src::imm(3)],
+    );
+    b.store_global(1, x, out);
+    let f = b.finish();
+    check(&f, 1, 77, Options::default());
+}

@@ -222,7 +222,9 @@ fn from_template(name: &str) -> Option<Instr> {
     Some(x)
 }
 
-pub(super) fn select(i: &MInstr) -> Result<Instr, CompileError> {
+/// `select`, with the 2-byte `mov_imm` allowed or not (`encode_program` forbids it where the
+/// bytes that follow would make the pair decode as another form).
+fn select_with(i: &MInstr, allow_compact: bool) -> Result<Instr, CompileError> {
     if matches!(
         i.op,
         Op::StoreOutput { .. }
@@ -245,7 +247,8 @@ pub(super) fn select(i: &MInstr) -> Result<Instr, CompileError> {
         is_uniform(i.srcs.first().map(|s| &s.op)),
     )
     .ok_or_else(|| err(i, format!("no validated form for {} on {}", i.op, i.ty)))?;
-    let compact_move = matches!((i.op, i.srcs.first().map(|s| s.op), i.dst), (Op::Copy, Some(MOperand::Imm(v)), Some(d)) if v <= 0x7f && d.gpr() < 16 && d.halves == 2);
+    let compact_move = allow_compact
+        && matches!((i.op, i.srcs.first().map(|s| s.op), i.dst), (Op::Copy, Some(MOperand::Imm(v)), Some(d)) if v <= 0x7f && d.gpr() < 16 && d.halves == 2);
     let name = if compact_move { "mov_imm" } else { name };
     let fname = name.split(':').next().unwrap_or(name);
     let form = form_by_name(fname)
@@ -756,9 +759,50 @@ fn continue_wrappers(items: &[MItem]) -> Result<std::collections::HashSet<usize>
 
 /// Encode a program: straight-line code, if/else, loops, break, continue, early return.
 pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
+    // The 2-byte `mov_imm` (`<dst>c <imm>`) followed by bytes whose second pair has byte-2
+    // bit 4 set, bit 7 clear and a byte-3 low nibble of 6 decodes as a 4-byte `get_sr`
+    // (agx16-isa's length rule; found by tests/glsl_fuzz.rs: `mov_imm r6, #0; mov_imm r7, #6`).
+    // Every instruction boundary is checked by decoding the program as the machine does; a
+    // compact move that is misread is re-encoded as the 8-byte `mov_imm32`.
+    let mut wide = std::collections::HashSet::new();
+    loop {
+        let starts = std::cell::RefCell::new(Vec::new());
+        let compact = std::cell::RefCell::new(Vec::new());
+        let enc = encode_program_with(p, &wide, &starts, &compact)?;
+        let starts = starts.into_inner();
+        let mut bad = None;
+        for (n, &s) in starts.iter().enumerate() {
+            let end = starts.get(n + 1).copied().unwrap_or(enc.code.len());
+            let len = agx16_isa::decode_at(&enc.code, s).map(|d| d.encode().len());
+            if len.as_ref().ok() != Some(&(end - s)) {
+                bad = Some((s, len));
+                break;
+            }
+        }
+        let Some((at, len)) = bad else {
+            return Ok(enc);
+        };
+        match compact.into_inner().iter().find(|(o, _)| *o == at) {
+            Some(&(_, k)) if wide.insert(k) => {}
+            _ => {
+                return Err(CompileError::Internal(format!(
+                    "the instruction at offset {at:#x} decodes with another length ({len:?})"
+                )))
+            }
+        }
+    }
+}
+
+fn encode_program_with(
+    p: &MProgram,
+    wide: &std::collections::HashSet<usize>,
+    starts: &std::cell::RefCell<Vec<usize>>,
+    compact: &std::cell::RefCell<Vec<(usize, usize)>>,
+) -> Result<Encoded, CompileError> {
     use super::control;
     let mut out = Encoded::default();
     let emit = |x: Instr, out: &mut Encoded| {
+        starts.borrow_mut().push(out.code.len());
         x.encode_into(&mut out.code);
         out.instrs += 1;
     };
@@ -828,7 +872,11 @@ pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
                         emit(x, &mut out);
                     }
                 } else {
-                    emit(select(i)?, &mut out);
+                    let x = select_with(i, !wide.contains(&k))?;
+                    if x.form.name == "mov_imm" {
+                        compact.borrow_mut().push((out.code.len(), k));
+                    }
+                    emit(x, &mut out);
                 }
             }
             MItem::If { .. } => {
@@ -929,7 +977,49 @@ pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
         instr: "stop".into(),
         why: e.to_string(),
     })?;
-    stop.encode_into(&mut out.code);
-    out.instrs += 1;
+    emit(stop, &mut out);
     Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::Type;
+    use crate::mir::{MProgram, MSrc};
+
+    fn mov(gpr: u16, v: u32) -> MItem {
+        let src = MSrc {
+            op: MOperand::Imm(v),
+            ty: Type::I32,
+            neg: false,
+            abs: false,
+            release: false,
+        };
+        let dst = Reg {
+            half: gpr * 2,
+            halves: 2,
+        };
+        MItem::Instr(MInstr::new(Op::Copy, Type::I32, Some(dst), [src]))
+    }
+
+    /// `mov_imm r6, #0; mov_imm r7, #6` as two 2-byte moves reads back as one 4-byte get_sr
+    /// (found by tests/glsl_fuzz.rs); the first becomes a `mov_imm32` and the program decodes
+    /// to exactly the emitted instructions.
+    #[test]
+    fn compact_moves_that_would_decode_as_get_sr_are_widened() {
+        let p = MProgram {
+            items: vec![mov(6, 0), mov(7, 6), mov(8, 5)],
+            scratch_words: 0,
+            stats: Default::default(),
+        };
+        let enc = encode_program(&p).unwrap();
+        let mut names = vec![];
+        let mut at = 0;
+        while at < enc.code.len() {
+            let d = agx16_isa::decode_at(&enc.code, at).unwrap();
+            at += d.encode().len();
+            names.push(d.form.name);
+        }
+        assert_eq!(names, ["mov_imm32", "mov_imm", "mov_imm", "stop"]);
+    }
 }

@@ -66,7 +66,62 @@ pub fn run(f: &mut Function) -> bool {
         split(f, b, j);
         changed = true;
     }
+    if changed {
+        compares_at_branches(f);
+    }
     changed
+}
+
+/// An if whose condition's compare is no longer the last instruction of the block before it
+/// (a select on the same compare was inserted after it and split into a branch, moving the if
+/// behind the select's merge block) gets a copy of the compare at the end of that block: the
+/// backend fuses a condition's compare into its branch and has no form for a compare kept as a
+/// value (found by tests/glsl_fuzz.rs: a loop's exit compare also read by an `||` later).
+fn compares_at_branches(f: &mut Function) {
+    let sites = def_sites(f);
+    let mut body = std::mem::take(&mut f.body);
+    refuse(f, &sites, &mut body);
+    f.body = body;
+}
+
+fn refuse(f: &mut Function, sites: &[Option<(usize, usize)>], list: &mut [CfNode]) {
+    for k in 0..list.len() {
+        let prev = match k.checked_sub(1).map(|p| &list[p]) {
+            Some(CfNode::Block(b)) => Some(*b),
+            _ => None,
+        };
+        match &mut list[k] {
+            CfNode::If {
+                cond,
+                then_body,
+                else_body,
+            } => {
+                if let Some(pb) = prev {
+                    let last = f.blocks[pb.0 as usize].instrs.last().and_then(|i| i.dst);
+                    let def = sites
+                        .get(cond.0 as usize)
+                        .copied()
+                        .flatten()
+                        .map(|(db, di)| f.blocks[db].instrs[di].clone());
+                    if let Some(d) = def.filter(|d| {
+                        matches!(d.op, Op::ICmp { .. } | Op::FCmp(_)) && !d.sat && last != d.dst
+                    }) {
+                        let c = f.new_value(Shape::scalar(Type::Bool));
+                        f.blocks[pb.0 as usize].instrs.push(Instr::new(
+                            d.op,
+                            Some(c),
+                            d.srcs.iter().copied(),
+                        ));
+                        *cond = c;
+                    }
+                }
+                refuse(f, sites, then_body);
+                refuse(f, sites, else_body);
+            }
+            CfNode::Loop { body } => refuse(f, sites, body),
+            CfNode::Block(_) => {}
+        }
+    }
 }
 
 /// Compares whose result is read as a value (by a logic op, a compare of booleans, a phi, a

@@ -99,6 +99,13 @@ pub enum St {
     If(E, Vec<St>, Vec<St>),
     /// `for (int k = 0; k < bound; k++) body`
     For(String, E, Vec<St>),
+    /// `int k = 0; while (k < bound) { k++; body }`, or (true) `do { k++; body } while (k <
+    /// bound);` (the increment first, so a continue cannot skip it).
+    While(String, E, Vec<St>, bool),
+    /// `name op= e` (integer variables).
+    Compound(String, &'static str, E),
+    /// `name++` (true) or `name--`.
+    Incr(String, bool),
     Break,
     Continue,
 }
@@ -289,14 +296,25 @@ impl Gen<'_> {
                     "log2",
                     "sin",
                     "cos",
+                    "exp",
+                    "log",
+                    "pow",
                 ]);
                 let x = self.expr(ty, d);
+                if f == "pow" {
+                    // pow(|x| + 0.5, clamp(y, -3, 3)): defined (x > 0) and far from overflow.
+                    let base = E::Bin("+", b(E::Call("abs".into(), vec![x])), b(E::Float(0.5)));
+                    let y = self.expr(ty, d);
+                    let y = E::Call("clamp".into(), vec![y, E::Float(-3.0), E::Float(3.0)]);
+                    return E::Call("pow".into(), vec![base, y]);
+                }
                 let x = match f {
                     "sqrt" => E::Call("abs".into(), vec![x]),
-                    "inversesqrt" | "log2" => {
+                    "inversesqrt" | "log2" | "log" => {
                         E::Bin("+", b(E::Call("abs".into(), vec![x])), b(E::Float(1.0)))
                     }
                     "exp2" => E::Call("clamp".into(), vec![x, E::Float(-10.0), E::Float(10.0)]),
+                    "exp" => E::Call("clamp".into(), vec![x, E::Float(-7.0), E::Float(7.0)]),
                     "sin" | "cos" => {
                         E::Call("clamp".into(), vec![x, E::Float(-16.0), E::Float(16.0)])
                     }
@@ -580,7 +598,7 @@ impl Gen<'_> {
     /// only one of the two.
     fn stmt(&mut self, depth: u32, in_loop: Option<bool>) -> St {
         let ed = 3;
-        match self.r.below(12) {
+        match self.r.below(15) {
             0..=2 => {
                 let ty = self.random_ty();
                 let name = self.fresh();
@@ -658,6 +676,61 @@ impl Gen<'_> {
                 let idx = self.index_expr();
                 let e = Self::bounded(ty, self.expr(ty, ed));
                 St::ArrStore(name, len, idx, e)
+            }
+            12 | 13 => {
+                let ints: Vec<(String, Ty)> = self
+                    .scopes
+                    .iter()
+                    .flatten()
+                    .filter(|(_, t, a)| *a && matches!(t.base, Base::I | Base::U))
+                    .map(|(n, t, _)| (n.clone(), *t))
+                    .collect();
+                if ints.is_empty() {
+                    return self.stmt(depth, in_loop);
+                }
+                let (name, ty) = ints[self.r.below(ints.len() as u64) as usize].clone();
+                if ty.n == 1 && self.r.chance(40) {
+                    return St::Incr(name, self.r.chance(50));
+                }
+                let op = self.pick(&["+", "-", "*", "&", "|", "^", "<<", ">>"]);
+                let rt = if ty.n > 1 && self.r.chance(30) {
+                    Ty::new(ty.base, 1)
+                } else {
+                    ty
+                };
+                let e = self.expr(rt, 2);
+                let e = if op == "<<" || op == ">>" {
+                    let mask = if ty.base == Base::I {
+                        E::Int(31)
+                    } else {
+                        E::Uint(31)
+                    };
+                    E::Bin("&", b(e), b(mask))
+                } else {
+                    e
+                };
+                St::Compound(name, op, e)
+            }
+            14 if depth > 0 && self.loop_depth < 2 => {
+                let k = self.fresh();
+                let bound = if self.r.chance(50) {
+                    E::Int(1 + self.r.below(4) as i32)
+                } else {
+                    let x = self.index_expr();
+                    E::Bin("&", b(x), b(E::Int(3)))
+                };
+                // A do-while's condition is a break at the end of the body, which agx16
+                // does not select after a continue (README): its bodies only break.
+                let do_while = self.r.chance(50);
+                self.loop_depth += 1;
+                self.scopes
+                    .push(vec![(k.clone(), Ty::new(Base::I, 1), false)]);
+                let kind = Some(do_while || self.r.chance(50));
+                let n = 1 + self.r.below(3) as u32;
+                let body = self.block(n, depth - 1, kind);
+                self.scopes.pop();
+                self.loop_depth -= 1;
+                St::While(k, bound, body, do_while)
             }
             10 if in_loop.is_some() => {
                 let c = self.expr(Ty::new(Base::B, 1), 2);
@@ -834,6 +907,34 @@ fn print_block(body: &[St], ind: usize, o: &mut String) {
                 print_block(body, ind + 1, o);
                 writeln!(o, "{pad}}}").unwrap();
             }
+            St::While(k, bound, body, do_while) => {
+                writeln!(o, "int {k} = 0;").unwrap();
+                let inner = "    ".repeat(ind + 1);
+                if *do_while {
+                    writeln!(o, "{pad}do {{").unwrap();
+                } else {
+                    write!(o, "{pad}while ({k} < ").unwrap();
+                    print_e(bound, o);
+                    writeln!(o, ") {{").unwrap();
+                }
+                writeln!(o, "{inner}{k}++;").unwrap();
+                print_block(body, ind + 1, o);
+                if *do_while {
+                    write!(o, "{pad}}} while ({k} < ").unwrap();
+                    print_e(bound, o);
+                    o.push_str(");\n");
+                } else {
+                    writeln!(o, "{pad}}}").unwrap();
+                }
+            }
+            St::Compound(n, op, e) => {
+                write!(o, "{n} {op}= ").unwrap();
+                print_e(e, o);
+                o.push_str(";\n");
+            }
+            St::Incr(n, up) => {
+                writeln!(o, "{n}{};", if *up { "++" } else { "--" }).unwrap();
+            }
             St::Break => o.push_str("break;\n"),
             St::Continue => o.push_str("continue;\n"),
         }
@@ -934,9 +1035,14 @@ fn exact(v: f64) -> S {
     S::F(v, v)
 }
 
+/// Each add may be off by two ULPs of its largest operand rather than half an ULP of its
+/// result: without `precise` (not in ES 3.00) Mesa reassociates chains of inexact adds (e.g.
+/// `(x + y) + k` into `(x + k) + y`), which rounds at the operands' magnitude.
 fn add(a: S, c: S) -> S {
     let ((a0, a1), (b0, b1)) = (fl(a), fl(c));
-    widen(a0 + b0, a1 + b1, 1.0)
+    let big = a0.abs().max(a1.abs()).max(b0.abs()).max(b1.abs());
+    let e = 2.0 * ulp(big);
+    widen(a0 + b0 - e, a1 + b1 + e, 1.0)
 }
 fn neg(a: S) -> S {
     let (a0, a1) = fl(a);
@@ -1107,6 +1213,38 @@ impl Env {
                         }
                         i += 1;
                     }
+                }
+                St::While(k, bound, body, do_while) => {
+                    let mut i = 0i32;
+                    self.vars.insert(k.clone(), vec![S::I(i)]);
+                    loop {
+                        if !do_while && i >= int_of(self.eval(bound)?[0]) {
+                            break;
+                        }
+                        i += 1;
+                        self.vars.insert(k.clone(), vec![S::I(i)]);
+                        if let Flow::Break = self.block(body)? {
+                            break;
+                        }
+                        if *do_while && i >= int_of(self.eval(bound)?[0]) {
+                            break;
+                        }
+                    }
+                }
+                St::Compound(n, op, e) => {
+                    let v = self.eval(e)?;
+                    let cur = self.vars[n].clone();
+                    let r = self.bin(op, cur, v)?;
+                    self.vars.insert(n.clone(), r);
+                }
+                St::Incr(n, up) => {
+                    let one = match self.vars[n][0] {
+                        S::I(_) => vec![S::I(1)],
+                        _ => vec![S::U(1)],
+                    };
+                    let cur = self.vars[n].clone();
+                    let r = self.bin(if *up { "+" } else { "-" }, cur, one)?;
+                    self.vars.insert(n.clone(), r);
                 }
                 St::Break => return Ok(Flow::Break),
                 St::Continue => return Ok(Flow::Continue),
@@ -1348,13 +1486,18 @@ impl Env {
                     widen(1.0 / h.sqrt(), 1.0 / l.sqrt(), 2.0)
                 }
                 // exp2: (3 + 2|x|) ULP.
-                ("exp2", _) => {
+                ("exp2", _) => exp2_iv(x),
+                // exp: (3 + 2|x|) ULP.
+                ("exp", _) => {
                     let (l, h) = fl(x);
                     let u = 3.0 + 2.0 * l.abs().max(h.abs());
-                    widen(l.exp2(), h.exp2(), u)
+                    widen(l.exp(), h.exp(), u)
                 }
-                // log2: 3 ULP outside [0.5, 2], absolute 2^-21 inside.
-                ("log2", _) => mono(x, f64::log2, 3.0, f64::powi(2.0, -21)),
+                ("log2", _) => log2_iv(x),
+                // log: as log2.
+                ("log", _) => mono(x, f64::ln, 3.0, f64::powi(2.0, -21)),
+                // pow(x, y) inherits exp2(y * log2(x)).
+                ("pow", _) => exp2_iv(mul(arg(1), log2_iv(x))),
                 // Trigonometry: precision undefined in GLSL ES 3.00; the corpus's 2^-11 absolute.
                 ("sin" | "cos", _) => {
                     let (l, h) = fl(x);
@@ -1402,6 +1545,18 @@ impl Env {
         }
         Ok(out)
     }
+}
+
+/// exp2: (3 + 2|x|) ULP.
+fn exp2_iv(x: S) -> S {
+    let (l, h) = fl(x);
+    let u = 3.0 + 2.0 * l.abs().max(h.abs());
+    widen(l.exp2(), h.exp2(), u)
+}
+
+/// log2: 3 ULP outside [0.5, 2], absolute 2^-21 inside (both applied everywhere).
+fn log2_iv(x: S) -> S {
+    mono(x, f64::log2, 3.0, f64::powi(2.0, -21))
 }
 
 /// sqrt inherits 1/inversesqrt: 2 ULP and 2.5 ULP, rounded up to 5.
