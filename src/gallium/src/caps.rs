@@ -103,6 +103,10 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     caps.indep_blend_enable = true;
     caps.indep_blend_func = true;
 
+    // Occlusion queries (query.rs): counting-mode fragment state and the render's result
+    // buffer (sim/src/gfx/tiles.rs `write_occlusion`: G13 visibility modes, T8132 slot index).
+    caps.occlusion_query = true;
+
     // Limits (hardware).
     caps.max_texture_2d_size = 16384; // asahi-25.0
     caps.max_texture_cube_levels = 15; // asahi-25.0: 16384 x 16384

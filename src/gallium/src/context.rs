@@ -18,6 +18,8 @@ pub struct Context {
     pub blitter: *mut sys::blitter_context,
     /// Transform feedback targets and queries.
     pub so: crate::so::StreamOut,
+    /// Occlusion queries' slot buffer and the counting query (query.rs).
+    pub occlusion: crate::query::OcclusionState,
 }
 
 impl Context {
@@ -41,6 +43,7 @@ pub unsafe extern "C" fn create(
             render: Renderer::new(),
             blitter: null_mut(),
             so: Default::default(),
+            occlusion: Default::default(),
         }));
         let base = &mut (*ctx).base;
         base.screen = screen;
@@ -110,13 +113,9 @@ fn install_hooks(c: &mut sys::pipe_context) {
     c.set_constant_buffer = Some(set_constant_buffer);
     c.set_sampler_views = Some(set_sampler_views);
     c.set_vertex_buffers = Some(set_vertex_buffers);
-    c.set_active_query_state = Some(set_active_query_state);
     crate::so::install_hooks(c);
+    crate::query::install_hooks(c);
 }
-
-/// Pauses/resumes statistics-counting queries around internal draws (the blitter's). No query
-/// counts draws yet, so there is nothing to pause.
-unsafe extern "C" fn set_active_query_state(_: *mut sys::pipe_context, _enable: bool) {}
 
 unsafe extern "C" fn destroy(ctx: *mut sys::pipe_context) {
     guard("context destroy", (), || {
@@ -126,6 +125,7 @@ unsafe extern "C" fn destroy(ctx: *mut sys::pipe_context) {
             sys::util_blitter_destroy(ctx.blitter);
         }
         ctx.render.destroy(&screen.bo);
+        ctx.occlusion.release(&screen.bo);
         if ctx.render.dropped_draws > 0 {
             eprintln!(
                 "agx16: {} draw call(s) were not executed ({} render(s) submitted; reasons above)",

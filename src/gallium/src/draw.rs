@@ -308,7 +308,11 @@ unsafe fn record_draw(
                 .filter(|&r| r as u64 <= u64::MAX >> (64 - 8 * info.index_size as u32)),
         }
     };
+    let occlusion = crate::query::draw_slot(ctx, screen)?;
     let batch = ctx.render.batch.as_mut().unwrap();
+    if let Some((base, _)) = occlusion {
+        batch.occlusion_base = base;
+    }
     batch.draws.push(Draw {
         vs: programs.vs,
         fs: programs.fs,
@@ -320,6 +324,7 @@ unsafe fn record_draw(
         raster,
         viewport,
         zs,
+        occlusion: occlusion.map(|(_, slot)| slot),
     });
     if let Some(c) = capture {
         crate::so::finish(ctx, screen, c);

@@ -14,6 +14,7 @@ mod draw;
 mod fence;
 mod ffi;
 mod formats;
+mod query;
 mod resource;
 #[cfg(test)]
 mod resource_tests;

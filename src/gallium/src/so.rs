@@ -226,7 +226,8 @@ struct Target {
 #[derive(Default)]
 pub struct StreamOut {
     targets: Vec<*mut sys::pipe_stream_output_target>,
-    queries: Vec<*mut Query>,
+    /// Running primitives-written queries (query.rs), counted as capturing draws are recorded.
+    pub queries: Vec<*mut crate::query::Query>,
 }
 
 impl StreamOut {
@@ -346,7 +347,7 @@ pub unsafe fn finish(ctx: &mut Context, screen: &crate::screen::Screen, plan: Pl
         ctx.render.use_resource(t.base.buffer, true);
     }
     for &q in &ctx.so.queries {
-        (*q).value += plan.written_prims;
+        (*q).add_primitives(plan.written_prims);
     }
     ctx.render.flush(&screen.bo, &screen.programs, None);
 }
@@ -406,77 +407,10 @@ unsafe extern "C" fn set_targets(
     })
 }
 
-/// A query: primitives written by transform feedback (GL_TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN),
-/// counted on the CPU from the capturing draws.
-pub struct Query {
-    value: u64,
-}
-
-unsafe extern "C" fn create_query(
-    _: *mut sys::pipe_context,
-    kind: c_uint,
-    index: c_uint,
-) -> *mut sys::pipe_query {
-    guard("create_query", null_mut(), || {
-        if kind != sys::PIPE_QUERY_PRIMITIVES_EMITTED || index != 0 {
-            // st turns a null query into GL_OUT_OF_MEMORY at glBeginQuery.
-            eprintln!("agx16: query type {kind} (stream {index}) is not supported");
-            return null_mut();
-        }
-        Box::into_raw(Box::new(Query { value: 0 })) as *mut sys::pipe_query
-    })
-}
-
-unsafe extern "C" fn destroy_query(pctx: *mut sys::pipe_context, q: *mut sys::pipe_query) {
-    guard("destroy_query", (), || {
-        let q = q as *mut Query;
-        Context::get(pctx).so.queries.retain(|&x| x != q);
-        drop(Box::from_raw(q));
-    })
-}
-
-unsafe extern "C" fn begin_query(pctx: *mut sys::pipe_context, q: *mut sys::pipe_query) -> bool {
-    guard("begin_query", false, || {
-        let q = q as *mut Query;
-        (*q).value = 0;
-        let qs = &mut Context::get(pctx).so.queries;
-        if !qs.contains(&q) {
-            qs.push(q);
-        }
-        true
-    })
-}
-
-unsafe extern "C" fn end_query(pctx: *mut sys::pipe_context, q: *mut sys::pipe_query) -> bool {
-    guard("end_query", false, || {
-        let q = q as *mut Query;
-        Context::get(pctx).so.queries.retain(|&x| x != q);
-        true
-    })
-}
-
-unsafe extern "C" fn get_query_result(
-    _: *mut sys::pipe_context,
-    q: *mut sys::pipe_query,
-    _wait: bool,
-    result: *mut sys::pipe_query_result,
-) -> bool {
-    guard("get_query_result", false, || {
-        // Known when the draws were recorded.
-        (*result).u64_ = (*(q as *mut Query)).value;
-        true
-    })
-}
-
 pub fn install_hooks(c: &mut sys::pipe_context) {
     c.create_stream_output_target = Some(create_target);
     c.stream_output_target_destroy = Some(destroy_target);
     c.set_stream_output_targets = Some(set_targets);
-    c.create_query = Some(create_query);
-    c.destroy_query = Some(destroy_query);
-    c.begin_query = Some(begin_query);
-    c.end_query = Some(end_query);
-    c.get_query_result = Some(get_query_result);
 }
 
 #[cfg(test)]

@@ -2513,6 +2513,94 @@ fn texture_render_target(gl: &Gl, _: &Ctx) -> Frame {
     }
 }
 
+/// Occlusion queries (ES 3.0 ANY_SAMPLES_PASSED and its conservative form) around draws hidden
+/// by, partly behind and beside a near rectangle, with colour writes off for one of them (a
+/// query counts samples, not colour writes); each result then paints a marker square: green when
+/// samples passed, red when none did. A query read before the render ran must wait for it.
+fn occlusion_query(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        framebuffer(gl, 1, true, false)?;
+        gl.clear(glow::DEPTH_BUFFER_BIT);
+        gl.enable(glow::DEPTH_TEST);
+        gl.depth_func(glow::LESS);
+        program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
+        let occluder = rect(4.0, 4.0, 44.0, 44.0, -0.5, k(200, 200, 200, 255));
+        vertices(gl, &occluder, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        let cases: [(Vec<f32>, u32, bool); 4] = [
+            // Entirely behind the occluder.
+            (
+                tri(
+                    [[8.3, 8.1], [40.2, 10.4], [20.7, 38.9]],
+                    0.5,
+                    solid(k(255, 0, 255, 255)),
+                ),
+                glow::ANY_SAMPLES_PASSED,
+                true,
+            ),
+            // Half behind, half beside it.
+            (
+                tri(
+                    [[30.2, 12.3], [60.7, 20.1], [40.4, 40.6]],
+                    0.5,
+                    solid(k(0, 255, 255, 255)),
+                ),
+                glow::ANY_SAMPLES_PASSED,
+                true,
+            ),
+            // In front, colour writes off.
+            (
+                tri(
+                    [[10.1, 30.2], [30.8, 31.3], [20.6, 42.7]],
+                    -0.8,
+                    solid(k(255, 255, 0, 255)),
+                ),
+                glow::ANY_SAMPLES_PASSED_CONSERVATIVE,
+                false,
+            ),
+            // Beside it, but depth test NEVER (nothing passes).
+            (
+                tri(
+                    [[48.2, 46.1], [62.3, 47.8], [55.5, 61.4]],
+                    0.0,
+                    solid(k(255, 128, 0, 255)),
+                ),
+                glow::ANY_SAMPLES_PASSED,
+                true,
+            ),
+        ];
+        let mut queries = Vec::new();
+        for (i, (v, target, colour)) in cases.iter().enumerate() {
+            let q = gl.create_query()?;
+            gl.color_mask(*colour, *colour, *colour, *colour);
+            if i == 3 {
+                gl.depth_func(glow::NEVER);
+            }
+            gl.begin_query(*target, q);
+            vertices(gl, v, &[3, 4])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            gl.end_query(*target);
+            queries.push(q);
+        }
+        gl.color_mask(true, true, true, true);
+        gl.depth_func(glow::ALWAYS);
+        check(gl, "queried draws")?;
+        for (i, q) in queries.into_iter().enumerate() {
+            let passed = gl.get_query_parameter_u32(q, glow::QUERY_RESULT) != 0;
+            let c = if passed {
+                k(0, 200, 0, 255)
+            } else {
+                k(200, 0, 0, 255)
+            };
+            let x = 4.0 + 14.0 * i as f32;
+            vertices(gl, &rect(x, 50.0, x + 10.0, 60.0, -0.9, c), &[3, 4])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        }
+        check(gl, "query results")?;
+        Ok(read(gl, 1)?)
+    }
+}
+
 /// glBlitFramebuffer (ES 3.0) from a 32x32 rendered texture: a 1.5x/1.25x magnification with LINEAR
 /// filtering, and a NEAREST minified, mirrored copy of a sub-rectangle (source and destination
 /// rectangles given in opposite orders flip both axes). Neither is a byte copy, so they exercise the
@@ -4097,6 +4185,7 @@ const SCENES: &[Scene] = &[
     s("shader_math", 2, 1, 0, shader_math),
     s("many_draws", 2, 0, 0, many_draws),
     s("blit_scaled", 3, 1, 0, blit_scaled),
+    s("occlusion_query", 3, 0, 0, occlusion_query),
 ];
 
 struct Egl {

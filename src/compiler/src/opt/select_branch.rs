@@ -402,8 +402,10 @@ mod tests {
             .any(|b| b.instrs.iter().any(|i| i.op == Op::Select)));
         for (word, want) in [(u32::MAX, 5), (0, 7)] {
             for f in [&f0, &f1] {
-                let mut env = Env::default();
-                env.uniforms = vec![0, 0, 0, word];
+                let mut env = Env {
+                    uniforms: vec![0, 0, 0, word],
+                    ..Env::default()
+                };
                 env.buffers.insert(0, vec![5]);
                 env.buffers.insert(1, vec![0]);
                 interp::run(f, &mut env).unwrap();

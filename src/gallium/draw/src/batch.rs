@@ -127,6 +127,10 @@ pub struct Draw {
     pub raster: Raster,
     pub viewport: Viewport,
     pub zs: DepthStencil,
+    /// Occlusion counting: the index of this draw's 64-bit slot in the batch's occlusion
+    /// result buffer ([`Batch::occlusion_base`]), to which the samples passing its depth and
+    /// stencil tests are added; `None` counts nothing.
+    pub occlusion: Option<u16>,
 }
 
 /// What happens to each attachment at the start of the render.
@@ -154,6 +158,9 @@ pub struct Batch {
     pub fb: Framebuffer,
     pub clear: Clear,
     pub draws: Vec<Draw>,
+    /// GPU address of the occlusion result slots the draws' `occlusion` indices name (0: no
+    /// draw counts).
+    pub occlusion_base: u64,
 }
 
 impl Batch {
@@ -167,6 +174,7 @@ impl Batch {
                 stencil: None,
             },
             draws: Vec::new(),
+            occlusion_base: 0,
         }
     }
 

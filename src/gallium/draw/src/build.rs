@@ -331,7 +331,15 @@ fn ppp_page(d: &Draw, p: &PageInputs) -> Result<PppPage, DrawError> {
     let lw = line_width_raw(d.raster.line_width);
     f.front_line_width = lw;
     f.back_line_width = lw;
-    f.visibility_mode = VisibilityMode::None;
+    // Counting mode adds the samples that pass the depth/stencil tests to the draw's slot
+    // (model: sim/src/gfx/tiles.rs `write_occlusion`, G13 visibility modes, T8132 slot index).
+    match d.occlusion {
+        Some(index) => {
+            f.visibility_mode = VisibilityMode::Counting;
+            f.occlusion_index = index;
+        }
+        None => f.visibility_mode = VisibilityMode::None,
+    }
     f.scissor_enable = true;
     if let (Some([front, back]), true) = (d.zs.stencil, p.has_stencil) {
         f.stencil_test_enable = true;
@@ -832,6 +840,7 @@ fn build_one(
         isp_zls_pixels: Hex(zls_pixels as u64),
         vdm_ctrl_stream_base: Hex(stream.start),
         isp_scissor_base: Hex(scissor_base),
+        isp_oclqry_base: Hex(batch.occlusion_base),
         depth_base: Hex(depth_base),
         stencil_base: Hex(stencil_base),
         zls_ctrl: Hex(zls_word),

@@ -377,6 +377,7 @@ fn draw(
         raster: Raster::default(),
         viewport: Viewport::full(W, H),
         zs: DepthStencil::default(),
+        occlusion: None,
     }
 }
 
@@ -1653,4 +1654,38 @@ fn a_framebuffer_smaller_than_its_target_clears_only_its_area() {
     clear_all(&mut batch);
     let err = run_batch(&mem, &mut progs, &batch).unwrap_err();
     assert!(err.contains("render area ends inside a utile"), "{err}");
+}
+
+#[test]
+fn occlusion_counting_adds_each_draws_passing_samples_to_its_slot() {
+    let (mut mem, mut progs, fs) = setup();
+    let far = progs.vertex(&mut mem, TRI);
+    let near = progs.vertex(&mut mem, NEAR);
+    let slots = mem.alloc(Heap::General, 8 * 8, 8).unwrap();
+    mem.write(slots, &[0u8; 64]).unwrap();
+    let mut batch = Batch::new(framebuffer(true));
+    clear_all(&mut batch);
+    batch.occlusion_base = slots;
+    // The near triangle first (every covered sample passes), then the far one, which fails
+    // where the near one covers it; a third draw counts nothing.
+    for (vs, slot) in [(&near, Some(1)), (&far, Some(4)), (&far, None)] {
+        let mut d = depth_draw(vs, &fs);
+        d.occlusion = slot;
+        batch.draws.push(d);
+    }
+    render(&mem, &mut progs, &batch);
+    let mut want = RefFrame::new(CLEAR_BYTES);
+    want.draw(NEAR, Primitive::Triangles, &[vec![0, 1, 2]], true);
+    let covered = |f: &RefFrame| f.color.iter().filter(|c| **c != CLEAR_BYTES).count() as u64;
+    let near_samples = covered(&want);
+    want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], true);
+    let far_samples = covered(&want) - near_samples;
+    assert!(near_samples > 100 && far_samples > 100);
+    let mut got = [0u8; 64];
+    mem.pt.host_read(slots, &mut got).unwrap();
+    let got: Vec<u64> = got
+        .chunks(8)
+        .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
+        .collect();
+    assert_eq!(got, [0, near_samples, 0, 0, far_samples, 0, 0, 0]);
 }
