@@ -1,8 +1,6 @@
 //! End to end: OpenGL ES 3.0 uniform blocks and transform feedback through agx16 on the model.
 //!
-//! agx16 still exposes ES 2.0 until every ES 3.0 feature exists, so these runs ask Mesa for 3.0
-//! (`MESA_GLES_VERSION_OVERRIDE=3.0`, marked ES3-OVERRIDE); the lead drops the override when the
-//! driver exposes ES 3.0. Oracles: the vertex shader's formulas on the CPU (agx16-xfbtest) and
+//! Oracles: the vertex shader's formulas on the CPU (agx16-xfbtest) and
 //! softpipe on the same Mesa build (the same program, and the image-suite scenes).
 
 use agx16_tests::{field, run, Stack};
@@ -14,16 +12,14 @@ fn stack() -> Stack {
     Stack::from_env().unwrap_or_else(|e| panic!("{e}"))
 }
 
-/// `program args` on agx16 (with the ES 3.0 override and the BO report) or softpipe.
+/// `program args` on agx16 (with the BO report) or softpipe.
 fn run_es3(program: &str, args: &[&str], softpipe: bool) -> (bool, String, String) {
     let mut cmd = stack().command(program, true);
     cmd.args(args);
     if softpipe {
         cmd.env("LIBGL_ALWAYS_SOFTWARE", "1");
     } else {
-        // ES3-OVERRIDE
-        cmd.env("MESA_GLES_VERSION_OVERRIDE", "3.0")
-            .env("AGX16_DEBUG", "bo");
+        cmd.env("AGX16_DEBUG", "bo");
     }
     let (ok, out, err) = run(cmd);
     let renderer = field(&out, "GL_RENDERER").unwrap_or_default().to_string();

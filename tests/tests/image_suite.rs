@@ -9,8 +9,7 @@
 //! pixel beyond the tolerance, so coverage is exact everywhere else.
 //!
 //! tests/image-suite-expectations.txt lists the scenes agx16 does not render yet with the reason
-//! (a substring of what the run reports) and the scenes skipped on agx16 (ES 3 scenes while agx16
-//! exposes ES 2.0). Any other outcome fails: an expected pass that fails, an expected failure that
+//! (a substring of what the run reports) and the scenes skipped on agx16. Any other outcome fails: an expected pass that fails, an expected failure that
 //! passes or fails for another reason, a skip that runs. Softpipe must render every scene (it
 //! exposes ES 3.x), and its images must not be a single colour unless the scene is a full clear,
 //! so that a broken scene cannot pass by drawing nothing on both. On a failure both images and a
@@ -90,15 +89,6 @@ fn render_all(
     names: &[String],
     softpipe: bool,
 ) -> (String, BTreeMap<String, (Outcome, String)>, Vec<String>) {
-    render_all_env(names, softpipe, &[])
-}
-
-/// `render_all` with extra environment variables for the suite's processes.
-fn render_all_env(
-    names: &[String],
-    softpipe: bool,
-    env: &[(&str, &str)],
-) -> (String, BTreeMap<String, (Outcome, String)>, Vec<String>) {
     let mut results = BTreeMap::new();
     let mut renderer = String::new();
     let mut tails = Vec::new();
@@ -106,7 +96,6 @@ fn render_all_env(
     while !todo.is_empty() {
         let mut cmd = stack().command(SUITE, true);
         cmd.args(&todo);
-        cmd.envs(env.iter().copied());
         if softpipe {
             cmd.env("LIBGL_ALWAYS_SOFTWARE", "1");
         } else {
@@ -443,123 +432,4 @@ fn every_scene_renders_like_softpipe_or_fails_as_expected() {
         problems.len(),
         problems.join("\n")
     );
-}
-
-/// The ES 3.0 vertex-input scenes (instanced arrays with divisors, every attribute format,
-/// primitive restart) on an ES 3.0 context forced with Mesa's version override while the
-/// driver still exposes ES 2.0, each compared with softpipe under the suite's tolerances.
-#[test]
-fn es3_vertex_input_scenes_render_like_softpipe() {
-    es3_scenes_render_like_softpipe(&[
-        "instanced",
-        "instanced_divisors",
-        "vertex_formats",
-        "attribute_matrix",
-        "primitive_restart",
-    ]);
-}
-
-/// The ES 3.0 sampled-format scenes (every format family the driver samples, depth textures,
-/// texture swizzles, ETC2/EAC decompressed by Mesa, glGenerateMipmap of other formats) on a
-/// forced ES 3.0 context, as above.
-#[test]
-fn es3_texture_format_scenes_render_like_softpipe() {
-    es3_scenes_render_like_softpipe(&[
-        "texture_formats_unorm",
-        "texture_formats_snorm",
-        "texture_formats_half",
-        "texture_formats_float32",
-        "texture_formats_integer",
-        "texture_depth",
-        "texture_swizzle",
-        "texture_etc2",
-        "texture_generate_mipmap_formats",
-    ]);
-}
-
-/// The ES 3.0 render-target and varying scenes (four targets with a GL_NONE gap, blending and
-/// colour masks, per target too; integer targets with glClearBuffer{i,ui}v; sRGB, 565, R8/RG8,
-/// packed, float and R11G11B10 targets; attachments of mixed sizes; centroid, 16 vec4 and flat
-/// integer varyings) on a forced ES 3.0 context, as above.
-#[test]
-fn es3_render_target_scenes_render_like_softpipe() {
-    es3_scenes_render_like_softpipe(&[
-        "mrt",
-        "mrt_gaps",
-        "mrt_indexed_blend",
-        "rt_integer",
-        "rt_srgb_565",
-        "rt_packed_formats",
-        "rt_float",
-        "rt_r8_rg8",
-        "mixed_sizes",
-        "centroid_varying",
-        "varyings_16",
-        "flat_varying",
-    ]);
-}
-
-/// gl_FragDepth with discard (`frag_depth`: the program's depth store is its depth/stencil
-/// test, after its kills) on a forced ES 3.0 context, as above.
-#[test]
-fn es3_fragment_depth_scene_renders_like_softpipe() {
-    es3_scenes_render_like_softpipe(&["frag_depth"]);
-}
-
-/// Renders the named ES 3.0 scenes on agx16 and softpipe with the version override and compares
-/// them under each scene's tolerance; agx16 must print no driver messages.
-fn es3_scenes_render_like_softpipe(wanted: &[&str]) {
-    let scenes: Vec<SceneInfo> = scenes()
-        .into_iter()
-        .filter(|s| wanted.contains(&s.name.as_str()))
-        .collect();
-    assert_eq!(
-        scenes.len(),
-        wanted.len(),
-        "a scene of {wanted:?} is missing"
-    );
-    let names: Vec<String> = scenes.iter().map(|s| s.name.clone()).collect();
-    // ES3-OVERRIDE: drop once the driver exposes ES 3.0 itself.
-    let env = [("MESA_GLES_VERSION_OVERRIDE", "3.0")];
-    let (soft_renderer, soft, _) = render_all_env(&names, true, &env);
-    let (agx_renderer, agx, _) = render_all_env(&names, false, &env);
-    assert_eq!(soft_renderer, "softpipe");
-    assert!(
-        agx_renderer.starts_with("Apple M4 (G16G) agx16"),
-        "renderer {agx_renderer:?}"
-    );
-    let mut problems = Vec::new();
-    for sc in &scenes {
-        let (Outcome::Ok(s_img), _) = &soft[&sc.name] else {
-            problems.push(format!("{}: softpipe: {:?}", sc.name, soft[&sc.name]));
-            continue;
-        };
-        let (a_out, a_log) = &agx[&sc.name];
-        let Outcome::Ok(a_img) = a_out else {
-            problems.push(format!(
-                "{}: agx16: {a_out:?} {}",
-                sc.name,
-                driver_lines(a_log)
-            ));
-            continue;
-        };
-        if !driver_lines(a_log).is_empty() {
-            problems.push(format!(
-                "{}: driver messages: {}",
-                sc.name,
-                driver_lines(a_log)
-            ));
-        }
-        for (t, (a, s)) in a_img.iter().zip(s_img).enumerate() {
-            let (n, at) = compare(a, s, sc.tol);
-            if n > sc.slack {
-                let dir = write_images(&sc.name, a_img, s_img, sc.tol);
-                problems.push(format!(
-                    "{} target {t}: {n} pixels beyond {} step(s), first {at:?}; images in {dir}",
-                    sc.name, sc.tol
-                ));
-            }
-        }
-    }
-    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

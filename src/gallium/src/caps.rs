@@ -4,9 +4,9 @@
 //! Evidence key: "asahi-25.0" = Mesa 25.0.7 `src/gallium/drivers/asahi/agx_pipe.c` (the G13–G15 driver;
 //! the M4 is assumed to share the limit: inferred, not measured on M4).
 //!
-//! For GLES 3.0, Mesa (`src/mesa/main/version.c`, `compute_version_es2`) additionally needs transform
-//! feedback, UBOs, texture arrays, instancing, primitive restart, float/sRGB/snorm/packed formats and
-//! 4+ colour attachments; each cap below flips when its feature exists end to end.
+//! The context is OpenGL ES 3.0: Mesa (`src/mesa/main/version.c`, `compute_version_es2`) derives
+//! it from the caps and formats below (transform feedback, UBOs, texture arrays, instancing,
+//! primitive restart, float/sRGB/snorm/packed formats, 4 colour attachments, GLSL ES 3.00).
 
 use agx16_mesa_sys as sys;
 
@@ -134,9 +134,15 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     caps.endianness = sys::PIPE_ENDIAN_LITTLE;
 
     // The NIR the driver gets is the only IR; no TGSI.
-    caps.glsl_feature_level = 120;
-    caps.glsl_feature_level_compatibility = 120;
-    caps.essl_feature_level = 100;
+    // GLSL ES 3.00 (and GLSL 1.30, the desktop level Mesa ties native integers, ES 3.0
+    // compatibility and depth cube maps to): every feature Mesa's compute_version_es2 asks
+    // for OpenGL ES 3.0 is implemented end to end (the caps above), so the context is ES 3.0.
+    caps.glsl_feature_level = 130;
+    caps.glsl_feature_level_compatibility = 130;
+    caps.essl_feature_level = 300;
+    // textureLod in fragment programs (ARB_shader_texture_lod, core in ES 3.0): explicit-LOD
+    // samples run in every stage (the texture unit's LOD word, sim/src/gfx/texture.rs).
+    caps.fragment_shader_texture_lod = true;
 }
 
 /// Per-stage limits. Only vertex and fragment exist; every other stage reports 0 (unsupported).

@@ -16,8 +16,7 @@
 //! - `branches_and_arrays`: outputs written on both sides of an if (an array varying's
 //!   elements, a vec2 per component), captured as elements in another order.
 //!
-//! Needs an OpenGL ES 3.0 context (with agx16: MESA_GLES_VERSION_OVERRIDE=3.0 until the driver
-//! exposes it). Exits non-zero when a case fails.
+//! Needs an OpenGL ES 3.0 context. Exits non-zero when a case fails.
 
 use agx16_tests::gles;
 use glow::HasContext;
