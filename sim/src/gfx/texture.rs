@@ -97,7 +97,26 @@ fn table_address(uniforms: &[u32], root: usize, what: &str) -> Result<u64, TexEr
     }
 }
 
-fn texture(mem: &dyn GpuMemory, uniforms: &[u32], index: u8) -> Result<Image, TexError> {
+/// The descriptor dimension an op reads: the 2D forms 2D descriptors, the 2D-array forms
+/// 2D-array descriptors (a cube map's faces are bound as a 2D array of 6 layers: the compiler
+/// lowers cube sampling to the array form, as GravityLinux/mesa agx_compile_apple9.c does for
+/// its cube-as-array path), the 3D forms 3D descriptors. Any other pairing is refused: what
+/// the M4 does with a mismatched descriptor is not established.
+fn expected_dimension(op: &agx16_isa::meaning::TextureOp) -> Option<TextureDimension> {
+    match (op.dims, op.array) {
+        (2, false) => Some(TextureDimension::D2),
+        (2, true) => Some(TextureDimension::D2Array),
+        (3, false) => Some(TextureDimension::D3),
+        _ => None,
+    }
+}
+
+fn texture(
+    mem: &dyn GpuMemory,
+    uniforms: &[u32],
+    index: u8,
+    want: TextureDimension,
+) -> Result<Image, TexError> {
     let va = table_address(uniforms, 0, "texture")? + TEXTURE_STRIDE * index as u64;
     let mut b = [0u8; 32];
     mem.read(va, &mut b).map_err(SimError::from)?;
@@ -107,8 +126,12 @@ fn texture(mem: &dyn GpuMemory, uniforms: &[u32], index: u8) -> Result<Image, Te
     if !d.fully_known() {
         return Err(bad("bits no source documents are set".into()));
     }
-    if d.dimension != TextureDimension::D2 {
-        return Err(bad(format!("{:?} textures are not modelled", d.dimension)));
+    if d.dimension != want {
+        return Err(bad(format!(
+            "a {:?} descriptor read by a {want:?} texture operation (only matching pairs are \
+             modelled)",
+            d.dimension
+        )));
     }
     if d.layout != Layout::Gpu {
         return Err(bad(format!(
@@ -124,8 +147,10 @@ fn texture(mem: &dyn GpuMemory, uniforms: &[u32], index: u8) -> Result<Image, Te
     if d.sparse.0 != 0 {
         return Err(bad("sparse textures are not modelled".into()));
     }
-    if d.samples_log2_minus1 != 0 || d.extent_minus1 != 0 {
-        return Err(bad("sample count / depth fields set on a 2D texture".into()));
+    if d.samples_log2_minus1 != 0 || (want == TextureDimension::D2 && d.extent_minus1 != 0) {
+        return Err(bad(
+            "sample count / depth fields set on a single-sample 2D texture".into(),
+        ));
     }
     if d.mipmapped != (d.levels > 1) || d.aux_layout != d.mipmapped {
         return Err(bad(format!(
@@ -154,7 +179,12 @@ fn texture(mem: &dyn GpuMemory, uniforms: &[u32], index: u8) -> Result<Image, Te
     })
 }
 
-fn sampler(mem: &dyn GpuMemory, uniforms: &[u32], index: u8) -> Result<Sampler, TexError> {
+fn sampler(
+    mem: &dyn GpuMemory,
+    uniforms: &[u32],
+    index: u8,
+    three_d: bool,
+) -> Result<Sampler, TexError> {
     let va = table_address(uniforms, 1, "sampler")? + SAMPLER_STRIDE * index as u64;
     let mut b = [0u8; 8];
     mem.read(va, &mut b).map_err(SimError::from)?;
@@ -170,7 +200,8 @@ fn sampler(mem: &dyn GpuMemory, uniforms: &[u32], index: u8) -> Result<Sampler, 
     if s.unnormalized {
         return Err(bad("unnormalized coordinates are not modelled"));
     }
-    for w in [s.wrap_s, s.wrap_t] {
+    let wraps = [s.wrap_s, s.wrap_t, s.wrap_r];
+    for &w in &wraps[..if three_d { 3 } else { 2 }] {
         if !matches!(
             w,
             Wrap::ClampToEdge | Wrap::Repeat | Wrap::MirroredRepeat | Wrap::ClampToBorder
@@ -189,29 +220,16 @@ fn sampler(mem: &dyn GpuMemory, uniforms: &[u32], index: u8) -> Result<Sampler, 
 /// the descriptor's swizzle; `None` where the arrangement has no such component.
 type Texel = [Option<u32>; 4];
 
-/// Texel (x, y) of `level` (wrapped coordinates or the border).
+/// Texel (x, y) of plane `plane` (array layer or 3D slice) of `level`, already wrapped.
 fn texel(
     mem: &dyn GpuMemory,
     img: &Image,
     level: u32,
-    x: i64,
-    y: i64,
-    wrap: [Wrap; 2],
-    border: Texel,
+    plane: u32,
+    x: u32,
+    y: u32,
 ) -> Result<Texel, TexError> {
-    let l = &img.layout.levels[level as usize].plane;
-    let (w, h) = (l.width as i64, l.height as i64);
-    let (Some(x), Some(y)) = (wrap_index(x, w, wrap[0]), wrap_index(y, h, wrap[1])) else {
-        if img.format.is_integer() {
-            return refuse(format!(
-                "a border texel of the integer format {:?} {:?}: what the preset border \
-                 colours are for integer formats is not established",
-                img.format.channels, img.format.numeric
-            ));
-        }
-        return Ok(border);
-    };
-    let va = img.base + img.layout.element_offset(level, 0, x as u32, y as u32, 0);
+    let va = img.base + img.layout.element_offset(level, plane, x, y, 0);
     let mut b = [0u8; 16];
     let b = &mut b[..img.format.bytes()];
     mem.read(va, b).map_err(SimError::from)?;
@@ -254,45 +272,98 @@ fn blend(taps: &[(f32, Texel)]) -> Texel {
     })
 }
 
-/// GL's filtered lookup at normalized (s, t) in `level`.
+/// The extent of `level` in texels: width, height and (3D) depth; 1 for the depth of 2D
+/// and array images.
+fn level_size(img: &Image, level: u32) -> [u32; 3] {
+    let p = &img.layout.levels[level as usize].plane;
+    let depth = if img.desc.dimension == TextureDimension::D3 {
+        ((img.desc.extent_minus1 + 1) >> level).max(1)
+    } else {
+        1
+    };
+    [p.width, p.height, depth]
+}
+
+/// Where a lane samples: normalized (s, t, r) (r only for 3D) and the array layer (0 for
+/// 2D and 3D).
+#[derive(Clone, Copy, Debug)]
+struct At {
+    str: [f32; 3],
+    layer: u32,
+}
+
+/// GL's filtered lookup in `level` (ES 3.0 §3.8.10-11): nearest or (bi/tri)linear over the
+/// image's 2 or 3 dimensions, wrapped per axis, the border for a tap outside a
+/// clamp-to-border axis.
 fn filter(
     mem: &dyn GpuMemory,
     img: &Image,
     smp: &Sampler,
     level: u32,
-    st: (f32, f32),
+    at: At,
     linear: bool,
 ) -> Result<Texel, TexError> {
-    let l = &img.layout.levels[level as usize].plane;
-    let (u, v) = (st.0 * l.width as f32, st.1 * l.height as f32);
-    let wrap = [smp.wrap_s, smp.wrap_t];
+    let size = level_size(img, level);
+    let dims = if img.desc.dimension == TextureDimension::D3 {
+        3
+    } else {
+        2
+    };
+    let wrap = [smp.wrap_s, smp.wrap_t, smp.wrap_r];
     let b = border(smp);
-    if !u.is_finite() || !v.is_finite() {
-        return refuse("a non-finite texture coordinate: the texel it selects is not established");
+    let mut base = [0i64; 3];
+    let mut weight = [0f32; 3];
+    for c in 0..dims {
+        let u = at.str[c] * size[c] as f32;
+        if !u.is_finite() {
+            return refuse(
+                "a non-finite texture coordinate: the texel it selects is not established",
+            );
+        }
+        let u = if linear { u - 0.5 } else { u };
+        base[c] = u.floor() as i64;
+        weight[c] = u - u.floor();
     }
-    if !linear {
-        return texel(mem, img, level, u.floor() as i64, v.floor() as i64, wrap, b);
-    }
-    if img.format.is_integer() {
+    if linear && img.format.is_integer() {
         return refuse(format!(
             "linear filtering of the integer format {:?} {:?}: not established (GL makes \
              such a texture incomplete)",
             img.format.channels, img.format.numeric
         ));
     }
-    let (u, v) = (u - 0.5, v - 0.5);
-    let (i0, j0) = (u.floor() as i64, v.floor() as i64);
-    let (a, bb) = (u - u.floor(), v - v.floor());
-    let t00 = texel(mem, img, level, i0, j0, wrap, b)?;
-    let t10 = texel(mem, img, level, i0 + 1, j0, wrap, b)?;
-    let t01 = texel(mem, img, level, i0, j0 + 1, wrap, b)?;
-    let t11 = texel(mem, img, level, i0 + 1, j0 + 1, wrap, b)?;
-    Ok(blend(&[
-        ((1.0 - a) * (1.0 - bb), t00),
-        (a * (1.0 - bb), t10),
-        ((1.0 - a) * bb, t01),
-        (a * bb, t11),
-    ]))
+    let count = if linear { 1usize << dims } else { 1 };
+    let mut taps = Vec::with_capacity(count);
+    for tap in 0..count {
+        let mut idx = [0u32; 3];
+        let mut w = 1.0f32;
+        let mut outside = false;
+        for c in 0..dims {
+            let bit = (tap >> c) & 1;
+            if linear {
+                w *= if bit == 1 { weight[c] } else { 1.0 - weight[c] };
+            }
+            match wrap_index(base[c] + bit as i64, size[c] as i64, wrap[c]) {
+                Some(i) => idx[c] = i as u32,
+                None => outside = true,
+            }
+        }
+        let t = if outside {
+            if img.format.is_integer() {
+                return refuse(format!(
+                    "a border texel of the integer format {:?} {:?}: what the preset border \
+                     colours are for integer formats is not established",
+                    img.format.channels, img.format.numeric
+                ));
+            }
+            b
+        } else {
+            let plane = if dims == 3 { idx[2] } else { at.layer };
+            texel(mem, img, level, plane, idx[0], idx[1])?
+        };
+        taps.push((w, t));
+    }
+    // Nearest returns the texel's words unchanged (raw integers stay integers).
+    Ok(if linear { blend(&taps) } else { taps[0].1 })
 }
 
 /// Signed Q6 in bits 16..27 of a packed LOD word, in levels.
@@ -303,8 +374,24 @@ fn q6_lod(word: u32) -> f32 {
 /// What one lane samples.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LaneInput {
-    /// The coordinate tuple's publications (x, y, unused, LOD word).
+    /// The coordinate tuple's publications (x, y, [layer | z], LOD word).
     pub words: [u32; 4],
+}
+
+/// The array layer in the low 16 bits of an array op's LOD/level word (README.apple9-ir.md
+/// "array layer occupies the low 16 bits of that parameter"; the packer ORs the layer into the
+/// packed LOD for the LOD and bias forms too). A layer past the image is refused: what the M4
+/// returns for it is not established (the compiler clamps, as GL requires).
+fn array_layer(img: &Image, word: u32) -> Result<u32, TexError> {
+    let layer = word & 0xffff;
+    let layers = img.desc.extent_minus1 + 1;
+    if layer >= layers {
+        return refuse(format!(
+            "array layer {layer} of a {layers}-layer texture: out-of-range layers are not \
+             established"
+        ));
+    }
+    Ok(layer)
 }
 
 /// Performs `t` for the active lanes of a fragment quad (`lanes[k]` = lane k's publications;
@@ -318,30 +405,34 @@ pub fn execute(
     lanes: &[Option<LaneInput>],
     quad: bool,
 ) -> Result<Vec<[u32; LANES]>, TexError> {
-    if t.op.dims != 2 || t.op.array {
+    let Some(want) = expected_dimension(&t.op) else {
         return refuse(format!(
-            "{}D{} textures are not modelled",
+            "the {}D{} texture forms are not modelled",
             t.op.dims,
             if t.op.array { " array" } else { "" }
         ));
-    }
+    };
     if t.op.shadow {
         return refuse("shadow compare: the compare-function code table is not transcribed");
     }
     if t.op.access == TextureAccess::Gradient {
         return refuse("explicit-gradient samples are not modelled");
     }
-    let img = texture(mem, uniforms, t.texture)?;
+    let three_d = want == TextureDimension::D3;
+    let img = texture(mem, uniforms, t.texture, want)?;
     let mut rgba: Vec<Texel> = vec![[None; 4]; lanes.len()];
     let mut raw: Vec<Option<[u32; 4]>> = vec![None; lanes.len()];
     if t.op.access == TextureAccess::Fetch {
         for (l, inp) in lanes.iter().enumerate() {
             let Some(inp) = inp else { continue };
             let (x, y, w3) = (inp.words[0] as i32, inp.words[1] as i32, inp.words[3]);
-            if w3 & 0xffff != 0 || w3 >> 28 != 0 || w3 >> 16 & 0x3f != 0 {
+            // Level << 22 in the Q6 field; arrays add the layer in the low 16 bits
+            // (README.apple9-ir.md "Native cube coordinates and integer texture reads").
+            let low = if t.op.array { 0 } else { w3 & 0xffff };
+            if low != 0 || w3 >> 28 != 0 || w3 >> 16 & 0x3f != 0 {
                 return refuse(format!(
-                    "fetch level word {w3:#x}: only an integer level in bits 22..27 is established \
-                     for 2D fetches"
+                    "fetch level word {w3:#x}: only an integer level in bits 22..27 (and an \
+                     array layer in bits 0..15) is established"
                 ));
             }
             let level = w3 >> 22;
@@ -352,57 +443,82 @@ pub fn execute(
                     img.desc.levels
                 ));
             }
-            let p = &img.layout.levels[level as usize].plane;
-            if x < 0 || y < 0 || x as u32 >= p.width || y as u32 >= p.height {
+            let size = level_size(&img, level);
+            let z = if three_d { inp.words[2] as i32 } else { 0 };
+            if x < 0
+                || y < 0
+                || z < 0
+                || x as u32 >= size[0]
+                || y as u32 >= size[1]
+                || z as u32 >= size[2]
+            {
                 return refuse(format!(
-                    "fetch of texel ({x}, {y}) outside the {}x{} level {level}: what the M4 \
-                     returns is not established",
-                    p.width, p.height
+                    "fetch of texel ({x}, {y}, {z}) outside the {}x{}x{} level {level}: what \
+                     the M4 returns is not established",
+                    size[0], size[1], size[2]
                 ));
             }
-            rgba[l] = texel(
-                mem,
-                &img,
-                level,
-                x as i64,
-                y as i64,
-                [Wrap::ClampToEdge; 2],
-                [None; 4],
-            )?;
+            let plane = if t.op.array {
+                array_layer(&img, w3)?
+            } else {
+                z as u32
+            };
+            rgba[l] = texel(mem, &img, level, plane, x as u32, y as u32)?;
         }
     } else {
-        let smp = sampler(mem, uniforms, t.sampler)?;
+        let smp = sampler(mem, uniforms, t.sampler, three_d)?;
         let (min_lod, max_lod) = smp.lod_range();
         let top = img.desc.levels as f32 - 1.0;
-        let st =
-            |l: usize| lanes[l].map(|i| (f32::from_bits(i.words[0]), f32::from_bits(i.words[1])));
+        let coords = |l: usize| {
+            lanes[l].map(|i| {
+                let f = |k: usize| f32::from_bits(i.words[k]);
+                [f(0), f(1), if three_d { f(2) } else { 0.0 }]
+            })
+        };
+        if t.op.access == TextureAccess::Sample && (t.op.array || three_d) {
+            return refuse("an implicit-LOD sample without a LOD word on arrays or 3D");
+        }
         // Implicit LOD: one scale factor per quad (model's choice, see the module comment).
         let implicit = match t.op.access {
             TextureAccess::Sample | TextureAccess::Bias => {
-                let (Some(p0), Some(p1), Some(p2), true) = (st(0), st(1), st(2), quad) else {
+                let (Some(p0), Some(p1), Some(p2), true) = (coords(0), coords(1), coords(2), quad)
+                else {
                     return refuse(
                         "implicit-LOD sample without a complete 2x2 quad of executing lanes: \
                          its derivatives are not established",
                     );
                 };
-                let base = &img.layout.levels[0].plane;
-                let (w, h) = (base.width as f32, base.height as f32);
-                let dx = (((p1.0 - p0.0) * w).powi(2) + ((p1.1 - p0.1) * h).powi(2)).sqrt();
-                let dy = (((p2.0 - p0.0) * w).powi(2) + ((p2.1 - p0.1) * h).powi(2)).sqrt();
-                Some(dx.max(dy).log2())
+                let size = level_size(&img, 0).map(|v| v as f32);
+                let len = |a: [f32; 3], b: [f32; 3]| {
+                    (0..3)
+                        .map(|c| ((b[c] - a[c]) * size[c]).powi(2))
+                        .sum::<f32>()
+                        .sqrt()
+                };
+                Some(len(p0, p1).max(len(p0, p2)).log2())
             }
             _ => None,
         };
         for l in 0..lanes.len() {
-            let (Some(inp), Some(coord)) = (lanes[l], st(l)) else {
+            let (Some(inp), Some(str)) = (lanes[l], coords(l)) else {
                 continue;
             };
             let word = inp.words[3];
+            let layer = if t.op.array {
+                array_layer(&img, word)?
+            } else {
+                0
+            };
+            let stray = if t.op.array {
+                word & 0xf000_0000
+            } else {
+                word & 0xf000_ffff
+            };
             let lambda = match (t.op.access, implicit) {
-                (TextureAccess::Lod, _) | (TextureAccess::Bias, _) if word & 0xf000_ffff != 0 => {
+                (TextureAccess::Lod, _) | (TextureAccess::Bias, _) if stray != 0 => {
                     return refuse(format!(
-                        "LOD word {word:#x}: bits outside the Q6 field 16..27 are only \
-                         established for arrays (layer) and are refused on 2D"
+                        "LOD word {word:#x}: bits outside the Q6 field 16..27 (and an array's \
+                         layer in 0..15) are not established"
                     ))
                 }
                 (TextureAccess::Lod, _) => q6_lod(word),
@@ -418,10 +534,11 @@ pub fn execute(
             } else {
                 smp.mag_linear
             };
+            let at = At { str, layer };
             rgba[l] = match (smp.mip_filter, minify) {
                 (MipFilter::Nearest, true) => {
                     let d = (lambda + 0.5).floor().clamp(0.0, top) as u32;
-                    filter(mem, &img, &smp, d, coord, linear)?
+                    filter(mem, &img, &smp, d, at, linear)?
                 }
                 (MipFilter::Linear, true) => {
                     if img.format.is_integer() {
@@ -434,11 +551,11 @@ pub fn execute(
                     let d0 = lambda.floor().min(top);
                     let d1 = (d0 + 1.0).min(top);
                     let f = if d0 >= top { 0.0 } else { lambda - d0 };
-                    let a = filter(mem, &img, &smp, d0 as u32, coord, linear)?;
-                    let b = filter(mem, &img, &smp, d1 as u32, coord, linear)?;
+                    let a = filter(mem, &img, &smp, d0 as u32, at, linear)?;
+                    let b = filter(mem, &img, &smp, d1 as u32, at, linear)?;
                     blend(&[(1.0 - f, a), (f, b)])
                 }
-                _ => filter(mem, &img, &smp, 0, coord, linear)?,
+                _ => filter(mem, &img, &smp, 0, at, linear)?,
             };
         }
     }
@@ -582,3 +699,6 @@ pub(super) fn run(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod targets_tests;

@@ -28,11 +28,14 @@ pub struct TexInstr {
 
 impl TexInstr {
     /// Publications the op reads, relative to `coord`: (x, y) for a plain sample; the
-    /// four-word LOD tuple has (x, y) at +0/+1 and the packed LOD/level word at +3 (the
-    /// packer writes +2 only for arrays and 3D, which the model refuses).
+    /// four-word LOD tuple has (x, y) at +0/+1 and the packed LOD/level word at +3; the
+    /// array and 3D forms also read +2 (z for 3D; the packer's TEXTURE_VOLUME_PARAMS tuple
+    /// writes the layer there for arrays, GravityLinux/mesa agx_apple9_ir.c
+    /// `agx_apple9_vir_emit_texture_volume`).
     pub fn inputs(&self) -> &'static [u8] {
         match self.op.access {
             TextureAccess::Sample => &[0, 1],
+            _ if self.op.array || self.op.dims == 3 => &[0, 1, 2, 3],
             _ => &[0, 1, 3],
         }
     }

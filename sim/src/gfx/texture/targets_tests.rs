@@ -1,0 +1,259 @@
+//! 2D-array and 3D sampling through `execute`, against CPU references written from OpenGL ES
+//! 3.0 §3.8.10-11 (nearest / trilinear formulas spelled out here, not the model's `filter`).
+
+use super::*;
+use crate::mem::PageTable;
+use agx16_cmdstream::descriptors::{Channels, NumericType};
+use agx16_cmdstream::layout::{ImageDesc, Kind, Tiling};
+use agx16_cmdstream::texture_layout::{texture_for, TextureFormat};
+use agx16_isa::meaning::TextureOp;
+
+const TABLES: u64 = 0x8_0000_0000;
+const TEXELS: u64 = 0x9_0000_0000;
+
+fn colour(level: u32, plane: u32, x: u32, y: u32) -> [u8; 4] {
+    [
+        (x * 29 + y * 7 + plane * 50) as u8,
+        (y * 31 + x * 3 + level * 90) as u8,
+        (plane * 70 + x + y * 5 + 11) as u8,
+        (255 - level * 20 - plane) as u8,
+    ]
+}
+
+struct Fixture {
+    pt: PageTable,
+    layout: ImageLayout,
+    roots: Vec<u32>,
+}
+
+/// A twiddled RGBA8 image of `kind` with every plane of every level filled with `colour`,
+/// its descriptor at texture index 0 and `smp` at sampler index 0.
+fn fixture(kind: Kind, w: u32, h: u32, planes: u32, levels: u32, smp: Sampler) -> Fixture {
+    let layout = ImageLayout::new(ImageDesc {
+        width: w,
+        height: h,
+        layers: planes,
+        levels,
+        kind,
+        ..ImageDesc::simple_2d(w, h, 4, Tiling::Twiddled)
+    })
+    .unwrap();
+    let pt = PageTable::new();
+    pt.map(TABLES, 0x4000, true, false).unwrap();
+    pt.map(
+        TEXELS,
+        layout.total_bytes().next_multiple_of(0x4000),
+        true,
+        false,
+    )
+    .unwrap();
+    for level in 0..levels {
+        let p = layout.levels[level as usize].plane;
+        let depth = if kind == Kind::D3 {
+            (planes >> level).max(1)
+        } else {
+            planes
+        };
+        for z in 0..depth {
+            for y in 0..p.height {
+                for x in 0..p.width {
+                    let va = TEXELS + layout.element_offset(level, z, x, y, 0);
+                    pt.host_write(va, &colour(level, z, x, y)).unwrap();
+                }
+            }
+        }
+    }
+    let f = TextureFormat {
+        channels: Channels::R8G8B8A8,
+        numeric_type: NumericType::Unorm,
+        swizzle: [Swizzle::R, Swizzle::G, Swizzle::B, Swizzle::A],
+        srgb: false,
+    };
+    let desc = texture_for(&layout, TEXELS, f).unwrap();
+    pt.host_write(TABLES, &desc.pack().unwrap()).unwrap();
+    pt.host_write(TABLES + 0x1000, &smp.pack().unwrap())
+        .unwrap();
+    let t = TABLES;
+    let s = TABLES + 0x1000;
+    let roots = vec![t as u32, (t >> 32) as u32, s as u32, (s >> 32) as u32];
+    Fixture { pt, layout, roots }
+}
+
+fn smp(linear: bool, wrap: Wrap) -> Sampler {
+    let mut s = Sampler {
+        mag_linear: linear,
+        min_linear: linear,
+        mip_filter: MipFilter::Nearest,
+        wrap_s: wrap,
+        wrap_t: wrap,
+        wrap_r: wrap,
+        border: BorderColour::OpaqueWhite,
+        compare_sense: true,
+        compare_test: agx16_cmdstream::Hex(7),
+        ..Default::default()
+    };
+    s.set_lod_range(0.0, 14.0);
+    s
+}
+
+fn op(dims: u8, array: bool, access: TextureAccess) -> TexInstr {
+    TexInstr {
+        dst: 0,
+        coord: 0,
+        texture: 0,
+        sampler: 0,
+        mask: 0xf,
+        slot: 1,
+        op: TextureOp {
+            dims,
+            array,
+            access,
+            shadow: false,
+        },
+        retire_helpers: false,
+    }
+}
+
+fn q6(lod: f32) -> u32 {
+    (((lod * 64.0).floor() as i32 as u32) & 0xfff) << 16
+}
+
+fn run(f: &Fixture, t: &TexInstr, lanes: &[[u32; 4]]) -> Result<Vec<[f32; 4]>, TexError> {
+    let inputs: Vec<Option<LaneInput>> = lanes
+        .iter()
+        .map(|&w| Some(LaneInput { words: w }))
+        .collect();
+    let rows = execute(&f.pt, &f.roots, t, &inputs, false)?;
+    Ok((0..lanes.len())
+        .map(|l| std::array::from_fn(|c| f32::from_bits(rows[c][l])))
+        .collect())
+}
+
+fn unorm(c: [u8; 4]) -> [f32; 4] {
+    c.map(|v| v as f32 / 255.0)
+}
+
+fn close(a: [f32; 4], b: [f32; 4]) -> bool {
+    (0..4).all(|c| (a[c] - b[c]).abs() < 1e-4)
+}
+
+#[test]
+fn array_lod_samples_the_addressed_layer_nearest() {
+    let f = fixture(Kind::D2Array, 8, 4, 5, 1, smp(false, Wrap::ClampToEdge));
+    let t = op(2, true, TextureAccess::Lod);
+    let mut lanes = Vec::new();
+    let mut want = Vec::new();
+    for layer in 0..5u32 {
+        for (s, tt) in [(0.1f32, 0.3f32), (0.9, 0.9), (0.55, 0.05)] {
+            lanes.push([s.to_bits(), tt.to_bits(), layer, q6(0.0) | layer]);
+            // Nearest: texel floor(s·w), floor(t·h) of that layer.
+            let (x, y) = ((s * 8.0).floor() as u32, (tt * 4.0).floor() as u32);
+            want.push(unorm(colour(0, layer, x, y)));
+        }
+    }
+    let got = run(&f, &t, &lanes).unwrap();
+    for (g, w) in got.iter().zip(&want) {
+        assert!(close(*g, *w), "{g:?} vs {w:?}");
+    }
+}
+
+#[test]
+fn array_fetch_reads_layer_and_level() {
+    let f = fixture(Kind::D2Array, 8, 8, 3, 3, smp(false, Wrap::Repeat));
+    let t = op(2, true, TextureAccess::Fetch);
+    let cases = [
+        (0u32, 0u32, 1u32, 2u32),
+        (7, 7, 0, 0),
+        (3, 1, 1, 2),
+        (1, 0, 2, 1),
+    ];
+    let lanes: Vec<[u32; 4]> = cases
+        .iter()
+        .map(|&(x, y, level, layer)| [x >> level, y >> level, layer, level << 22 | layer])
+        .collect();
+    let got = run(&f, &t, &lanes).unwrap();
+    for (k, &(x, y, level, layer)) in cases.iter().enumerate() {
+        let want = unorm(colour(level, layer, x >> level, y >> level));
+        assert!(close(got[k], want), "case {k}: {:?} vs {want:?}", got[k]);
+    }
+}
+
+/// GL trilinear at LOD 0 with clamp to edge, spelled out (§3.8.11, eq. 3.25-3.27).
+fn trilinear_reference(w: u32, h: u32, d: u32, s: [f32; 3]) -> [f32; 4] {
+    let size = [w as f32, h as f32, d as f32];
+    let u: Vec<f32> = (0..3).map(|c| s[c] * size[c] - 0.5).collect();
+    let i0: Vec<i64> = u.iter().map(|v| v.floor() as i64).collect();
+    let a: Vec<f32> = u.iter().map(|v| v - v.floor()).collect();
+    let clamp = |i: i64, n: u32| i.clamp(0, n as i64 - 1) as u32;
+    let mut out = [0f32; 4];
+    for dz in 0..2 {
+        for dy in 0..2 {
+            for dx in 0..2 {
+                let wgt = (if dx == 1 { a[0] } else { 1.0 - a[0] })
+                    * (if dy == 1 { a[1] } else { 1.0 - a[1] })
+                    * (if dz == 1 { a[2] } else { 1.0 - a[2] });
+                let c = unorm(colour(
+                    0,
+                    clamp(i0[2] + dz, d),
+                    clamp(i0[0] + dx, w),
+                    clamp(i0[1] + dy, h),
+                ));
+                for k in 0..4 {
+                    out[k] += wgt * c[k];
+                }
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn three_d_lod_filters_trilinearly_across_slices() {
+    let f = fixture(Kind::D3, 4, 4, 4, 1, smp(true, Wrap::ClampToEdge));
+    let t = op(3, false, TextureAccess::Lod);
+    let pts = [
+        [0.3f32, 0.6, 0.2],
+        [0.5, 0.5, 0.5],
+        [0.95, 0.1, 0.7],
+        [0.0, 1.0, 1.0],
+    ];
+    let lanes: Vec<[u32; 4]> = pts
+        .iter()
+        .map(|p| [p[0].to_bits(), p[1].to_bits(), p[2].to_bits(), q6(0.0)])
+        .collect();
+    let got = run(&f, &t, &lanes).unwrap();
+    for (k, p) in pts.iter().enumerate() {
+        let want = trilinear_reference(4, 4, 4, *p);
+        assert!(close(got[k], want), "{p:?}: {:?} vs {want:?}", got[k]);
+    }
+}
+
+#[test]
+fn three_d_fetch_reads_the_slice_of_the_level() {
+    let f = fixture(Kind::D3, 8, 8, 8, 2, smp(false, Wrap::ClampToEdge));
+    let t = op(3, false, TextureAccess::Fetch);
+    let cases = [(1u32, 2u32, 7u32, 0u32), (3, 3, 3, 1), (0, 1, 2, 1)];
+    let lanes: Vec<[u32; 4]> = cases
+        .iter()
+        .map(|&(x, y, z, level)| [x, y, z, level << 22])
+        .collect();
+    let got = run(&f, &t, &lanes).unwrap();
+    for (k, &(x, y, z, level)) in cases.iter().enumerate() {
+        assert!(close(got[k], unorm(colour(level, z, x, y))), "case {k}");
+    }
+    // Slice 4 of level 1 (depth 4) is outside it.
+    let e = run(&f, &t, &[[0, 0, 4, 1 << 22]]).unwrap_err();
+    assert!(matches!(e, TexError::Refused(w) if w.contains("outside")));
+    assert!(f.layout.planes == 8);
+}
+
+#[test]
+fn out_of_range_layers_and_mismatched_descriptors_are_refused() {
+    let f = fixture(Kind::D2Array, 4, 4, 2, 1, smp(false, Wrap::ClampToEdge));
+    let e = run(&f, &op(2, true, TextureAccess::Lod), &[[0, 0, 2, 2]]).unwrap_err();
+    assert!(matches!(e, TexError::Refused(w) if w.contains("array layer 2")));
+    let e = run(&f, &op(3, false, TextureAccess::Lod), &[[0, 0, 0, 0]]).unwrap_err();
+    assert!(matches!(e, TexError::Refused(w) if w.contains("D2Array")));
+    let e = run(&f, &op(2, false, TextureAccess::Lod), &[[0, 0, 0, 0]]).unwrap_err();
+    assert!(matches!(e, TexError::Refused(w) if w.contains("D2Array")));
+}
