@@ -83,7 +83,13 @@ fn lod_fragment_program(kind: TexKind, l: f32) -> Function {
     let v = b.load_varying(2, Interp::Linear);
     let q6 = ((l * 64.0).floor() as i32 as u32 & 0xfff) << 16;
     let w = b.alu(Op::Copy, Type::I32, [Src::imm(q6)]);
-    let t = b.texture(0, 0, kind, [Src::val(u), Src::val(v), Src::val(w)]);
+    let t = b.texture(
+        0,
+        0,
+        kind,
+        TexDim::D2,
+        [Src::val(u), Src::val(v), Src::val(w)],
+    );
     let c: Vec<Src> = (0..4).map(|k| Src::comp(t, k)).collect();
     let word = abi::pack_unorm_4x8(&mut b, [c[0], c[1], c[2], c[3]]);
     b.store_tile(0, word);
@@ -104,10 +110,17 @@ fn fragment_program(fetch: bool) -> Function {
             0,
             0,
             TexKind::Fetch,
+            TexDim::D2,
             [Src::val(x), Src::val(y), Src::imm(0)],
         )
     } else {
-        b.texture(0, 0, TexKind::Sample, [Src::val(u), Src::val(v)])
+        b.texture(
+            0,
+            0,
+            TexKind::Sample,
+            TexDim::D2,
+            [Src::val(u), Src::val(v)],
+        )
     };
     let c: Vec<Src> = (0..4).map(|k| Src::comp(t, k)).collect();
     let word = abi::pack_unorm_4x8(&mut b, [c[0], c[1], c[2], c[3]]);
@@ -275,6 +288,7 @@ fn texture_ops_outside_fragment_programs_are_refused() {
         0,
         0,
         TexKind::Lod,
+        TexDim::D2,
         [Src::imm_f32(0.5), Src::imm_f32(0.5), Src::imm(0)],
     );
     b.store_output(0, Src::comp(t, 0));

@@ -134,12 +134,14 @@ impl Builder {
         )
     }
     /// RGBA of texture `texture` through sampler `sampler` (`Op::Texture`): srcs u, v for
-    /// `Sample`, u, v, LOD word for `Lod`, x, y, level word for `Fetch`.
+    /// `Sample`, u, v, LOD word for `Lod`, x, y, level word for `Fetch` (2D); the array and
+    /// 3D forms add the layer / z before the word (`TexDim`).
     pub fn texture(
         &mut self,
         texture: u8,
         sampler: u8,
         kind: super::TexKind,
+        dim: super::TexDim,
         srcs: impl IntoIterator<Item = Src>,
     ) -> Value {
         self.op(
@@ -147,6 +149,7 @@ impl Builder {
                 texture,
                 sampler,
                 kind,
+                dim,
             },
             Shape::vec(Type::F32, 4),
             srcs,

@@ -11,5 +11,5 @@ pub mod validate;
 pub use builder::Builder;
 pub use cfg::Cfg;
 pub use instr::{Block, BlockId, CfNode, Function, Instr, Operand, Src, Stage, Value};
-pub use ops::{Cmp, Interp, Op, Sfu, SysVal, TexKind};
+pub use ops::{Cmp, Interp, Op, Sfu, SysVal, TexDim, TexKind};
 pub use types::{Shape, Type};

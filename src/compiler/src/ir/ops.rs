@@ -48,6 +48,17 @@ pub enum TexKind {
     Fetch,
 }
 
+/// What a texture op addresses (`Op::Texture`): a 2D image, a layer of a 2D array (cube maps
+/// are lowered to 2D arrays of faces before import, nir/texture.rs) or a 3D image. The array
+/// and 3D forms take four sources for `Lod`, `Bias` and `Fetch`: u, v, then the layer (u32,
+/// also ORed into the low 16 bits of the word) or z (f32; i32 for fetches), then the word.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum TexDim {
+    D2,
+    D2Array,
+    D3,
+}
+
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Interp {
     /// The provoking vertex's value.
@@ -170,6 +181,7 @@ pub enum Op {
         texture: u8,
         sampler: u8,
         kind: TexKind,
+        dim: TexDim,
     },
     /// Fragment stage: raw 32-bit tilebuffer word `word` of the pixel (sample 0), as the
     /// earlier draws (or the background) left it; asynchronous (`tile_read` completes on a
@@ -297,8 +309,10 @@ impl Op {
             Op::Select if idx == 0 => Some(Type::Bool),
             Op::PackUnorm4x8 => Some(Type::F32),
             Op::LoadGlobal { .. } | Op::StoreGlobal { .. } if idx == 0 => Some(Type::I32),
-            Op::Texture { kind, .. } => Some(match (kind, idx) {
-                (TexKind::Fetch, _) | (_, 2..) => Type::I32,
+            Op::Texture { kind, dim, .. } => Some(match (kind, dim, idx) {
+                (TexKind::Fetch, _, _) => Type::I32,
+                (_, TexDim::D3, 2) => Type::F32,
+                (_, _, 2..) => Type::I32,
                 _ => Type::F32,
             }),
             Op::Shl | Op::Shr { .. } if idx == 1 => Some(Type::I32),
@@ -374,10 +388,16 @@ impl fmt::Display for Op {
                 texture,
                 sampler,
                 kind,
+                dim,
             } => write!(
                 f,
-                "texture.t{texture}.s{sampler}.{}",
-                format!("{kind:?}").to_lowercase()
+                "texture.t{texture}.s{sampler}.{}{}",
+                format!("{kind:?}").to_lowercase(),
+                match dim {
+                    TexDim::D2 => "",
+                    TexDim::D2Array => ".array",
+                    TexDim::D3 => ".3d",
+                }
             ),
             Op::Coverage => write!(f, "coverage"),
             Op::DepthStore => write!(f, "depth_store"),

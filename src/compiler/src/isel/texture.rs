@@ -19,7 +19,7 @@
 
 use super::encode::round_trip;
 use crate::error::CompileError;
-use crate::ir::{Op, TexKind};
+use crate::ir::{Op, TexDim, TexKind};
 use crate::mir::{MInstr, MOperand};
 use agx16_isa::{Instr, Part, Role};
 
@@ -63,6 +63,7 @@ impl TexSelect {
             texture,
             sampler,
             kind,
+            dim,
         } = i.op
         else {
             return Err(CompileError::Internal(format!("{i} is not a texture op")));
@@ -91,9 +92,19 @@ impl TexSelect {
         }
         let base = 4 * self.next_tuple as u64;
         self.next_tuple += 1;
-        let inputs: &[u64] = match kind {
-            TexKind::Sample => &[0, 1],
-            TexKind::Lod | TexKind::Bias | TexKind::Fetch => &[0, 1, 3],
+        let inputs: &[u64] = match (kind, dim) {
+            (TexKind::Sample, TexDim::D2) => &[0, 1],
+            (TexKind::Sample, _) => {
+                return Err(err(
+                    i,
+                    "implicit-LOD samples of arrays and 3D have no form without the LOD word \
+                     (import selects bias 0)",
+                ))
+            }
+            (_, TexDim::D2) => &[0, 1, 3],
+            // The packer's TEXTURE_VOLUME_PARAMS tuple: x, y, layer or z, word
+            // (GravityLinux/mesa agx_apple9_ir.c `agx_apple9_vir_emit_texture_volume`).
+            (_, TexDim::D2Array | TexDim::D3) => &[0, 1, 2, 3],
         };
         if i.srcs.len() != inputs.len() {
             return Err(CompileError::Internal(format!(
@@ -122,11 +133,18 @@ impl TexSelect {
                 ],
             )?);
         }
-        let (v6, v7, mode) = match kind {
-            TexKind::Sample => (0x00, 0x00, 0x10),
-            TexKind::Lod => (0x00, 0x01, 0x10),
-            TexKind::Bias => (0x04, 0x00, 0x10),
-            TexKind::Fetch => (0x80, 0x24, 0x00),
+        // Selector pairs: agx16-isa `meaning::texture_op` (the packer's pairs per dimension).
+        let (v6, v7, mode) = match (kind, dim) {
+            (TexKind::Sample, _) => (0x00, 0x00, 0x10),
+            (TexKind::Lod, TexDim::D2) => (0x00, 0x01, 0x10),
+            (TexKind::Bias, TexDim::D2) => (0x04, 0x00, 0x10),
+            (TexKind::Fetch, TexDim::D2) => (0x80, 0x24, 0x00),
+            (TexKind::Lod, TexDim::D2Array) => (0x08, 0x05, 0x10),
+            (TexKind::Bias, TexDim::D2Array) => (0x0c, 0x04, 0x10),
+            (TexKind::Fetch, TexDim::D2Array) => (0xa0, 0x24, 0x00),
+            (TexKind::Lod, TexDim::D3) => (0x88, 0x21, 0x10),
+            (TexKind::Bias, TexDim::D3) => (0x90, 0x01, 0x10),
+            (TexKind::Fetch, TexDim::D3) => (0x98, 0x01, 0x00),
         };
         let mut x = build(
             i,
@@ -161,7 +179,16 @@ impl TexSelect {
             TexKind::Bias => agx16_isa::meaning::TextureAccess::Bias,
             TexKind::Fetch => agx16_isa::meaning::TextureAccess::Fetch,
         };
-        if op.access != want || agx16_isa::meaning::texture_result_mask(&x) != Ok(0xf) {
+        let want_dims = match dim {
+            TexDim::D2 => (2, false),
+            TexDim::D2Array => (2, true),
+            TexDim::D3 => (3, false),
+        };
+        if op.access != want
+            || (op.dims, op.array) != want_dims
+            || op.shadow
+            || agx16_isa::meaning::texture_result_mask(&x) != Ok(0xf)
+        {
             return Err(err(i, format!("tex_sample reads back as {op:?}")));
         }
         out.push(round_trip(i, x)?);

@@ -8,7 +8,7 @@ mod import;
 mod intrinsic;
 pub mod options;
 pub mod prepare;
-mod texture;
+pub mod texture;
 pub mod vertex_fetch;
 
 pub use import::import;

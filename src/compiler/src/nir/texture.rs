@@ -1,19 +1,265 @@
 //! NIR texture instructions → `Op::Texture` (selection: isel/texture.rs; what the model runs:
-//! sim/GFX.md "Textures").
+//! sim/GFX.md "Textures"), and the NIR lowering that brings GLSL ES 3.00's texture targets
+//! and functions to the forms the G16 texture instruction has ([`lower`]).
 //!
-//! Accepted: 2D, non-array, non-shadow `tex` (implicit LOD, fragment shaders), `txl`
-//! (explicit LOD), `txb` (bias) and `txf` (texelFetch), 32-bit float or integer results,
+//! Accepted at import: 2D, 2D-array and 3D, non-shadow `tex` (implicit LOD, fragment
+//! shaders), `txl` (explicit LOD), `txb` (bias) and `txf` (texelFetch), 32-bit float or integer results,
 //! texture and sampler indices 0..15 (the driver's texture / sampler table entries:
-//! `texture_index` / `sampler_index`, as Gallium binds sampler views and samplers by unit). Everything else is `Unsupported` naming
-//! the texture op or source.
+//! `texture_index` / `sampler_index`, as Gallium binds sampler views and samplers by unit).
+//! Everything else is `Unsupported` naming the texture op or source.
+//!
+//! What [`lower`] does, and why:
+//! - `textureProj`, `textureOffset`/`texelFetchOffset`, `textureGrad`: Mesa's nir_lower_tex
+//!   (projector divided out; offsets added to the coordinates — integer for fetches,
+//!   offset/size for samples, exact at the base level; gradients turned into an explicit LOD
+//!   log2(ρ)). No source establishes the G16 offset field or the gradient tuple's layout on
+//!   the model's side, so these are lowered rather than selected.
+//! - cube maps: sampled as the 2D array of their six faces (GravityLinux/mesa
+//!   agx_compile_apple9.c samples cubes through the array form with the face as the layer,
+//!   `AGX_APPLE9_TEXTURE_CUBE_AS_ARRAY`, after its CUBE instruction picked the face; agx16
+//!   picks the face with ordinary ALU ops by GL ES 3.0's table 3.21, so no CUBE form is
+//!   needed). Filtering does not cross face edges (each face clamps at its edge).
+//! - `textureSize` (txs) and the array-layer clamp: no size query of the texture unit is
+//!   established, so sizes come from four words per texture unit the driver writes into
+//!   the stage's uniforms (width, height, depth or layers, levels of the bound view), as
+//!   GravityLinux/mesa agx_nir_lower_apple9_texture.c reads its TEXTURE_INFO words.
 
 use super::import::Importer;
 use crate::error::CompileError;
-use crate::ir::{Op, Sfu, Src, Stage, TexKind, Type};
+use crate::ir::{Op, Sfu, Src, Stage, TexDim, TexKind, Type};
 use agx16_mesa_sys as m;
+use std::ffi::c_void;
 
 fn unsupported<T>(what: impl Into<String>) -> Result<T, CompileError> {
     Err(CompileError::Unsupported(what.into()))
+}
+
+/// Words per texture unit in the driver's texture-information block: width, height, depth
+/// (3D) or layer count (arrays; 6 for a cube), level count — of the bound view's base level.
+pub const INFO_WORDS: u32 = 4;
+
+/// Lowers `s`'s texture instructions to what [`import`] accepts. With `info_word`, `txs`
+/// (and the array-layer clamp GL requires) read unit u's size words from GL uniform word
+/// `info_word + INFO_WORDS·u` (the caller fills them per draw); without it, sizes are left
+/// as `txs`, which import refuses by name. Returns the number of texture units whose words
+/// the program reads (0 when none).
+///
+/// # Safety
+/// `s` must be a valid NIR shader.
+pub unsafe fn lower(s: *mut m::nir_shader, info_word: Option<u32>) -> u32 {
+    unsafe {
+        let mut o: m::nir_lower_tex_options = std::mem::zeroed();
+        o.lower_txp = !0;
+        o.lower_txf_offset = true;
+        o.lower_offset_filter = Some(has_offset);
+        o.lower_txd = true;
+        o.lower_txs_lod = true;
+        m::nir_lower_tex(s, &o);
+        if info_word.is_some() {
+            m::nir_shader_instructions_pass(
+                s,
+                Some(clamp_array_layer),
+                m::nir_metadata_control_flow,
+                std::ptr::null_mut(),
+            );
+        }
+        m::nir_shader_instructions_pass(
+            s,
+            Some(cube_to_array),
+            m::nir_metadata_control_flow,
+            std::ptr::null_mut(),
+        );
+        let Some(word) = info_word else { return 0 };
+        let mut st = SizeWords { word, units: 0 };
+        m::nir_shader_instructions_pass(
+            s,
+            Some(size_words),
+            m::nir_metadata_control_flow,
+            &mut st as *mut SizeWords as *mut c_void,
+        );
+        st.units
+    }
+}
+
+unsafe extern "C" fn has_offset(i: *const m::nir_instr, _: *const c_void) -> bool {
+    unsafe {
+        (*i).type_ == m::nir_instr_type_tex
+            && m::nir_tex_instr_src_index(m::nir_instr_as_tex(i as *mut _), m::nir_tex_src_offset)
+                >= 0
+    }
+}
+
+unsafe fn tex_of(i: *mut m::nir_instr) -> Option<*mut m::nir_tex_instr> {
+    unsafe { ((*i).type_ == m::nir_instr_type_tex).then(|| m::nir_instr_as_tex(i)) }
+}
+
+unsafe fn coord_src(t: *mut m::nir_tex_instr) -> Option<*mut m::nir_src> {
+    unsafe {
+        let k = m::nir_tex_instr_src_index(t, m::nir_tex_src_coord);
+        (k >= 0).then(|| &mut (*(*t).src.add(k as usize)).src as *mut m::nir_src)
+    }
+}
+
+/// `txs` at level 0 of `t`'s 2D-array texture: (width, height, layers).
+unsafe fn array_size(b: *mut m::nir_builder, t: *mut m::nir_tex_instr) -> *mut m::nir_def {
+    unsafe {
+        let q = m::nir_tex_instr_create((*b).shader, 1);
+        (*q).op = m::nir_texop_txs;
+        (*q).sampler_dim = m::GLSL_SAMPLER_DIM_2D;
+        (*q).is_array = true;
+        (*q).texture_index = (*t).texture_index;
+        (*q).sampler_index = (*t).sampler_index;
+        (*q).dest_type = m::nir_type_int32;
+        *(*q).src = m::nir_tex_src_for_ssa(m::nir_tex_src_lod, m::nir_imm_int(b, 0));
+        m::nir_def_init(&mut (*q).instr, &mut (*q).def, 3, 32);
+        m::nir_builder_instr_insert(b, &mut (*q).instr);
+        &mut (*q).def
+    }
+}
+
+/// GL ES 3.0 §3.8.10: a 2D array's layer is clamp(RNE(r), 0, layers - 1).
+unsafe extern "C" fn clamp_array_layer(
+    b: *mut m::nir_builder,
+    i: *mut m::nir_instr,
+    _: *mut c_void,
+) -> bool {
+    unsafe {
+        let Some(t) = tex_of(i) else { return false };
+        if !(*t).is_array
+            || (*t).sampler_dim != m::GLSL_SAMPLER_DIM_2D
+            || !matches!(
+                (*t).op,
+                m::nir_texop_tex | m::nir_texop_txb | m::nir_texop_txl
+            )
+        {
+            return false;
+        }
+        let Some(src) = coord_src(t) else {
+            return false;
+        };
+        let coord = (*src).ssa;
+        if (*coord).num_components != 3 {
+            return false;
+        }
+        (*b).cursor = m::nir_before_instr(&mut (*t).instr);
+        let size = array_size(b, t);
+        let last = m::nir_i2f32(
+            b,
+            m::nir_iadd_imm(b, m::nir_channel(b, size, 2), -1i64 as u64),
+        );
+        let layer = m::nir_fround_even(b, m::nir_channel(b, coord, 2));
+        let layer = m::nir_fmin(b, m::nir_fmax(b, layer, m::nir_imm_float(b, 0.0)), last);
+        let mut c = [
+            m::nir_channel(b, coord, 0),
+            m::nir_channel(b, coord, 1),
+            layer,
+        ];
+        let v = m::nir_vec(b, c.as_mut_ptr(), 3);
+        m::nir_src_rewrite(src, v);
+        true
+    }
+}
+
+/// A cube sample → the face's 2D-array sample: face and (s, t) by GL ES 3.0 table 3.21
+/// (major axis: x wins ties, then y — the M4's CUBE operation's order, README.apple9-ir.md
+/// "Native cube coordinates"); s = (sc/|ma| + 1)/2, t = (tc/|ma| + 1)/2; layer = face.
+unsafe extern "C" fn cube_to_array(
+    b: *mut m::nir_builder,
+    i: *mut m::nir_instr,
+    _: *mut c_void,
+) -> bool {
+    unsafe {
+        let Some(t) = tex_of(i) else { return false };
+        if (*t).sampler_dim != m::GLSL_SAMPLER_DIM_CUBE
+            || (*t).is_array
+            || !matches!(
+                (*t).op,
+                m::nir_texop_tex | m::nir_texop_txb | m::nir_texop_txl
+            )
+        {
+            return false;
+        }
+        let Some(src) = coord_src(t) else {
+            return false;
+        };
+        let dir = (*src).ssa;
+        (*b).cursor = m::nir_before_instr(&mut (*t).instr);
+        let (x, y, z) = (
+            m::nir_channel(b, dir, 0),
+            m::nir_channel(b, dir, 1),
+            m::nir_channel(b, dir, 2),
+        );
+        let (ax, ay, az) = (m::nir_fabs(b, x), m::nir_fabs(b, y), m::nir_fabs(b, z));
+        let is_x = m::nir_iand(b, m::nir_fge(b, ax, ay), m::nir_fge(b, ax, az));
+        let is_y = m::nir_iand(b, m::nir_inot(b, is_x), m::nir_fge(b, ay, az));
+        let zero = m::nir_imm_float(b, 0.0);
+        let (nx, ny, nz) = (
+            m::nir_flt(b, x, zero),
+            m::nir_flt(b, y, zero),
+            m::nir_flt(b, z, zero),
+        );
+        let f = |v: f32| m::nir_imm_float(b, v);
+        let pick =
+            |c: *mut m::nir_def, a: *mut m::nir_def, d: *mut m::nir_def| m::nir_bcsel(b, c, a, d);
+        // Faces +X 0, -X 1, +Y 2, -Y 3, +Z 4, -Z 5.
+        let face_x = pick(nx, f(1.0), f(0.0));
+        let face_y = pick(ny, f(3.0), f(2.0));
+        let face_z = pick(nz, f(5.0), f(4.0));
+        let face = pick(is_x, face_x, pick(is_y, face_y, face_z));
+        let (neg_x, neg_y, neg_z) = (m::nir_fneg(b, x), m::nir_fneg(b, y), m::nir_fneg(b, z));
+        let sc_x = pick(nx, z, neg_z);
+        let sc_z = pick(nz, neg_x, x);
+        let sc = pick(is_x, sc_x, pick(is_y, x, sc_z));
+        let tc_y = pick(ny, neg_z, z);
+        let tc = pick(is_x, neg_y, pick(is_y, tc_y, neg_y));
+        let ma = pick(is_x, ax, pick(is_y, ay, az));
+        let half_inv = m::nir_fmul(b, m::nir_frcp(b, ma), f(0.5));
+        let s = m::nir_ffma(b, sc, half_inv, f(0.5));
+        let tt = m::nir_ffma(b, tc, half_inv, f(0.5));
+        let mut c = [s, tt, face];
+        let v = m::nir_vec(b, c.as_mut_ptr(), 3);
+        m::nir_src_rewrite(src, v);
+        (*t).sampler_dim = m::GLSL_SAMPLER_DIM_2D;
+        (*t).is_array = true;
+        (*t).coord_components = 3;
+        true
+    }
+}
+
+struct SizeWords {
+    word: u32,
+    units: u32,
+}
+
+/// `txs` (level 0 after nir_lower_tex's `lower_txs_lod`) and `query_levels` → the unit's
+/// size words.
+unsafe extern "C" fn size_words(
+    b: *mut m::nir_builder,
+    i: *mut m::nir_instr,
+    data: *mut c_void,
+) -> bool {
+    unsafe {
+        let Some(t) = tex_of(i) else { return false };
+        let (first, n) = match (*t).op {
+            m::nir_texop_txs => (0, (*t).def.num_components as u32),
+            m::nir_texop_query_levels => (3, 1),
+            _ => return false,
+        };
+        let st = &mut *(data as *mut SizeWords);
+        let unit = (*t).texture_index;
+        st.units = st.units.max(unit + 1);
+        (*b).cursor = m::nir_before_instr(&mut (*t).instr);
+        let load = m::nir_intrinsic_instr_create((*b).shader, m::nir_intrinsic_load_uniform);
+        (*load).num_components = n as u8;
+        m::nir_def_init(&mut (*load).instr, &mut (*load).def, n, 32);
+        *(*load).src.as_mut_ptr() = m::nir_src_for_ssa(m::nir_imm_int(b, 0));
+        m::nir_intrinsic_set_base(load, (st.word + INFO_WORDS * unit + first) as i32);
+        m::nir_intrinsic_set_range(load, n);
+        m::nir_intrinsic_set_dest_type(load, m::nir_type_int32);
+        m::nir_builder_instr_insert(b, &mut (*load).instr);
+        m::nir_def_replace(&mut (*t).def, &mut (*load).def);
+        true
+    }
 }
 
 pub(super) unsafe fn import(
@@ -21,20 +267,37 @@ pub(super) unsafe fn import(
     t: *const m::nir_tex_instr,
 ) -> Result<(), CompileError> {
     unsafe {
+        let dim = match ((*t).sampler_dim, (*t).is_array) {
+            (m::GLSL_SAMPLER_DIM_2D, false) => TexDim::D2,
+            (m::GLSL_SAMPLER_DIM_2D, true) => TexDim::D2Array,
+            (m::GLSL_SAMPLER_DIM_3D, false) => TexDim::D3,
+            (d, a) => {
+                return unsupported(format!(
+                    "texture dimension {d} (array {a}): 2D, 2D arrays and 3D are selectable \
+                     (cube maps after nir::texture::lower)"
+                ))
+            }
+        };
         let kind = match (*t).op {
-            m::nir_texop_tex => TexKind::Sample,
+            m::nir_texop_tex if dim == TexDim::D2 => TexKind::Sample,
+            // The array and 3D forms carry the LOD word: an implicit-LOD sample is the bias
+            // form with bias 0 (the packer has no two-word form for them).
+            m::nir_texop_tex => TexKind::Bias,
             m::nir_texop_txl => TexKind::Lod,
             m::nir_texop_txb => TexKind::Bias,
             m::nir_texop_txf => TexKind::Fetch,
+            m::nir_texop_txs | m::nir_texop_query_levels => {
+                return unsupported(
+                    "texture size queries: no hardware query is established; the driver's \
+                     size words (nir::texture::lower with a word) replace them",
+                )
+            }
             op => return unsupported(format!("NIR texture op {op} (only tex, txb, txl, txf)")),
         };
-        if (*t).sampler_dim != m::GLSL_SAMPLER_DIM_2D || (*t).is_array || (*t).is_shadow {
-            return unsupported(format!(
-                "texture dimension {} (array {}, shadow {}): only 2D is selectable",
-                (*t).sampler_dim,
-                (*t).is_array,
-                (*t).is_shadow
-            ));
+        if (*t).is_shadow {
+            return unsupported(
+                "shadow samplers (the compare-function code table is not transcribed)",
+            );
         }
         // The sample instruction has no result type (the T8132 packer writes one type byte for
         // every sample): the descriptor's numeric type decides whether the 32-bit results are
@@ -68,8 +331,29 @@ pub(super) unsafe fn import(
         };
         let (u, v) = (im.comp(coord, 0)?, im.comp(coord, 1)?);
         let mut args = vec![u, v];
-        match (kind, lod) {
-            (TexKind::Sample, None) => {}
+        // Arrays: the layer as an integer (the driver-word lowering already clamped and
+        // rounded it; without it, RNE of max(r, 0) and the model refuses layers past the
+        // image), published at +2 and ORed into the word's low 16 bits.
+        let mut layer = None;
+        match dim {
+            TexDim::D2 => {}
+            TexDim::D3 => args.push(im.comp(coord, 2)?),
+            TexDim::D2Array if kind == TexKind::Fetch => {
+                let l = im.comp(coord, 2)?;
+                layer = Some(l);
+                args.push(l);
+            }
+            TexDim::D2Array => {
+                let r = im.comp(coord, 2)?;
+                let r = im.b.alu(Op::FMax, Type::F32, [r, Src::imm_f32(0.0)]);
+                let r = im.b.alu(Op::Sfu(Sfu::Rint), Type::F32, [Src::val(r)]);
+                let l = Src::val(im.b.alu(Op::F2I { signed: false }, Type::I32, [Src::val(r)]));
+                layer = Some(l);
+                args.push(l);
+            }
+        }
+        let word = match (kind, lod) {
+            (TexKind::Sample, None) => None,
             (TexKind::Lod | TexKind::Bias, Some(l)) => {
                 // Signed Q6 levels in bits 16..27 (GravityLinux/mesa apple9_pack_texture_lod:
                 // clamp to [-32, 2047/64], ·64, floor, to integer, 12 bits, << 16).
@@ -85,21 +369,29 @@ pub(super) unsafe fn import(
                 let c = im.b.alu(Op::F2I { signed: true }, Type::I32, [Src::val(c)]);
                 let c = im.b.alu(Op::And, Type::I32, [Src::val(c), Src::imm(0xfff)]);
                 let c = im.b.alu(Op::Shl, Type::I32, [Src::val(c), Src::imm(16)]);
-                args.push(Src::val(c));
+                Some(Src::val(c))
             }
+            // Implicit LOD on an array or 3D: bias 0.
+            (TexKind::Bias, None) if (*t).op == m::nir_texop_tex => Some(Src::imm(0)),
             (TexKind::Fetch, Some(l)) => {
                 // An integer level in the same field: level << 22 (README.apple9-ir.md).
                 let l = im.comp(l, 0)?;
-                let w = im.b.alu(Op::Shl, Type::I32, [l, Src::imm(22)]);
-                args.push(Src::val(w));
+                Some(Src::val(im.b.alu(Op::Shl, Type::I32, [l, Src::imm(22)])))
             }
-            (TexKind::Fetch, None) => args.push(Src::imm(0)),
+            (TexKind::Fetch, None) => Some(Src::imm(0)),
             (k, l) => {
                 return unsupported(format!("{k:?} texture op with LOD source {}", l.is_some()))
             }
+        };
+        if let Some(w) = word {
+            let w = match layer {
+                Some(l) => Src::val(im.b.alu(Op::Or, Type::I32, [w, l])),
+                None => w,
+            };
+            args.push(w);
         }
         let r =
-            im.b.texture(texture as u8, sampler.min(15) as u8, kind, args);
+            im.b.texture(texture as u8, sampler.min(15) as u8, kind, dim, args);
         im.define(&(*t).def, r);
         Ok(())
     }
