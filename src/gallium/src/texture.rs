@@ -10,7 +10,7 @@
 use crate::context::Context;
 use crate::resource::Resource;
 use agx16_cmdstream::descriptors::{BorderColour, MipFilter, Sampler, Swizzle, Texture, Wrap};
-use agx16_cmdstream::layout::{ImageDesc, ImageLayout, Tiling};
+use agx16_cmdstream::layout::{ImageDesc, ImageLayout, Kind, Tiling};
 use agx16_cmdstream::texture_layout::{texture_for, TextureFormat};
 use agx16_draw::StageTextures;
 use agx16_mesa_sys as sys;
@@ -73,13 +73,20 @@ unsafe fn swizzle(view: &sys::pipe_sampler_view) -> [Swizzle; 4] {
 /// # Safety
 /// `view.texture` must be a live agx16 resource.
 pub unsafe fn texture_descriptor(view: &sys::pipe_sampler_view) -> Result<Texture, String> {
-    if view.target() != sys::PIPE_TEXTURE_2D {
-        return Err(format!(
-            "sampling texture target {} (agx16-sim samples 2D textures only; arrays, cube \
-             maps and 3D are not modelled)",
-            view.target()
-        ));
-    }
+    // Cube maps are described as the 2D array of their faces: the compiler samples them
+    // through the array form (agx16-compiler nir::texture::lower), and a cube's faces are laid
+    // out as six stacked planes exactly as a six-layer array's (agx16-cmdstream layout).
+    let kind = match view.target() {
+        sys::PIPE_TEXTURE_2D => Kind::D2,
+        sys::PIPE_TEXTURE_2D_ARRAY | sys::PIPE_TEXTURE_CUBE => Kind::D2Array,
+        sys::PIPE_TEXTURE_3D => Kind::D3,
+        t => {
+            return Err(format!(
+                "sampling texture target {t} (2D, 2D arrays, cube maps and 3D are sampled; \
+                 1D, rectangle and cube-map arrays are not)"
+            ))
+        }
+    };
     let format = view.format();
     let Some((channels, numeric_type, srgb)) = crate::formats::sampled(format) else {
         return Err(format!(
@@ -106,13 +113,45 @@ pub unsafe fn texture_descriptor(view: &sys::pipe_sampler_view) -> Result<Textur
         ));
     }
     let base = layout.levels[first];
+    // Planes the view covers: its layers (cube: its six faces), or a 3D image's slices.
+    let (first_plane, planes) = match kind {
+        Kind::D2 => (0, 1),
+        Kind::D3 if first > 0 => {
+            return Err(format!(
+                "a 3D view starting at level {first} (its slices are the resource's, not a \
+                 chain's)"
+            ))
+        }
+        Kind::D3 => (0, layout.planes),
+        _ => {
+            let (a, b) = (view.u.tex.first_layer(), view.u.tex.last_layer());
+            if b < a || b >= layout.planes {
+                return Err(format!(
+                    "sampler view layers {a}..={b} of a {}-plane image",
+                    layout.planes
+                ));
+            }
+            if view.target() == sys::PIPE_TEXTURE_CUBE && b - a + 1 != 6 {
+                return Err(format!("a cube view of {} faces", b - a + 1));
+            }
+            (a, b - a + 1)
+        }
+    };
     let chain = ImageLayout::new(ImageDesc {
         width: base.plane.width,
         height: base.plane.height,
         levels: (last - first + 1) as u32,
+        layers: planes,
+        kind,
         ..layout.desc
     })
     .map_err(|e| e.to_string())?;
+    if planes > 1 && chain.layer_stride != layout.layer_stride {
+        return Err(format!(
+            "levels {first}..={last}: the view's layer stride {:#x} is not the resource's {:#x}",
+            chain.layer_stride, layout.layer_stride
+        ));
+    }
     for (i, l) in chain.levels.iter().enumerate() {
         let have = layout.levels[first + i];
         if l.plane != have.plane || l.offset != have.offset - base.offset {
@@ -129,7 +168,8 @@ pub unsafe fn texture_descriptor(view: &sys::pipe_sampler_view) -> Result<Textur
         swizzle: swizzle(view),
         srgb,
     };
-    texture_for(&chain, res.bo().va + base.offset, f).map_err(|e| e.to_string())
+    let va = res.bo().va + base.offset + first_plane as u64 * layout.layer_stride;
+    texture_for(&chain, va, f).map_err(|e| e.to_string())
 }
 
 fn wrap(mode: u32) -> Result<Wrap, String> {

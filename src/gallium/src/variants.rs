@@ -52,6 +52,9 @@ struct FragmentWords {
     program_words: usize,
     /// The root-record word of the blend colour's four f32 words, when blending reads it.
     blend_color: Option<usize>,
+    /// The root-record word of the texture-size words and how many units they cover
+    /// (`agx16_compiler::nir::texture::INFO_WORDS` per unit, see [`texture_info`]).
+    texture_info: Option<(usize, u32)>,
 }
 
 /// Compiled variants of one CSO, by key.
@@ -505,6 +508,60 @@ struct ExtraWords {
     blend_color: Option<u32>,
     /// Vertex: the transform feedback capture's three words (see `so::add_capture`).
     capture: Option<u32>,
+    /// Texture sizes (word, units), for textureSize, offsets, gradients and the array-layer
+    /// clamp (agx16-compiler `nir::texture::lower`).
+    texture_info: Option<(u32, u32)>,
+}
+
+/// Lowers `nir`'s texture instructions (agx16-compiler `nir::texture::lower`: projection,
+/// offsets, gradients, cube maps, sizes), placing the texture-size words past every uniform
+/// it reads; returns (word, units) when the program reads them.
+///
+/// # Safety
+/// `nir` must be a valid shader.
+pub unsafe fn lower_textures(nir: *mut sys::nir_shader) -> Option<(u32, u32)> {
+    if (*nir).info.num_textures == 0 {
+        return None;
+    }
+    let word = uniform_end(nir);
+    let units = agx16_compiler::nir::texture::lower(nir, Some(word));
+    (units > 0).then_some((word, units))
+}
+
+/// The texture-size words of fragment units `0..units` for this draw: width, height, depth
+/// (3D) or layers (arrays; 6 for a cube), level count of each bound view at its base level
+/// (what `txs` returns at LOD 0; zeros for an unbound unit, which the draw refuses anyway).
+///
+/// # Safety
+/// The bound sampler views must be live.
+unsafe fn texture_info(ctx: &Context, units: u32) -> Vec<u32> {
+    let stage = sys::PIPE_SHADER_FRAGMENT as usize;
+    let mut out = Vec::new();
+    for u in 0..units as usize {
+        let view = ctx.state.sampler_views[stage]
+            .get(u)
+            .copied()
+            .unwrap_or(std::ptr::null_mut());
+        let mut w = [0u32; agx16_compiler::nir::texture::INFO_WORDS as usize];
+        if let Some(v) = view.as_ref() {
+            let r = &*v.texture;
+            let first = v.u.tex.first_level();
+            let at = |d: u32| (d >> first).max(1);
+            let layers = v.u.tex.last_layer() - v.u.tex.first_layer() + 1;
+            w = [
+                at(r.width0),
+                at(r.height0 as u32),
+                if v.target() == sys::PIPE_TEXTURE_3D {
+                    at(r.depth0 as u32)
+                } else {
+                    layers
+                },
+                v.u.tex.last_level() - first + 1,
+            ];
+        }
+        out.extend(w);
+    }
+    out
 }
 
 /// Compiles `cso` for `key` on a clone of its NIR (the compiler lowers in place). For a
@@ -581,6 +638,9 @@ unsafe fn compile(
         // Raw targets: the program packs its colour into the format's memory words.
         let formats: Vec<u32> = b.rts.iter().map(|r| r.format).collect();
         crate::rt_format::pack_colour_outputs(clone, &formats);
+    }
+    if let GraphicsKey::Fragment(_) = key {
+        extra.texture_info = lower_textures(clone);
     }
     let r = agx16_compiler::nir::compile_nir_graphics(clone, key).map_err(|e| e.to_string());
     sys::ralloc_free(clone as *mut std::ffi::c_void);
@@ -695,6 +755,9 @@ unsafe fn fragment_variant(
             blend_color: extra
                 .blend_color
                 .map(|w| info.gl_uniform_base as usize + w as usize),
+            texture_info: extra
+                .texture_info
+                .map(|(w, n)| (info.gl_uniform_base as usize + w as usize, n)),
         };
         Ok((Arc::new(p), info, words))
     })();
@@ -827,6 +890,13 @@ pub unsafe fn for_draw(
         }
         let color = ctx.state.blend_color.color.map(f32::to_bits);
         fs_args[w..w + 4].copy_from_slice(&color);
+    }
+    if let Some((w, units)) = fwords.texture_info {
+        let words = texture_info(ctx, units);
+        if fs_args.len() < w + words.len() {
+            fs_args.resize(w + words.len(), 0);
+        }
+        fs_args[w..w + words.len()].copy_from_slice(&words);
     }
     Ok(DrawPrograms {
         vs: vprog,

@@ -22,6 +22,9 @@
 //!   coverage). Lines: the GLES 2.0 spec (§3.4.1) lets the fragments of a non-antialiased line
 //!   differ from the diamond-exit rule by one per segment, so line scenes allow one pixel per segment.
 
+#[path = "agx16-imagesuite/texture_targets.rs"]
+mod texture_targets;
+
 use glow::HasContext;
 use khronos_egl as egl;
 use std::ffi::c_void;
@@ -4171,6 +4174,45 @@ const SCENES: &[Scene] = &[
     ),
     s("texture_render_target", 2, 1, 0, texture_render_target),
     s("draw_after_flush", 2, 1, 0, draw_after_flush),
+    s("texture_cube", 2, 0, 0, texture_targets::texture_cube),
+    s(
+        "texture_cube_linear",
+        2,
+        1,
+        0,
+        texture_targets::texture_cube_linear,
+    ),
+    s(
+        "texture_2d_array",
+        3,
+        0,
+        0,
+        texture_targets::texture_2d_array,
+    ),
+    s("texture_3d", 3, 0, 0, texture_targets::texture_3d),
+    s(
+        "texture_3d_linear",
+        3,
+        1,
+        0,
+        texture_targets::texture_3d_linear,
+    ),
+    s(
+        "texture_lod_targets",
+        3,
+        0,
+        0,
+        texture_targets::texture_lod_targets,
+    ),
+    s("texture_size", 3, 0, 0, texture_targets::texture_size),
+    s(
+        "texture_proj_offset",
+        3,
+        0,
+        0,
+        texture_targets::texture_proj_offset,
+    ),
+    s("texture_grad", 3, 0, 0, texture_targets::texture_grad),
     s("mrt", 3, 1, 0, mrt),
     s("flat_varying", 3, 1, 0, flat_varying),
     s("mrt_gaps", 3, 1, 0, mrt_gaps),

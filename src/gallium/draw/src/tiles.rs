@@ -119,6 +119,7 @@ pub fn reload_body(words: &[(u32, TileInit)]) -> Result<(Vec<u8>, u32), DrawErro
                     texture,
                     0,
                     TexKind::Fetch,
+                    agx16_compiler::ir::TexDim::D2,
                     [Src::val(cx), Src::val(cy), Src::imm(0)],
                 );
                 if raw_words > 0 {

@@ -1092,7 +1092,13 @@ mod compiled {
         let mut b = Builder::new(Stage::Fragment);
         let u = b.load_varying(1, CInterp::Perspective);
         let v = b.load_varying(2, CInterp::Perspective);
-        let t = b.texture(0, 0, TexKind::Sample, [Src::val(u), Src::val(v)]);
+        let t = b.texture(
+            0,
+            0,
+            TexKind::Sample,
+            agx16_compiler::ir::TexDim::D2,
+            [Src::val(u), Src::val(v)],
+        );
         let word = abi::pack_unorm_4x8(&mut b, std::array::from_fn(|k| Src::comp(t, k as u8)));
         b.store_tile(0, word);
         let (c, info) = abi::compile_ir_graphics(&b.finish(), 0, Options::default()).unwrap();

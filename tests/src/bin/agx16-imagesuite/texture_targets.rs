@@ -1,0 +1,462 @@
+//! Texture targets and texture functions: cube maps (GLES 2.0), 2D arrays and 3D textures (ES
+//! 3.0), and GLSL ES 3.00's textureSize, textureProj, textureOffset, texelFetchOffset,
+//! textureGrad and textureLod on every target.
+//!
+//! Geometry: quads of 16x24 pixels (or 20x28 for cube faces) whose texture coordinates span the
+//! texels so that no texel edge of a NEAREST lookup falls on a pixel centre (8 texels over 16
+//! pixels: edges at even pixel offsets; the cube faces' edges at 3.75, 10, 16.25 pixels), so
+//! nearest scenes have tolerance 0; linear scenes 1 step (the module comment of the suite).
+//! Cube lookups stay inside one face and, for LINEAR, away from its edges: seamless filtering
+//! across faces is not done (agx16 samples a cube as the array of its faces, each clamped at
+//! its edges) and is not what these scenes check.
+
+use super::{check, program, simple, texels, Frame, Gl, Res};
+use glow::HasContext;
+
+const VS2: &str = "attribute vec2 a_pos;
+attribute vec3 a_tc;
+varying vec3 v_tc;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_tc = a_tc; }
+";
+
+const VS3: &str = "#version 300 es
+in vec2 a_pos;
+in vec3 a_tc;
+out vec3 v_tc;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_tc = a_tc; }
+";
+
+/// A quad: pixel rectangle and the texture coordinate at its four corners (x0y0, x1y0, x1y1,
+/// x0y1).
+struct Quad {
+    rect: [f32; 4],
+    tc: [[f32; 3]; 4],
+}
+
+/// A quad whose (s, t) span [s0, s1] x [t0, t1] with a constant third coordinate r.
+fn st_quad(rect: [f32; 4], s: [f32; 2], t: [f32; 2], r: f32) -> Quad {
+    Quad {
+        rect,
+        tc: [
+            [s[0], t[0], r],
+            [s[1], t[0], r],
+            [s[1], t[1], r],
+            [s[0], t[1], r],
+        ],
+    }
+}
+
+/// The k-th of six 16x24 quads in a 3x2 grid.
+fn cell(k: usize) -> [f32; 4] {
+    let (c, r) = ((k % 3) as f32, (k / 3) as f32);
+    let (x0, y0) = (4.0 + 20.0 * c, 4.0 + 30.0 * r);
+    [x0, y0, x0 + 16.0, y0 + 24.0]
+}
+
+/// Draws `quads` with the program of `vs`/`fs` (texture unit 0 as `u_tex`, unit 1 as
+/// `u_tex1` when the program has it) after `setup` binds the textures.
+unsafe fn draw_quads(
+    gl: &Gl,
+    vs: &str,
+    fs: &str,
+    quads: &[Quad],
+    setup: impl FnOnce() -> Res<()>,
+) -> Frame {
+    draw_passes(gl, vs, &[(fs, quads)], setup)
+}
+
+/// One draw per (fragment shader, quads) pass, in order, with the textures `setup` binds.
+unsafe fn draw_passes(
+    gl: &Gl,
+    vs: &str,
+    passes: &[(&str, &[Quad])],
+    setup: impl FnOnce() -> Res<()>,
+) -> Frame {
+    simple(gl, || {
+        setup()?;
+        for (fs, quads) in passes {
+            let p = program(gl, vs, fs, &["a_pos", "a_tc"])?;
+            let mut v = Vec::new();
+            for q in quads.iter() {
+                let [x0, y0, x1, y1] = q.rect;
+                let corners = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]];
+                for k in [0, 1, 2, 0, 2, 3] {
+                    v.extend(corners[k]);
+                    v.extend(q.tc[k]);
+                }
+            }
+            super::vertices(gl, &v, &[2, 3])?;
+            for (name, unit) in [("u_tex", 0), ("u_tex1", 1)] {
+                let loc = gl.get_uniform_location(p, name);
+                gl.uniform_1_i32(loc.as_ref(), unit);
+            }
+            gl.draw_arrays(glow::TRIANGLES, 0, 6 * quads.len() as i32);
+            check(gl, "draw")?;
+        }
+        Ok(())
+    })
+}
+
+unsafe fn params(gl: &Gl, target: u32, min: u32, mag: u32, wrap: u32) {
+    gl.tex_parameter_i32(target, glow::TEXTURE_MIN_FILTER, min as i32);
+    gl.tex_parameter_i32(target, glow::TEXTURE_MAG_FILTER, mag as i32);
+    for w in [
+        glow::TEXTURE_WRAP_S,
+        glow::TEXTURE_WRAP_T,
+        glow::TEXTURE_WRAP_R,
+    ] {
+        gl.tex_parameter_i32(target, w, wrap as i32);
+    }
+}
+
+/// A 4x4 cube map, face f filled with `texels(4, 40 f + seed)`.
+unsafe fn cube(gl: &Gl, seed: u8, filter: u32) -> Res<()> {
+    let tex = gl.create_texture()?;
+    gl.bind_texture(glow::TEXTURE_CUBE_MAP, Some(tex));
+    for f in 0..6u32 {
+        let data = texels(4, (40 * f as u8).wrapping_add(seed));
+        gl.tex_image_2d(
+            glow::TEXTURE_CUBE_MAP_POSITIVE_X + f,
+            0,
+            glow::RGBA as i32,
+            4,
+            4,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelUnpackData::Slice(Some(&data)),
+        );
+    }
+    params(
+        gl,
+        glow::TEXTURE_CUBE_MAP,
+        filter,
+        filter,
+        glow::CLAMP_TO_EDGE,
+    );
+    check(gl, "cube map upload")
+}
+
+/// One quad per face: the direction's major axis is the face's, the other two components
+/// span [-a, a] across the quad (a 20x28 quad in a 3x2 grid).
+fn cube_quads(a: f32) -> Vec<Quad> {
+    (0..6)
+        .map(|f| {
+            let (c, r) = ((f % 3) as f32, (f / 3) as f32);
+            let (x0, y0) = (1.0 + 21.0 * c, 2.0 + 32.0 * r);
+            let sign = if f % 2 == 0 { 1.0 } else { -1.0 };
+            let dir = |s: f32, t: f32| match f / 2 {
+                0 => [sign, s, t],
+                1 => [s, sign, t],
+                _ => [s, t, sign],
+            };
+            Quad {
+                rect: [x0, y0, x0 + 20.0, y0 + 28.0],
+                tc: [dir(-a, -a), dir(a, -a), dir(a, a), dir(-a, a)],
+            }
+        })
+        .collect()
+}
+
+const FS_CUBE: &str = "precision highp float;
+uniform samplerCube u_tex;
+varying vec3 v_tc;
+void main() { gl_FragColor = textureCube(u_tex, v_tc); }
+";
+
+pub fn texture_cube(gl: &Gl, _: &super::Ctx) -> Frame {
+    unsafe {
+        draw_quads(gl, VS2, FS_CUBE, &cube_quads(0.8), || {
+            cube(gl, 3, glow::NEAREST)
+        })
+    }
+}
+
+pub fn texture_cube_linear(gl: &Gl, _: &super::Ctx) -> Frame {
+    unsafe {
+        draw_quads(gl, VS2, FS_CUBE, &cube_quads(0.6), || {
+            cube(gl, 77, glow::LINEAR)
+        })
+    }
+}
+
+/// An 8x8x`n` RGBA8 2D array or 3D texture, plane p filled with `texels(8, 50 p + seed)`;
+/// with `levels` > 1 the further levels are constant colours per level and plane.
+unsafe fn volume(gl: &Gl, target: u32, n: i32, levels: i32, filter: (u32, u32)) -> Res<()> {
+    let tex = gl.create_texture()?;
+    gl.bind_texture(target, Some(tex));
+    for level in 0..levels {
+        let size = 8 >> level;
+        let depth = if target == glow::TEXTURE_3D {
+            (n >> level).max(1)
+        } else {
+            n
+        };
+        let mut data = Vec::new();
+        for p in 0..depth {
+            if level == 0 {
+                data.extend(texels(8, (50 * p as u8).wrapping_add(11)));
+            } else {
+                let c = [
+                    (level * 80) as u8,
+                    (p * 60) as u8,
+                    255 - (level * 50) as u8,
+                    255,
+                ];
+                data.extend((0..size * size).flat_map(|_| c));
+            }
+        }
+        gl.tex_image_3d(
+            target,
+            level,
+            glow::RGBA8 as i32,
+            size,
+            size,
+            depth,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelUnpackData::Slice(Some(&data)),
+        );
+    }
+    gl.tex_parameter_i32(target, glow::TEXTURE_MAX_LEVEL, levels - 1);
+    params(gl, target, filter.0, filter.1, glow::CLAMP_TO_EDGE);
+    check(gl, "texture upload")
+}
+
+const FS_ARRAY: &str = "#version 300 es
+precision highp float;
+uniform highp sampler2DArray u_tex;
+in vec3 v_tc;
+out vec4 o;
+void main() { o = texture(u_tex, v_tc); }
+";
+
+pub fn texture_2d_array(gl: &Gl, _: &super::Ctx) -> Frame {
+    // Layers rounded to nearest and clamped to [0, 3] (ES 3.0 §3.8.10).
+    let layers = [0.0, 1.4, 2.6, 3.0, 9.0, -3.0];
+    let quads: Vec<Quad> = (0..6)
+        .map(|k| st_quad(cell(k), [0.0, 1.0], [0.0, 1.0], layers[k]))
+        .collect();
+    unsafe {
+        draw_quads(gl, VS3, FS_ARRAY, &quads, || {
+            volume(
+                gl,
+                glow::TEXTURE_2D_ARRAY,
+                4,
+                1,
+                (glow::NEAREST, glow::NEAREST),
+            )
+        })
+    }
+}
+
+const FS_3D: &str = "#version 300 es
+precision highp float;
+uniform highp sampler3D u_tex;
+in vec3 v_tc;
+out vec4 o;
+void main() { o = texture(u_tex, v_tc); }
+";
+
+pub fn texture_3d(gl: &Gl, _: &super::Ctx) -> Frame {
+    // Slices of 4: r·4 floored, clamped at the edges.
+    let r = [0.1, 0.3, 0.55, 0.9, 1.3, -0.2];
+    let quads: Vec<Quad> = (0..6)
+        .map(|k| st_quad(cell(k), [0.0, 1.0], [0.0, 1.0], r[k]))
+        .collect();
+    unsafe {
+        draw_quads(gl, VS3, FS_3D, &quads, || {
+            volume(gl, glow::TEXTURE_3D, 4, 1, (glow::NEAREST, glow::NEAREST))
+        })
+    }
+}
+
+pub fn texture_3d_linear(gl: &Gl, _: &super::Ctx) -> Frame {
+    // Between slices (r·4 - ½ not an integer) and at the clamped ends.
+    let r = [0.2, 0.45, 0.6, 0.8, 0.05, 0.95];
+    let quads: Vec<Quad> = (0..6)
+        .map(|k| st_quad(cell(k), [0.1, 0.9], [0.1, 0.9], r[k]))
+        .collect();
+    unsafe {
+        draw_quads(gl, VS3, FS_3D, &quads, || {
+            volume(gl, glow::TEXTURE_3D, 4, 1, (glow::LINEAR, glow::LINEAR))
+        })
+    }
+}
+
+/// textureLod on a 2D array, a 3D texture and a cube map: levels 0, 1 and 2 of 3 (constant
+/// colours per level and plane past level 0).
+pub fn texture_lod_targets(gl: &Gl, _: &super::Ctx) -> Frame {
+    const FS: &str = "#version 300 es
+precision highp float;
+uniform highp sampler2DArray u_tex;
+uniform highp sampler3D u_tex1;
+in vec3 v_tc;
+out vec4 o;
+void main() {
+    float lod = floor(v_tc.z / 8.0);
+    float layer = floor(mod(v_tc.z, 8.0));
+    if (v_tc.z < 24.0)
+        o = textureLod(u_tex, vec3(v_tc.xy, layer), lod);
+    else
+        o = textureLod(u_tex1, vec3(v_tc.xy, 0.6), lod - 3.0);
+}
+";
+    // Third coordinate: 8·lod + layer for the array, 24 + 8·lod for the 3D texture (+¼, so
+    // the interpolated value floors to the same integer on both renderers).
+    let third = [0.25, 9.25, 19.25, 24.25, 32.25, 40.25];
+    let quads: Vec<Quad> = (0..6)
+        .map(|k| st_quad(cell(k), [0.0, 1.0], [0.0, 1.0], third[k]))
+        .collect();
+    unsafe {
+        draw_quads(gl, VS3, FS, &quads, || {
+            gl.active_texture(glow::TEXTURE0);
+            volume(
+                gl,
+                glow::TEXTURE_2D_ARRAY,
+                4,
+                3,
+                (glow::NEAREST_MIPMAP_NEAREST, glow::NEAREST),
+            )?;
+            gl.active_texture(glow::TEXTURE1);
+            volume(
+                gl,
+                glow::TEXTURE_3D,
+                4,
+                3,
+                (glow::NEAREST_MIPMAP_NEAREST, glow::NEAREST),
+            )?;
+            gl.active_texture(glow::TEXTURE0);
+            Ok(())
+        })
+    }
+}
+
+/// An 8x8 2D texture (three levels: texels, then constant colours) on unit 0.
+unsafe fn tex2d(gl: &Gl, filter: (u32, u32)) -> Res<()> {
+    let tex = gl.create_texture()?;
+    gl.bind_texture(glow::TEXTURE_2D, Some(tex));
+    for level in 0..3 {
+        let size = 8 >> level;
+        let data: Vec<u8> = if level == 0 {
+            texels(8, 123)
+        } else {
+            (0..size * size)
+                .flat_map(|_| [(level * 100) as u8, 40, 200 - (level * 60) as u8, 255])
+                .collect()
+        };
+        gl.tex_image_2d(
+            glow::TEXTURE_2D,
+            level,
+            glow::RGBA as i32,
+            size,
+            size,
+            0,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelUnpackData::Slice(Some(&data)),
+        );
+    }
+    gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MAX_LEVEL, 2);
+    params(gl, glow::TEXTURE_2D, filter.0, filter.1, glow::REPEAT);
+    check(gl, "texture upload")
+}
+
+/// textureSize of a 2D texture, a 2D array, a 3D texture and a cube map, written as colours
+/// (size / 32): one quad per query.
+pub fn texture_size(gl: &Gl, _: &super::Ctx) -> Frame {
+    const FS: &str = "#version 300 es
+precision highp float;
+uniform highp sampler2DArray u_tex;
+uniform highp sampler3D u_tex1;
+in vec3 v_tc;
+out vec4 o;
+void main() {
+    ivec3 a = textureSize(u_tex, 0);
+    ivec3 b = textureSize(u_tex1, 1);
+    if (v_tc.z < 0.5)
+        o = vec4(vec3(a) / 32.0, 1.0);
+    else
+        o = vec4(vec3(b) / 32.0, 1.0);
+}
+";
+    let quads = [
+        st_quad(cell(0), [0.0, 1.0], [0.0, 1.0], 0.0),
+        st_quad(cell(1), [0.0, 1.0], [0.0, 1.0], 1.0),
+    ];
+    unsafe {
+        draw_quads(gl, VS3, FS, &quads, || {
+            gl.active_texture(glow::TEXTURE0);
+            volume(
+                gl,
+                glow::TEXTURE_2D_ARRAY,
+                5,
+                1,
+                (glow::NEAREST, glow::NEAREST),
+            )?;
+            gl.active_texture(glow::TEXTURE1);
+            volume(
+                gl,
+                glow::TEXTURE_3D,
+                4,
+                3,
+                (glow::NEAREST_MIPMAP_NEAREST, glow::NEAREST),
+            )?;
+            gl.active_texture(glow::TEXTURE0);
+            Ok(())
+        })
+    }
+}
+
+/// textureProj (the projector divided out), textureOffset and texelFetchOffset on a 2D
+/// texture; one function (and program) per quad, nearest filtering at the base level.
+pub fn texture_proj_offset(gl: &Gl, _: &super::Ctx) -> Frame {
+    const HEAD: &str = "#version 300 es
+precision highp float;
+uniform highp sampler2D u_tex;
+in vec3 v_tc;
+out vec4 o;
+";
+    let fs = [
+        "void main() { o = textureProj(u_tex, vec3(v_tc.xy * 2.5, 2.5)); }",
+        "void main() { o = textureOffset(u_tex, v_tc.xy, ivec2(1, -2)); }",
+        "void main() { o = texelFetchOffset(u_tex, ivec2(v_tc.xy * 8.0) & ivec2(3), 0, \
+         ivec2(2, 1)); }",
+    ]
+    .map(|m| format!("{HEAD}{m}\n"));
+    let quads: Vec<[Quad; 1]> = (0..3)
+        .map(|k| [st_quad(cell(k), [0.0, 1.0], [0.0, 1.0], 0.0)])
+        .collect();
+    let passes: Vec<(&str, &[Quad])> = (0..3).map(|k| (fs[k].as_str(), &quads[k][..])).collect();
+    unsafe {
+        draw_passes(gl, VS3, &passes, || {
+            tex2d(gl, (glow::NEAREST, glow::NEAREST))
+        })
+    }
+}
+
+/// textureGrad with constant gradients selecting levels 0, 1 and 2 (λ = log2(ρ) with ρ =
+/// 8·|d|): NEAREST_MIPMAP_NEAREST picks the level, so the result is exact.
+pub fn texture_grad(gl: &Gl, _: &super::Ctx) -> Frame {
+    const FS: &str = "#version 300 es
+precision highp float;
+uniform highp sampler2D u_tex;
+in vec3 v_tc;
+out vec4 o;
+void main() {
+    vec2 d = vec2(v_tc.z / 8.0, 0.0);
+    o = textureGrad(u_tex, v_tc.xy, d, d.yx);
+}
+";
+    // ρ = 8·z/8 = z: λ = log2(z) = -1 (level 0), 1.1 (level 1), 2.5 (level 2).
+    let z = [0.5, 2.15, 5.66];
+    let quads: Vec<Quad> = (0..3)
+        .map(|k| st_quad(cell(k), [0.0, 1.0], [0.0, 1.0], z[k]))
+        .collect();
+    unsafe {
+        draw_quads(gl, VS3, FS, &quads, || {
+            tex2d(gl, (glow::NEAREST_MIPMAP_NEAREST, glow::NEAREST))
+        })
+    }
+}
