@@ -129,7 +129,11 @@ fn views_the_model_cannot_sample_are_refused_by_name() {
     let mut cube = view(r, sys::PIPE_FORMAT_R8G8B8A8_UNORM, (0, 0));
     cube.set_target(sys::PIPE_TEXTURE_CUBE);
     let e = unsafe { texture_descriptor(&cube) }.unwrap_err();
-    assert!(e.contains("2D"), "{e}");
+    assert!(e.contains("cube view of 1 faces"), "{e}");
+    let mut rect = view(r, sys::PIPE_FORMAT_R8G8B8A8_UNORM, (0, 0));
+    rect.set_target(sys::PIPE_TEXTURE_RECT);
+    let e = unsafe { texture_descriptor(&rect) }.unwrap_err();
+    assert!(e.contains("target"), "{e}");
     let e = unsafe { texture_descriptor(&view(r, sys::PIPE_FORMAT_R8G8B8A8_UNORM, (0, 3))) }
         .unwrap_err();
     assert!(e.contains("levels"), "{e}");
@@ -212,6 +216,85 @@ fn feedback_loops_are_attachments_of_viewed_levels() {
     assert!(conflict((0, 3), r));
     assert!(conflict((0, 0), other), "no attachment explains the write");
     for r in [r, other] {
+        destroy_resource(&s, unsafe { Box::from_raw(r as *mut Resource) });
+    }
+}
+
+/// A `target` resource of `size`² texels, `array_size` layers (faces for cubes) or `depth`.
+fn layered(
+    s: &mut Screen,
+    target: u32,
+    size: u32,
+    layers: u16,
+    depth: u16,
+    last_level: u8,
+) -> *mut sys::pipe_resource {
+    // SAFETY: plain C data.
+    let mut t: sys::pipe_resource = unsafe { std::mem::zeroed() };
+    t.set_target(target);
+    t.set_format(sys::PIPE_FORMAT_R8G8B8A8_UNORM);
+    t.width0 = size;
+    t.height0 = size as u16;
+    t.depth0 = depth;
+    t.array_size = layers;
+    t.last_level = last_level;
+    t.bind = sys::PIPE_BIND_SAMPLER_VIEW;
+    let ps = &mut s.base as *mut sys::pipe_screen;
+    Box::into_raw(create_resource(s, ps, &t).expect("resource_create")) as *mut sys::pipe_resource
+}
+
+/// Arrays, cube maps and 3D: the descriptor's own layout (what the model samples through)
+/// must put every plane the view covers where the resource has it.
+#[test]
+fn array_cube_and_3d_views_address_the_resources_planes() {
+    use agx16_cmdstream::descriptors::TextureDimension;
+    let (_k, mut s) = screen();
+    let cases = [
+        (
+            sys::PIPE_TEXTURE_2D_ARRAY,
+            5u16,
+            1u16,
+            (1u32, 3u32),
+            TextureDimension::D2Array,
+        ),
+        (
+            sys::PIPE_TEXTURE_CUBE,
+            6,
+            1,
+            (0, 5),
+            TextureDimension::D2Array,
+        ),
+        (sys::PIPE_TEXTURE_3D, 1, 4, (0, 0), TextureDimension::D3),
+    ];
+    for (target, layers, depth, (a, b), dim) in cases {
+        let r = layered(&mut s, target, 8, layers, depth, 0);
+        let mut v = view(r, sys::PIPE_FORMAT_R8G8B8A8_UNORM, (0, 0));
+        v.set_target(target);
+        // SAFETY: the texture member of the union.
+        unsafe {
+            v.u.tex.set_first_layer(a);
+            v.u.tex.set_last_layer(b);
+        }
+        let d = repacked(&unsafe { texture_descriptor(&v) }.unwrap());
+        assert_eq!(d.dimension, dim, "target {target}");
+        // SAFETY: a live agx16 resource.
+        let res = unsafe { Resource::get(r) };
+        let have = res.layout.as_ref().unwrap();
+        let planes = if target == sys::PIPE_TEXTURE_3D {
+            depth as u32
+        } else {
+            b - a + 1
+        };
+        assert_eq!(d.extent_minus1 + 1, planes, "target {target}");
+        let l = layout_for(&d).unwrap();
+        for p in 0..planes {
+            let want = res.bo().va + have.element_offset(0, a + p, 3, 5, 0);
+            assert_eq!(
+                d.address + l.element_offset(0, p, 3, 5, 0),
+                want,
+                "plane {p}"
+            );
+        }
         destroy_resource(&s, unsafe { Box::from_raw(r as *mut Resource) });
     }
 }
