@@ -135,7 +135,9 @@ pub unsafe extern "C" fn create_sampler_state(
 ) -> *mut c_void {
     guard("create_sampler_state", null_mut(), || {
         let desc = sampler_descriptor(&*state);
-        Box::into_raw(Box::new(SamplerCso { desc })) as *mut c_void
+        let compare_func = ((*state).compare_mode() != sys::PIPE_TEX_COMPARE_NONE)
+            .then(|| (*state).compare_func());
+        Box::into_raw(Box::new(SamplerCso { desc, compare_func })) as *mut c_void
     })
 }
 

@@ -26,6 +26,9 @@ pub struct SamplerView {
 /// A sampler CSO with its G16 sampler (or why it cannot be expressed).
 pub struct SamplerCso {
     pub desc: Result<Sampler, String>,
+    /// The depth comparison (`PIPE_FUNC_*`) of a shadow sampler: compiled shaders compare in
+    /// the shader (agx16-compiler `nir::texture::lower`), the G16 sampler does not.
+    pub compare_func: Option<u32>,
 }
 
 /// Formats glGenerateMipmap averages on the CPU: four 8-bit unorm channels in memory order.
@@ -189,9 +192,6 @@ fn wrap(mode: u32) -> Result<Wrap, String> {
 
 /// The G16 sampler for a Gallium sampler state.
 pub fn sampler_descriptor(s: &sys::pipe_sampler_state) -> Result<Sampler, String> {
-    if s.compare_mode() != sys::PIPE_TEX_COMPARE_NONE {
-        return Err("shadow samplers (the compare-function code table is not transcribed)".into());
-    }
     if s.max_anisotropy() > 1 {
         return Err("anisotropic filtering (not modelled)".into());
     }

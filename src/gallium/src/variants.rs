@@ -528,9 +528,10 @@ pub unsafe fn lower_textures(nir: *mut sys::nir_shader) -> Option<(u32, u32)> {
     (units > 0).then_some((word, units))
 }
 
-/// The texture-size words of fragment units `0..units` for this draw: width, height, depth
-/// (3D) or layers (arrays; 6 for a cube), level count of each bound view at its base level
-/// (what `txs` returns at LOD 0; zeros for an unbound unit, which the draw refuses anyway).
+/// The texture-information words of fragment units `0..units` for this draw: width, height,
+/// depth (3D) or layers (arrays; 6 for a cube), level count of each bound view at its base
+/// level (what `txs` returns at LOD 0; zeros for an unbound unit, which the draw refuses
+/// anyway), and the shadow comparison of the unit's sampler.
 ///
 /// # Safety
 /// The bound sampler views must be live.
@@ -543,12 +544,25 @@ unsafe fn texture_info(ctx: &Context, units: u32) -> Vec<u32> {
             .copied()
             .unwrap_or(std::ptr::null_mut());
         let mut w = [0u32; agx16_compiler::nir::texture::INFO_WORDS as usize];
+        // Shadow samplers: the sampler's comparison; the reference is clamped to [0, 1] for
+        // fixed-point depth (Z16, Z24: GL ES 3.0 §3.8.16), not for Z32F.
+        let sampler = ctx.state.samplers[stage]
+            .get(u)
+            .and_then(|s| s.as_ref())
+            .and_then(|s| s.compare_func);
+        if let (Some(func), Some(v)) = (sampler, view.as_ref()) {
+            let fixed = !matches!(
+                v.format(),
+                sys::PIPE_FORMAT_Z32_FLOAT | sys::PIPE_FORMAT_Z32_FLOAT_S8X24_UINT
+            );
+            w[4] = agx16_compiler::nir::texture::compare_word(func, fixed);
+        }
         if let Some(v) = view.as_ref() {
             let r = &*v.texture;
             let first = v.u.tex.first_level();
             let at = |d: u32| (d >> first).max(1);
             let layers = v.u.tex.last_layer() - v.u.tex.first_layer() + 1;
-            w = [
+            w[..4].copy_from_slice(&[
                 at(r.width0),
                 at(r.height0 as u32),
                 if v.target() == sys::PIPE_TEXTURE_3D {
@@ -557,7 +571,7 @@ unsafe fn texture_info(ctx: &Context, units: u32) -> Vec<u32> {
                     layers
                 },
                 v.u.tex.last_level() - first + 1,
-            ];
+            ]);
         }
         out.extend(w);
     }

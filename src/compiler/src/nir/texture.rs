@@ -20,9 +20,11 @@
 //!   picks the face with ordinary ALU ops by GL ES 3.0's table 3.21, so no CUBE form is
 //!   needed). Filtering does not cross face edges (each face clamps at its edge).
 //! - `textureSize` (txs) and the array-layer clamp: no size query of the texture unit is
-//!   established, so sizes come from four words per texture unit the driver writes into
-//!   the stage's uniforms (width, height, depth or layers, levels of the bound view), as
+//!   established, so sizes come from words per texture unit the driver writes into the
+//!   stage's uniforms (width, height, depth or layers, levels of the bound view), as
 //!   GravityLinux/mesa agx_nir_lower_apple9_texture.c reads its TEXTURE_INFO words.
+//! - shadow samplers: the depth is sampled without comparison and compared in the shader
+//!   with the sampler's function from the unit's comparison word (`shadow_compare`).
 
 use super::import::Importer;
 use crate::error::CompileError;
@@ -35,8 +37,17 @@ fn unsupported<T>(what: impl Into<String>) -> Result<T, CompileError> {
 }
 
 /// Words per texture unit in the driver's texture-information block: width, height, depth
-/// (3D) or layer count (arrays; 6 for a cube), level count — of the bound view's base level.
-pub const INFO_WORDS: u32 = 4;
+/// (3D) or layer count (arrays; 6 for a cube), level count — of the bound view's base level —
+/// and the depth comparison of the bound sampler ([`compare_word`]).
+pub const INFO_WORDS: u32 = 5;
+
+/// The comparison word of a shadow sampler: Gallium's compare function (`PIPE_FUNC_*`, whose
+/// bits 0, 1, 2 are "pass when the reference is less than / equal to / greater than the
+/// texel") and whether the reference is clamped to [0, 1] first (fixed-point depth formats,
+/// GL ES 3.0 §3.8.16).
+pub fn compare_word(func: u32, clamp_reference: bool) -> u32 {
+    (func & 7) | (clamp_reference as u32) << 3
+}
 
 /// Lowers `s`'s texture instructions to what [`import`] accepts. With `info_word`, `txs`
 /// (and the array-layer clamp GL requires) read unit u's size words from GL uniform word
@@ -71,6 +82,12 @@ pub unsafe fn lower(s: *mut m::nir_shader, info_word: Option<u32>) -> u32 {
         );
         let Some(word) = info_word else { return 0 };
         let mut st = SizeWords { word, units: 0 };
+        m::nir_shader_instructions_pass(
+            s,
+            Some(shadow_compare),
+            m::nir_metadata_control_flow,
+            &mut st as *mut SizeWords as *mut c_void,
+        );
         m::nir_shader_instructions_pass(
             s,
             Some(size_words),
@@ -231,6 +248,86 @@ struct SizeWords {
     units: u32,
 }
 
+/// A `load_uniform` of `n` 32-bit words at GL uniform word `word`, at the cursor.
+unsafe fn load_words(b: *mut m::nir_builder, word: u32, n: u32) -> *mut m::nir_def {
+    unsafe {
+        let load = m::nir_intrinsic_instr_create((*b).shader, m::nir_intrinsic_load_uniform);
+        (*load).num_components = n as u8;
+        m::nir_def_init(&mut (*load).instr, &mut (*load).def, n, 32);
+        *(*load).src.as_mut_ptr() = m::nir_src_for_ssa(m::nir_imm_int(b, 0));
+        m::nir_intrinsic_set_base(load, word as i32);
+        m::nir_intrinsic_set_range(load, n);
+        m::nir_intrinsic_set_dest_type(load, m::nir_type_int32);
+        m::nir_builder_instr_insert(b, &mut (*load).instr);
+        &mut (*load).def
+    }
+}
+
+/// A shadow lookup → the depth lookup without comparison, compared in the shader with the
+/// sampler's function from the unit's comparison word ([`compare_word`]): no source
+/// transcribes the G16 sampler's compare-function codes (GravityLinux/mesa's sampler packer
+/// writes the same compare bits for every sampler, and its offset path compares in the
+/// shader too, agx_nir_lower_apple9_texture.c). With LINEAR filtering the filtered depth is
+/// compared (a 0/1 result; GL ES 3.0 §3.8.16 leaves filtered comparisons
+/// implementation-dependent); NEAREST is exact.
+unsafe extern "C" fn shadow_compare(
+    b: *mut m::nir_builder,
+    i: *mut m::nir_instr,
+    data: *mut c_void,
+) -> bool {
+    unsafe {
+        let Some(t) = tex_of(i) else { return false };
+        if !(*t).is_shadow
+            || !matches!(
+                (*t).op,
+                m::nir_texop_tex | m::nir_texop_txb | m::nir_texop_txl
+            )
+        {
+            return false;
+        }
+        (*b).cursor = m::nir_before_instr(&mut (*t).instr);
+        let reference = m::nir_steal_tex_src(t, m::nir_tex_src_comparator);
+        if reference.is_null() {
+            return false;
+        }
+        let n = (*t).num_srcs;
+        let q = m::nir_tex_instr_create((*b).shader, n);
+        (*q).op = (*t).op;
+        (*q).sampler_dim = (*t).sampler_dim;
+        (*q).is_array = (*t).is_array;
+        (*q).coord_components = (*t).coord_components;
+        (*q).texture_index = (*t).texture_index;
+        (*q).sampler_index = (*t).sampler_index;
+        (*q).dest_type = m::nir_type_float32;
+        for k in 0..n as usize {
+            let from = &*(*t).src.add(k);
+            *(*q).src.add(k) = m::nir_tex_src_for_ssa(from.src_type, from.src.ssa);
+        }
+        m::nir_def_init(&mut (*q).instr, &mut (*q).def, 4, 32);
+        m::nir_builder_instr_insert(b, &mut (*q).instr);
+        let depth = m::nir_channel(b, &mut (*q).def, 0);
+        let st = &mut *(data as *mut SizeWords);
+        let unit = (*t).texture_index;
+        st.units = st.units.max(unit + 1);
+        let word = load_words(b, st.word + INFO_WORDS * unit + 4, 1);
+        let bit = |k: u64| m::nir_ine_imm(b, m::nir_iand_imm(b, word, k), 0);
+        let r = m::nir_bcsel(b, bit(8), m::nir_fsat(b, reference), reference);
+        let less = m::nir_iand(b, bit(1), m::nir_flt(b, r, depth));
+        let equal = m::nir_iand(b, bit(2), m::nir_feq(b, r, depth));
+        let greater = m::nir_iand(b, bit(4), m::nir_flt(b, depth, r));
+        let pass = m::nir_ior(b, less, m::nir_ior(b, equal, greater));
+        let v = m::nir_b2f32(b, pass);
+        let result = if (*t).def.num_components == 1 {
+            v
+        } else {
+            let mut c = [v, v, v, m::nir_imm_float(b, 1.0)];
+            m::nir_vec(b, c.as_mut_ptr(), 4)
+        };
+        m::nir_def_replace(&mut (*t).def, result);
+        true
+    }
+}
+
 /// `txs` (level 0 after nir_lower_tex's `lower_txs_lod`) and `query_levels` → the unit's
 /// size words.
 unsafe extern "C" fn size_words(
@@ -249,15 +346,8 @@ unsafe extern "C" fn size_words(
         let unit = (*t).texture_index;
         st.units = st.units.max(unit + 1);
         (*b).cursor = m::nir_before_instr(&mut (*t).instr);
-        let load = m::nir_intrinsic_instr_create((*b).shader, m::nir_intrinsic_load_uniform);
-        (*load).num_components = n as u8;
-        m::nir_def_init(&mut (*load).instr, &mut (*load).def, n, 32);
-        *(*load).src.as_mut_ptr() = m::nir_src_for_ssa(m::nir_imm_int(b, 0));
-        m::nir_intrinsic_set_base(load, (st.word + INFO_WORDS * unit + first) as i32);
-        m::nir_intrinsic_set_range(load, n);
-        m::nir_intrinsic_set_dest_type(load, m::nir_type_int32);
-        m::nir_builder_instr_insert(b, &mut (*load).instr);
-        m::nir_def_replace(&mut (*t).def, &mut (*load).def);
+        let load = load_words(b, st.word + INFO_WORDS * unit + first, n);
+        m::nir_def_replace(&mut (*t).def, load);
         true
     }
 }
