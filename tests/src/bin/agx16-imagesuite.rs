@@ -4213,6 +4213,7 @@ const SCENES: &[Scene] = &[
         texture_targets::texture_proj_offset,
     ),
     s("texture_grad", 3, 0, 0, texture_targets::texture_grad),
+    s("texture_shadow", 3, 0, 0, texture_targets::texture_shadow),
     s("mrt", 3, 1, 0, mrt),
     s("flat_varying", 3, 1, 0, flat_varying),
     s("mrt_gaps", 3, 1, 0, mrt_gaps),

@@ -460,3 +460,178 @@ void main() {
         })
     }
 }
+
+/// An 8x8 depth texture (layers / faces of `target`), depth of texel (x, y) of plane p =
+/// (8y + x + ½)/64 shifted by p/7 and wrapped into [0, 1), with the comparison `func`.
+unsafe fn depth_texture(gl: &Gl, target: u32, internal: u32, planes: i32, func: u32) -> Res<()> {
+    let tex = gl.create_texture()?;
+    gl.bind_texture(target, Some(tex));
+    // Z16 takes 16-bit unsigned data (GL ES 3.0 table 3.2), Z32F floats.
+    let z16 = internal == glow::DEPTH_COMPONENT16;
+    let ty = if z16 {
+        glow::UNSIGNED_SHORT
+    } else {
+        glow::FLOAT
+    };
+    let plane = |p: i32| -> Vec<u8> {
+        (0..64)
+            .flat_map(|i| {
+                let d = ((i as f32 + 0.5) / 64.0 + p as f32 / 7.0).fract();
+                if z16 {
+                    ((d * 65535.0).round() as u16).to_le_bytes().to_vec()
+                } else {
+                    d.to_le_bytes().to_vec()
+                }
+            })
+            .collect()
+    };
+    let internal_i = internal as i32;
+    match target {
+        glow::TEXTURE_2D => gl.tex_image_2d(
+            target,
+            0,
+            internal_i,
+            8,
+            8,
+            0,
+            glow::DEPTH_COMPONENT,
+            ty,
+            glow::PixelUnpackData::Slice(Some(&plane(0))),
+        ),
+        glow::TEXTURE_CUBE_MAP => {
+            for f in 0..6 {
+                gl.tex_image_2d(
+                    glow::TEXTURE_CUBE_MAP_POSITIVE_X + f as u32,
+                    0,
+                    internal_i,
+                    8,
+                    8,
+                    0,
+                    glow::DEPTH_COMPONENT,
+                    ty,
+                    glow::PixelUnpackData::Slice(Some(&plane(f))),
+                )
+            }
+        }
+        _ => {
+            let data: Vec<u8> = (0..planes).flat_map(plane).collect();
+            gl.tex_image_3d(
+                target,
+                0,
+                internal_i,
+                8,
+                8,
+                planes,
+                0,
+                glow::DEPTH_COMPONENT,
+                ty,
+                glow::PixelUnpackData::Slice(Some(&data)),
+            )
+        }
+    }
+    params(
+        gl,
+        target,
+        glow::NEAREST,
+        glow::NEAREST,
+        glow::CLAMP_TO_EDGE,
+    );
+    gl.tex_parameter_i32(
+        target,
+        glow::TEXTURE_COMPARE_MODE,
+        glow::COMPARE_REF_TO_TEXTURE as i32,
+    );
+    gl.tex_parameter_i32(target, glow::TEXTURE_COMPARE_FUNC, func as i32);
+    check(gl, "depth texture upload")
+}
+
+/// Shadow lookups: sampler2DShadow (Z32F, LEQUAL), sampler2DArrayShadow (Z16, GREATER, a
+/// reference past 1 clamped for the fixed-point format) and samplerCubeShadow (Z32F, LESS),
+/// NEAREST (so the comparison is exact: one texel compared). Output: the comparison result
+/// in red, a constant in the other channels.
+pub fn texture_shadow(gl: &Gl, _: &super::Ctx) -> Frame {
+    const HEAD: &str = "#version 300 es
+precision highp float;
+in vec3 v_tc;
+out vec4 o;
+";
+    let body = |decl: &str, lookup: &str| {
+        format!("{HEAD}{decl}\nvoid main() {{ o = vec4({lookup}, 0.25, 0.5, 1.0); }}\n")
+    };
+    let fs = [
+        body(
+            "uniform highp sampler2DShadow u_tex;",
+            "texture(u_tex, vec3(v_tc.xy, 0.5))",
+        ),
+        body(
+            "uniform highp sampler2DShadow u_tex;",
+            "texture(u_tex, vec3(v_tc.xy, 0.25))",
+        ),
+        body(
+            "uniform highp sampler2DArrayShadow u_tex1;",
+            "texture(u_tex1, vec4(v_tc.xy, 1.0, 0.4))",
+        ),
+        body(
+            "uniform highp sampler2DArrayShadow u_tex1;",
+            "texture(u_tex1, vec4(v_tc.xy, 0.0, 1.5))",
+        ),
+        body(
+            "uniform highp samplerCubeShadow u_tex2;",
+            "texture(u_tex2, vec4(1.0, v_tc.yx * 1.5 - 0.75, 0.5))",
+        ),
+        body(
+            "uniform highp samplerCubeShadow u_tex2;",
+            "texture(u_tex2, vec4(v_tc.xy * 1.5 - 0.75, -1.0, 0.7))",
+        ),
+    ];
+    let quads: Vec<[Quad; 1]> = (0..6)
+        .map(|k| [st_quad(cell(k), [0.0, 1.0], [0.0, 1.0], 0.0)])
+        .collect();
+    unsafe {
+        simple(gl, || {
+            gl.active_texture(glow::TEXTURE0);
+            depth_texture(
+                gl,
+                glow::TEXTURE_2D,
+                glow::DEPTH_COMPONENT32F,
+                1,
+                glow::LEQUAL,
+            )?;
+            gl.active_texture(glow::TEXTURE1);
+            depth_texture(
+                gl,
+                glow::TEXTURE_2D_ARRAY,
+                glow::DEPTH_COMPONENT16,
+                2,
+                glow::GREATER,
+            )?;
+            gl.active_texture(glow::TEXTURE2);
+            depth_texture(
+                gl,
+                glow::TEXTURE_CUBE_MAP,
+                glow::DEPTH_COMPONENT32F,
+                6,
+                glow::LESS,
+            )?;
+            for k in 0..6 {
+                let p = program(gl, VS3, &fs[k], &["a_pos", "a_tc"])?;
+                let mut v = Vec::new();
+                let q = &quads[k][0];
+                let [x0, y0, x1, y1] = q.rect;
+                let corners = [[x0, y0], [x1, y0], [x1, y1], [x0, y1]];
+                for c in [0, 1, 2, 0, 2, 3] {
+                    v.extend(corners[c]);
+                    v.extend(q.tc[c]);
+                }
+                super::vertices(gl, &v, &[2, 3])?;
+                for (name, unit) in [("u_tex", 0), ("u_tex1", 1), ("u_tex2", 2)] {
+                    let loc = gl.get_uniform_location(p, name);
+                    gl.uniform_1_i32(loc.as_ref(), unit);
+                }
+                gl.draw_arrays(glow::TRIANGLES, 0, 6);
+                check(gl, "shadow draw")?;
+            }
+            Ok(())
+        })
+    }
+}
