@@ -342,7 +342,8 @@ pub unsafe fn fragment_tables(ctx: &mut Context) -> Result<StageTextures, String
     Ok(tables)
 }
 
-/// glGenerateMipmap on the CPU for 2D images whose levels halve exactly (each dimension even,
+/// glGenerateMipmap on the CPU for 2D images (each layer / face of 2D arrays and cube maps as one)
+/// whose levels halve exactly (each dimension even,
 /// or 1): a texel of level l+1 is the mean of the 2x2 (2x1, 1x2) texels of level l it covers,
 /// channel by channel, which is what a linear-filtered halving blit (Mesa's util_gen_mipmap;
 /// softpipe) computes at those sizes. Four 8-bit unorm channels average as integers (rounded);
@@ -363,8 +364,13 @@ pub unsafe extern "C" fn generate_mipmap(
         let general = crate::formats::sampled(format).is_some()
             && !sys::util_format_is_pure_integer(format)
             && !sys::util_format_is_depth_or_stencil(format);
-        if (*res).target() != sys::PIPE_TEXTURE_2D
-            || (first_layer, last_layer) != (0, 0)
+        // 2D arrays and cube maps: each layer / face on its own, as a 2D image.
+        let layered = matches!(
+            (*res).target(),
+            sys::PIPE_TEXTURE_2D_ARRAY | sys::PIPE_TEXTURE_CUBE
+        );
+        if !((*res).target() == sys::PIPE_TEXTURE_2D && (first_layer, last_layer) == (0, 0)
+            || layered && first_layer <= last_layer)
             || !(averaged_as_rgba8(format) || general)
             || sys::util_format_get_blocksize((*res).format()) as usize != bpp
         {
@@ -389,35 +395,37 @@ pub unsafe extern "C" fn generate_mipmap(
             return false;
         }
         crate::transfer::sync(ctx, res, true);
-        let mut src = match read_level(ctx, res, base_level, dims[0], bpp) {
-            Ok(t) => t,
-            Err(e) => {
-                eprintln!("agx16: generate_mipmap: {e}");
-                return false;
-            }
-        };
-        for (i, &(w, h)) in dims.iter().enumerate().skip(1) {
-            let dst = if averaged_as_rgba8(format) {
-                halve_rgba8(&src, dims[i - 1], (w, h))
-            } else {
-                halve_rgba(format, bpp, &src, dims[i - 1], (w, h))
+        for layer in first_layer..=last_layer {
+            let mut src = match read_level(ctx, res, base_level, layer, dims[0], bpp) {
+                Ok(t) => t,
+                Err(e) => {
+                    eprintln!("agx16: generate_mipmap: {e}");
+                    return false;
+                }
             };
-            let b = sys::pipe_box {
-                x: 0,
-                width: w as i32,
-                y: 0,
-                height: h as i32,
-                z: 0,
-                depth: 1,
-            };
-            let level = base_level + i as u32;
-            if let Err(e) =
-                crate::transfer::write_texture(ctx, res, level, &b, dst.as_ptr(), w * bpp, 0)
-            {
-                eprintln!("agx16: generate_mipmap: level {level}: {e}");
-                return false;
+            for (i, &(w, h)) in dims.iter().enumerate().skip(1) {
+                let dst = if averaged_as_rgba8(format) {
+                    halve_rgba8(&src, dims[i - 1], (w, h))
+                } else {
+                    halve_rgba(format, bpp, &src, dims[i - 1], (w, h))
+                };
+                let b = sys::pipe_box {
+                    x: 0,
+                    width: w as i32,
+                    y: 0,
+                    height: h as i32,
+                    z: layer as i16,
+                    depth: 1,
+                };
+                let level = base_level + i as u32;
+                if let Err(e) =
+                    crate::transfer::write_texture(ctx, res, level, &b, dst.as_ptr(), w * bpp, 0)
+                {
+                    eprintln!("agx16: generate_mipmap: level {level}: {e}");
+                    return false;
+                }
+                src = dst;
             }
-            src = dst;
         }
         true
     })
@@ -485,11 +493,13 @@ unsafe fn halve_rgba(
     dst
 }
 
-/// Level `level` of a 2D image as tightly packed `bpp`-byte texels.
+/// Level `level` of a 2D image (layer / face `layer` of an array or cube) as tightly packed
+/// `bpp`-byte texels.
 unsafe fn read_level(
     ctx: *mut sys::pipe_context,
     res: *mut sys::pipe_resource,
     level: u32,
+    layer: u32,
     (w, h): (usize, usize),
     bpp: usize,
 ) -> Result<Vec<u8>, crate::transfer::MapError> {
@@ -498,7 +508,7 @@ unsafe fn read_level(
         width: w as i32,
         y: 0,
         height: h as i32,
-        z: 0,
+        z: layer as i16,
         depth: 1,
     };
     let (t, ptr) = crate::transfer::map_any(ctx, res, level, sys::PIPE_MAP_READ, &b)?;

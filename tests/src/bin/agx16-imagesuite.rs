@@ -4214,6 +4214,13 @@ const SCENES: &[Scene] = &[
     ),
     s("texture_grad", 3, 0, 0, texture_targets::texture_grad),
     s("texture_shadow", 3, 0, 0, texture_targets::texture_shadow),
+    s(
+        "texture_cube_mipmap",
+        3,
+        1,
+        0,
+        texture_targets::texture_cube_mipmap,
+    ),
     s("mrt", 3, 1, 0, mrt),
     s("flat_varying", 3, 1, 0, flat_varying),
     s("mrt_gaps", 3, 1, 0, mrt_gaps),

@@ -635,3 +635,45 @@ out vec4 o;
         })
     }
 }
+
+/// glGenerateMipmap on an 8x8 cube map, then textureLod at levels 1 (top row of faces) and 2
+/// (bottom row), NEAREST_MIPMAP_NEAREST: each generated texel is the mean of the 2x2 texels
+/// it covers, on both renderers.
+pub fn texture_cube_mipmap(gl: &Gl, _: &super::Ctx) -> Frame {
+    const FS: &str = "#version 300 es
+precision highp float;
+uniform highp samplerCube u_tex;
+in vec3 v_tc;
+out vec4 o;
+void main() { o = textureLod(u_tex, v_tc, gl_FragCoord.y > 32.0 ? 2.0 : 1.0); }
+";
+    unsafe {
+        draw_quads(gl, VS3, FS, &cube_quads(0.8), || {
+            let tex = gl.create_texture()?;
+            gl.bind_texture(glow::TEXTURE_CUBE_MAP, Some(tex));
+            for f in 0..6u32 {
+                let data = texels(8, (30 * f as u8).wrapping_add(9));
+                gl.tex_image_2d(
+                    glow::TEXTURE_CUBE_MAP_POSITIVE_X + f,
+                    0,
+                    glow::RGBA as i32,
+                    8,
+                    8,
+                    0,
+                    glow::RGBA,
+                    glow::UNSIGNED_BYTE,
+                    glow::PixelUnpackData::Slice(Some(&data)),
+                );
+            }
+            gl.generate_mipmap(glow::TEXTURE_CUBE_MAP);
+            params(
+                gl,
+                glow::TEXTURE_CUBE_MAP,
+                glow::NEAREST_MIPMAP_NEAREST,
+                glow::NEAREST,
+                glow::CLAMP_TO_EDGE,
+            );
+            check(gl, "cube map mipmaps")
+        })
+    }
+}
