@@ -1,5 +1,5 @@
 //! End to end: OpenGL ES 3.0 texture targets and functions (2D arrays, 3D textures, textureLod
-//! on them, textureSize, textureProj/Offset/texelFetchOffset, textureGrad, generated cube mipmaps) through agx16 on the
+//! on them, textureSize, textureProj/Offset/texelFetchOffset, textureGrad, generated cube mipmaps, shadow samplers) through agx16 on the
 //! model, compared with softpipe on the same Mesa build.
 //!
 //! agx16 still exposes ES 2.0 until every ES 3.0 feature exists, so agx16's run asks Mesa for
@@ -19,6 +19,7 @@ const SCENES: &[&str] = &[
     "texture_proj_offset",
     "texture_grad",
     "texture_cube_mipmap",
+    "texture_shadow",
 ];
 
 fn stack() -> Stack {

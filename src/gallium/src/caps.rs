@@ -34,6 +34,11 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     // docs/descriptors/format-table.md §3, measured on M4), composed with the format's in
     // texture.rs.
     caps.texture_swizzle = true;
+    // Shadow samplers (ARB_shadow → GL_EXT_shadow_samplers on ES 2): the comparison runs in the
+    // fragment shader (agx16-compiler nir::texture::lower with the sampler's function from the
+    // driver's per-unit words), as no source transcribes the G16 compare codes; image scene
+    // texture_shadow matches softpipe.
+    caps.texture_shadow_map = true;
 
     // Fixed-function features the hardware lacks: Mesa lowers them into the shaders (asahi-25.0).
     caps.flatshade = false;
