@@ -102,3 +102,16 @@ fn rgba8_2d_format_bytes_match_the_m4_capture() {
     let w3 = |b: &[u8]| u32::from_le_bytes(b[12..16].try_into().unwrap());
     assert_eq!(w3(&s) ^ w3(&b), 1 << 12);
 }
+
+/// A 3D image deeper than it is wide has the levels of its depth (4x4x16: 5 levels; the
+/// last three are 1x1 planes), and the descriptor round trip keeps them.
+#[test]
+fn deep_3d_images_have_the_levels_of_their_depth() {
+    let l = ImageLayout::new(desc(4, 4, Kind::D3, 16, 5, 1, false)).unwrap();
+    assert_eq!(l.levels.len(), 5);
+    assert_eq!((l.levels[4].plane.width, l.levels[4].plane.height), (1, 1));
+    let t = texture_for(&l, 0x10_0000, RGBA8).unwrap();
+    assert_eq!(layout_for(&t).unwrap(), l);
+    // A 2D array's layers do not add levels.
+    assert!(ImageLayout::new(desc(4, 4, Kind::D2Array, 16, 5, 1, false)).is_err());
+}

@@ -143,7 +143,10 @@ impl ImageLayout {
         if ![1, 2, 4].contains(&d.samples) {
             return Err(LayoutError::Samples(d.samples));
         }
-        let max = 32 - d.width.max(d.height).leading_zeros();
+        // A 3D image's chain also halves its depth (GL ES 3.0 §3.8.14), so a deep volume has
+        // more levels than its width and height allow; each level keeps `layers` planes.
+        let depth = if d.kind == Kind::D3 { d.layers } else { 1 };
+        let max = 32 - d.width.max(d.height).max(depth).leading_zeros();
         if d.levels > max {
             return Err(LayoutError::Levels {
                 levels: d.levels,
