@@ -4221,6 +4221,13 @@ const SCENES: &[Scene] = &[
         0,
         texture_targets::texture_cube_mipmap,
     ),
+    s(
+        "texel_fetch_targets",
+        3,
+        0,
+        0,
+        texture_targets::texel_fetch_targets,
+    ),
     s("mrt", 3, 1, 0, mrt),
     s("flat_varying", 3, 1, 0, flat_varying),
     s("mrt_gaps", 3, 1, 0, mrt_gaps),

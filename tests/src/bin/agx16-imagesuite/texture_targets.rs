@@ -677,3 +677,48 @@ void main() { o = textureLod(u_tex, v_tc, gl_FragCoord.y > 32.0 ? 2.0 : 1.0); }
         })
     }
 }
+
+/// texelFetch on a 2D array (layers 2 and 0, levels 0 and 1) and a 3D texture (slice 3 of
+/// level 0, slice 1 of level 1): one program per lookup, 8x8 texels over 16x24 pixels.
+pub fn texel_fetch_targets(gl: &Gl, _: &super::Ctx) -> Frame {
+    const HEAD: &str = "#version 300 es
+precision highp float;
+uniform highp sampler2DArray u_tex;
+uniform highp sampler3D u_tex1;
+in vec3 v_tc;
+out vec4 o;
+";
+    let fs = [
+        "void main() { o = texelFetch(u_tex, ivec3(ivec2(v_tc.xy * 8.0), 2), 0); }",
+        "void main() { o = texelFetch(u_tex, ivec3(ivec2(v_tc.xy * 4.0), 0), 1); }",
+        "void main() { o = texelFetch(u_tex1, ivec3(ivec2(v_tc.xy * 8.0), 3), 0); }",
+        "void main() { o = texelFetch(u_tex1, ivec3(ivec2(v_tc.xy * 4.0), 1), 1); }",
+    ]
+    .map(|m| format!("{HEAD}{m}\n"));
+    let quads: Vec<[Quad; 1]> = (0..4)
+        .map(|k| [st_quad(cell(k), [0.0, 1.0], [0.0, 1.0], 0.0)])
+        .collect();
+    let passes: Vec<(&str, &[Quad])> = (0..4).map(|k| (fs[k].as_str(), &quads[k][..])).collect();
+    unsafe {
+        draw_passes(gl, VS3, &passes, || {
+            gl.active_texture(glow::TEXTURE0);
+            volume(
+                gl,
+                glow::TEXTURE_2D_ARRAY,
+                4,
+                2,
+                (glow::NEAREST_MIPMAP_NEAREST, glow::NEAREST),
+            )?;
+            gl.active_texture(glow::TEXTURE1);
+            volume(
+                gl,
+                glow::TEXTURE_3D,
+                4,
+                2,
+                (glow::NEAREST_MIPMAP_NEAREST, glow::NEAREST),
+            )?;
+            gl.active_texture(glow::TEXTURE0);
+            Ok(())
+        })
+    }
+}
