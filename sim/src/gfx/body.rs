@@ -483,12 +483,13 @@ pub(super) fn run_trapping(
         (1u32 << lanes) - 1
     };
     let mut sg = Recycled::new(live, ThreadIds::default());
+    let trace = crate::trace::Trace::from_env();
     let mut ctx = Ctx {
         prog: &body.prog,
         mem,
         uniforms,
         setup: None,
-        trace: None,
+        trace: trace.as_ref(),
         cancelled: None,
         budget: BUDGET,
         instructions: 0,

@@ -683,6 +683,16 @@ pub(super) fn run(
         pubs.pending.remove(&(t.coord + k));
         borrowed.insert(t.coord + k, (t.dst, n));
     }
+    // No executing lane (a branch every lane of the quad skipped, which the compiler does not
+    // jump over): nothing is sampled and no lane's registers change, so no derivative, descriptor
+    // or coordinate is needed. The destinations still complete on their slot.
+    if mask & ((1u64 << quad.len()) - 1) as u32 == 0 {
+        for k in 0..n {
+            sg.pending
+                .publish(t.dst + k, Part::Full, t.slot, 0, &[0; crate::core::LANES]);
+        }
+        return Ok(());
+    }
     // Lanes 0..3 are the quad's (0,0), (1,0), (0,1), (1,1) pixels (`Stages::fragments`).
     let full_quad = quad.len() == 4
         && mask & 0xf == 0xf

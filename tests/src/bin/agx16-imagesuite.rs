@@ -2604,6 +2604,48 @@ fn occlusion_query(gl: &Gl, _: &Ctx) -> Frame {
     }
 }
 
+/// Implicit-LOD samples inside an if / else-if / else chain: each branch samples a mipmapped
+/// texture at its own scale (so at its own level) and the branch boundaries fall on 2x2-quad
+/// boundaries, so every quad runs one branch with all four lanes (derivatives stay defined).
+fn texture_in_branches(gl: &Gl, _: &Ctx) -> Frame {
+    const FS: &str = "precision highp float;
+uniform sampler2D u_tex;
+varying vec2 v_tc;
+void main() {
+    if (v_tc.x < 0.25)
+        gl_FragColor = texture2D(u_tex, v_tc);
+    else if (v_tc.x < 0.5)
+        gl_FragColor = texture2D(u_tex, v_tc * 4.0).bgra;
+    else if (v_tc.y < 0.5)
+        gl_FragColor = texture2D(u_tex, v_tc.yx * 0.5);
+    else
+        gl_FragColor = vec4(0.25, 0.5, 0.75, 1.0);
+}
+";
+    unsafe {
+        simple(gl, || {
+            let p = program(gl, VS_TEXTURED, FS, &["a_pos", "a_tc"])?;
+            let v = [
+                0.0f32, 0.0, 0.0, 0.0, 64.0, 0.0, 1.0, 0.0, 64.0, 64.0, 1.0, 1.0, 0.0, 0.0, 0.0,
+                0.0, 64.0, 64.0, 1.0, 1.0, 0.0, 64.0, 0.0, 1.0,
+            ];
+            vertices(gl, &v, &[2, 2])?;
+            gl.active_texture(glow::TEXTURE0);
+            texture(gl, 32, &texels(32, 7), glow::NEAREST, glow::REPEAT)?;
+            gl.generate_mipmap(glow::TEXTURE_2D);
+            gl.tex_parameter_i32(
+                glow::TEXTURE_2D,
+                glow::TEXTURE_MIN_FILTER,
+                glow::NEAREST_MIPMAP_NEAREST as i32,
+            );
+            let loc = gl.get_uniform_location(p, "u_tex");
+            gl.uniform_1_i32(loc.as_ref(), 0);
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+            check(gl, "textured draw")
+        })
+    }
+}
+
 /// glBlitFramebuffer (ES 3.0) from a 32x32 rendered texture: a 1.5x/1.25x magnification with LINEAR
 /// filtering, and a NEAREST minified, mirrored copy of a sub-rectangle (source and destination
 /// rectangles given in opposite orders flip both axes). Neither is a byte copy, so they exercise the
@@ -4243,6 +4285,7 @@ const SCENES: &[Scene] = &[
     s("many_draws", 2, 0, 0, many_draws),
     s("blit_scaled", 3, 1, 0, blit_scaled),
     s("occlusion_query", 3, 0, 0, occlusion_query),
+    s("texture_in_branches", 2, 1, 0, texture_in_branches),
 ];
 
 struct Egl {
