@@ -792,7 +792,10 @@ fn bad_descriptors_are_refused_by_name() {
     // RGBA8 with numeric type float (byte1 = 4 << 5 | size class 0x0a): never captured.
     refused(|d| d[1] = 0x8a, "no M4 capture");
     // A 3D descriptor read by a 2D op.
-    refused(|d| d[0] = (d[0] & 0xf0) | 5, "only matching pairs are modelled");
+    refused(
+        |d| d[0] = (d[0] & 0xf0) | 5,
+        "only matching pairs are modelled",
+    );
     // An undocumented bit in word 7.
     refused(|d| d[31] |= 0x40, "texture descriptor");
     // The G13 twiddled layout code (bits 4..5 = 1).
