@@ -117,10 +117,11 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     caps.max_texture_cube_levels = 15; // asahi-25.0: 16384 x 16384
     caps.max_texture_3d_levels = 12; // asahi-25.0: 2048^3
     caps.max_texture_array_layers = 2048; // asahi-25.0
-                                          // Four: the end-of-tile program exports one attachment per block store, each from its own
-                                          // publication tuple, and the store's tuple field takes 0, 4, 8, 12 (agx16-draw
-                                          // MAX_BOUND_TARGETS; GravityLinux/mesa agx_apple9_ir.c BLOCK_IMAGE_STORE, run on T8132).
-                                          // The G13 driver's 8 (AGX_MAX_RTS) needs a fact no M4 source gives (sim/ISA-REQUESTS.md).
+
+    // Four colour targets: the end-of-tile program exports one attachment per block store, each
+    // from its own publication tuple, and the store's tuple field takes 0, 4, 8, 12 (agx16-draw
+    // MAX_BOUND_TARGETS; GravityLinux/mesa agx_apple9_ir.c BLOCK_IMAGE_STORE, run on T8132). The
+    // G13 driver's 8 (AGX_MAX_RTS) needs a fact no M4 source gives (sim/ISA-REQUESTS.md).
     caps.max_render_targets = agx16_draw::fb::MAX_BOUND_TARGETS as u32;
     caps.max_varyings = 16; // asahi-25.0
     caps.max_viewports = 1;
