@@ -10,7 +10,7 @@ mod gen;
 use agx16_compiler::glsl::{compile_glsl, ShaderStage};
 use agx16_compiler::pipeline::Options;
 use agx16_compiler::testgen::Rng;
-use agx16_sim::{run_compute, Code, ComputeLaunch, PageTable};
+use agx16_sim::{run_compute_with_scratch, Code, ComputeLaunch, PageTable};
 
 const THREADS: u32 = 32;
 const BASE_VA: u64 = 0x10_0000_0000;
@@ -19,7 +19,8 @@ const STRIDE: u64 = 0x10_0000;
 /// the first seed).
 const CASES: u64 = 100;
 
-fn run_on_model(code: &[u8], buffers: &[Vec<u32>]) -> Result<Vec<u32>, String> {
+/// Runs `code` with `scratch` bytes of per-thread scratch (4 per spilled word).
+fn run_on_model(code: &[u8], buffers: &[Vec<u32>], scratch: u32) -> Result<Vec<u32>, String> {
     let pt = PageTable::new();
     let mut uniforms = Vec::new();
     for (slot, b) in buffers.iter().enumerate() {
@@ -37,7 +38,7 @@ fn run_on_model(code: &[u8], buffers: &[Vec<u32>]) -> Result<Vec<u32>, String> {
         tg_memory: 0,
         budget: 1 << 24,
     };
-    run_compute(&pt, &launch).map_err(|e| e.to_string())?;
+    run_compute_with_scratch(&pt, &launch, scratch).map_err(|e| e.to_string())?;
     let out = buffers.len() - 1;
     let mut bytes = vec![0u8; buffers[out].len() * 4];
     pt.host_read(BASE_VA + out as u64 * STRIDE, &mut bytes)
@@ -77,13 +78,34 @@ fn inputs(seed: u64) -> (Vec<u32>, Vec<u32>, Vec<u32>) {
     (f, i, u)
 }
 
-/// Compile and run program `seed`: Ok((threads checked, threads undecided)) or the failure.
-fn run_case(seed: u64) -> Result<(u32, u32), String> {
+/// The register budget program `seed` is compiled with: every fourth at 16 GPRs
+/// (`AGX16_FUZZ_SMALL_GPRS` sets another), so the spiller and its scratch accesses run too.
+fn budget(seed: u64) -> u32 {
+    let small = std::env::var("AGX16_FUZZ_SMALL_GPRS").map_or(16, |s| s.parse().unwrap());
+    if seed % 4 == 3 {
+        small
+    } else {
+        96
+    }
+}
+
+/// Compile and run program `seed`: Ok((threads checked, threads undecided, spilled)) or the
+/// failure; Ok((0, 0, false)) when a reduced budget cannot hold the program (a
+/// register-allocation error).
+fn run_case(seed: u64) -> Result<(u32, u32, bool), String> {
     let p = gen::generate(seed);
     let src = gen::source(&p);
-    let compiled = compile_glsl(&src, ShaderStage::Compute, Options::default())
-        .map_err(|e| format!("compile: {e}"))?
-        .compiled;
+    let opts = Options {
+        gprs: budget(seed),
+        ..Options::default()
+    };
+    let compiled = match compile_glsl(&src, ShaderStage::Compute, opts) {
+        Ok(c) => c.compiled,
+        Err(agx16_compiler::glsl::GlslError::Compile(agx16_compiler::CompileError::RegAlloc {
+            ..
+        })) if opts.gprs < 96 => return Ok((0, 0, false)),
+        Err(e) => return Err(format!("compile at {} GPRs: {e}", opts.gprs)),
+    };
     let (f, i, u) = inputs(seed);
     let m = gen::out_words(&p);
     let bufs = vec![
@@ -92,7 +114,8 @@ fn run_case(seed: u64) -> Result<(u32, u32), String> {
         u.clone(),
         vec![0xdead_beef; m * THREADS as usize],
     ];
-    let got = run_on_model(&compiled.code, &bufs).map_err(|e| format!("model: {e}"))?;
+    let got = run_on_model(&compiled.code, &bufs, 4 * compiled.mir.scratch_words)
+        .map_err(|e| format!("model: {e}"))?;
     let (mut checked, mut undecided) = (0, 0);
     for t in 0..THREADS as usize {
         let at = |k: usize| 5 * t + k;
@@ -118,20 +141,21 @@ fn run_case(seed: u64) -> Result<(u32, u32), String> {
             }
         }
     }
-    Ok((checked, undecided))
+    Ok((checked, undecided, compiled.mir.scratch_words > 0))
 }
 
 #[test]
 fn random_glsl_programs_match_the_cpu_evaluation_on_the_model() {
-    let (mut checked, mut undecided) = (0, 0);
+    let (mut checked, mut undecided, mut spilled) = (0, 0, 0);
     let mut failures = vec![];
     let env = |k: &str, d: u64| std::env::var(k).map_or(d, |v| v.parse().unwrap());
     let (first, cases) = (env("AGX16_FUZZ_FIRST", 0), env("AGX16_FUZZ_CASES", CASES));
     for seed in first..first + cases {
         match run_case(seed) {
-            Ok((c, u)) => {
+            Ok((c, u, s)) => {
                 checked += c;
                 undecided += u;
+                spilled += s as u32;
             }
             Err(e) => failures.push(format!(
                 "seed {seed}: {e}\n{}",
@@ -149,7 +173,8 @@ fn random_glsl_programs_match_the_cpu_evaluation_on_the_model() {
         }
     }
     println!(
-        "GLSL fuzz: {cases} programs, {checked} threads checked, {undecided} undecided, {} failed",
+        "GLSL fuzz: {cases} programs ({spilled} spilling), {checked} threads checked, \
+         {undecided} undecided, {} failed",
         failures.len()
     );
     assert!(
@@ -183,13 +208,17 @@ fn fuzz_debug() {
         return;
     };
     println!("{src}");
-    let c = compile_glsl(&src, ShaderStage::Compute, Options::default())
+    let opts = Options {
+        gprs: std::env::var("AGX16_FUZZ_GPRS").map_or(96, |s| s.parse().unwrap()),
+        ..Options::default()
+    };
+    let c = compile_glsl(&src, ShaderStage::Compute, opts)
         .unwrap()
         .compiled;
     println!("{}", c.mir);
     let (f, i, u) = inputs(seed);
     let bufs = vec![f, i, u, vec![0xdead_beef; words * THREADS as usize]];
-    let got = run_on_model(&c.code, &bufs).unwrap();
+    let got = run_on_model(&c.code, &bufs, 4 * c.mir.scratch_words).unwrap();
     for t in 0..THREADS {
         let mut env = agx16_compiler::interp::Env::default();
         for (k, b) in bufs.iter().enumerate() {
