@@ -649,6 +649,7 @@ pub fn run_vertex_batch(
     }
     let mut outs: Vec<Vec<Option<f32>>> = vec![vec![None; n]; invs.len()];
     let mut pubs = Publications::new();
+    let mut borrowed = super::texture::Borrowed::new();
     run_trapping(
         mem,
         body,
@@ -681,7 +682,25 @@ pub fn run_vertex_batch(
                      high-water mark; writing beyond it is not established)"
                 ),
             )),
-            GfxOp::Export { .. } => export(body, op, sg, &mut pubs, g),
+            GfxOp::Export { .. } => {
+                super::texture::check_rewrite(body, op, sg, &borrowed, g)?;
+                export(body, op, sg, &mut pubs, g)
+            }
+            // The vertex stage samples through its own roots 0 and 1, as the fragment stage
+            // does (sim/GFX.md "Render-stage uniform ABI"). A vertex batch has no 2x2 quads,
+            // so only the explicit-LOD and fetch forms have a defined LOD.
+            GfxOp::Texture(t) => super::texture::run_lanes(
+                mem,
+                uniforms,
+                body,
+                op,
+                sg,
+                invs.len(),
+                false,
+                &mut pubs,
+                &mut borrowed,
+                t,
+            ),
             GfxOp::VaryingStore { slot, src, wait } => {
                 // The wait retires every export completing on a named slot.
                 pubs.pending

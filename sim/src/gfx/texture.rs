@@ -636,8 +636,8 @@ pub(super) fn check_rewrite(
     Ok(())
 }
 
-/// Performs a `tex_sample` in a fragment body: reads the coordinate publications, samples,
-/// and publishes the results on the instruction's completion slot.
+/// Performs a `tex_sample` in a fragment body: [`run_lanes`] over the quad's lanes, with
+/// derivatives when lanes 0..3 are one complete 2x2 quad.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run(
     mem: &dyn GpuMemory,
@@ -646,6 +646,44 @@ pub(super) fn run(
     op: &crate::core::ops::Op,
     sg: &mut crate::core::state::SimdGroup,
     quad: &[super::stages::Fragment],
+    pubs: &mut super::body::Publications,
+    borrowed: &mut Borrowed,
+    t: TexInstr,
+) -> Result<(), SimError> {
+    let mask = sg.exec.active;
+    // Lanes 0..3 are the quad's (0,0), (1,0), (0,1), (1,1) pixels (`Stages::fragments`).
+    let full_quad = quad.len() == 4
+        && mask & 0xf == 0xf
+        && (1..4).all(|k| {
+            (quad[k].x, quad[k].y) == (quad[0].x + (k as u32 & 1), quad[0].y + (k as u32 >> 1))
+        });
+    run_lanes(
+        mem,
+        uniforms,
+        body,
+        op,
+        sg,
+        quad.len(),
+        full_quad,
+        pubs,
+        borrowed,
+        t,
+    )
+}
+
+/// Performs a `tex_sample` for lanes `0..lanes` of a render body (a fragment quad, or a
+/// vertex batch with `quad` false: no derivatives, so implicit-LOD forms are refused):
+/// reads the coordinate publications, samples, and publishes the results on the
+/// instruction's completion slot.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn run_lanes(
+    mem: &dyn GpuMemory,
+    uniforms: &[u32],
+    body: &super::body::Body,
+    op: &crate::core::ops::Op,
+    sg: &mut crate::core::state::SimdGroup,
+    lanes_n: usize,
+    full_quad: bool,
     pubs: &mut super::body::Publications,
     borrowed: &mut Borrowed,
     t: TexInstr,
@@ -661,7 +699,7 @@ pub(super) fn run(
             ));
         }
     }
-    let mut lanes = vec![None; quad.len()];
+    let mut lanes = vec![None; lanes_n];
     for (l, lane) in lanes.iter_mut().enumerate() {
         if mask >> l & 1 == 0 {
             continue;
@@ -686,19 +724,13 @@ pub(super) fn run(
     // No executing lane (a branch every lane of the quad skipped, which the compiler does not
     // jump over): nothing is sampled and no lane's registers change, so no derivative, descriptor
     // or coordinate is needed. The destinations still complete on their slot.
-    if mask & ((1u64 << quad.len()) - 1) as u32 == 0 {
+    if mask & ((1u64 << lanes_n) - 1) as u32 == 0 {
         for k in 0..n {
             sg.pending
                 .publish(t.dst + k, Part::Full, t.slot, 0, &[0; crate::core::LANES]);
         }
         return Ok(());
     }
-    // Lanes 0..3 are the quad's (0,0), (1,0), (0,1), (1,1) pixels (`Stages::fragments`).
-    let full_quad = quad.len() == 4
-        && mask & 0xf == 0xf
-        && (1..4).all(|k| {
-            (quad[k].x, quad[k].y) == (quad[0].x + (k as u32 & 1), quad[0].y + (k as u32 >> 1))
-        });
     let rows = execute(mem, uniforms, &t, &lanes, full_quad).map_err(|e| match e {
         TexError::Refused(w) => body.error(op, w),
         TexError::Sim(e) => e,

@@ -533,10 +533,10 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
                 info.publications += 1;
             }
             Op::Texture { .. } => {
-                if f.stage != Stage::Fragment {
+                if !matches!(f.stage, Stage::Fragment | Stage::Vertex) {
                     return Err(CompileError::Unsupported(
-                        "texture ops outside fragment shaders: agx16-sim models them only in \
-                         fragment bodies"
+                        "texture ops outside vertex and fragment shaders: agx16-sim models \
+                         them only in render bodies"
                             .into(),
                     ));
                 }

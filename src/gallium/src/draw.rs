@@ -249,17 +249,23 @@ unsafe fn record_draw(
     let vs_so = ctx.state.vs.as_ref().and_then(|vs| vs.so.as_ref());
     let capture = crate::so::plan(ctx, vs_so, info, draw)?;
     let mut programs = variants::for_draw(ctx, screen, capture.as_ref())?;
-    // The fragment stage's texture/sampler tables (roots 0 and 1 of its root record).
-    let tables = crate::texture::fragment_tables(ctx)?;
-    if !tables.is_empty() {
+    // Each stage's texture/sampler tables (roots 0 and 1 of its root record).
+    for stage in [sys::PIPE_SHADER_VERTEX, sys::PIPE_SHADER_FRAGMENT] {
+        let tables = crate::texture::stage_tables(ctx, stage)?;
+        if tables.is_empty() {
+            continue;
+        }
         let r = &mut ctx.render;
         let mut w = crate::batch::Writer {
             dev: &screen.bo,
             mem: r.mem.as_mut().unwrap(),
         };
-        tables
-            .upload(&mut w, &mut programs.fs_args)
-            .map_err(|e| e.to_string())?;
+        let args = if stage == sys::PIPE_SHADER_VERTEX {
+            &mut programs.vs_args
+        } else {
+            &mut programs.fs_args
+        };
+        tables.upload(&mut w, args).map_err(|e| e.to_string())?;
     }
     let (raster, viewport) = raster(ctx);
     let zs = depth_stencil(ctx);

@@ -246,9 +246,7 @@ unsafe fn compile(
     let key = link_time_key(nir).ok_or("only vertex and fragment shaders are compiled")?;
     // As the draw-time variants do (variants.rs `compile`), so link-time statistics and
     // errors describe the program draws run.
-    if (*nir).info.stage() == sys::MESA_SHADER_FRAGMENT {
-        crate::variants::lower_textures(nir);
-    }
+    crate::variants::lower_textures(nir);
     let (c, _) = agx16_compiler::nir::compile_nir_graphics(nir, &key).map_err(|e| e.to_string())?;
     let s = c.stats;
     Ok(Compiled {

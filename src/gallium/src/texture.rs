@@ -279,24 +279,28 @@ pub(crate) unsafe fn renders_into_view(
     !explained
 }
 
-/// The fragment stage's texture and sampler tables for this draw, from the units its program
-/// uses; marks each sampled resource as read by the open batch (a CPU write flushes the batch
-/// first; renders run in submission order, so a texture an earlier batch rendered is complete
-/// when this one samples it).
+/// Stage `stage`'s (PIPE_SHADER_VERTEX or PIPE_SHADER_FRAGMENT) texture and sampler tables for
+/// this draw, from the units its program uses; marks each sampled resource as read by the open
+/// batch (a CPU write flushes the batch first; renders run in submission order, so a texture
+/// an earlier batch rendered is complete when this one samples it). Each stage has its own
+/// launcher and root record, so its own roots 0 and 1 (sim/GFX.md "Render-stage uniform ABI":
+/// GravityLinux/mesa README.apple9-launchers.md "Resource ABI" read back the root pointers of
+/// VS and FS alike, T8132 measured).
 ///
 /// # Safety
 /// The bound shader CSOs, sampler views and sampler CSOs must be live; the batch must be open.
-pub unsafe fn fragment_tables(ctx: &mut Context) -> Result<StageTextures, String> {
-    let vs = ctx.state.vs.as_ref().ok_or("no vertex shader bound")?;
-    if (*vs.nir).info.num_textures > 0 {
-        return Err(
-            "texturing in the vertex shader (agx16-sim samples in fragment bodies only)".into(),
-        );
-    }
-    let fs = ctx.state.fs.as_ref().ok_or("no fragment shader bound")?;
-    let info = &(*fs.nir).info;
+pub unsafe fn stage_tables(
+    ctx: &mut Context,
+    stage: sys::pipe_shader_type,
+) -> Result<StageTextures, String> {
+    let cso = if stage == sys::PIPE_SHADER_VERTEX {
+        ctx.state.vs.as_ref().ok_or("no vertex shader bound")?
+    } else {
+        ctx.state.fs.as_ref().ok_or("no fragment shader bound")?
+    };
+    let info = &(*cso.nir).info;
+    let stage = stage as usize;
     let mut tables = StageTextures::default();
-    let stage = sys::PIPE_SHADER_FRAGMENT as usize;
     // st gathers the used units; a shader that samples with none recorded would leave roots
     // zero (the model refuses the draw at execution), so count units 0..num_textures then.
     let mut textures_used: Vec<usize> = units(&info.textures_used).collect();

@@ -39,6 +39,9 @@ struct VertexWords {
     program_words: usize,
     /// The root-record word of the transform feedback capture's three words.
     capture: Option<usize>,
+    /// The root-record word of the texture-size words and how many units they cover (as for
+    /// fragments: [`texture_info`]).
+    texture_info: Option<(usize, u32)>,
 }
 
 /// A compiled fragment variant and where its root record takes the words the driver adds.
@@ -528,15 +531,15 @@ pub unsafe fn lower_textures(nir: *mut sys::nir_shader) -> Option<(u32, u32)> {
     (units > 0).then_some((word, units))
 }
 
-/// The texture-information words of fragment units `0..units` for this draw: width, height,
+/// The texture-information words of `stage`'s units `0..units` for this draw: width, height,
 /// depth (3D) or layers (arrays; 6 for a cube), level count of each bound view at its base
 /// level (what `txs` returns at LOD 0; zeros for an unbound unit, which the draw refuses
 /// anyway), and the shadow comparison of the unit's sampler.
 ///
 /// # Safety
 /// The bound sampler views must be live.
-unsafe fn texture_info(ctx: &Context, units: u32) -> Vec<u32> {
-    let stage = sys::PIPE_SHADER_FRAGMENT as usize;
+unsafe fn texture_info(ctx: &Context, stage: sys::pipe_shader_type, units: u32) -> Vec<u32> {
+    let stage = stage as usize;
     let mut out = Vec::new();
     for u in 0..units as usize {
         let view = ctx.state.sampler_views[stage]
@@ -653,9 +656,8 @@ unsafe fn compile(
         let formats: Vec<u32> = b.rts.iter().map(|r| r.format).collect();
         crate::rt_format::pack_colour_outputs(clone, &formats);
     }
-    if let GraphicsKey::Fragment(_) = key {
-        extra.texture_info = lower_textures(clone);
-    }
+    // Both stages sample (a vertex shader's implicit LOD becomes LOD 0 in the lowering).
+    extra.texture_info = lower_textures(clone);
     let r = agx16_compiler::nir::compile_nir_graphics(clone, key).map_err(|e| e.to_string());
     sys::ralloc_free(clone as *mut std::ffi::c_void);
     r.map(|(c, i)| (c, i, extra))
@@ -698,6 +700,9 @@ unsafe fn vertex_variant(screen: &Screen, cso: &ShaderCso, key: &VertexKey) -> V
             capture: extra
                 .capture
                 .map(|w| info.gl_uniform_base as usize + w as usize),
+            texture_info: extra
+                .texture_info
+                .map(|(w, n)| (info.gl_uniform_base as usize + w as usize, n)),
         };
         Ok((Arc::new(p), info, words))
     })();
@@ -882,6 +887,13 @@ pub unsafe fn for_draw(
         }
         vs_args[w..w + 3].copy_from_slice(&p.words);
     }
+    if let Some((w, units)) = vwords.texture_info {
+        let words = texture_info(ctx, sys::PIPE_SHADER_VERTEX, units);
+        if vs_args.len() < w + words.len() {
+            vs_args.resize(w + words.len(), 0);
+        }
+        vs_args[w..w + words.len()].copy_from_slice(&words);
+    }
     let mut fs_args = vec![0u32; ROOT_WORDS as usize];
     ubo_words(
         ctx,
@@ -906,7 +918,7 @@ pub unsafe fn for_draw(
         fs_args[w..w + 4].copy_from_slice(&color);
     }
     if let Some((w, units)) = fwords.texture_info {
-        let words = texture_info(ctx, units);
+        let words = texture_info(ctx, sys::PIPE_SHADER_FRAGMENT, units);
         if fs_args.len() < w + words.len() {
             fs_args.resize(w + words.len(), 0);
         }

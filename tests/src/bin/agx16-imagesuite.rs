@@ -2646,6 +2646,62 @@ void main() {
     }
 }
 
+/// Vertex texture fetch (ES 3.0 requires 16 vertex texture units): a 9x9 grid of vertices,
+/// each displaced by whole pixels from texelFetch (x) and texture() (y, level 0 in a vertex
+/// shader) of a mipmapped 4x4 texture, coloured from those and textureLod at level 1;
+/// textureSize wraps the fetch coordinate. Displaced corners stay on integer pixel positions
+/// and the sampled coordinates off texel edges, so the rasterised edges and the NEAREST
+/// lookups have no ties; the interpolated colours have tolerance 1.
+fn vertex_texture(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "#version 300 es
+in vec2 a_pos;
+uniform highp sampler2D u_tex;
+out vec4 v_col;
+void main() {
+    ivec2 sz = textureSize(u_tex, 0);
+    vec4 a = texelFetch(u_tex, ivec2(a_pos) & (sz - 1), 0);
+    vec4 b = textureLod(u_tex, (a_pos + 0.5) / 8.0, 1.0);
+    vec4 c = texture(u_tex, (a_pos + 0.5) / 8.0);
+    vec2 p = a_pos * 7.0 + 4.0 + floor(vec2(a.x, c.y) * 4.0) - 2.0;
+    gl_Position = vec4(p / 32.0 - 1.0, 0.0, 1.0);
+    v_col = vec4(a.z, b.x, c.w, 1.0);
+}
+";
+    const FS: &str = "#version 300 es
+precision mediump float;
+in vec4 v_col;
+out vec4 o;
+void main() { o = v_col; }
+";
+    unsafe {
+        simple(gl, || {
+            let p = program(gl, VS, FS, &["a_pos"])?;
+            let mut v = Vec::new();
+            for y in 0..8 {
+                for x in 0..8 {
+                    let c = |dx: i32, dy: i32| [(x + dx) as f32, (y + dy) as f32];
+                    for k in [c(0, 0), c(1, 0), c(1, 1), c(0, 0), c(1, 1), c(0, 1)] {
+                        v.extend(k);
+                    }
+                }
+            }
+            vertices(gl, &v, &[2])?;
+            gl.active_texture(glow::TEXTURE0);
+            texture(gl, 4, &texels(4, 100), glow::NEAREST, glow::REPEAT)?;
+            gl.generate_mipmap(glow::TEXTURE_2D);
+            gl.tex_parameter_i32(
+                glow::TEXTURE_2D,
+                glow::TEXTURE_MIN_FILTER,
+                glow::NEAREST_MIPMAP_NEAREST as i32,
+            );
+            let loc = gl.get_uniform_location(p, "u_tex");
+            gl.uniform_1_i32(loc.as_ref(), 0);
+            gl.draw_arrays(glow::TRIANGLES, 0, (v.len() / 2) as i32);
+            check(gl, "vertex-textured draw")
+        })
+    }
+}
+
 /// glBlitFramebuffer (ES 3.0) from a 32x32 rendered texture: a 1.5x/1.25x magnification with LINEAR
 /// filtering, and a NEAREST minified, mirrored copy of a sub-rectangle (source and destination
 /// rectangles given in opposite orders flip both axes). Neither is a byte copy, so they exercise the
@@ -4286,6 +4342,7 @@ const SCENES: &[Scene] = &[
     s("blit_scaled", 3, 1, 0, blit_scaled),
     s("occlusion_query", 3, 0, 0, occlusion_query),
     s("texture_in_branches", 2, 1, 0, texture_in_branches),
+    s("vertex_texture", 3, 1, 0, vertex_texture),
 ];
 
 struct Egl {

@@ -828,7 +828,11 @@ fn encode_program_with(
         scopes.push(Some(out.code.len()));
     }
     let wrap_at = continue_wrappers(items)?;
-    let mut gfx = super::gfx::GfxSelect::default();
+    let textures = items
+        .iter()
+        .filter(|it| matches!(it, MItem::Instr(i) if matches!(i.op, Op::Texture { .. })))
+        .count();
+    let mut gfx = super::gfx::GfxSelect::new(textures);
     // Scope depths (indices into `scopes`) of continue wrappers.
     let mut wrappers: Vec<usize> = Vec::new();
     let mut k = 0;

@@ -111,6 +111,17 @@ fn reg32(i: &MInstr, k: usize) -> Result<u32, CompileError> {
 }
 
 impl GfxSelect {
+    /// Selection state for a program with `textures` texture ops: vertex-output publications
+    /// start past the coordinate tuples those ops take (isel/texture.rs: the k-th op's at 4k),
+    /// so the two never share a publication register (abi.rs counts 4 per op plus one per
+    /// output store, the same high-water mark).
+    pub fn new(textures: usize) -> Self {
+        GfxSelect {
+            next_pub: (4 * textures.min(super::texture::TUPLES as usize)) as u8,
+            ..Default::default()
+        }
+    }
+
     pub fn select(&mut self, i: &MInstr) -> Result<Vec<Instr>, CompileError> {
         if i.wait != 0 {
             return Err(CompileError::Internal(format!(

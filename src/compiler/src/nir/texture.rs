@@ -3,7 +3,7 @@
 //! and functions to the forms the G16 texture instruction has ([`lower`]).
 //!
 //! Accepted at import: 2D, 2D-array and 3D, non-shadow `tex` (implicit LOD, fragment
-//! shaders), `txl` (explicit LOD), `txb` (bias) and `txf` (texelFetch), 32-bit float or integer results,
+//! shaders; [`lower`] makes a vertex shader's explicit LOD 0), `txl` (explicit LOD), `txb` (bias) and `txf` (texelFetch), 32-bit float or integer results,
 //! texture and sampler indices 0..15 (the driver's texture / sampler table entries:
 //! `texture_index` / `sampler_index`, as Gallium binds sampler views and samplers by unit).
 //! Everything else is `Unsupported` naming the texture op or source.
@@ -65,6 +65,10 @@ pub unsafe fn lower(s: *mut m::nir_shader, info_word: Option<u32>) -> u32 {
         o.lower_offset_filter = Some(has_offset);
         o.lower_txd = true;
         o.lower_txs_lod = true;
+        // Vertex shaders have no derivatives: GLSL's texture() there samples level 0
+        // (GL ES 3.0 §2.11.9.1 "Texture Access": implicit-LOD lookups in a vertex shader use a
+        // LOD of zero), made an explicit-LOD `txl` here.
+        o.lower_invalid_implicit_lod = true;
         m::nir_lower_tex(s, &o);
         if info_word.is_some() {
             m::nir_shader_instructions_pass(
@@ -397,8 +401,14 @@ pub(super) unsafe fn import(
         if !result_types.contains(&(*t).dest_type) || (*t).def.num_components != 4 {
             return unsupported("texture results other than vec4 of 32-bit float or integer");
         }
-        if im.b.func().stage != Stage::Fragment {
-            return unsupported("texture ops outside fragment shaders");
+        match (im.b.func().stage, kind) {
+            (Stage::Fragment, _) | (Stage::Vertex, TexKind::Lod | TexKind::Fetch) => {}
+            (Stage::Vertex, _) => {
+                return unsupported(
+                    "implicit-LOD texture ops in a vertex shader (no derivatives;                      nir::texture::lower makes them explicit LOD 0)",
+                )
+            }
+            _ => return unsupported("texture ops outside vertex and fragment shaders"),
         }
         let (texture, sampler) = ((*t).texture_index, (*t).sampler_index);
         if texture >= 16 || (kind != TexKind::Fetch && sampler >= 16) {
