@@ -469,8 +469,9 @@ pub fn execute(
         let smp = sampler(mem, uniforms, t.sampler, three_d)?;
         let (min_lod, max_lod) = smp.lod_range();
         let top = img.desc.levels as f32 - 1.0;
+        // `get`: a vertex batch may have fewer than the four lanes a quad's derivatives read.
         let coords = |l: usize| {
-            lanes[l].map(|i| {
+            lanes.get(l).copied().flatten().map(|i| {
                 let f = |k: usize| f32::from_bits(i.words[k]);
                 [f(0), f(1), if three_d { f(2) } else { 0.0 }]
             })

@@ -55,7 +55,7 @@
 //!   (at most 64: the `arg_store` destination has 6 bits).
 
 use crate::error::CompileError;
-use crate::ir::{Builder, Function, Interp, Op, Operand, Src, Stage, SysVal, Type, Value};
+use crate::ir::{Builder, Function, Interp, Op, Operand, Src, Stage, SysVal, TexKind, Type, Value};
 use crate::pipeline::{compile_g16, Compiled, Options};
 
 /// How the components of a vertex attribute are stored and what the shader reads from them.
@@ -532,7 +532,15 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
                 // isel/gfx.rs: one publication register per output store.
                 info.publications += 1;
             }
-            Op::Texture { .. } => {
+            Op::Texture { kind, .. } => {
+                if f.stage == Stage::Vertex && matches!(kind, TexKind::Sample | TexKind::Bias) {
+                    return Err(CompileError::Unsupported(
+                        "implicit-LOD texture ops in a vertex program: a vertex batch has no \
+                         2x2 quads, so no derivatives (nir::texture::lower makes GLSL's \
+                         texture() there an explicit LOD 0)"
+                            .into(),
+                    ));
+                }
                 if !matches!(f.stage, Stage::Fragment | Stage::Vertex) {
                     return Err(CompileError::Unsupported(
                         "texture ops outside vertex and fragment shaders: agx16-sim models \

@@ -281,19 +281,116 @@ fn compiled_texel_fetch_matches_the_reference() {
     assert_matches(&render(true, true), &reference(false), 0);
 }
 
-#[test]
-fn texture_ops_outside_fragment_programs_are_refused() {
+/// The big triangle whose every vertex samples in the vertex program: colour outputs 4..7 =
+/// (fetch.r, fetch.g, lod.b, lod.a) of texelFetch(t0, (3, 5), 1) and textureLod(t0, uv, 2) at
+/// a constant uv, so the interpolated colour is the same at every pixel.
+fn sampling_vertex_program(uv: [f32; 2]) -> Function {
     let mut b = Builder::new(Stage::Vertex);
-    let t = b.texture(
+    let id = b.sysval(SysVal::VertexId);
+    let k = b.alu(Op::I2F { signed: true }, Type::F32, [Src::val(id)]);
+    let two_minus_k = b.fmul(k, Src::imm_f32(-1.0));
+    let two_minus_k = b.fadd(two_minus_k, Src::imm_f32(2.0));
+    let x = b.fmul(k, two_minus_k);
+    let x = b.fmul(x, Src::imm_f32(4.0));
+    let x = b.fadd(x, Src::imm_f32(-1.0));
+    let k_minus_1 = b.fadd(k, Src::imm_f32(-1.0));
+    let y = b.fmul(k, k_minus_1);
+    let y = b.fmul(y, Src::imm_f32(2.0));
+    let y = b.fadd(y, Src::imm_f32(-1.0));
+    let fetch = b.texture(
+        0,
+        0,
+        TexKind::Fetch,
+        TexDim::D2,
+        [Src::imm(3), Src::imm(5), Src::imm(1 << 22)],
+    );
+    let q6 = (2 * 64) << 16;
+    let lod = b.texture(
         0,
         0,
         TexKind::Lod,
         TexDim::D2,
-        [Src::imm_f32(0.5), Src::imm_f32(0.5), Src::imm(0)],
+        [Src::imm_f32(uv[0]), Src::imm_f32(uv[1]), Src::imm(q6)],
+    );
+    b.store_output(0, x);
+    b.store_output(1, y);
+    b.store_output(2, Src::imm_f32(0.5));
+    b.store_output(3, Src::imm_f32(1.0));
+    b.store_output(4, Src::comp(fetch, 0));
+    b.store_output(5, Src::comp(fetch, 1));
+    b.store_output(6, Src::comp(lod, 2));
+    b.store_output(7, Src::comp(lod, 3));
+    b.finish()
+}
+
+/// `fragColor = v_colour` (varyings 1..4).
+fn colour_fragment_program() -> Function {
+    let mut b = Builder::new(Stage::Fragment);
+    let c: Vec<Src> = (1..5)
+        .map(|k| Src::val(b.load_varying(k, Interp::Linear)))
+        .collect();
+    let word = abi::pack_unorm_4x8(&mut b, [c[0], c[1], c[2], c[3]]);
+    b.store_tile(0, word);
+    b.finish()
+}
+
+/// Vertex texture fetch: the vertex launcher's roots 0 and 1 carry the tables, as the
+/// fragment launcher's do (sim/GFX.md "Render-stage uniform ABI"); the vertex outputs'
+/// publications start past the two coordinate tuples (isel/gfx.rs `GfxSelect::new`).
+#[test]
+fn compiled_vertex_fetch_and_explicit_lod_sample_in_the_vertex_program() {
+    let uv = [0.7f32, 0.2];
+    let (vc, vinfo) =
+        abi::compile_ir_graphics(&sampling_vertex_program(uv), 0, Options::default()).unwrap();
+    assert_eq!(
+        vinfo.publications,
+        2 * 4 + 8,
+        "two tuples, then eight outputs"
+    );
+    let (fc, finfo) =
+        abi::compile_ir_graphics(&colour_fragment_program(), 0, Options::default()).unwrap();
+    let v = StageCode {
+        code: vc.code,
+        info: vinfo,
+        roots: vec![TEX_TABLE, SAMP_TABLE, 0, 0, 0, 0],
+    };
+    let f = StageCode {
+        code: fc.code,
+        info: finfo,
+        roots: vec![],
+    };
+    let d = DrawSpec::tris(vec![rgba([0.0; 4], [0.0; 4]); 3], ShadeModel::Linear);
+    let got = draw_with_memory(&d, &v, &f, &memory(false)).unwrap().0;
+    // Level 1 texel (3, 5); level 2 (4x4) nearest at uv.
+    let a = texel_at(1, 3, 5);
+    let s = SIZE >> 2;
+    let b = texel_at(2, (uv[0] * s as f32) as u32, (uv[1] * s as f32) as u32);
+    let want = [a[0], a[1], b[2], b[3]];
+    assert!(
+        got.iter()
+            .all(|p| (0..4).all(|c| (p[c] as i32 - want[c] as i32).abs() <= 1)),
+        "got {:?}, want {want:?} everywhere",
+        got.iter().find(|p| **p != want)
+    );
+    // Without the tables in the vertex roots the model refuses the sample by name.
+    let v = StageCode { roots: vec![], ..v };
+    let e = draw_with_memory(&d, &v, &f, &memory(false)).unwrap_err();
+    assert!(e.to_string().contains("table root"), "{e}");
+}
+
+#[test]
+fn implicit_lod_texture_ops_outside_fragment_programs_are_refused() {
+    let mut b = Builder::new(Stage::Vertex);
+    let t = b.texture(
+        0,
+        0,
+        TexKind::Sample,
+        TexDim::D2,
+        [Src::imm_f32(0.5), Src::imm_f32(0.5)],
     );
     b.store_output(0, Src::comp(t, 0));
     let e = abi::compile_ir_graphics(&b.finish(), 0, Options::default()).unwrap_err();
-    assert!(e.to_string().contains("texture"), "{e}");
+    assert!(e.to_string().contains("implicit-LOD"), "{e}");
 }
 
 #[test]

@@ -257,3 +257,41 @@ fn out_of_range_layers_and_mismatched_descriptors_are_refused() {
     let e = run(&f, &op(2, false, TextureAccess::Lod), &[[0, 0, 0, 0]]).unwrap_err();
     assert!(matches!(e, TexError::Refused(w) if w.contains("D2Array")));
 }
+
+/// What a vertex batch may sample (`run_lanes` with no quad): explicit LODs select their level
+/// (GL ES 3.0 §3.8.10, nearest mip filter: level floor(λ + 0.5)), fetches read texels, and an
+/// implicit-LOD sample is refused for want of derivatives.
+#[test]
+fn without_a_quad_explicit_lods_sample_and_implicit_ones_are_refused() {
+    let f = fixture(Kind::D2, 8, 8, 1, 3, smp(false, Wrap::ClampToEdge));
+    let (s, t) = (0.3f32, 0.8f32);
+    for level in 0..3u32 {
+        let got = run(
+            &f,
+            &op(2, false, TextureAccess::Lod),
+            &[[s.to_bits(), t.to_bits(), 0, q6(level as f32)]],
+        )
+        .unwrap();
+        let n = (8 >> level) as f32;
+        let want = unorm(colour(level, 0, (s * n) as u32, (t * n) as u32));
+        assert!(
+            close(got[0], want),
+            "level {level}: {:?} vs {want:?}",
+            got[0]
+        );
+    }
+    let got = run(
+        &f,
+        &op(2, false, TextureAccess::Fetch),
+        &[[1, 1, 0, 1 << 22]],
+    )
+    .unwrap();
+    assert!(close(got[0], unorm(colour(1, 0, 1, 1))));
+    let e = run(
+        &f,
+        &op(2, false, TextureAccess::Sample),
+        &[[s.to_bits(), t.to_bits(), 0, 0]],
+    )
+    .unwrap_err();
+    assert!(matches!(e, TexError::Refused(w) if w.contains("2x2 quad")));
+}
