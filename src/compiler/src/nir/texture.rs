@@ -66,8 +66,8 @@ pub unsafe fn lower(s: *mut m::nir_shader, info_word: Option<u32>) -> u32 {
         o.lower_txd = true;
         o.lower_txs_lod = true;
         // Vertex shaders have no derivatives: GLSL's texture() there samples level 0
-        // (GL ES 3.0 §2.11.9.1 "Texture Access": implicit-LOD lookups in a vertex shader use a
-        // LOD of zero), made an explicit-LOD `txl` here.
+        // (GLSL ES 3.00 "Texture Lookup Functions": only fragment shaders have an implicit
+        // LOD; elsewhere the base level is sampled), made an explicit-LOD `txl` here.
         o.lower_invalid_implicit_lod = true;
         m::nir_lower_tex(s, &o);
         if info_word.is_some() {
