@@ -9,13 +9,13 @@ use agx16_mesa_sys as m;
 /// `s` must be a valid NIR shader.
 pub unsafe fn run(s: *mut m::nir_shader) {
     unsafe {
-        // Local arrays indexed by a variable (up to 16 elements) become if-ladders of direct
+        // Local arrays indexed by a variable (up to 64 elements) become if-ladders of direct
         // accesses, which vars_to_ssa then turns into SSA values (agx16 has no scratch memory
-        // addressing yet). Arrays whose every access is direct go to SSA first, as asahi's
+        // addressing yet; larger arrays stay unsupported, named at import). Arrays whose every access is direct go to SSA first, as asahi's
         // agx_compile.c orders vars_to_ssa before lowering the remaining indirect derefs.
         m::nir_lower_vars_to_ssa(s);
         m::nir_remove_dead_variables(s, m::nir_var_function_temp, std::ptr::null());
-        m::nir_lower_indirect_derefs(s, m::nir_var_function_temp, 16);
+        m::nir_lower_indirect_derefs(s, m::nir_var_function_temp, 64);
         m::nir_lower_vars_to_ssa(s);
         // Integer division and modulo as a reciprocal estimate refined with multiplies and
         // compares (no divide instruction).

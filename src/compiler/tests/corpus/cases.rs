@@ -2338,6 +2338,17 @@ pub fn hand_written() -> Vec<Case> {
             }),
         ),
         hand(
+            "local_array_40",
+            vec![a(sc(I))],
+            sc(I),
+            cw(1, |x| {
+                let x = i(x[0]);
+                let t = |k: i32| x.wrapping_mul(k).wrapping_add(3);
+                let (p, q) = (((x >> 3) & 63) % 40, (x & 255) % 40);
+                exact(t(p).wrapping_sub(t(q).wrapping_mul(2)) as u32)
+            }),
+        ),
+        hand(
             "nested_loops",
             vec![ad(sc(I), Dom::Int(0, 6)), ad(sc(I), Dom::Int(0, 6))],
             sc(I),
