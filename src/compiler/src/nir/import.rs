@@ -31,6 +31,11 @@ pub(super) unsafe fn instr_name(i: *const m::nir_instr) -> String {
                 let x = m::nir_instr_as_intrinsic(i);
                 cstr(m::nir_intrinsic_infos[(*x).intrinsic as usize].name)
             }
+            // Derefs reach the importer only when a variable stays in memory: a local array
+            // indexed by a variable that is too large for nir/prepare.rs's ladders.
+            m::nir_instr_type_deref => {
+                "deref (a dynamically indexed local array larger than 64 elements)".into()
+            }
             t => format!("instruction type {t}"),
         }
     }
