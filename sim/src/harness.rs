@@ -29,6 +29,52 @@ pub fn buffer_va(slot: u64) -> u64 {
     BUFFER_BASE + slot * BUFFER_STRIDE
 }
 
+/// Runs compute `code` as one threadgroup of `threads` on a fresh address space: buffer k (32-bit
+/// words) mapped at [`buffer_va`]`(k)` with its address in uniform words 2k/2k+1, then `extra`
+/// uniform words, `scratch` bytes of per-thread scratch. Returns every buffer after the run (the
+/// compiler's differential tests use it; the model's errors are returned as text).
+pub fn run_with_buffers(
+    code: &[u8],
+    buffers: &[Vec<u32>],
+    extra: &[u32],
+    threads: u32,
+    scratch: u32,
+) -> Result<Vec<Vec<u32>>, String> {
+    let pt = PageTable::new();
+    let mut uniforms = Vec::new();
+    for (slot, b) in buffers.iter().enumerate() {
+        let va = buffer_va(slot as u64);
+        let bytes: Vec<u8> = b.iter().flat_map(|w| w.to_le_bytes()).collect();
+        pt.map(va, BUFFER_STRIDE, true, true)
+            .map_err(|e| e.to_string())?;
+        pt.host_write(va, &bytes).map_err(|e| e.to_string())?;
+        uniforms.extend([va as u32, (va >> 32) as u32]);
+    }
+    uniforms.extend_from_slice(extra);
+    let launch = ComputeLaunch {
+        code: Code::Bytes(code.to_vec()),
+        uniforms,
+        grid: [threads, 1, 1],
+        threadgroup: [threads, 1, 1],
+        tg_memory: 0,
+        budget: 1 << 24,
+    };
+    crate::dispatch::run_compute_with_scratch(&pt, &launch, scratch).map_err(|e| e.to_string())?;
+    buffers
+        .iter()
+        .enumerate()
+        .map(|(slot, b)| {
+            let mut bytes = vec![0u8; b.len() * 4];
+            pt.host_read(buffer_va(slot as u64), &mut bytes)
+                .map_err(|e| e.to_string())?;
+            Ok(bytes
+                .chunks(4)
+                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+                .collect())
+        })
+        .collect()
+}
+
 /// Buffer bindings in the order the harness assigns base slots: ascending
 /// binding number, consecutive slots from 0 (oracles README; the EXP-M4-35
 /// `decoded_buffer_slots` confirm it for those programs).

@@ -16,13 +16,9 @@ mod reference;
 
 use agx16_compiler::glsl::{compile_glsl, ShaderStage};
 use agx16_compiler::pipeline::Options;
-use agx16_sim::{run_compute, Code, ComputeLaunch, PageTable};
 use cases::{Base, Case, THREADS};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-
-const BASE_VA: u64 = 0x10_0000_0000;
-const STRIDE: u64 = 0x10_0000;
 
 fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus")
@@ -34,37 +30,7 @@ fn bless() -> bool {
 
 /// Run `code` with `buffers[k]` at buffer slot k; returns the buffers afterwards.
 fn run_on_model(code: &[u8], buffers: &[Vec<u32>]) -> Result<Vec<Vec<u32>>, String> {
-    let pt = PageTable::new();
-    let mut uniforms = Vec::new();
-    for (slot, b) in buffers.iter().enumerate() {
-        let va = BASE_VA + slot as u64 * STRIDE;
-        let bytes: Vec<u8> = b.iter().flat_map(|w| w.to_le_bytes()).collect();
-        pt.map(va, STRIDE, true, true).map_err(|e| e.to_string())?;
-        pt.host_write(va, &bytes).map_err(|e| e.to_string())?;
-        uniforms.extend([va as u32, (va >> 32) as u32]);
-    }
-    let launch = ComputeLaunch {
-        code: Code::Bytes(code.to_vec()),
-        uniforms,
-        grid: [THREADS, 1, 1],
-        threadgroup: [THREADS, 1, 1],
-        tg_memory: 0,
-        budget: 1 << 24,
-    };
-    run_compute(&pt, &launch).map_err(|e| e.to_string())?;
-    buffers
-        .iter()
-        .enumerate()
-        .map(|(slot, b)| {
-            let mut bytes = vec![0u8; b.len() * 4];
-            pt.host_read(BASE_VA + slot as u64 * STRIDE, &mut bytes)
-                .map_err(|e| e.to_string())?;
-            Ok(bytes
-                .chunks(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect())
-        })
-        .collect()
+    agx16_sim::harness::run_with_buffers(code, buffers, &[], THREADS, 0)
 }
 
 /// Pass, or the reason it failed (one line).

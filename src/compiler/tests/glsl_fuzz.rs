@@ -10,43 +10,17 @@ mod gen;
 use agx16_compiler::glsl::{compile_glsl, ShaderStage};
 use agx16_compiler::pipeline::Options;
 use agx16_compiler::testgen::Rng;
-use agx16_sim::{run_compute_with_scratch, Code, ComputeLaunch, PageTable};
 
 const THREADS: u32 = 32;
-const BASE_VA: u64 = 0x10_0000_0000;
-const STRIDE: u64 = 0x10_0000;
 /// Programs per run (seeds 0..CASES); `AGX16_FUZZ_CASES=N` runs more (`AGX16_FUZZ_FIRST` moves
 /// the first seed).
 const CASES: u64 = 100;
 
-/// Runs `code` with `scratch` bytes of per-thread scratch (4 per spilled word).
+/// Runs `code` with `scratch` bytes of per-thread scratch (4 per spilled word); returns the last
+/// (output) buffer.
 fn run_on_model(code: &[u8], buffers: &[Vec<u32>], scratch: u32) -> Result<Vec<u32>, String> {
-    let pt = PageTable::new();
-    let mut uniforms = Vec::new();
-    for (slot, b) in buffers.iter().enumerate() {
-        let va = BASE_VA + slot as u64 * STRIDE;
-        let bytes: Vec<u8> = b.iter().flat_map(|w| w.to_le_bytes()).collect();
-        pt.map(va, STRIDE, true, true).map_err(|e| e.to_string())?;
-        pt.host_write(va, &bytes).map_err(|e| e.to_string())?;
-        uniforms.extend([va as u32, (va >> 32) as u32]);
-    }
-    let launch = ComputeLaunch {
-        code: Code::Bytes(code.to_vec()),
-        uniforms,
-        grid: [THREADS, 1, 1],
-        threadgroup: [THREADS, 1, 1],
-        tg_memory: 0,
-        budget: 1 << 24,
-    };
-    run_compute_with_scratch(&pt, &launch, scratch).map_err(|e| e.to_string())?;
-    let out = buffers.len() - 1;
-    let mut bytes = vec![0u8; buffers[out].len() * 4];
-    pt.host_read(BASE_VA + out as u64 * STRIDE, &mut bytes)
-        .map_err(|e| e.to_string())?;
-    Ok(bytes
-        .chunks(4)
-        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-        .collect())
+    let mut out = agx16_sim::harness::run_with_buffers(code, buffers, &[], THREADS, scratch)?;
+    Ok(out.pop().unwrap_or_default())
 }
 
 /// Inputs: moderate floats (small integers, halves, signed zeros, an f32 denormal, random

@@ -6,44 +6,11 @@
 use agx16_compiler::interp::{run, Env};
 use agx16_compiler::ir::*;
 use agx16_compiler::pipeline::{compile_g16, Options};
-use agx16_sim::{run_compute, Code, ComputeLaunch, PageTable};
 
 const THREADS: u32 = 32;
-const BASE: u64 = 0x10_0000_0000;
-const STRIDE: u64 = 0x10000;
 
 fn run_on_model(code: &[u8], buffers: &[Vec<u32>]) -> Vec<Vec<u32>> {
-    let pt = PageTable::new();
-    let mut uniforms = Vec::new();
-    for (slot, b) in buffers.iter().enumerate() {
-        let va = BASE + slot as u64 * STRIDE;
-        let bytes: Vec<u8> = b.iter().flat_map(|w| w.to_le_bytes()).collect();
-        pt.map(va, STRIDE, true, true).unwrap();
-        pt.host_write(va, &bytes).unwrap();
-        uniforms.extend([va as u32, (va >> 32) as u32]);
-    }
-    let launch = ComputeLaunch {
-        code: Code::Bytes(code.to_vec()),
-        uniforms,
-        grid: [THREADS, 1, 1],
-        threadgroup: [THREADS, 1, 1],
-        tg_memory: 0,
-        budget: 1 << 20,
-    };
-    run_compute(&pt, &launch).unwrap();
-    buffers
-        .iter()
-        .enumerate()
-        .map(|(slot, b)| {
-            let mut bytes = vec![0u8; b.len() * 4];
-            pt.host_read(BASE + slot as u64 * STRIDE, &mut bytes)
-                .unwrap();
-            bytes
-                .chunks(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect()
-        })
-        .collect()
+    agx16_sim::harness::run_with_buffers(code, buffers, &[], THREADS, 0).unwrap()
 }
 
 /// out[k][x] = the k-th shift of a[x] by n[x] (registers) and by immediates.

@@ -6,11 +6,8 @@ use agx16_compiler::interp::{self, Env};
 use agx16_compiler::ir::*;
 use agx16_compiler::pipeline::{compile_g16, Options};
 use agx16_compiler::testgen::{edge_word, random_g16_kernel, Rng};
-use agx16_sim::{run_compute, Code, ComputeLaunch, PageTable};
 
 const THREADS: u32 = 64;
-const BASE: u64 = 0x10_0000_0000;
-const STRIDE: u64 = 0x10_0000;
 
 /// Run `code` with `buffers[k]` bound to base slot k; returns the buffers afterwards.
 fn run_on_model(code: &[u8], buffers: &[Vec<u32>]) -> Result<Vec<Vec<u32>>, String> {
@@ -21,7 +18,7 @@ fn run_on_model(code: &[u8], buffers: &[Vec<u32>]) -> Result<Vec<Vec<u32>>, Stri
 fn launch_uniforms(buffers: usize, extra: &[u32]) -> Vec<u32> {
     let mut u = Vec::new();
     for slot in 0..buffers {
-        let va = BASE + slot as u64 * STRIDE;
+        let va = agx16_sim::harness::buffer_va(slot as u64);
         u.extend([va as u32, (va >> 32) as u32]);
     }
     u.extend_from_slice(extra);
@@ -34,38 +31,7 @@ fn run_on_model_with(
     buffers: &[Vec<u32>],
     extra: &[u32],
 ) -> Result<Vec<Vec<u32>>, String> {
-    let pt = PageTable::new();
-    let mut uniforms = Vec::new();
-    for (slot, b) in buffers.iter().enumerate() {
-        let va = BASE + slot as u64 * STRIDE;
-        let bytes: Vec<u8> = b.iter().flat_map(|w| w.to_le_bytes()).collect();
-        pt.map(va, STRIDE, true, true).map_err(|e| e.to_string())?;
-        pt.host_write(va, &bytes).map_err(|e| e.to_string())?;
-        uniforms.extend([va as u32, (va >> 32) as u32]);
-    }
-    uniforms.extend_from_slice(extra);
-    let launch = ComputeLaunch {
-        code: Code::Bytes(code.to_vec()),
-        uniforms,
-        grid: [THREADS, 1, 1],
-        threadgroup: [THREADS, 1, 1],
-        tg_memory: 0,
-        budget: 1 << 24,
-    };
-    run_compute(&pt, &launch).map_err(|e| e.to_string())?;
-    buffers
-        .iter()
-        .enumerate()
-        .map(|(slot, b)| {
-            let mut bytes = vec![0u8; b.len() * 4];
-            pt.host_read(BASE + slot as u64 * STRIDE, &mut bytes)
-                .map_err(|e| e.to_string())?;
-            Ok(bytes
-                .chunks(4)
-                .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
-                .collect())
-        })
-        .collect()
+    agx16_sim::harness::run_with_buffers(code, buffers, extra, THREADS, 0)
 }
 
 /// Compile, run on the model and on the reference; assert equal outputs.
