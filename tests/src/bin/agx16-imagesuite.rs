@@ -253,6 +253,13 @@ const SCENES: &[Scene] = &[
     s("texture_grad", 3, 0, 0, texture_targets::texture_grad),
     s("texture_shadow", 3, 0, 0, texture_targets::texture_shadow),
     s(
+        "texture_shadow_linear",
+        3,
+        0,
+        0,
+        texture_targets::texture_shadow_linear,
+    ),
+    s(
         "texture_cube_mipmap",
         3,
         1,

@@ -584,6 +584,58 @@ out vec4 o;
             "texture(u_tex2, vec4(v_tc.xy * 1.5 - 0.75, -1.0, 0.7))",
         ),
     ];
+    unsafe { shadow_draws(gl, &fs, glow::NEAREST) }
+}
+
+/// LINEAR shadow lookups, magnified so pixels fall between texels. GL ES 3.0 §3.8.16 leaves
+/// the result of a filtered comparison implementation-dependent (in [0, 1]); softpipe
+/// compares the filtered depth (sp_tex_sample.c: sample_compare runs after the filter), as
+/// agx16's shader comparison does, so every pixel is 0 or 1 on both renderers. The same
+/// textures and functions as `texture_shadow` (CLAMP_TO_EDGE), references that vary across
+/// each quad so pass/fail edges run through texels in both directions; the second quad's
+/// coordinates run past the texture to cover edge clamping.
+pub fn texture_shadow_linear(gl: &Gl, _: &super::Ctx) -> Frame {
+    const HEAD: &str = "#version 300 es
+precision highp float;
+in vec3 v_tc;
+out vec4 o;
+";
+    let body = |decl: &str, lookup: &str| {
+        format!("{HEAD}{decl}\nvoid main() {{ vec2 c = v_tc.xy * 0.5 + 0.25; o = vec4({lookup}, 0.25, 0.5, 1.0); }}\n")
+    };
+    let fs = [
+        body(
+            "uniform highp sampler2DShadow u_tex;",
+            "texture(u_tex, vec3(c, 0.2 + 0.6 * v_tc.x))",
+        ),
+        body(
+            "uniform highp sampler2DShadow u_tex;",
+            "texture(u_tex, vec3(v_tc.xy * 1.3 - 0.15, 0.3 + 0.4 * v_tc.y))",
+        ),
+        body(
+            "uniform highp sampler2DArrayShadow u_tex1;",
+            "texture(u_tex1, vec4(c, 1.0, 0.3 + 0.5 * v_tc.y))",
+        ),
+        body(
+            "uniform highp sampler2DArrayShadow u_tex1;",
+            "texture(u_tex1, vec4(c.yx, 0.0, 0.9 - 0.7 * v_tc.x))",
+        ),
+        body(
+            "uniform highp samplerCubeShadow u_tex2;",
+            "texture(u_tex2, vec4(1.0, v_tc.yx - 0.5, 0.2 + 0.6 * v_tc.y))",
+        ),
+        body(
+            "uniform highp samplerCubeShadow u_tex2;",
+            "texture(u_tex2, vec4(v_tc.xy - 0.5, -1.0, 0.8 - 0.6 * v_tc.x))",
+        ),
+    ];
+    unsafe { shadow_draws(gl, &fs, glow::LINEAR) }
+}
+
+/// The six shadow-lookup programs of `fs` over the six cells, with the depth textures of
+/// units 0 (2D Z32F LEQUAL), 1 (2D array Z16 GREATER) and 2 (cube Z32F LESS) filtered by
+/// `filter`.
+unsafe fn shadow_draws(gl: &Gl, fs: &[String; 6], filter: u32) -> Frame {
     let quads: Vec<[Quad; 1]> = (0..6)
         .map(|k| [st_quad(cell(k), [0.0, 1.0], [0.0, 1.0], 0.0)])
         .collect();
@@ -613,6 +665,16 @@ out vec4 o;
                 6,
                 glow::LESS,
             )?;
+            for (unit, target) in [
+                (glow::TEXTURE0, glow::TEXTURE_2D),
+                (glow::TEXTURE1, glow::TEXTURE_2D_ARRAY),
+                (glow::TEXTURE2, glow::TEXTURE_CUBE_MAP),
+            ] {
+                gl.active_texture(unit);
+                gl.tex_parameter_i32(target, glow::TEXTURE_MIN_FILTER, filter as i32);
+                gl.tex_parameter_i32(target, glow::TEXTURE_MAG_FILTER, filter as i32);
+            }
+            check(gl, "shadow filter")?;
             for k in 0..6 {
                 let p = program(gl, VS3, &fs[k], &["a_pos", "a_tc"])?;
                 let mut v = Vec::new();
