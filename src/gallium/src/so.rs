@@ -8,10 +8,11 @@
 //! output stores, a capture of every stream output at
 //! `(instance * vertices_per_instance + vertex_id - first) * stride + dst_offset` (NIR below, device
 //! stores through the buffers' root-record slots, agx16_compiler::abi `xfb_slot`). Draws that
-//! capture are non-indexed point, line or triangle lists (OpenGL ES 3.0: DrawElements is an error
-//! while transform feedback is active, and the primitive mode equals the draw mode); every vertex
-//! id of such a draw is shaded once per instance, and one that belongs to no complete primitive
-//! (or to a primitive past the buffers' room) stores nothing. Offsets, the primitives-written
+//! capture are non-indexed (OpenGL ES 3.0: DrawElements is an error while transform feedback is
+//! active); Mesa accepts strips, fans and loops under the matching base mode, captured as the
+//! primitives they decompose into (`Decomposition`). Every vertex id of such a draw is shaded
+//! once per instance and stores its outputs at each record it occupies; one that belongs to no
+//! complete primitive (or only to primitives past the buffers' room) stores nothing. Offsets, the primitives-written
 //! query and the buffers' room are kept on the CPU from the draw's counts, as the T8132 driver
 //! does for direct draws.
 
@@ -99,9 +100,11 @@ unsafe fn system_value(b: *mut sys::nir_builder, op: sys::nir_intrinsic_op) -> *
 
 /// Adds the capture to a vertex shader whose outputs are stored in its last block (shader.rs
 /// lowers a capturing CSO's outputs to temporaries written at the end): after those stores,
-/// with the three GL uniform words at `word` = (first vertex, vertices per instance, vertices
-/// captured in all), vertex k = vertex_id − first of instance i stores its outputs at vertex
-/// record `i · per_instance + k` when k < per_instance and the record < the captured count.
+/// with the [`WORDS`] GL uniform words at `word` (`Decomposition::words`: first vertex, records
+/// per instance, records captured in all, then the decomposition), vertex k = vertex_id − first
+/// of instance i stores its outputs at record `i · per_instance + position` for every captured
+/// position it occupies (a strip vertex is in up to three triangles, a fan's vertex 0 in all of
+/// them), when the record is below the captured count.
 ///
 /// # Safety
 /// `nir` must be a valid vertex shader with lowered IO.
@@ -159,24 +162,11 @@ pub unsafe fn add_capture(
             "output stores outside the shader's last block (the capture reads them there)".into(),
         );
     }
+    // The captured values (buffer, word, components, value), gathered in the last block so that
+    // they dominate every store below.
     let mut nb = sys::nir_builder_at(sys::nir_after_block(last));
     let b: *mut sys::nir_builder = &mut nb;
-    let words = uniform_words(b, word, 3);
-    let (first, per_instance, limit) = (
-        sys::nir_channel(b, words, 0),
-        sys::nir_channel(b, words, 1),
-        sys::nir_channel(b, words, 2),
-    );
-    let vid = system_value(b, sys::nir_intrinsic_load_vertex_id);
-    let iid = system_value(b, sys::nir_intrinsic_load_instance_id);
-    let k = sys::nir_isub(b, vid, first);
-    let record = sys::nir_iadd(b, sys::nir_imul(b, iid, per_instance), k);
-    let inside = sys::nir_iand(
-        b,
-        sys::nir_ult(b, k, per_instance),
-        sys::nir_ult(b, record, limit),
-    );
-    sys::nir_push_if(b, inside);
+    let mut values = Vec::new();
     for o in &so.outputs {
         let mut comps = Vec::new();
         for c in o.comp..o.comp + o.n {
@@ -192,25 +182,73 @@ pub unsafe fn add_capture(
                 })?;
             comps.push(sys::nir_channel(b, v, ch));
         }
-        let value = sys::nir_vec(b, comps.as_mut_ptr(), o.n);
-        let stride_words = so.strides[o.buffer as usize] / 4;
-        let element = sys::nir_iadd_imm(
-            b,
-            sys::nir_imul_imm(b, record, stride_words as u64),
-            o.word as u64,
-        );
-        let offset = sys::nir_ishl_imm(b, element, 2);
-        let st = sys::nir_intrinsic_instr_create((*b).shader, sys::nir_intrinsic_store_ssbo);
-        (*st).num_components = o.n as u8;
-        let srcs = (*st).src.as_mut_slice(3);
-        srcs[0] = sys::nir_src_for_ssa(value);
-        srcs[1] = sys::nir_src_for_ssa(sys::nir_imm_int(b, o.buffer as i32));
-        srcs[2] = sys::nir_src_for_ssa(offset);
-        sys::nir_intrinsic_set_write_mask(st, (1 << o.n) - 1);
-        sys::nir_intrinsic_set_align(st, 4, 0);
-        sys::nir_builder_instr_insert(b, &mut (*st).instr);
+        values.push((o, sys::nir_vec(b, comps.as_mut_ptr(), o.n)));
     }
-    sys::nir_pop_if(b, null_mut());
+    let w = |i: u32| uniform_words(b, word + i, 1);
+    let (first, per_instance, limit) = (w(0), w(1), w(2));
+    let (pmul, plimit, jmin, jmax, swap) = (w(3), w(4), w(5), w(6), w(7));
+    let (qstart, qend, qcorner) = (w(8), w(9), w(10));
+    let vid = system_value(b, sys::nir_intrinsic_load_vertex_id);
+    let iid = system_value(b, sys::nir_intrinsic_load_instance_id);
+    let k = sys::nir_isub(b, vid, first);
+    let base = sys::nir_imul(b, iid, per_instance);
+    // Stores every captured value at vertex record `base + position` when the record is below
+    // the captured count.
+    let store_at = |b: *mut sys::nir_builder,
+                    position: *mut sys::nir_def,
+                    cond: *mut sys::nir_def| {
+        let record = sys::nir_iadd(b, base, position);
+        let inside = sys::nir_iand(b, cond, sys::nir_ult(b, record, limit));
+        let nif = sys::nir_push_if(b, inside);
+        for (o, value) in &values {
+            let stride_words = so.strides[o.buffer as usize] / 4;
+            let element = sys::nir_iadd_imm(
+                b,
+                sys::nir_imul_imm(b, record, stride_words as u64),
+                o.word as u64,
+            );
+            let offset = sys::nir_ishl_imm(b, element, 2);
+            let st = sys::nir_intrinsic_instr_create((*b).shader, sys::nir_intrinsic_store_ssbo);
+            (*st).num_components = o.n as u8;
+            let srcs = (*st).src.as_mut_slice(3);
+            srcs[0] = sys::nir_src_for_ssa(*value);
+            srcs[1] = sys::nir_src_for_ssa(sys::nir_imm_int(b, o.buffer as i32));
+            srcs[2] = sys::nir_src_for_ssa(offset);
+            sys::nir_intrinsic_set_write_mask(st, (1 << o.n) - 1);
+            sys::nir_intrinsic_set_align(st, 4, 0);
+            sys::nir_builder_instr_insert(b, &mut (*st).instr);
+        }
+        sys::nir_pop_if(b, nif);
+    };
+    // Vertex k is corner c of primitive k − j for j in jmin..jmax (see `Decomposition`).
+    for j in 0..3u32 {
+        let jj = sys::nir_imm_int(b, j as i32);
+        let p = sys::nir_isub(b, k, jj);
+        let mut cond = sys::nir_iand(b, sys::nir_uge(b, jj, jmin), sys::nir_ult(b, jj, jmax));
+        cond = sys::nir_iand(b, cond, sys::nir_uge(b, k, jj));
+        cond = sys::nir_iand(b, cond, sys::nir_ult(b, p, plimit));
+        let corner = if j < 2 {
+            let odd = sys::nir_ine_imm(b, sys::nir_iand(b, p, swap), 0);
+            sys::nir_bcsel(b, odd, sys::nir_imm_int(b, 1 - j as i32), jj)
+        } else {
+            jj
+        };
+        let position = sys::nir_iadd(b, sys::nir_imul(b, p, pmul), corner);
+        store_at(b, position, cond);
+    }
+    // Vertex 0 is also corner `qcorner` of primitives qstart..qend (a fan's hub, a loop's close).
+    let q = sys::nir_local_variable_create(impl_, sys::glsl_uint_type(), c"xfb_q".as_ptr());
+    sys::nir_store_var(b, q, qstart, 1);
+    let hub = sys::nir_push_if(b, sys::nir_ieq_imm(b, k, 0));
+    let lp = sys::nir_push_loop(b);
+    let qv = sys::nir_load_var(b, q);
+    sys::nir_break_if(b, sys::nir_uge(b, qv, qend));
+    let position = sys::nir_iadd(b, sys::nir_imul(b, qv, pmul), qcorner);
+    store_at(b, position, sys::nir_imm_true(b));
+    sys::nir_store_var(b, q, sys::nir_iadd_imm(b, qv, 1), 1);
+    sys::nir_pop_loop(b, lp);
+    sys::nir_pop_if(b, hub);
+    sys::nir_lower_vars_to_ssa(nir);
     Ok(())
 }
 
@@ -252,25 +290,121 @@ impl StreamOut {
 pub struct Plan {
     /// Per stream-output buffer (0..xfb_buffers): its GPU address at the write position.
     pub addresses: Vec<u64>,
-    /// The capture's uniform words (first vertex, vertices per instance, vertices captured).
-    pub words: [u32; 3],
+    /// The capture's uniform words (`Decomposition::words`).
+    pub words: [u32; WORDS],
     written_prims: u64,
     /// (target index, bytes the draw appends).
     advance: Vec<(usize, u32)>,
 }
 
-fn vertices_per_primitive(mode: sys::mesa_prim) -> Result<u32, String> {
+/// Number of capture uniform words (`Decomposition::words`).
+pub const WORDS: usize = 11;
+
+/// How a draw mode's `n` vertices become the captured primitives of one instance, in the form
+/// the capture NIR evaluates: vertex k is corner c of primitive k − j for each j in
+/// `jmin..jmax` with k ≥ j and k − j < `plimit`, at position `pmul · (k − j) + c` where c = j,
+/// except that with `swap` an odd primitive exchanges corners 0 and 1; vertex 0 is also corner
+/// `qcorner` of primitives `qstart..qend`. Lists use `pmul` 1 (position = k). The decomposition
+/// is GL's (OpenGL ES 3.2 §12.1.1 / GL 4.6 §13.3.1, as Mesa's draw module emits it with the
+/// last-vertex convention, draw_decompose_tmp.h): strip triangle i is (i, i+1, i+2) for even i
+/// and (i+1, i, i+2) for odd i, fan triangle i is (0, i+1, i+2), line strip segment i is
+/// (i, i+1) and a loop adds (n−1, 0).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Decomposition {
+    /// Vertices per captured primitive.
+    verts: u32,
+    /// Captured primitives per instance.
+    prims: u32,
+    pmul: u32,
+    plimit: u32,
+    jmin: u32,
+    jmax: u32,
+    swap: bool,
+    qstart: u32,
+    qend: u32,
+    qcorner: u32,
+}
+
+fn decompose(mode: sys::mesa_prim, n: u32) -> Result<Decomposition, String> {
+    let list = |verts: u32| {
+        let prims = n / verts;
+        Decomposition {
+            verts,
+            prims,
+            pmul: 1,
+            plimit: prims * verts,
+            jmin: 0,
+            jmax: 1,
+            swap: false,
+            qstart: 0,
+            qend: 0,
+            qcorner: 0,
+        }
+    };
+    let strip = |verts: u32, prims: u32| Decomposition {
+        verts,
+        prims,
+        pmul: verts,
+        plimit: prims,
+        jmin: 0,
+        jmax: verts,
+        swap: false,
+        qstart: 0,
+        qend: 0,
+        qcorner: 0,
+    };
     Ok(match mode {
-        sys::MESA_PRIM_POINTS => 1,
-        sys::MESA_PRIM_LINES => 2,
-        sys::MESA_PRIM_TRIANGLES => 3,
+        sys::MESA_PRIM_POINTS => list(1),
+        sys::MESA_PRIM_LINES => list(2),
+        sys::MESA_PRIM_TRIANGLES => list(3),
+        sys::MESA_PRIM_LINE_STRIP => strip(2, n.saturating_sub(1)),
+        sys::MESA_PRIM_LINE_LOOP => {
+            let prims = if n >= 2 { n } else { 0 };
+            Decomposition {
+                qstart: prims.saturating_sub(1),
+                qend: prims,
+                qcorner: 1,
+                ..strip(2, prims)
+            }
+        }
+        sys::MESA_PRIM_TRIANGLE_STRIP => Decomposition {
+            swap: true,
+            ..strip(3, n.saturating_sub(2))
+        },
+        sys::MESA_PRIM_TRIANGLE_FAN => {
+            let prims = n.saturating_sub(2);
+            Decomposition {
+                jmin: 1,
+                qend: prims,
+                ..strip(3, prims)
+            }
+        }
         m => {
             return Err(format!(
-                "transform feedback of primitive type {m} (OpenGL ES 3.0 captures point, line and \
-                 triangle lists)"
+                "transform feedback of primitive type {m} (OpenGL ES 3.0 captures points, \
+                 lines, line strips and loops, triangles, triangle strips and fans)"
             ))
         }
     })
+}
+
+impl Decomposition {
+    /// The capture's uniform words (see `add_capture`).
+    fn words(&self, first: u32, limit: u32) -> [u32; WORDS] {
+        [
+            first,
+            self.prims * self.verts,
+            limit,
+            self.pmul,
+            self.plimit,
+            self.jmin,
+            self.jmax,
+            self.swap as u32,
+            self.qstart,
+            self.qend,
+            self.qcorner,
+        ]
+    }
 }
 
 /// The capture plan of a draw with the bound vertex CSO (`None`: nothing is captured).
@@ -292,8 +426,8 @@ pub unsafe fn plan(
             "transform feedback of an indexed draw (OpenGL ES 3.0 captures glDrawArrays)".into(),
         );
     }
-    let verts = vertices_per_primitive(info.mode)?;
-    let per_instance = draw.count / verts * verts;
+    let d = decompose(info.mode, draw.count)?;
+    let verts = d.verts;
     let mut room = u64::MAX;
     let mut addresses = Vec::new();
     let mut advance = Vec::new();
@@ -318,13 +452,13 @@ pub unsafe fn plan(
             advance.push((j, stride));
         }
     }
-    let written_prims = (per_instance / verts) as u64 * info.instance_count as u64;
+    let written_prims = d.prims as u64 * info.instance_count as u64;
     let written_prims = written_prims.min(room);
     let limit = u32::try_from(written_prims * verts as u64)
         .map_err(|_| "more than 2^32 captured vertices in one draw".to_string())?;
     Ok(Some(Plan {
         addresses,
-        words: [draw.start, per_instance, limit],
+        words: d.words(draw.start, limit),
         written_prims,
         advance: advance
             .into_iter()
@@ -464,5 +598,90 @@ mod tests {
         );
         info.num_outputs = 0;
         assert_eq!(parse(&info, written), None);
+    }
+
+    /// What the capture NIR computes, on the CPU: the positions vertex k stores at.
+    fn positions(d: &Decomposition, k: u32) -> Vec<u32> {
+        let mut r = Vec::new();
+        for j in d.jmin..d.jmax {
+            if k >= j && k - j < d.plimit {
+                let p = k - j;
+                let c = if d.swap && p & 1 == 1 && j < 2 {
+                    1 - j
+                } else {
+                    j
+                };
+                r.push(d.pmul * p + c);
+            }
+        }
+        if k == 0 {
+            r.extend((d.qstart..d.qend).map(|q| d.pmul * q + d.qcorner));
+        }
+        r
+    }
+
+    /// GL's decomposition (OpenGL ES 3.2 §12.1.1, Mesa draw_decompose_tmp.h with the last-vertex
+    /// convention), written out primitive by primitive.
+    fn gl_order(mode: sys::mesa_prim, n: u32) -> Vec<u32> {
+        let mut v = Vec::new();
+        match mode {
+            sys::MESA_PRIM_POINTS => v.extend(0..n),
+            sys::MESA_PRIM_LINES => v.extend(0..n / 2 * 2),
+            sys::MESA_PRIM_TRIANGLES => v.extend(0..n / 3 * 3),
+            sys::MESA_PRIM_LINE_STRIP | sys::MESA_PRIM_LINE_LOOP => {
+                for i in 1..n {
+                    v.extend([i - 1, i]);
+                }
+                if mode == sys::MESA_PRIM_LINE_LOOP && n >= 2 {
+                    v.extend([n - 1, 0]);
+                }
+            }
+            sys::MESA_PRIM_TRIANGLE_STRIP => {
+                for i in 0..n.saturating_sub(2) {
+                    if i % 2 == 0 {
+                        v.extend([i, i + 1, i + 2]);
+                    } else {
+                        v.extend([i + 1, i, i + 2]);
+                    }
+                }
+            }
+            sys::MESA_PRIM_TRIANGLE_FAN => {
+                for i in 0..n.saturating_sub(2) {
+                    v.extend([0, i + 1, i + 2]);
+                }
+            }
+            _ => unreachable!(),
+        }
+        v
+    }
+
+    /// Every vertex stores at exactly the positions GL's decomposition puts it, and the counts
+    /// (primitives, records per instance) are the decomposition's.
+    #[test]
+    fn decomposition_places_every_vertex_where_gl_does() {
+        for mode in [
+            sys::MESA_PRIM_POINTS,
+            sys::MESA_PRIM_LINES,
+            sys::MESA_PRIM_TRIANGLES,
+            sys::MESA_PRIM_LINE_STRIP,
+            sys::MESA_PRIM_LINE_LOOP,
+            sys::MESA_PRIM_TRIANGLE_STRIP,
+            sys::MESA_PRIM_TRIANGLE_FAN,
+        ] {
+            for n in 0..12 {
+                let d = decompose(mode, n).unwrap();
+                let want = gl_order(mode, n);
+                assert_eq!(want.len() as u32, d.prims * d.verts, "mode {mode} n {n}");
+                let mut got = vec![u32::MAX; want.len()];
+                for k in 0..n {
+                    for p in positions(&d, k) {
+                        assert_eq!(got[p as usize], u32::MAX, "mode {mode} n {n}: {p} twice");
+                        got[p as usize] = k;
+                    }
+                }
+                assert_eq!(got, want, "mode {mode} n {n}");
+            }
+        }
+        assert!(decompose(sys::MESA_PRIM_QUADS, 4).is_err());
     }
 }

@@ -509,7 +509,7 @@ struct ExtraWords {
     origin: Option<u32>,
     /// The blend colour, for constant blend factors (see [`blend_const_uniform`]).
     blend_color: Option<u32>,
-    /// Vertex: the transform feedback capture's three words (see `so::add_capture`).
+    /// Vertex: the transform feedback capture's words (see `so::add_capture`).
     capture: Option<u32>,
     /// Texture sizes (word, units), for textureSize, offsets, gradients and the array-layer
     /// clamp (agx16-compiler `nir::texture::lower`).
@@ -882,10 +882,11 @@ pub unsafe fn for_draw(
         &mut vs_args,
     )?;
     if let (Some(w), Some(p)) = (vwords.capture, capture) {
-        if vs_args.len() < w + 3 {
-            vs_args.resize(w + 3, 0);
+        let n = p.words.len();
+        if vs_args.len() < w + n {
+            vs_args.resize(w + n, 0);
         }
-        vs_args[w..w + 3].copy_from_slice(&p.words);
+        vs_args[w..w + n].copy_from_slice(&p.words);
     }
     if let Some((w, units)) = vwords.texture_info {
         let words = texture_info(ctx, sys::PIPE_SHADER_VERTEX, units);

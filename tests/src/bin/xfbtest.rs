@@ -16,6 +16,12 @@
 //! - `branches_and_arrays`: outputs written on both sides of an if (an array varying's
 //!   elements, a vec2 per component), captured as elements in another order.
 //!
+//! - `triangle_strip_instanced`, `triangle_fan`, `line_loop_and_strip`: strips, fans and loops
+//!   (Mesa accepts them under GL_TRIANGLES / GL_LINES) are captured as the primitives GL
+//!   decomposes them into (OpenGL ES 3.2 §12.1.1): strip triangle i is (i, i+1, i+2) for even i
+//!   and (i+1, i, i+2) for odd i, fan triangle i is (0, i+1, i+2), line strip segment i is
+//!   (i, i+1) and a loop adds (n−1, 0); the primitives-written query counts them.
+//!
 //! Needs an OpenGL ES 3.0 context. Exits non-zero when a case fails.
 
 use agx16_tests::gles;
@@ -326,6 +332,105 @@ unsafe fn branches_and_arrays(gl: &glow::Context) -> Res<()> {
     compare("buffer", &read_words(gl, buf, STRIDE * 4)?, &want)
 }
 
+/// Vertex ids of the primitives GL decomposes `count` vertices from `first` into.
+fn decomposed(mode: u32, first: usize, count: usize) -> Vec<usize> {
+    let mut v = Vec::new();
+    match mode {
+        glow::TRIANGLE_STRIP => {
+            for i in 0..count.saturating_sub(2) {
+                if i % 2 == 0 {
+                    v.extend([i, i + 1, i + 2]);
+                } else {
+                    v.extend([i + 1, i, i + 2]);
+                }
+            }
+        }
+        glow::TRIANGLE_FAN => {
+            for i in 0..count.saturating_sub(2) {
+                v.extend([0, i + 1, i + 2]);
+            }
+        }
+        glow::LINE_STRIP | glow::LINE_LOOP => {
+            for i in 0..count.saturating_sub(1) {
+                v.extend([i, i + 1]);
+            }
+            if mode == glow::LINE_LOOP && count >= 2 {
+                v.extend([count - 1, 0]);
+            }
+        }
+        _ => unreachable!("decomposed() of mode {mode:#x}"),
+    }
+    v.into_iter().map(|k| first + k).collect()
+}
+
+/// Captures `draws` (mode, first, count, instances) under `base` with v_c and v_b interleaved
+/// and checks the records (instance by instance, in decomposition order), the fill after them
+/// and the primitives-written count.
+unsafe fn decomposed_case(
+    gl: &glow::Context,
+    base: u32,
+    draws: &[(u32, usize, usize, usize)],
+) -> Res<()> {
+    program(gl, &["v_c", "v_b"], glow::INTERLEAVED_ATTRIBS)?;
+    const STRIDE: usize = 2;
+    let verts = if base == glow::TRIANGLES { 3 } else { 2 };
+    let mut recs = Vec::new();
+    for &(mode, first, count, instances) in draws {
+        for inst in 0..instances {
+            recs.extend(
+                decomposed(mode, first, count)
+                    .into_iter()
+                    .map(|id| (id, inst)),
+            );
+        }
+    }
+    // Room for the records and two more (left with the fill pattern).
+    let words = STRIDE * (recs.len() + 2);
+    let buf = capture_buffer(gl, words)?;
+    gl.bind_buffer_base(glow::TRANSFORM_FEEDBACK_BUFFER, 0, Some(buf));
+    gl.enable(glow::RASTERIZER_DISCARD);
+    let q = gl.create_query()?;
+    gl.begin_query(glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN, q);
+    gl.begin_transform_feedback(base);
+    for &(mode, first, count, instances) in draws {
+        gl.draw_arrays_instanced(mode, first as i32, count as i32, instances as i32);
+    }
+    gl.end_transform_feedback();
+    gl.end_query(glow::TRANSFORM_FEEDBACK_PRIMITIVES_WRITTEN);
+    gl.disable(glow::RASTERIZER_DISCARD);
+    check(gl, "capture")?;
+    let mut want: Vec<Word> = recs
+        .iter()
+        .flat_map(|&(id, i)| [Word::I(v_c(id, i)), Word::F(v_b(id, i))])
+        .collect();
+    want.extend([Word::Fill; 2 * STRIDE]);
+    compare("buffer", &read_words(gl, buf, words)?, &want)?;
+    let n = query_result(gl, q)? as usize;
+    if n != recs.len() / verts {
+        return Err(format!(
+            "{n} primitives written, expected {}",
+            recs.len() / verts
+        ));
+    }
+    Ok(())
+}
+
+unsafe fn triangle_strip_instanced(gl: &glow::Context) -> Res<()> {
+    decomposed_case(gl, glow::TRIANGLES, &[(glow::TRIANGLE_STRIP, 2, 6, 2)])
+}
+
+unsafe fn triangle_fan(gl: &glow::Context) -> Res<()> {
+    decomposed_case(gl, glow::TRIANGLES, &[(glow::TRIANGLE_FAN, 1, 5, 1)])
+}
+
+unsafe fn line_loop_and_strip(gl: &glow::Context) -> Res<()> {
+    decomposed_case(
+        gl,
+        glow::LINES,
+        &[(glow::LINE_LOOP, 3, 4, 1), (glow::LINE_STRIP, 0, 3, 1)],
+    )
+}
+
 unsafe fn run() -> Res<bool> {
     let g = gles::gles(3)?;
     let gl = &g.gl;
@@ -363,11 +468,14 @@ unsafe fn run() -> Res<bool> {
     check(gl, "set-up")?;
     let mut all = true;
     type Case = unsafe fn(&glow::Context) -> Res<()>;
-    let cases: [(&str, Case); 4] = [
+    let cases: [(&str, Case); 7] = [
         ("interleaved_triangles", interleaved_triangles),
         ("separate_points_instanced", separate_points_instanced),
         ("pause_resume_lines", pause_resume_lines),
         ("branches_and_arrays", branches_and_arrays),
+        ("triangle_strip_instanced", triangle_strip_instanced),
+        ("triangle_fan", triangle_fan),
+        ("line_loop_and_strip", line_loop_and_strip),
     ];
     for (name, case) in cases {
         match case(gl) {
