@@ -94,6 +94,29 @@ fn build(i: &MInstr, name: &str, fields: &[(&str, u64)]) -> Result<Instr, Compil
     gated(i, x)
 }
 
+/// `or r, r` into publication `dst`, completing on completion slot `slot + 1` (0: none): the
+/// packer's LOGIC_EXPORT copy (op_base 1, lut_a 2, lut_b bit 3). The source is kept (no release:
+/// a missed release only costs register reuse).
+pub(super) fn copy_export(i: &MInstr, dst: u64, r: u64, slot: u64) -> Result<Instr, CompileError> {
+    build(
+        i,
+        "logic_export",
+        &[
+            ("dst", dst),
+            ("a_size", 1),
+            ("a", r),
+            ("a_keep", 1),
+            ("op_base", 1),
+            ("b_size", 1),
+            ("b", r),
+            ("b_keep", 1),
+            ("lut_a_sel", 2),
+            ("lut_b3", 1),
+            ("slot", slot),
+        ],
+    )
+}
+
 /// Only validated forms or the graphics forms the model executes, each checked to decode back.
 fn gated(i: &MInstr, x: Instr) -> Result<Instr, CompileError> {
     let name = x.form.name;
@@ -175,23 +198,7 @@ impl GfxSelect {
                     return Err(err(i, "more coverage writes than publication registers"));
                 }
                 self.sample_masks += 1;
-                let export = build(
-                    i,
-                    "logic_export",
-                    &[
-                        ("dst", p),
-                        ("a_size", 1),
-                        ("a", r),
-                        ("a_keep", 1),
-                        ("op_base", 1),
-                        ("b_size", 1),
-                        ("b", r),
-                        ("b_keep", 1),
-                        ("lut_a_sel", 2),
-                        ("lut_b3", 1),
-                        ("slot", 0),
-                    ],
-                )?;
+                let export = copy_export(i, p, r, 0)?;
                 let submit = build(
                     i,
                     "frag_sample_submit",
@@ -231,25 +238,7 @@ impl GfxSelect {
                 }
                 let p = self.next_pub as u64;
                 self.next_pub += 1;
-                // `or r, r` (the packer's LOGIC_EXPORT or: op_base 1, lut_a 2, lut_b bit 3);
-                // sources kept (no release: a missed release only costs reuse).
-                let export = build(
-                    i,
-                    "logic_export",
-                    &[
-                        ("dst", p),
-                        ("a_size", 1),
-                        ("a", r),
-                        ("a_keep", 1),
-                        ("op_base", 1),
-                        ("b_size", 1),
-                        ("b", r),
-                        ("b_keep", 1),
-                        ("lut_a_sel", 2),
-                        ("lut_b3", 1),
-                        ("slot", s as u64 - 1),
-                    ],
-                )?;
+                let export = copy_export(i, p, r, s as u64 - 1)?;
                 match agx16_isa::meaning::export_op(&export) {
                     Ok(agx16_isa::meaning::ExportOp::Logic(f))
                         if f.apply_ilogic(0x5a, 0x5a) == 0x5a => {}

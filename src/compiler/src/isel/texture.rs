@@ -115,23 +115,7 @@ impl TexSelect {
         let mut out = Vec::new();
         for (k, &off) in inputs.iter().enumerate() {
             let r = reg32(i, k)?;
-            out.push(build(
-                i,
-                "logic_export",
-                &[
-                    ("dst", base + off),
-                    ("a_size", 1),
-                    ("a", r),
-                    ("a_keep", 1),
-                    ("op_base", 1),
-                    ("b_size", 1),
-                    ("b", r),
-                    ("b_keep", 1),
-                    ("lut_a_sel", 2),
-                    ("lut_b3", 1),
-                    ("slot", s as u64 - 1),
-                ],
-            )?);
+            out.push(super::gfx::copy_export(i, base + off, r, s as u64 - 1)?);
         }
         // Selector pairs: agx16-isa `meaning::texture_op` (the packer's pairs per dimension).
         let (v6, v7, mode) = match (kind, dim) {
