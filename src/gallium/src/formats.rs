@@ -361,10 +361,11 @@ const RENDER_TARGETS: &[(sys::pipe_format, u32, &str)] = &[
     (sys::PIPE_FORMAT_R16G16_FLOAT, RT_BLEND, RAW),
     (sys::PIPE_FORMAT_R16G16B16A16_FLOAT, RT_BLEND, RAW),
     (sys::PIPE_FORMAT_R11G11B10_FLOAT, RT_BLEND, RAW),
-    // 32-bit float blending is EXT_float_blend, not offered.
-    (sys::PIPE_FORMAT_R32_FLOAT, RT, RAW),
-    (sys::PIPE_FORMAT_R32G32_FLOAT, RT, RAW),
-    (sys::PIPE_FORMAT_R32G32B32A32_FLOAT, RT, RAW),
+    // Blending is the fragment program's arithmetic on the unpacked destination (nir_lower_blend
+    // on the raw words), the same for 32-bit floats as for 16-bit ones: EXT_float_blend.
+    (sys::PIPE_FORMAT_R32_FLOAT, RT_BLEND, RAW),
+    (sys::PIPE_FORMAT_R32G32_FLOAT, RT_BLEND, RAW),
+    (sys::PIPE_FORMAT_R32G32B32A32_FLOAT, RT_BLEND, RAW),
 ];
 
 #[cfg(test)]
@@ -389,16 +390,12 @@ mod tests {
                 1,
                 sys::PIPE_BIND_RENDER_TARGET
             ));
-            // Blending is not offered on integer targets (GL ES 3.0 §4.1.7) nor on 32-bit
-            // float ones (EXT_float_blend).
+            // Blending is not offered on integer targets (GL ES 3.0 §4.1.7); every other
+            // target blends in the program (32-bit floats too: EXT_float_blend).
             let int = unsafe { sys::util_format_is_pure_integer(f) };
-            let f32 = unsafe {
-                let d = &*sys::util_format_description(f);
-                d.channel[0].type_() == sys::UTIL_FORMAT_TYPE_FLOAT && d.channel[0].size() == 32
-            };
             assert_eq!(
                 is_supported(f, sys::PIPE_TEXTURE_2D, 1, sys::PIPE_BIND_BLENDABLE),
-                !int && !f32,
+                !int,
                 "{f}"
             );
         }

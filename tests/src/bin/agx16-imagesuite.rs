@@ -281,6 +281,7 @@ const SCENES: &[Scene] = &[
     s("rt_srgb_565", 3, 1, 0, rt_srgb_565),
     s("rt_packed_formats", 3, 1, 0, rt_packed_formats),
     s("rt_float", 3, 0, 0, rt_float),
+    s("rt_float_blend", 3, 1, 0, rt_float_blend),
     s("rt_r8_rg8", 3, 1, 0, rt_r8_rg8),
     s("mixed_sizes", 3, 1, 0, mixed_sizes),
     s("centroid_varying", 3, 1, 0, centroid_varying),

@@ -470,6 +470,76 @@ void main() {
     }
 }
 
+/// Blending on 32-bit float targets (EXT_float_blend): an RGBA32F and an R32F target, additive
+/// (ONE, ONE) then SRC_ALPHA / ONE_MINUS_SRC_ALPHA over overlapping triangles, with values outside
+/// [0, 1] that an 8- or 16-bit target could not hold; read back as floats (x4 scale, as rt_float).
+pub(crate) fn rt_float_blend(gl: &Gl, c: &Ctx) -> Frame {
+    if !c.has("GL_EXT_float_blend") {
+        return Err(Outcome::Error(
+            "blending on float32 targets needs GL_EXT_float_blend".into(),
+        ));
+    }
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec2 a_pos;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); }
+";
+    const FS: &str = "#version 300 es
+precision highp float;
+uniform float u_k;
+layout(location = 0) out vec4 o0;
+layout(location = 1) out vec4 o1;
+void main() {
+    vec2 p = floor(gl_FragCoord.xy) * 0.125;
+    o0 = vec4(p * u_k, 40.0 - u_k * 7.0, 0.25 * u_k);
+    o1 = vec4(p.x * p.y * u_k, 0.0, 0.0, 0.5);
+}
+";
+    unsafe {
+        rb_framebuffer(gl, &[glow::RGBA32F, glow::R32F])?;
+        for i in 0..2 {
+            gl.clear_buffer_f32_slice(glow::COLOR, i, &[1.5, 12.0, 3.0, 1.0]);
+        }
+        let p = program(gl, VS, FS, &[])?;
+        let k = gl.get_uniform_location(p, "u_k");
+        let v = [
+            3.4f32, 2.7, 61.3, 5.2, 28.9, 62.1, 60.3, 60.4, 40.2, 62.1, 2.2, 30.1,
+        ];
+        vertices(gl, &v, &[2])?;
+        gl.enable(glow::BLEND);
+        gl.blend_func(glow::ONE, glow::ONE);
+        gl.uniform_1_f32(k.as_ref(), 1.0);
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        gl.blend_func(glow::SRC_ALPHA, glow::ONE_MINUS_SRC_ALPHA);
+        gl.uniform_1_f32(k.as_ref(), 3.0);
+        gl.draw_arrays(glow::TRIANGLES, 3, 3);
+        check(gl, "float blending")?;
+        let mut images = Vec::new();
+        for i in 0..2 {
+            gl.read_buffer(glow::COLOR_ATTACHMENT0 + i);
+            let mut px = vec![0u8; (SIZE * SIZE * 16) as usize];
+            gl.read_pixels(
+                0,
+                0,
+                SIZE,
+                SIZE,
+                glow::RGBA,
+                glow::FLOAT,
+                glow::PixelPackData::Slice(Some(&mut px)),
+            );
+            check(gl, "glReadPixels(FLOAT)")?;
+            images.push(
+                px.chunks(4)
+                    .map(|b| {
+                        let v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                        (v * 4.0).clamp(0.0, 255.0) as u8
+                    })
+                    .collect(),
+            );
+        }
+        Ok(images)
+    }
+}
+
 /// Attachments of different sizes (ES 3.0 / ARB_framebuffer_object: the render area is the
 /// smallest). First a 64x64 texture holding a pattern, a 32x32 renderbuffer and a 64x48 depth
 /// buffer (cleared): depth-tested draws reach only the 32x32 area, the texture keeps its
