@@ -107,6 +107,10 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     // state costs nothing. End to end: image scene mrt_indexed_blend.
     caps.indep_blend_enable = true;
     caps.indep_blend_func = true;
+    // Dual-source blending (EXT_blend_func_extended): nir_lower_blend takes the index-1 colour
+    // as its src1 factor and removes its store (variants.rs `compile`); program arithmetic, no
+    // hardware fact. End to end: image scene dual_source_blend.
+    caps.max_dual_source_render_targets = 1;
 
     // Occlusion queries (query.rs): counting-mode fragment state and the render's result
     // buffer (sim/src/gfx/tiles.rs `write_occlusion`: G13 visibility modes, T8132 slot index).

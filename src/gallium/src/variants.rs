@@ -192,10 +192,14 @@ pub unsafe fn blend_key(ctx: &Context) -> Result<BlendKey, String> {
         } else {
             (REPLACE, REPLACE)
         };
-        for f in [rgb[1], rgb[2], alpha[1], alpha[2]] {
-            if uses_src1(f) {
-                return Err("dual-source blending".into());
-            }
+        // Dual-source factors read the index-1 colour, which nir_lower_blend takes from the
+        // program's `dual_source_blend_index` 1 store (GL allows them on target 0 only).
+        if i > 0
+            && [rgb[1], rgb[2], alpha[1], alpha[2]]
+                .into_iter()
+                .any(uses_src1)
+        {
+            return Err("dual-source blending on a target past 0".into());
         }
         key.rts.push(RtBlend {
             rgb,
@@ -401,6 +405,21 @@ unsafe extern "C" fn fragcolor_to_data0(
     }
     sem.set_location(sys::FRAG_RESULT_DATA0);
     sys::nir_intrinsic_set_io_semantics(x, sem);
+    true
+}
+
+/// Removes a fragment colour store of `dual_source_blend_index` 1 (see `compile`).
+unsafe extern "C" fn drop_dual_source_store(
+    _b: *mut sys::nir_builder,
+    x: *mut sys::nir_intrinsic_instr,
+    _data: *mut std::ffi::c_void,
+) -> bool {
+    if (*x).intrinsic != sys::nir_intrinsic_store_output
+        || sys::nir_intrinsic_io_semantics(x).dual_source_blend_index() == 0
+    {
+        return false;
+    }
+    sys::nir_instr_remove(&mut (*x).instr);
     true
 }
 
@@ -650,6 +669,16 @@ unsafe fn compile(
         ) {
             extra.blend_color = Some(word);
         }
+    }
+    if let GraphicsKey::Fragment(_) = key {
+        // The index-1 colour is only a blend factor: nir_lower_blend consumed it above when a
+        // factor reads it; otherwise GL ignores it, so it is never stored to a target.
+        sys::nir_shader_intrinsics_pass(
+            clone,
+            Some(drop_dual_source_store),
+            sys::nir_metadata_control_flow,
+            std::ptr::null_mut(),
+        );
     }
     if let (GraphicsKey::Fragment(_), Some(b)) = (key, blend) {
         // Raw targets: the program packs its colour into the format's memory words.

@@ -161,6 +161,7 @@ const SCENES: &[Scene] = &[
     s("blend_reverse_subtract", 2, 1, 0, blend_reverse_subtract),
     s("blend_min_max", 2, 1, 0, blend_min_max),
     s("blend_constant", 2, 1, 0, blend_constant),
+    s("dual_source_blend", 2, 1, 0, dual_source_blend),
     s("blend_constant_per_draw", 2, 1, 0, blend_constant_per_draw),
     s("blend_separate", 2, 1, 0, blend_separate),
     s("scissor_draw", 2, 1, 0, scissor_draw),

@@ -171,3 +171,53 @@ pub(crate) fn blend_separate(gl: &Gl, _: &Ctx) -> Frame {
         })
     }
 }
+
+/// Dual-source blending (EXT_blend_func_extended): the index-1 colour
+/// (`gl_SecondaryFragDataEXT[0]`) is only a blend factor, SRC1_* / ONE_MINUS_SRC1_* on RGB and
+/// alpha (gl_FragData, not gl_FragColor: softpipe's broadcast-colour path drops the index-1
+/// colour). The second background rectangle is drawn by the same program with blending off, where
+/// GL ignores the index-1 colour.
+pub(crate) fn dual_source_blend(gl: &Gl, c: &Ctx) -> Frame {
+    const FS: &str = "#extension GL_EXT_blend_func_extended : require
+precision mediump float;
+varying vec4 v_col;
+void main() {
+    gl_FragData[0] = v_col;
+    gl_SecondaryFragDataEXT[0] = vec4(v_col.b, 1.0 - v_col.r, 0.5 * v_col.g, 0.8 - 0.6 * v_col.a);
+}
+";
+    if !c.has("GL_EXT_blend_func_extended") {
+        return Err(Outcome::Skip("needs GL_EXT_blend_func_extended".into()));
+    }
+    unsafe {
+        framebuffer(gl, 1, false, false)?;
+        program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
+        let v = rect(4.0, 4.0, 36.0, 60.0, 0.0, k(200, 40, 90, 255));
+        vertices(gl, &v, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        program(gl, VS_COLOUR, FS, &["a_pos", "a_col"])?;
+        let v = rect(30.0, 8.0, 60.0, 40.0, 0.0, k(20, 180, 230, 100));
+        vertices(gl, &v, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        gl.enable(glow::BLEND);
+        gl.blend_func_separate(
+            glow::SRC1_COLOR,
+            glow::ONE_MINUS_SRC1_ALPHA,
+            glow::SRC1_ALPHA,
+            glow::ONE_MINUS_SRC1_COLOR,
+        );
+        let t = tri(
+            [[2.6, 30.2], [61.3, 3.9], [50.1, 61.4]],
+            0.0,
+            [
+                [1.0, 0.5, 0.0, 0.75],
+                [0.0, 1.0, 0.25, 0.25],
+                [0.5, 0.0, 1.0, 0.5],
+            ],
+        );
+        vertices(gl, &t, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        check(gl, "dual-source blended draw")?;
+        Ok(read(gl, 1)?)
+    }
+}
