@@ -971,6 +971,12 @@ mod tests {
 
     /// A fragment CSO that stores GL uniform words 0..4 (its colour) to target 0.
     unsafe fn fragment_cso() -> ShaderCso {
+        fragment_cso_stores(&[0])
+    }
+
+    /// A fragment CSO storing GL uniform words 4i..4i+4 to target 0 with dual-source blend
+    /// index `dual[i]`, one store per entry.
+    unsafe fn fragment_cso_stores(dual: &[u32]) -> ShaderCso {
         sys::glsl_type_singleton_init_or_ref();
         let mut nb = sys::nir_builder_init_simple_shader(
             sys::MESA_SHADER_FRAGMENT,
@@ -978,21 +984,24 @@ mod tests {
             c"agx16-blend-const-test".as_ptr(),
         );
         let b: *mut sys::nir_builder = &mut nb;
-        let colour = load_uniform_words(b, 0, 4);
-        let st = sys::nir_intrinsic_instr_create((*b).shader, sys::nir_intrinsic_store_output);
-        (*st).num_components = 4;
-        let srcs = (*st).src.as_mut_slice(2);
-        srcs[0] = sys::nir_src_for_ssa(colour);
-        srcs[1] = sys::nir_src_for_ssa(sys::nir_imm_int(b, 0));
-        let mut sem = sys::nir_io_semantics::default();
-        sem.set_location(sys::FRAG_RESULT_DATA0);
-        sem.set_num_slots(1);
-        sys::nir_intrinsic_set_io_semantics(st, sem);
-        sys::nir_intrinsic_set_base(st, 0);
-        sys::nir_intrinsic_set_component(st, 0);
-        sys::nir_intrinsic_set_write_mask(st, 0xf);
-        sys::nir_intrinsic_set_src_type(st, sys::nir_type_float32);
-        sys::nir_builder_instr_insert(b, &mut (*st).instr);
+        for (i, &index) in dual.iter().enumerate() {
+            let colour = load_uniform_words(b, 4 * i as u32, 4);
+            let st = sys::nir_intrinsic_instr_create((*b).shader, sys::nir_intrinsic_store_output);
+            (*st).num_components = 4;
+            let srcs = (*st).src.as_mut_slice(2);
+            srcs[0] = sys::nir_src_for_ssa(colour);
+            srcs[1] = sys::nir_src_for_ssa(sys::nir_imm_int(b, 0));
+            let mut sem = sys::nir_io_semantics::default();
+            sem.set_location(sys::FRAG_RESULT_DATA0);
+            sem.set_num_slots(1);
+            sem.set_dual_source_blend_index(index);
+            sys::nir_intrinsic_set_io_semantics(st, sem);
+            sys::nir_intrinsic_set_base(st, 0);
+            sys::nir_intrinsic_set_component(st, 0);
+            sys::nir_intrinsic_set_write_mask(st, 0xf);
+            sys::nir_intrinsic_set_src_type(st, sys::nir_type_float32);
+            sys::nir_builder_instr_insert(b, &mut (*st).instr);
+        }
         (*(*b).shader).info.outputs_written |= 1 << sys::FRAG_RESULT_DATA0;
         ShaderCso {
             nir: (*b).shader,
@@ -1055,6 +1064,41 @@ mod tests {
                 sys::PIPE_BLENDFACTOR_INV_SRC_ALPHA,
             );
             assert_eq!(words(&s), (4, None, 4));
+            sys::ralloc_free(cso.nir as *mut std::ffi::c_void);
+        }
+    }
+
+    #[test]
+    fn the_index_1_colour_is_read_only_by_dual_source_factors() {
+        let key = GraphicsKey::Fragment(FragmentKey {
+            varyings: vec![],
+            frag_coord_z: false,
+            render_targets: vec![RenderTarget::Rgba8Unorm],
+            ubos: 0,
+        });
+        // SAFETY: a shader built and freed here; compile works on a clone.
+        unsafe {
+            // Colour words 0..4, index-1 colour words 4..8.
+            let cso = fragment_cso_stores(&[0, 1]);
+            let words = |b: Option<&BlendKey>| {
+                let (_, info, _) = compile(&cso, &key, b).unwrap();
+                info.uniform_words - info.gl_uniform_base
+            };
+            // SRC1_COLOR / ONE_MINUS_SRC1_ALPHA: nir_lower_blend's factors read the index-1
+            // colour (and its store is gone: one target, one RGBA8 store).
+            let d = blend(
+                sys::PIPE_BLENDFACTOR_SRC1_COLOR,
+                sys::PIPE_BLENDFACTOR_INV_SRC1_ALPHA,
+            );
+            assert_eq!(words(Some(&d)), 8);
+            // Blending without src1 factors, or none at all: GL ignores the index-1 colour,
+            // so its words are dead.
+            let s = blend(
+                sys::PIPE_BLENDFACTOR_SRC_ALPHA,
+                sys::PIPE_BLENDFACTOR_INV_SRC_ALPHA,
+            );
+            assert_eq!(words(Some(&s)), 4);
+            assert_eq!(words(None), 4);
             sys::ralloc_free(cso.nir as *mut std::ffi::c_void);
         }
     }
