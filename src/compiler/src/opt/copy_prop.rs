@@ -102,6 +102,12 @@ pub fn run(f: &mut Function) -> bool {
                 {
                     continue;
                 }
+                // A phi's moves happen after allocation, in the phi's register, and only
+                // `uniform_mov` (destinations r0–r15) reads the uniform file: a uniform stays
+                // behind its copy, whose destination allocation keeps in reach.
+                if op == Op::Phi && matches!(n.op, Operand::Uniform(_)) {
+                    continue;
+                }
                 // Modifiers only survive on ops that apply them.
                 if s.has_modifiers() && !mods_ok && !matches!(n.op, Operand::Value { .. }) {
                     continue;
@@ -137,4 +143,59 @@ pub fn run(f: &mut Function) -> bool {
     }
     cf(&mut f.body, &map);
     changed
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::interp::{self, Env};
+    use crate::ir::{validate, Builder, Cmp, Shape, Src, Stage, SysVal, Type};
+
+    /// A loop counter starting at a uniform word: the phi keeps reading the uniform's copy (a
+    /// phi move cannot read the uniform file into a high register), readers elsewhere take the
+    /// uniform itself, and the results stay the same.
+    #[test]
+    fn phis_keep_a_uniform_behind_its_copy() {
+        let mut b = Builder::new(Stage::Compute);
+        let x = b.sysval(SysVal::GlobalId(0));
+        let start = b.alu(Op::Copy, Type::I32, [Src::uniform(4)]);
+        let pre = b.current_block();
+        b.loop_();
+        let i = b.phi(Shape::scalar(Type::I32), &[(pre, Src::val(start))]);
+        let done = b.icmp(Cmp::Ge, true, i, Src::imm(9));
+        b.if_(done);
+        b.break_();
+        b.end_if();
+        let i2 = b.iadd(i, Src::imm(2));
+        let latch = b.current_block();
+        b.add_phi_src(i, latch, Src::val(i2));
+        b.end_loop();
+        let sum = b.iadd(i, Src::val(start));
+        b.store_global(0, x, sum);
+        let f0 = b.finish();
+        let mut f1 = f0.clone();
+        run(&mut f1);
+        validate::validate(&f1).unwrap_or_else(|e| panic!("{e}\n{f1}"));
+        let phi = f1
+            .blocks
+            .iter()
+            .flat_map(|b| &b.instrs)
+            .find(|i| i.op == Op::Phi)
+            .unwrap();
+        assert!(
+            phi.srcs
+                .iter()
+                .all(|s| !matches!(s.op, Operand::Uniform(_))),
+            "{f1}"
+        );
+        for f in [&f0, &f1] {
+            let mut env = Env {
+                uniforms: vec![0, 0, 0, 0, 4],
+                ..Env::default()
+            };
+            env.buffers.insert(0, vec![0]);
+            interp::run(f, &mut env).unwrap();
+            assert_eq!(env.buffers[&0], vec![14], "{f}");
+        }
+    }
 }
