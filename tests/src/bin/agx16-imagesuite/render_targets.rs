@@ -443,31 +443,37 @@ void main() {
         gl.finish();
         gl.draw_arrays(glow::TRIANGLES, 3, 3);
         check(gl, "float draw")?;
-        let mut images = Vec::new();
-        for i in 0..4 {
-            gl.read_buffer(glow::COLOR_ATTACHMENT0 + i);
-            let mut px = vec![0u8; (SIZE * SIZE * 16) as usize];
-            gl.read_pixels(
-                0,
-                0,
-                SIZE,
-                SIZE,
-                glow::RGBA,
-                glow::FLOAT,
-                glow::PixelPackData::Slice(Some(&mut px)),
-            );
-            check(gl, "glReadPixels(FLOAT)")?;
-            images.push(
-                px.chunks(4)
-                    .map(|b| {
-                        let v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                        (v * 4.0).clamp(0.0, 255.0) as u8
-                    })
-                    .collect(),
-            );
-        }
-        Ok(images)
+        read_float_targets(gl, 4)
     }
+}
+
+/// Colour targets 0..n read back as floats, each channel times 4 clamped into a byte (the image
+/// the suite compares; finer differences show as the scenes' values are multiples of 1/4).
+unsafe fn read_float_targets(gl: &Gl, n: u32) -> Frame {
+    let mut images = Vec::new();
+    for i in 0..n {
+        gl.read_buffer(glow::COLOR_ATTACHMENT0 + i);
+        let mut px = vec![0u8; (SIZE * SIZE * 16) as usize];
+        gl.read_pixels(
+            0,
+            0,
+            SIZE,
+            SIZE,
+            glow::RGBA,
+            glow::FLOAT,
+            glow::PixelPackData::Slice(Some(&mut px)),
+        );
+        check(gl, "glReadPixels(FLOAT)")?;
+        images.push(
+            px.chunks(4)
+                .map(|b| {
+                    let v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
+                    (v * 4.0).clamp(0.0, 255.0) as u8
+                })
+                .collect(),
+        );
+    }
+    Ok(images)
 }
 
 /// Blending on 32-bit float targets (EXT_float_blend): an RGBA32F and an R32F target, additive
@@ -513,30 +519,7 @@ void main() {
         gl.uniform_1_f32(k.as_ref(), 3.0);
         gl.draw_arrays(glow::TRIANGLES, 3, 3);
         check(gl, "float blending")?;
-        let mut images = Vec::new();
-        for i in 0..2 {
-            gl.read_buffer(glow::COLOR_ATTACHMENT0 + i);
-            let mut px = vec![0u8; (SIZE * SIZE * 16) as usize];
-            gl.read_pixels(
-                0,
-                0,
-                SIZE,
-                SIZE,
-                glow::RGBA,
-                glow::FLOAT,
-                glow::PixelPackData::Slice(Some(&mut px)),
-            );
-            check(gl, "glReadPixels(FLOAT)")?;
-            images.push(
-                px.chunks(4)
-                    .map(|b| {
-                        let v = f32::from_le_bytes([b[0], b[1], b[2], b[3]]);
-                        (v * 4.0).clamp(0.0, 255.0) as u8
-                    })
-                    .collect(),
-            );
-        }
-        Ok(images)
+        read_float_targets(gl, 2)
     }
 }
 
