@@ -378,9 +378,9 @@ pub struct LaneInput {
     pub words: [u32; 4],
 }
 
-/// The array layer in the low 16 bits of an array op's LOD/level word (README.apple9-ir.md
-/// "array layer occupies the low 16 bits of that parameter"; the packer ORs the layer into the
-/// packed LOD for the LOD and bias forms too). A layer past the image is refused: what the M4
+/// The array layer in the low 16 bits of an array op's LOD/level word (GravityLinux/mesa
+/// README.apple9-ir.md, T8132; its packer ORs the layer into the packed LOD for the LOD and bias
+/// forms too). A layer past the image is refused: what the M4
 /// returns for it is not established (the compiler clamps, as GL requires).
 fn array_layer(img: &Image, word: u32) -> Result<u32, TexError> {
     let layer = word & 0xffff;
