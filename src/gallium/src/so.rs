@@ -19,6 +19,7 @@
 use crate::context::Context;
 use crate::ffi::guard;
 use crate::resource::Resource;
+use agx16_compiler::nir::texture::load_uniform_words;
 use agx16_mesa_sys as sys;
 use std::ffi::{c_uint, c_void};
 use std::ptr::null_mut;
@@ -76,19 +77,6 @@ pub fn parse(so: &sys::pipe_stream_output_info, outputs_written: u64) -> Option<
         });
     }
     Some(r)
-}
-
-/// A `load_uniform` of `n` 32-bit integer words at GL uniform word `word`.
-unsafe fn uniform_words(b: *mut sys::nir_builder, word: u32, n: u32) -> *mut sys::nir_def {
-    let load = sys::nir_intrinsic_instr_create((*b).shader, sys::nir_intrinsic_load_uniform);
-    (*load).num_components = n as u8;
-    sys::nir_def_init(&mut (*load).instr, &mut (*load).def, n, 32);
-    *(*load).src.as_mut_ptr() = sys::nir_src_for_ssa(sys::nir_imm_int(b, 0));
-    sys::nir_intrinsic_set_base(load, word as i32);
-    sys::nir_intrinsic_set_range(load, n);
-    sys::nir_intrinsic_set_dest_type(load, sys::nir_type_uint32);
-    sys::nir_builder_instr_insert(b, &mut (*load).instr);
-    &mut (*load).def
 }
 
 unsafe fn system_value(b: *mut sys::nir_builder, op: sys::nir_intrinsic_op) -> *mut sys::nir_def {
@@ -184,7 +172,7 @@ pub unsafe fn add_capture(
         }
         values.push((o, sys::nir_vec(b, comps.as_mut_ptr(), o.n)));
     }
-    let w = |i: u32| uniform_words(b, word + i, 1);
+    let w = |i: u32| load_uniform_words(b, word + i, 1, sys::nir_type_uint32);
     let (first, per_instance, limit) = (w(0), w(1), w(2));
     let (pmul, plimit, jmin, jmax, swap) = (w(3), w(4), w(5), w(6), w(7));
     let (qstart, qend, qcorner) = (w(8), w(9), w(10));

@@ -17,6 +17,7 @@ use agx16_compiler::abi::{
     VertexKey, ROOT_WORDS,
 };
 use agx16_compiler::ir::Interp as CInterp;
+use agx16_compiler::nir::texture::load_uniform_words;
 use agx16_draw::{FragmentProgram, Interp, Varying, VertexProgram};
 use agx16_mesa_sys as sys;
 use std::sync::{Arc, Mutex};
@@ -449,19 +450,6 @@ pub(crate) unsafe fn uniform_end(nir: *mut sys::nir_shader) -> u32 {
     end
 }
 
-/// A `load_uniform` of `n` f32 words at GL uniform word `word`, inserted at the cursor of `b`.
-unsafe fn load_uniform_words(b: *mut sys::nir_builder, word: u32, n: u32) -> *mut sys::nir_def {
-    let load = sys::nir_intrinsic_instr_create((*b).shader, sys::nir_intrinsic_load_uniform);
-    (*load).num_components = n as u8;
-    sys::nir_def_init(&mut (*load).instr, &mut (*load).def, n, 32);
-    *(*load).src.as_mut_ptr() = sys::nir_src_for_ssa(sys::nir_imm_int(b, 0));
-    sys::nir_intrinsic_set_base(load, word as i32);
-    sys::nir_intrinsic_set_range(load, n);
-    sys::nir_intrinsic_set_dest_type(load, sys::nir_type_float32);
-    sys::nir_builder_instr_insert(b, &mut (*load).instr);
-    &mut (*load).def
-}
-
 /// `load_blend_const_color_rgba` (what `nir_lower_blend` reads the GL blend colour with; it
 /// clamps it for fixed-point targets itself) → the four f32 uniform words at GL word `*data`,
 /// which [`for_draw`] fills from `set_blend_color` on every draw, so a colour change does not
@@ -475,7 +463,7 @@ unsafe extern "C" fn blend_const_uniform(
         return false;
     }
     (*b).cursor = sys::nir_before_instr(&mut (*x).instr);
-    let load = load_uniform_words(b, *(data as *const u32), 4);
+    let load = load_uniform_words(b, *(data as *const u32), 4, sys::nir_type_float32);
     sys::nir_def_replace(&mut (*x).def, load);
     true
 }
@@ -504,7 +492,7 @@ unsafe extern "C" fn frag_coord_origin(
     }
     let word = *(data as *const u32);
     (*b).cursor = sys::nir_after_instr(&mut (*x).instr);
-    let load = load_uniform_words(b, word, 2);
+    let load = load_uniform_words(b, word, 2, sys::nir_type_float32);
     let mut comps: Vec<*mut sys::nir_def> = (0..n)
         .map(|i| {
             let c = sys::nir_channel(b, &mut (*x).def, i);
@@ -985,7 +973,7 @@ mod tests {
         );
         let b: *mut sys::nir_builder = &mut nb;
         for (i, &index) in dual.iter().enumerate() {
-            let colour = load_uniform_words(b, 4 * i as u32, 4);
+            let colour = load_uniform_words(b, 4 * i as u32, 4, sys::nir_type_float32);
             let st = sys::nir_intrinsic_instr_create((*b).shader, sys::nir_intrinsic_store_output);
             (*st).num_components = 4;
             let srcs = (*st).src.as_mut_slice(2);

@@ -252,8 +252,18 @@ struct SizeWords {
     units: u32,
 }
 
-/// A `load_uniform` of `n` 32-bit words at GL uniform word `word`, at the cursor.
-unsafe fn load_words(b: *mut m::nir_builder, word: u32, n: u32) -> *mut m::nir_def {
+/// A `load_uniform` of `n` 32-bit words of type `ty` at GL uniform word `word`, at the cursor of
+/// `b` (the driver's per-draw words: texture sizes here, blend colours and capture counts in
+/// agx16-gallium).
+///
+/// # Safety
+/// `b` must be a valid builder with a cursor.
+pub unsafe fn load_uniform_words(
+    b: *mut m::nir_builder,
+    word: u32,
+    n: u32,
+    ty: m::nir_alu_type,
+) -> *mut m::nir_def {
     unsafe {
         let load = m::nir_intrinsic_instr_create((*b).shader, m::nir_intrinsic_load_uniform);
         (*load).num_components = n as u8;
@@ -261,7 +271,7 @@ unsafe fn load_words(b: *mut m::nir_builder, word: u32, n: u32) -> *mut m::nir_d
         *(*load).src.as_mut_ptr() = m::nir_src_for_ssa(m::nir_imm_int(b, 0));
         m::nir_intrinsic_set_base(load, word as i32);
         m::nir_intrinsic_set_range(load, n);
-        m::nir_intrinsic_set_dest_type(load, m::nir_type_int32);
+        m::nir_intrinsic_set_dest_type(load, ty);
         m::nir_builder_instr_insert(b, &mut (*load).instr);
         &mut (*load).def
     }
@@ -313,7 +323,7 @@ unsafe extern "C" fn shadow_compare(
         let st = &mut *(data as *mut SizeWords);
         let unit = (*t).texture_index;
         st.units = st.units.max(unit + 1);
-        let word = load_words(b, st.word + INFO_WORDS * unit + 4, 1);
+        let word = load_uniform_words(b, st.word + INFO_WORDS * unit + 4, 1, m::nir_type_int32);
         let bit = |k: u64| m::nir_ine_imm(b, m::nir_iand_imm(b, word, k), 0);
         let r = m::nir_bcsel(b, bit(8), m::nir_fsat(b, reference), reference);
         let less = m::nir_iand(b, bit(1), m::nir_flt(b, r, depth));
@@ -350,7 +360,7 @@ unsafe extern "C" fn size_words(
         let unit = (*t).texture_index;
         st.units = st.units.max(unit + 1);
         (*b).cursor = m::nir_before_instr(&mut (*t).instr);
-        let load = load_words(b, st.word + INFO_WORDS * unit + first, n);
+        let load = load_uniform_words(b, st.word + INFO_WORDS * unit + first, n, m::nir_type_int32);
         m::nir_def_replace(&mut (*t).def, load);
         true
     }
