@@ -300,73 +300,28 @@ pub fn is_supported(
             && usage & !(VERTEX | NEUTRAL) == 0
             && crate::variants::attrib_format(format).is_ok();
     }
-    // A format may have rows in both tables (sampling and rendering are separate features);
-    // its binds are their union.
-    // Sampled formats (SAMPLED) add SAMPLER_VIEW.
+    // A format's binds are the union of what each feature offers for it: its TABLE rows,
+    // sampling (SAMPLED) and the render path's raw targets (`rt_format::RAW_FORMATS`: the
+    // program packs the memory bytes with nir_format_pack_rgba and blends in the program,
+    // except on pure-integer targets where GL forbids blending).
     let sampled = if sampled(format).is_some() {
         sys::PIPE_BIND_SAMPLER_VIEW
     } else {
         0
     };
+    let raw = if !crate::rt_format::is_raw(format) {
+        0
+    } else if unsafe { sys::util_format_is_pure_integer(format) } {
+        sys::PIPE_BIND_RENDER_TARGET
+    } else {
+        sys::PIPE_BIND_RENDER_TARGET | sys::PIPE_BIND_BLENDABLE
+    };
     let binds = TABLE
         .iter()
-        .chain(RENDER_TARGETS)
         .filter(|&&(f, _, _)| f == format)
-        .fold(sampled, |a, &(_, b, _)| a | b);
+        .fold(sampled | raw, |a, &(_, b, _)| a | b);
     binds != 0 && usage & !(binds | NEUTRAL) == 0
 }
-
-const RT: u32 = sys::PIPE_BIND_RENDER_TARGET;
-const RT_BLEND: u32 = sys::PIPE_BIND_RENDER_TARGET | sys::PIPE_BIND_BLENDABLE;
-const RAW: &str =
-    "agx16: raw render target (rt_format.rs: the program packs the memory bytes with \
-                   nir_format_pack_rgba; the end-of-tile block store copies them through a \
-                   same-width integer PBE view, sim/GFX.md block_image_store)";
-
-/// Colour formats the render path writes besides the RGBA8/BGRA8 rows of [`TABLE`]
-/// (`crate::rt_format::RAW_FORMATS`); blendable unless pure integer (GL forbids blending
-/// there). Sampling them is a separate row's business.
-const RENDER_TARGETS: &[(sys::pipe_format, u32, &str)] = &[
-    (sys::PIPE_FORMAT_R8_UNORM, RT_BLEND, RAW),
-    (sys::PIPE_FORMAT_R8G8_UNORM, RT_BLEND, RAW),
-    (sys::PIPE_FORMAT_R8G8B8A8_SRGB, RT_BLEND, RAW),
-    (sys::PIPE_FORMAT_R8G8B8X8_SRGB, RT_BLEND, RAW),
-    (sys::PIPE_FORMAT_B8G8R8A8_SRGB, RT_BLEND, RAW),
-    (sys::PIPE_FORMAT_B8G8R8X8_SRGB, RT_BLEND, RAW),
-    (sys::PIPE_FORMAT_B4G4R4A4_UNORM, RT_BLEND, RAW),
-    (sys::PIPE_FORMAT_B5G5R5A1_UNORM, RT_BLEND, RAW),
-    (sys::PIPE_FORMAT_R10G10B10A2_UNORM, RT_BLEND, RAW),
-    (sys::PIPE_FORMAT_B10G10R10A2_UNORM, RT_BLEND, RAW),
-    (sys::PIPE_FORMAT_R10G10B10A2_UINT, RT, RAW),
-    (sys::PIPE_FORMAT_B10G10R10A2_UINT, RT, RAW),
-    (sys::PIPE_FORMAT_R8_UINT, RT, RAW),
-    (sys::PIPE_FORMAT_R8_SINT, RT, RAW),
-    (sys::PIPE_FORMAT_R8G8_UINT, RT, RAW),
-    (sys::PIPE_FORMAT_R8G8_SINT, RT, RAW),
-    (sys::PIPE_FORMAT_R8G8B8A8_UINT, RT, RAW),
-    (sys::PIPE_FORMAT_R8G8B8A8_SINT, RT, RAW),
-    (sys::PIPE_FORMAT_R16_UINT, RT, RAW),
-    (sys::PIPE_FORMAT_R16_SINT, RT, RAW),
-    (sys::PIPE_FORMAT_R16G16_UINT, RT, RAW),
-    (sys::PIPE_FORMAT_R16G16_SINT, RT, RAW),
-    (sys::PIPE_FORMAT_R16G16B16A16_UINT, RT, RAW),
-    (sys::PIPE_FORMAT_R16G16B16A16_SINT, RT, RAW),
-    (sys::PIPE_FORMAT_R32_UINT, RT, RAW),
-    (sys::PIPE_FORMAT_R32_SINT, RT, RAW),
-    (sys::PIPE_FORMAT_R32G32_UINT, RT, RAW),
-    (sys::PIPE_FORMAT_R32G32_SINT, RT, RAW),
-    (sys::PIPE_FORMAT_R32G32B32A32_UINT, RT, RAW),
-    (sys::PIPE_FORMAT_R32G32B32A32_SINT, RT, RAW),
-    (sys::PIPE_FORMAT_R16_FLOAT, RT_BLEND, RAW),
-    (sys::PIPE_FORMAT_R16G16_FLOAT, RT_BLEND, RAW),
-    (sys::PIPE_FORMAT_R16G16B16A16_FLOAT, RT_BLEND, RAW),
-    (sys::PIPE_FORMAT_R11G11B10_FLOAT, RT_BLEND, RAW),
-    // Blending is the fragment program's arithmetic on the unpacked destination (nir_lower_blend
-    // on the raw words), the same for 32-bit floats as for 16-bit ones: EXT_float_blend.
-    (sys::PIPE_FORMAT_R32_FLOAT, RT_BLEND, RAW),
-    (sys::PIPE_FORMAT_R32G32_FLOAT, RT_BLEND, RAW),
-    (sys::PIPE_FORMAT_R32G32B32A32_FLOAT, RT_BLEND, RAW),
-];
 
 #[cfg(test)]
 mod tests {
@@ -375,7 +330,7 @@ mod tests {
 
     #[test]
     fn every_render_target_row_is_a_format_the_render_path_writes() {
-        for &(f, binds, _) in TABLE.iter().chain(RENDER_TARGETS) {
+        for &(f, binds, _) in TABLE {
             if binds & sys::PIPE_BIND_RENDER_TARGET != 0 {
                 assert!(
                     crate::rt_format::target(f).is_some(),
