@@ -396,18 +396,24 @@ fn gl_clip_space_depth_is_mapped_to_the_m4_range() {
     assert_ne!(clipped, img);
 }
 
-#[test]
-fn point_size_is_the_last_output() {
-    // gl_PointSize = 6.0 on points: output 8 (after position and VAR0), squares of 6 pixels.
+/// Position and colour through, gl_PointSize = `size` (output 8, after position and VAR0).
+fn point_vertex_shader(size: f32) -> StageCode {
     let mut s = Shader::new(m::MESA_SHADER_VERTEX);
     let pos = s.load_input(GENERIC0, 0, 4);
     let col = s.load_input(GENERIC0 + 1, 1, 4);
     s.store_output(pos, m::VARYING_SLOT_POS, 0);
-    let size = s.imm(6.0);
+    let size = s.imm(size);
     s.store_output(size, m::VARYING_SLOT_PSIZ, 2);
     s.store_output(col, VAR0, 1);
     let mut vs = s.compile(&GraphicsKey::Vertex(vertex_key())).unwrap();
     vs.roots = vec![0, 0, 0, 0, 0, 0, VB];
+    vs
+}
+
+#[test]
+fn point_size_is_the_last_output() {
+    // gl_PointSize = 6.0 on points: output 8 (after position and VAR0), squares of 6 pixels.
+    let vs = point_vertex_shader(6.0);
     assert_eq!((vs.info.outputs, vs.info.point_size), (9, true));
     let fs = fragment_shader(&fragment_key(&vs), ShadeModel::FlatVertex2, |_, v| v).unwrap();
     let mut d = w_triangle(ShadeModel::FlatVertex2);
@@ -949,15 +955,7 @@ fn point_coord_runs_across_each_point_sprite() {
     // PointCoord fills on a point sprite with the upper-left origin (object type "UV=01").
     // CPU reference: s = (x - left) / size, t = (y - top) / size at pixel centres, the square
     // around the subpixel-snapped centre.
-    let mut s = Shader::new(m::MESA_SHADER_VERTEX);
-    let pos = s.load_input(GENERIC0, 0, 4);
-    let col = s.load_input(GENERIC0 + 1, 1, 4);
-    s.store_output(pos, m::VARYING_SLOT_POS, 0);
-    let size = s.imm(8.0);
-    s.store_output(size, m::VARYING_SLOT_PSIZ, 2);
-    s.store_output(col, VAR0, 1);
-    let mut vs = s.compile(&GraphicsKey::Vertex(vertex_key())).unwrap();
-    vs.roots = vec![0, 0, 0, 0, 0, 0, VB];
+    let vs = point_vertex_shader(8.0);
     let key = fragment_key(&vs);
     let pc = abi::point_coord_coefficient(&key);
     assert_eq!(pc, 5, "after 1/W and VAR0's four scalars");
