@@ -19,9 +19,11 @@ pub struct Trace {
 
 impl Trace {
     /// The trace configured by `AGX16_SIM_TRACE`, if set.
+    /// The variable is read once per process: render bodies ask for every fragment quad.
     pub fn from_env() -> Option<Trace> {
-        let spec = std::env::var("AGX16_SIM_TRACE").ok()?;
-        Trace::parse(&spec).ok()
+        static SPEC: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+        let spec = SPEC.get_or_init(|| std::env::var("AGX16_SIM_TRACE").ok());
+        Trace::parse(spec.as_deref()?).ok()
     }
 
     pub fn parse(spec: &str) -> Result<Trace, String> {
