@@ -113,9 +113,17 @@ fn install_hooks(c: &mut sys::pipe_context) {
     c.set_constant_buffer = Some(set_constant_buffer);
     c.set_sampler_views = Some(set_sampler_views);
     c.set_vertex_buffers = Some(set_vertex_buffers);
+    c.flush_resource = Some(flush_resource);
     crate::so::install_hooks(c);
     crate::query::install_hooks(c);
 }
+
+/// Called by the frontends before a resource is shared or presented (Mesa's DRI
+/// `dri2_flush_frontbuffer` calls it unconditionally when a context that drew into a window-system
+/// surface is unbound). agx16 images are never compressed and never multisampled behind the
+/// frontend's back, so there is nothing to decompress or resolve: the memory already holds the
+/// image, and the pending render is submitted by the flush the frontend issues next.
+unsafe extern "C" fn flush_resource(_ctx: *mut sys::pipe_context, _res: *mut sys::pipe_resource) {}
 
 unsafe extern "C" fn destroy(ctx: *mut sys::pipe_context) {
     guard("context destroy", (), || {
