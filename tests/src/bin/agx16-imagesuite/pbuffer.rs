@@ -117,8 +117,8 @@ pub(crate) fn pbuffer_flush_between_draws(gl: &Gl, _: &Ctx) -> Frame {
     }
 }
 
-/// A 32x32 texture framebuffer rendered, then blitted into the pbuffer (scaled, and 1:1 into a
-/// corner) over an earlier draw; then a blit out of the pbuffer into that texture and back.
+/// A 32x32 texture framebuffer rendered, then blitted into the pbuffer (magnified, and 1:1 into
+/// a corner) over an earlier draw; then a blit out of the pbuffer into that texture and back.
 pub(crate) fn pbuffer_blit(gl: &Gl, c: &Ctx) -> Frame {
     if c.es < 3 {
         return Err(Outcome::Skip("glBlitFramebuffer needs ES 3.0".into()));
@@ -154,14 +154,16 @@ pub(crate) fn pbuffer_blit(gl: &Gl, c: &Ctx) -> Frame {
             &rect(4.3, 6.2, 50.9, 40.7, 0.0, k(250, 200, 10, 255)),
             glow::TRIANGLES,
         )?;
-        // Into the pbuffer: scaled into the upper half, 1:1 into the lower-right corner.
+        // Into the pbuffer: magnified 2x into the upper half (sample points at quarter texels,
+        // never on a texel edge where nearest filtering could go either way), 1:1 into the
+        // lower-right corner.
         gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(fbo));
         gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, None);
         gl.blit_framebuffer(
             0,
             0,
-            32,
-            32,
+            24,
+            14,
             4,
             34,
             52,
