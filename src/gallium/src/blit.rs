@@ -75,6 +75,48 @@ pub unsafe fn gpu_blit(
         ));
     }
     save_state(c);
+    c.blit_overwrites = Overwrite::of(info);
     sys::util_blitter_blit(c.blitter, info, null_mut());
+    c.blit_overwrites = None;
     Ok(())
+}
+
+/// The destination of a blit that writes every pixel of one layer of one level: all colour
+/// channels, the whole level (no scissor, window rectangles, render condition or blending).
+/// The blitter draws one rectangle over exactly the destination box, so the render it starts
+/// need not reload the target's earlier contents (`draw.rs` starts it from a clear instead).
+/// glReadPixels of a window-system surface is such a blit, into a fresh linear staging
+/// texture, on every read-back.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Overwrite {
+    pub resource: *mut sys::pipe_resource,
+    pub level: u32,
+    pub layer: u32,
+}
+
+impl Overwrite {
+    /// # Safety
+    /// `info.dst.resource` must be live.
+    unsafe fn of(info: &sys::pipe_blit_info) -> Option<Overwrite> {
+        let d = &info.dst;
+        let r = d.resource.as_ref()?;
+        let minify = |v: u32| (v >> d.level).max(1);
+        let (w, h) = (minify(r.width0), minify(r.height0 as u32));
+        let whole = d.box_.x == 0
+            && d.box_.y == 0
+            && d.box_.width == w as i32
+            && d.box_.height == h as i32
+            && d.box_.depth == 1;
+        let plain = info.mask == sys::PIPE_MASK_RGBA
+            && !info.scissor_enable
+            && info.num_window_rectangles == 0
+            && !info.render_condition_enable
+            && !info.alpha_blend
+            && r.nr_samples <= 1;
+        (whole && plain).then_some(Overwrite {
+            resource: d.resource,
+            level: d.level,
+            layer: d.box_.z as u32,
+        })
+    }
 }

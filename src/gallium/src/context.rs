@@ -20,6 +20,9 @@ pub struct Context {
     pub so: crate::so::StreamOut,
     /// Occlusion queries' slot buffer and the counting query (query.rs).
     pub occlusion: crate::query::OcclusionState,
+    /// While the blitter draws a blit that rewrites every pixel of its destination: that
+    /// destination (blit.rs `Overwrite`), whose render need not reload it.
+    pub blit_overwrites: Option<crate::blit::Overwrite>,
 }
 
 impl Context {
@@ -42,6 +45,7 @@ pub unsafe extern "C" fn create(
             state: state::State::new(),
             render: Renderer::new(),
             blitter: null_mut(),
+            blit_overwrites: None,
             so: Default::default(),
             occlusion: Default::default(),
         }));

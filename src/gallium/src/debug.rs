@@ -11,6 +11,9 @@ pub struct DebugFlags {
     /// Print each shader's NIR as it reaches the compiler's importer (read by agx16-compiler
     /// itself, `nir::prepare`; listed here so it is a known flag).
     pub nir: bool,
+    /// Print each image resource as it is created: size, format, bind flags, usage and the
+    /// layout chosen for it.
+    pub resource: bool,
 }
 
 pub fn flags() -> DebugFlags {
@@ -25,9 +28,10 @@ fn parse(value: &str) -> DebugFlags {
             "shaderdb" => flags.shaderdb = true,
             "bo" => flags.bo = true,
             "nir" => flags.nir = true,
-            other => {
-                eprintln!("agx16: unknown AGX16_DEBUG flag {other:?} (known: shaderdb, bo, nir)")
-            }
+            "resource" => flags.resource = true,
+            other => eprintln!(
+                "agx16: unknown AGX16_DEBUG flag {other:?} (known: shaderdb, bo, nir, resource)"
+            ),
         }
     }
     flags
@@ -43,5 +47,6 @@ mod tests {
         assert!(parse("bogus,shaderdb").shaderdb);
         assert!(!parse("").shaderdb);
         assert!(parse("nir,bo").nir && parse("nir,bo").bo);
+        assert!(parse("resource").resource && !parse("bo").resource);
     }
 }

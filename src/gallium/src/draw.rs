@@ -234,6 +234,35 @@ unsafe fn open_batch(ctx: &mut Context, screen: &Screen) -> Result<(), String> {
     Ok(())
 }
 
+/// The blitter's draw rewrites every pixel of `o` (blit.rs `Overwrite`): when it is the
+/// framebuffer's only attachment and the batch has no draw yet, the render starts from a clear
+/// (zeros; every pixel is drawn over) instead of reloading the target, which for a linear
+/// staging texture means reading every pixel with device loads first.
+unsafe fn start_overwritten(ctx: &mut Context, o: crate::blit::Overwrite) {
+    let fb = &ctx.state.framebuffer;
+    if fb.nr_cbufs != 1 || fb.cbufs[0].is_null() || !fb.zsbuf.is_null() {
+        return;
+    }
+    let s = &*fb.cbufs[0];
+    if s.texture != o.resource
+        || s.u.tex.level != o.level
+        || s.u.tex.first_layer() != o.layer
+        || s.u.tex.last_layer() != o.layer
+    {
+        return;
+    }
+    let words = crate::rt_format::clear_words(s.format(), &std::mem::zeroed());
+    let mask = ClearMask {
+        color: 1,
+        depth: false,
+        stencil: false,
+    };
+    if let Some(batch) = ctx.render.batch.as_mut() {
+        // Refused (nothing changes) once the batch has draws: then it already holds the target.
+        batch.clear_words(mask, &[Some(words)], 1.0, 0);
+    }
+}
+
 /// Records one draw (or says why it cannot be drawn).
 unsafe fn record_draw(
     ctx: &mut Context,
@@ -246,6 +275,9 @@ unsafe fn record_draw(
         return Err("a nonzero base instance".into());
     }
     open_batch(ctx, screen)?;
+    if let Some(o) = ctx.blit_overwrites {
+        start_overwritten(ctx, o);
+    }
     let vs_so = ctx.state.vs.as_ref().and_then(|vs| vs.so.as_ref());
     let capture = crate::so::plan(ctx, vs_so, info, draw)?;
     let mut programs = variants::for_draw(ctx, screen, capture.as_ref())?;

@@ -170,7 +170,26 @@ pub fn create_resource(
     pscreen: *mut sys::pipe_screen,
     templ: &sys::pipe_resource,
 ) -> Result<Box<Resource>, ResourceError> {
-    let layout = image_desc(templ)?.map(ImageLayout::new).transpose()?;
+    let desc = image_desc(templ)?;
+    if crate::debug::flags().resource {
+        if let Some(d) = &desc {
+            eprintln!(
+                "agx16 resource: {}x{}x{} format {} target {} bind {:#x} usage {} levels {} \
+                 samples {} -> {:?}",
+                d.width,
+                d.height,
+                d.layers,
+                templ.format(),
+                templ.target(),
+                templ.bind,
+                templ.usage(),
+                d.levels,
+                d.samples,
+                d.tiling
+            );
+        }
+    }
+    let layout = desc.map(ImageLayout::new).transpose()?;
     let (size, heap) = match &layout {
         Some(l) => (l.total_bytes(), Heap::Main),
         None => (templ.width0 as u64, Heap::Usc),

@@ -30,6 +30,8 @@ mod common;
 mod depth_stencil;
 #[path = "agx16-imagesuite/draws.rs"]
 mod draws;
+#[path = "agx16-imagesuite/pbuffer.rs"]
+mod pbuffer;
 #[path = "agx16-imagesuite/queries_blits.rs"]
 mod queries_blits;
 #[path = "agx16-imagesuite/raster_state.rs"]
@@ -53,6 +55,7 @@ use depth_stencil::*;
 use draws::*;
 use glow::HasContext;
 use khronos_egl as egl;
+use pbuffer::*;
 use queries_blits::*;
 use raster_state::*;
 use render_targets::*;
@@ -95,6 +98,8 @@ struct Scene {
     /// Pixels allowed to differ beyond `tol` (line scenes only).
     slack: usize,
     render: fn(&Gl, &Ctx) -> Frame,
+    /// Renders into a 64x64 pbuffer surface (framebuffer 0) instead of an FBO it makes itself.
+    pbuffer: bool,
 }
 
 /// Facts about the current context the scenes consult.
@@ -122,6 +127,21 @@ const fn s(
         tol,
         slack,
         render,
+        pbuffer: false,
+    }
+}
+
+/// A scene drawn into the pbuffer surface (`Scene::pbuffer`).
+const fn p(
+    name: &'static str,
+    es: u32,
+    tol: u8,
+    slack: usize,
+    render: fn(&Gl, &Ctx) -> Frame,
+) -> Scene {
+    Scene {
+        pbuffer: true,
+        ..s(name, es, tol, slack, render)
     }
 }
 
@@ -292,12 +312,33 @@ const SCENES: &[Scene] = &[
     s("occlusion_query", 3, 0, 0, occlusion_query),
     s("texture_in_branches", 2, 1, 0, texture_in_branches),
     s("vertex_texture", 3, 1, 0, vertex_texture),
+    p("pbuffer_clear", 2, 0, 0, pbuffer_clear),
+    p("pbuffer_clear_scissored", 2, 0, 0, pbuffer_clear_scissored),
+    p("pbuffer_draw", 2, 1, 0, pbuffer_draw),
+    p(
+        "pbuffer_flush_between_draws",
+        2,
+        1,
+        0,
+        pbuffer_flush_between_draws,
+    ),
+    p("pbuffer_blit", 3, 1, 0, pbuffer_blit),
+    p(
+        "pbuffer_depth_stencil_across_flush",
+        2,
+        1,
+        0,
+        pbuffer_depth_stencil_across_flush,
+    ),
 ];
 
 struct Egl {
     egl: egl::DynamicInstance<egl::EGL1_5>,
     display: egl::Display,
     config: egl::Config,
+    /// RGBA8888 with 24-bit depth and 8-bit stencil, single-sampled, pbuffer-capable (dEQP's
+    /// rgba8888d24s8ms0): the pbuffer scenes' config.
+    surface_config: Option<egl::Config>,
     es: u32,
 }
 
@@ -331,10 +372,37 @@ fn egl_open() -> Res<Egl> {
         )
         .map_err(|e| format!("eglChooseConfig: {e}"))?
         .ok_or("no GLES config")?;
+    let surface_config = egl
+        .choose_first_config(
+            display,
+            &[
+                egl::RENDERABLE_TYPE,
+                egl::OPENGL_ES2_BIT,
+                egl::SURFACE_TYPE,
+                egl::PBUFFER_BIT,
+                egl::RED_SIZE,
+                8,
+                egl::GREEN_SIZE,
+                8,
+                egl::BLUE_SIZE,
+                8,
+                egl::ALPHA_SIZE,
+                8,
+                egl::DEPTH_SIZE,
+                24,
+                egl::STENCIL_SIZE,
+                8,
+                egl::SAMPLES,
+                0,
+                egl::NONE,
+            ],
+        )
+        .map_err(|e| format!("eglChooseConfig (rgba8888d24s8): {e}"))?;
     let mut e = Egl {
         egl,
         display,
         config,
+        surface_config,
         es: 2,
     };
     // The highest of ES 3 and ES 2 this display creates.
@@ -347,10 +415,14 @@ fn egl_open() -> Res<Egl> {
 
 impl Egl {
     fn context(&self, version: u32) -> Res<egl::Context> {
+        self.context_with(self.config, version)
+    }
+
+    fn context_with(&self, config: egl::Config, version: u32) -> Res<egl::Context> {
         self.egl
             .create_context(
                 self.display,
-                self.config,
+                config,
                 None,
                 &[egl::CONTEXT_CLIENT_VERSION, version as i32, egl::NONE],
             )
@@ -366,9 +438,25 @@ fn render(e: &Egl, scene: &Scene) -> Frame {
             scene.es, e.es
         )));
     }
-    let ctx = e.context(e.es)?;
+    let (ctx, surface) = if scene.pbuffer {
+        let config = e
+            .surface_config
+            .ok_or_else(|| Outcome::Skip("no RGBA8888 D24S8 pbuffer config".into()))?;
+        let ctx = e.context_with(config, e.es)?;
+        let surface = e
+            .egl
+            .create_pbuffer_surface(
+                e.display,
+                config,
+                &[egl::WIDTH, SIZE, egl::HEIGHT, SIZE, egl::NONE],
+            )
+            .map_err(|err| format!("eglCreatePbufferSurface: {err}"))?;
+        (ctx, Some(surface))
+    } else {
+        (e.context(e.es)?, None)
+    };
     e.egl
-        .make_current(e.display, None, None, Some(ctx))
+        .make_current(e.display, surface, surface, Some(ctx))
         .map_err(|err| format!("eglMakeCurrent: {err}"))?;
     let proc = |name: &str| {
         e.egl
@@ -388,6 +476,9 @@ fn render(e: &Egl, scene: &Scene) -> Frame {
     unsafe { gl.finish() };
     drop(gl);
     e.egl.make_current(e.display, None, None, None).ok();
+    if let Some(surface) = surface {
+        e.egl.destroy_surface(e.display, surface).ok();
+    }
     e.egl.destroy_context(e.display, ctx).ok();
     result
 }

@@ -56,35 +56,60 @@ pub fn clear_body(words: &[(u32, u32)]) -> Result<Vec<u8>, DrawError> {
 pub enum TileInit {
     /// Store this raw word (the clear colour in tile-word bytes).
     Clear(u32),
-    /// Reload the target's memory: fetch texel (min(ox + x, w-1), min(oy + y, h-1)) of
-    /// texture-table entry `texture` (an RGBA8 unorm view of the target, level 0) and pack it
-    /// into the word; (ox, oy) = `origin`, the image pixel of this render's (0, 0) (a batch is
-    /// one render per utile rectangle, [`TilePass::origin`](crate::build::TilePass)).
+    /// Reload the target's memory: read pixel (min(ox + x, w-1), min(oy + y, h-1)) from
+    /// `source` and store it into the word; (ox, oy) = `origin`, the image pixel of this
+    /// render's (0, 0) (a batch is one render per utile rectangle,
+    /// [`TilePass::origin`](crate::build::TilePass)).
     Load {
-        texture: u8,
+        source: ReloadSource,
         origin: (u32, u32),
         width: u32,
         height: u32,
-        /// 0: an RGBA8 unorm texel packed back into the word (RGBA8/BGRA8 targets); n > 0:
-        /// the first n components of an unsigned-integer view of the pixel's bytes
-        /// ([`reload_view`]), component k raw into tile word `word + k` (raw targets).
+        /// 0: an RGBA8/BGRA8 target, one word holding the pixel's four memory bytes; n > 0:
+        /// a raw target whose pixel bytes fill n tile words from `word` on (zero-extended
+        /// when the pixel is narrower than a word).
         raw_words: u8,
     },
 }
 
+/// Where a reload reads a colour target's earlier contents.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum ReloadSource {
+    /// Texture-table entry `n`: a one-level 2D view of a twiddled target (RGBA8 unorm for
+    /// RGBA8/BGRA8 targets, else an unsigned-integer view of the pixel's width,
+    /// [`reload_view`]), read with `texelFetch`.
+    Texture(u8),
+    /// A linear target read with device loads: device base slot `slot` holds the target's
+    /// VA, rows are `row_stride` bytes (a multiple of 16), pixels `bytes` bytes (1, 2, 4, 8
+    /// or 16). Why loads and not a texture: the G16 sampled-texture descriptor's selector for
+    /// the linear layout is not established (see [`reload_texture`]), while device loads of
+    /// 32-bit words are (agx16-compiler `device_load`, M4-measured encoding, already used by
+    /// fragment programs for UBOs).
+    Memory {
+        slot: u8,
+        row_stride: u32,
+        bytes: u8,
+    },
+}
+
 /// Background body that keeps earlier contents: for each `(tile word, init)`, the word := the
-/// clear value, or the target's own texel at the pixel (GL: a render without a clear starts
-/// from what the last one left). Evidence: Mesa src/asahi/lib/agx_bg_eot.c
-/// `build_background_op` (AGX_BG_LOAD: an ordinary `txf` of the attachment's memory at
-/// `load_pixel_coord`, stored as the tile output; G13, inferred for G16); GravityLinux/mesa
+/// clear value, or the target's own pixel (GL: a render without a clear starts from what the
+/// last one left). Evidence: Mesa src/asahi/lib/agx_bg_eot.c `build_background_op`
+/// (AGX_BG_LOAD: an ordinary `txf` of the attachment's memory at `load_pixel_coord`, stored as
+/// the tile output; G13, inferred for G16); GravityLinux/mesa
 /// src/gallium/drivers/asahi/README.apple9-es3.md (T8132 background/export helpers are
-/// ordinary compiled shaders). Compiled by agx16-compiler, so the fetch, its publications and
-/// slot waits and the unorm pack are the compiler's single encoding (`texelFetch`,
-/// `packUnorm4x8`). The texel round trip is exact: fetch gives b/255 in f32 and the pack
-/// rounds b/255*255 back to b. Clamping to the image: the background also runs on utile
-/// pixels past the image's edge, which the end-of-tile store skips (PBE bounds) but whose
-/// fetch the model refuses (out-of-range fetches are not established); clamped, they read a
-/// texel that is never exported. Returns the code and its publication extent.
+/// ordinary compiled shaders, so any memory read an ordinary fragment program may do serves).
+/// Compiled by agx16-compiler, so the fetch or load, its publications and slot waits and the
+/// unorm pack are the compiler's single encoding (`texelFetch`, `device_load`,
+/// `packUnorm4x8`). Twiddled targets are fetched as textures: the texel round trip is exact
+/// (fetch gives b/255 in f32 and the pack rounds b/255*255 back to b). Linear targets are read
+/// as 32-bit words ([`ReloadSource::Memory`]): the word holds the pixel's bytes, which is what
+/// the tile word holds (memory order), so no conversion at all; a 1- or 2-byte pixel is
+/// shifted out of the aligned word that contains it (rows are 16-byte aligned, so that word
+/// lies in the row). Clamping to the image: the background also runs on utile pixels past the
+/// image's edge, which the end-of-tile store skips (PBE bounds) but whose fetch the model
+/// refuses (out-of-range fetches are not established); clamped, they read a pixel that is
+/// never exported. Returns the code and its publication extent.
 pub fn reload_body(words: &[(u32, TileInit)]) -> Result<(Vec<u8>, u32), DrawError> {
     use agx16_compiler::ir::{Builder, Op, Src, Stage, SysVal, TexKind, Type};
     let mut b = Builder::new(Stage::Fragment);
@@ -96,7 +121,7 @@ pub fn reload_body(words: &[(u32, TileInit)]) -> Result<(Vec<u8>, u32), DrawErro
         let value = match init {
             TileInit::Clear(v) => b.alu(Op::Copy, Type::I32, [Src::imm(v)]),
             TileInit::Load {
-                texture,
+                source,
                 origin,
                 width,
                 height,
@@ -114,26 +139,44 @@ pub fn reload_body(words: &[(u32, TileInit)]) -> Result<(Vec<u8>, u32), DrawErro
                     Type::I32,
                     [Src::val(iy), Src::imm(height.saturating_sub(1))],
                 );
-                // Level 0 (the level word is level << 22, compiler README "Textures").
-                let t = b.texture(
-                    texture,
-                    0,
-                    TexKind::Fetch,
-                    agx16_compiler::ir::TexDim::D2,
-                    [Src::val(cx), Src::val(cy), Src::imm(0)],
-                );
-                if raw_words > 0 {
-                    // The pixel's bytes as unsigned integers, one word per component.
-                    for k in 0..raw_words {
-                        let c = b.alu(Op::Copy, Type::I32, [Src::comp(t, k)]);
-                        b.store_tile(word + k, c);
+                let words: Vec<Src> = match source {
+                    ReloadSource::Texture(texture) => {
+                        // Level 0 (the level word is level << 22, compiler README "Textures").
+                        let t = b.texture(
+                            texture,
+                            0,
+                            TexKind::Fetch,
+                            agx16_compiler::ir::TexDim::D2,
+                            [Src::val(cx), Src::val(cy), Src::imm(0)],
+                        );
+                        if raw_words == 0 {
+                            let packed = agx16_compiler::abi::pack_unorm_4x8(
+                                &mut b,
+                                std::array::from_fn(|k| Src::comp(t, k as u8)),
+                            );
+                            vec![Src::val(packed)]
+                        } else {
+                            (0..raw_words).map(|k| Src::comp(t, k)).collect()
+                        }
                     }
-                    continue;
+                    ReloadSource::Memory {
+                        slot,
+                        row_stride,
+                        bytes,
+                    } => memory_pixel(&mut b, slot, row_stride, bytes as u32, cx, cy)?,
+                };
+                let want = raw_words.max(1) as usize;
+                if words.len() != want {
+                    return Err(DrawError::Program(format!(
+                        "reload of {} word(s) for a target of {want} tile word(s)",
+                        words.len()
+                    )));
                 }
-                agx16_compiler::abi::pack_unorm_4x8(
-                    &mut b,
-                    std::array::from_fn(|k| Src::comp(t, k as u8)),
-                )
+                for (k, w) in words.into_iter().enumerate() {
+                    let c = b.alu(Op::Copy, Type::I32, [w]);
+                    b.store_tile(word + k as u8, c);
+                }
+                continue;
             }
         };
         b.store_tile(word, value);
@@ -145,6 +188,69 @@ pub fn reload_body(words: &[(u32, TileInit)]) -> Result<(Vec<u8>, u32), DrawErro
     )
     .map_err(|e| DrawError::Program(format!("background reload program: {e}")))?;
     Ok((c.code, info.publications))
+}
+
+/// The tile words of pixel (`cx`, `cy`) of a linear image whose VA is in device base slot
+/// `slot` (`row_stride` bytes per row, `bytes` per pixel), read with 32-bit device loads
+/// (`LoadGlobal` indexes 32-bit words from the slot's base).
+fn memory_pixel(
+    b: &mut agx16_compiler::ir::Builder,
+    slot: u8,
+    row_stride: u32,
+    bytes: u32,
+    cx: agx16_compiler::ir::Value,
+    cy: agx16_compiler::ir::Value,
+) -> Result<Vec<agx16_compiler::ir::Src>, DrawError> {
+    use agx16_compiler::ir::{Op, Src, Type};
+    if !row_stride.is_multiple_of(16) || ![1, 2, 4, 8, 16].contains(&bytes) {
+        return Err(DrawError::Framebuffer(format!(
+            "a linear colour target of {bytes}-byte pixels and {row_stride}-byte rows"
+        )));
+    }
+    let row_words = row_stride / 4;
+    if bytes >= 4 {
+        let n = bytes / 4;
+        // Word index y * row_words + x * n.
+        let xs = b.alu(
+            Op::Shl,
+            Type::I32,
+            [Src::val(cx), Src::imm(n.trailing_zeros())],
+        );
+        let index = b.alu(
+            Op::IMad,
+            Type::I32,
+            [Src::val(cy), Src::imm(row_words), Src::val(xs)],
+        );
+        let t = b.load_global(slot, Src::val(index), Type::I32, n as u8);
+        return Ok((0..n as u8).map(|k| Src::comp(t, k)).collect());
+    }
+    // 1 or 2 bytes: the aligned word holding the pixel, shifted and masked.
+    let per_word = 4 / bytes;
+    let xw = b.alu(
+        Op::Shr { signed: false },
+        Type::I32,
+        [Src::val(cx), Src::imm(per_word.trailing_zeros())],
+    );
+    let index = b.alu(
+        Op::IMad,
+        Type::I32,
+        [Src::val(cy), Src::imm(row_words), Src::val(xw)],
+    );
+    let word = b.load_global(slot, Src::val(index), Type::I32, 1);
+    let lane = b.alu(Op::And, Type::I32, [Src::val(cx), Src::imm(per_word - 1)]);
+    let shift = b.alu(
+        Op::Shl,
+        Type::I32,
+        [Src::val(lane), Src::imm(3 + bytes.trailing_zeros())],
+    );
+    let shifted = b.alu(
+        Op::Shr { signed: false },
+        Type::I32,
+        [Src::val(word), Src::val(shift)],
+    );
+    let mask = if bytes == 1 { 0xff } else { 0xffff };
+    let v = b.alu(Op::And, Type::I32, [Src::val(shifted), Src::imm(mask)]);
+    Ok(vec![Src::val(v)])
 }
 
 /// End-of-tile body: for each `(image, tile byte offset, block-store format)`, the utile to image pixel
@@ -178,12 +284,11 @@ pub struct TileCache {
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct ReloadKey(Vec<(u32, TileInit)>);
 
-/// The texture descriptor a reload fetches a colour target through: its level-0 plane as a
-/// one-level 2D RGBA8 unorm image (agx16-cmdstream `texture_for`). Tile words hold the
-/// pixel's memory bytes for RGBA8 and BGRA8 alike, so both are fetched as RGBA8 with the
-/// identity swizzle and packed back byte for byte. The model samples only twiddled images
-/// (sim/GFX.md "Textures": linear textures need the stride form), so a linear target is
-/// refused by name.
+/// The device base slot of the first linear target a background reloads with device loads:
+/// the first after the six root slots (texture and sampler tables, sim/GFX.md "Render-stage
+/// uniform ABI"), where ordinary fragment programs keep their UBOs.
+const FIRST_RELOAD_SLOT: u8 = 6;
+
 /// The texture view a raw target of `bytes` bytes per pixel is reloaded through: unsigned
 /// integers of the same width (1, 2, 4, 8 or 16 bytes), which the texture unit returns raw
 /// (sim/GFX.md "Textures": integer formats sample as raw integers; texelFetch, no filtering),
@@ -200,11 +305,26 @@ fn reload_view(bytes: u32) -> Option<(Channels, u8)> {
     })
 }
 
+/// The texture descriptor a reload fetches a twiddled colour target through: its level-0 plane
+/// as a one-level 2D image (agx16-cmdstream `texture_for`). Tile words hold the pixel's memory
+/// bytes for RGBA8 and BGRA8 alike, so both are fetched as RGBA8 with the identity swizzle and
+/// packed back byte for byte; raw targets through [`reload_view`].
+///
+/// Linear targets are not read through a texture. What is known of G16 linear sampled
+/// descriptors: agx-re docs/descriptors/format-table.md §7 (buffer-backed textures, A18 and
+/// M4 captures) puts bytes-per-row / 16 - 1 in word3 bits 14.. (the field 3D/array textures
+/// use for their depth), and GravityLinux/mesa agx_apple9.h gives the same 16-bit field for
+/// "linear sampled textures"; but what tells the texture unit that an image is linear is not
+/// established: word0 bits 4..5 (G13's layout field, 0 = linear) read 2 in every M4/A18
+/// capture agx-re made, buffer-backed ones included (it reads them as part of the channel
+/// arrangement), and GravityLinux's one linear descriptor (`agx_apple9_pack_r32f_texture`,
+/// a tightly packed R32F image) also carries 2 with a zero stride field. With 2 meaning the
+/// twiddled layout for the model, a linear descriptor cannot be written from evidence yet,
+/// so [`ReloadSource::Memory`] reads linear targets with device loads instead.
 fn reload_texture(t: &crate::fb::ColorTarget) -> Result<Texture, DrawError> {
     if !t.plane.is_twiddled() {
-        return Err(DrawError::Unsupported(
-            "keeping a linear colour target's earlier contents across renders (the reload \
-             fetches it as a texture; linear texture descriptors are not modelled)"
+        return Err(DrawError::Framebuffer(
+            "a linear colour target reaches the texture reload (it is read with device loads)"
                 .into(),
         ));
     }
@@ -304,6 +424,8 @@ impl TilePrograms for G16Tiles<'_> {
         }
         let mut words = Vec::new();
         let mut textures = Vec::new();
+        // VAs of the linear targets reloaded with device loads, base slot FIRST_RELOAD_SLOT on.
+        let mut linear: Vec<u64> = Vec::new();
         for &(slot, offset, t) in &targets {
             let n = t.format.tile_bytes() / 4;
             if let Some(value) = &pass.clear[slot] {
@@ -318,30 +440,37 @@ impl TilePrograms for G16Tiles<'_> {
                 }
                 continue;
             }
-            let init = match pass.clear[slot] {
-                Some(_) => unreachable!("handled above"),
-                None => {
-                    let texture = u8::try_from(textures.len()).map_err(|_| {
-                        DrawError::Framebuffer("more reloaded targets than texture indices".into())
-                    })?;
-                    textures.push(reload_texture(t)?);
-                    TileInit::Load {
-                        texture,
-                        origin: pass.origin,
-                        width: t.plane.width,
-                        height: t.plane.height,
-                        raw_words: match t.format {
-                            TileFormat::Raw { bytes } => {
-                                reload_view(bytes as u32).map_or(0, |(_, n)| n)
-                            }
-                            _ => 0,
-                        },
-                    }
+            let raw_words = match t.format {
+                TileFormat::Raw { bytes } => (bytes as u32).div_ceil(4) as u8,
+                _ => 0,
+            };
+            let source = if t.plane.is_twiddled() {
+                let texture = u8::try_from(textures.len()).map_err(|_| {
+                    DrawError::Framebuffer("more reloaded targets than texture indices".into())
+                })?;
+                textures.push(reload_texture(t)?);
+                ReloadSource::Texture(texture)
+            } else {
+                // Device base slots after the six roots (sim/GFX.md "Render-stage uniform
+                // ABI": base slot q is argument words 2q, 2q+1).
+                let slot = FIRST_RELOAD_SLOT + linear.len() as u8;
+                linear.push(t.va);
+                ReloadSource::Memory {
+                    slot,
+                    row_stride: t.plane.row_stride as u32,
+                    bytes: t.format.memory_bytes() as u8,
                 }
+            };
+            let init = TileInit::Load {
+                source,
+                origin: pass.origin,
+                width: t.plane.width,
+                height: t.plane.height,
+                raw_words,
             };
             words.push((offset / 4, init));
         }
-        if textures.is_empty() {
+        if textures.is_empty() && linear.is_empty() {
             let clears: Vec<(u32, u32)> = words
                 .iter()
                 .map(|&(w, i)| match i {
@@ -366,11 +495,19 @@ impl TilePrograms for G16Tiles<'_> {
         // The texture table in root 0 (sim/GFX.md "Render-stage uniform ABI"); a fetch reads
         // no sampler, so root 1 stays zero.
         let mut args = Vec::new();
-        StageTextures {
-            textures: textures.into_iter().map(Some).collect(),
-            samplers: Vec::new(),
+        if !textures.is_empty() {
+            StageTextures {
+                textures: textures.into_iter().map(Some).collect(),
+                samplers: Vec::new(),
+            }
+            .upload(mem, &mut args)?;
         }
-        .upload(mem, &mut args)?;
+        if !linear.is_empty() {
+            args.resize(2 * FIRST_RELOAD_SLOT as usize, 0);
+            for va in linear {
+                args.extend([va as u32, (va >> 32) as u32]);
+            }
+        }
         let usc = stage_launcher_for(mem, pass, body.entry_offset, publications, &args)?;
         Ok((usc, 0))
     }

@@ -827,88 +827,156 @@ fn twiddled_colour_targets_and_renders_split_per_tile() {
     compare(&px, &want);
 }
 
-/// A render without a colour clear keeps what memory holds: the background program fetches
-/// each pixel of the (twiddled) target through a texture descriptor and the triangle lands on
-/// top. The earlier contents are a per-pixel pattern written by the host, so a reload from the
-/// wrong pixel, a lost byte or a clear shows. Controls: the same batch with a clear gives the
-/// clear colour around the triangle (the pattern is really read), and a linear target (which
-/// the model cannot sample) is refused by name.
+/// A render without a colour clear keeps what memory holds: the background program reads each
+/// pixel of the target (a twiddled one through a texture descriptor, a linear one with device
+/// loads at y * stride + x * 4) and the triangle lands on top. The earlier contents are a
+/// per-pixel pattern written by the host, so a reload from the wrong pixel, a lost byte or a
+/// clear shows. Control: the same batch with a clear gives the clear colour around the
+/// triangle (the pattern is really read). The linear target's rows are padded past the image
+/// (stride 320 for 256 bytes of pixels) so a reload that ignores the stride shows too.
 #[test]
 fn a_render_without_a_clear_reloads_the_targets_earlier_contents() {
     let (mut mem, mut progs, fs) = setup();
     let vs = progs.vertex(&mut mem, TRI);
-    let mut fb = framebuffer(false);
-    let plane = PlaneLayout::twiddled(W, H, 4);
-    fb.colors[0].as_mut().unwrap().plane = plane;
-    let earlier = |x: u32, y: u32| [(x * 3) as u8, (y * 5) as u8, (x ^ y) as u8 | 0x80, 200];
-    let fill = |mem: &Mem| {
-        for y in 0..H {
-            for x in 0..W {
-                mem.pt
-                    .host_write(IMG + plane.offset(x, y), &earlier(x, y))
-                    .unwrap();
+    let twiddled = PlaneLayout::twiddled(W, H, 4);
+    let mut padded = PlaneLayout::linear(W, H, 4);
+    padded.row_stride = 320;
+    for plane in [twiddled, padded] {
+        let mut fb = framebuffer(false);
+        fb.colors[0].as_mut().unwrap().plane = plane;
+        let earlier = |x: u32, y: u32| [(x * 3) as u8, (y * 5) as u8, (x ^ y) as u8 | 0x80, 200];
+        let fill = |mem: &Mem| {
+            mem.pt
+                .host_write(
+                    IMG,
+                    &vec![0x5a; (plane.row_stride.max(256) * H as u64) as usize],
+                )
+                .unwrap();
+            for y in 0..H {
+                for x in 0..W {
+                    mem.pt
+                        .host_write(IMG + plane.offset(x, y), &earlier(x, y))
+                        .unwrap();
+                }
             }
-        }
-    };
-    let read = |mem: &Mem| -> Vec<[u8; 4]> {
-        (0..W * H)
-            .map(|i| {
-                let mut c = [0u8; 4];
-                mem.pt
-                    .host_read(IMG + plane.offset(i % W, i / W), &mut c)
-                    .unwrap();
-                c
-            })
-            .collect()
-    };
-    let tri = draw(
-        &vs,
-        &fs,
-        Primitive::Triangles,
-        Indices::Direct { first: 0, count: 3 },
-    );
-    let mut batch = Batch::new(fb.clone());
-    batch.draws.push(tri.clone());
-    fill(&mem);
-    run_batch(&mem, &mut progs, &batch).unwrap();
-    let mut want = RefFrame::new(CLEAR_BYTES);
-    want.color = (0..W * H).map(|i| earlier(i % W, i / W)).collect();
-    want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], false);
-    let px = read(&mem);
-    if let Some(i) = (0..px.len()).find(|&i| px[i] != want.color[i]) {
-        eprintln!(
-            "first difference at ({}, {}): got {:?}, want {:?}",
-            i as u32 % W,
-            i as u32 / W,
-            px[i],
-            want.color[i]
+        };
+        let read = |mem: &Mem| -> Vec<[u8; 4]> {
+            (0..W * H)
+                .map(|i| {
+                    let mut c = [0u8; 4];
+                    mem.pt
+                        .host_read(IMG + plane.offset(i % W, i / W), &mut c)
+                        .unwrap();
+                    c
+                })
+                .collect()
+        };
+        let tri = draw(
+            &vs,
+            &fs,
+            Primitive::Triangles,
+            Indices::Direct { first: 0, count: 3 },
         );
+        let mut batch = Batch::new(fb.clone());
+        batch.draws.push(tri.clone());
+        fill(&mem);
+        run_batch(&mem, &mut progs, &batch).unwrap();
+        let mut want = RefFrame::new(CLEAR_BYTES);
+        want.color = (0..W * H).map(|i| earlier(i % W, i / W)).collect();
+        want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], false);
+        let px = read(&mem);
+        if let Some(i) = (0..px.len()).find(|&i| px[i] != want.color[i]) {
+            eprintln!(
+                "{:?}: first difference at ({}, {}): got {:?}, want {:?}",
+                plane,
+                i as u32 % W,
+                i as u32 / W,
+                px[i],
+                want.color[i]
+            );
+        }
+        compare(&px, &want);
+        // Outside the triangle the reload is exact, not within a step.
+        let kept = (0..W * H)
+            .filter(|&i| px[i as usize] == earlier(i % W, i / W))
+            .count();
+        assert!(kept > 2000 && kept < (W * H) as usize, "{kept} pixels kept");
+
+        // Control: with a clear the pattern is gone.
+        let mut cleared = Batch::new(fb.clone());
+        clear_all(&mut cleared);
+        cleared.draws.push(tri.clone());
+        fill(&mem);
+        run_batch(&mem, &mut progs, &cleared).unwrap();
+        let mut want = RefFrame::new(CLEAR_BYTES);
+        want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], false);
+        compare(&read(&mem), &want);
     }
-    compare(&px, &want);
-    // Outside the triangle the reload is exact, not within a step.
-    let kept = (0..W * H)
-        .filter(|&i| px[i as usize] == earlier(i % W, i / W))
-        .count();
-    assert!(kept > 2000 && kept < (W * H) as usize, "{kept} pixels kept");
+}
 
-    // Control: with a clear the pattern is gone.
-    let mut cleared = Batch::new(fb.clone());
-    clear_all(&mut cleared);
-    cleared.draws.push(tri.clone());
-    fill(&mem);
-    run_batch(&mem, &mut progs, &cleared).unwrap();
-    let mut want = RefFrame::new(CLEAR_BYTES);
-    want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], false);
-    compare(&read(&mem), &want);
-
-    // A linear target cannot be fetched on the model: refused by name.
-    let mut linear = Batch::new(framebuffer(false));
-    linear.draws.push(tri);
-    let err = build(&mem, &mut progs, &linear).unwrap_err();
-    assert!(
-        err.contains("linear colour target's earlier contents"),
-        "{err}"
-    );
+/// Linear targets of 1-, 2-, 8- and 16-byte pixels (raw formats) keep their bytes across a
+/// render without a clear: the background loads the aligned 32-bit word holding a narrow pixel
+/// and shifts it out, or the pixel's words for wide ones. The image is 37 pixels wide (odd, so
+/// every sub-word position occurs, and not a multiple of the 32-pixel tile) with padded rows;
+/// the render has no draws (background and end-of-tile store only), so every pixel byte must
+/// come back unchanged, and the bytes between rows must stay untouched. The twiddled path is
+/// the control: the same check passes through the texture reload.
+#[test]
+fn linear_raw_targets_reload_every_byte() {
+    let (mem, mut progs, _) = setup();
+    let (w, h) = (37u32, 21u32);
+    for bytes in [1u32, 2, 8, 16] {
+        let stride = (w * bytes).next_multiple_of(16) + 16;
+        let mut plane = PlaneLayout::linear(w, h, bytes);
+        plane.row_stride = stride as u64;
+        let fb = Framebuffer {
+            width: w,
+            height: h,
+            samples: 1,
+            colors: vec![Some(ColorTarget {
+                va: IMG,
+                plane,
+                format: TileFormat::Raw { bytes: bytes as u8 },
+            })],
+            zs: None,
+        };
+        let image: Vec<u8> = (0..stride * h)
+            .map(|i| (i.wrapping_mul(2654435761) >> 13) as u8)
+            .collect();
+        mem.pt.host_write(IMG, &image).unwrap();
+        // No draws: the render is the background reload and the end-of-tile store alone.
+        let batch = Batch::new(fb.clone());
+        let stats = run_batch(&mem, &mut progs, &batch).unwrap();
+        assert!(stats.utiles > 0, "{bytes}-byte pixels: no tile ran");
+        let mut got = vec![0u8; image.len()];
+        mem.pt.host_read(IMG, &mut got).unwrap();
+        if let Some(i) = (0..got.len()).find(|&i| got[i] != image[i]) {
+            panic!(
+                "{bytes}-byte pixels: byte {i} (row {}, column byte {}) is {:#x}, was {:#x}",
+                i as u32 / stride,
+                i as u32 % stride,
+                got[i],
+                image[i]
+            );
+        }
+        // Control: the same render with a clear of 0xa5 bytes rewrites every pixel byte (the
+        // store really writes the tile back) and still leaves the row padding alone.
+        let mut cleared = Batch::new(fb);
+        let words = vec![0xa5a5_a5a5u32; bytes.div_ceil(4) as usize];
+        let mask = ClearMask {
+            color: 1,
+            depth: false,
+            stencil: false,
+        };
+        assert!(cleared.clear_words(mask, &[Some(words)], 1.0, 0));
+        run_batch(&mem, &mut progs, &cleared).unwrap();
+        mem.pt.host_read(IMG, &mut got).unwrap();
+        for (i, (&g, &was)) in got.iter().zip(&image).enumerate() {
+            let in_pixel = (i as u32 % stride) < w * bytes;
+            let want = if in_pixel { 0xa5 } else { was };
+            assert_eq!(g, want, "{bytes}-byte pixels, cleared: byte {i}");
+        }
+    }
 }
 
 #[test]
