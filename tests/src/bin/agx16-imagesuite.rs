@@ -261,6 +261,13 @@ const SCENES: &[Scene] = &[
         texture_targets::texture_shadow_linear,
     ),
     s(
+        "texture_cube_seamless",
+        3,
+        1,
+        0,
+        texture_targets::texture_cube_seamless,
+    ),
+    s(
         "texture_cube_mipmap",
         3,
         1,
