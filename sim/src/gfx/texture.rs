@@ -98,15 +98,16 @@ fn table_address(uniforms: &[u32], root: usize, what: &str) -> Result<u64, TexEr
 }
 
 /// The descriptor dimension an op reads: the 2D forms 2D descriptors, the 2D-array forms
-/// 2D-array descriptors (a cube map's faces are bound as a 2D array of 6 layers: the compiler
-/// lowers cube sampling to the array form, as GravityLinux/mesa agx_compile_apple9.c does for
-/// its cube-as-array path), the 3D forms 3D descriptors. Any other pairing is refused: what
-/// the M4 does with a mismatched descriptor is not established.
+/// 2D-array descriptors, the cube forms cube descriptors (one cube: GravityLinux/mesa samples
+/// a GLES cube map's cube view through the cube form, agx_compile_apple9.c), the 3D forms 3D
+/// descriptors. Any other pairing is refused: what the M4 does with a mismatched descriptor
+/// is not established.
 fn expected_dimension(op: &agx16_isa::meaning::TextureOp) -> Option<TextureDimension> {
-    match (op.dims, op.array) {
-        (2, false) => Some(TextureDimension::D2),
-        (2, true) => Some(TextureDimension::D2Array),
-        (3, false) => Some(TextureDimension::D3),
+    match (op.dims, op.array, op.cube) {
+        (2, false, false) => Some(TextureDimension::D2),
+        (2, true, false) => Some(TextureDimension::D2Array),
+        (2, false, true) => Some(TextureDimension::Cube),
+        (3, false, false) => Some(TextureDimension::D3),
         _ => None,
     }
 }
@@ -147,9 +148,11 @@ fn texture(
     if d.sparse.0 != 0 {
         return Err(bad("sparse textures are not modelled".into()));
     }
-    if d.samples_log2_minus1 != 0 || (want == TextureDimension::D2 && d.extent_minus1 != 0) {
+    if d.samples_log2_minus1 != 0
+        || (matches!(want, TextureDimension::D2 | TextureDimension::Cube) && d.extent_minus1 != 0)
+    {
         return Err(bad(
-            "sample count / depth fields set on a single-sample 2D texture".into(),
+            "sample count / depth fields set on a single-sample 2D texture or single cube".into(),
         ));
     }
     if d.mipmapped != (d.levels > 1) || d.aux_layout != d.mipmapped {
@@ -163,6 +166,12 @@ fn texture(
         if matches!(s, Swizzle::Unknown(_)) {
             return Err(bad(format!("swizzle code {s:?} is untested")));
         }
+    }
+    if want == TextureDimension::Cube && d.width != d.height {
+        return Err(bad(format!(
+            "a {}x{} cube map: cube faces are square",
+            d.width, d.height
+        )));
     }
     let layout = layout_for(&d).map_err(|e| bad(format!("{e:?}")))?;
     if (layout.levels.len() as u32) < d.levels as u32 {
@@ -303,6 +312,9 @@ fn filter(
     at: At,
     linear: bool,
 ) -> Result<Texel, TexError> {
+    if img.desc.dimension == TextureDimension::Cube {
+        return cube::filter(mem, img, level, at, linear);
+    }
     let size = level_size(img, level);
     let dims = if img.desc.dimension == TextureDimension::D3 {
         3
@@ -419,6 +431,7 @@ pub fn execute(
         return refuse("explicit-gradient samples are not modelled");
     }
     let three_d = want == TextureDimension::D3;
+    let is_cube = want == TextureDimension::Cube;
     let img = texture(mem, uniforms, t.texture, want)?;
     let mut rgba: Vec<Texel> = vec![[None; 4]; lanes.len()];
     let mut raw: Vec<Option<[u32; 4]>> = vec![None; lanes.len()];
@@ -476,11 +489,25 @@ pub fn execute(
                 [f(0), f(1), if three_d { f(2) } else { 0.0 }]
             })
         };
-        if t.op.access == TextureAccess::Sample && (t.op.array || three_d) {
+        if t.op.access == TextureAccess::Sample && (t.op.array || three_d || is_cube) {
             return refuse("an implicit-LOD sample without a LOD word on arrays or 3D");
         }
         // Implicit LOD: one scale factor per quad (model's choice, see the module comment).
         let implicit = match t.op.access {
+            TextureAccess::Sample | TextureAccess::Bias if is_cube => {
+                let (Some(p0), Some(p1), Some(p2), true) = (
+                    lanes.first().copied().flatten(),
+                    lanes.get(1).copied().flatten(),
+                    lanes.get(2).copied().flatten(),
+                    quad,
+                ) else {
+                    return refuse(
+                        "implicit-LOD sample without a complete 2x2 quad of executing lanes: \
+                         its derivatives are not established",
+                    );
+                };
+                Some(cube::implicit_lod(&img, [p0, p1, p2])?)
+            }
             TextureAccess::Sample | TextureAccess::Bias => {
                 let (Some(p0), Some(p1), Some(p2), true) = (coords(0), coords(1), coords(2), quad)
                 else {
@@ -507,10 +534,12 @@ pub fn execute(
             let word = inp.words[3];
             let layer = if t.op.array {
                 array_layer(&img, word)?
+            } else if is_cube {
+                cube::face(&inp)?
             } else {
                 0
             };
-            let stray = if t.op.array {
+            let stray = if t.op.array || is_cube {
                 word & 0xf000_0000
             } else {
                 word & 0xf000_ffff
@@ -606,6 +635,8 @@ pub fn execute(
     }
     Ok(out)
 }
+
+mod cube;
 
 /// Coordinate publications a sample read, with the result registers that must complete
 /// before the publication may be rewritten ("borrowed texture-parameter inputs remain live

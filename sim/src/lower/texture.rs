@@ -29,13 +29,13 @@ pub struct TexInstr {
 impl TexInstr {
     /// Publications the op reads, relative to `coord`: (x, y) for a plain sample; the
     /// four-word LOD tuple has (x, y) at +0/+1 and the packed LOD/level word at +3; the
-    /// array and 3D forms also read +2 (z for 3D; the packer's TEXTURE_VOLUME_PARAMS tuple
-    /// writes the layer there for arrays, GravityLinux/mesa agx_apple9_ir.c
-    /// `agx_apple9_vir_emit_texture_volume`).
+    /// array, cube and 3D forms also read +2 (z for 3D; the packer's TEXTURE_VOLUME_PARAMS
+    /// tuple writes the layer there for arrays and the face for cubes, GravityLinux/mesa
+    /// agx_apple9_ir.c `agx_apple9_vir_emit_texture_volume`).
     pub fn inputs(&self) -> &'static [u8] {
         match self.op.access {
             TextureAccess::Sample => &[0, 1],
-            _ if self.op.array || self.op.dims == 3 => &[0, 1, 2, 3],
+            _ if self.op.array || self.op.cube || self.op.dims == 3 => &[0, 1, 2, 3],
             _ => &[0, 1, 3],
         }
     }

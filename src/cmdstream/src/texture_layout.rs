@@ -3,8 +3,11 @@
 //!
 //! Facts: agx-re docs/descriptors + docs/tiling (mipmapped word1 bit 26, compression word1
 //! bit 27, word3 bit 31 for mips or compression, aux VA = base + padded image bytes, depth /
-//! array length minus one in word3 bits 14 and up). Inferred: a cube's extent counts faces
-//! (6 per cube), as planes are stacked per face.
+//! array length minus one in word3 bits 14 and up). A cube's extent counts cubes, not faces:
+//! Metal's cube textures have array length 1 (agx-re docs/descriptors: the field is
+//! "arrayLen − 1", type Cube = 6 measured on G17P), and GravityLinux/mesa agx_state.c
+//! `agx_pack_texture` writes a cube view's layers / 6 (validated by that driver's dEQP-GLES3
+//! cube groups on M4); the six faces of each cube are consecutive planes.
 
 use crate::descriptors::{Channels, NumericType, Swizzle, Texture, TextureDimension};
 use crate::layout::{ImageDesc, ImageLayout, Kind, LayoutError, Tiling};
@@ -69,7 +72,11 @@ pub fn texture_for(l: &ImageLayout, base: u64, f: TextureFormat) -> Result<Textu
         compressed: aux,
         address: base,
         srgb: f.srgb,
-        extent_minus1: l.planes - 1,
+        extent_minus1: if d.kind == Kind::Cube {
+            d.layers - 1
+        } else {
+            l.planes - 1
+        },
         aux_layout: aux || d.levels > 1,
         aux_address: if aux { base + l.image_bytes } else { 0 },
         levels: d.levels as u16,
@@ -91,9 +98,8 @@ pub fn layout_for(t: &Texture) -> Result<ImageLayout, LayoutError> {
     let (kind, layers) = match t.dimension {
         TextureDimension::D2 | TextureDimension::D2Ms => (Kind::D2, 1),
         TextureDimension::D2Array | TextureDimension::D2ArrayMs => (Kind::D2Array, planes),
-        TextureDimension::Cube | TextureDimension::CubeArray if planes.is_multiple_of(6) => {
-            (Kind::Cube, planes / 6)
-        }
+        TextureDimension::Cube if planes == 1 => (Kind::Cube, 1),
+        TextureDimension::CubeArray => (Kind::Cube, planes),
         TextureDimension::D3 => (Kind::D3, planes),
         _ => {
             return Err(LayoutError::Unsupported(

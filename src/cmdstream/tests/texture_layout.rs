@@ -75,6 +75,30 @@ fn both_directions_agree() {
     }
 }
 
+/// A cube's extent field counts cubes (Metal's array length 1, GravityLinux's layers / 6), and
+/// its six faces are six planes of the layout.
+#[test]
+fn cube_extent_counts_cubes() {
+    let l = ImageLayout::new(desc(16, 16, Kind::Cube, 1, 5, 1, false)).unwrap();
+    assert_eq!(l.planes, 6);
+    let t = texture_for(&l, 0x8000, RGBA8).unwrap();
+    assert_eq!((t.dimension, t.extent_minus1), (TextureDimension::Cube, 0));
+    let b = t.pack().unwrap();
+    assert_eq!(b[0] & 0xf, 6, "type Cube = 6 (agx-re EXP-0015)");
+    let w3 = u32::from_le_bytes(b[12..16].try_into().unwrap());
+    assert_eq!(w3 >> 14 & 0x1ffff, 0, "array length - 1");
+    let a = ImageLayout::new(desc(16, 16, Kind::Cube, 2, 1, 1, false)).unwrap();
+    let t = texture_for(&a, 0x8000, RGBA8).unwrap();
+    assert_eq!(
+        (t.dimension, t.extent_minus1),
+        (TextureDimension::CubeArray, 1)
+    );
+    // A cube descriptor with an extent of several cubes is not a cube.
+    let mut bad = texture_for(&l, 0x8000, RGBA8).unwrap();
+    bad.extent_minus1 = 5;
+    assert!(layout_for(&bad).is_err());
+}
+
 #[test]
 fn mismatches_are_errors() {
     let l = ImageLayout::new(desc(16, 16, Kind::D2, 1, 1, 1, false)).unwrap();

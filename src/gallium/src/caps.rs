@@ -87,12 +87,14 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     caps.constant_buffer_offset_alignment = 16;
 
     // Transform feedback (EXT_transform_feedback): the vertex program stores its captured outputs
-    // with device stores (so.rs). Buffers and components are GLES 3.0's minimums
-    // (MAX_TRANSFORM_FEEDBACK_SEPARATE_ATTRIBS 4 x 4 components, 64 interleaved components):
-    // each buffer takes two of the launcher's argument words beside the UBOs, vertex buffers and
-    // uniforms (agx16_compiler::abi), the capture's stores are as many as its components.
+    // with device stores (so.rs). Four buffers (GLES 3.0's minimum of separate attributes):
+    // each takes two of the launcher's argument words beside the UBOs, vertex buffers and
+    // uniforms (agx16_compiler::abi). Components: a captured component is one device store into
+    // its buffer whatever the mode, so a separate buffer takes as many as an interleaved one,
+    // 64 (all 16 varyings' components; softpipe offers 64 for both; GLES 3.0's minimum for
+    // separate buffers is 4, which left mat2x4 and larger varyings uncapturable).
     caps.max_stream_output_buffers = 4;
-    caps.max_stream_output_separate_components = 4;
+    caps.max_stream_output_separate_components = 64;
     caps.max_stream_output_interleaved_components = 64;
 
     // Attachments of different sizes (ARB_framebuffer_object; the render area is the smallest):

@@ -124,6 +124,16 @@ fn primitive(mode: sys::mesa_prim) -> Result<Primitive, String> {
     })
 }
 
+/// Vertices the first primitive of `p` needs.
+fn first_primitive_vertices(p: Primitive) -> u32 {
+    match p {
+        Primitive::Points => 1,
+        Primitive::Lines | Primitive::LineLoop | Primitive::LineStrip => 2,
+        // Triangles, strips and fans (`primitive` maps nothing else).
+        _ => 3,
+    }
+}
+
 fn stencil_op(op: u32) -> StencilOp {
     // pipe_stencil_op: KEEP, ZERO, REPLACE, INCR (saturating), DECR (saturating), INCR_WRAP,
     // DECR_WRAP, INVERT.
@@ -271,6 +281,12 @@ unsafe fn record_draw(
     draw: &sys::pipe_draw_start_count_bias,
 ) -> Result<(), String> {
     let prim = primitive(info.mode)?;
+    // A draw with fewer vertices than one primitive of its type takes, or no instance, draws
+    // nothing (GL ES 3.0 §2.8.1: incomplete primitives are ignored), so none of its state is
+    // resolved.
+    if draw.count < first_primitive_vertices(prim) || info.instance_count == 0 {
+        return Ok(());
+    }
     if info.start_instance != 0 {
         return Err("a nonzero base instance".into());
     }

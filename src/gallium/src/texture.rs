@@ -76,12 +76,12 @@ unsafe fn swizzle(view: &sys::pipe_sampler_view) -> [Swizzle; 4] {
 /// # Safety
 /// `view.texture` must be a live agx16 resource.
 pub unsafe fn texture_descriptor(view: &sys::pipe_sampler_view) -> Result<Texture, String> {
-    // Cube maps are described as the 2D array of their faces: the compiler samples them
-    // through the array form (agx16-compiler nir::texture::lower), and a cube's faces are laid
-    // out as six stacked planes exactly as a six-layer array's (agx16-cmdstream layout).
+    // Cube maps are cube descriptors (one cube: six planes), which the compiler's cube forms
+    // sample with seamless filtering (agx16-compiler nir::texture::lower).
     let kind = match view.target() {
         sys::PIPE_TEXTURE_2D => Kind::D2,
-        sys::PIPE_TEXTURE_2D_ARRAY | sys::PIPE_TEXTURE_CUBE => Kind::D2Array,
+        sys::PIPE_TEXTURE_2D_ARRAY => Kind::D2Array,
+        sys::PIPE_TEXTURE_CUBE => Kind::Cube,
         sys::PIPE_TEXTURE_3D => Kind::D3,
         t => {
             return Err(format!(
@@ -134,8 +134,8 @@ pub unsafe fn texture_descriptor(view: &sys::pipe_sampler_view) -> Result<Textur
                     layout.planes
                 ));
             }
-            if view.target() == sys::PIPE_TEXTURE_CUBE && b - a + 1 != 6 {
-                return Err(format!("a cube view of {} faces", b - a + 1));
+            if view.target() == sys::PIPE_TEXTURE_CUBE && (b - a + 1 != 6 || a % 6 != 0) {
+                return Err(format!("a cube view of faces {a}..={b}"));
             }
             (a, b - a + 1)
         }
@@ -144,7 +144,11 @@ pub unsafe fn texture_descriptor(view: &sys::pipe_sampler_view) -> Result<Textur
         width: base.plane.width,
         height: base.plane.height,
         levels: (last - first + 1) as u32,
-        layers: planes,
+        layers: if kind == Kind::Cube {
+            planes / 6
+        } else {
+            planes
+        },
         kind,
         ..layout.desc
     })

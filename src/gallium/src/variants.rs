@@ -878,7 +878,13 @@ pub unsafe fn for_draw(
     let bindings = agx16_compiler::abi::vertex_buffers(&vkey);
     for b in 0..bindings as usize {
         let vb = ctx.state.vertex_buffers[b];
-        let va = if vb.is_user_buffer {
+        // A binding below the highest one that no attribute reads (u_vbuf puts translated
+        // vertices in a free slot, leaving slot 0 unbound, when it unrolls a draw's indices):
+        // its address word is never read.
+        let read = vkey.attribs.iter().any(|a| a.buffer as usize == b);
+        let va = if !read {
+            0
+        } else if vb.is_user_buffer {
             return Err("client-memory vertex arrays (the state tracker uploads them)".into());
         } else if vb.buffer.resource.is_null() {
             return Err(format!("vertex buffer {b} is not bound"));

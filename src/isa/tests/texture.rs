@@ -94,6 +94,12 @@ fn selector_pairs() {
     assert_eq!(a(0x08, 0x05), Ok((2, true, Lod, false)));
     assert_eq!(a(0x88, 0x21), Ok((3, false, Lod, false)));
     assert_eq!(a(0x20, 0x01), Ok((2, false, Lod, true)), "shadow bit 5");
+    // The packer's cube pairs (texture_dimension 1: GLSL_SAMPLER_DIM_CUBE).
+    let c = |v6, v7| op(v6, v7).map(|o| (o.cube, o.array, o.access, o.shadow));
+    assert_eq!(c(0x00, 0x03), Ok((true, false, Lod, false)));
+    assert_eq!(c(0x14, 0x00), Ok((true, false, Bias, false)));
+    assert_eq!(c(0x34, 0x00), Ok((true, false, Bias, true)));
+    assert_eq!(c(0x08, 0x05).map(|o| o.0), Ok(false));
     assert!(op(0x40, 0x00).is_err(), "unmeasured pair");
 }
 

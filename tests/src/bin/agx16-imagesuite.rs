@@ -106,6 +106,15 @@ struct Scene {
 struct Ctx {
     es: u32,
     extensions: String,
+    /// Entry points glow only offers with buffer offsets, for client-memory arrays.
+    client: ClientArrays,
+}
+
+/// glVertexAttribPointer and glDrawRangeElements with pointers into client memory.
+#[derive(Clone, Copy)]
+struct ClientArrays {
+    vertex_attrib_pointer: Option<unsafe extern "C" fn(u32, i32, u32, u8, i32, *const c_void)>,
+    draw_range_elements: Option<unsafe extern "C" fn(u32, u32, u32, i32, u32, *const c_void)>,
 }
 
 impl Ctx {
@@ -233,6 +242,13 @@ const SCENES: &[Scene] = &[
     ),
     s("texture_render_target", 2, 1, 0, texture_render_target),
     s("draw_after_flush", 2, 1, 0, draw_after_flush),
+    s(
+        "restart_range_client_arrays",
+        3,
+        0,
+        0,
+        draws::restart_range_client_arrays,
+    ),
     s("texture_cube", 2, 0, 0, texture_targets::texture_cube),
     s(
         "texture_cube_linear",
@@ -279,6 +295,13 @@ const SCENES: &[Scene] = &[
         0,
         0,
         texture_targets::texture_shadow_linear,
+    ),
+    s(
+        "texture_cube_seamless",
+        3,
+        1,
+        0,
+        texture_targets::texture_cube_seamless,
     ),
     s(
         "texture_cube_mipmap",
@@ -467,9 +490,22 @@ fn render(e: &Egl, scene: &Scene) -> Frame {
     let gl = unsafe { glow::Context::from_loader_function(proc) };
     // SAFETY: a query on the current context.
     let extensions = unsafe { gl.get_parameter_string(glow::EXTENSIONS) };
+    // SAFETY: GL entry points of the current context with their C signatures.
+    let client = unsafe {
+        let get = |name: &str| proc(name);
+        ClientArrays {
+            vertex_attrib_pointer: std::mem::transmute::<*const c_void, Option<_>>(get(
+                "glVertexAttribPointer",
+            )),
+            draw_range_elements: std::mem::transmute::<*const c_void, Option<_>>(get(
+                "glDrawRangeElements",
+            )),
+        }
+    };
     let c = Ctx {
         es: e.es,
         extensions,
+        client,
     };
     let result = (scene.render)(&gl, &c);
     // SAFETY: finishing on the current context before it goes away.

@@ -22,6 +22,10 @@
 //!   and (i+1, i, i+2) for odd i, fan triangle i is (0, i+1, i+2), line strip segment i is
 //!   (i, i+1) and a loop adds (n−1, 0); the primitives-written query counts them.
 //!
+//! - `separate_wide`: GL_MAX_TRANSFORM_FEEDBACK_SEPARATE_COMPONENTS components in one separate
+//!   buffer (a vec4 array filling it, at least the 16 of a mat4) plus a mat2x4 in a second one,
+//!   GL_POINTS: every component of every vertex where the cap says it may go.
+//!
 //! Needs an OpenGL ES 3.0 context. Exits non-zero when a case fails.
 
 use agx16_tests::gles;
@@ -244,6 +248,84 @@ unsafe fn separate_points_instanced(gl: &glow::Context) -> Res<()> {
     compare("buffer 2 (v_a)", &read_words(gl, bufs[2], 18)?, &a)?;
     Ok(())
 }
+
+/// Component k of vec4 element e of vertex i's wide varying, and of its mat2x4.
+fn wide(i: usize, e: usize, k: usize) -> f32 {
+    i as f32 * 0.25 + e as f32 * 4.0 + k as f32 * 0.0625 + 1.0
+}
+fn m24(i: usize, c: usize, r: usize) -> f32 {
+    i as f32 * 3.0 - c as f32 * 1.5 + r as f32 * 0.125
+}
+
+unsafe fn separate_wide(gl: &glow::Context) -> Res<()> {
+    let cap = gl.get_parameter_i32(glow::MAX_TRANSFORM_FEEDBACK_SEPARATE_COMPONENTS) as usize;
+    let outputs = gl.get_parameter_i32(glow::MAX_VERTEX_OUTPUT_COMPONENTS) as usize;
+    if cap < 16 {
+        return Err(format!(
+            "MAX_TRANSFORM_FEEDBACK_SEPARATE_COMPONENTS {cap}: a mat4 varying (16) cannot be \
+             captured in separate mode"
+        ));
+    }
+    // The wide varying fills the cap, as far as the vertex outputs allow beside the mat2x4
+    // and gl_Position.
+    let n = cap.min(outputs.saturating_sub(8 + 4)) / 4;
+    let elements: String = (0..n)
+        .map(|e| {
+            format!(
+                "    v_w[{e}] = vec4(i * 0.25 + {}.0) + vec4(0.0, 0.0625, 0.125, 0.1875);\n",
+                e * 4 + 1
+            )
+        })
+        .collect();
+    let vs = format!(
+        "#version 300 es
+layout(location = 0) in vec4 a_pos;
+out vec4 v_w[{n}];
+out mat2x4 v_m;
+void main() {{
+    gl_Position = a_pos;
+    float i = float(gl_VertexID);
+{elements}    v_m = mat2x4(vec4(i * 3.0) + vec4(0.0, 0.125, 0.25, 0.375),
+                 vec4(i * 3.0 - 1.5) + vec4(0.0, 0.125, 0.25, 0.375));
+}}
+"
+    );
+    program_with(gl, &vs, FS_PLAIN, &["v_w", "v_m"], glow::SEPARATE_ATTRIBS)?;
+    const V: usize = 3;
+    let bufs = [capture_buffer(gl, V * 4 * n)?, capture_buffer(gl, V * 8)?];
+    for (i, b) in bufs.iter().enumerate() {
+        gl.bind_buffer_base(glow::TRANSFORM_FEEDBACK_BUFFER, i as u32, Some(*b));
+    }
+    gl.enable(glow::RASTERIZER_DISCARD);
+    gl.begin_transform_feedback(glow::POINTS);
+    gl.draw_arrays(glow::POINTS, 0, V as i32);
+    gl.end_transform_feedback();
+    gl.disable(glow::RASTERIZER_DISCARD);
+    check(gl, "capture")?;
+    let w: Vec<Word> = (0..V)
+        .flat_map(|i| (0..n).flat_map(move |e| (0..4).map(move |k| Word::F(wide(i, e, k)))))
+        .collect();
+    let m: Vec<Word> = (0..V)
+        .flat_map(|i| (0..2).flat_map(move |c| (0..4).map(move |r| Word::F(m24(i, c, r)))))
+        .collect();
+    compare(
+        &format!("buffer 0 (vec4[{n}], cap {cap})"),
+        &read_words(gl, bufs[0], V * 4 * n)?,
+        &w,
+    )?;
+    compare("buffer 1 (mat2x4)", &read_words(gl, bufs[1], V * 8)?, &m)?;
+    if 4 * n < 16 {
+        return Err(format!("only {} components fit beside the others", 4 * n));
+    }
+    Ok(())
+}
+
+/// A fragment shader reading no varyings (for programs whose outputs are only captured).
+const FS_PLAIN: &str = "#version 300 es
+precision mediump float;
+out vec4 o;
+void main() { o = vec4(1.0); }
+";
 
 unsafe fn pause_resume_lines(gl: &glow::Context) -> Res<()> {
     program(gl, &["v_a"], glow::INTERLEAVED_ATTRIBS)?;
@@ -468,7 +550,8 @@ unsafe fn run() -> Res<bool> {
     check(gl, "set-up")?;
     let mut all = true;
     type Case = unsafe fn(&glow::Context) -> Res<()>;
-    let cases: [(&str, Case); 7] = [
+    let cases: [(&str, Case); 8] = [
+        ("separate_wide", separate_wide),
         ("interleaved_triangles", interleaved_triangles),
         ("separate_points_instanced", separate_points_instanced),
         ("pause_resume_lines", pause_resume_lines),

@@ -1,4 +1,4 @@
-//! 2D-array and 3D sampling through `execute`, against CPU references written from OpenGL ES
+//! 2D-array, cube and 3D sampling through `execute`, against CPU references written from OpenGL ES
 //! 3.0 §3.8.10-11 (nearest / trilinear formulas spelled out here, not the model's `filter`).
 
 use super::*;
@@ -52,7 +52,7 @@ fn fixture(kind: Kind, w: u32, h: u32, planes: u32, levels: u32, smp: Sampler) -
         let depth = if kind == Kind::D3 {
             (planes >> level).max(1)
         } else {
-            planes
+            layout.planes
         };
         for z in 0..depth {
             for y in 0..p.height {
@@ -107,6 +107,7 @@ fn op(dims: u8, array: bool, access: TextureAccess) -> TexInstr {
         op: TextureOp {
             dims,
             array,
+            cube: false,
             access,
             shadow: false,
         },
@@ -294,4 +295,109 @@ fn without_a_quad_explicit_lods_sample_and_implicit_ones_are_refused() {
     )
     .unwrap_err();
     assert!(matches!(e, TexError::Refused(w) if w.contains("2x2 quad")));
+}
+
+fn cube_op(access: TextureAccess) -> TexInstr {
+    let mut t = op(2, false, access);
+    t.op.cube = true;
+    t
+}
+
+/// The publications of a cube sample of (s, t) on `face` at `lod` (the packer's tuple: s, t,
+/// face, LOD word | face).
+fn cube_lane(s: f32, t: f32, face: u32, lod: f32) -> [u32; 4] {
+    [s.to_bits(), t.to_bits(), face, q6(lod) | face]
+}
+
+#[test]
+fn cube_nearest_reads_the_addressed_face() {
+    let f = fixture(Kind::Cube, 8, 8, 1, 1, smp(false, Wrap::Repeat));
+    let t = cube_op(TextureAccess::Lod);
+    let mut lanes = Vec::new();
+    let mut want = Vec::new();
+    for face in 0..6 {
+        for (s, tt) in [(0.1f32, 0.3f32), (0.99, 0.01), (0.5, 0.75)] {
+            lanes.push(cube_lane(s, tt, face, 0.0));
+            let (x, y) = ((s * 8.0).floor() as u32, (tt * 8.0).floor() as u32);
+            want.push(unorm(colour(0, face, x, y)));
+        }
+    }
+    let got = run(&f, &t, &lanes).unwrap();
+    for (k, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert!(close(*g, *w), "lane {k}: {g:?} vs {w:?}");
+    }
+}
+
+/// Bilinear taps past an edge come from the adjacent face, a corner tap is the average of the
+/// three texels meeting there. Adjacency written out by hand from GL ES 3.0 table 3.21 for an
+/// n×n level: +X (face 0) row -1 is +Y (face 2) texel (n-1, n-1-i); +X column -1 is +Z (face
+/// 4) texel (n-1, j).
+#[test]
+fn cube_linear_is_seamless_at_edges_and_corners() {
+    let n = 8u32;
+    let f = fixture(Kind::Cube, n, n, 1, 1, smp(true, Wrap::Repeat));
+    let t = cube_op(TextureAccess::Lod);
+    let c = |face, x, y| unorm(colour(0, face, x, y));
+    let up = |i: u32| c(2, n - 1, n - 1 - i);
+    let left = |j: u32| c(4, n - 1, j);
+    let mix = |taps: &[(f32, [f32; 4])]| -> [f32; 4] {
+        std::array::from_fn(|k| taps.iter().map(|(w, v)| w * v[k]).sum())
+    };
+    // Edge: s at texel 3's centre + 0.25 texel, t a quarter texel from the top edge.
+    let (s, tt) = (3.75 / n as f32, 0.25 / n as f32);
+    // u - 0.5 = 3.25, v - 0.5 = -0.25: i0 = 3, j0 = -1, a = 0.25, b = 0.75.
+    let edge = mix(&[
+        (0.75 * 0.25, up(3)),
+        (0.25 * 0.25, up(4)),
+        (0.75 * 0.75, c(0, 3, 0)),
+        (0.25 * 0.75, c(0, 4, 0)),
+    ]);
+    // Corner: s = t = 0, all four weights 1/4; tap (-1, -1) averages +X (0, 0), the left
+    // neighbour of (0, 0)... +Z (n-1, 0), and the upper one, +Y (n-1, n-1).
+    let corner3 = mix(&[
+        (1.0 / 3.0, c(0, 0, 0)),
+        (1.0 / 3.0, left(0)),
+        (1.0 / 3.0, up(0)),
+    ]);
+    let corner = mix(&[
+        (0.25, corner3),
+        (0.25, up(0)),
+        (0.25, left(0)),
+        (0.25, c(0, 0, 0)),
+    ]);
+    let got = run(
+        &f,
+        &t,
+        &[cube_lane(s, tt, 0, 0.0), cube_lane(0.0, 0.0, 0, 0.0)],
+    )
+    .unwrap();
+    assert!(close(got[0], edge), "edge: {:?} vs {edge:?}", got[0]);
+    assert!(close(got[1], corner), "corner: {:?} vs {corner:?}", got[1]);
+}
+
+/// A quad straddling the +X / -Z edge: pixel (1,0)'s direction, projected onto +X, is 4
+/// texels of level 0 from pixel (0,0) (λ = 2, so nearest-mip level 2); its own -Z coordinates
+/// would put it 12.5 texels away (level 4).
+#[test]
+fn cube_implicit_lod_is_continuous_across_an_edge() {
+    let f = fixture(Kind::Cube, 16, 16, 1, 5, smp(false, Wrap::Repeat));
+    let t = cube_op(TextureAccess::Bias);
+    // Directions (x, y, z): +X has s = (-z/x + 1)/2, t = (-y/x + 1)/2.
+    let on = |d: [f64; 3]| {
+        let (f, s, t) = super::cube::tests_select(d);
+        cube_lane(s as f32, t as f32, f, 0.0)
+    };
+    let d0 = [1.0, -0.2, -0.8]; // +X, s = 0.9, t = 0.6
+    let d1 = [1.0, -0.2, -1.3]; // -Z; on +X's plane s = 1.15
+    let d2 = [1.0, -0.7, -0.8]; // +X, t = 0.85
+    let d3 = [1.0, -0.7, -1.3];
+    let lanes: Vec<Option<LaneInput>> = [d0, d1, d2, d3]
+        .iter()
+        .map(|&d| Some(LaneInput { words: on(d) }))
+        .collect();
+    let rows = execute(&f.pt, &f.roots, &t, &lanes, true).unwrap();
+    let got: [f32; 4] = std::array::from_fn(|c| f32::from_bits(rows[c][0]));
+    // Level 2 is 4x4: s = 0.9, t = 0.6 -> texel (3, 2) of +X.
+    let want = unorm(colour(2, 0, 3, 2));
+    assert!(close(got, want), "{got:?} vs {want:?} (level 2)");
 }

@@ -48,14 +48,15 @@ pub enum TexKind {
     Fetch,
 }
 
-/// What a texture op addresses (`Op::Texture`): a 2D image, a layer of a 2D array (cube maps
-/// are lowered to 2D arrays of faces before import, nir/texture.rs) or a 3D image. The array
-/// and 3D forms take four sources for `Lod`, `Bias` and `Fetch`: u, v, then the layer (u32,
+/// What a texture op addresses (`Op::Texture`): a 2D image, a layer of a 2D array, a face of
+/// a cube map (face coordinates from nir/texture.rs) or a 3D image. The array, cube and 3D
+/// forms take four sources for `Lod`, `Bias` and `Fetch`: u, v, then the layer or face (u32,
 /// also ORed into the low 16 bits of the word) or z (f32; i32 for fetches), then the word.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum TexDim {
     D2,
     D2Array,
+    Cube,
     D3,
 }
 
@@ -396,6 +397,7 @@ impl fmt::Display for Op {
                 match dim {
                     TexDim::D2 => "",
                     TexDim::D2Array => ".array",
+                    TexDim::Cube => ".cube",
                     TexDim::D3 => ".3d",
                 }
             ),

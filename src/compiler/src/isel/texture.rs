@@ -104,7 +104,7 @@ impl TexSelect {
             (_, TexDim::D2) => &[0, 1, 3],
             // The packer's TEXTURE_VOLUME_PARAMS tuple: x, y, layer or z, word
             // (GravityLinux/mesa agx_apple9_ir.c `agx_apple9_vir_emit_texture_volume`).
-            (_, TexDim::D2Array | TexDim::D3) => &[0, 1, 2, 3],
+            (_, TexDim::D2Array | TexDim::Cube | TexDim::D3) => &[0, 1, 2, 3],
         };
         if i.srcs.len() != inputs.len() {
             return Err(CompileError::Internal(format!(
@@ -129,6 +129,15 @@ impl TexSelect {
             (TexKind::Lod, TexDim::D3) => (0x88, 0x21, 0x10),
             (TexKind::Bias, TexDim::D3) => (0x90, 0x01, 0x10),
             (TexKind::Fetch, TexDim::D3) => (0x98, 0x01, 0x00),
+            // The packer's cube pairs (texture_dimension 1); it has no cube fetch.
+            (TexKind::Lod, TexDim::Cube) => (0x00, 0x03, 0x10),
+            (TexKind::Bias, TexDim::Cube) => (0x14, 0x00, 0x10),
+            (TexKind::Fetch, TexDim::Cube) => {
+                return Err(err(
+                    i,
+                    "cube maps have no fetch form (GL has no texelFetch of them)",
+                ))
+            }
         };
         let mut x = build(
             i,
@@ -164,12 +173,13 @@ impl TexSelect {
             TexKind::Fetch => agx16_isa::meaning::TextureAccess::Fetch,
         };
         let want_dims = match dim {
-            TexDim::D2 => (2, false),
-            TexDim::D2Array => (2, true),
-            TexDim::D3 => (3, false),
+            TexDim::D2 => (2, false, false),
+            TexDim::D2Array => (2, true, false),
+            TexDim::Cube => (2, false, true),
+            TexDim::D3 => (3, false, false),
         };
         if op.access != want
-            || (op.dims, op.array) != want_dims
+            || (op.dims, op.array, op.cube) != want_dims
             || op.shadow
             || agx16_isa::meaning::texture_result_mask(&x) != Ok(0xf)
         {

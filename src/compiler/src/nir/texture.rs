@@ -14,11 +14,13 @@
 //!   offset/size for samples, exact at the base level; gradients turned into an explicit LOD
 //!   log2(ρ)). No source establishes the G16 offset field or the gradient tuple's layout on
 //!   the model's side, so these are lowered rather than selected.
-//! - cube maps: sampled as the 2D array of their six faces (GravityLinux/mesa
-//!   agx_compile_apple9.c samples cubes through the array form with the face as the layer,
-//!   `AGX_APPLE9_TEXTURE_CUBE_AS_ARRAY`, after its CUBE instruction picked the face; agx16
-//!   picks the face with ordinary ALU ops by GL ES 3.0's table 3.21, so no CUBE form is
-//!   needed). Filtering does not cross face edges (each face clamps at its edge).
+//! - cube maps: the direction becomes face coordinates (s, t) and the face index, sampled
+//!   through the cube forms (GravityLinux/mesa agx_compile_apple9.c: its CUBE operations pick
+//!   the face and U/V, then the cube-dimension sample takes (s, t, face) with the face also in
+//!   the word's low 16 bits; its array form is only for seamful cubes, which GLES does not
+//!   have). agx16 picks the face with ordinary ALU ops by GL ES 3.0's table 3.21 (x wins
+//!   ties, then y, as the CUBE operation). The texture unit filters across face edges
+//!   (seamless, as GL ES 3.0 requires): agx16-sim's gfx/texture/cube.rs.
 //! - `textureSize` (txs) and the array-layer clamp: no size query of the texture unit is
 //!   established, so sizes come from words per texture unit the driver writes into the
 //!   stage's uniforms (width, height, depth or layers, levels of the bound view), as
@@ -80,7 +82,7 @@ pub unsafe fn lower(s: *mut m::nir_shader, info_word: Option<u32>) -> u32 {
         }
         m::nir_shader_instructions_pass(
             s,
-            Some(cube_to_array),
+            Some(cube_to_face),
             m::nir_metadata_control_flow,
             std::ptr::null_mut(),
         );
@@ -181,10 +183,14 @@ unsafe extern "C" fn clamp_array_layer(
     }
 }
 
-/// A cube sample → the face's 2D-array sample: face and (s, t) by GL ES 3.0 table 3.21
-/// (major axis: x wins ties, then y — the M4's CUBE operation's order, README.apple9-ir.md
-/// "Native cube coordinates"); s = (sc/|ma| + 1)/2, t = (tc/|ma| + 1)/2; layer = face.
-unsafe extern "C" fn cube_to_array(
+/// `backend_flags` bit of a cube texture instruction whose coordinates are already (s, t, face)
+/// ([`cube_to_face`]); [`import`] selects the cube forms for it.
+pub const CUBE_FACE_COORDS: u32 = 1;
+
+/// A cube sample's direction → (s, t, face) by GL ES 3.0 table 3.21 (major axis: x wins
+/// ties, then y — the M4's CUBE operation's order, README.apple9-ir.md "Native cube
+/// coordinates"); s = (sc/|ma| + 1)/2, t = (tc/|ma| + 1)/2; the face index as a float.
+unsafe extern "C" fn cube_to_face(
     b: *mut m::nir_builder,
     i: *mut m::nir_instr,
     _: *mut c_void,
@@ -193,6 +199,7 @@ unsafe extern "C" fn cube_to_array(
         let Some(t) = tex_of(i) else { return false };
         if (*t).sampler_dim != m::GLSL_SAMPLER_DIM_CUBE
             || (*t).is_array
+            || (*t).backend_flags & CUBE_FACE_COORDS != 0
             || !matches!(
                 (*t).op,
                 m::nir_texop_tex | m::nir_texop_txb | m::nir_texop_txl
@@ -240,9 +247,7 @@ unsafe extern "C" fn cube_to_array(
         let mut c = [s, tt, face];
         let v = m::nir_vec(b, c.as_mut_ptr(), 3);
         m::nir_src_rewrite(src, v);
-        (*t).sampler_dim = m::GLSL_SAMPLER_DIM_2D;
-        (*t).is_array = true;
-        (*t).coord_components = 3;
+        (*t).backend_flags |= CUBE_FACE_COORDS;
         true
     }
 }
@@ -310,6 +315,7 @@ unsafe extern "C" fn shadow_compare(
         (*q).sampler_dim = (*t).sampler_dim;
         (*q).is_array = (*t).is_array;
         (*q).coord_components = (*t).coord_components;
+        (*q).backend_flags = (*t).backend_flags;
         (*q).texture_index = (*t).texture_index;
         (*q).sampler_index = (*t).sampler_index;
         (*q).dest_type = m::nir_type_float32;
@@ -375,17 +381,20 @@ pub(super) unsafe fn import(
             (m::GLSL_SAMPLER_DIM_2D, false) => TexDim::D2,
             (m::GLSL_SAMPLER_DIM_2D, true) => TexDim::D2Array,
             (m::GLSL_SAMPLER_DIM_3D, false) => TexDim::D3,
+            (m::GLSL_SAMPLER_DIM_CUBE, false) if (*t).backend_flags & CUBE_FACE_COORDS != 0 => {
+                TexDim::Cube
+            }
             (d, a) => {
                 return unsupported(format!(
-                    "texture dimension {d} (array {a}): 2D, 2D arrays and 3D are selectable \
-                     (cube maps after nir::texture::lower)"
+                    "texture dimension {d} (array {a}): 2D, 2D arrays, cube maps (face \
+                     coordinates from nir::texture::lower) and 3D are selectable"
                 ))
             }
         };
         let kind = match (*t).op {
             m::nir_texop_tex if dim == TexDim::D2 => TexKind::Sample,
-            // The array and 3D forms carry the LOD word: an implicit-LOD sample is the bias
-            // form with bias 0 (the packer has no two-word form for them).
+            // The array, cube and 3D forms carry the LOD word: an implicit-LOD sample is the
+            // bias form with bias 0 (the packer has no two-word form for them).
             m::nir_texop_tex => TexKind::Bias,
             m::nir_texop_txl => TexKind::Lod,
             m::nir_texop_txb => TexKind::Bias,
@@ -453,6 +462,17 @@ pub(super) unsafe fn import(
                 layer = Some(l);
                 args.push(l);
             }
+            TexDim::Cube if kind == TexKind::Fetch => {
+                return unsupported("texelFetch of a cube map (no cube fetch form)")
+            }
+            // The face (0..5, exact in the float), published at +2 and ORed into the word
+            // (the packer's `layer_or_face`).
+            TexDim::Cube => {
+                let r = im.comp(coord, 2)?;
+                let l = Src::val(im.b.alu(Op::F2I { signed: false }, Type::I32, [r]));
+                layer = Some(l);
+                args.push(l);
+            }
             TexDim::D2Array => {
                 let r = im.comp(coord, 2)?;
                 let r = im.b.alu(Op::FMax, Type::F32, [r, Src::imm_f32(0.0)]);
@@ -481,7 +501,7 @@ pub(super) unsafe fn import(
                 let c = im.b.alu(Op::Shl, Type::I32, [Src::val(c), Src::imm(16)]);
                 Some(Src::val(c))
             }
-            // Implicit LOD on an array or 3D: bias 0.
+            // Implicit LOD on an array, cube or 3D: bias 0.
             (TexKind::Bias, None) if (*t).op == m::nir_texop_tex => Some(Src::imm(0)),
             (TexKind::Fetch, Some(l)) => {
                 // An integer level in the same field: level << 22 (README.apple9-ir.md).

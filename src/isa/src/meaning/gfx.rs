@@ -75,6 +75,8 @@ pub struct TextureOp {
     pub dims: u8,
     /// 2D array.
     pub array: bool,
+    /// Cube map: (s, t) face coordinates, the face in the word's low 16 bits (`dims` 2).
+    pub cube: bool,
     pub access: TextureAccess,
     pub shadow: bool,
 }
@@ -82,9 +84,14 @@ pub struct TextureOp {
 /// Decodes the selector pair the packer writes; anything else is an error.
 /// Pairs (byte 6 with the shadow bit 5 clear / byte 7): 2D 00/00 sample, 00/01 LOD, 04/00
 /// bias, 04/01 gradient, 80/24 fetch; 2D array 08/05 LOD, 0c/04 bias, a0/24 fetch; 3D 88/21
-/// LOD, 90/01 bias, 98/01 fetch; 1D 00/03 LOD, 14/00 bias. Byte 6 bit 5 = shadow compare
+/// LOD, 90/01 bias, 98/01 fetch; cube 00/03 LOD, 14/00 bias. Byte 6 bit 5 = shadow compare
 /// (never with a fetch: 0xa0 is the array fetch). Fetch modes: README.apple9-ir.md
 /// "Native cube coordinates and integer texture reads" (authored Metal and GLES3 fetch tests).
+/// The cube pair is the packer's `texture_dimension` 1, which its NIR selection passes for
+/// `GLSL_SAMPLER_DIM_CUBE` after the CUBE operations turned the direction into (s, t, face)
+/// (agx_compile_apple9.c; the array pair is used instead only for seamful cubes): validated by
+/// that driver's GLES3 cube-map suites on M4 (README.apple9-es3.md, "native cube-coordinate
+/// operations ... the focused GLES3 suites pass").
 pub fn texture_op(i: &Instr) -> Result<TextureOp, String> {
     if i.form.op != Op::Texture || i.form.name != "tex_sample" {
         return Err(format!("{} is not a tex_sample", i.form.name));
@@ -95,6 +102,7 @@ pub fn texture_op(i: &Instr) -> Result<TextureOp, String> {
     let fetch = |dims, array| TextureOp {
         dims,
         array,
+        cube: false,
         access: Fetch,
         shadow: false,
     };
@@ -105,22 +113,23 @@ pub fn texture_op(i: &Instr) -> Result<TextureOp, String> {
         _ => {}
     }
     let shadow = v6 & 0x20 != 0;
-    let (dims, array, access) = match (v6 & !0x20, v7) {
-        (0x00, 0x00) => (2, false, Sample),
-        (0x00, 0x01) => (2, false, Lod),
-        (0x04, 0x00) => (2, false, Bias),
-        (0x04, 0x01) => (2, false, Gradient),
-        (0x08, 0x05) => (2, true, Lod),
-        (0x0c, 0x04) => (2, true, Bias),
-        (0x88, 0x21) => (3, false, Lod),
-        (0x90, 0x01) => (3, false, Bias),
-        (0x00, 0x03) => (1, false, Lod),
-        (0x14, 0x00) => (1, false, Bias),
+    let (dims, array, cube, access) = match (v6 & !0x20, v7) {
+        (0x00, 0x00) => (2, false, false, Sample),
+        (0x00, 0x01) => (2, false, false, Lod),
+        (0x04, 0x00) => (2, false, false, Bias),
+        (0x04, 0x01) => (2, false, false, Gradient),
+        (0x08, 0x05) => (2, true, false, Lod),
+        (0x0c, 0x04) => (2, true, false, Bias),
+        (0x88, 0x21) => (3, false, false, Lod),
+        (0x90, 0x01) => (3, false, false, Bias),
+        (0x00, 0x03) => (2, false, true, Lod),
+        (0x14, 0x00) => (2, false, true, Bias),
         (a, b) => return Err(format!("tex_sample selector {a:#x}/{b:#x} is unmeasured")),
     };
     Ok(TextureOp {
         dims,
         array,
+        cube,
         access,
         shadow,
     })

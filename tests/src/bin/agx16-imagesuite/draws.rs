@@ -330,6 +330,93 @@ pub(crate) fn primitive_restart(gl: &Gl, _: &Ctx) -> Frame {
     }
 }
 
+/// dEQP-GLES3 primitive_restart's reference pattern with client-memory arrays: u16 triangle
+/// strips of 1..12 vertices from one vertex array, drawn with glDrawRangeElements over the whole
+/// vertex range, first as one draw with restarts (an index list that begins with two restarts
+/// and has them doubled between strips), then strip by strip without restart (the dEQP
+/// reference; the state tracker unrolls the indices of such a small draw from a large range
+/// into vertices in another buffer slot, leaving slot 0 unbound). Flat colours: exact.
+pub(crate) fn restart_range_client_arrays(gl: &Gl, c: &Ctx) -> Frame {
+    let (Some(attrib), Some(draw)) = (c.client.vertex_attrib_pointer, c.client.draw_range_elements)
+    else {
+        return Err(Outcome::Error(
+            "glVertexAttribPointer / glDrawRangeElements entry points".into(),
+        ));
+    };
+    const VS: &str = "#version 300 es
+in vec2 a_pos;
+uniform vec4 u_col;
+out vec4 v_col;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_col = u_col; }
+";
+    const FS: &str = "#version 300 es
+precision mediump float;
+in vec4 v_col;
+out vec4 o;
+void main() { o = v_col; }
+";
+    unsafe {
+        simple(gl, || {
+            let p = program(gl, VS, FS, &["a_pos"])?;
+            let mut pos = Vec::new();
+            let mut idx: Vec<u16> = vec![0xffff, 0xffff];
+            let mut n = 0u16;
+            for strip in 0..12u16 {
+                for i in 0..strip + 1 {
+                    let x = 2.25 + 4.5 * (i / 2 * 2) as f32 * 0.5;
+                    let y = 2.25 + 2.5 * strip as f32 + if i % 2 == 1 { 2.0 } else { 0.0 };
+                    pos.extend([x, y * 1.0]);
+                    idx.push(n);
+                    n += 1;
+                }
+                idx.extend([0xffff, 0xffff]);
+            }
+            // Bottom half: one draw with restarts; top half: the same strips shifted up,
+            // drawn one by one.
+            let top: Vec<f32> = pos
+                .chunks(2)
+                .flat_map(|v| [v[0] + 30.0, v[1] + 32.0])
+                .collect();
+            gl.bind_buffer(glow::ARRAY_BUFFER, None);
+            gl.bind_buffer(glow::ELEMENT_ARRAY_BUFFER, None);
+            gl.enable_vertex_attrib_array(0);
+            let loc = gl.get_uniform_location(p, "u_col");
+            gl.uniform_4_f32(loc.as_ref(), 0.0, 1.0, 0.0, 1.0);
+            gl.enable(glow::PRIMITIVE_RESTART_FIXED_INDEX);
+            attrib(0, 2, glow::FLOAT, 0, 0, pos.as_ptr() as *const c_void);
+            let end = n as u32 - 1;
+            draw(
+                glow::TRIANGLE_STRIP,
+                0,
+                end,
+                idx.len() as i32,
+                glow::UNSIGNED_SHORT,
+                idx.as_ptr() as *const c_void,
+            );
+            gl.disable(glow::PRIMITIVE_RESTART_FIXED_INDEX);
+            gl.uniform_4_f32(loc.as_ref(), 1.0, 0.0, 1.0, 1.0);
+            attrib(0, 2, glow::FLOAT, 0, 0, top.as_ptr() as *const c_void);
+            let mut start = 0;
+            for k in 0..=idx.len() {
+                if k == idx.len() || idx[k] == 0xffff {
+                    if start < k {
+                        draw(
+                            glow::TRIANGLE_STRIP,
+                            0,
+                            end,
+                            (k - start) as i32,
+                            glow::UNSIGNED_SHORT,
+                            idx[start..].as_ptr() as *const c_void,
+                        );
+                    }
+                    start = k + 1;
+                }
+            }
+            check(gl, "glDrawRangeElements with client arrays")
+        })
+    }
+}
+
 /// Several draws in one frame with state changes between them (program, uniform, buffers).
 pub(crate) fn many_draws(gl: &Gl, _: &Ctx) -> Frame {
     unsafe {

@@ -6,9 +6,10 @@
 //! texels so that no texel edge of a NEAREST lookup falls on a pixel centre (8 texels over 16
 //! pixels: edges at even pixel offsets; the cube faces' edges at 3.75, 10, 16.25 pixels), so
 //! nearest scenes have tolerance 0; linear scenes 1 step (the module comment of the suite).
-//! Cube lookups stay inside one face and, for LINEAR, away from its edges: seamless filtering
-//! across faces is not done (agx16 samples a cube as the array of its faces, each clamped at
-//! its edges) and is not what these scenes check.
+//! The cube scenes other than `texture_cube_seamless` stay inside one face and, for LINEAR,
+//! away from its edges; `texture_cube_seamless` crosses face edges (ES 3.0's seamless
+//! filtering, §3.8.9.1) but keeps half a texel away from the cube's corners, where softpipe's
+//! filter takes other texels than the three the GL specification recommends averaging.
 
 use super::{check, program, simple, texels, Frame, Gl, Res};
 use glow::HasContext;
@@ -156,6 +157,67 @@ fn cube_quads(a: f32) -> Vec<Quad> {
             }
         })
         .collect()
+}
+
+/// Quads whose directions cross face edges: on face `f`'s quad the component along `along`
+/// runs over [-a, a] (a > 1 leaves the face on both sides), the remaining one over [-b, b]
+/// (b small enough that no bilinear tap leaves the faces it reaches across the other axis,
+/// so no tap is near a cube corner).
+fn seam_quads(rects: &[[f32; 4]], a: f32, b: f32) -> Vec<Quad> {
+    // (major axis, its sign, axis crossing edges); the third axis spans [-b, b].
+    let faces = [
+        (0usize, 1.0f32, 1usize),
+        (2, -1.0, 0),
+        (1, 1.0, 2),
+        (1, -1.0, 0),
+    ];
+    rects
+        .iter()
+        .zip(faces.iter().cycle())
+        .map(|(&rect, &(major, sign, along))| {
+            let other = 3 - major - along;
+            let dir = |u: f32, v: f32| {
+                let mut d = [0.0; 3];
+                d[major] = sign;
+                d[along] = u;
+                d[other] = v;
+                d
+            };
+            Quad {
+                rect,
+                tc: [dir(-a, -b), dir(a, -b), dir(a, b), dir(-a, b)],
+            }
+        })
+        .collect()
+}
+
+/// Seamless cube-map filtering (ES 3.0): LINEAR lookups of a 4x4 cube map magnified across
+/// face edges (four 28x28 quads, each crossing two edges of its face), then of the same map
+/// minified across edges (four 8x8 quads over a wider span: LINEAR without mipmaps, so the
+/// LOD only chooses between two identical filters).
+pub fn texture_cube_seamless(gl: &Gl, _: &super::Ctx) -> Frame {
+    const FS: &str = "#version 300 es
+precision highp float;
+uniform highp samplerCube u_tex;
+in vec3 v_tc;
+out vec4 o;
+void main() { o = texture(u_tex, v_tc); }
+";
+    let big = [
+        [2.0, 2.0, 30.0, 30.0],
+        [34.0, 2.0, 62.0, 30.0],
+        [2.0, 34.0, 30.0, 62.0],
+        [34.0, 34.0, 62.0, 50.0],
+    ];
+    let small = [
+        [38.0, 52.0, 46.0, 60.0],
+        [48.0, 52.0, 56.0, 60.0],
+        [56.0, 52.0, 62.0, 58.0],
+        [31.0, 40.0, 33.0, 48.0],
+    ];
+    let mut quads = seam_quads(&big, 1.7, 0.45);
+    quads.extend(seam_quads(&small, 2.6, 0.4));
+    unsafe { draw_quads(gl, VS3, FS, &quads, || cube(gl, 21, glow::LINEAR)) }
 }
 
 const FS_CUBE: &str = "precision highp float;
