@@ -103,4 +103,19 @@ impl GpuBackend for SimBackend {
         .map(|_| ())
         .map_err(to_gpu_error)
     }
+
+    /// The model's inferred value rules the job used (`agx16_sim::value_rules`, counted on this
+    /// queue thread), as one line when any fired and `AGX16_SIM_RULES=1` (or
+    /// `AGX16_SHIM_DEBUG`) asks for it. The counts are reset after every job either way.
+    fn job_report(&self) -> Option<String> {
+        let used = agx16_sim::value_rules::take();
+        report_rules().then(|| used.summary()).flatten()
+    }
+}
+
+fn report_rules() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        std::env::var_os("AGX16_SIM_RULES").is_some_and(|v| v != "0") || crate::device::debug()
+    })
 }
