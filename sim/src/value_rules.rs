@@ -74,6 +74,7 @@ pub enum Rule {
     NonFiniteCoordinate,
     NanLod,
     IntegerLinearFilter,
+    NonFinitePosition,
 }
 
 /// One row of the table.
@@ -111,7 +112,7 @@ macro_rules! rule {
 }
 
 /// The table, in [`Rule`] order.
-pub const RULES: [RuleInfo; 22] = [
+pub const RULES: [RuleInfo; 23] = [
     rule!(
         FMinMaxNan,
         "fminmax_nan",
@@ -287,6 +288,14 @@ pub const RULES: [RuleInfo; 22] = [
         "(0, 0, 0, 1): GL makes the texture incomplete",
         GlesRule,
         "GLES 3.0 spec, texture completeness (an incomplete texture reads (0, 0, 0, 1))"
+    ),
+    rule!(
+        NonFinitePosition,
+        "nonfinite_position",
+        "a vertex whose clip-space position has a NaN or infinite component",
+        "its primitive is culled",
+        GlesRule,
+        "GLES 3.0 (undefined); model's choice"
     ),
 ];
 
