@@ -33,17 +33,20 @@
 //! derivatives, which GL permits); nearest mip selection rounds λ half-up (GL's
 //! `ceil(λ + 1/2) - 1` rounds half down; both within GL's tolerance, this one is GL's);
 //! texel formats decode by GL's conversion rules (`super::texel`, which also lists the
-//! formats the model samples). Everything else — uncaptured formats, integer formats with
-//! linear filtering or a border texel, a swizzle selecting a component the format lacks,
-//! dimensions, compressed or multisampled images, anisotropy, shadow compare, unnormalized
-//! coordinates, mirror-clamp and the untested wrap codes, fetches outside the image — is
-//! refused by name.
+//! formats the model samples). Value cases follow `crate::value_rules` (counted, refused only
+//! in strict mode): fetches outside the image read zero (robust access), a sampled layer past
+//! the last reads the last, non-finite coordinates and a NaN LOD are defined, and linear
+//! filtering of an integer format reads GL's incomplete-texture (0, 0, 0, 1). Everything
+//! else — uncaptured formats, an integer border texel, a swizzle selecting a component the
+//! format lacks, dimensions, compressed or multisampled images, anisotropy, shadow compare,
+//! unnormalized coordinates, mirror-clamp and the untested wrap codes — is refused by name.
 
 use super::texel::Format;
 use crate::core::LANES;
 use crate::error::SimError;
 use crate::lower::texture::TexInstr;
 use crate::mem::GpuMemory;
+use crate::value_rules::{self, Rule};
 use agx16_cmdstream::descriptors::{
     BorderColour, Layout, MipFilter, Sampler, Swizzle, Texture, TextureDimension, Wrap,
 };
@@ -74,6 +77,16 @@ impl From<SimError> for TexError {
 fn refuse<T>(what: impl Into<String>) -> Result<T, TexError> {
     Err(TexError::Refused(what.into()))
 }
+
+/// Applies a value rule to `uses` texels (`crate::value_rules`: counted, or refused in strict
+/// mode).
+fn rule(r: Rule, uses: u32) -> Result<(), TexError> {
+    value_rules::apply(r, uses, None).map_err(TexError::Refused)
+}
+
+/// A texel of zeros (robust access: GL's out-of-range fetches; the descriptor's swizzle still
+/// supplies its constant ones).
+const ZERO_TEXEL: Texel = [Some(0); 4];
 
 /// A decoded, validated texture binding.
 struct Image {
@@ -326,22 +339,23 @@ fn filter(
     let mut base = [0i64; 3];
     let mut weight = [0f32; 3];
     for c in 0..dims {
-        let u = at.str[c] * size[c] as f32;
+        let mut u = at.str[c] * size[c] as f32;
         if !u.is_finite() {
-            return refuse(
-                "a non-finite texture coordinate: the texel it selects is not established",
-            );
+            // NaN -> 0 and +-inf -> +-2^24 texels (a multiple of every power-of-two size,
+            // clamped to the edge by the clamp modes).
+            rule(Rule::NonFiniteCoordinate, 1)?;
+            u = if u.is_nan() {
+                0.0
+            } else {
+                16_777_216f32.copysign(u)
+            };
         }
         let u = if linear { u - 0.5 } else { u };
         base[c] = u.floor() as i64;
         weight[c] = u - u.floor();
     }
     if linear && img.format.is_integer() {
-        return refuse(format!(
-            "linear filtering of the integer format {:?} {:?}: not established (GL makes \
-             such a texture incomplete)",
-            img.format.channels, img.format.numeric
-        ));
+        return incomplete(img);
     }
     let count = if linear { 1usize << dims } else { 1 };
     let mut taps = Vec::with_capacity(count);
@@ -378,6 +392,13 @@ fn filter(
     Ok(if linear { blend(&taps) } else { taps[0].1 })
 }
 
+/// What GL returns for an incomplete texture, (0, 0, 0, 1): linear filtering of an integer
+/// format makes a texture incomplete (the M4's answer is not established).
+fn incomplete(img: &Image) -> Result<Texel, TexError> {
+    rule(Rule::IntegerLinearFilter, 1)?;
+    Ok([Some(0), Some(0), Some(0), Some(img.format.one())])
+}
+
 /// Signed Q6 in bits 16..27 of a packed LOD word, in levels.
 fn q6_lod(word: u32) -> f32 {
     (((word >> 16 & 0xfff) as i32) << 20 >> 20) as f32 / 64.0
@@ -392,18 +413,11 @@ pub struct LaneInput {
 
 /// The array layer in the low 16 bits of an array op's LOD/level word (GravityLinux/mesa
 /// README.apple9-ir.md, T8132; its packer ORs the layer into the packed LOD for the LOD and bias
-/// forms too). A layer past the image is refused: what the M4
-/// returns for it is not established (the compiler clamps, as GL requires).
-fn array_layer(img: &Image, word: u32) -> Result<u32, TexError> {
+/// forms too). `None` for a layer past the image (what the M4 returns for it is not
+/// established; the compiler clamps, as GL requires, so only a fetch gets there).
+fn array_layer(img: &Image, word: u32) -> Option<u32> {
     let layer = word & 0xffff;
-    let layers = img.desc.extent_minus1 + 1;
-    if layer >= layers {
-        return refuse(format!(
-            "array layer {layer} of a {layers}-layer texture: out-of-range layers are not \
-             established"
-        ));
-    }
-    Ok(layer)
+    (layer < img.desc.extent_minus1 + 1).then_some(layer)
 }
 
 /// Performs `t` for the active lanes of a fragment quad (`lanes[k]` = lane k's publications;
@@ -448,13 +462,13 @@ pub fn execute(
                      array layer in bits 0..15) is established"
                 ));
             }
+            // Out of range (level, texel or layer): zero, as robust access defines it (the
+            // M4's answer is not established; GLSL leaves the value undefined).
             let level = w3 >> 22;
             if level >= img.desc.levels as u32 {
-                return refuse(format!(
-                    "fetch of level {level} of a {}-level texture: out-of-range fetches are \
-                     not established",
-                    img.desc.levels
-                ));
+                rule(Rule::FetchLevelRange, 1)?;
+                rgba[l] = ZERO_TEXEL;
+                continue;
             }
             let size = level_size(&img, level);
             let z = if three_d { inp.words[2] as i32 } else { 0 };
@@ -465,14 +479,19 @@ pub fn execute(
                 || y as u32 >= size[1]
                 || z as u32 >= size[2]
             {
-                return refuse(format!(
-                    "fetch of texel ({x}, {y}, {z}) outside the {}x{}x{} level {level}: what \
-                     the M4 returns is not established",
-                    size[0], size[1], size[2]
-                ));
+                rule(Rule::FetchOutsideLevel, 1)?;
+                rgba[l] = ZERO_TEXEL;
+                continue;
             }
             let plane = if t.op.array {
-                array_layer(&img, w3)?
+                match array_layer(&img, w3) {
+                    Some(p) => p,
+                    None => {
+                        rule(Rule::FetchLayerRange, 1)?;
+                        rgba[l] = ZERO_TEXEL;
+                        continue;
+                    }
+                }
             } else {
                 z as u32
             };
@@ -533,7 +552,13 @@ pub fn execute(
             };
             let word = inp.words[3];
             let layer = if t.op.array {
-                array_layer(&img, word)?
+                match array_layer(&img, word) {
+                    Some(p) => p,
+                    None => {
+                        rule(Rule::SampleLayerRange, 1)?;
+                        img.desc.extent_minus1
+                    }
+                }
             } else if is_cube {
                 cube::face(&inp)?
             } else {
@@ -556,7 +581,12 @@ pub fn execute(
                 (_, Some(i)) => i,
                 _ => unreachable!(),
             };
-            let lambda = if lambda.is_nan() { 0.0 } else { lambda };
+            let lambda = if lambda.is_nan() {
+                rule(Rule::NanLod, 1)?;
+                0.0
+            } else {
+                lambda
+            };
             let lambda = lambda.clamp(min_lod, max_lod);
             let minify = lambda > 0.0;
             let linear = if minify {
@@ -570,14 +600,8 @@ pub fn execute(
                     let d = (lambda + 0.5).floor().clamp(0.0, top) as u32;
                     filter(mem, &img, &smp, d, at, linear)?
                 }
+                (MipFilter::Linear, true) if img.format.is_integer() => incomplete(&img)?,
                 (MipFilter::Linear, true) => {
-                    if img.format.is_integer() {
-                        return refuse(format!(
-                            "linear mip filtering of the integer format {:?} {:?}: not \
-                             established (GL makes such a texture incomplete)",
-                            img.format.channels, img.format.numeric
-                        ));
-                    }
                     let d0 = lambda.floor().min(top);
                     let d1 = (d0 + 1.0).min(top);
                     let f = if d0 >= top { 0.0 } else { lambda - d0 };

@@ -493,7 +493,8 @@ fn f2i(x: f64) -> Want {
 fn f2u(x: f64) -> Want {
     if x.is_finite() && x.trunc() >= 0.0 && x.trunc() <= 4294967295.0 {
         exact(x.trunc() as u32)
-    } else if x.is_finite() && x > -1.0 {
+    } else if x > -1.0 && x < 0.0 {
+        // truncates to 0, in range
         exact(0)
     } else {
         Want::Any
