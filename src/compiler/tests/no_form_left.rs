@@ -112,8 +112,9 @@ fn special_function_sources_beyond_r63() {
     );
 }
 
-/// A loop carrying 80 values that start as distinct wide immediates: the phis above r63 cannot
-/// take a `mov_imm32` (reach r0–r63) and get the immediate through a low register.
+/// A loop carrying 80 values that start as distinct wide immediates, four of them as components
+/// of a uniform vec4: the phis above r63 cannot take a `mov_imm32` (reach r0–r63), those above
+/// r15 no `uniform_mov` (reach r0–r15); each gets its value through a low register.
 #[test]
 fn loop_phis_beyond_r63_with_immediate_sources() {
     let carried = 80u32;
@@ -121,15 +122,26 @@ fn loop_phis_beyond_r63_with_immediate_sources() {
     let x = b.sysval(SysVal::GlobalId(0));
     let n = b.load_global(0, x, Type::I32, 1);
     let v = b.load_global(1, x, Type::I32, 1);
+    let u = b.collect(
+        Type::I32,
+        &[
+            Src::uniform(6),
+            Src::uniform(7),
+            Src::uniform(8),
+            Src::uniform(9),
+        ],
+    );
     let pre = b.current_block();
     b.loop_();
     let i = b.phi(Shape::scalar(Type::I32), &[(pre, Src::imm(0))]);
     let accs: Vec<Value> = (0..carried)
         .map(|k| {
-            b.phi(
-                Shape::scalar(Type::I32),
-                &[(pre, Src::imm(0x1234_5600 + k * 0x0101_0101))],
-            )
+            let init = if k % 20 == 19 {
+                Src::comp(u, (k / 20) as u8)
+            } else {
+                Src::imm(0x1234_5600 + k * 0x0101_0101)
+            };
+            b.phi(Shape::scalar(Type::I32), &[(pre, init)])
         })
         .collect();
     let c = b.icmp(Cmp::Ge, false, i, n);
@@ -169,7 +181,7 @@ fn loop_phis_beyond_r63_with_immediate_sources() {
             inputs(3, THREADS as usize),
             vec![0; THREADS as usize],
         ],
-        &[],
+        &[0x7fc0_0000, 0x8000_0001, 17, 0xffff_ffff],
     );
     assert!(
         top_gpr(&c) > 64,
@@ -179,8 +191,8 @@ fn loop_phis_beyond_r63_with_immediate_sources() {
 }
 
 /// A vec4 uniform read by loop phis (`vec4 c = u; for (..) c = c * k;`, scalarised): the phis
-/// read the components of a `collect` of uniform registers, which has no form of its own; each
-/// component becomes a `uniform_mov` at the end of the predecessor.
+/// read the components of a `collect` of uniform registers, which has no form of its own; they
+/// read the uniform registers themselves (a `uniform_mov` in the phi copy).
 #[test]
 fn loop_phis_of_a_uniform_vector() {
     let mut b = Builder::new(Stage::Compute);

@@ -72,10 +72,12 @@ pub fn run(f: &mut Function, target: &dyn Target) {
     }
 }
 
-/// Phi sources a parallel copy can move: a register or an immediate. A uniform (read through a
-/// `collect` component, where copy propagation leaves phis; or directly) gets a copy at the end
-/// of its predecessor, and a collect component that is an immediate is read as that immediate,
-/// so the collect (which has no form of its own) is left without readers.
+/// Phis read what a parallel copy can move: a register, an immediate or a uniform. Copy
+/// propagation leaves a phi reading a component of a `collect` when that component is a
+/// uniform (and may leave it for an immediate); the phi reads the component's operand itself,
+/// so the collect (which has no form of its own) is left without readers. Register allocation
+/// moves an immediate or uniform through a low register when the phi's is out of the move's
+/// reach.
 fn phi_sources(f: &mut Function) {
     let mut collects: Vec<Option<Vec<Src>>> = vec![None; f.shapes.len()];
     for b in &f.blocks {
@@ -83,62 +85,20 @@ fn phi_sources(f: &mut Function) {
             collects[i.dst.unwrap().0 as usize] = Some(i.srcs.to_vec());
         }
     }
-    let mut at_end: Vec<(usize, Instr)> = Vec::new();
-    for bi in 0..f.blocks.len() {
-        for ii in 0..f.blocks[bi].instrs.len() {
-            if f.blocks[bi].instrs[ii].op != Op::Phi {
-                continue;
-            }
-            let d = f.blocks[bi].instrs[ii].dst.unwrap();
-            if f.shape(d).comps != 1 {
-                continue;
-            }
-            let ty = f.ty(d);
-            for k in 0..f.blocks[bi].instrs[ii].srcs.len() {
-                let s = f.blocks[bi].instrs[ii].srcs[k];
-                let inner = match s.op {
-                    Operand::Value { v, comp } => match &collects[v.0 as usize] {
-                        Some(parts) if !parts[comp as usize].has_modifiers() => {
-                            parts[comp as usize]
-                        }
-                        _ => continue,
-                    },
-                    Operand::Uniform(_) => s,
-                    Operand::Imm(_) => continue,
+    for b in &mut f.blocks {
+        for i in b.instrs.iter_mut().filter(|i| i.op == Op::Phi) {
+            for s in i.srcs.iter_mut() {
+                let Operand::Value { v, comp } = s.op else {
+                    continue;
                 };
-                let new = match inner.op {
-                    Operand::Imm(_) => Src { op: inner.op, ..s },
-                    Operand::Uniform(_) => {
-                        let v = f.new_value(Shape::scalar(ty));
-                        let pred = f.blocks[bi].instrs[ii].phi_preds[k].0 as usize;
-                        at_end.push((
-                            pred,
-                            Instr::new(
-                                Op::Copy,
-                                Some(v),
-                                [Src {
-                                    op: inner.op,
-                                    neg: false,
-                                    abs: false,
-                                }],
-                            ),
-                        ));
-                        Src {
-                            op: Operand::Value { v, comp: 0 },
-                            ..s
-                        }
+                if let Some(parts) = &collects[v.0 as usize] {
+                    let p = parts[comp as usize];
+                    if !p.has_modifiers() && !matches!(p.op, Operand::Value { .. }) {
+                        s.op = p.op;
                     }
-                    // A register component: copy propagation forwards it.
-                    Operand::Value { .. } => continue,
-                };
-                f.blocks[bi].instrs[ii].srcs[k] = new;
+                }
             }
         }
-    }
-    for (b, c) in at_end {
-        let instrs = &mut f.blocks[b].instrs;
-        let at = instrs.len() - instrs.last().is_some_and(|i| i.op.is_terminator()) as usize;
-        instrs.insert(at, c);
     }
 }
 

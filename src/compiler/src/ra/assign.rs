@@ -265,7 +265,7 @@ impl Assigner<'_> {
                 copies.push((dr, src.op, f.ty(d)));
             }
         }
-        let (before, after) = self.phi_immediates(&mut copies)?;
+        let (before, after) = self.phi_far_sources(&mut copies)?;
         let copies: Vec<(Reg, MOperand)> = copies.into_iter().map(|(d, s, _)| (d, s)).collect();
         let seq = sequentialize(&copies)?;
         self.copies += seq.len() as u32;
@@ -281,22 +281,22 @@ impl Assigner<'_> {
     }
 
     /// Highest GPR + 1 a phi's register may be: each source becomes a register copy into it
-    /// at the end of its predecessor (`iadd`, r0–r94); an immediate source whose move cannot
-    /// reach the phi goes through a low temporary (`phi_immediates`).
+    /// at the end of its predecessor (`iadd`, r0–r94); an immediate or uniform source whose
+    /// move cannot reach the phi goes through a low temporary (`phi_far_sources`).
     fn phi_reach(&self, i: &crate::ir::Instr) -> u32 {
         let d = i.dst.expect("a phi defines a value");
         let copy = crate::ir::Instr::new(Op::Copy, Some(d), [crate::ir::Src::val(d)]);
         self.target.dst_reach(&copy, self.f.ty(d))
     }
 
-    /// Phi copies of immediates into registers beyond the move-immediate's reach (`mov_imm32`:
-    /// r0–r63) are taken out of the parallel copy and done as a move into a register within
-    /// reach and a copy from it: before the parallel copy through any register that is neither
+    /// Phi copies of immediates and uniforms into registers beyond their move's reach
+    /// (`mov_imm32`: r0–r63, `uniform_mov`: r0–r15) are taken out of the parallel copy and done
+    /// as a move into a register within reach and a copy from it: before the parallel copy through any register that is neither
     /// live nor read by it (a destination it writes later will do), or, when the phi's
     /// register is itself read by the parallel copy, after it through a register it neither
     /// reads nor writes. Returns the moves to emit before and after.
     #[allow(clippy::type_complexity)]
-    fn phi_immediates(
+    fn phi_far_sources(
         &mut self,
         copies: &mut Vec<(Reg, MOperand, Type)>,
     ) -> Result<(Vec<MInstr>, Vec<MInstr>), CompileError> {
@@ -322,11 +322,15 @@ impl Assigner<'_> {
         let mut k = 0;
         while k < copies.len() {
             let (d, s, ty) = copies[k];
-            let MOperand::Imm(bits) = s else {
-                k += 1;
-                continue;
+            let (probe_src, what) = match s {
+                MOperand::Imm(bits) => (crate::ir::Src::imm(bits), format!("#{bits:#x}")),
+                MOperand::Uniform(u) => (crate::ir::Src::uniform(u), format!("u{u}")),
+                MOperand::Reg(_) => {
+                    k += 1;
+                    continue;
+                }
             };
-            let probe = crate::ir::Instr::new(Op::Copy, None, [crate::ir::Src::imm(bits)]);
+            let probe = crate::ir::Instr::new(Op::Copy, None, [probe_src]);
             let reach = (self.target.dst_reach(&probe, ty) * 2) as u16;
             if d.end() <= reach {
                 k += 1;
@@ -343,9 +347,9 @@ impl Assigner<'_> {
             let t = file
                 .find(d.halves, reach, 0)
                 .ok_or_else(|| CompileError::RegAlloc {
-                    instr: format!("phi copy {d} = #{bits:#x}"),
+                    instr: format!("phi copy {d} = {what}"),
                     why: format!(
-                        "no free register below r{} to move the immediate through",
+                        "no free register below r{} to move the source through",
                         reach / 2
                     ),
                 })?;
@@ -357,12 +361,7 @@ impl Assigner<'_> {
                 abs: false,
                 release: false,
             };
-            out.push(MInstr::new(
-                Op::Copy,
-                ty,
-                Some(t),
-                [src(MOperand::Imm(bits))],
-            ));
+            out.push(MInstr::new(Op::Copy, ty, Some(t), [src(s)]));
             out.extend(sequentialize(&[(d, MOperand::Reg(t))])?);
             self.copies += 2;
             copies.remove(k);
