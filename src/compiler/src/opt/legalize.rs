@@ -116,10 +116,13 @@ fn sign_ops(f: &mut Function, i: &mut Instr, target: &dyn Target, out: &mut Vec<
             continue;
         };
         // The modifiers act on the sign bit of a 32-bit word whatever the source value's own
-        // type (a float op may read a raw loaded word): one mask works for F32 and I32.
-        if !matches!(sty, Type::F32 | Type::I32)
-            || f.shape(s.value().unwrap_or(Value(0))).comps != 1
-        {
+        // type (a float op may read a raw loaded word): one mask works for F32 and I32. A
+        // component of a tuple (a texture result) is a 32-bit word like any other; an
+        // instruction that reads a whole tuple has no per-word modifiers to move out.
+        let whole_tuple = f.shape(s.value().unwrap_or(Value(0))).comps != 1
+            && (matches!(i.op, Op::Spill { .. } | Op::StoreGlobal { .. })
+                || i.dst.is_some_and(|d| f.shape(d).comps != 1));
+        if !matches!(sty, Type::F32 | Type::I32) || whole_tuple {
             continue; // left for selection to name (no validated 16-bit logic form)
         }
         let (op, mask) = match (s.neg, s.abs) {
