@@ -215,6 +215,7 @@ pub fn run_fragment_quad(
     mem: &dyn GpuMemory,
     body: &Body,
     uniforms: &[u32],
+    scratch: u32,
     quad: &[Fragment],
     tile: &mut TileBuffer,
 ) -> Result<Vec<FragmentResult>, SimError> {
@@ -233,6 +234,7 @@ pub fn run_fragment_quad(
         mem,
         body,
         uniforms,
+        scratch,
         quad.len(),
         "fragment body",
         |sg, op, g| match g {
@@ -467,12 +469,14 @@ fn coverage_write(
     Ok(())
 }
 
-/// Runs `body` on one SIMD-group of `lanes` invocations, performing each graphics IO op
-/// the core stops at with `io`.
+/// Runs `body` on one SIMD-group of `lanes` invocations with `scratch` bytes of scratch per
+/// invocation (the launcher frame's extent A), performing each graphics IO op the core stops
+/// at with `io`.
 pub(super) fn run_trapping(
     mem: &dyn GpuMemory,
     body: &Body,
     uniforms: &[u32],
+    scratch: u32,
     lanes: usize,
     stage: &str,
     mut io: impl FnMut(&mut SimdGroup, &Op, GfxOp) -> Result<(), SimError>,
@@ -483,6 +487,7 @@ pub(super) fn run_trapping(
         (1u32 << lanes) - 1
     };
     let mut sg = Recycled::new(live, ThreadIds::default());
+    sg.scratch.reset(scratch);
     let trace = crate::trace::Trace::from_env();
     let mut ctx = Ctx {
         prog: &body.prog,
@@ -637,6 +642,7 @@ pub fn run_vertex_batch(
     mem: &dyn GpuMemory,
     body: &Body,
     uniforms: &[u32],
+    scratch: u32,
     publications: u32,
     invs: &[VertexInvocation],
 ) -> Result<Vec<Vec<f32>>, SimError> {
@@ -654,6 +660,7 @@ pub fn run_vertex_batch(
         mem,
         body,
         uniforms,
+        scratch,
         invs.len(),
         "vertex body",
         |sg, op, g| match g {

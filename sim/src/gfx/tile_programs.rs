@@ -161,6 +161,7 @@ pub fn run_background(
             mem,
             &p.body,
             &p.arguments,
+            0,
             group.len(),
             stage,
             |sg, op, g| match g {
@@ -214,64 +215,72 @@ pub fn run_end_of_tile(
     check_tile_layout(p, tile, "end-of-tile launcher")?;
     p.body.check_uniforms(&p.arguments, stage)?;
     let mut pubs = Publications::new();
-    body::run_trapping(mem, &p.body, &p.arguments, 1, stage, |sg, op, g| match g {
-        GfxOp::Export { .. } => {
-            check_export_in_frame(p, op, g)?;
-            body::export(&p.body, op, sg, &mut pubs, g)
-        }
-        GfxOp::TileSync => Ok(()),
-        GfxOp::BlockStore {
-            coord,
-            image,
-            format,
-            wait,
-        } => {
-            // The store's wait retires every export completing on a named slot.
-            pubs.pending
-                .retain(|_, s| !(1..=6).contains(s) || wait >> (*s - 1) & 1 == 0);
-            let mut words = [0u32; 3];
-            for (k, w) in words.iter_mut().enumerate() {
-                let r = coord + k as u8;
-                let Some(v) = pubs.value.get(&r) else {
-                    return Err(p.body.error(
-                        op,
-                        format!("block store reads publication {r}, which no export wrote"),
-                    ));
-                };
-                if let Some(s) = pubs.pending.get(&r) {
-                    return Err(p.body.error(
-                        op,
-                        format!(
-                            "block store reads publication {r} before its export completes: \
-                             the store does not wait on slot {s}"
-                        ),
-                    ));
-                }
-                *w = v[0];
-                pubs.read.insert(r);
+    body::run_trapping(
+        mem,
+        &p.body,
+        &p.arguments,
+        0,
+        1,
+        stage,
+        |sg, op, g| match g {
+            GfxOp::Export { .. } => {
+                check_export_in_frame(p, op, g)?;
+                body::export(&p.body, op, sg, &mut pubs, g)
             }
-            let bs = BlockStore {
-                x: words[0],
-                y: words[1],
-                offset_level: words[2],
+            GfxOp::TileSync => Ok(()),
+            GfxOp::BlockStore {
+                coord,
                 image,
                 format,
-            };
-            block_store(mem, &p.arguments, tile, &bs).map_err(|e| match e {
-                StoreError::Refused(w) => p.body.error(op, w),
-                StoreError::Sim(e) => e,
-            })
-        }
-        GfxOp::PixelCoord { .. } => Err(p.body.error(
-            op,
-            "pixel coordinates in an end-of-tile program: which position an end-of-tile \
+                wait,
+            } => {
+                // The store's wait retires every export completing on a named slot.
+                pubs.pending
+                    .retain(|_, s| !(1..=6).contains(s) || wait >> (*s - 1) & 1 == 0);
+                let mut words = [0u32; 3];
+                for (k, w) in words.iter_mut().enumerate() {
+                    let r = coord + k as u8;
+                    let Some(v) = pubs.value.get(&r) else {
+                        return Err(p.body.error(
+                            op,
+                            format!("block store reads publication {r}, which no export wrote"),
+                        ));
+                    };
+                    if let Some(s) = pubs.pending.get(&r) {
+                        return Err(p.body.error(
+                            op,
+                            format!(
+                                "block store reads publication {r} before its export completes: \
+                             the store does not wait on slot {s}"
+                            ),
+                        ));
+                    }
+                    *w = v[0];
+                    pubs.read.insert(r);
+                }
+                let bs = BlockStore {
+                    x: words[0],
+                    y: words[1],
+                    offset_level: words[2],
+                    image,
+                    format,
+                };
+                block_store(mem, &p.arguments, tile, &bs).map_err(|e| match e {
+                    StoreError::Refused(w) => p.body.error(op, w),
+                    StoreError::Sim(e) => e,
+                })
+            }
+            GfxOp::PixelCoord { .. } => Err(p.body.error(
+                op,
+                "pixel coordinates in an end-of-tile program: which position an end-of-tile \
              invocation reports (the tile's?) is not established"
-                .into(),
-        )),
-        other => Err(p
-            .body
-            .error(op, format!("{other:?} in an end-of-tile program"))),
-    })
+                    .into(),
+            )),
+            other => Err(p
+                .body
+                .error(op, format!("{other:?} in an end-of-tile program"))),
+        },
+    )
 }
 
 /// One block store's operands (the publication tuple and the instruction's immediates).

@@ -104,17 +104,29 @@ fn vertex_and_fragment_shaders_compile_with_the_link_time_key() {
             "MESA_SHADER_FRAGMENT",
             "tile_store",
         ),
+        // The driver's lowering: textures, a default block read from memory (82 words; an
+        // array indexed in a loop), a switch's run-once loop.
+        (
+            "builtins_texture.frag",
+            "MESA_SHADER_FRAGMENT",
+            "tile_store",
+        ),
+        ("light_array.frag", "MESA_SHADER_FRAGMENT", "tile_store"),
+        ("many_uniforms.vert", "MESA_SHADER_VERTEX", "vary_store"),
+        ("skinning.vert", "MESA_SHADER_VERTEX", "vary_store"),
+        ("switch_position.vert", "MESA_SHADER_VERTEX", "vary_store"),
     ] {
         let (code, out, err) = tool(&[dir.join(file).to_str().unwrap()]);
         assert_eq!(code, 0, "{file}: {err}");
         assert!(out.contains(tail), "{file}: {out}");
+        let line = out.lines().last().unwrap();
         assert!(
-            out.lines()
-                .last()
-                .unwrap()
-                .starts_with(&format!("{stage} shader: ")),
+            line.starts_with(&format!("{stage} shader: ")),
             "{file}: {out}"
         );
+        // None of them needs more registers than the file has (a launcher frame with scratch
+        // is supported, but these fit).
+        assert!(line.contains(" 0 spills"), "{file}: {line}");
     }
     // The stage flag overrides the extension: a fragment shader is no vertex shader.
     let (code, _, err) = tool(&["--stage", "vs", dir.join("tint.frag").to_str().unwrap()]);

@@ -785,9 +785,15 @@ pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
         match compact.into_inner().iter().find(|(o, _)| *o == at) {
             Some(&(_, k)) if wide.insert(k) => {}
             _ => {
+                let end = (at + 16).min(enc.code.len());
+                let bytes: String = enc.code[at..end]
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
                 return Err(CompileError::Internal(format!(
-                    "the instruction at offset {at:#x} decodes with another length ({len:?})"
-                )))
+                    "the instruction at offset {at:#x} ({bytes}) decodes with another length \
+                     ({len:?})"
+                )));
             }
         }
     }
@@ -939,6 +945,12 @@ fn encode_program_with(
             MItem::Break if scopes.iter().any(|s| s.is_some()) => {
                 let level = scopes.iter().filter(|s| s.is_some()).count() as u8;
                 let ifs = scopes.iter().rev().take_while(|s| s.is_none()).count() as u8;
+                if ifs == 0 {
+                    return Err(CompileError::NoForm {
+                        instr: "break".into(),
+                        why: "an unconditional break has no measured unwind (ifs = 0)".into(),
+                    });
+                }
                 emit(control::break_unwind(level, ifs)?, &mut out);
             }
             MItem::Return if scopes.is_empty() && k + 1 == items.len() => {}

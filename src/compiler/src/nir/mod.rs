@@ -9,6 +9,7 @@ mod intrinsic;
 pub mod options;
 pub mod prepare;
 pub mod texture;
+pub mod uniforms;
 pub mod vertex_fetch;
 
 pub use import::import;

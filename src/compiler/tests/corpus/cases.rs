@@ -2244,6 +2244,21 @@ pub fn hand_written() -> Vec<Case> {
             }),
         ),
         hand(
+            "switch_cases",
+            vec![a(sc(I))],
+            sc(I),
+            cw(1, |x| {
+                let v = i(x[0]);
+                let s = match v & 3 {
+                    0 => 10,
+                    1 => 25,
+                    2 => 6,
+                    _ => v.wrapping_neg(),
+                };
+                exact(s.wrapping_mul(3) as u32)
+            }),
+        ),
+        hand(
             "if_chain",
             vec![a(sc(I)), a(sc(I))],
             sc(I),

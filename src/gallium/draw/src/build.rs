@@ -153,7 +153,12 @@ fn stage_launcher(
     }
     p.push(meaning::stage_allocation_instr(allocation).map_err(isa_error)?);
     p.push(meaning::stage_target_instr(entry_offset).map_err(isa_error)?);
-    p.push(meaning::launch_frame_instr(publications, scratch, scratch).map_err(isa_error)?);
+    // Scratch is extent A (the byte capacity of the spill words); B stays 0, the value every
+    // measured case used: T8132 compute tests isolated A as the spill capacity, "B = 0 passes
+    // those tests; increasing B does not rescue undersized A" (GravityLinux/mesa
+    // src/gallium/drivers/asahi/README.apple9-launchers.md "Resource ABI"; graphics uses the
+    // same record). That driver passes its spill size in B too, whose role is not established.
+    p.push(meaning::launch_frame_instr(publications, scratch, 0).map_err(isa_error)?);
     for w in 0..words as u32 {
         p.push(meaning::arg_store_instr(w, PENDING_BASE + w, w == 0).map_err(isa_error)?);
     }
