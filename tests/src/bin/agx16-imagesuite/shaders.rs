@@ -578,7 +578,7 @@ void main() {
     vec2 t = vec2(v_uv.x * v_uv.x * v_uv.x * 0.05, sin(v_uv.y * 3.0));
     vec2 dx = dFdx(t);
     vec2 dy = dFdy(t);
-    o = vec4(dx.x * 20.0, dy.y * 4.0 + 0.5, fwidth(t.x + t.y) * 5.0, 1.0);
+    o = vec4(dx.x * 6.0, dy.y * 2.0 + 0.5, fwidth(t.x + t.y) * 2.5, 1.0);
 }
 ";
     let mut v = tri([[2.3, 60.4], [61.2, 3.1], [62.7, 62.8]], 0.0, RGB3);
