@@ -260,6 +260,7 @@ pub fn run_fragment_quad(
             GfxOp::DepthStore { src, wait } => coverage_write(
                 body, op, sg, quad, tile, &mut pubs, &mut cov, src, wait, true,
             ),
+            GfxOp::Derivative { .. } => derivative(body, op, sg, quad, g),
             _ => fragment_io(body, op, g, sg, quad, tile, Some(&cov)),
         },
     )?;
@@ -466,6 +467,75 @@ fn coverage_write(
             }
         }
     }
+    Ok(())
+}
+
+/// Performs a `derivative` (`super::quad` has the rules): every executing lane gets the
+/// difference of its row's (x) or column's (y) two values of the source, read from the
+/// quad's registers whatever the execution mask; then the source is released unless kept.
+fn derivative(
+    body: &Body,
+    op: &Op,
+    sg: &mut SimdGroup,
+    quad: &[Fragment],
+    g: GfxOp,
+) -> Result<(), SimError> {
+    let GfxOp::Derivative {
+        axis,
+        dst,
+        src,
+        keep,
+    } = g
+    else {
+        unreachable!()
+    };
+    if !super::quad::quad_layout(quad) {
+        return Err(body.error(
+            op,
+            format!(
+                "derivative in a run of {} fragments that are not whole 2x2 quads in lanes \
+                 4k..4k+3 (the quad layout a derivative reads)",
+                quad.len()
+            ),
+        ));
+    }
+    if sg.pending.is_pending(src, Part::Full) {
+        return Err(body.error(
+            op,
+            format!(
+                "derivative of r{src} while its value is in flight (the form's wait is not \
+                 modelled; agx16 hands pending values off first)"
+            ),
+        ));
+    }
+    let mask = sg.exec.active;
+    let v = sg.regs[src as usize];
+    let mut out = [0u32; LANES];
+    for (l, o) in out.iter_mut().enumerate().take(quad.len()) {
+        if mask >> l & 1 != 0 {
+            let (lo, hi) = super::quad::fine_pair(l, axis);
+            *o = super::quad::difference(v[hi], v[lo]);
+        }
+    }
+    if !keep {
+        sg.write(
+            Dst {
+                reg: src,
+                part: Part::Full,
+            },
+            mask,
+            &[0; LANES],
+        );
+    }
+    sg.pending.cancel(dst, Part::Full);
+    sg.write(
+        Dst {
+            reg: dst,
+            part: Part::Full,
+        },
+        mask,
+        &out,
+    );
     Ok(())
 }
 
@@ -846,6 +916,12 @@ pub(super) fn fragment_io(
             return Err(body.error(
                 op,
                 "texture sampling outside a fragment quad's body is not modelled".into(),
+            ))
+        }
+        GfxOp::Derivative { .. } => {
+            return Err(body.error(
+                op,
+                "a derivative outside a fragment quad's body is not modelled".into(),
             ))
         }
         GfxOp::Iterate { dst, cf } => {

@@ -30,7 +30,8 @@
 //! them): texel centres, the nearest/bilinear rules and the LOD formula are OpenGL ES 3.0's
 //! (§3.8.10-11), computed in f32 with exact weights; the implicit LOD uses one scale factor
 //! per 2x2 quad from the differences between lanes (0,0)-(1,0) and (0,0)-(0,1) (coarse
-//! derivatives, which GL permits); nearest mip selection rounds λ half-up (GL's
+//! derivatives, which GL permits: the `derivative` op's values at the quad's (0,0) lane,
+//! with the same quad layout and inactive-lane rule, `super::quad`); nearest mip selection rounds λ half-up (GL's
 //! `ceil(λ + 1/2) - 1` rounds half down; both within GL's tolerance, this one is GL's);
 //! texel formats decode by GL's conversion rules (`super::texel`, which also lists the
 //! formats the model samples). Value cases follow `crate::value_rules` (counted, refused only
@@ -420,16 +421,18 @@ fn array_layer(img: &Image, word: u32) -> Option<u32> {
     (layer < img.desc.extent_minus1 + 1).then_some(layer)
 }
 
-/// Performs `t` for the active lanes of a fragment quad (`lanes[k]` = lane k's publications;
-/// `quad` = whether lanes 0..3 are the pixels (0,0), (1,0), (0,1), (1,1) of one 2x2 quad
-/// and all executed, so implicit-LOD derivatives exist). Returns the result registers'
-/// values, component k of the selected ones in row k.
+/// Performs `t` for the active lanes (`lanes[k]` = lane k's publications, `None` for a lane
+/// that does not execute). `quads`: the publications of every lane, executing or not, when
+/// the lanes are whole 2x2 quads in `super::quad`'s layout, so implicit-LOD derivatives
+/// exist (an inactive lane contributes what its publications hold, as it does for the
+/// `derivative` op). Returns the result registers' values, component k of the selected ones
+/// in row k.
 pub fn execute(
     mem: &dyn GpuMemory,
     uniforms: &[u32],
     t: &TexInstr,
     lanes: &[Option<LaneInput>],
-    quad: bool,
+    quads: Option<&[LaneInput]>,
 ) -> Result<Vec<[u32; LANES]>, TexError> {
     let Some(want) = expected_dimension(&t.op) else {
         return refuse(format!(
@@ -501,50 +504,41 @@ pub fn execute(
         let smp = sampler(mem, uniforms, t.sampler, three_d)?;
         let (min_lod, max_lod) = smp.lod_range();
         let top = img.desc.levels as f32 - 1.0;
-        // `get`: a vertex batch may have fewer than the four lanes a quad's derivatives read.
-        let coords = |l: usize| {
-            lanes.get(l).copied().flatten().map(|i| {
-                let f = |k: usize| f32::from_bits(i.words[k]);
-                [f(0), f(1), if three_d { f(2) } else { 0.0 }]
-            })
+        let words_xyz = |i: &LaneInput| {
+            let f = |k: usize| f32::from_bits(i.words[k]);
+            [f(0), f(1), if three_d { f(2) } else { 0.0 }]
         };
+        let coords = |l: usize| lanes.get(l).copied().flatten().map(|i| words_xyz(&i));
         if t.op.access == TextureAccess::Sample && (t.op.array || three_d || is_cube) {
             return refuse("an implicit-LOD sample without a LOD word on arrays or 3D");
         }
-        // Implicit LOD: one scale factor per quad (model's choice, see the module comment).
-        let implicit = match t.op.access {
-            TextureAccess::Sample | TextureAccess::Bias if is_cube => {
-                let (Some(p0), Some(p1), Some(p2), true) = (
-                    lanes.first().copied().flatten(),
-                    lanes.get(1).copied().flatten(),
-                    lanes.get(2).copied().flatten(),
-                    quad,
-                ) else {
-                    return refuse(
-                        "implicit-LOD sample without a complete 2x2 quad of executing lanes: \
-                         its derivatives are not established",
-                    );
-                };
-                Some(cube::implicit_lod(&img, [p0, p1, p2])?)
+        // Implicit LOD: one scale factor per quad, from the differences at the quad's (0,0)
+        // lane (`super::quad`; model's choice, see the module comment).
+        let implicit_lod = matches!(t.op.access, TextureAccess::Sample | TextureAccess::Bias);
+        if implicit_lod && quads.is_none() {
+            return refuse(
+                "implicit-LOD sample outside whole 2x2 quads (a vertex batch or a background \
+                 program): its derivatives are not established",
+            );
+        }
+        let size = level_size(&img, 0).map(|v| v as f32);
+        let quad_lambda = |l: usize| -> Result<f32, TexError> {
+            let q = quads.unwrap_or_default();
+            let at = |dx, dy| q.get(super::quad::lane(l, dx, dy)).copied();
+            let (Some(p0), Some(p1), Some(p2)) = (at(0, 0), at(1, 0), at(0, 1)) else {
+                return Ok(f32::NAN);
+            };
+            if is_cube {
+                return cube::implicit_lod(&img, [p0, p1, p2]);
             }
-            TextureAccess::Sample | TextureAccess::Bias => {
-                let (Some(p0), Some(p1), Some(p2), true) = (coords(0), coords(1), coords(2), quad)
-                else {
-                    return refuse(
-                        "implicit-LOD sample without a complete 2x2 quad of executing lanes: \
-                         its derivatives are not established",
-                    );
-                };
-                let size = level_size(&img, 0).map(|v| v as f32);
-                let len = |a: [f32; 3], b: [f32; 3]| {
-                    (0..3)
-                        .map(|c| ((b[c] - a[c]) * size[c]).powi(2))
-                        .sum::<f32>()
-                        .sqrt()
-                };
-                Some(len(p0, p1).max(len(p0, p2)).log2())
-            }
-            _ => None,
+            let len = |a: [f32; 3], b: [f32; 3]| {
+                (0..3)
+                    .map(|c| ((b[c] - a[c]) * size[c]).powi(2))
+                    .sum::<f32>()
+                    .sqrt()
+            };
+            let (p0, p1, p2) = (words_xyz(&p0), words_xyz(&p1), words_xyz(&p2));
+            Ok(len(p0, p1).max(len(p0, p2)).log2())
         };
         for l in 0..lanes.len() {
             let (Some(inp), Some(str)) = (lanes[l], coords(l)) else {
@@ -569,6 +563,7 @@ pub fn execute(
             } else {
                 word & 0xf000_ffff
             };
+            let implicit = implicit_lod.then(|| quad_lambda(l)).transpose()?;
             let lambda = match (t.op.access, implicit) {
                 (TextureAccess::Lod, _) | (TextureAccess::Bias, _) if stray != 0 => {
                     return refuse(format!(
@@ -693,7 +688,7 @@ pub(super) fn check_rewrite(
 }
 
 /// Performs a `tex_sample` in a fragment body: [`run_lanes`] over the quad's lanes, with
-/// derivatives when lanes 0..3 are one complete 2x2 quad.
+/// derivatives when the lanes are whole 2x2 quads.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run(
     mem: &dyn GpuMemory,
@@ -706,13 +701,8 @@ pub(super) fn run(
     borrowed: &mut Borrowed,
     t: TexInstr,
 ) -> Result<(), SimError> {
-    let mask = sg.exec.active;
-    // Lanes 0..3 are the quad's (0,0), (1,0), (0,1), (1,1) pixels (`Stages::fragments`).
-    let full_quad = quad.len() == 4
-        && mask & 0xf == 0xf
-        && (1..4).all(|k| {
-            (quad[k].x, quad[k].y) == (quad[0].x + (k as u32 & 1), quad[0].y + (k as u32 >> 1))
-        });
+    // Whole 2x2 quads in lanes 4k..4k+3 (`super::quad`), whatever the execution mask.
+    let full_quad = super::quad::quad_layout(quad);
     run_lanes(
         mem,
         uniforms,
@@ -755,24 +745,24 @@ pub(super) fn run_lanes(
             ));
         }
     }
-    let mut lanes = vec![None; lanes_n];
-    for (l, lane) in lanes.iter_mut().enumerate() {
-        if mask >> l & 1 == 0 {
-            continue;
+    // Every lane's publications (an inactive lane's hold what was last exported there);
+    // the executing lanes sample, the whole quads give the implicit LOD's derivatives.
+    let mut all = vec![LaneInput { words: [0; 4] }; lanes_n];
+    for &k in t.inputs() {
+        let p = t.coord + k;
+        let Some(v) = pubs.value.get(&p) else {
+            return Err(body.error(
+                op,
+                format!("the sample reads publication {p}, which no export wrote"),
+            ));
+        };
+        for (l, lane) in all.iter_mut().enumerate() {
+            lane.words[k as usize] = v[l];
         }
-        let mut words = [0u32; 4];
-        for &k in t.inputs() {
-            let p = t.coord + k;
-            let Some(v) = pubs.value.get(&p) else {
-                return Err(body.error(
-                    op,
-                    format!("the sample reads publication {p}, which no export wrote"),
-                ));
-            };
-            words[k as usize] = v[l];
-        }
-        *lane = Some(LaneInput { words });
     }
+    let lanes: Vec<Option<LaneInput>> = (0..lanes_n)
+        .map(|l| (mask >> l & 1 != 0).then_some(all[l]))
+        .collect();
     for &k in t.inputs() {
         pubs.pending.remove(&(t.coord + k));
         borrowed.insert(t.coord + k, (t.dst, n));
@@ -787,7 +777,8 @@ pub(super) fn run_lanes(
         }
         return Ok(());
     }
-    let rows = execute(mem, uniforms, &t, &lanes, full_quad).map_err(|e| match e {
+    let quads = full_quad.then_some(&all[..]);
+    let rows = execute(mem, uniforms, &t, &lanes, quads).map_err(|e| match e {
         TexError::Refused(w) => body.error(op, w),
         TexError::Sim(e) => e,
     })?;

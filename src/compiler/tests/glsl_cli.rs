@@ -50,16 +50,17 @@ fn compiles_a_glsl_kernel_and_prints_disassembly_and_stats() {
 
 #[test]
 fn unsupported_nir_is_a_clear_error_and_a_nonzero_exit() {
-    // Derivatives are not selectable (sim/ISA-REQUESTS.md 16).
+    // SSBO atomics are not selectable (no modelled atomic form).
     let p = write(
-        "deriv.frag",
-        "#version 300 es\nprecision highp float;\nin vec2 v;\nout vec4 c;\n\
-         void main() { c = vec4(dFdx(v.x), dFdy(v.y), 0.0, 1.0); }\n",
+        "atomic.comp",
+        "#version 310 es\nlayout(local_size_x = 64) in;\n\
+         layout(std430, binding = 0) buffer B { uint n[]; };\n\
+         void main() { atomicAdd(n[0], 1u); }\n",
     );
     let (code, out, err) = tool(&[p.to_str().unwrap()]);
     assert_eq!(code, 1);
     assert!(out.is_empty(), "{out}");
-    assert!(err.contains("NIR intrinsic `ddx`"), "{err}");
+    assert!(err.contains("NIR intrinsic `ssbo_atomic"), "{err}");
 }
 
 #[test]

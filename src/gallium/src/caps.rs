@@ -155,6 +155,12 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     // textureLod in fragment programs (ARB_shader_texture_lod, core in ES 3.0): explicit-LOD
     // samples run in every stage (the texture unit's LOD word, sim/src/gfx/texture.rs).
     caps.fragment_shader_texture_lod = true;
+    // dFdx/dFdy/fwidth in fragment programs: Mesa offers OES_standard_derivatives to ES 2.0
+    // contexts on this cap (st_extensions.c); GLSL ES 3.00 has them in core. The compiler emits
+    // the G16 `derivative` (GravityLinux/mesa agx_apple9_ir.c DERIVATIVE, whose M4 driver
+    // passes dEQP-GLES3 derivate.*; agx16-sim gfx::quad). The derivative hint is Mesa's state
+    // (GL lets an implementation ignore it): fine differences whatever it says.
+    caps.fragment_shader_derivatives = true;
 }
 
 /// Per-stage limits. Only vertex and fragment exist; every other stage reports 0 (unsupported).

@@ -219,6 +219,8 @@ const SCENES: &[Scene] = &[
     s("discard_blend", 2, 1, 0, discard_blend),
     s("frag_depth", 3, 1, 0, frag_depth),
     s("frag_coord", 2, 1, 0, frag_coord),
+    s("derivatives", 2, 1, 0, derivatives),
+    s("derivatives_es3", 3, 1, 0, derivatives_es3),
     s("texture_nearest", 2, 0, 0, texture_nearest),
     s("texture_linear", 2, 1, 0, texture_linear),
     s("texture_repeat", 2, 0, 0, texture_repeat),

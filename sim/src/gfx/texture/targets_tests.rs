@@ -124,7 +124,7 @@ fn run(f: &Fixture, t: &TexInstr, lanes: &[[u32; 4]]) -> Result<Vec<[f32; 4]>, T
         .iter()
         .map(|&w| Some(LaneInput { words: w }))
         .collect();
-    let rows = execute(&f.pt, &f.roots, t, &inputs, false)?;
+    let rows = execute(&f.pt, &f.roots, t, &inputs, None)?;
     Ok((0..lanes.len())
         .map(|l| std::array::from_fn(|c| f32::from_bits(rows[c][l])))
         .collect())
@@ -415,7 +415,8 @@ fn cube_implicit_lod_is_continuous_across_an_edge() {
         .iter()
         .map(|&d| Some(LaneInput { words: on(d) }))
         .collect();
-    let rows = execute(&f.pt, &f.roots, &t, &lanes, true).unwrap();
+    let quad: Vec<LaneInput> = lanes.iter().map(|l| l.unwrap()).collect();
+    let rows = execute(&f.pt, &f.roots, &t, &lanes, Some(&quad)).unwrap();
     let got: [f32; 4] = std::array::from_fn(|c| f32::from_bits(rows[c][0]));
     // Level 2 is 4x4: s = 0.9, t = 0.6 -> texel (3, 2) of +X.
     let want = unorm(colour(2, 0, 3, 2));
@@ -455,6 +456,7 @@ fn non_finite_coordinates_and_lod_sample_defined_texels() {
             })
         })
         .collect();
+    let publications: Vec<LaneInput> = quad.iter().map(|l| l.unwrap()).collect();
     let (rows, used) = value_rules::with_strict(false, || {
         value_rules::scoped(|| {
             execute(
@@ -462,7 +464,7 @@ fn non_finite_coordinates_and_lod_sample_defined_texels() {
                 &clamp.roots,
                 &op(2, false, TextureAccess::Sample),
                 &quad,
-                true,
+                Some(&publications),
             )
             .unwrap()
         })
