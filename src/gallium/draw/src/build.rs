@@ -223,13 +223,14 @@ pub(crate) fn stage_launcher_for(
     pass: &TilePass,
     entry_offset: u64,
     publications: u32,
+    scratch: u16,
     args: &[u32],
 ) -> Result<u32, DrawError> {
     let allocation = StageAllocation::Tile {
         samples: pass.batch.fb.samples as u8,
         units: pass.layout.sample_bytes.div_ceil(8) as u8,
     };
-    launcher(mem, allocation, entry_offset, publications, 0, args)
+    launcher(mem, allocation, entry_offset, publications, scratch, args)
 }
 
 /// The fragment program's CF-binding table (Mesa T8132 shape: 1/W into coefficient 0, Z
