@@ -25,8 +25,8 @@ use agx16_cmdstream::ppp::{
     PPP_PAGE_SIZE, PPP_RECORDS,
 };
 use agx16_cmdstream::render::{
-    bgobjvals, merge_upper, utile_for, CmdRender, IspZlsPixels, PppControl, ZlsControl, ZlsFormat,
-    RENDER_PROCESS_EMPTY_TILES,
+    bgobjvals, merge_upper, standard_sample_positions, utile_for, CmdRender, IspZlsPixels,
+    PppControl, ZlsControl, ZlsFormat, RENDER_PROCESS_EMPTY_TILES,
 };
 use agx16_cmdstream::vdm::Primitive;
 use agx16_cmdstream::vdm::{
@@ -850,8 +850,10 @@ fn build_one(
         depth_base: Hex(depth_base),
         stencil_base: Hex(stencil_base),
         zls_ctrl: Hex(zls_word),
-        // One sample at the pixel centre (0x88).
-        ppp_multisamplectl: Hex(0x88),
+        // The standard sample positions of the render's sample count (validate() admits 1).
+        ppp_multisamplectl: Hex(standard_sample_positions(fb.samples).ok_or_else(|| {
+            DrawError::Unsupported(format!("{} samples (1, 2 or 4)", fb.samples))
+        })?),
         ppp_ctrl: Hex(u32::from_le_bytes(ppp_ctrl.pack()?.try_into().unwrap()) as u64),
         width_px: fb.width as u16,
         height_px: fb.height as u16,
