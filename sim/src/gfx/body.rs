@@ -678,8 +678,9 @@ pub(super) fn export(
         return Err(body.error(
             op,
             format!(
-                "publication {dst} rewritten after a varying store read it: stores consume \
-                 publications asynchronously and no safe reuse rule is established"
+                "publication {dst} rewritten after a store read it: varying stores consume \
+                 publications asynchronously with no established reuse rule, and a block \
+                 store releases its tuple only at its join (tile_fence 0x300)"
             ),
         ));
     }
@@ -878,7 +879,7 @@ pub(super) fn fragment_io(
     let mask = sg.exec.active;
     let lanes = || (0..quad.len()).filter(move |l| mask >> l & 1 != 0);
     match g {
-        GfxOp::TileSync => {}
+        GfxOp::TileSync { .. } => {}
         GfxOp::PixelCoord { dst, axis } => {
             let mut vals = [0u32; LANES];
             for l in lanes() {

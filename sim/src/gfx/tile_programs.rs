@@ -188,7 +188,7 @@ pub fn run_background(
                 ),
                 GfxOp::TileStore { .. }
                 | GfxOp::TileRead { .. }
-                | GfxOp::TileSync
+                | GfxOp::TileSync { .. }
                 | GfxOp::PixelCoord { .. } => {
                     body::fragment_io(&p.body, op, g, sg, group, tile, None)
                 }
@@ -217,6 +217,8 @@ pub fn run_end_of_tile(
     check_tile_layout(p, tile, "end-of-tile launcher")?;
     p.body.check_uniforms(&p.arguments, stage)?;
     let mut pubs = Publications::new();
+    // Publications read by block stores that no join has completed yet.
+    let mut unjoined: Vec<u8> = Vec::new();
     body::run_trapping(
         mem,
         &p.body,
@@ -229,7 +231,22 @@ pub fn run_end_of_tile(
                 check_export_in_frame(p, op, g)?;
                 body::export(&p.body, op, sg, &mut pubs, g)
             }
-            GfxOp::TileSync => Ok(()),
+            GfxOp::TileSync { join: false } => Ok(()),
+            // Publication reuse: the join completes the block stores before it, and with them
+            // their reads of the publication tuple, so the tuple may be written again.
+            // Evidence: GravityLinux/mesa src/asahi/compiler/agx_apple9_ir.c
+            // `agx_apple9_vir_emit_block_image_store` ("the synchronous store contract
+            // releases its publication and joins the memory operation before the next VIR
+            // instruction"), whose store takes only tuples 0, 4, 8, 12 (agx_apple9_machine.c
+            // BLOCK_IMAGE_STORE: publication at most 15, 4-aligned), and README.apple9-es3.md:
+            // eight RGBA32F targets verified at one sample on T8132, so targets 5..8 reuse a
+            // tuple after the join (validated by a CTS-passing M4 driver).
+            GfxOp::TileSync { join: true } => {
+                for r in unjoined.drain(..) {
+                    pubs.read.remove(&r);
+                }
+                Ok(())
+            }
             GfxOp::BlockStore {
                 coord,
                 image,
@@ -259,6 +276,7 @@ pub fn run_end_of_tile(
                     }
                     *w = v[0];
                     pubs.read.insert(r);
+                    unjoined.push(r);
                 }
                 let bs = BlockStore {
                     x: words[0],

@@ -23,7 +23,10 @@ pub enum GfxOp {
     /// r[dst] = raw 32-bit tilebuffer word `word` of sample 0, published on `slot`.
     TileRead { dst: u8, word: u8, slot: u8 },
     /// Tile access setup / fence: orders tilebuffer access between invocations of a pixel.
-    TileSync,
+    /// `join`: the fence is the block store's join (`tile_fence` 0x300 waiting on slot 1), which
+    /// completes the stores before it and releases the publications they read (see
+    /// `crate::gfx::tile_programs` "Publication reuse").
+    TileSync { join: bool },
     /// r[dst] = the invocation's vertex id (`get_sr` selector 0xdd in a vertex body).
     VertexId { dst: Dst },
     /// r[dst] = the invocation's instance id (`get_sr` selector 0xd8 in a vertex body).
@@ -265,7 +268,8 @@ fn tile_sync(i: &Instr, setup: bool) -> Result<GfxOp, String> {
         &[("access", &[a])]
     };
     check::fields(i, &[], allowed)?;
-    Ok(GfxOp::TileSync)
+    let join = !setup && a == 0x300 && i.wait().is_some_and(|w| w.slots.0 & 1 != 0);
+    Ok(GfxOp::TileSync { join })
 }
 
 fn coverage_read(i: &Instr) -> Result<GfxOp, String> {

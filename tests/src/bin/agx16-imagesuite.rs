@@ -323,6 +323,8 @@ const SCENES: &[Scene] = &[
     s("flat_varying", 3, 1, 0, flat_varying),
     s("mrt_gaps", 3, 1, 0, mrt_gaps),
     s("mrt_indexed_blend", 3, 1, 0, mrt_indexed_blend),
+    s("mrt8_mixed", 3, 1, 0, mrt8_mixed),
+    s("mrt8_rgba32f", 3, 0, 0, mrt8_rgba32f),
     s("rt_integer", 3, 0, 0, rt_integer),
     s("rt_srgb_565", 3, 1, 0, rt_srgb_565),
     s("rt_packed_formats", 3, 1, 0, rt_packed_formats),

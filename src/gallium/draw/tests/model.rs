@@ -1723,12 +1723,31 @@ fn raw_targets_of_eight_and_four_bytes() {
     raw_targets(&[8, 4], 0, &[Some(0), None, Some(4), Some(12)]);
 }
 
+/// Eight bound targets: targets 4..7 export through publication tuples 0..12 again, each
+/// after the previous store's join (agx16-isa `block_store_sequence`); the model refuses a
+/// tuple rewritten before its join, so a wrong order fails here.
 #[test]
-fn a_fifth_bound_target_is_refused_by_name() {
+fn eight_bound_targets_export_through_reused_tuples() {
+    let offsets = [0, 4, 8, 24, 28, 36, 40, 56].map(Some);
+    raw_targets(&[1, 16, 2, 8, 4, 16, 4], 7, &offsets);
+    raw_targets_with(&[1, 16, 2, 8, 4, 16, 4], 7, &offsets, true);
+}
+
+/// 4 + 7 * 16 = 116 tilebuffer bytes per pixel (the 1x budget is 128): a 32x16 utile.
+#[test]
+fn eight_wide_targets_fill_the_tilebuffer() {
+    let wide = [0, 4, 20, 36, 52, 68, 84, 100].map(Some);
+    raw_targets(&[16; 3], 3, &wide[..4]);
+    raw_targets(&[16; 4], 4, &wide[..5]);
+    raw_targets(&[16; 7], 7, &wide);
+}
+
+#[test]
+fn a_ninth_colour_slot_is_refused_by_name() {
     let (mut mem, mut progs, fs) = setup();
     let vs = progs.vertex(&mut mem, TRI);
     let mut fb = framebuffer(false);
-    for k in 1..5u64 {
+    for k in 1..9u64 {
         fb.colors.push(Some(ColorTarget {
             va: IMG + 0x10000 * k,
             plane: PlaneLayout::twiddled(W, H, 4),
@@ -1737,7 +1756,7 @@ fn a_fifth_bound_target_is_refused_by_name() {
     }
     let mut batch = Batch::new(fb);
     let mask = ClearMask {
-        color: 0x1f,
+        color: 0x1ff,
         depth: false,
         stencil: false,
     };
@@ -1749,7 +1768,7 @@ fn a_fifth_bound_target_is_refused_by_name() {
         Indices::Direct { first: 0, count: 3 },
     ));
     let err = run_batch(&mem, &mut progs, &batch).unwrap_err();
-    assert!(err.contains("5 bound colour targets"), "{err}");
+    assert!(err.contains("9 colour targets (at most 8)"), "{err}");
 }
 
 #[test]
