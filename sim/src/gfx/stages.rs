@@ -181,9 +181,10 @@ pub trait Stages {
         frag: &Fragment,
         tile: &mut TileBuffer,
     ) -> Result<FragmentResult, SimError>;
-    /// Runs the fragment stage on one aligned 2x2 quad (lanes in order (0,0), (1,0), (0,1),
-    /// (1,1)); returns one result per lane. The default runs [`Stages::fragment`] for each
-    /// non-helper lane; a SIMD implementation overrides it to shade the quad together.
+    /// Runs the fragment stage on one SIMD-group of 1..=8 aligned 2x2 quads of one primitive
+    /// (lanes 4q..4q+3 are quad q's pixels in order (0,0), (1,0), (0,1), (1,1)); returns one
+    /// result per lane. The default runs [`Stages::fragment`] for each non-helper lane; a
+    /// SIMD implementation overrides it to shade the group together.
     fn fragments(
         &mut self,
         mem: &dyn GpuMemory,

@@ -394,16 +394,16 @@ fn array_layer(img: &Image, word: u32) -> Result<u32, TexError> {
     Ok(layer)
 }
 
-/// Performs `t` for the active lanes of a fragment quad (`lanes[k]` = lane k's publications;
-/// `quad` = whether lanes 0..3 are the pixels (0,0), (1,0), (0,1), (1,1) of one 2x2 quad
-/// and all executed, so implicit-LOD derivatives exist). Returns the result registers'
-/// values, component k of the selected ones in row k.
+/// Performs `t` for the active lanes of a SIMD-group (`lanes[k]` = lane k's publications;
+/// bit q of `quads` = lanes 4q..4q+3 are the pixels (0,0), (1,0), (0,1), (1,1) of one 2x2
+/// quad and all executed, so that quad's implicit-LOD derivatives exist). Returns the result
+/// registers' values, component k of the selected ones in row k.
 pub fn execute(
     mem: &dyn GpuMemory,
     uniforms: &[u32],
     t: &TexInstr,
     lanes: &[Option<LaneInput>],
-    quad: bool,
+    quads: u8,
 ) -> Result<Vec<[u32; LANES]>, TexError> {
     let Some(want) = expected_dimension(&t.op) else {
         return refuse(format!(
@@ -479,30 +479,44 @@ pub fn execute(
         if t.op.access == TextureAccess::Sample && (t.op.array || three_d) {
             return refuse("an implicit-LOD sample without a LOD word on arrays or 3D");
         }
-        // Implicit LOD: one scale factor per quad (model's choice, see the module comment).
-        let implicit = match t.op.access {
-            TextureAccess::Sample | TextureAccess::Bias => {
-                let (Some(p0), Some(p1), Some(p2), true) = (coords(0), coords(1), coords(2), quad)
-                else {
-                    return refuse(
-                        "implicit-LOD sample without a complete 2x2 quad of executing lanes: \
-                         its derivatives are not established",
-                    );
-                };
-                let size = level_size(&img, 0).map(|v| v as f32);
-                let len = |a: [f32; 3], b: [f32; 3]| {
-                    (0..3)
-                        .map(|c| ((b[c] - a[c]) * size[c]).powi(2))
-                        .sum::<f32>()
-                        .sqrt()
-                };
-                Some(len(p0, p1).max(len(p0, p2)).log2())
-            }
-            _ => None,
+        // Implicit LOD: one scale factor per quad (model's choice, see the module comment),
+        // from the lanes of quad q = l / 4.
+        let needs_lod = matches!(t.op.access, TextureAccess::Sample | TextureAccess::Bias);
+        let size = level_size(&img, 0).map(|v| v as f32);
+        let quad_lod = |q: usize| {
+            let (Some(p0), Some(p1), Some(p2), true) = (
+                coords(4 * q),
+                coords(4 * q + 1),
+                coords(4 * q + 2),
+                quads >> q & 1 != 0,
+            ) else {
+                return refuse(
+                    "implicit-LOD sample without a complete 2x2 quad of executing lanes: \
+                     its derivatives are not established",
+                );
+            };
+            let len = |a: [f32; 3], b: [f32; 3]| {
+                (0..3)
+                    .map(|c| ((b[c] - a[c]) * size[c]).powi(2))
+                    .sum::<f32>()
+                    .sqrt()
+            };
+            Ok(len(p0, p1).max(len(p0, p2)).log2())
         };
+        // (quad, its λ) of the last quad computed: lanes come in quad order.
+        let mut quad_at: Option<(usize, f32)> = None;
         for l in 0..lanes.len() {
             let (Some(inp), Some(str)) = (lanes[l], coords(l)) else {
                 continue;
+            };
+            let implicit = match quad_at {
+                _ if !needs_lod => None,
+                Some((q, i)) if q == l / 4 => Some(i),
+                _ => {
+                    let i = quad_lod(l / 4)?;
+                    quad_at = Some((l / 4, i));
+                    Some(i)
+                }
             };
             let word = inp.words[3];
             let layer = if t.op.array {
@@ -637,8 +651,8 @@ pub(super) fn check_rewrite(
     Ok(())
 }
 
-/// Performs a `tex_sample` in a fragment body: [`run_lanes`] over the quad's lanes, with
-/// derivatives when lanes 0..3 are one complete 2x2 quad.
+/// Performs a `tex_sample` in a fragment body: [`run_lanes`] over the SIMD-group's lanes,
+/// with derivatives for each quad q whose lanes 4q..4q+3 are one complete 2x2 quad.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run(
     mem: &dyn GpuMemory,
@@ -652,12 +666,17 @@ pub(super) fn run(
     t: TexInstr,
 ) -> Result<(), SimError> {
     let mask = sg.exec.active;
-    // Lanes 0..3 are the quad's (0,0), (1,0), (0,1), (1,1) pixels (`Stages::fragments`).
-    let full_quad = quad.len() == 4
-        && mask & 0xf == 0xf
-        && (1..4).all(|k| {
-            (quad[k].x, quad[k].y) == (quad[0].x + (k as u32 & 1), quad[0].y + (k as u32 >> 1))
+    // Lanes 4q..4q+3 are quad q's (0,0), (1,0), (0,1), (1,1) pixels (`Stages::fragments`).
+    let mut complete = 0u8;
+    for (q, lanes) in quad.chunks_exact(4).enumerate() {
+        let all_active = mask >> (4 * q) & 0xf == 0xf;
+        let laid_out = (1..4).all(|k| {
+            (lanes[k].x, lanes[k].y) == (lanes[0].x + (k as u32 & 1), lanes[0].y + (k as u32 >> 1))
         });
+        if all_active && laid_out {
+            complete |= 1 << q;
+        }
+    }
     run_lanes(
         mem,
         uniforms,
@@ -665,7 +684,7 @@ pub(super) fn run(
         op,
         sg,
         quad.len(),
-        full_quad,
+        complete,
         pubs,
         borrowed,
         t,
@@ -684,7 +703,7 @@ pub(super) fn run_lanes(
     op: &crate::core::ops::Op,
     sg: &mut crate::core::state::SimdGroup,
     lanes_n: usize,
-    full_quad: bool,
+    complete_quads: u8,
     pubs: &mut super::body::Publications,
     borrowed: &mut Borrowed,
     t: TexInstr,
@@ -732,7 +751,7 @@ pub(super) fn run_lanes(
         }
         return Ok(());
     }
-    let rows = execute(mem, uniforms, &t, &lanes, full_quad).map_err(|e| match e {
+    let rows = execute(mem, uniforms, &t, &lanes, complete_quads).map_err(|e| match e {
         TexError::Refused(w) => body.error(op, w),
         TexError::Sim(e) => e,
     })?;

@@ -169,16 +169,17 @@ pub fn run_background(
                     super::texture::check_rewrite(&p.body, op, sg, &borrowed, g)?;
                     body::export(&p.body, op, sg, &mut pubs, g)
                 }
-                // Only the forms without derivatives: every lane is a real pixel, but a
-                // background group is not one 2x2 quad, so implicit LOD is refused there
-                // by `texture::execute` (no complete quad).
-                GfxOp::Texture(t) => super::texture::run(
+                // Only the forms without derivatives: every lane is a real pixel, but the
+                // background's quads are the model's grouping, not established, so implicit
+                // LOD is refused there by `texture::execute` (no complete quad).
+                GfxOp::Texture(t) => super::texture::run_lanes(
                     mem,
                     &p.arguments,
                     &p.body,
                     op,
                     sg,
-                    group,
+                    group.len(),
+                    0,
                     &mut pubs,
                     &mut borrowed,
                     t,

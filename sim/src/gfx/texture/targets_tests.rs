@@ -123,7 +123,7 @@ fn run(f: &Fixture, t: &TexInstr, lanes: &[[u32; 4]]) -> Result<Vec<[f32; 4]>, T
         .iter()
         .map(|&w| Some(LaneInput { words: w }))
         .collect();
-    let rows = execute(&f.pt, &f.roots, t, &inputs, false)?;
+    let rows = execute(&f.pt, &f.roots, t, &inputs, 0)?;
     Ok((0..lanes.len())
         .map(|l| std::array::from_fn(|c| f32::from_bits(rows[c][l])))
         .collect())
