@@ -248,7 +248,20 @@ impl VmView {
         self.walk(va, len, write, |_, _, _, _| {})
     }
 
+    /// The mapping and BO offset when [va, va+len) lies in one run of one mapping that allows
+    /// the access: the common case, served without the two walks (check, then copy).
+    fn single_run(&self, va: u64, len: usize, write: bool) -> Option<(&Mapping, u64)> {
+        let m = self.find(va)?;
+        let allowed = if write { m.write } else { m.read };
+        (allowed && len != 0 && m.run_len(va) >= len as u64).then(|| (m, m.bo_offset(va)))
+    }
+
     pub fn read(&self, va: u64, out: &mut [u8]) -> Result<(), Fault> {
+        if let Some((m, off)) = self.single_run(va, out.len(), false) {
+            m.bo.read(off, out)
+                .expect("mapping bounds validated at bind time");
+            return Ok(());
+        }
         self.check(va, out.len(), false)?;
         let len = out.len();
         self.walk(va, len, false, |m, off, at, n| {
@@ -258,6 +271,11 @@ impl VmView {
     }
 
     pub fn write(&self, va: u64, data: &[u8]) -> Result<(), Fault> {
+        if let Some((m, off)) = self.single_run(va, data.len(), true) {
+            m.bo.write(off, data)
+                .expect("mapping bounds validated at bind time");
+            return Ok(());
+        }
         self.check(va, data.len(), true)?;
         self.walk(va, data.len(), true, |m, off, at, n| {
             m.bo.write(off, &data[at..at + n])

@@ -208,6 +208,12 @@ pub trait Stages {
         usc: u64,
         tile: &TileBuffer,
     ) -> Result<(), SimError>;
+    /// Whether the fragment stage of the launcher at `launch` may write device memory, so
+    /// that tiles shaded on different threads could write the same bytes
+    /// (`super::run_render_parallel` then keeps the serial order). The default: it may.
+    fn fragment_may_store(&mut self, _mem: &dyn GpuMemory, _launch: u64) -> bool {
+        true
+    }
 }
 
 /// The hardware path: every stage enters through a launcher (setup) program in the USC
@@ -361,5 +367,18 @@ impl Stages for IsaStages {
     ) -> Result<(), SimError> {
         let p = self.tile_programs.load(mem, usc)?;
         super::tile_programs::run_end_of_tile(mem, &p, tile)
+    }
+    /// A body with a device store may; one that cannot be loaded is reported as storing, so
+    /// the serial order reports the failure where it occurs.
+    fn fragment_may_store(&mut self, mem: &dyn GpuMemory, launch: u64) -> bool {
+        match self.body(mem, launch, super::launcher::RenderStage::Fragment) {
+            Ok(p) => p
+                .body
+                .prog
+                .ops
+                .iter()
+                .any(|op| matches!(op.kind, crate::core::ops::Kind::Store { .. })),
+            Err(_) => true,
+        }
     }
 }
