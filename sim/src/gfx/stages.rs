@@ -228,6 +228,10 @@ pub trait Stages {
 pub struct IsaStages {
     /// Decoded bodies and the argument words their launcher transferred, by launcher VA.
     bodies: std::collections::HashMap<u64, StageProgram>,
+    /// Decoded bodies by body VA, for the render (one IsaStages serves one render): draws
+    /// that change only uniforms get new launchers that reach the same body, and the USC heap
+    /// does not change under a running render, so the body is read and looked up once.
+    by_va: std::collections::HashMap<u64, std::rc::Rc<super::body::Body>>,
     /// Background and end-of-tile programs by launcher VA.
     tile_programs: super::tile_programs::TilePrograms,
 }
@@ -262,8 +266,16 @@ impl IsaStages {
             return Ok(b.clone());
         }
         let l = super::launcher::run_stage_setup(mem, launch, stage)?;
+        let body = match self.by_va.get(&l.body) {
+            Some(b) => b.clone(),
+            None => {
+                let b = super::body::Body::load_shared(mem, l.body)?;
+                self.by_va.insert(l.body, b.clone());
+                b
+            }
+        };
         let p = StageProgram {
-            body: super::body::Body::load_shared(mem, l.body)?,
+            body,
             uniforms: l.arguments.into(),
             publications: l.frame.publication_words,
             allocation: l.allocation,
