@@ -467,7 +467,7 @@ fn follow_entry(mem: &dyn GpuMemory, entry_va: u64) -> Result<u64, SimError> {
     let jump = agx16_isa::decode_at(&code, 0).map_err(|e| refuse(0, e.to_string()))?;
     let d = crate::lower::entry_jump(&jump).map_err(|w| refuse(0, w))?;
     let at = jump.form.len as usize;
-    let (stop, _) = crate::lower::lower_at(&code, at).map_err(|e| refuse(at, e.to_string()))?;
+    let stop = crate::lower::lower_at(&code, at).map_err(|e| refuse(at, e.to_string()))?;
     if !matches!(stop.kind, crate::core::ops::Kind::Stop) {
         return Err(refuse(at, "the entry jump is not followed by STOP".into()));
     }

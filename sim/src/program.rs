@@ -6,8 +6,6 @@ use std::collections::HashMap;
 
 pub struct Program {
     pub ops: Vec<Op>,
-    /// Disassembly of each op (same order), for the trace.
-    pub disasm: Vec<String>,
     pub code: Vec<u8>,
     index: HashMap<u32, usize>,
 }
@@ -35,7 +33,6 @@ impl Program {
 
     fn decode(code: &[u8], reachable_only: bool) -> Program {
         let mut ops: Vec<Op> = vec![];
-        let mut disasm = vec![];
         let mut off = 0usize;
         // Highest jump target decoded so far (pcs before linking).
         let mut max_target = 0usize;
@@ -56,16 +53,14 @@ impl Program {
                 }
             }
             match crate::lower::lower_at(code, off) {
-                Ok((op, text)) => {
+                Ok(op) => {
                     off += op.len as usize;
                     if let Kind::Jump { target, .. } = op.kind {
                         max_target = max_target.max(target);
                     }
                     ops.push(op);
-                    disasm.push(text);
                 }
                 Err(e) => {
-                    let end = (off + 16).min(code.len());
                     ops.push(Op {
                         pc: off as u32,
                         len: 0,
@@ -73,7 +68,6 @@ impl Program {
                         hazard: Hazard::default(),
                         releases: vec![],
                     });
-                    disasm.push(format!("<undecodable {}>", hex(&code[off..end])));
                     break;
                 }
             }
@@ -81,7 +75,6 @@ impl Program {
         let index = ops.iter().enumerate().map(|(i, o)| (o.pc, i)).collect();
         let mut p = Program {
             ops,
-            disasm,
             code: code.to_vec(),
             index,
         };
@@ -110,10 +103,21 @@ impl Program {
         self.index.get(&pc).copied()
     }
 
-    pub fn disasm_at(&self, pc: u32) -> &str {
-        self.index_of(pc)
-            .map(|i| self.disasm[i].as_str())
-            .unwrap_or("?")
+    /// Disassembly of the op at `pc`, for the trace and error messages (made on demand:
+    /// programs are decoded on every render that brings new launchers, and formatting every
+    /// op's text there cost more than decoding it).
+    pub fn disasm_at(&self, pc: u32) -> String {
+        let Some(i) = self.index_of(pc) else {
+            return "?".into();
+        };
+        match agx16_isa::decode_at(&self.code, pc as usize) {
+            Ok(instr) => instr.to_string(),
+            Err(_) => {
+                let at = self.ops[i].pc as usize;
+                let end = (at + 16).min(self.code.len());
+                format!("<undecodable {}>", hex(&self.code[at..end]))
+            }
+        }
     }
 
     /// Turns branch target pcs into op indices; a target that is not an
@@ -129,7 +133,7 @@ impl Program {
                         self.ops[i].kind = Kind::Refuse(crate::error::SimError::Unestablished {
                             pc: op.pc,
                             bytes: hex(&self.code[op.pc as usize..(op.pc + op.len as u32) as usize]),
-                            form: self.disasm[i].clone(),
+                            form: self.disasm_at(op.pc),
                             what: format!("branch target {pc:#x} is not an instruction boundary"),
                         })
                     }
@@ -142,12 +146,29 @@ impl Program {
 /// Decoded code by (VA, the bytes read there), for a per-thread `thread_local!`: code read
 /// again with identical bytes decodes identically, and a rewritten program is a different
 /// key, so an entry is never stale. Cleared when it reaches its bound.
+///
+/// Lookups hash the VA, the length and only the first [`HASHED_BYTES`] bytes, then compare
+/// every byte: windows are up to 16 KiB and read on every render, and hashing all of them
+/// cost more than the comparison (a hash collision only costs that comparison).
 pub struct DecodeCache<T> {
     max: usize,
     map: std::cell::RefCell<DecodeMap<T>>,
 }
 
-type DecodeMap<T> = HashMap<(u64, Vec<u8>), std::rc::Rc<T>>;
+/// Entries by the hash of their key's head; each bucket holds the full keys.
+type DecodeMap<T> = HashMap<u64, Vec<((u64, Vec<u8>), std::rc::Rc<T>)>>;
+
+/// Bytes of a key's code that its hash covers.
+const HASHED_BYTES: usize = 256;
+
+fn head_hash(key: &(u64, Vec<u8>)) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    key.0.hash(&mut h);
+    key.1.len().hash(&mut h);
+    key.1[..key.1.len().min(HASHED_BYTES)].hash(&mut h);
+    h.finish()
+}
 
 impl<T> DecodeCache<T> {
     pub fn new(max: usize) -> Self {
@@ -158,15 +179,25 @@ impl<T> DecodeCache<T> {
     }
 
     pub fn get(&self, key: &(u64, Vec<u8>)) -> Option<std::rc::Rc<T>> {
-        self.map.borrow().get(key).cloned()
+        let m = self.map.borrow();
+        let bucket = m.get(&head_hash(key))?;
+        bucket
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.clone())
     }
 
     pub fn insert(&self, key: (u64, Vec<u8>), value: std::rc::Rc<T>) {
         let mut m = self.map.borrow_mut();
-        if m.len() >= self.max {
+        let entries: usize = m.values().map(Vec::len).sum();
+        if entries >= self.max {
             m.clear();
         }
-        m.insert(key, value);
+        let bucket = m.entry(head_hash(&key)).or_default();
+        match bucket.iter_mut().find(|(k, _)| *k == key) {
+            Some(e) => e.1 = value,
+            None => bucket.push((key, value)),
+        }
     }
 }
 
@@ -186,8 +217,22 @@ mod tests {
         assert!(part.ops.len() <= full.ops.len());
         for (i, (a, b)) in full.ops.iter().zip(&part.ops).enumerate() {
             assert_eq!((a.pc, a.len), (b.pc, b.len), "op {i}");
-            assert_eq!(full.disasm[i], part.disasm[i], "op {i}");
+            assert_eq!(full.disasm_at(a.pc), part.disasm_at(b.pc), "op {i}");
         }
+    }
+
+    #[test]
+    fn decode_cache_tells_keys_with_the_same_head_apart() {
+        let c: DecodeCache<u32> = DecodeCache::new(8);
+        let a = vec![7u8; 4096];
+        let mut b = a.clone();
+        b[4000] = 8; // differs past the hashed head
+        c.insert((0x100, a.clone()), std::rc::Rc::new(1));
+        assert_eq!(c.get(&(0x100, b.clone())), None);
+        c.insert((0x100, b.clone()), std::rc::Rc::new(2));
+        assert_eq!(c.get(&(0x100, a.clone())).as_deref(), Some(&1));
+        assert_eq!(c.get(&(0x100, b)).as_deref(), Some(&2));
+        assert_eq!(c.get(&(0x200, a)), None, "another VA");
     }
 
     #[test]

@@ -15,6 +15,8 @@ struct QuadStages {
     inner: HostStages,
     quads: u64,
     helpers: u64,
+    groups: u64,
+    full_groups: u64,
 }
 
 impl Stages for QuadStages {
@@ -47,20 +49,26 @@ impl Stages for QuadStages {
         quad: &[Fragment],
         tile: &mut TileBuffer,
     ) -> Result<Vec<FragmentResult>, SimError> {
-        assert_eq!(quad.len(), 4);
-        assert!(
-            quad[0].x.is_multiple_of(2) && quad[0].y.is_multiple_of(2),
-            "quads are aligned"
-        );
-        for (k, f) in quad.iter().enumerate() {
-            assert_eq!(
-                (f.x, f.y),
-                (quad[0].x + (k as u32 & 1), quad[0].y + (k as u32 >> 1))
+        // One SIMD-group: 1..=8 whole quads, lanes 4q..4q+3 quad q, of one primitive.
+        assert!(!quad.is_empty() && quad.len() <= 32 && quad.len().is_multiple_of(4));
+        for q in quad.chunks(4) {
+            assert!(
+                q[0].x.is_multiple_of(2) && q[0].y.is_multiple_of(2),
+                "quads are aligned"
             );
-            assert_eq!(f.helper, f.sample_mask == 0);
+            for (k, f) in q.iter().enumerate() {
+                assert_eq!(
+                    (f.x, f.y),
+                    (q[0].x + (k as u32 & 1), q[0].y + (k as u32 >> 1))
+                );
+                assert_eq!(f.helper, f.sample_mask == 0);
+                assert_eq!(f.draw, quad[0].draw, "one draw per group");
+            }
+            assert!(q.iter().any(|f| !f.helper), "a quad has work");
         }
-        assert!(quad.iter().any(|f| !f.helper), "a quad has work");
-        self.quads += 1;
+        self.groups += 1;
+        self.full_groups += (quad.len() == 32) as u64;
+        self.quads += quad.len() as u64 / 4;
         self.helpers += quad.iter().filter(|f| f.helper).count() as u64;
         let mut out = Vec::new();
         for f in quad {
@@ -108,6 +116,8 @@ fn helpers_fill_quads_and_leave_no_writes() {
         },
         quads: 0,
         helpers: 0,
+        groups: 0,
+        full_groups: 0,
     };
     let stats = gfx::run_render_with(&scene.pt, &scene.command(), &mut st).unwrap();
     let want = reference(&[d]);
@@ -115,6 +125,14 @@ fn helpers_fill_quads_and_leave_no_writes() {
     // Every covered pixel is in exactly one quad; the rest of the quads' lanes are helpers.
     assert_eq!(st.quads * 4, want.passed[0] + st.helpers);
     assert!(st.helpers > 0, "slanted edges leave partial quads");
+    // Quads are packed eight to a SIMD-group, so most groups are full.
+    assert!(
+        st.groups * 8 < st.quads * 2,
+        "{} quads in {} groups",
+        st.quads,
+        st.groups
+    );
+    assert!(st.full_groups > 0);
     assert_eq!(stats.fragments_shaded, want.passed[0]);
 }
 

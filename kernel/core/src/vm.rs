@@ -8,6 +8,7 @@ use crate::params::{PAGE_MASK, PAGE_SIZE, VM_END, VM_START};
 use crate::uapi::asahi::{GemBindOp, BIND_READ, BIND_SINGLE_PAGE, BIND_UNBIND, BIND_WRITE};
 use std::collections::BTreeMap;
 use std::ops::Range;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 #[derive(Clone)]
@@ -151,6 +152,7 @@ impl Vm {
     pub fn snapshot(&self) -> Arc<VmView> {
         Arc::new(VmView {
             mappings: self.mappings.values().cloned().collect(),
+            last: AtomicUsize::new(0),
         })
     }
 
@@ -204,13 +206,30 @@ pub struct Fault {
 /// pins them.
 pub struct VmView {
     mappings: Vec<Mapping>,
+    /// Index of the mapping the last lookup found: the model's accesses come in runs
+    /// (texels of one texture, words of one buffer), so most lookups hit it again.
+    last: AtomicUsize,
 }
 
 impl VmView {
     fn find(&self, va: u64) -> Option<&Mapping> {
-        let idx = self.mappings.partition_point(|m| m.va.start <= va);
-        let m = self.mappings.get(idx.checked_sub(1)?)?;
-        (va < m.va.end).then_some(m)
+        let hint = self.last.load(Ordering::Relaxed);
+        if let Some(m) = self.mappings.get(hint) {
+            if m.va.contains(&va) {
+                return Some(m);
+            }
+        }
+        let idx = self
+            .mappings
+            .partition_point(|m| m.va.start <= va)
+            .checked_sub(1)?;
+        let m = self.mappings.get(idx)?;
+        if va < m.va.end {
+            self.last.store(idx, Ordering::Relaxed);
+            Some(m)
+        } else {
+            None
+        }
     }
 
     fn walk(
@@ -248,7 +267,20 @@ impl VmView {
         self.walk(va, len, write, |_, _, _, _| {})
     }
 
+    /// The mapping and BO offset when [va, va+len) lies in one run of one mapping that allows
+    /// the access: the common case, served without the two walks (check, then copy).
+    fn single_run(&self, va: u64, len: usize, write: bool) -> Option<(&Mapping, u64)> {
+        let m = self.find(va)?;
+        let allowed = if write { m.write } else { m.read };
+        (allowed && len != 0 && m.run_len(va) >= len as u64).then(|| (m, m.bo_offset(va)))
+    }
+
     pub fn read(&self, va: u64, out: &mut [u8]) -> Result<(), Fault> {
+        if let Some((m, off)) = self.single_run(va, out.len(), false) {
+            m.bo.read(off, out)
+                .expect("mapping bounds validated at bind time");
+            return Ok(());
+        }
         self.check(va, out.len(), false)?;
         let len = out.len();
         self.walk(va, len, false, |m, off, at, n| {
@@ -258,6 +290,11 @@ impl VmView {
     }
 
     pub fn write(&self, va: u64, data: &[u8]) -> Result<(), Fault> {
+        if let Some((m, off)) = self.single_run(va, data.len(), true) {
+            m.bo.write(off, data)
+                .expect("mapping bounds validated at bind time");
+            return Ok(());
+        }
         self.check(va, data.len(), true)?;
         self.walk(va, data.len(), true, |m, off, at, n| {
             m.bo.write(off, &data[at..at + n])

@@ -94,14 +94,10 @@ impl GpuBackend for SimBackend {
         // The model re-reads the UAPI record through agx16-cmdstream's table.
         let cmd = agx16_sim::gfx::RenderCommand::from_bytes(bytemuck::bytes_of(cmd))
             .map_err(to_gpu_error)?;
-        agx16_sim::gfx::run_render_cancellable(
-            &SimMemory(vm),
-            &cmd,
-            &mut agx16_sim::gfx::IsaStages::default(),
-            &|| ctl.expired(),
-        )
-        .map(|_| ())
-        .map_err(to_gpu_error)
+        // Tiles run on the model's worker threads (AGX16_SIM_THREADS), same result as serial.
+        agx16_sim::gfx::run_render_isa_parallel(&SimMemory(vm), &cmd, &|| ctl.expired())
+            .map(|_| ())
+            .map_err(to_gpu_error)
     }
 
     /// The model's inferred value rules the job used (`agx16_sim::value_rules`, counted on this

@@ -124,10 +124,10 @@ impl Pending {
             self.tag[h] = slot;
             self.lanes[h] |= lanes;
             let shift = if part == Part::Full { 16 * k } else { 0 };
+            // a select per lane rather than a branch, so the loop vectorises
             for (l, (dst, v)) in self.vals[h].iter_mut().zip(vals).enumerate() {
-                if lanes >> l & 1 != 0 {
-                    *dst = (v >> shift) as u16;
-                }
+                let new = (v >> shift) as u16;
+                *dst = if lanes >> l & 1 != 0 { new } else { *dst };
             }
         }
     }

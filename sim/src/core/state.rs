@@ -95,25 +95,22 @@ impl SimdGroup {
         let r = &mut self.regs[dst.reg as usize];
         match dst.part {
             Part::Full if mask == u32::MAX => *r = *v,
+            // selects per lane rather than branches, so the loops vectorise
             Part::Full => {
                 for l in 0..LANES {
-                    if mask >> l & 1 != 0 {
-                        r[l] = v[l];
-                    }
+                    r[l] = if mask >> l & 1 != 0 { v[l] } else { r[l] };
                 }
             }
             Part::Lo => {
                 for l in 0..LANES {
-                    if mask >> l & 1 != 0 {
-                        r[l] = (r[l] & 0xffff_0000) | (v[l] & 0xffff);
-                    }
+                    let new = (r[l] & 0xffff_0000) | (v[l] & 0xffff);
+                    r[l] = if mask >> l & 1 != 0 { new } else { r[l] };
                 }
             }
             Part::Hi => {
                 for l in 0..LANES {
-                    if mask >> l & 1 != 0 {
-                        r[l] = (r[l] & 0xffff) | (v[l] << 16);
-                    }
+                    let new = (r[l] & 0xffff) | (v[l] << 16);
+                    r[l] = if mask >> l & 1 != 0 { new } else { r[l] };
                 }
             }
         }

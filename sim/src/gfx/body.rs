@@ -209,7 +209,8 @@ impl Body {
     }
 }
 
-/// Runs the fragment body on one 2x2 quad (lane k = `quad[k]`; helper lanes execute but
+/// Runs the fragment body on one SIMD-group of up to eight 2x2 quads (lane k = `quad[k]`;
+/// lanes 4q..4q+3 are quad q's pixels (0,0), (1,0), (0,1), (1,1); helper lanes execute but
 /// their tilebuffer writes are dropped).
 pub fn run_fragment_quad(
     mem: &dyn GpuMemory,
@@ -220,15 +221,21 @@ pub fn run_fragment_quad(
     tile: &mut TileBuffer,
 ) -> Result<Vec<FragmentResult>, SimError> {
     body.check_uniforms(uniforms, "fragment body")?;
+    if quad.len() > LANES {
+        return Err(SimError::Launch(format!(
+            "render: {} fragments for one SIMD-group of {LANES} lanes",
+            quad.len()
+        )));
+    }
     // Fragment bodies publish texture coordinates (`super::texture` has the rules).
     let mut pubs = Publications::new();
     let mut borrowed = HashMap::new();
     let writes = body.writes_coverage();
     let mut cov = Coverage {
         writes,
-        killed: [0; 4],
-        tested: [0; 4],
-        depth: [None; 4],
+        killed: [0; LANES],
+        tested: [0; LANES],
+        depth: [None; LANES],
     };
     run_trapping(
         mem,
@@ -303,10 +310,10 @@ pub fn run_fragment_quad(
 pub(super) struct Coverage {
     /// The body contains coverage writes.
     writes: bool,
-    killed: [u8; 4],
-    tested: [u8; 4],
+    killed: [u8; LANES],
+    tested: [u8; LANES],
     /// Per lane: the depth a `depth_store` gave its tested samples (f32 bits).
-    depth: [Option<u32>; 4],
+    depth: [Option<u32>; LANES],
 }
 
 impl Coverage {
@@ -340,8 +347,8 @@ fn coverage_read(
     dst: u8,
 ) -> Result<(), SimError> {
     single_sample(body, op, tile)?;
-    if quad.len() > 4 {
-        return Err(body.error(op, "coverage read outside a fragment quad".into()));
+    if quad.len() > LANES {
+        return Err(body.error(op, "coverage read outside a fragment SIMD-group".into()));
     }
     if sg.pending.is_pending(dst, Part::Full) {
         return Err(body.error(

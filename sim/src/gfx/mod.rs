@@ -102,6 +102,147 @@ pub fn run_render_cancellable(
     Ok(stats)
 }
 
+/// Host threads the model renders with: `AGX16_SIM_THREADS` (1 = serial), else the host's
+/// available parallelism. Read once per process.
+pub fn render_threads() -> usize {
+    static THREADS: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *THREADS.get_or_init(|| {
+        std::env::var("AGX16_SIM_THREADS")
+            .ok()
+            .and_then(|v| v.trim().parse::<usize>().ok())
+            .filter(|&n| n >= 1)
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    })
+}
+
+/// The worker pool of `threads` threads (one per count, kept for the process: the per-thread
+/// decode caches stay warm from render to render).
+fn pool(threads: usize) -> Result<&'static rayon::ThreadPool, SimError> {
+    use std::sync::{Mutex, OnceLock};
+    static POOLS: OnceLock<Mutex<Vec<(usize, &'static rayon::ThreadPool)>>> = OnceLock::new();
+    let mut pools = POOLS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some((_, p)) = pools.iter().find(|(n, _)| *n == threads) {
+        return Ok(p);
+    }
+    let p = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .thread_name(|i| format!("agx16-sim-{i}"))
+        .build()
+        .map_err(|e| render_error(format!("worker pool of {threads} threads: {e}")))?;
+    let p: &'static rayon::ThreadPool = Box::leak(Box::new(p));
+    pools.push((threads, p));
+    Ok(p)
+}
+
+/// Runs one render command on the model with the hardware (ISA) stages, its tiles spread
+/// over [`render_threads`] host threads (the M4's cores run tiles independently). The result
+/// is the serial one bit for bit: every tile reads only the render's inputs and writes only
+/// its own pixels, depth/stencil and tilebuffer, counts and occlusion sums are added in tile
+/// order, and the first failing tile in the serial order is the error. A render whose
+/// fragment programs store to device memory (tiles could write the same bytes) runs
+/// serially.
+pub fn run_render_isa_parallel(
+    mem: &(dyn GpuMemory + Sync),
+    cmd: &RenderCommand,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Result<RenderStats, SimError> {
+    let isa = || Box::new(IsaStages::default()) as Box<dyn Stages>;
+    run_render_parallel(mem, cmd, &isa, cancelled, render_threads())
+}
+
+/// Stage sets for a render's threads: each call gives a fresh one (for the draws, and one
+/// per worker's share of the tiles).
+pub type StagesFactory<'a> = dyn Fn() -> Box<dyn Stages> + Sync + 'a;
+
+/// [`run_render_isa_parallel`] with any stages (`make` gives each thread its own) and
+/// `threads` host threads (1 = the serial order itself). Tiles run in parallel only when
+/// [`Stages::fragment_may_store`] says no fragment program of the render stores to memory.
+pub fn run_render_parallel(
+    mem: &(dyn GpuMemory + Sync),
+    cmd: &RenderCommand,
+    make: &StagesFactory,
+    cancelled: &(dyn Fn() -> bool + Sync),
+    threads: usize,
+) -> Result<RenderStats, SimError> {
+    use rayon::prelude::*;
+    let mut stages = make();
+    let stages = &mut *stages;
+    let mut stats = RenderStats::default();
+    let draws = stream::read_draws(mem, cmd)?;
+    let mut prims = Vec::new();
+    for (index, draw) in draws.iter().enumerate() {
+        if cancelled() {
+            return Err(cancel_error(&stats));
+        }
+        stats.draws += 1;
+        setup::process_draw(mem, cmd, index, draw, stages, &mut prims, &mut stats)?;
+    }
+    let job = tiles::TileJob::new(mem, cmd, &draws, &prims)?;
+    let list = job.tiles();
+    let parallel = threads > 1
+        && list.len() > 1
+        && !job
+            .fragment_launchers()
+            .into_iter()
+            .any(|l| stages.fragment_may_store(mem, l));
+    let mut occlusion = tiles::Occlusion::new();
+    if !parallel {
+        for tile in list {
+            if cancelled() {
+                return Err(cancel_error(&stats));
+            }
+            job.run_tile(mem, tile, stages, &mut stats, &mut occlusion)?;
+        }
+        job.finish(mem, &occlusion)?;
+        return Ok(stats);
+    }
+    let draws_done = stats.draws;
+    let results: Vec<_> = pool(threads)?.install(|| {
+        list.par_iter()
+            .map_init(make, |st, &tile| {
+                let mut s = RenderStats::default();
+                let mut o = tiles::Occlusion::new();
+                let r = if cancelled() {
+                    Err(SimError::Budget {
+                        budget: draws_done,
+                        pc: 0,
+                    })
+                } else {
+                    job.run_tile(mem, tile, &mut **st, &mut s, &mut o)
+                };
+                (r, s, o)
+            })
+            .collect()
+    });
+    for (r, s, o) in results {
+        r?;
+        stats.add_tile(&s);
+        for (index, (mode, n)) in o {
+            occlusion.entry(index).or_insert((mode, 0)).1 += n;
+        }
+    }
+    job.finish(mem, &occlusion)?;
+    Ok(stats)
+}
+
+impl RenderStats {
+    /// Adds the counts of one tile's run.
+    fn add_tile(&mut self, t: &RenderStats) {
+        self.draws += t.draws;
+        self.vertices_shaded += t.vertices_shaded;
+        self.primitives += t.primitives;
+        self.primitives_culled += t.primitives_culled;
+        self.primitives_clipped += t.primitives_clipped;
+        self.utiles += t.utiles;
+        self.fragments_rasterized += t.fragments_rasterized;
+        self.fragments_shaded += t.fragments_shaded;
+        self.samples_passed += t.samples_passed;
+    }
+}
+
 /// The error a cancelled render returns (budget = draws processed so far).
 pub(crate) fn cancel_error(stats: &RenderStats) -> SimError {
     SimError::Budget {

@@ -181,9 +181,10 @@ pub trait Stages {
         frag: &Fragment,
         tile: &mut TileBuffer,
     ) -> Result<FragmentResult, SimError>;
-    /// Runs the fragment stage on one aligned 2x2 quad (lanes in order (0,0), (1,0), (0,1),
-    /// (1,1)); returns one result per lane. The default runs [`Stages::fragment`] for each
-    /// non-helper lane; a SIMD implementation overrides it to shade the quad together.
+    /// Runs the fragment stage on one SIMD-group of 1..=8 aligned 2x2 quads of one primitive
+    /// (lanes 4q..4q+3 are quad q's pixels in order (0,0), (1,0), (0,1), (1,1)); returns one
+    /// result per lane. The default runs [`Stages::fragment`] for each non-helper lane; a
+    /// SIMD implementation overrides it to shade the group together.
     fn fragments(
         &mut self,
         mem: &dyn GpuMemory,
@@ -207,6 +208,12 @@ pub trait Stages {
         usc: u64,
         tile: &TileBuffer,
     ) -> Result<(), SimError>;
+    /// Whether the fragment stage of the launcher at `launch` may write device memory, so
+    /// that tiles shaded on different threads could write the same bytes
+    /// (`super::run_render_parallel` then keeps the serial order). The default: it may.
+    fn fragment_may_store(&mut self, _mem: &dyn GpuMemory, _launch: u64) -> bool {
+        true
+    }
 }
 
 /// The hardware path: every stage enters through a launcher (setup) program in the USC
@@ -221,6 +228,10 @@ pub trait Stages {
 pub struct IsaStages {
     /// Decoded bodies and the argument words their launcher transferred, by launcher VA.
     bodies: std::collections::HashMap<u64, StageProgram>,
+    /// Decoded bodies by body VA, for the render (one IsaStages serves one render): draws
+    /// that change only uniforms get new launchers that reach the same body, and the USC heap
+    /// does not change under a running render, so the body is read and looked up once.
+    by_va: std::collections::HashMap<u64, std::rc::Rc<super::body::Body>>,
     /// Background and end-of-tile programs by launcher VA.
     tile_programs: super::tile_programs::TilePrograms,
 }
@@ -257,8 +268,16 @@ impl IsaStages {
             return Ok(b.clone());
         }
         let l = super::launcher::run_stage_setup(mem, launch, stage)?;
+        let body = match self.by_va.get(&l.body) {
+            Some(b) => b.clone(),
+            None => {
+                let b = super::body::Body::load_shared(mem, l.body)?;
+                self.by_va.insert(l.body, b.clone());
+                b
+            }
+        };
         let p = StageProgram {
-            body: super::body::Body::load_shared(mem, l.body)?,
+            body,
             uniforms: l.arguments.into(),
             publications: l.frame.publication_words,
             scratch: super::launcher::stage_scratch(&l.frame, launch)?,
@@ -364,5 +383,18 @@ impl Stages for IsaStages {
     ) -> Result<(), SimError> {
         let p = self.tile_programs.load(mem, usc)?;
         super::tile_programs::run_end_of_tile(mem, &p, tile)
+    }
+    /// A body with a device store may; one that cannot be loaded is reported as storing, so
+    /// the serial order reports the failure where it occurs.
+    fn fragment_may_store(&mut self, mem: &dyn GpuMemory, launch: u64) -> bool {
+        match self.body(mem, launch, super::launcher::RenderStage::Fragment) {
+            Ok(p) => p
+                .body
+                .prog
+                .ops
+                .iter()
+                .any(|op| matches!(op.kind, crate::core::ops::Kind::Store { .. })),
+            Err(_) => true,
+        }
     }
 }

@@ -540,9 +540,20 @@ pub fn execute(
             let (p0, p1, p2) = (words_xyz(&p0), words_xyz(&p1), words_xyz(&p2));
             Ok(len(p0, p1).max(len(p0, p2)).log2())
         };
+        // (quad, its λ) of the last quad computed: lanes come in quad order.
+        let mut quad_at: Option<(usize, f32)> = None;
         for l in 0..lanes.len() {
             let (Some(inp), Some(str)) = (lanes[l], coords(l)) else {
                 continue;
+            };
+            let implicit = match quad_at {
+                _ if !implicit_lod => None,
+                Some((q, i)) if q == l / 4 => Some(i),
+                _ => {
+                    let i = quad_lambda(l)?;
+                    quad_at = Some((l / 4, i));
+                    Some(i)
+                }
             };
             let word = inp.words[3];
             let layer = if t.op.array {
@@ -563,7 +574,6 @@ pub fn execute(
             } else {
                 word & 0xf000_ffff
             };
-            let implicit = implicit_lod.then(|| quad_lambda(l)).transpose()?;
             let lambda = match (t.op.access, implicit) {
                 (TextureAccess::Lod, _) | (TextureAccess::Bias, _) if stray != 0 => {
                     return refuse(format!(

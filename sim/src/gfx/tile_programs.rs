@@ -170,10 +170,9 @@ pub fn run_background(
                     super::texture::check_rewrite(&p.body, op, sg, &borrowed, g)?;
                     body::export(&p.body, op, sg, &mut pubs, g)
                 }
-                // Only the forms without derivatives: every lane is a real pixel, but how the
-                // hardware groups a background program's pixels is not established (the
-                // grouping above is the model's), so implicit LOD is refused there by
-                // `texture::execute` (no quads).
+                // Only the forms without derivatives: every lane is a real pixel, but the
+                // background's quads are the model's grouping, not established, so implicit
+                // LOD is refused there by `texture::execute` (no complete quad).
                 GfxOp::Texture(t) => super::texture::run_lanes(
                     mem,
                     &p.arguments,

@@ -217,7 +217,127 @@ fn zs_store(
     Ok(())
 }
 
-/// Runs every tile of the render.
+/// Occlusion counts by query index: (mode, samples passed).
+pub(super) type Occlusion = BTreeMap<u16, (VisibilityMode, u64)>;
+
+/// The state every tile of a render reads.
+pub(super) struct TileJob<'a> {
+    pub cmd: &'a RenderCommand,
+    pub draws: &'a [DrawState],
+    pub frag: Vec<DrawFrag>,
+    pub prims: &'a [RasterTri],
+}
+
+impl<'a> TileJob<'a> {
+    pub fn new(
+        mem: &'a dyn GpuMemory,
+        cmd: &'a RenderCommand,
+        draws: &'a [DrawState],
+        prims: &'a [RasterTri],
+    ) -> Result<Self, SimError> {
+        check_zls(cmd)?;
+        let frag: Vec<DrawFrag> = draws
+            .iter()
+            .map(|d| draw_frag(mem, cmd, d))
+            .collect::<Result<_, _>>()?;
+        Ok(TileJob {
+            cmd,
+            draws,
+            frag,
+            prims,
+        })
+    }
+
+    /// The tiles to run, in the serial order (row-major), as (x0, y0) pixel origins: every
+    /// tile, or without PROCESS_EMPTY_TILES those some primitive touches.
+    pub fn tiles(&self) -> Vec<(u32, u32)> {
+        let cmd = self.cmd;
+        let process_empty = cmd.raw.flags.0 as u32 & RENDER_PROCESS_EMPTY_TILES != 0;
+        let mut out = Vec::new();
+        for ty in 0..cmd.height.div_ceil(TILE) {
+            for tx in 0..cmd.width.div_ceil(TILE) {
+                let (x0, y0) = (tx * TILE, ty * TILE);
+                if process_empty || self.prims.iter().any(|t| touches(t, x0, y0, TILE, TILE)) {
+                    out.push((x0, y0));
+                }
+            }
+        }
+        out
+    }
+
+    /// Fragment launchers of the render's draws (each once, in draw order).
+    pub fn fragment_launchers(&self) -> Vec<u64> {
+        let mut out: Vec<u64> = Vec::new();
+        for f in &self.frag {
+            if !out.contains(&f.launch) {
+                out.push(f.launch);
+            }
+        }
+        out
+    }
+
+    /// Runs the utiles of the tile at (x0, y0), adding to `stats` and `occlusion`.
+    pub fn run_tile(
+        &self,
+        mem: &dyn GpuMemory,
+        (x0, y0): (u32, u32),
+        stages: &mut dyn Stages,
+        stats: &mut RenderStats,
+        occlusion: &mut Occlusion,
+    ) -> Result<(), SimError> {
+        let cmd = self.cmd;
+        let (uw, uh) = cmd.utile;
+        for uy in (0..TILE).step_by(uh as usize) {
+            for ux in (0..TILE).step_by(uw as usize) {
+                let org = (x0 + ux, y0 + uy);
+                // A utile with no pixel of the render area is not walked: nothing in it
+                // is rendered or stored (inferred: the tile walk covers the render's
+                // width x height; with the 32x32 utile every walked tile has such a
+                // pixel, which is all that ran on hardware).
+                if org.0 >= cmd.width || org.1 >= cmd.height {
+                    continue;
+                }
+                let mut tb = TileBuffer::new(org, uw, uh, cmd.samples, cmd.sample_size);
+                stats.utiles += 1;
+                if cmd.raw.bg_usc.0 != 0 {
+                    stages.background(mem, USC_BASE | cmd.raw.bg_usc.0, &mut tb)?;
+                }
+                let mut zs = zs_load(mem, cmd, org, uw, uh)?;
+                for t in self
+                    .prims
+                    .iter()
+                    .filter(|t| touches(t, org.0, org.1, uw, uh))
+                {
+                    let d = &self.draws[t.draw];
+                    let f = &self.frag[t.draw];
+                    let passed = super::shade::shade_prim(
+                        mem, cmd, d, f, t, &mut tb, &mut zs, stages, stats,
+                    )?;
+                    if f.visibility != VisibilityMode::None {
+                        occlusion
+                            .entry(f.occlusion_index)
+                            .or_insert((f.visibility, 0))
+                            .1 += passed;
+                    }
+                }
+                stages.end_of_tile(mem, USC_BASE | cmd.raw.eot_usc.0, &tb)?;
+                zs_store(mem, cmd, org, uw, uh, &zs)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes the occlusion results of the whole render.
+    pub fn finish(&self, mem: &dyn GpuMemory, occlusion: &Occlusion) -> Result<(), SimError> {
+        write_occlusion(mem, self.cmd, occlusion)
+    }
+}
+
+fn touches(t: &RasterTri, x0: u32, y0: u32, w: u32, h: u32) -> bool {
+    t.bounds[0] < x0 + w && t.bounds[2] > x0 && t.bounds[1] < y0 + h && t.bounds[3] > y0
+}
+
+/// Runs every tile of the render, one after another.
 pub fn render_tiles(
     mem: &dyn GpuMemory,
     cmd: &RenderCommand,
@@ -227,62 +347,15 @@ pub fn render_tiles(
     stats: &mut RenderStats,
     cancelled: &dyn Fn() -> bool,
 ) -> Result<(), SimError> {
-    check_zls(cmd)?;
-    let frag: Vec<DrawFrag> = draws
-        .iter()
-        .map(|d| draw_frag(mem, cmd, d))
-        .collect::<Result<_, _>>()?;
-    let process_empty = cmd.raw.flags.0 as u32 & RENDER_PROCESS_EMPTY_TILES != 0;
-    let (uw, uh) = cmd.utile;
-    let mut occlusion: BTreeMap<u16, (VisibilityMode, u64)> = BTreeMap::new();
-    for ty in 0..cmd.height.div_ceil(TILE) {
-        for tx in 0..cmd.width.div_ceil(TILE) {
-            let touches = |t: &RasterTri, x0: u32, y0: u32, w: u32, h: u32| {
-                t.bounds[0] < x0 + w && t.bounds[2] > x0 && t.bounds[1] < y0 + h && t.bounds[3] > y0
-            };
-            let (x0, y0) = (tx * TILE, ty * TILE);
-            if cancelled() {
-                return Err(super::cancel_error(stats));
-            }
-            if !process_empty && !prims.iter().any(|t| touches(t, x0, y0, TILE, TILE)) {
-                continue;
-            }
-            for uy in (0..TILE).step_by(uh as usize) {
-                for ux in (0..TILE).step_by(uw as usize) {
-                    let org = (x0 + ux, y0 + uy);
-                    // A utile with no pixel of the render area is not walked: nothing in it
-                    // is rendered or stored (inferred: the tile walk covers the render's
-                    // width x height; with the 32x32 utile every walked tile has such a
-                    // pixel, which is all that ran on hardware).
-                    if org.0 >= cmd.width || org.1 >= cmd.height {
-                        continue;
-                    }
-                    let mut tb = TileBuffer::new(org, uw, uh, cmd.samples, cmd.sample_size);
-                    stats.utiles += 1;
-                    if cmd.raw.bg_usc.0 != 0 {
-                        stages.background(mem, USC_BASE | cmd.raw.bg_usc.0, &mut tb)?;
-                    }
-                    let mut zs = zs_load(mem, cmd, org, uw, uh)?;
-                    for t in prims.iter().filter(|t| touches(t, org.0, org.1, uw, uh)) {
-                        let d = &draws[t.draw];
-                        let f = &frag[t.draw];
-                        let passed = super::shade::shade_prim(
-                            mem, cmd, d, f, t, &mut tb, &mut zs, stages, stats,
-                        )?;
-                        if f.visibility != VisibilityMode::None {
-                            occlusion
-                                .entry(f.occlusion_index)
-                                .or_insert((f.visibility, 0))
-                                .1 += passed;
-                        }
-                    }
-                    stages.end_of_tile(mem, USC_BASE | cmd.raw.eot_usc.0, &tb)?;
-                    zs_store(mem, cmd, org, uw, uh, &zs)?;
-                }
-            }
+    let job = TileJob::new(mem, cmd, draws, prims)?;
+    let mut occlusion = Occlusion::new();
+    for tile in job.tiles() {
+        if cancelled() {
+            return Err(super::cancel_error(stats));
         }
+        job.run_tile(mem, tile, stages, stats, &mut occlusion)?;
     }
-    write_occlusion(mem, cmd, &occlusion)
+    job.finish(mem, &occlusion)
 }
 
 /// Occlusion results: counting mode adds passed samples to the draw's 64-bit slot at
@@ -291,7 +364,7 @@ pub fn render_tiles(
 fn write_occlusion(
     mem: &dyn GpuMemory,
     cmd: &RenderCommand,
-    occ: &BTreeMap<u16, (VisibilityMode, u64)>,
+    occ: &Occlusion,
 ) -> Result<(), SimError> {
     for (index, (mode, n)) in occ {
         let va = cmd.raw.isp_oclqry_base.0 + 8 * *index as u64;

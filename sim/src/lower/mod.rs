@@ -23,14 +23,13 @@ use agx16_isa::{Evidence, Instr, Operand, Role, SlotLayout};
 pub use launch::entry_jump;
 
 /// Decodes and lowers the instruction at `off`. Returns the op and its disassembly.
-pub fn lower_at(code: &[u8], off: usize) -> Result<(Op, String), SimError> {
+pub fn lower_at(code: &[u8], off: usize) -> Result<Op, SimError> {
     let instr = agx16_isa::decode_at(code, off).map_err(|e| SimError::Decode {
         pc: off as u32,
         what: e.to_string(),
     })?;
     let len = instr.form.len;
     let bytes = &code[off..off + len as usize];
-    let text = instr.to_string();
     let mut op = Op {
         pc: off as u32,
         len,
@@ -60,7 +59,7 @@ pub fn lower_at(code: &[u8], off: usize) -> Result<(Op, String), SimError> {
             what,
         }),
     };
-    Ok((op, text))
+    Ok(op)
 }
 
 fn lower(i: &Instr, op: &mut Op) -> Result<Kind, String> {
@@ -224,7 +223,7 @@ pub fn dump(code: &[u8]) -> String {
                     .map(|(f, v)| format!("{}={v:#x}", f.name))
                     .collect();
                 let model = match lower_at(code, off) {
-                    Ok((op, _)) => match op.kind {
+                    Ok(op) => match op.kind {
                         Kind::Refuse(e) => format!("REFUSED: {e}"),
                         k => format!("{k:?}"),
                     },

@@ -91,11 +91,21 @@ pub trait GpuMemory {
         size: usize,
         out: &mut [u32; 32],
     ) -> Result<(), Fault> {
+        // (address, value) of the last lane read: lanes reading the same address (uniform
+        // buffers, launcher pointer loads) read memory once.
+        let mut last: Option<(u64, u32)> = None;
         for l in 0..32 {
             if mask >> l & 1 != 0 {
-                let mut b = [0u8; 4];
-                self.read(addrs[l], &mut b[..size])?;
-                out[l] = u32::from_le_bytes(b);
+                out[l] = match last {
+                    Some((va, v)) if va == addrs[l] => v,
+                    _ => {
+                        let mut b = [0u8; 4];
+                        self.read(addrs[l], &mut b[..size])?;
+                        let v = u32::from_le_bytes(b);
+                        last = Some((addrs[l], v));
+                        v
+                    }
+                };
             }
         }
         Ok(())

@@ -26,6 +26,11 @@ pub struct PageTable {
     last: Cell<(u64, *mut u8, bool, bool)>,
 }
 
+// SAFETY: the raw pointer in `last` points into a page's boxed bytes that this table owns
+// (cleared whenever a page is unmapped), so moving the table to another thread moves what it
+// points to along with it. The table stays !Sync (its cells are not synchronised).
+unsafe impl Send for PageTable {}
+
 impl PageTable {
     pub fn new() -> Self {
         Self::default()

@@ -734,6 +734,9 @@ pub struct HardwareBodyStages {
 }
 
 impl Stages for HardwareBodyStages {
+    fn fragment_may_store(&mut self, mem: &dyn GpuMemory, launch: u64) -> bool {
+        self.isa.fragment_may_store(mem, launch)
+    }
     fn vertex(
         &mut self,
         mem: &dyn GpuMemory,

@@ -10,6 +10,9 @@
 //! `--many-uniforms`: GLSL ES 3.00 shaders on a GLES 3 context whose vertex shader reads three
 //! mat4s, a mat3x4 and a mat2 (82 uniform words: more than a launcher transfers, so the default
 //! block is read from memory) to place and colour the triangle.
+//! `--tiny-draws N`: after the frame, N draws of a one-pixel triangle with a uniform change
+//! before each, timed through the glReadPixels that follows (printed as `tiny-draws: N in S s`;
+//! the per-draw cost of the stack, issue #16).
 //! Then glReadPixels. Prints `GL_RENDERER: ...`, `size: 64x64` and `pixels: <hex RGBA rows>`;
 //! exits non-zero when a GL call reports an error.
 
@@ -105,7 +108,17 @@ fn main() -> ExitCode {
             }
         },
     };
-    match run(clear_only, depth, many, size) {
+    let tiny = match args.iter().position(|a| a == "--tiny-draws") {
+        None => 0,
+        Some(i) => match args.get(i + 1).and_then(|v| v.parse::<u32>().ok()) {
+            Some(n) => n,
+            None => {
+                eprintln!("agx16-drawtest: --tiny-draws takes a count");
+                return ExitCode::FAILURE;
+            }
+        },
+    };
+    match run(clear_only, depth, many, size, tiny) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("agx16-drawtest: {e}");
@@ -132,14 +145,14 @@ fn gl_error(gl: &glow::Context, what: &str) -> Result<(), String> {
     }
 }
 
-fn run(clear_only: bool, depth: bool, many: bool, size: i32) -> Result<(), String> {
+fn run(clear_only: bool, depth: bool, many: bool, size: i32, tiny: u32) -> Result<(), String> {
     let g = if many {
         agx16_tests::gles::gles(3)?
     } else {
         agx16_tests::gles::gles2()?
     };
     // SAFETY: the context is current on this thread; every pointer passed lives across its call.
-    let pixels = unsafe {
+    let (pixels, took) = unsafe {
         let gl = &g.gl;
         println!("GL_RENDERER: {}", g.renderer);
         let tex = gl.create_texture()?;
@@ -238,6 +251,53 @@ fn run(clear_only: bool, depth: bool, many: bool, size: i32) -> Result<(), Strin
                 gl_error(gl, "glDrawArrays")?;
             }
         }
+        let start = std::time::Instant::now();
+        if tiny > 0 && !clear_only {
+            // One pixel near the centre: a triangle around the pixel centre (size/2 + 0.5).
+            let p = 1.0 / size as f32;
+            let v: [f32; 24] = [
+                -p,
+                -p,
+                0.0,
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+                1.0, //
+                2.0 * p,
+                -p,
+                0.0,
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+                1.0, //
+                -p,
+                2.0 * p,
+                0.0,
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+                1.0,
+            ];
+            let vbo = gl.create_buffer()?;
+            gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
+            let bytes: Vec<u8> = v.iter().flat_map(|f| f.to_le_bytes()).collect();
+            gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes, glow::STATIC_DRAW);
+            gl.vertex_attrib_pointer_f32(0, 4, glow::FLOAT, false, 32, 0);
+            gl.vertex_attrib_pointer_f32(1, 4, glow::FLOAT, false, 32, 16);
+            let program = gl.get_parameter_i32(glow::CURRENT_PROGRAM) as u32;
+            let program =
+                glow::NativeProgram(std::num::NonZeroU32::new(program).ok_or("no program")?);
+            let tint = gl.get_uniform_location(program, "u_tint");
+            for i in 0..tiny {
+                let f = (i % 256) as f32 / 255.0;
+                gl.uniform_4_f32(tint.as_ref(), f, 1.0 - f, 0.5, 1.0);
+                gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            }
+            gl_error(gl, "tiny draws")?;
+        }
         let mut px = vec![0u8; (size * size * 4) as usize];
         gl.read_pixels(
             0,
@@ -249,8 +309,11 @@ fn run(clear_only: bool, depth: bool, many: bool, size: i32) -> Result<(), Strin
             glow::PixelPackData::Slice(Some(&mut px)),
         );
         gl_error(gl, "glReadPixels")?;
-        px
+        (px, start.elapsed())
     };
+    if tiny > 0 {
+        println!("tiny-draws: {tiny} in {:.3} s", took.as_secs_f64());
+    }
     println!("size: {size}x{size}");
     let hex: String = pixels.iter().map(|b| format!("{b:02x}")).collect();
     println!("pixels: {hex}");
