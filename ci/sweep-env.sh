@@ -29,6 +29,10 @@ sweep_stage_libs() { # dir
     cp -L --preserve=timestamps "$AGX16_MESA_BUILD/src/egl/libEGL.so.1" \
         "$AGX16_MESA_BUILD/src/mapi/es2api/libGLESv2.so.2" \
         "${AGX16_GALLIUM_DIR:-$AGX16_MESA_BUILD/src/gallium/targets/dri}"/libgallium-*.so "$lib/"
+    # Programs that dlopen the unversioned names (dEQP's EGL/GLES loaders open "libEGL.so" and
+    # "libGLESv2.so") must get these copies too, not the system's glvnd libraries.
+    ln -s libEGL.so.1 "$lib/libEGL.so"
+    ln -s libGLESv2.so.2 "$lib/libGLESv2.so"
     cp -L --preserve=timestamps "$AGX16_SHIM" "$lib/libagx16_drm_shim.so"
     cp -L "$src_glinfo" "$lib/agx16-glinfo"
     shim="$lib/libagx16_drm_shim.so"

@@ -7,6 +7,8 @@
 //! - [`fp`]: measured floating-point behaviour (conversions, SFU).
 //! - [`oracle`], [`harness`]: the shared real-M4 executable oracles.
 //! - [`trace`]: the `AGX16_SIM_TRACE` instruction trace.
+//! - [`value_rules`]: the table of value rules (NaN, overflow, out-of-range texels) with their
+//!   evidence, per-job counts of the inferred ones, `AGX16_SIM_STRICT`.
 //! - [`gfx`]: the fixed-function render model ([`gfx::run_render`]).
 
 pub mod core;
@@ -20,6 +22,7 @@ pub mod mem;
 pub mod oracle;
 pub mod program;
 pub mod trace;
+pub mod value_rules;
 
 pub use dispatch::{
     run_cdm_launch, run_cdm_launch_cancellable, run_compute, run_compute_cancellable,

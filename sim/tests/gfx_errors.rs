@@ -302,3 +302,60 @@ fn wild_vertex_positions_and_viewports_never_panic() {
         }
     }
 }
+
+/// Vertex stages whose position is NaN in every vertex that `bad` selects.
+struct NanPosition {
+    bad: fn(u32) -> bool,
+}
+impl Stages for NanPosition {
+    fn vertex(&mut self, _: &dyn GpuMemory, inv: &VertexInvocation) -> Result<Vec<f32>, SimError> {
+        let mut out = vec![0.5f32; inv.outputs];
+        out[..4].copy_from_slice(&[0.0, 0.0, 0.0, 1.0]);
+        if (self.bad)(inv.vertex_id) {
+            out[0] = f32::NAN;
+        }
+        Ok(out)
+    }
+    fn background(
+        &mut self,
+        _: &dyn GpuMemory,
+        _: u64,
+        _: &mut TileBuffer,
+    ) -> Result<(), SimError> {
+        Ok(())
+    }
+    fn fragment(
+        &mut self,
+        _: &dyn GpuMemory,
+        _: &Fragment,
+        _: &mut TileBuffer,
+    ) -> Result<FragmentResult, SimError> {
+        Ok(FragmentResult::default())
+    }
+    fn end_of_tile(&mut self, _: &dyn GpuMemory, _: u64, _: &TileBuffer) -> Result<(), SimError> {
+        Ok(())
+    }
+}
+
+/// A primitive with a NaN position is culled, never a failed job (agx16_sim::value_rules
+/// NonFinitePosition, inferred: counted per primitive; strict mode refuses it).
+#[test]
+fn nan_positions_cull_their_primitive() {
+    use agx16_sim::value_rules::{self, Rule};
+    for prim in [Primitive::Triangles, Primitive::Lines, Primitive::Points] {
+        let scene = build(&[DrawSpec { prim, ..tri() }], ZlsControl::default());
+        let mut st = NanPosition { bad: |_| true };
+        let (r, used) = value_rules::with_strict(false, || {
+            value_rules::scoped(|| gfx::run_render_with(&scene.pt, &scene.command(), &mut st))
+        });
+        let stats = r.unwrap_or_else(|e| panic!("{prim:?}: {e}"));
+        assert!(used.get(Rule::NonFinitePosition) >= 1, "{prim:?}");
+        assert_eq!(stats.fragments_rasterized, 0, "{prim:?}");
+        assert_eq!(stats.primitives_culled, stats.primitives, "{prim:?}");
+        let mut st = NanPosition { bad: |_| true };
+        let e = value_rules::with_strict(true, || {
+            gfx::run_render_with(&scene.pt, &scene.command(), &mut st).unwrap_err()
+        });
+        assert!(e.to_string().contains("nonfinite_position"), "{e}");
+    }
+}

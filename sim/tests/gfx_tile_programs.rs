@@ -507,6 +507,43 @@ fn a_store_that_does_not_wait_for_its_publications_is_refused() {
     assert!(what.contains("before its export completes"), "{what}");
 }
 
+/// A tuple written again after the join that completed its store (the driver's fifth to
+/// eighth targets) exports both images; without the join the rewrite is refused by name.
+#[test]
+fn a_tuple_is_reused_after_its_join_and_not_before() {
+    let d = triangle();
+    let want = expected(&d);
+    let mut p = vec![mov32(0, 0), mov32(1, 0), mov32(2, 0)];
+    for img in [0, 1] {
+        p.extend(block_store_sequence(0, 0, 1, 2, img, TileFormat::Packed8).unwrap());
+    }
+    p.push(b("stop", &[]));
+    let s = Setup {
+        eot: encode_program(&p),
+        ..Default::default()
+    };
+    let (scene, _) = render(&d, &s).unwrap();
+    same(&read_linear(&scene), &want, "linear image");
+    same(&read_twiddled(&scene), &want, "twiddled image");
+
+    let mut p = vec![mov32(0, 0), mov32(1, 0), mov32(2, 0)];
+    for img in [0, 1] {
+        p.extend([publish(0, 0), publish(1, 1), publish(2, 2)]);
+        // The store without its joining fence.
+        p.push(block_store(0, img, 7, 1, 0x5a8).remove(0));
+    }
+    p.push(b("stop", &[]));
+    let s = Setup {
+        eot: encode_program(&p),
+        ..Default::default()
+    };
+    let (_, what) = refusal(render_err(&s));
+    assert!(
+        what.contains("publication 0 rewritten after a store read it"),
+        "{what}"
+    );
+}
+
 #[test]
 fn the_multisample_mode_and_background_iteration_are_refused() {
     let mut p = vec![mov32(0, 0), mov32(1, 0), mov32(2, 0)];

@@ -399,5 +399,5 @@ fn unmodelled_export_uses_are_refused_by_name() {
         (24, Some("fmul_export")),
         "{what}"
     );
-    assert!(what.contains("after a varying store read it"), "{what}");
+    assert!(what.contains("rewritten after a store read it"), "{what}");
 }

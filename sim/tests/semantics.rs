@@ -336,34 +336,65 @@ fn int_float_conversions() {
     assert_eq!(words(&pt, 16), want);
 }
 
+/// Out-of-range float -> int saturates and NaN gives 0 (agx16_sim::value_rules): S32 above
+/// 2^31 and U32 below 0 measured on M4 (niklassheth/agx-re EXP-M4-43), free of charge; the
+/// other ends, infinities and NaN are inferred, counted per lane and refused in strict mode.
 #[test]
-fn float_to_int_overflow_is_refused_at_run_time() {
-    let conv = b(
-        "f2i",
-        &[
-            ("mode", 0x15),
-            ("src_class", 3),
-            ("dst", 4),
-            ("src", 3),
-            ("op_lo", 0x14),
-            ("op_hi", 2),
-            ("b7_lo", 8),
-            ("b8", 3),
-            ("signed", 1),
-        ],
-    );
-    let prog = vec![
-        gid(),
-        b("mov_imm32", &[("dst", 3), ("imm", 0x7f00_0000)]), // 1.7e38
-        conv,
-        store(0, 1, 4),
-        b("stop", &[]),
+fn float_to_int_saturates_and_nan_gives_zero() {
+    use agx16_sim::value_rules::{self, Rule};
+    let conv = |signed: u64| {
+        b(
+            "f2i",
+            &[
+                ("mode", 0x15),
+                ("src_class", 3),
+                ("dst", 4),
+                ("src", 3),
+                ("op_lo", 0x14),
+                ("op_hi", 2),
+                ("b7_lo", 8),
+                ("b8", 2 | signed),
+                ("signed", signed),
+            ],
+        )
+    };
+    let prog = |bits: u32, signed: u64| {
+        vec![
+            gid(),
+            b("mov_imm32", &[("dst", 3), ("imm", bits as u64)]),
+            conv(signed),
+            store(0, 1, 4),
+            b("stop", &[]),
+        ]
+    };
+    let cases = [
+        (0x7f00_0000u32, 1, 0x7fff_ffffu32, None), // 1.7e38 -> S32 max, measured
+        (0xff00_0000, 1, 0x8000_0000, Some(Rule::F2iS32Below)),
+        (0x7f80_0000, 1, 0x7fff_ffff, Some(Rule::F2iInfinity)),
+        (0x7fc0_0000, 1, 0, Some(Rule::F2iNan)),
+        (0xc0e0_0000, 1, -7i32 as u32, None), // -7.0
+        (0xc0e0_0000, 0, 0, None),            // -7.0 -> U32 0, measured
+        (0x4f80_0000, 0, u32::MAX, Some(Rule::F2iU32Above)), // 2^32
+        (0xffc0_0000, 0, 0, Some(Rule::F2iNan)),
     ];
-    let (_, r) = run(prog, 4, true);
+    for (bits, signed, want, rule) in cases {
+        let ((pt, r), used) = value_rules::with_strict(false, || {
+            value_rules::scoped(|| run(prog(bits, signed), 4, true))
+        });
+        r.unwrap();
+        assert_eq!(words(&pt, 4), vec![want; 4], "{bits:#x} signed={signed}");
+        assert_eq!(used.inferred(), if rule.is_some() { 4 } else { 0 });
+        if let Some(rule) = rule {
+            assert_eq!(used.get(rule), 4, "{bits:#x}");
+        }
+    }
+    let (_, r) = value_rules::with_strict(true, || run(prog(0x7fc0_0000, 1), 4, true));
     assert!(
-        matches!(r, Err(SimError::Unmeasured { pc: 12, .. })),
+        matches!(&r, Err(SimError::Unmeasured { pc: 12, what }) if what.contains("f2i_nan")),
         "{r:?}"
     );
+    let (_, r) = value_rules::with_strict(true, || run(prog(0x7f00_0000, 1), 4, true));
+    r.unwrap();
 }
 
 /// The native F32 -> U32 cast (`.. b4 08 02 00`, niklassheth/agx-re EXP-M4-43 on M4)
@@ -761,4 +792,63 @@ fn funary_modifiers_copy_abs_and_negate() {
         r.unwrap();
         assert_eq!(words(&pt, 1), vec![want.to_bits()], "mod {m:#x} of {x}");
     }
+}
+
+/// fmin/fmax (minmax selectors 1/0) as ADevWithAnIdea/agx-re EXP-0013 measured them on the
+/// A18 (raw/val_unary_minmax.log): a NaN operand loses, two NaNs give NaN, ±0 are not ordered
+/// and a tie returns operand B (fmax(-0,+0) = +0, fmax(+0,-0) = -0). Inferred on M4, so each
+/// NaN or signed-zero lane counts (agx16_sim::value_rules).
+#[test]
+fn float_min_max_follow_the_a18_nan_and_signed_zero_results() {
+    use agx16_sim::value_rules::{self, Rule};
+    let prog = |a: u32, bb: u32, sel: u64| {
+        vec![
+            gid(),
+            b("mov_imm32", &[("dst", 2), ("imm", a as u64)]),
+            b("mov_imm32", &[("dst", 3), ("imm", bb as u64)]),
+            b(
+                "minmax",
+                &[
+                    ("dst", 5),
+                    ("a_size", 1),
+                    ("a", 2),
+                    ("b_size", 1),
+                    ("b", 3),
+                    ("sel", sel),
+                ],
+            ),
+            store(0, 1, 5),
+            b("stop", &[]),
+        ]
+    };
+    let (nan, three, pz, nz) = (0x7fc0_0000u32, 0x4040_0000u32, 0u32, 0x8000_0000u32);
+    let one = 0x3f80_0000u32;
+    // (a, b, fmax, fmin, rule)
+    let cases = [
+        (nan, three, three, three, Some(Rule::FMinMaxNan)),
+        (three, nan, three, three, Some(Rule::FMinMaxNan)),
+        (0x7f80_0001, nan, nan, nan, Some(Rule::FMinMaxNan)),
+        (nz, pz, pz, pz, Some(Rule::FMinMaxSignedZero)),
+        (pz, nz, nz, nz, Some(Rule::FMinMaxSignedZero)),
+        (one, three, three, one, None),
+        (0xff80_0000, one, one, 0xff80_0000, None),
+    ];
+    for (a, bb, max, min, rule) in cases {
+        for (sel, want) in [(0, max), (1, min)] {
+            let ((pt, r), used) = value_rules::with_strict(false, || {
+                value_rules::scoped(|| run(prog(a, bb, sel), 4, true))
+            });
+            r.unwrap();
+            assert_eq!(words(&pt, 4), vec![want; 4], "{a:#x} {bb:#x} sel {sel}");
+            assert_eq!(used.inferred(), if rule.is_some() { 4 } else { 0 });
+            if let Some(rule) = rule {
+                assert_eq!(used.get(rule), 4);
+            }
+        }
+    }
+    let (_, r) = value_rules::with_strict(true, || run(prog(nan, one, 1), 4, true));
+    assert!(
+        matches!(&r, Err(SimError::Unmeasured { what, .. }) if what.contains("fminmax_nan")),
+        "{r:?}"
+    );
 }

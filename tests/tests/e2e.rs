@@ -295,3 +295,20 @@ fn depth_tested_indexed_triangles_with_a_uniform_match_softpipe() {
         "{err}"
     );
 }
+
+/// A GLSL ES 3.00 vertex shader reading three mat4s, a mat3x4 and a mat2 (82 uniform words:
+/// the default block is read from memory) places and colours the triangle: the same pixels as
+/// softpipe. (The draw was lost before: the program spilled and the launcher's frame carried
+/// the spill size in extent B, which the model refuses.)
+#[test]
+fn a_vertex_shader_with_82_uniform_words_matches_softpipe() {
+    let (err, agx) = draw_frame(&["--many-uniforms"], false);
+    let (_, soft) = draw_frame(&["--many-uniforms"], true);
+    let covered = same_frame(&agx, &soft);
+    assert!(covered > 600, "the triangle covers {covered} pixels");
+    assert!(
+        !err.contains("not executed") && !err.contains("not submitted"),
+        "{err}"
+    );
+    assert!(!err.contains("internal error"), "{err}");
+}

@@ -119,6 +119,13 @@ pub trait GpuBackend: Send + Sync {
 
     /// Run one validated render command.
     fn run_render(&self, vm: &VmView, cmd: &CmdRender, ctl: &JobControl) -> Result<(), GpuError>;
+
+    /// Called on the queue's thread after every job (its commands ran on that thread): a
+    /// one-line note for the log about the job just executed (e.g. the model's inferred value
+    /// rules), or `None`.
+    fn job_report(&self) -> Option<String> {
+        None
+    }
 }
 
 /// A backend that executes nothing: every command fails with a clear

@@ -166,6 +166,14 @@ fn write_timestamp(target: &Option<TimestampTarget>) {
 }
 
 fn execute(engine: &Engine, job: &Job) -> Result<(), Errno> {
+    let result = execute_commands(engine, job);
+    if let Some(report) = engine.backend.job_report() {
+        log::warn!("agx16: queue {} job {}: {report}", job.queue_id, job.id);
+    }
+    result
+}
+
+fn execute_commands(engine: &Engine, job: &Job) -> Result<(), Errno> {
     if let Some(capture) = &job.capture {
         capture.write(job);
     }

@@ -791,3 +791,54 @@ fn a_panicking_backend_fails_the_job_and_the_queue_goes_on() {
     assert_eq!(finish(&env, &rig.file, out), Ok(()));
     assert_eq!(words(&env.read_bo(&rig.file, rig.data, 0, 4)), [6]);
 }
+
+/// Counts `job_report` calls; ScriptBackend otherwise.
+#[derive(Default)]
+struct ReportingBackend {
+    reports: std::sync::atomic::AtomicU32,
+}
+
+impl agx16_kernel::GpuBackend for ReportingBackend {
+    fn run_compute(
+        &self,
+        vm: &agx16_kernel::VmView,
+        ctx: &agx16_kernel::ComputeContext,
+        l: &agx16_kernel::ComputeLaunch,
+        ctl: &agx16_kernel::JobControl,
+    ) -> Result<(), agx16_kernel::GpuError> {
+        ScriptBackend.run_compute(vm, ctx, l, ctl)
+    }
+    fn run_render(
+        &self,
+        vm: &agx16_kernel::VmView,
+        cmd: &a::CmdRender,
+        ctl: &agx16_kernel::JobControl,
+    ) -> Result<(), agx16_kernel::GpuError> {
+        ScriptBackend.run_render(vm, cmd, ctl)
+    }
+    fn job_report(&self) -> Option<String> {
+        let n = self
+            .reports
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        Some(format!("report {n}"))
+    }
+}
+
+/// The backend's per-job report is asked for once after every job, failed ones included (the
+/// model backend's inferred-value-rule counts are per job because of it).
+#[test]
+fn the_backend_reports_once_per_job_failed_or_not() {
+    let backend = Arc::new(ReportingBackend::default());
+    let env = Env::with(backend.clone(), 2_000);
+    let rig = env.rig();
+    let out = env.syncobj(&rig.file);
+    let cmd = env.one_launch(&rig, 0, &program(OP_STORE, DATA_VA, 1, 0), 1);
+    env.submit(&rig.file, rig.queue, &cmd, &[], &[binary(out)])
+        .unwrap();
+    assert_eq!(finish(&env, &rig.file, out), Ok(()));
+    let cmd = env.one_launch(&rig, 1, &program(99, DATA_VA, 1, 0), 1);
+    env.submit(&rig.file, rig.queue, &cmd, &[], &[binary(out)])
+        .unwrap();
+    assert_eq!(finish(&env, &rig.file, out), Err(Errno::EIO));
+    assert_eq!(backend.reports.load(std::sync::atomic::Ordering::SeqCst), 2);
+}

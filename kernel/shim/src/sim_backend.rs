@@ -103,4 +103,49 @@ impl GpuBackend for SimBackend {
         .map(|_| ())
         .map_err(to_gpu_error)
     }
+
+    /// The model's inferred value rules the job used (`agx16_sim::value_rules`, counted on this
+    /// queue thread), as one line when any fired and `AGX16_SIM_RULES=1` (or
+    /// `AGX16_SHIM_DEBUG`) asks for it. The counts are reset after every job either way.
+    fn job_report(&self) -> Option<String> {
+        report(agx16_sim::value_rules::take(), report_rules())
+    }
+}
+
+/// The log line for a job's value-rule counts: the inferred rules it used, when asked for.
+fn report(used: agx16_sim::value_rules::Counts, on: bool) -> Option<String> {
+    on.then(|| used.summary()).flatten()
+}
+
+fn report_rules() -> bool {
+    static ON: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
+    *ON.get_or_init(|| {
+        // (the shim's debug switch read here too: tests include this file on its own)
+        ["AGX16_SIM_RULES", "AGX16_SHIM_DEBUG"]
+            .iter()
+            .any(|k| std::env::var_os(k).is_some_and(|v| v != "0"))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use agx16_sim::value_rules::{self, Rule};
+
+    #[test]
+    fn a_job_report_names_the_inferred_rules_and_resets_the_counts() {
+        value_rules::with_strict(false, || {
+            value_rules::take();
+            value_rules::apply(Rule::F2iNan, 3, None).unwrap();
+            value_rules::apply(Rule::FetchOutsideLevel, 1, None).unwrap();
+            let line = report(value_rules::take(), true).unwrap();
+            assert!(
+                line.contains("f2i_nan x3") && line.contains("fetch_outside_level x1"),
+                "{line}"
+            );
+            assert_eq!(report(value_rules::take(), true), None);
+            value_rules::apply(Rule::F2iNan, 1, None).unwrap();
+            assert_eq!(report(value_rules::take(), false), None);
+        });
+    }
 }

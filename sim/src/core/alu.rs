@@ -102,11 +102,15 @@ pub fn ibin(op: IntBinOp, a: u32, b: u32) -> u32 {
     }
 }
 
-/// Unsigned-normalised conversion of a non-NaN fp32: clamp to [0, 1], multiply
-/// by `scale` exactly (f64 holds the product of a 24-bit mantissa and a 16-bit
-/// scale) and round to nearest even (GravityLinux/mesa PACK_UNORM, T8132).
+/// Unsigned-normalised conversion of an fp32: clamp to [0, 1], multiply by `scale`
+/// exactly (f64 holds the product of a 24-bit mantissa and a 16-bit scale) and round to
+/// nearest even (GravityLinux/mesa PACK_UNORM, T8132); NaN gives 0 (`value_rules`
+/// PackUnormNan, inferred).
 #[inline]
 pub fn unorm(x: f32, scale: f64) -> u32 {
+    if x.is_nan() {
+        return 0;
+    }
     ((x.clamp(0.0, 1.0) as f64) * scale).round_ties_even() as u32
 }
 

@@ -3,7 +3,8 @@
 use super::alu::{apply_mod, compare, fbin, fma_f32, from_f32, ibin, part_type, to_f32, unorm};
 use super::exec_mask::Scope;
 use super::ops::{
-    Address, Conversion, FBinOp, FMod, FType, JumpCond, Kind, MemFormat, Op, Part, PredSel, Src,
+    Address, Conversion, FBinOp, FMod, FType, IntBinOp, JumpCond, Kind, MemFormat, Op, Part,
+    PredSel, Src,
 };
 use super::scoreboard::{halves, hands_off, HalfSet, Handoff};
 use super::state::SimdGroup;
@@ -13,6 +14,7 @@ use crate::fp::sfu;
 use crate::mem::GpuMemory;
 use crate::program::Program;
 use crate::trace::Trace;
+use crate::value_rules::{self, Rule, Tally};
 
 /// What stopped a run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -140,6 +142,18 @@ pub type Written = (u8, Part, Lanes);
 
 fn unmeasured(op: &Op, what: String) -> SimError {
     SimError::Unmeasured { pc: op.pc, what }
+}
+
+/// Counts a finite result beyond fp16's range that becomes infinity in an fp16 destination
+/// (value_rules F16OutOverflow).
+#[inline]
+fn half_overflow(tally: &mut Tally, r: f32, ty: FType, active: bool) {
+    if ty == FType::F16 {
+        tally.hit(
+            Rule::F16OutOverflow,
+            active && r.is_finite() && r.abs() >= 65520.0,
+        );
+    }
 }
 
 fn destructive_source(st: super::scratch::PendingStore) -> String {
@@ -446,11 +460,15 @@ fn step(
                 super::lanes::f32_bin(out, va, vb, fop == FBinOp::Mul, abs, neg);
                 return Ok(Some(dst));
             }
+            let mut tally = Tally::default();
             for l in 0..LANES {
                 let x = apply_mod(to_f32(va[l], ta), am);
                 let y = apply_mod(to_f32(vb[l], tb), bm);
-                out[l] = from_f32(fbin(fop, x, y), ty);
+                let r = fbin(fop, x, y);
+                half_overflow(&mut tally, r, ty, mask >> l & 1 != 0);
+                out[l] = from_f32(r, ty);
             }
+            tally.apply(Some(op.pc)).map_err(|w| unmeasured(op, w))?;
             dst
         }
         Kind::FFma {
@@ -484,14 +502,17 @@ fn step(
                 super::lanes::f32_fma(out, va, vb, vc, neg);
                 return Ok(Some(dst));
             }
+            let mut tally = Tally::default();
             for l in 0..LANES {
                 let mut x = to_f32(va[l], ta);
                 if neg_product {
                     x = -x;
                 }
                 let r = fma_f32(x, to_f32(vb[l], tb), apply_mod(to_f32(vc[l], tc), cm));
+                half_overflow(&mut tally, r, ty, mask >> l & 1 != 0);
                 out[l] = from_f32(r, ty);
             }
+            tally.apply(Some(op.pc)).map_err(|w| unmeasured(op, w))?;
             dst
         }
         Kind::FMinMax { op: mop, dst, a, b } => {
@@ -500,37 +521,39 @@ fn step(
                 part_type(part_of(a), FType::F32),
                 part_type(part_of(b), FType::F32),
             );
+            let mut tally = Tally::default();
             for l in 0..LANES {
                 let (x, y) = (to_f32(va[l], ta), to_f32(vb[l], tb));
-                if (x.is_nan() || y.is_nan()) && mask >> l & 1 != 0 {
-                    return Err(unmeasured(
-                        op,
-                        format!("fmin/fmax of NaN (lane {l}) is unmeasured"),
-                    ));
-                }
-                // -0/+0 ordering is unmeasured too: treat -0 < +0 (IEEE minimum/maximum)
-                let r = match mop {
-                    super::ops::FMinMax::Min => {
-                        if x < y || (x == y && x.is_sign_negative()) {
-                            x
-                        } else {
-                            y
-                        }
+                let active = mask >> l & 1 != 0;
+                // A NaN operand loses (minNum/maxNum); ±0 are not ordered and a tie returns
+                // operand B (value_rules FMinMaxNan / FMinMaxSignedZero, A18 measurements).
+                let r = if x.is_nan() || y.is_nan() {
+                    tally.hit(Rule::FMinMaxNan, active);
+                    if x.is_nan() {
+                        y
+                    } else {
+                        x
                     }
-                    super::ops::FMinMax::Max => {
-                        if x > y || (x == y && x.is_sign_positive()) {
-                            x
-                        } else {
-                            y
-                        }
+                } else if x == y {
+                    tally.hit(
+                        Rule::FMinMaxSignedZero,
+                        active && x.to_bits() != y.to_bits(),
+                    );
+                    y
+                } else {
+                    match mop {
+                        super::ops::FMinMax::Min => x.min(y),
+                        super::ops::FMinMax::Max => x.max(y),
                     }
                 };
                 out[l] = from_f32(r, FType::F32);
             }
+            tally.apply(Some(op.pc)).map_err(|w| unmeasured(op, w))?;
             dst
         }
         Kind::Convert { conv, dst, src } => {
             let v = read(sg, ctx, src, zeroed);
+            let mut tally = Tally::default();
             for l in 0..LANES {
                 out[l] = match conv {
                     Conversion::IntToF32 { signed: true } => {
@@ -538,26 +561,15 @@ fn step(
                     }
                     Conversion::IntToF32 { signed: false } => from_f32(v[l] as f32, FType::F32),
                     Conversion::F32ToIntRtz { signed } => {
-                        let x = to_f32(v[l], FType::F32).trunc();
-                        let (lo, hi) = if signed {
-                            (-2147483648.0, 2147483647.0)
-                        } else {
-                            (0.0, 4294967295.0)
-                        };
-                        if mask >> l & 1 != 0 && !(lo..=hi).contains(&x) {
-                            return Err(unmeasured(
-                                op,
-                                format!("float->int of {x} (lane {l}): NaN/overflow is unmeasured"),
-                            ));
+                        let (r, rule) = crate::fp::f32_to_int_rtz(to_f32(v[l], FType::F32), signed);
+                        if let Some(rule) = rule {
+                            tally.hit(rule, mask >> l & 1 != 0);
                         }
-                        if signed {
-                            x as i32 as u32
-                        } else {
-                            x as u32
-                        }
+                        r
                     }
                 };
             }
+            tally.apply(Some(op.pc)).map_err(|w| unmeasured(op, w))?;
             dst
         }
         Kind::FUnary { dst, a, m } => {
@@ -577,32 +589,47 @@ fn step(
             m,
         } => {
             let v = read(sg, ctx, src, zeroed);
+            let mut tally = Tally::default();
             for l in 0..LANES {
                 let x = apply_mod(to_f32(v[l], src_ty), m);
                 let r = f32::from_bits(sfu::eval(func, x));
+                half_overflow(&mut tally, r, dst_ty, mask >> l & 1 != 0);
                 out[l] = from_f32(r, dst_ty);
             }
+            tally.apply(Some(op.pc)).map_err(|w| unmeasured(op, w))?;
             dst
         }
         Kind::PackUnorm { dst, a, b, bits } => {
             let (va, vb) = (read(sg, ctx, a, zeroed), read(sg, ctx, b, zeroed));
             let scale = ((1u32 << bits) - 1) as f64;
+            let mut tally = Tally::default();
             for l in 0..LANES {
                 let (x, y) = (to_f32(va[l], FType::F32), to_f32(vb[l], FType::F32));
-                if mask >> l & 1 != 0 && (x.is_nan() || y.is_nan()) {
-                    return Err(unmeasured(
-                        op,
-                        format!("unorm pack of NaN (lane {l}) is unmeasured"),
-                    ));
+                let active = mask >> l & 1 != 0;
+                for z in [x, y] {
+                    if z.is_nan() {
+                        tally.hit(Rule::PackUnormNan, active);
+                    } else if !(0.0..=1.0).contains(&z) {
+                        tally.hit(Rule::PackUnormRange, active);
+                    }
                 }
                 out[l] = unorm(x, scale) | unorm(y, scale) << bits;
             }
+            tally.apply(Some(op.pc)).map_err(|w| unmeasured(op, w))?;
             dst
         }
         Kind::IBin { op: iop, dst, a, b } => {
             let (va, vb) = (read(sg, ctx, a, zeroed), read(sg, ctx, b, zeroed));
             for l in 0..LANES {
                 out[l] = ibin(iop, va[l], vb[l]);
+            }
+            if matches!(iop, IntBinOp::Shl | IntBinOp::ShrU | IntBinOp::ShrS) {
+                // amounts of 32 and more saturate (value_rules ShiftAmountRange)
+                let wide = (0..LANES)
+                    .filter(|&l| mask >> l & 1 != 0 && vb[l] & 0xffff >= 32)
+                    .count() as u32;
+                value_rules::apply(Rule::ShiftAmountRange, wide, Some(op.pc))
+                    .map_err(|w| unmeasured(op, w))?;
             }
             dst
         }

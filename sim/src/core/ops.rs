@@ -74,7 +74,8 @@ pub enum IntBinOp {
 pub enum Conversion {
     /// int -> fp32, round to nearest even.
     IntToF32 { signed: bool },
-    /// fp32 -> int, round toward zero; NaN and out-of-range inputs are unmeasured.
+    /// fp32 -> int, round toward zero; out-of-range inputs saturate and NaN gives 0
+    /// (`crate::value_rules`).
     F32ToIntRtz { signed: bool },
 }
 
@@ -178,7 +179,7 @@ pub enum Kind {
         b: Src,
         bm: FMod,
     },
-    /// d = min/max(a, b) on fp32; a NaN operand stops the SIMD-group (unmeasured).
+    /// d = min/max(a, b) on fp32: minNum/maxNum, a tie of ±0 returns b (`crate::value_rules`).
     FMinMax {
         op: FMinMax,
         dst: Dst,

@@ -88,6 +88,36 @@ pub fn f32_to_f16(x: f32) -> u16 {
     sign | h as u16
 }
 
+/// fp32 -> 32-bit integer, rounding toward zero, with the value rule an input outside the
+/// integer range needs (`crate::value_rules`): out-of-range values saturate (S32 above 2^31
+/// and U32 below zero measured on M4, niklassheth/agx-re EXP-M4-43 SIGNED_RESULTS.json; the
+/// other ends and infinities extrapolated) and NaN gives 0 (not measured anywhere).
+pub fn f32_to_int_rtz(x: f32, signed: bool) -> (u32, Option<crate::value_rules::Rule>) {
+    use crate::value_rules::Rule;
+    let rule = if x.is_nan() {
+        Some(Rule::F2iNan)
+    } else if x.is_infinite() {
+        Some(Rule::F2iInfinity)
+    } else if signed {
+        if x >= 2_147_483_648.0 {
+            Some(Rule::F2iS32Above)
+        } else if x < -2_147_483_648.0 {
+            Some(Rule::F2iS32Below)
+        } else {
+            None
+        }
+    } else if x >= 4_294_967_296.0 {
+        Some(Rule::F2iU32Above)
+    } else if x <= -1.0 {
+        Some(Rule::F2iU32Negative)
+    } else {
+        None
+    };
+    // Rust's float -> int casts truncate, saturate and map NaN to 0: exactly these rules.
+    let v = if signed { x as i32 as u32 } else { x as u32 };
+    (v, rule)
+}
+
 /// bfloat16 is the top half of a binary32.
 #[inline]
 pub fn bf16_to_f32(h: u16) -> f32 {
@@ -126,6 +156,35 @@ mod tests {
         assert_eq!(f32_to_f16(1.0 + 3.0 / 2048.0), 0x3c02);
         assert_eq!(f32_to_f16(70000.0), 0x7c00);
         assert_eq!(f32_to_f16(-1e-8), 0x8000);
+    }
+
+    #[test]
+    fn float_to_int_saturates_and_maps_nan_to_zero() {
+        use crate::value_rules::Rule;
+        let s = |x: f32| f32_to_int_rtz(x, true);
+        let u = |x: f32| f32_to_int_rtz(x, false);
+        // EXP-M4-43 SIGNED_RESULTS.json, M4: S32 RTZ of 2147483904.0, 4294967040.0, -1.0,
+        // 65535.75 -> 2147483647, 2147483647, -1, 65535; U32 RTZ -> 2147483904, 4294967040,
+        // 0, 65535; the low-bits panel -1.25, -2.5, 3.75, -65535.75 -> -1, -2, 3, -65535.
+        let m4 = [2147483904.0f32, 4294967040.0, -1.0, 65535.75];
+        assert_eq!(
+            m4.map(|x| s(x).0),
+            [0x7fff_ffff, 0x7fff_ffff, u32::MAX, 65535]
+        );
+        assert_eq!(m4.map(|x| u(x).0), [2147483904, 4294967040, 0, 65535]);
+        let low = [-1.25f32, -2.5, 3.75, -65535.75];
+        assert_eq!(low.map(|x| s(x).0 as i32), [-1, -2, 3, -65535]);
+        assert_eq!(s(2147483904.0).1, Some(Rule::F2iS32Above));
+        assert_eq!(u(-1.0).1, Some(Rule::F2iU32Negative));
+        assert_eq!(u(-0.75), (0, None));
+        assert_eq!(s(-3e9), (0x8000_0000, Some(Rule::F2iS32Below)));
+        assert_eq!(s(-2147483648.0), (0x8000_0000, None));
+        assert_eq!(u(5e9), (u32::MAX, Some(Rule::F2iU32Above)));
+        assert_eq!(u(f32::INFINITY), (u32::MAX, Some(Rule::F2iInfinity)));
+        assert_eq!(s(f32::NEG_INFINITY), (0x8000_0000, Some(Rule::F2iInfinity)));
+        assert_eq!(s(f32::NAN), (0, Some(Rule::F2iNan)));
+        assert_eq!(u(-f32::NAN), (0, Some(Rule::F2iNan)));
+        assert_eq!(s(-7.9), (-7i32 as u32, None));
     }
 
     #[test]

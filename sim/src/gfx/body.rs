@@ -215,6 +215,7 @@ pub fn run_fragment_quad(
     mem: &dyn GpuMemory,
     body: &Body,
     uniforms: &[u32],
+    scratch: u32,
     quad: &[Fragment],
     tile: &mut TileBuffer,
 ) -> Result<Vec<FragmentResult>, SimError> {
@@ -233,6 +234,7 @@ pub fn run_fragment_quad(
         mem,
         body,
         uniforms,
+        scratch,
         quad.len(),
         "fragment body",
         |sg, op, g| match g {
@@ -258,6 +260,7 @@ pub fn run_fragment_quad(
             GfxOp::DepthStore { src, wait } => coverage_write(
                 body, op, sg, quad, tile, &mut pubs, &mut cov, src, wait, true,
             ),
+            GfxOp::Derivative { .. } => derivative(body, op, sg, quad, g),
             _ => fragment_io(body, op, g, sg, quad, tile, Some(&cov)),
         },
     )?;
@@ -467,12 +470,83 @@ fn coverage_write(
     Ok(())
 }
 
-/// Runs `body` on one SIMD-group of `lanes` invocations, performing each graphics IO op
-/// the core stops at with `io`.
+/// Performs a `derivative` (`super::quad` has the rules): every executing lane gets the
+/// difference of its row's (x) or column's (y) two values of the source, read from the
+/// quad's registers whatever the execution mask; then the source is released unless kept.
+fn derivative(
+    body: &Body,
+    op: &Op,
+    sg: &mut SimdGroup,
+    quad: &[Fragment],
+    g: GfxOp,
+) -> Result<(), SimError> {
+    let GfxOp::Derivative {
+        axis,
+        dst,
+        src,
+        keep,
+    } = g
+    else {
+        unreachable!()
+    };
+    if !super::quad::quad_layout(quad) {
+        return Err(body.error(
+            op,
+            format!(
+                "derivative in a run of {} fragments that are not whole 2x2 quads in lanes \
+                 4k..4k+3 (the quad layout a derivative reads)",
+                quad.len()
+            ),
+        ));
+    }
+    if sg.pending.is_pending(src, Part::Full) {
+        return Err(body.error(
+            op,
+            format!(
+                "derivative of r{src} while its value is in flight (the form's wait is not \
+                 modelled; agx16 hands pending values off first)"
+            ),
+        ));
+    }
+    let mask = sg.exec.active;
+    let v = sg.regs[src as usize];
+    let mut out = [0u32; LANES];
+    for (l, o) in out.iter_mut().enumerate().take(quad.len()) {
+        if mask >> l & 1 != 0 {
+            let (lo, hi) = super::quad::fine_pair(l, axis);
+            *o = super::quad::difference(v[hi], v[lo]);
+        }
+    }
+    if !keep {
+        sg.write(
+            Dst {
+                reg: src,
+                part: Part::Full,
+            },
+            mask,
+            &[0; LANES],
+        );
+    }
+    sg.pending.cancel(dst, Part::Full);
+    sg.write(
+        Dst {
+            reg: dst,
+            part: Part::Full,
+        },
+        mask,
+        &out,
+    );
+    Ok(())
+}
+
+/// Runs `body` on one SIMD-group of `lanes` invocations with `scratch` bytes of scratch per
+/// invocation (the launcher frame's extent A), performing each graphics IO op the core stops
+/// at with `io`.
 pub(super) fn run_trapping(
     mem: &dyn GpuMemory,
     body: &Body,
     uniforms: &[u32],
+    scratch: u32,
     lanes: usize,
     stage: &str,
     mut io: impl FnMut(&mut SimdGroup, &Op, GfxOp) -> Result<(), SimError>,
@@ -483,6 +557,7 @@ pub(super) fn run_trapping(
         (1u32 << lanes) - 1
     };
     let mut sg = Recycled::new(live, ThreadIds::default());
+    sg.scratch.reset(scratch);
     let trace = crate::trace::Trace::from_env();
     let mut ctx = Ctx {
         prog: &body.prog,
@@ -603,8 +678,9 @@ pub(super) fn export(
         return Err(body.error(
             op,
             format!(
-                "publication {dst} rewritten after a varying store read it: stores consume \
-                 publications asynchronously and no safe reuse rule is established"
+                "publication {dst} rewritten after a store read it: varying stores consume \
+                 publications asynchronously with no established reuse rule, and a block \
+                 store releases its tuple only at its join (tile_fence 0x300)"
             ),
         ));
     }
@@ -637,6 +713,7 @@ pub fn run_vertex_batch(
     mem: &dyn GpuMemory,
     body: &Body,
     uniforms: &[u32],
+    scratch: u32,
     publications: u32,
     invs: &[VertexInvocation],
 ) -> Result<Vec<Vec<f32>>, SimError> {
@@ -654,6 +731,7 @@ pub fn run_vertex_batch(
         mem,
         body,
         uniforms,
+        scratch,
         invs.len(),
         "vertex body",
         |sg, op, g| match g {
@@ -801,7 +879,7 @@ pub(super) fn fragment_io(
     let mask = sg.exec.active;
     let lanes = || (0..quad.len()).filter(move |l| mask >> l & 1 != 0);
     match g {
-        GfxOp::TileSync => {}
+        GfxOp::TileSync { .. } => {}
         GfxOp::PixelCoord { dst, axis } => {
             let mut vals = [0u32; LANES];
             for l in lanes() {
@@ -839,6 +917,12 @@ pub(super) fn fragment_io(
             return Err(body.error(
                 op,
                 "texture sampling outside a fragment quad's body is not modelled".into(),
+            ))
+        }
+        GfxOp::Derivative { .. } => {
+            return Err(body.error(
+                op,
+                "a derivative outside a fragment quad's body is not modelled".into(),
             ))
         }
         GfxOp::Iterate { dst, cf } => {

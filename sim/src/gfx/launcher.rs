@@ -249,3 +249,24 @@ pub fn run_stage_setup(
         frame,
     })
 }
+
+/// Per-invocation scratch bytes of a render stage: its frame's extent A, the byte capacity of
+/// the word-indexed spill slots as for compute (GravityLinux/mesa
+/// src/gallium/drivers/asahi/README.apple9-launchers.md "Resource ABI": measured on T8132 in
+/// compute, "graphics uses the same record and resource ABI", and that driver's spilling
+/// VS/FS bodies ran on T8132; `core::scratch` has the access rules). Beyond the largest extent
+/// exercised it is refused like a compute launch's.
+pub fn stage_scratch(frame: &LaunchFrame, launcher: u64) -> Result<u32, SimError> {
+    let bytes = frame.extent_a as u32;
+    if bytes > crate::core::scratch::MAX_SCRATCH_BYTES {
+        return Err(super::unestablished(
+            launcher,
+            "stage launcher",
+            format!(
+                "{bytes} bytes of scratch per invocation: beyond the {} bytes exercised on T8132",
+                crate::core::scratch::MAX_SCRATCH_BYTES
+            ),
+        ));
+    }
+    Ok(bytes)
+}

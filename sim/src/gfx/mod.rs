@@ -26,6 +26,7 @@ pub mod command;
 pub mod indices;
 pub mod launcher;
 pub mod memory;
+pub mod quad;
 pub mod raster;
 pub mod setup;
 pub mod shade;

@@ -24,6 +24,7 @@ use super::stream::DrawState;
 use super::{render_error, unestablished, RenderStats};
 use crate::error::SimError;
 use crate::mem::GpuMemory;
+use crate::value_rules::{self, Rule};
 use agx16_cmdstream::ppp::{ObjectType, PolygonMode, PppPage};
 use agx16_cmdstream::vdm::{ProvokingVertex, USC_BASE};
 use std::collections::HashMap;
@@ -251,6 +252,22 @@ fn setup_prim(
 ) -> Result<(), SimError> {
     let depth_clip = s.page.cull.depth_clip;
     let win = |v: &ClipVertex| to_window(cmd, s.page, v);
+    // A NaN or infinite clip-space position: the primitive is culled (value_rules
+    // NonFinitePosition, inferred; GL leaves such positions undefined).
+    let idx: &[usize] = match p {
+        Prim::Point(i) => std::slice::from_ref(i),
+        Prim::Line(i) => i,
+        Prim::Triangle(i) => i,
+    };
+    if idx
+        .iter()
+        .any(|&i| verts[i].pos().iter().any(|c| !c.is_finite()))
+    {
+        value_rules::apply(Rule::NonFinitePosition, 1, None)
+            .map_err(|w| unestablished(s.at, "vertex output", w))?;
+        stats.primitives_culled += 1;
+        return Ok(());
+    }
     match *p {
         Prim::Triangle(idx) => {
             let tri: Vec<ClipVertex> = idx.iter().map(|i| verts[*i].clone()).collect();

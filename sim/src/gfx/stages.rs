@@ -232,6 +232,8 @@ struct StageProgram {
     uniforms: std::rc::Rc<[u32]>,
     /// Publication words the launcher's frame reserves (2 per encoded pair).
     publications: u32,
+    /// Per-invocation scratch bytes: the frame's extent A, as for compute (`core::scratch`).
+    scratch: u32,
     allocation: agx16_isa::meaning::StageAllocation,
 }
 
@@ -259,6 +261,7 @@ impl IsaStages {
             body: super::body::Body::load_shared(mem, l.body)?,
             uniforms: l.arguments.into(),
             publications: l.frame.publication_words,
+            scratch: super::launcher::stage_scratch(&l.frame, launch)?,
             allocation: l.allocation,
         };
         self.bodies.insert(launch, p.clone());
@@ -304,7 +307,7 @@ impl Stages for IsaStages {
             return Ok(vec![]);
         };
         let p = self.body(mem, first.launch, super::launcher::RenderStage::Vertex)?;
-        super::body::run_vertex_batch(mem, &p.body, &p.uniforms, p.publications, invs)
+        super::body::run_vertex_batch(mem, &p.body, &p.uniforms, p.scratch, p.publications, invs)
     }
     fn background(
         &mut self,
@@ -327,6 +330,7 @@ impl Stages for IsaStages {
             mem,
             &p.body,
             &p.uniforms,
+            p.scratch,
             std::slice::from_ref(frag),
             tile,
         )?;
@@ -350,7 +354,7 @@ impl Stages for IsaStages {
         }
         let p = self.body(mem, first.launch, super::launcher::RenderStage::Fragment)?;
         check_tile_layout(&p, first.launch, tile)?;
-        super::body::run_fragment_quad(mem, &p.body, &p.uniforms, quad, tile)
+        super::body::run_fragment_quad(mem, &p.body, &p.uniforms, p.scratch, quad, tile)
     }
     fn end_of_tile(
         &mut self,

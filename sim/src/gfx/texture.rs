@@ -30,20 +30,24 @@
 //! them): texel centres, the nearest/bilinear rules and the LOD formula are OpenGL ES 3.0's
 //! (§3.8.10-11), computed in f32 with exact weights; the implicit LOD uses one scale factor
 //! per 2x2 quad from the differences between lanes (0,0)-(1,0) and (0,0)-(0,1) (coarse
-//! derivatives, which GL permits); nearest mip selection rounds λ half-up (GL's
+//! derivatives, which GL permits: the `derivative` op's values at the quad's (0,0) lane,
+//! with the same quad layout and inactive-lane rule, `super::quad`); nearest mip selection rounds λ half-up (GL's
 //! `ceil(λ + 1/2) - 1` rounds half down; both within GL's tolerance, this one is GL's);
 //! texel formats decode by GL's conversion rules (`super::texel`, which also lists the
-//! formats the model samples). Everything else — uncaptured formats, integer formats with
-//! linear filtering or a border texel, a swizzle selecting a component the format lacks,
-//! dimensions, compressed or multisampled images, anisotropy, shadow compare, unnormalized
-//! coordinates, mirror-clamp and the untested wrap codes, fetches outside the image — is
-//! refused by name.
+//! formats the model samples). Value cases follow `crate::value_rules` (counted, refused only
+//! in strict mode): fetches outside the image read zero (robust access), a sampled layer past
+//! the last reads the last, non-finite coordinates and a NaN LOD are defined, and linear
+//! filtering of an integer format reads GL's incomplete-texture (0, 0, 0, 1). Everything
+//! else — uncaptured formats, an integer border texel, a swizzle selecting a component the
+//! format lacks, dimensions, compressed or multisampled images, anisotropy, shadow compare,
+//! unnormalized coordinates, mirror-clamp and the untested wrap codes — is refused by name.
 
 use super::texel::Format;
 use crate::core::LANES;
 use crate::error::SimError;
 use crate::lower::texture::TexInstr;
 use crate::mem::GpuMemory;
+use crate::value_rules::{self, Rule};
 use agx16_cmdstream::descriptors::{
     BorderColour, Layout, MipFilter, Sampler, Swizzle, Texture, TextureDimension, Wrap,
 };
@@ -74,6 +78,16 @@ impl From<SimError> for TexError {
 fn refuse<T>(what: impl Into<String>) -> Result<T, TexError> {
     Err(TexError::Refused(what.into()))
 }
+
+/// Applies a value rule to `uses` texels (`crate::value_rules`: counted, or refused in strict
+/// mode).
+fn rule(r: Rule, uses: u32) -> Result<(), TexError> {
+    value_rules::apply(r, uses, None).map_err(TexError::Refused)
+}
+
+/// A texel of zeros (robust access: GL's out-of-range fetches; the descriptor's swizzle still
+/// supplies its constant ones).
+const ZERO_TEXEL: Texel = [Some(0); 4];
 
 /// A decoded, validated texture binding.
 struct Image {
@@ -326,22 +340,23 @@ fn filter(
     let mut base = [0i64; 3];
     let mut weight = [0f32; 3];
     for c in 0..dims {
-        let u = at.str[c] * size[c] as f32;
+        let mut u = at.str[c] * size[c] as f32;
         if !u.is_finite() {
-            return refuse(
-                "a non-finite texture coordinate: the texel it selects is not established",
-            );
+            // NaN -> 0 and +-inf -> +-2^24 texels (a multiple of every power-of-two size,
+            // clamped to the edge by the clamp modes).
+            rule(Rule::NonFiniteCoordinate, 1)?;
+            u = if u.is_nan() {
+                0.0
+            } else {
+                16_777_216f32.copysign(u)
+            };
         }
         let u = if linear { u - 0.5 } else { u };
         base[c] = u.floor() as i64;
         weight[c] = u - u.floor();
     }
     if linear && img.format.is_integer() {
-        return refuse(format!(
-            "linear filtering of the integer format {:?} {:?}: not established (GL makes \
-             such a texture incomplete)",
-            img.format.channels, img.format.numeric
-        ));
+        return incomplete(img);
     }
     let count = if linear { 1usize << dims } else { 1 };
     let mut taps = Vec::with_capacity(count);
@@ -378,6 +393,13 @@ fn filter(
     Ok(if linear { blend(&taps) } else { taps[0].1 })
 }
 
+/// What GL returns for an incomplete texture, (0, 0, 0, 1): linear filtering of an integer
+/// format makes a texture incomplete (the M4's answer is not established).
+fn incomplete(img: &Image) -> Result<Texel, TexError> {
+    rule(Rule::IntegerLinearFilter, 1)?;
+    Ok([Some(0), Some(0), Some(0), Some(img.format.one())])
+}
+
 /// Signed Q6 in bits 16..27 of a packed LOD word, in levels.
 fn q6_lod(word: u32) -> f32 {
     (((word >> 16 & 0xfff) as i32) << 20 >> 20) as f32 / 64.0
@@ -392,30 +414,25 @@ pub struct LaneInput {
 
 /// The array layer in the low 16 bits of an array op's LOD/level word (GravityLinux/mesa
 /// README.apple9-ir.md, T8132; its packer ORs the layer into the packed LOD for the LOD and bias
-/// forms too). A layer past the image is refused: what the M4
-/// returns for it is not established (the compiler clamps, as GL requires).
-fn array_layer(img: &Image, word: u32) -> Result<u32, TexError> {
+/// forms too). `None` for a layer past the image (what the M4 returns for it is not
+/// established; the compiler clamps, as GL requires, so only a fetch gets there).
+fn array_layer(img: &Image, word: u32) -> Option<u32> {
     let layer = word & 0xffff;
-    let layers = img.desc.extent_minus1 + 1;
-    if layer >= layers {
-        return refuse(format!(
-            "array layer {layer} of a {layers}-layer texture: out-of-range layers are not \
-             established"
-        ));
-    }
-    Ok(layer)
+    (layer < img.desc.extent_minus1 + 1).then_some(layer)
 }
 
-/// Performs `t` for the active lanes of a fragment quad (`lanes[k]` = lane k's publications;
-/// `quad` = whether lanes 0..3 are the pixels (0,0), (1,0), (0,1), (1,1) of one 2x2 quad
-/// and all executed, so implicit-LOD derivatives exist). Returns the result registers'
-/// values, component k of the selected ones in row k.
+/// Performs `t` for the active lanes (`lanes[k]` = lane k's publications, `None` for a lane
+/// that does not execute). `quads`: the publications of every lane, executing or not, when
+/// the lanes are whole 2x2 quads in `super::quad`'s layout, so implicit-LOD derivatives
+/// exist (an inactive lane contributes what its publications hold, as it does for the
+/// `derivative` op). Returns the result registers' values, component k of the selected ones
+/// in row k.
 pub fn execute(
     mem: &dyn GpuMemory,
     uniforms: &[u32],
     t: &TexInstr,
     lanes: &[Option<LaneInput>],
-    quad: bool,
+    quads: Option<&[LaneInput]>,
 ) -> Result<Vec<[u32; LANES]>, TexError> {
     let Some(want) = expected_dimension(&t.op) else {
         return refuse(format!(
@@ -448,13 +465,13 @@ pub fn execute(
                      array layer in bits 0..15) is established"
                 ));
             }
+            // Out of range (level, texel or layer): zero, as robust access defines it (the
+            // M4's answer is not established; GLSL leaves the value undefined).
             let level = w3 >> 22;
             if level >= img.desc.levels as u32 {
-                return refuse(format!(
-                    "fetch of level {level} of a {}-level texture: out-of-range fetches are \
-                     not established",
-                    img.desc.levels
-                ));
+                rule(Rule::FetchLevelRange, 1)?;
+                rgba[l] = ZERO_TEXEL;
+                continue;
             }
             let size = level_size(&img, level);
             let z = if three_d { inp.words[2] as i32 } else { 0 };
@@ -465,14 +482,19 @@ pub fn execute(
                 || y as u32 >= size[1]
                 || z as u32 >= size[2]
             {
-                return refuse(format!(
-                    "fetch of texel ({x}, {y}, {z}) outside the {}x{}x{} level {level}: what \
-                     the M4 returns is not established",
-                    size[0], size[1], size[2]
-                ));
+                rule(Rule::FetchOutsideLevel, 1)?;
+                rgba[l] = ZERO_TEXEL;
+                continue;
             }
             let plane = if t.op.array {
-                array_layer(&img, w3)?
+                match array_layer(&img, w3) {
+                    Some(p) => p,
+                    None => {
+                        rule(Rule::FetchLayerRange, 1)?;
+                        rgba[l] = ZERO_TEXEL;
+                        continue;
+                    }
+                }
             } else {
                 z as u32
             };
@@ -482,50 +504,41 @@ pub fn execute(
         let smp = sampler(mem, uniforms, t.sampler, three_d)?;
         let (min_lod, max_lod) = smp.lod_range();
         let top = img.desc.levels as f32 - 1.0;
-        // `get`: a vertex batch may have fewer than the four lanes a quad's derivatives read.
-        let coords = |l: usize| {
-            lanes.get(l).copied().flatten().map(|i| {
-                let f = |k: usize| f32::from_bits(i.words[k]);
-                [f(0), f(1), if three_d { f(2) } else { 0.0 }]
-            })
+        let words_xyz = |i: &LaneInput| {
+            let f = |k: usize| f32::from_bits(i.words[k]);
+            [f(0), f(1), if three_d { f(2) } else { 0.0 }]
         };
+        let coords = |l: usize| lanes.get(l).copied().flatten().map(|i| words_xyz(&i));
         if t.op.access == TextureAccess::Sample && (t.op.array || three_d || is_cube) {
             return refuse("an implicit-LOD sample without a LOD word on arrays or 3D");
         }
-        // Implicit LOD: one scale factor per quad (model's choice, see the module comment).
-        let implicit = match t.op.access {
-            TextureAccess::Sample | TextureAccess::Bias if is_cube => {
-                let (Some(p0), Some(p1), Some(p2), true) = (
-                    lanes.first().copied().flatten(),
-                    lanes.get(1).copied().flatten(),
-                    lanes.get(2).copied().flatten(),
-                    quad,
-                ) else {
-                    return refuse(
-                        "implicit-LOD sample without a complete 2x2 quad of executing lanes: \
-                         its derivatives are not established",
-                    );
-                };
-                Some(cube::implicit_lod(&img, [p0, p1, p2])?)
+        // Implicit LOD: one scale factor per quad, from the differences at the quad's (0,0)
+        // lane (`super::quad`; model's choice, see the module comment).
+        let implicit_lod = matches!(t.op.access, TextureAccess::Sample | TextureAccess::Bias);
+        if implicit_lod && quads.is_none() {
+            return refuse(
+                "implicit-LOD sample outside whole 2x2 quads (a vertex batch or a background \
+                 program): its derivatives are not established",
+            );
+        }
+        let size = level_size(&img, 0).map(|v| v as f32);
+        let quad_lambda = |l: usize| -> Result<f32, TexError> {
+            let q = quads.unwrap_or_default();
+            let at = |dx, dy| q.get(super::quad::lane(l, dx, dy)).copied();
+            let (Some(p0), Some(p1), Some(p2)) = (at(0, 0), at(1, 0), at(0, 1)) else {
+                return Ok(f32::NAN);
+            };
+            if is_cube {
+                return cube::implicit_lod(&img, [p0, p1, p2]);
             }
-            TextureAccess::Sample | TextureAccess::Bias => {
-                let (Some(p0), Some(p1), Some(p2), true) = (coords(0), coords(1), coords(2), quad)
-                else {
-                    return refuse(
-                        "implicit-LOD sample without a complete 2x2 quad of executing lanes: \
-                         its derivatives are not established",
-                    );
-                };
-                let size = level_size(&img, 0).map(|v| v as f32);
-                let len = |a: [f32; 3], b: [f32; 3]| {
-                    (0..3)
-                        .map(|c| ((b[c] - a[c]) * size[c]).powi(2))
-                        .sum::<f32>()
-                        .sqrt()
-                };
-                Some(len(p0, p1).max(len(p0, p2)).log2())
-            }
-            _ => None,
+            let len = |a: [f32; 3], b: [f32; 3]| {
+                (0..3)
+                    .map(|c| ((b[c] - a[c]) * size[c]).powi(2))
+                    .sum::<f32>()
+                    .sqrt()
+            };
+            let (p0, p1, p2) = (words_xyz(&p0), words_xyz(&p1), words_xyz(&p2));
+            Ok(len(p0, p1).max(len(p0, p2)).log2())
         };
         for l in 0..lanes.len() {
             let (Some(inp), Some(str)) = (lanes[l], coords(l)) else {
@@ -533,7 +546,13 @@ pub fn execute(
             };
             let word = inp.words[3];
             let layer = if t.op.array {
-                array_layer(&img, word)?
+                match array_layer(&img, word) {
+                    Some(p) => p,
+                    None => {
+                        rule(Rule::SampleLayerRange, 1)?;
+                        img.desc.extent_minus1
+                    }
+                }
             } else if is_cube {
                 cube::face(&inp)?
             } else {
@@ -544,6 +563,7 @@ pub fn execute(
             } else {
                 word & 0xf000_ffff
             };
+            let implicit = implicit_lod.then(|| quad_lambda(l)).transpose()?;
             let lambda = match (t.op.access, implicit) {
                 (TextureAccess::Lod, _) | (TextureAccess::Bias, _) if stray != 0 => {
                     return refuse(format!(
@@ -556,7 +576,12 @@ pub fn execute(
                 (_, Some(i)) => i,
                 _ => unreachable!(),
             };
-            let lambda = if lambda.is_nan() { 0.0 } else { lambda };
+            let lambda = if lambda.is_nan() {
+                rule(Rule::NanLod, 1)?;
+                0.0
+            } else {
+                lambda
+            };
             let lambda = lambda.clamp(min_lod, max_lod);
             let minify = lambda > 0.0;
             let linear = if minify {
@@ -570,14 +595,8 @@ pub fn execute(
                     let d = (lambda + 0.5).floor().clamp(0.0, top) as u32;
                     filter(mem, &img, &smp, d, at, linear)?
                 }
+                (MipFilter::Linear, true) if img.format.is_integer() => incomplete(&img)?,
                 (MipFilter::Linear, true) => {
-                    if img.format.is_integer() {
-                        return refuse(format!(
-                            "linear mip filtering of the integer format {:?} {:?}: not \
-                             established (GL makes such a texture incomplete)",
-                            img.format.channels, img.format.numeric
-                        ));
-                    }
                     let d0 = lambda.floor().min(top);
                     let d1 = (d0 + 1.0).min(top);
                     let f = if d0 >= top { 0.0 } else { lambda - d0 };
@@ -669,7 +688,7 @@ pub(super) fn check_rewrite(
 }
 
 /// Performs a `tex_sample` in a fragment body: [`run_lanes`] over the quad's lanes, with
-/// derivatives when lanes 0..3 are one complete 2x2 quad.
+/// derivatives when the lanes are whole 2x2 quads.
 #[allow(clippy::too_many_arguments)]
 pub(super) fn run(
     mem: &dyn GpuMemory,
@@ -682,13 +701,8 @@ pub(super) fn run(
     borrowed: &mut Borrowed,
     t: TexInstr,
 ) -> Result<(), SimError> {
-    let mask = sg.exec.active;
-    // Lanes 0..3 are the quad's (0,0), (1,0), (0,1), (1,1) pixels (`Stages::fragments`).
-    let full_quad = quad.len() == 4
-        && mask & 0xf == 0xf
-        && (1..4).all(|k| {
-            (quad[k].x, quad[k].y) == (quad[0].x + (k as u32 & 1), quad[0].y + (k as u32 >> 1))
-        });
+    // Whole 2x2 quads in lanes 4k..4k+3 (`super::quad`), whatever the execution mask.
+    let full_quad = super::quad::quad_layout(quad);
     run_lanes(
         mem,
         uniforms,
@@ -731,24 +745,24 @@ pub(super) fn run_lanes(
             ));
         }
     }
-    let mut lanes = vec![None; lanes_n];
-    for (l, lane) in lanes.iter_mut().enumerate() {
-        if mask >> l & 1 == 0 {
-            continue;
+    // Every lane's publications (an inactive lane's hold what was last exported there);
+    // the executing lanes sample, the whole quads give the implicit LOD's derivatives.
+    let mut all = vec![LaneInput { words: [0; 4] }; lanes_n];
+    for &k in t.inputs() {
+        let p = t.coord + k;
+        let Some(v) = pubs.value.get(&p) else {
+            return Err(body.error(
+                op,
+                format!("the sample reads publication {p}, which no export wrote"),
+            ));
+        };
+        for (l, lane) in all.iter_mut().enumerate() {
+            lane.words[k as usize] = v[l];
         }
-        let mut words = [0u32; 4];
-        for &k in t.inputs() {
-            let p = t.coord + k;
-            let Some(v) = pubs.value.get(&p) else {
-                return Err(body.error(
-                    op,
-                    format!("the sample reads publication {p}, which no export wrote"),
-                ));
-            };
-            words[k as usize] = v[l];
-        }
-        *lane = Some(LaneInput { words });
     }
+    let lanes: Vec<Option<LaneInput>> = (0..lanes_n)
+        .map(|l| (mask >> l & 1 != 0).then_some(all[l]))
+        .collect();
     for &k in t.inputs() {
         pubs.pending.remove(&(t.coord + k));
         borrowed.insert(t.coord + k, (t.dst, n));
@@ -763,7 +777,8 @@ pub(super) fn run_lanes(
         }
         return Ok(());
     }
-    let rows = execute(mem, uniforms, &t, &lanes, full_quad).map_err(|e| match e {
+    let quads = full_quad.then_some(&all[..]);
+    let rows = execute(mem, uniforms, &t, &lanes, quads).map_err(|e| match e {
         TexError::Refused(w) => body.error(op, w),
         TexError::Sim(e) => e,
     })?;

@@ -161,6 +161,7 @@ pub fn run_background(
             mem,
             &p.body,
             &p.arguments,
+            0,
             group.len(),
             stage,
             |sg, op, g| match g {
@@ -169,23 +170,25 @@ pub fn run_background(
                     super::texture::check_rewrite(&p.body, op, sg, &borrowed, g)?;
                     body::export(&p.body, op, sg, &mut pubs, g)
                 }
-                // Only the forms without derivatives: every lane is a real pixel, but a
-                // background group is not one 2x2 quad, so implicit LOD is refused there
-                // by `texture::execute` (no complete quad).
-                GfxOp::Texture(t) => super::texture::run(
+                // Only the forms without derivatives: every lane is a real pixel, but how the
+                // hardware groups a background program's pixels is not established (the
+                // grouping above is the model's), so implicit LOD is refused there by
+                // `texture::execute` (no quads).
+                GfxOp::Texture(t) => super::texture::run_lanes(
                     mem,
                     &p.arguments,
                     &p.body,
                     op,
                     sg,
-                    group,
+                    group.len(),
+                    false,
                     &mut pubs,
                     &mut borrowed,
                     t,
                 ),
                 GfxOp::TileStore { .. }
                 | GfxOp::TileRead { .. }
-                | GfxOp::TileSync
+                | GfxOp::TileSync { .. }
                 | GfxOp::PixelCoord { .. } => {
                     body::fragment_io(&p.body, op, g, sg, group, tile, None)
                 }
@@ -214,64 +217,90 @@ pub fn run_end_of_tile(
     check_tile_layout(p, tile, "end-of-tile launcher")?;
     p.body.check_uniforms(&p.arguments, stage)?;
     let mut pubs = Publications::new();
-    body::run_trapping(mem, &p.body, &p.arguments, 1, stage, |sg, op, g| match g {
-        GfxOp::Export { .. } => {
-            check_export_in_frame(p, op, g)?;
-            body::export(&p.body, op, sg, &mut pubs, g)
-        }
-        GfxOp::TileSync => Ok(()),
-        GfxOp::BlockStore {
-            coord,
-            image,
-            format,
-            wait,
-        } => {
-            // The store's wait retires every export completing on a named slot.
-            pubs.pending
-                .retain(|_, s| !(1..=6).contains(s) || wait >> (*s - 1) & 1 == 0);
-            let mut words = [0u32; 3];
-            for (k, w) in words.iter_mut().enumerate() {
-                let r = coord + k as u8;
-                let Some(v) = pubs.value.get(&r) else {
-                    return Err(p.body.error(
-                        op,
-                        format!("block store reads publication {r}, which no export wrote"),
-                    ));
-                };
-                if let Some(s) = pubs.pending.get(&r) {
-                    return Err(p.body.error(
-                        op,
-                        format!(
-                            "block store reads publication {r} before its export completes: \
-                             the store does not wait on slot {s}"
-                        ),
-                    ));
-                }
-                *w = v[0];
-                pubs.read.insert(r);
+    // Publications read by block stores that no join has completed yet.
+    let mut unjoined: Vec<u8> = Vec::new();
+    body::run_trapping(
+        mem,
+        &p.body,
+        &p.arguments,
+        0,
+        1,
+        stage,
+        |sg, op, g| match g {
+            GfxOp::Export { .. } => {
+                check_export_in_frame(p, op, g)?;
+                body::export(&p.body, op, sg, &mut pubs, g)
             }
-            let bs = BlockStore {
-                x: words[0],
-                y: words[1],
-                offset_level: words[2],
+            GfxOp::TileSync { join: false } => Ok(()),
+            // Publication reuse: the join completes the block stores before it, and with them
+            // their reads of the publication tuple, so the tuple may be written again.
+            // Evidence: GravityLinux/mesa src/asahi/compiler/agx_apple9_ir.c
+            // `agx_apple9_vir_emit_block_image_store` ("the synchronous store contract
+            // releases its publication and joins the memory operation before the next VIR
+            // instruction"), whose store takes only tuples 0, 4, 8, 12 (agx_apple9_machine.c
+            // BLOCK_IMAGE_STORE: publication at most 15, 4-aligned), and README.apple9-es3.md:
+            // eight RGBA32F targets verified at one sample on T8132, so targets 5..8 reuse a
+            // tuple after the join (validated by a CTS-passing M4 driver).
+            GfxOp::TileSync { join: true } => {
+                for r in unjoined.drain(..) {
+                    pubs.read.remove(&r);
+                }
+                Ok(())
+            }
+            GfxOp::BlockStore {
+                coord,
                 image,
                 format,
-            };
-            block_store(mem, &p.arguments, tile, &bs).map_err(|e| match e {
-                StoreError::Refused(w) => p.body.error(op, w),
-                StoreError::Sim(e) => e,
-            })
-        }
-        GfxOp::PixelCoord { .. } => Err(p.body.error(
-            op,
-            "pixel coordinates in an end-of-tile program: which position an end-of-tile \
+                wait,
+            } => {
+                // The store's wait retires every export completing on a named slot.
+                pubs.pending
+                    .retain(|_, s| !(1..=6).contains(s) || wait >> (*s - 1) & 1 == 0);
+                let mut words = [0u32; 3];
+                for (k, w) in words.iter_mut().enumerate() {
+                    let r = coord + k as u8;
+                    let Some(v) = pubs.value.get(&r) else {
+                        return Err(p.body.error(
+                            op,
+                            format!("block store reads publication {r}, which no export wrote"),
+                        ));
+                    };
+                    if let Some(s) = pubs.pending.get(&r) {
+                        return Err(p.body.error(
+                            op,
+                            format!(
+                                "block store reads publication {r} before its export completes: \
+                             the store does not wait on slot {s}"
+                            ),
+                        ));
+                    }
+                    *w = v[0];
+                    pubs.read.insert(r);
+                    unjoined.push(r);
+                }
+                let bs = BlockStore {
+                    x: words[0],
+                    y: words[1],
+                    offset_level: words[2],
+                    image,
+                    format,
+                };
+                block_store(mem, &p.arguments, tile, &bs).map_err(|e| match e {
+                    StoreError::Refused(w) => p.body.error(op, w),
+                    StoreError::Sim(e) => e,
+                })
+            }
+            GfxOp::PixelCoord { .. } => Err(p.body.error(
+                op,
+                "pixel coordinates in an end-of-tile program: which position an end-of-tile \
              invocation reports (the tile's?) is not established"
-                .into(),
-        )),
-        other => Err(p
-            .body
-            .error(op, format!("{other:?} in an end-of-tile program"))),
-    })
+                    .into(),
+            )),
+            other => Err(p
+                .body
+                .error(op, format!("{other:?} in an end-of-tile program"))),
+        },
+    )
 }
 
 /// One block store's operands (the publication tuple and the instruction's immediates).

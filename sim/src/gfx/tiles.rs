@@ -250,6 +250,13 @@ pub fn render_tiles(
             for uy in (0..TILE).step_by(uh as usize) {
                 for ux in (0..TILE).step_by(uw as usize) {
                     let org = (x0 + ux, y0 + uy);
+                    // A utile with no pixel of the render area is not walked: nothing in it
+                    // is rendered or stored (inferred: the tile walk covers the render's
+                    // width x height; with the 32x32 utile every walked tile has such a
+                    // pixel, which is all that ran on hardware).
+                    if org.0 >= cmd.width || org.1 >= cmd.height {
+                        continue;
+                    }
                     let mut tb = TileBuffer::new(org, uw, uh, cmd.samples, cmd.sample_size);
                     stats.utiles += 1;
                     if cmd.raw.bg_usc.0 != 0 {

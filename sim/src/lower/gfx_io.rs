@@ -23,7 +23,10 @@ pub enum GfxOp {
     /// r[dst] = raw 32-bit tilebuffer word `word` of sample 0, published on `slot`.
     TileRead { dst: u8, word: u8, slot: u8 },
     /// Tile access setup / fence: orders tilebuffer access between invocations of a pixel.
-    TileSync,
+    /// `join`: the fence is the block store's join (`tile_fence` 0x300 waiting on slot 1), which
+    /// completes the stores before it and releases the publications they read (see
+    /// `crate::gfx::tile_programs` "Publication reuse").
+    TileSync { join: bool },
     /// r[dst] = the invocation's vertex id (`get_sr` selector 0xdd in a vertex body).
     VertexId { dst: Dst },
     /// r[dst] = the invocation's instance id (`get_sr` selector 0xd8 in a vertex body).
@@ -60,6 +63,15 @@ pub enum GfxOp {
     DepthStore { src: u8, wait: u8 },
     /// Texture sample/fetch (performed by `crate::gfx::texture`).
     Texture(super::texture::TexInstr),
+    /// r[dst] = the quad-local difference of r[src] along `axis` (0 x, 1 y), per row or column
+    /// of the lane's quad (`crate::gfx::quad` has the rules); `keep` clear releases the
+    /// source after the read.
+    Derivative {
+        axis: u8,
+        dst: u8,
+        src: u8,
+        keep: bool,
+    },
     /// Publication register `dst` := `op`(r[a], r[b]), complete on scoreboard `slot` (1..6).
     Export {
         dst: u8,
@@ -118,6 +130,7 @@ pub fn lower(i: &Instr) -> Option<Result<GfxOp, String>> {
         (F::VaryingStore, "vary_store") => varying_store(i),
         (F::Opaque, "fadd_export" | "fmul_export" | "logic_export") => export(i),
         (F::Texture, "tex_sample") => super::texture::lower(i).map(GfxOp::Texture),
+        (F::Derivative, "derivative") => derivative(i),
         (F::Iterate | F::TileStore | F::TileRead | F::VaryingStore, _) => Err(refusal(i)),
         (_, "frag_sample_submit") => sample_mask(i),
         _ => return None,
@@ -255,7 +268,8 @@ fn tile_sync(i: &Instr, setup: bool) -> Result<GfxOp, String> {
         &[("access", &[a])]
     };
     check::fields(i, &[], allowed)?;
-    Ok(GfxOp::TileSync)
+    let join = !setup && a == 0x300 && i.wait().is_some_and(|w| w.slots.0 & 1 != 0);
+    Ok(GfxOp::TileSync { join })
 }
 
 fn coverage_read(i: &Instr) -> Result<GfxOp, String> {
@@ -305,6 +319,30 @@ fn depth_store(i: &Instr) -> Result<GfxOp, String> {
         ));
     }
     Ok(GfxOp::DepthStore { src, wait: 1 })
+}
+
+// DERIVATIVE `37 (05 | axis<<1) 54 <dst<<1> 03 <(src&63)<<2> (90 | keep<<1 | src>>6) 40 00 00`
+// (GravityLinux/mesa agx_apple9_ir.c, the only shape its packer emits besides the saturate bit,
+// which the model's adder does not implement: refused). Every other byte is pinned.
+fn derivative(i: &Instr) -> Result<GfxOp, String> {
+    check::fields(
+        i,
+        &["axis", "src_keep"],
+        &[
+            ("b1_0", &[1]),
+            ("b1_hi", &[1]),
+            ("b2", &[0x54]),
+            ("b4", &[3]),
+            ("b6_hi", &[0x24]),
+            ("b7_hi", &[8]),
+        ],
+    )?;
+    Ok(GfxOp::Derivative {
+        axis: i.field("axis").unwrap_or(0) as u8,
+        dst: reg(i, Role::Dst)?,
+        src: reg(i, Role::SrcA)?,
+        keep: i.field("src_keep") == Some(1),
+    })
 }
 
 // `get_sr` with selector 0xdd: the vertex id (agx16-isa SPECIAL_REGS, corpus-only: the

@@ -202,6 +202,23 @@ pub fn utile_for(sample_size_b: u32, samples: u32) -> Option<(u8, u8)> {
         .find(|(w, h)| tilebuffer_blocks(sample_size_b, *w as u32, *h as u32, samples).is_some())
 }
 
+/// `ppp_multisamplectl` for the standard sample positions of a 1-, 2- or 4-sample render: one
+/// byte per sample (sample 0 lowest), x in the low nibble and y in the high nibble, in 1/16
+/// pixel: 1x the centre (8, 8); 2x (12, 12), (4, 4); 4x (6, 2), (14, 6), (2, 10), (10, 14)
+/// (the D3D/Vulkan standard patterns GL ES implementations use). Evidence: GravityLinux/mesa
+/// src/asahi/compiler/agx_compile.h default sample-position words 0x88, 0x44cc, 0xeaa26e26
+/// (validated by a CTS-passing M4 driver: its dEQP multisample groups pass); ADevWithAnIdea/
+/// agx-re docs/P0-P1-CLOSURE.md P0.3 (EXP-0126, measured on M4): the render command's
+/// `ppp_multisamplectl` is this packed word and `samples` is 1, 2 or 4. `None` for other counts.
+pub fn standard_sample_positions(samples: u32) -> Option<u64> {
+    match samples {
+        1 => Some(0x88),
+        2 => Some(0x44cc),
+        4 => Some(0xeaa2_6e26),
+        _ => None,
+    }
+}
+
 /// Value of `isp_merge_upper_{x,y}` for a framebuffer dimension: f32 bits of tan(60 deg)/dim.
 pub fn merge_upper(dim: u32) -> u32 {
     (3f32.sqrt() / dim.max(1) as f32).to_bits()
@@ -217,4 +234,33 @@ pub fn zls_layer_stride(bytes: u64) -> Option<u32> {
     let pages = bytes / 0x4000;
     (bytes.is_multiple_of(0x4000) && pages >= 1 && pages - 1 < (1 << 18))
         .then(|| (((pages - 1) as u32) << 14) | 1)
+}
+
+#[cfg(test)]
+mod sample_position_tests {
+    use super::standard_sample_positions;
+
+    /// The words decode (low nibble x, high nibble y, sample 0 in the low byte) to the standard
+    /// patterns, written here as offsets from the pixel centre in 1/16 pixel.
+    #[test]
+    fn standard_words_are_the_standard_patterns() {
+        let decode = |w: u64, n: u32| -> Vec<(i32, i32)> {
+            (0..n)
+                .map(|s| {
+                    let b = (w >> (8 * s)) as i32 & 0xff;
+                    ((b & 0xf) - 8, (b >> 4) - 8)
+                })
+                .collect()
+        };
+        assert_eq!(decode(standard_sample_positions(1).unwrap(), 1), [(0, 0)]);
+        assert_eq!(
+            decode(standard_sample_positions(2).unwrap(), 2),
+            [(4, 4), (-4, -4)]
+        );
+        assert_eq!(
+            decode(standard_sample_positions(4).unwrap(), 4),
+            [(-2, -6), (6, -2), (-6, 2), (2, 6)]
+        );
+        assert_eq!(standard_sample_positions(8), None);
+    }
 }

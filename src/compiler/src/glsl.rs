@@ -161,7 +161,16 @@ pub unsafe fn compile_nir_stage(
             return compile_nir(nir, opts);
         }
         lower_io(nir);
-        let key = link_time_key(nir);
+        // The driver's placement of uniforms (agx16-gallium shader.rs): the default block read
+        // from memory when it does not fit the launcher's words or is indexed, texture-size
+        // words after the uniforms.
+        let (ubos, default_block) = crate::nir::uniforms::blocks(nir);
+        let ubos = ubos.map_err(CompileError::Unsupported)?;
+        if let Some(k) = default_block {
+            crate::nir::uniforms::default_block_to_ubo(nir, k);
+        }
+        crate::nir::uniforms::lower_textures(nir);
+        let key = link_time_key(nir, ubos);
         crate::nir::compile_nir_graphics(nir, &key).map(|(c, _)| c)
     }
 }
@@ -207,7 +216,7 @@ unsafe fn lower_io(nir: *mut m::nir_shader) {
 }
 
 /// The representative key of a link-time compile (the driver's `link_time_key`).
-unsafe fn link_time_key(nir: *const m::nir_shader) -> crate::abi::GraphicsKey {
+unsafe fn link_time_key(nir: *const m::nir_shader, ubos: u8) -> crate::abi::GraphicsKey {
     use crate::abi::*;
     let info = unsafe { &(*nir).info };
     let bits = |mask: u64| (0..64u8).filter(move |b| mask >> b & 1 == 1);
@@ -224,7 +233,7 @@ unsafe fn link_time_key(nir: *const m::nir_shader) -> crate::abi::GraphicsKey {
                     divisor: 0,
                 })
                 .collect(),
-            ubos: info.num_ubos,
+            ubos,
             gl_clip_z: true,
             xfb_buffers: 0,
         })
@@ -241,7 +250,7 @@ unsafe fn link_time_key(nir: *const m::nir_shader) -> crate::abi::GraphicsKey {
                 .collect(),
             frag_coord_z: info.inputs_read & (1 << m::VARYING_SLOT_POS) != 0,
             render_targets: vec![RenderTarget::Rgba8Unorm],
-            ubos: info.num_ubos,
+            ubos,
         })
     }
 }

@@ -403,3 +403,44 @@ fn compiled_explicit_lod_and_bias_select_the_level() {
     assert_eq!(bias, reference_level(1), "bias 3.2: level 1");
     assert_ne!(bias, reference(false), "the bias changes the image");
 }
+
+/// `fragColor = 1 - min(texture(t0, uv), 0.5)` written as `1 + max(-|t|, -0.5)`: abs and
+/// negate on the components of the texture result (a tuple) feed `fmax`, whose form takes no
+/// source modifiers; they become a sign-bit `or` on the component (found by dEQP: "abs source
+/// modifier has no validated encoding" on fmax).
+#[test]
+fn modifiers_on_texture_components_feed_min_max() {
+    let mut b = Builder::new(Stage::Fragment);
+    let u = b.load_varying(1, Interp::Linear);
+    let v = b.load_varying(2, Interp::Linear);
+    let t = b.texture(
+        0,
+        0,
+        TexKind::Sample,
+        TexDim::D2,
+        [Src::val(u), Src::val(v)],
+    );
+    let c: Vec<Src> = (0..4)
+        .map(|k| {
+            let neg_abs = Src {
+                neg: true,
+                abs: true,
+                ..Src::comp(t, k)
+            };
+            let m = b.alu(Op::FMax, Type::F32, [neg_abs, Src::imm_f32(-0.5)]);
+            Src::val(b.fadd(m, Src::imm_f32(1.0)))
+        })
+        .collect();
+    let word = abi::pack_unorm_4x8(&mut b, [c[0], c[1], c[2], c[3]]);
+    b.store_tile(0, word);
+    let got = render_fs(false, &b.finish());
+    let mut want = Vec::new();
+    for py in 0..H {
+        for px in 0..W {
+            let x = ((px as f64 + 0.5) / W as f64 * SIZE as f64).floor() as u32;
+            let y = ((py as f64 + 0.5) / H as f64 * SIZE as f64).floor() as u32;
+            want.push(texel(x, y).map(|t| unorm8(1.0 - (t as f32 / 255.0).min(0.5))));
+        }
+    }
+    assert_matches(&got, &want, 1);
+}

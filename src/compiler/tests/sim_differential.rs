@@ -428,8 +428,9 @@ fn wide_constants_match_reference() {
     }
 }
 
-/// int <-> float conversions on the model over in-range inputs (the model refuses NaN and
-/// out-of-range float -> int, which are unmeasured; GLSL leaves them undefined).
+/// int <-> float conversions on the model, NaN and out-of-range float -> int included (GLSL
+/// leaves those undefined; the model saturates as EXP-M4-43 measured on M4 and gives 0 for NaN,
+/// agx16_sim::value_rules, as the compiler's constant folder does).
 #[test]
 fn conversions_match_reference() {
     for signed in [true, false] {
@@ -450,11 +451,23 @@ fn conversions_match_reference() {
                 let v = match k % 4 {
                     0 => r.below(1 << 20) as f32 / 7.0,
                     1 => -(r.below(1000) as f32) / 3.0,
-                    2 => [0.0f32, -0.0, 0.5, -0.5, 2147483520.0, 1e-40][(k / 4 % 6) as usize],
+                    2 => [
+                        0.0f32,
+                        -0.0,
+                        0.5,
+                        -0.5,
+                        2147483520.0,
+                        1e-40,
+                        f32::NAN,
+                        f32::INFINITY,
+                        f32::NEG_INFINITY,
+                        -3e9,
+                        5e9,
+                        -7.0,
+                    ][(k / 4 % 12) as usize],
                     _ => r.below(u32::MAX as u64) as f32 / 2.0,
                 };
-                // Unsigned conversion of a negative value is out of range: use its magnitude.
-                (if signed { v } else { v.abs() }).to_bits()
+                v.to_bits()
             })
             .collect();
         let ints: Vec<u32> = (0..2 * THREADS).map(|_| edge_word(&mut r)).collect();
@@ -540,11 +553,11 @@ fn is_nan32(w: u32) -> bool {
     f32::from_bits(w).is_nan()
 }
 
-/// fmin/fmax (minmax selectors 1/0) on ±inf, denormals, ±0 and extremes. GLSL ES 3.00 leaves
-/// the sign of min(-0, +0) open and lets denormals flush to zero (§4.5.1), so the two zeros
-/// compare equal and a denormal may come back as zero (agx16-sim flushes them here; the
-/// reference does not; hardware behaviour unmeasured); NaN inputs are replaced (the model
-/// refuses them, see below).
+/// fmin/fmax (minmax selectors 1/0) on NaN, ±inf, denormals, ±0 and extremes. GLSL ES 3.00
+/// leaves the sign of min(-0, +0) open and lets denormals flush to zero (§4.5.1), so the two
+/// zeros compare equal and a denormal may come back as zero (agx16-sim flushes them here; the
+/// reference does not; hardware behaviour unmeasured). A NaN operand loses on both sides
+/// (minNum/maxNum: the A18 measurement agx16_sim::value_rules cites; Rust's f32::min/max).
 #[test]
 fn float_min_max_match_reference() {
     for op in [Op::FMin, Op::FMax] {
@@ -555,7 +568,7 @@ fn float_min_max_match_reference() {
                 2,
                 seed,
                 Options::default(),
-                |w| if is_nan32(w) { 0x4040_0000 } else { w },
+                |w| w,
                 |g, w| {
                     let denormal = w & 0x7f80_0000 == 0;
                     g == w || (g & 0x7fff_ffff == 0 && (denormal || w & 0x7fff_ffff == 0))
@@ -565,18 +578,26 @@ fn float_min_max_match_reference() {
     }
 }
 
-/// agx16-sim refuses fmin/fmax when a lane reads a NaN ("unmeasured"): the compiler emits the
-/// form, the model stops. When the model learns NaN behaviour this test fails and the NaN case
-/// joins the differential test above.
+/// A NaN operand of fmin/fmax no longer stops the model: the other operand wins (minNum), on
+/// every lane, with NaN on either side; strict mode (agx16_sim::value_rules) still refuses it.
 #[test]
-fn float_min_max_of_nan_is_refused_by_the_model() {
+fn float_min_max_of_nan_returns_the_other_operand() {
     let f = binary(Op::FMin, Type::F32);
     let c = compile_g16(&f, Options::default()).unwrap();
     let nan = vec![0x7fc0_0000u32; 2 * THREADS as usize];
     let one = vec![0x3f80_0000u32; 2 * THREADS as usize];
     let out = vec![0u32; 2 * THREADS as usize];
-    let e = run_on_model(&c.code, &[nan, one, out]).unwrap_err();
-    assert!(e.contains("NaN") && e.contains("unmeasured"), "{e}");
+    for bufs in [
+        [nan.clone(), one.clone(), out.clone()],
+        [one.clone(), nan.clone(), out.clone()],
+    ] {
+        let got = run_on_model(&c.code, &bufs).unwrap();
+        assert!(got[2][..THREADS as usize].iter().all(|&w| w == 0x3f80_0000));
+    }
+    let e = agx16_sim::value_rules::with_strict(true, || {
+        run_on_model(&c.code, &[nan, one, out]).unwrap_err()
+    });
+    assert!(e.contains("fminmax_nan") && e.contains("strict"), "{e}");
 }
 
 #[test]

@@ -6,7 +6,7 @@
 //!
 //! The context is OpenGL ES 3.0: Mesa (`src/mesa/main/version.c`, `compute_version_es2`) derives
 //! it from the caps and formats below (transform feedback, UBOs, texture arrays, instancing,
-//! primitive restart, float/sRGB/snorm/packed formats, 4 colour attachments, GLSL ES 3.00).
+//! primitive restart, float/sRGB/snorm/packed formats, 8 colour attachments, GLSL ES 3.00).
 
 use agx16_mesa_sys as sys;
 
@@ -124,10 +124,9 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     caps.max_texture_3d_levels = 12; // asahi-25.0: 2048^3
     caps.max_texture_array_layers = 2048; // asahi-25.0
 
-    // Four colour targets: the end-of-tile program exports one attachment per block store, each
-    // from its own publication tuple, and the store's tuple field takes 0, 4, 8, 12 (agx16-draw
-    // MAX_BOUND_TARGETS; GravityLinux/mesa agx_apple9_ir.c BLOCK_IMAGE_STORE, run on T8132). The
-    // G13 driver's 8 (AGX_MAX_RTS) needs a fact no M4 source gives (sim/ISA-REQUESTS.md).
+    // Eight colour targets: one end-of-tile block store each, targets 4..7 reusing the four
+    // publication tuples after a join (agx16-draw MAX_BOUND_TARGETS; GravityLinux/mesa, eight
+    // RGBA32F targets verified on T8132). End to end: image scenes mrt8_mixed, mrt8_rgba32f.
     caps.max_render_targets = agx16_draw::fb::MAX_BOUND_TARGETS as u32;
     caps.max_varyings = 16; // asahi-25.0
     caps.max_viewports = 1;
@@ -155,6 +154,12 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     // textureLod in fragment programs (ARB_shader_texture_lod, core in ES 3.0): explicit-LOD
     // samples run in every stage (the texture unit's LOD word, sim/src/gfx/texture.rs).
     caps.fragment_shader_texture_lod = true;
+    // dFdx/dFdy/fwidth in fragment programs: Mesa offers OES_standard_derivatives to ES 2.0
+    // contexts on this cap (st_extensions.c); GLSL ES 3.00 has them in core. The compiler emits
+    // the G16 `derivative` (GravityLinux/mesa agx_apple9_ir.c DERIVATIVE, whose M4 driver
+    // passes dEQP-GLES3 derivate.*; agx16-sim gfx::quad). The derivative hint is Mesa's state
+    // (GL lets an implementation ignore it): fine differences whatever it says.
+    caps.fragment_shader_derivatives = true;
 }
 
 /// Per-stage limits. Only vertex and fragment exist; every other stage reports 0 (unsupported).

@@ -6,7 +6,6 @@ use crate::debug;
 use crate::ffi::guard;
 use agx16_compiler::abi::{
     AttribFormat, FragmentKey, GraphicsKey, RenderTarget, VaryingSlot, VertexAttrib, VertexKey,
-    MAX_UBOS,
 };
 use agx16_mesa_sys as sys;
 use std::ffi::{c_void, CStr};
@@ -38,126 +37,11 @@ pub struct ShaderCso {
     /// it is read from memory, or why they do not fit.
     pub ubos: Result<u8, String>,
     /// The block the default uniform block (constant buffer 0) is read from when its words do
-    /// not fit the launcher's argument words (see [`INLINE_UNIFORM_WORDS`]).
+    /// not fit the launcher's argument words (see `agx16_compiler::nir::uniforms::INLINE_UNIFORM_WORDS`).
     pub default_block: Option<u8>,
 }
 
-/// GL uniform words (constant buffer 0) a program reads inline, as argument words; a program
-/// that reads more (or an array of more than one vec4 through a variable index: uniform
-/// registers cannot be indexed, so an indexed array costs a select per element) reads the
-/// whole default block with device loads from memory, as a uniform block
-/// ([`default_block_to_ubo`]). A launcher transfers at most 46 words, 12 of them the root
-/// record and two per buffer (sim/GFX.md "Render-stage uniform ABI").
-pub const INLINE_UNIFORM_WORDS: u32 = 16;
-
-/// Whether `nir` reads its default uniform block from memory (see [`INLINE_UNIFORM_WORDS`]).
-unsafe fn default_block_in_memory(nir: *mut sys::nir_shader) -> bool {
-    unsafe extern "C" fn visit(
-        _b: *mut sys::nir_builder,
-        x: *mut sys::nir_intrinsic_instr,
-        data: *mut c_void,
-    ) -> bool {
-        if (*x).intrinsic == sys::nir_intrinsic_load_uniform
-            && !sys::nir_src_is_const(*(*x).src.as_ptr())
-            && sys::nir_intrinsic_range(x) > 4
-        {
-            *(data as *mut bool) = true;
-        }
-        false
-    }
-    let mut indexed = false;
-    sys::nir_shader_intrinsics_pass(
-        nir,
-        Some(visit),
-        sys::nir_metadata_all,
-        &mut indexed as *mut bool as *mut c_void,
-    );
-    indexed || crate::variants::uniform_end(nir) > INLINE_UNIFORM_WORDS
-}
-
-/// Rewrites every `load_uniform` of `nir` (GL uniform word base + offset, `packed_uniforms`)
-/// into a `load_ubo` of uniform block `block` at byte offset 4 · (base + offset): the default
-/// block read from memory.
-///
-/// # Safety
-/// `nir` must be a valid shader owned by the caller.
-pub unsafe fn default_block_to_ubo(nir: *mut sys::nir_shader, block: u8) {
-    unsafe extern "C" fn visit(
-        b: *mut sys::nir_builder,
-        x: *mut sys::nir_intrinsic_instr,
-        data: *mut c_void,
-    ) -> bool {
-        if (*x).intrinsic != sys::nir_intrinsic_load_uniform || (*x).def.bit_size != 32 {
-            return false;
-        }
-        let block = *(data as *const u8);
-        (*b).cursor = sys::nir_before_instr(&mut (*x).instr);
-        let words = sys::nir_iadd_imm(
-            b,
-            (*(*x).src.as_ptr()).ssa,
-            sys::nir_intrinsic_base(x) as i64 as u64,
-        );
-        let offset = sys::nir_ishl_imm(b, words, 2);
-        let n = (*x).def.num_components as u32;
-        let load = sys::nir_intrinsic_instr_create((*b).shader, sys::nir_intrinsic_load_ubo);
-        (*load).num_components = n as u8;
-        sys::nir_def_init(&mut (*load).instr, &mut (*load).def, n, 32);
-        let srcs = (*load).src.as_mut_slice(2);
-        srcs[0] = sys::nir_src_for_ssa(sys::nir_imm_int(b, block as i32));
-        srcs[1] = sys::nir_src_for_ssa(offset);
-        sys::nir_intrinsic_set_align(load, 4, 0);
-        sys::nir_intrinsic_set_range_base(load, 0);
-        sys::nir_intrinsic_set_range(load, u32::MAX);
-        sys::nir_builder_instr_insert(b, &mut (*load).instr);
-        sys::nir_def_replace(&mut (*x).def, &mut (*load).def);
-        true
-    }
-    let mut block = block;
-    sys::nir_shader_intrinsics_pass(
-        nir,
-        Some(visit),
-        sys::nir_metadata_control_flow,
-        &mut block as *mut u8 as *mut c_void,
-    );
-}
-
-/// The uniform blocks a stage's program reads: one past the highest constant `load_ubo` block
-/// index (`info.num_ubos` when an index is not constant). NIR `load_ubo` block k is the state
-/// tracker's constant buffer k + 1 (st_atom_constbuf.c `st_bind_ubos`; tgsi_to_nir numbers
-/// TGSI's buffers alike), each a buffer qword of its root record (agx16_compiler::abi); more
-/// than [`MAX_UBOS`] do not fit the launcher's argument words beside the vertex buffers and
-/// uniforms. Blocks a program declares but never reads (util_blitter's shaders) get no qword.
-pub unsafe fn ubos_read(nir: *mut sys::nir_shader) -> Result<u8, String> {
-    unsafe extern "C" fn visit(
-        _b: *mut sys::nir_builder,
-        x: *mut sys::nir_intrinsic_instr,
-        data: *mut std::ffi::c_void,
-    ) -> bool {
-        if (*x).intrinsic == sys::nir_intrinsic_load_ubo {
-            let n = &mut *(data as *mut Option<u32>);
-            let src = *(*x).src.as_ptr();
-            *n = match (*n, sys::nir_src_is_const(src)) {
-                (Some(m), true) => Some(m.max(sys::nir_src_as_uint(src) as u32 + 1)),
-                _ => None,
-            };
-        }
-        false
-    }
-    let mut read: Option<u32> = Some(0);
-    sys::nir_shader_intrinsics_pass(
-        nir,
-        Some(visit),
-        sys::nir_metadata_all,
-        &mut read as *mut Option<u32> as *mut std::ffi::c_void,
-    );
-    let n = read.unwrap_or((*nir).info.num_ubos as u32);
-    if n > MAX_UBOS as u32 {
-        return Err(format!(
-            "{n} uniform blocks in one stage (at most {MAX_UBOS})"
-        ));
-    }
-    Ok(n as u8)
-}
+use agx16_compiler::nir::uniforms::{default_block_to_ubo, ubos_read};
 
 /// Size of a GLSL type in vec4 slots, the unit of shader inputs and outputs here.
 unsafe extern "C" fn vec4_slots(ty: *const sys::glsl_type, bindless: bool) -> std::ffi::c_int {
@@ -246,7 +130,7 @@ unsafe fn compile(
     let key = link_time_key(nir).ok_or("only vertex and fragment shaders are compiled")?;
     // As the draw-time variants do (variants.rs `compile`), so link-time statistics and
     // errors describe the program draws run.
-    crate::variants::lower_textures(nir);
+    agx16_compiler::nir::uniforms::lower_textures(nir);
     let (c, _) = agx16_compiler::nir::compile_nir_graphics(nir, &key).map_err(|e| e.to_string())?;
     let s = c.stats;
     Ok(Compiled {
@@ -310,20 +194,7 @@ unsafe fn create(ctx: *mut sys::pipe_context, state: *const sys::pipe_shader_sta
         sys::nir_lower_var_copies(nir);
     }
     lower_io(nir);
-    let mut ubos = ubos_read(nir);
-    let mut default_block = None;
-    if default_block_in_memory(nir) {
-        if let Ok(n) = ubos {
-            if n >= MAX_UBOS {
-                ubos = Err(format!(
-                    "{n} uniform blocks and the default block in memory (at most {MAX_UBOS})"
-                ));
-            } else {
-                default_block = Some(n);
-                ubos = Ok(n + 1);
-            }
-        }
-    }
+    let (ubos, default_block) = agx16_compiler::nir::uniforms::blocks(nir);
     // The CSO-time compile lowers its own clone; `nir` stays the variants' source.
     let clone = sys::nir_shader_clone(null_mut(), nir);
     let compiled = if clone.is_null() {

@@ -19,6 +19,7 @@ use agx16_compiler::abi::{
 };
 use agx16_compiler::ir::Interp as CInterp;
 use agx16_compiler::nir::texture::load_uniform_words;
+use agx16_compiler::nir::uniforms::{lower_textures, uniform_end};
 use agx16_draw::{FragmentProgram, Interp, Varying, VertexProgram};
 use agx16_mesa_sys as sys;
 use std::sync::{Arc, Mutex};
@@ -425,32 +426,6 @@ unsafe extern "C" fn drop_dual_source_store(
     true
 }
 
-/// The GL uniform word past every `load_uniform` of `nir` (base + range, in the 32-bit words
-/// of `packed_uniforms`): where the render-origin words go.
-pub(crate) unsafe fn uniform_end(nir: *mut sys::nir_shader) -> u32 {
-    unsafe extern "C" fn visit(
-        _b: *mut sys::nir_builder,
-        x: *mut sys::nir_intrinsic_instr,
-        data: *mut std::ffi::c_void,
-    ) -> bool {
-        if (*x).intrinsic == sys::nir_intrinsic_load_uniform {
-            let end = sys::nir_intrinsic_base(x).max(0) as u32
-                + sys::nir_intrinsic_range(x).max((*x).def.num_components as u32);
-            let w = &mut *(data as *mut u32);
-            *w = (*w).max(end);
-        }
-        false
-    }
-    let mut end = 0u32;
-    sys::nir_shader_intrinsics_pass(
-        nir,
-        Some(visit),
-        sys::nir_metadata_all,
-        &mut end as *mut u32 as *mut std::ffi::c_void,
-    );
-    end
-}
-
 /// `load_blend_const_color_rgba` (what `nir_lower_blend` reads the GL blend colour with; it
 /// clamps it for fixed-point targets itself) → the four f32 uniform words at GL word `*data`,
 /// which [`for_draw`] fills from `set_blend_color` on every draw, so a colour change does not
@@ -524,21 +499,6 @@ struct ExtraWords {
     texture_info: Option<(u32, u32)>,
 }
 
-/// Lowers `nir`'s texture instructions (agx16-compiler `nir::texture::lower`: projection,
-/// offsets, gradients, cube maps, sizes), placing the texture-size words past every uniform
-/// it reads; returns (word, units) when the program reads them.
-///
-/// # Safety
-/// `nir` must be a valid shader.
-pub unsafe fn lower_textures(nir: *mut sys::nir_shader) -> Option<(u32, u32)> {
-    if (*nir).info.num_textures == 0 {
-        return None;
-    }
-    let word = uniform_end(nir);
-    let units = agx16_compiler::nir::texture::lower(nir, Some(word));
-    (units > 0).then_some((word, units))
-}
-
 /// The texture-information words of `stage`'s units `0..units` for this draw: width, height,
 /// depth (3D) or layers (arrays; 6 for a cube), level count of each bound view at its base
 /// level (what `txs` returns at LOD 0; zeros for an unbound unit, which the draw refuses
@@ -610,7 +570,7 @@ unsafe fn compile(
         return Err("nir_shader_clone failed".into());
     }
     if let Some(k) = cso.default_block {
-        crate::shader::default_block_to_ubo(clone, k);
+        agx16_compiler::nir::uniforms::default_block_to_ubo(clone, k);
     }
     let mut extra = ExtraWords {
         program_words: uniform_end(clone),

@@ -171,6 +171,8 @@ agx16_glsl_to_nir(const char *source, unsigned stage, const nir_shader_compiler_
       nir_shader *nir = glprog->nir;
       nir_lower_vars_to_ssa(nir);
       gl_nir_lower_buffers(nir, prog);
+      /* Texture/sampler derefs become unit indices, as the state tracker lowers them. */
+      gl_nir_lower_samplers(nir, prog);
       struct nir_lower_compute_system_values_options cs = {};
       nir_lower_system_values(nir);
       nir_lower_compute_system_values(nir, &cs);

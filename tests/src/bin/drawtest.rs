@@ -7,6 +7,9 @@
 //! depth test LESS; two overlapping triangles from glDrawElements (u16 indices), the nearer
 //! one first, and the fragment colour scaled by a uniform.
 //! `--size N`: an NxN target instead of 64x64 (the triangle scales with it).
+//! `--many-uniforms`: GLSL ES 3.00 shaders on a GLES 3 context whose vertex shader reads three
+//! mat4s, a mat3x4 and a mat2 (82 uniform words: more than a launcher transfers, so the default
+//! block is read from memory) to place and colour the triangle.
 //! Then glReadPixels. Prints `GL_RENDERER: ...`, `size: 64x64` and `pixels: <hex RGBA rows>`;
 //! exits non-zero when a GL call reports an error.
 
@@ -46,9 +49,51 @@ const VERTICES: [f32; 48] = [
 ];
 const TINT: [f32; 4] = [0.9, 0.8, 0.7, 1.0];
 
+const VS_MANY: &str = "#version 300 es
+uniform mat4 u_model;
+uniform mat4 u_view;
+uniform mat4 u_proj;
+uniform mat3x4 u_m34;
+uniform mat2 u_m2;
+in vec4 a_pos;
+in vec4 a_col;
+out vec4 v_col;
+void main() {
+    gl_Position = u_proj * u_view * u_model * a_pos;
+    vec4 c = u_m34 * a_col.xyz;
+    vec2 t = u_m2 * a_col.xy;
+    v_col = clamp(c + vec4(t, 0.0, 0.0), 0.0, 1.0);
+}
+";
+
+const FS_MANY: &str = "#version 300 es
+precision mediump float;
+in vec4 v_col;
+uniform vec4 u_tint;
+out vec4 o;
+void main() {
+    o = v_col * u_tint;
+}
+";
+
+/// Column-major uniform values of `--many-uniforms`: a model matrix with scale and shear, a
+/// view translation, a projection scaling z, colour mixes.
+const MODEL: [f32; 16] = [
+    0.9, 0.1, 0.0, 0.0, -0.05, 0.85, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0,
+];
+const VIEW: [f32; 16] = [
+    1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.04, -0.03, 0.1, 1.0,
+];
+const PROJ: [f32; 16] = [
+    1.0, 0.0, 0.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0, 0.0, 0.5, 0.0, 0.0, 0.0, 0.0, 1.0,
+];
+const M34: [f32; 12] = [0.6, 0.1, 0.2, 0.5, 0.2, 0.5, 0.1, 0.3, 0.1, 0.2, 0.7, 0.4];
+const M2: [f32; 4] = [0.1, 0.05, -0.05, 0.15];
+
 fn main() -> ExitCode {
     let clear_only = std::env::args().any(|a| a == "--clear-only");
     let depth = std::env::args().any(|a| a == "--depth-elements");
+    let many = std::env::args().any(|a| a == "--many-uniforms");
     let args: Vec<String> = std::env::args().collect();
     let size = match args.iter().position(|a| a == "--size") {
         None => SIZE,
@@ -60,7 +105,7 @@ fn main() -> ExitCode {
             }
         },
     };
-    match run(clear_only, depth, size) {
+    match run(clear_only, depth, many, size) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("agx16-drawtest: {e}");
@@ -87,8 +132,12 @@ fn gl_error(gl: &glow::Context, what: &str) -> Result<(), String> {
     }
 }
 
-fn run(clear_only: bool, depth: bool, size: i32) -> Result<(), String> {
-    let g = agx16_tests::gles::gles2()?;
+fn run(clear_only: bool, depth: bool, many: bool, size: i32) -> Result<(), String> {
+    let g = if many {
+        agx16_tests::gles::gles(3)?
+    } else {
+        agx16_tests::gles::gles2()?
+    };
     // SAFETY: the context is current on this thread; every pointer passed lives across its call.
     let pixels = unsafe {
         let gl = &g.gl;
@@ -142,8 +191,9 @@ fn run(clear_only: bool, depth: bool, size: i32) -> Result<(), String> {
         gl_error(gl, "glClear")?;
         if !clear_only {
             let program = gl.create_program()?;
-            let vs = shader(gl, glow::VERTEX_SHADER, VS)?;
-            let fs = shader(gl, glow::FRAGMENT_SHADER, FS)?;
+            let (vs_src, fs_src) = if many { (VS_MANY, FS_MANY) } else { (VS, FS) };
+            let vs = shader(gl, glow::VERTEX_SHADER, vs_src)?;
+            let fs = shader(gl, glow::FRAGMENT_SHADER, fs_src)?;
             gl.attach_shader(program, vs);
             gl.attach_shader(program, fs);
             gl.bind_attrib_location(program, 0, "a_pos");
@@ -154,8 +204,17 @@ fn run(clear_only: bool, depth: bool, size: i32) -> Result<(), String> {
             }
             gl.use_program(Some(program));
             let tint = gl.get_uniform_location(program, "u_tint");
-            let t = if depth { TINT } else { [1.0; 4] };
+            let t = if depth || many { TINT } else { [1.0; 4] };
             gl.uniform_4_f32(tint.as_ref(), t[0], t[1], t[2], t[3]);
+            if many {
+                let loc = |name| gl.get_uniform_location(program, name);
+                gl.uniform_matrix_4_f32_slice(loc("u_model").as_ref(), false, &MODEL);
+                gl.uniform_matrix_4_f32_slice(loc("u_view").as_ref(), false, &VIEW);
+                gl.uniform_matrix_4_f32_slice(loc("u_proj").as_ref(), false, &PROJ);
+                gl.uniform_matrix_3x4_f32_slice(loc("u_m34").as_ref(), false, &M34);
+                gl.uniform_matrix_2_f32_slice(loc("u_m2").as_ref(), false, &M2);
+                gl_error(gl, "glUniformMatrix*")?;
+            }
             let vbo = gl.create_buffer()?;
             gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
             let bytes: Vec<u8> = VERTICES.iter().flat_map(|f| f.to_le_bytes()).collect();

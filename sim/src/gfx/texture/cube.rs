@@ -19,6 +19,7 @@
 
 use super::{blend, level_size, texel, At, Image, LaneInput, TexError, Texel};
 use crate::mem::GpuMemory;
+use crate::value_rules::Rule;
 
 fn refuse<T>(what: impl Into<String>) -> Result<T, TexError> {
     Err(TexError::Refused(what.into()))
@@ -125,16 +126,21 @@ pub(super) fn filter(
     linear: bool,
 ) -> Result<Texel, TexError> {
     let n = level_size(img, level)[0] as i64;
-    let (u, v) = (at.str[0] * n as f32, at.str[1] * n as f32);
-    if !u.is_finite() || !v.is_finite() {
-        return refuse("a non-finite texture coordinate: the texel it selects is not established");
+    let (mut u, mut v) = (at.str[0] * n as f32, at.str[1] * n as f32);
+    for c in [&mut u, &mut v] {
+        if !c.is_finite() {
+            // value_rules NonFiniteCoordinate, as the 2D forms: NaN -> 0, ±inf -> ±2^24
+            // texels (past the face: its edge)
+            super::rule(Rule::NonFiniteCoordinate, 1)?;
+            *c = if c.is_nan() {
+                0.0
+            } else {
+                16_777_216f32.copysign(*c)
+            };
+        }
     }
     if linear && img.format.is_integer() {
-        return refuse(format!(
-            "linear filtering of the integer format {:?} {:?}: not established (GL makes such \
-             a texture incomplete)",
-            img.format.channels, img.format.numeric
-        ));
+        return super::incomplete(img);
     }
     let face = at.layer;
     if !linear {

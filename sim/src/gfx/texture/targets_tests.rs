@@ -124,7 +124,7 @@ fn run(f: &Fixture, t: &TexInstr, lanes: &[[u32; 4]]) -> Result<Vec<[f32; 4]>, T
         .iter()
         .map(|&w| Some(LaneInput { words: w }))
         .collect();
-    let rows = execute(&f.pt, &f.roots, t, &inputs, false)?;
+    let rows = execute(&f.pt, &f.roots, t, &inputs, None)?;
     Ok((0..lanes.len())
         .map(|l| std::array::from_fn(|c| f32::from_bits(rows[c][l])))
         .collect())
@@ -242,17 +242,37 @@ fn three_d_fetch_reads_the_slice_of_the_level() {
     for (k, &(x, y, z, level)) in cases.iter().enumerate() {
         assert!(close(got[k], unorm(colour(level, z, x, y))), "case {k}");
     }
-    // Slice 4 of level 1 (depth 4) is outside it.
-    let e = run(&f, &t, &[[0, 0, 4, 1 << 22]]).unwrap_err();
-    assert!(matches!(e, TexError::Refused(w) if w.contains("outside")));
+    // Slice 4 of level 1 (depth 4), x = -1 and level 2 (of 2) are outside: robust access
+    // reads zero (value_rules, inferred: counted; refused in strict mode).
+    let outside = [[0, 0, 4, 1 << 22], [u32::MAX, 0, 0, 0], [0, 0, 0, 2 << 22]];
+    let (got, used) = value_rules::with_strict(false, || {
+        value_rules::scoped(|| run(&f, &t, &outside).unwrap())
+    });
+    assert!(got.iter().all(|c| *c == [0.0; 4]), "{got:?}");
+    assert_eq!(used.get(Rule::FetchOutsideLevel), 2);
+    assert_eq!(used.get(Rule::FetchLevelRange), 1);
+    let e = value_rules::with_strict(true, || run(&f, &t, &outside[..1]).unwrap_err());
+    assert!(matches!(e, TexError::Refused(w) if w.contains("fetch_outside_level")));
     assert!(f.layout.planes == 8);
 }
 
 #[test]
-fn out_of_range_layers_and_mismatched_descriptors_are_refused() {
+fn out_of_range_layers_clamp_or_read_zero_and_mismatched_descriptors_are_refused() {
     let f = fixture(Kind::D2Array, 4, 4, 2, 1, smp(false, Wrap::ClampToEdge));
-    let e = run(&f, &op(2, true, TextureAccess::Lod), &[[0, 0, 2, 2]]).unwrap_err();
-    assert!(matches!(e, TexError::Refused(w) if w.contains("array layer 2")));
+    // A sample of layer 2 of 2 reads layer 1 (GL clamps the layer); a fetch reads zero.
+    let (got, used) = value_rules::with_strict(false, || {
+        value_rules::scoped(|| {
+            let s = run(&f, &op(2, true, TextureAccess::Lod), &[[0, 0, 2, 2]]).unwrap();
+            let t = run(&f, &op(2, true, TextureAccess::Fetch), &[[1, 1, 0, 2]]).unwrap();
+            (s[0], t[0])
+        })
+    });
+    assert!(close(got.0, unorm(colour(0, 1, 0, 0))), "{:?}", got.0);
+    assert_eq!(got.1, [0.0; 4]);
+    assert_eq!(used.get(Rule::SampleLayerRange), 1);
+    assert_eq!(used.get(Rule::FetchLayerRange), 1);
+    let got = run(&f, &op(2, true, TextureAccess::Fetch), &[[1, 1, 0, 1]]).unwrap();
+    assert!(close(got[0], unorm(colour(0, 1, 1, 1))));
     let e = run(&f, &op(3, false, TextureAccess::Lod), &[[0, 0, 0, 0]]).unwrap_err();
     assert!(matches!(e, TexError::Refused(w) if w.contains("D2Array")));
     let e = run(&f, &op(2, false, TextureAccess::Lod), &[[0, 0, 0, 0]]).unwrap_err();
@@ -395,9 +415,78 @@ fn cube_implicit_lod_is_continuous_across_an_edge() {
         .iter()
         .map(|&d| Some(LaneInput { words: on(d) }))
         .collect();
-    let rows = execute(&f.pt, &f.roots, &t, &lanes, true).unwrap();
+    let quad: Vec<LaneInput> = lanes.iter().map(|l| l.unwrap()).collect();
+    let rows = execute(&f.pt, &f.roots, &t, &lanes, Some(&quad)).unwrap();
     let got: [f32; 4] = std::array::from_fn(|c| f32::from_bits(rows[c][0]));
     // Level 2 is 4x4: s = 0.9, t = 0.6 -> texel (3, 2) of +X.
     let want = unorm(colour(2, 0, 3, 2));
     assert!(close(got, want), "{got:?} vs {want:?} (level 2)");
+}
+
+/// Non-finite coordinates and a NaN implicit LOD sample something defined: NaN is coordinate
+/// 0, ±inf is ±2^24 texels (the clamp modes take the edge, repeat takes texel 0), a NaN LOD
+/// is level 0 (value_rules NonFiniteCoordinate / NanLod, inferred: counted).
+#[test]
+fn non_finite_coordinates_and_lod_sample_defined_texels() {
+    let clamp = fixture(Kind::D2, 8, 8, 1, 2, smp(false, Wrap::ClampToEdge));
+    let repeat = fixture(Kind::D2, 8, 8, 1, 2, smp(false, Wrap::Repeat));
+    let (nan, inf) = (f32::NAN.to_bits(), f32::INFINITY.to_bits());
+    let ninf = f32::NEG_INFINITY.to_bits();
+    let lod0 = op(2, false, TextureAccess::Lod);
+    let (got, used) = value_rules::with_strict(false, || {
+        value_rules::scoped(|| {
+            let c = run(
+                &clamp,
+                &lod0,
+                &[[nan, inf, 0, 0], [ninf, 0.5f32.to_bits(), 0, 0]],
+            );
+            let r = run(&repeat, &lod0, &[[inf, ninf, 0, 0]]);
+            (c.unwrap(), r.unwrap())
+        })
+    });
+    assert!(close(got.0[0], unorm(colour(0, 0, 0, 7))), "{:?}", got.0[0]);
+    assert!(close(got.0[1], unorm(colour(0, 0, 0, 4))), "{:?}", got.0[1]);
+    assert!(close(got.1[0], unorm(colour(0, 0, 0, 0))), "{:?}", got.1[0]);
+    assert_eq!(used.get(Rule::NonFiniteCoordinate), 5);
+    // A quad of NaN coordinates: the implicit LOD is NaN -> level 0, texel (0, 0).
+    let quad: Vec<Option<LaneInput>> = (0..4)
+        .map(|_| {
+            Some(LaneInput {
+                words: [nan, nan, 0, 0],
+            })
+        })
+        .collect();
+    let publications: Vec<LaneInput> = quad.iter().map(|l| l.unwrap()).collect();
+    let (rows, used) = value_rules::with_strict(false, || {
+        value_rules::scoped(|| {
+            execute(
+                &clamp.pt,
+                &clamp.roots,
+                &op(2, false, TextureAccess::Sample),
+                &quad,
+                Some(&publications),
+            )
+            .unwrap()
+        })
+    });
+    let lane0: [f32; 4] = std::array::from_fn(|c| f32::from_bits(rows[c][0]));
+    assert!(close(lane0, unorm(colour(0, 0, 0, 0))), "{lane0:?}");
+    assert_eq!(used.get(Rule::NanLod), 4);
+    let e = value_rules::with_strict(true, || run(&clamp, &lod0, &[[nan, 0, 0, 0]]).unwrap_err());
+    assert!(matches!(e, TexError::Refused(w) if w.contains("nonfinite_coordinate")));
+}
+
+/// A cube sample with a NaN coordinate reads a defined texel of its face (value_rules
+/// NonFiniteCoordinate) instead of refusing.
+#[test]
+fn cube_non_finite_coordinates_sample_the_face() {
+    let f = fixture(Kind::Cube, 8, 8, 1, 1, smp(false, Wrap::Repeat));
+    let mut t = op(2, false, TextureAccess::Lod);
+    t.op.cube = true;
+    let lane = [f32::NAN.to_bits(), f32::INFINITY.to_bits(), 3, q6(0.0) | 3];
+    let (got, used) = value_rules::with_strict(false, || {
+        value_rules::scoped(|| run(&f, &t, &[lane]).unwrap())
+    });
+    assert!(close(got[0], unorm(colour(0, 3, 0, 7))), "{:?}", got[0]);
+    assert_eq!(used.get(Rule::NonFiniteCoordinate), 2);
 }

@@ -205,6 +205,13 @@ pub enum Op {
     /// tested samples take the depth (second source, f32) for their test and update
     /// (GravityLinux/mesa `store_zs_agx` emission: publication pair + `depth_store`).
     DepthStore,
+    /// Fragment stage: the screen-space derivative of the f32 source along `axis` (0 x, 1 y):
+    /// the difference across the invocation's row (x: right − left) or column (y: lower −
+    /// upper, framebuffer rows counted downward) of its 2x2 quad (fine; G16's `derivative`,
+    /// agx16-sim `gfx::quad`). Helper and demoted invocations take part.
+    Derivative {
+        axis: u8,
+    },
     /// Store a register tuple to per-thread scratch slot `slot` (register allocation only).
     Spill {
         slot: u32,
@@ -404,6 +411,7 @@ impl fmt::Display for Op {
             Op::Coverage => write!(f, "coverage"),
             Op::DepthStore => write!(f, "depth_store"),
             Op::SampleMask { test } => write!(f, "sample_mask{}", if *test { ".test" } else { "" }),
+            Op::Derivative { axis } => write!(f, "{}", ["ddx", "ddy"][*axis as usize & 1]),
             Op::Spill { slot } => write!(f, "spill.s{slot}"),
             Op::Fill { slot } => write!(f, "fill.s{slot}"),
             Op::Break => write!(f, "break"),

@@ -67,6 +67,7 @@ pub fn form_name(
         (Op::Coverage, _) => "get_sr",
         (Op::SampleMask { .. } | Op::DepthStore, _) => "logic_export",
         (Op::Texture { .. }, _) => "tex_sample",
+        (Op::Derivative { .. }, Type::F32) => "derivative",
         (Op::StoreGlobal { .. }, _) => "device_store",
         // One 32-bit register to/from a scratch word (after `ra::scratch::lower_to_words`).
         (Op::Spill { .. }, Type::I32) => "spill_store",

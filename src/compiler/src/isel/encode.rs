@@ -173,6 +173,24 @@ fn packer_template(name: &str) -> Option<Instr> {
         }
         return Some(x);
     }
+    if name == "derivative" {
+        // GravityLinux/mesa agx_apple9_ir.c DERIVATIVE: `37 (05 | axis<<1) 54 <dst<<1> 03
+        // <(src&63)<<2> (90 | keep<<1 | src>>6) 40 00 00` (agx_apple9_machine.c: HARDWARE; its
+        // GLES suites, derivate.* included, ran on M4). Axis, registers and keep are set by
+        // selection; the saturate bit stays clear.
+        return Instr::build(
+            name,
+            &[
+                ("b1_0", 1),
+                ("b1_hi", 1),
+                ("b2", 0x54),
+                ("b4", 3),
+                ("b6_hi", 0x24),
+                ("b7_hi", 8),
+            ],
+        )
+        .ok();
+    }
     let tail: &[(&str, u64)] = match name {
         "ishr_reg" => &[("b8", 0xe2)],
         "ushr_imm" | "ushr_reg" | "ishl_imm" | "ishl_reg" => &[("b8", 0xf0), ("b9_hi", 4)],
@@ -554,6 +572,18 @@ fn select_with(i: &MInstr, allow_compact: bool) -> Result<Instr, CompileError> {
                 }
             }
         }
+        Op::Derivative { axis } => {
+            let s = i.srcs[0];
+            let r = reg_of(i, &s)?;
+            if s.neg || r.halves != 2 {
+                return Err(err(i, "derivatives take a plain 32-bit register"));
+            }
+            e(x.set("axis", u64::from(axis)))?;
+            e(x.set_gpr(Role::SrcA, r.gpr(), Part::Full))?;
+            // Byte 6 bit 1: the source stays live after the instruction (the packer sets it
+            // from liveness; agx16-sim releases a source without it).
+            e(x.set("src_keep", u64::from(!s.release)))?;
+        }
         Op::FFma => {
             let neg_product = i.srcs[0].neg ^ i.srcs[1].neg;
             if i.srcs[2].neg {
@@ -785,9 +815,15 @@ pub fn encode_program(p: &MProgram) -> Result<Encoded, CompileError> {
         match compact.into_inner().iter().find(|(o, _)| *o == at) {
             Some(&(_, k)) if wide.insert(k) => {}
             _ => {
+                let end = (at + 16).min(enc.code.len());
+                let bytes: String = enc.code[at..end]
+                    .iter()
+                    .map(|b| format!("{b:02x}"))
+                    .collect();
                 return Err(CompileError::Internal(format!(
-                    "the instruction at offset {at:#x} decodes with another length ({len:?})"
-                )))
+                    "the instruction at offset {at:#x} ({bytes}) decodes with another length \
+                     ({len:?})"
+                )));
             }
         }
     }
@@ -939,6 +975,12 @@ fn encode_program_with(
             MItem::Break if scopes.iter().any(|s| s.is_some()) => {
                 let level = scopes.iter().filter(|s| s.is_some()).count() as u8;
                 let ifs = scopes.iter().rev().take_while(|s| s.is_none()).count() as u8;
+                if ifs == 0 {
+                    return Err(CompileError::NoForm {
+                        instr: "break".into(),
+                        why: "an unconditional break has no measured unwind (ifs = 0)".into(),
+                    });
+                }
                 emit(control::break_unwind(level, ifs)?, &mut out);
             }
             MItem::Return if scopes.is_empty() && k + 1 == items.len() => {}

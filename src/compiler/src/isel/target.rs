@@ -6,9 +6,11 @@ use crate::target::{RegTarget, Target};
 use agx16_isa::{form_by_name, Kind, Role};
 
 /// Highest GPR + 1 a role of a form can name: the table's measured reach, else the width of
-/// its register field, capped at the 96-entry file.
+/// its register field, capped at the 96-entry file. `name` may carry a template variant
+/// (`sfu:floor` is the `sfu` form).
 fn reach(name: &str, role: Role) -> u32 {
-    let Some(form) = form_by_name(name) else {
+    let form_name = name.split(':').next().unwrap_or(name);
+    let Some(form) = form_by_name(form_name) else {
         return 96;
     };
     if let Some(r) = form.reach(role) {

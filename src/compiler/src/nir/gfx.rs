@@ -430,6 +430,32 @@ pub(super) unsafe fn import_intrinsic(
         let srcs = (*x).src.as_slice(info.num_srcs as usize);
         let comps = (*x).def.num_components as usize;
         match name {
+            // dFdx/dFdy/fwidth (fwidth arrives as |ddx| + |ddy|): one `derivative` per scalar
+            // (`Op::Derivative`, fine: the lane's own quad row or column). Coarse forms use
+            // the same op: GL lets a coarse derivative be computed from finer differences
+            // (GLSL 4.50 §8.14.1 "dFdxCoarse ... may"), and no coarse mode of the M4 is known
+            // (ADevWithAnIdea/agx-re EXP-0111 FS-05); GravityLinux/mesa agx_compile_apple9.c
+            // selects the one instruction for ddx/ddx_fine (its GLES suites ran on M4).
+            "ddx" | "ddx_fine" | "ddx_coarse" | "ddy" | "ddy_fine" | "ddy_coarse" => {
+                if vertex {
+                    return Err(CompileError::Unsupported(format!(
+                        "NIR intrinsic `{name}` outside a fragment shader"
+                    )));
+                }
+                if (*x).def.bit_size != 32 {
+                    return Err(CompileError::Unsupported(format!(
+                        "{}-bit `{name}`",
+                        (*x).def.bit_size
+                    )));
+                }
+                let axis = u8::from(name.starts_with("ddy"));
+                let mut parts = Vec::with_capacity(comps);
+                for k in 0..comps {
+                    let s = im.comp(srcs[0].ssa, k as u8)?;
+                    parts.push(Src::val(im.b.alu(Op::Derivative { axis }, Type::F32, [s])));
+                }
+                define_srcs(im, &(*x).def, Type::F32, &parts);
+            }
             "load_vertex_id" if vertex => {
                 let id = g.vertex_id.ok_or_else(|| {
                     CompileError::Internal("the prologue emitted no vertex id".into())

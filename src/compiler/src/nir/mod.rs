@@ -10,6 +10,7 @@ pub mod options;
 pub mod prepare;
 pub mod texture;
 mod texture_offset;
+pub mod uniforms;
 pub mod vertex_fetch;
 
 pub use import::import;

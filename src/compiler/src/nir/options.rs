@@ -74,6 +74,14 @@ pub fn options() -> &'static nir_shader_compiler_options {
                 // The global invocation id is a special register (get_sr, isel/encode.rs);
                 // without this nir_lower_system_values rebuilds it from the workgroup id.
                 has_cs_global_id: true,
+                // One `derivative` per scalar (the T8132 compiler's choice; ADevWithAnIdea/
+                // agx-re EXP-0111 FS-07, measured on M4: one 0x37 instruction per component).
+                scalarize_ddx: true,
+                // GLSL discard as NIR demote: the M4 keeps discarded lanes running as helpers
+                // that still feed their quad's derivatives (EXP-0091, measured), which is what
+                // the coverage kill the import emits does for terminate and demote alike
+                // (nir/gfx.rs `kill`); GravityLinux/mesa sets the same for its M4 backend.
+                discard_is_demote: true,
                 ..Default::default()
             })
         })

@@ -39,6 +39,11 @@ pub unsafe fn run(s: *mut m::nir_shader) {
             progress |= m::nir_opt_remove_phis(s);
             progress |= m::nir_opt_dce(s);
             progress |= m::nir_opt_dead_cf(s);
+            // Loops that run once (`do { } while (false)`, GLSL's wrapper of a `switch`) lose
+            // their loop (Mesa's wrapper unroll; with no unroll budget in the options nothing
+            // else is unrolled but loops that never iterate): their unconditional break would
+            // be a break-unwind with no if, which is not measured.
+            progress |= m::nir_opt_loop_unroll(s);
             progress |= m::nir_opt_cse(s);
             progress |= m::nir_opt_algebraic(s);
             progress |= m::nir_opt_constant_folding(s);

@@ -10,6 +10,7 @@ use crate::ir::{Function, Instr, Op, Operand, Shape, Src, Type, Value};
 use crate::target::Target;
 
 pub fn run(f: &mut Function, target: &dyn Target) {
+    phi_sources(f);
     for bi in 0..f.blocks.len() {
         let old = std::mem::take(&mut f.blocks[bi].instrs);
         let mut out = Vec::with_capacity(old.len());
@@ -71,6 +72,36 @@ pub fn run(f: &mut Function, target: &dyn Target) {
     }
 }
 
+/// Phis read what a parallel copy can move: a register, an immediate or a uniform. Copy
+/// propagation leaves a phi reading a component of a `collect` when that component is a
+/// uniform (and may leave it for an immediate); the phi reads the component's operand itself,
+/// so the collect (which has no form of its own) is left without readers. Register allocation
+/// moves an immediate or uniform through a low register when the phi's is out of the move's
+/// reach.
+fn phi_sources(f: &mut Function) {
+    let mut collects: Vec<Option<Vec<Src>>> = vec![None; f.shapes.len()];
+    for b in &f.blocks {
+        for i in b.instrs.iter().filter(|i| i.op == Op::Collect) {
+            collects[i.dst.unwrap().0 as usize] = Some(i.srcs.to_vec());
+        }
+    }
+    for b in &mut f.blocks {
+        for i in b.instrs.iter_mut().filter(|i| i.op == Op::Phi) {
+            for s in i.srcs.iter_mut() {
+                let Operand::Value { v, comp } = s.op else {
+                    continue;
+                };
+                if let Some(parts) = &collects[v.0 as usize] {
+                    let p = parts[comp as usize];
+                    if !p.has_modifiers() && !matches!(p.op, Operand::Value { .. }) {
+                        s.op = p.op;
+                    }
+                }
+            }
+        }
+    }
+}
+
 /// Replace the modifiers of `i`'s scalar 32-bit float sources that the target cannot carry by
 /// `and`/`xor`/`or` with a sign mask; a copy whose modifiers all move out becomes that op.
 fn sign_ops(f: &mut Function, i: &mut Instr, target: &dyn Target, out: &mut Vec<Instr>) {
@@ -85,10 +116,13 @@ fn sign_ops(f: &mut Function, i: &mut Instr, target: &dyn Target, out: &mut Vec<
             continue;
         };
         // The modifiers act on the sign bit of a 32-bit word whatever the source value's own
-        // type (a float op may read a raw loaded word): one mask works for F32 and I32.
-        if !matches!(sty, Type::F32 | Type::I32)
-            || f.shape(s.value().unwrap_or(Value(0))).comps != 1
-        {
+        // type (a float op may read a raw loaded word): one mask works for F32 and I32. A
+        // component of a tuple (a texture result) is a 32-bit word like any other; an
+        // instruction that reads a whole tuple has no per-word modifiers to move out.
+        let whole_tuple = f.shape(s.value().unwrap_or(Value(0))).comps != 1
+            && (matches!(i.op, Op::Spill { .. } | Op::StoreGlobal { .. })
+                || i.dst.is_some_and(|d| f.shape(d).comps != 1));
+        if !matches!(sty, Type::F32 | Type::I32) || whole_tuple {
             continue; // left for selection to name (no validated 16-bit logic form)
         }
         let (op, mask) = match (s.neg, s.abs) {

@@ -52,6 +52,14 @@ pub fn run(f: &mut Function, l: Lowered) -> bool {
                     i.srcs = [Src::imm(0)].into_iter().collect();
                     changed = true;
                 }
+                // A vector undef (NIR keeps `undef` vectors that feed a vecN): components of
+                // zero, which copy propagation hands to the readers.
+                (Op::Undef, Some(_)) if l.undef => {
+                    let comps = f.shape(i.dst.unwrap()).comps;
+                    i.op = Op::Collect;
+                    i.srcs = (0..comps).map(|_| Src::imm(0)).collect();
+                    changed = true;
+                }
                 (Op::IMul, Some(Type::I32)) if l.imul && scalar => {
                     i.op = Op::IMad;
                     i.srcs.push(Src::imm(0));

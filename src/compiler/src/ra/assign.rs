@@ -144,7 +144,8 @@ impl Assigner<'_> {
                 match self.regs[d.0 as usize] {
                     Some(r) => self.file.take(r),
                     None => {
-                        self.alloc(d, self.target.gprs(), &text())?;
+                        let reach = self.phi_reach(i);
+                        self.alloc(d, reach, &text())?;
                     }
                 }
                 continue;
@@ -261,12 +262,14 @@ impl Assigner<'_> {
                     CompileError::Internal(format!("phi %{} has no register at b{}", d.0, bi))
                 })?;
                 let src = self.src(&i.srcs[k], f.ty(d), f.shape(d).comps > 1);
-                copies.push((dr, src.op));
+                copies.push((dr, src.op, f.ty(d)));
             }
         }
+        let (before, after) = self.phi_far_sources(&mut copies)?;
+        let copies: Vec<(Reg, MOperand)> = copies.into_iter().map(|(d, s, _)| (d, s)).collect();
         let seq = sequentialize(&copies)?;
         self.copies += seq.len() as u32;
-        out.extend(seq.into_iter().map(MItem::Instr));
+        out.extend(before.into_iter().chain(seq).chain(after).map(MItem::Instr));
         match f.block(b).terminator() {
             Some(Op::Break) => out.push(MItem::Break),
             Some(Op::Continue) => out.push(MItem::Continue),
@@ -275,6 +278,95 @@ impl Assigner<'_> {
             _ => {}
         }
         Ok(())
+    }
+
+    /// Highest GPR + 1 a phi's register may be: each source becomes a register copy into it
+    /// at the end of its predecessor (`iadd`, r0–r94); an immediate or uniform source whose
+    /// move cannot reach the phi goes through a low temporary (`phi_far_sources`).
+    fn phi_reach(&self, i: &crate::ir::Instr) -> u32 {
+        let d = i.dst.expect("a phi defines a value");
+        let copy = crate::ir::Instr::new(Op::Copy, Some(d), [crate::ir::Src::val(d)]);
+        self.target.dst_reach(&copy, self.f.ty(d))
+    }
+
+    /// Phi copies of immediates and uniforms into registers beyond their move's reach
+    /// (`mov_imm32`: r0–r63, `uniform_mov`: r0–r15) are taken out of the parallel copy and done
+    /// as a move into a register within reach and a copy from it: before the parallel copy through any register that is neither
+    /// live nor read by it (a destination it writes later will do), or, when the phi's
+    /// register is itself read by the parallel copy, after it through a register it neither
+    /// reads nor writes. Returns the moves to emit before and after.
+    #[allow(clippy::type_complexity)]
+    fn phi_far_sources(
+        &mut self,
+        copies: &mut Vec<(Reg, MOperand, Type)>,
+    ) -> Result<(Vec<MInstr>, Vec<MInstr>), CompileError> {
+        let mut busy = self.file.clone();
+        let mark = |file: &mut RegFile, r: Reg| {
+            for h in r.half..r.end() {
+                let one = Reg { half: h, halves: 1 };
+                if file.is_free(one) {
+                    file.take(one);
+                }
+            }
+        };
+        for (_, s, _) in copies.iter() {
+            if let MOperand::Reg(r) = s {
+                mark(&mut busy, *r);
+            }
+        }
+        let mut busy_late = busy.clone();
+        for (d, _, _) in copies.iter() {
+            mark(&mut busy_late, *d);
+        }
+        let (mut before, mut after) = (Vec::new(), Vec::new());
+        let mut k = 0;
+        while k < copies.len() {
+            let (d, s, ty) = copies[k];
+            let (probe_src, what) = match s {
+                MOperand::Imm(bits) => (crate::ir::Src::imm(bits), format!("#{bits:#x}")),
+                MOperand::Uniform(u) => (crate::ir::Src::uniform(u), format!("u{u}")),
+                MOperand::Reg(_) => {
+                    k += 1;
+                    continue;
+                }
+            };
+            let probe = crate::ir::Instr::new(Op::Copy, None, [probe_src]);
+            let reach = (self.target.dst_reach(&probe, ty) * 2) as u16;
+            if d.end() <= reach {
+                k += 1;
+                continue;
+            }
+            let read = copies
+                .iter()
+                .any(|(_, s, _)| matches!(s, MOperand::Reg(r) if r.overlaps(d)));
+            let (file, out) = if read {
+                (&busy_late, &mut after)
+            } else {
+                (&busy, &mut before)
+            };
+            let t = file
+                .find(d.halves, reach, 0)
+                .ok_or_else(|| CompileError::RegAlloc {
+                    instr: format!("phi copy {d} = {what}"),
+                    why: format!(
+                        "no free register below r{} to move the source through",
+                        reach / 2
+                    ),
+                })?;
+            self.file.high_water = self.file.high_water.max(t.end());
+            let src = |op| MSrc {
+                op,
+                ty,
+                neg: false,
+                abs: false,
+                release: false,
+            };
+            out.push(MInstr::new(Op::Copy, ty, Some(t), [src(s)]));
+            out.extend(sequentialize(&[(d, MOperand::Reg(t))])?);
+            self.copies += 2;
+            copies.remove(k);
+        }
+        Ok((before, after))
     }
 
     /// Phis of `b` get registers before any predecessor's copies are emitted: free with
@@ -290,7 +382,8 @@ impl Assigner<'_> {
         for i in f.block(b).instrs.iter().take_while(|i| i.op == Op::Phi) {
             let d = i.dst.unwrap();
             if self.regs[d.0 as usize].is_none() {
-                self.alloc(d, self.target.gprs(), &instr_to_string(f, i))?;
+                let reach = self.phi_reach(i);
+                self.alloc(d, reach, &instr_to_string(f, i))?;
             }
         }
         let hw = self.file.high_water;

@@ -31,13 +31,16 @@ pub fn allocate(
 ) -> Result<MProgram, CompileError> {
     let budget = opts.gprs.min(target.gprs()) * 2;
     let mut last_err = None;
-    // Without spilling, first as is, then with long live ranges of low-only destinations
-    // moved up (`split`): a program whose pressure fits the budget must not spill because of
-    // per-form reach.
-    for split_low in [false, true] {
+    // A program whose pressure fits the budget must not spill because of per-form reach
+    // (`split`). Without spilling: as is, then with long live ranges of r0–r15-only destinations moved
+    // up, then also those of r0–r63-only destinations (device loads: a program reading more
+    // than 64 loaded words at once).
+    for split_below in [None, Some(16), Some(64)] {
         let mut g = f.clone();
-        if split_low && split::split_low_defs(&mut g, target) == 0 {
-            break;
+        if let Some(reach) = split_below {
+            if split::split_low_defs(&mut g, target, reach) == 0 {
+                continue;
+            }
         }
         let stats = spill::spill_to_fit(&mut g, budget, 0, target.spill_32bit_only())?;
         if stats.spills != 0 {

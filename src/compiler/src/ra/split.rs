@@ -27,8 +27,10 @@ fn conds(ns: &[CfNode], out: &mut Vec<Value>) {
     }
 }
 
-/// Inserts the copies; returns how many.
-pub fn split_low_defs(f: &mut Function, target: &dyn RegTarget) -> u32 {
+/// Inserts the copies after definitions whose form writes below GPR `reach` (16: the compact
+/// forms; 64: also device loads and `mov_imm32`, EXP-0141: loads into r64 and above read zero);
+/// returns how many.
+pub fn split_low_defs(f: &mut Function, target: &dyn RegTarget, reach: u32) -> u32 {
     let mut branch = Vec::new();
     conds(&f.body, &mut branch);
     // Where each value is read: (block, instruction index).
@@ -51,7 +53,7 @@ pub fn split_low_defs(f: &mut Function, target: &dyn RegTarget) -> u32 {
                     && shape.comps == 1
                     && matches!(shape.ty, Type::I32 | Type::F32)
                     && !branch.contains(&d)
-                    && target.dst_reach(&i, shape.ty) <= 16
+                    && target.dst_reach(&i, shape.ty) <= reach
                     && reads[d.0 as usize].iter().any(|&r| r != (bi, k + 1))
             });
             out.push(i);

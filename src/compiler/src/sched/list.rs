@@ -1,10 +1,19 @@
 //! List scheduling of each block (on SSA, before register allocation): critical-path priority
-//! over the data and memory dependence graph, with the latency table.
+//! over the data and memory dependence graph, with the latency table; once the values the
+//! block keeps live reach [`PRESSURE_LIMIT`], instructions that free more values than they
+//! define go first (hoisting every independent load of a long program ahead of its users
+//! would otherwise keep more values live than the register file holds, and spill).
 
 use super::latency::latency;
-use crate::ir::{Function, Instr, Op};
+use crate::ir::{Function, Instr, Op, Value};
 
-fn schedule_block(instrs: Vec<Instr>) -> Vec<Instr> {
+/// Values live from the block's own definitions above which the scheduler minimises pressure
+/// (well below the 64 registers device loads can write, EXP-0141).
+const PRESSURE_LIMIT: usize = 40;
+
+/// `outside[v]`: value v is read somewhere other than this block's body (another block, a phi,
+/// a branch condition), so no instruction of the body is its last reader.
+fn schedule_block(instrs: Vec<Instr>, outside: &[bool]) -> Vec<Instr> {
     let n_phi = instrs.iter().take_while(|i| i.op == Op::Phi).count();
     let has_term = instrs.last().is_some_and(|i| i.op.is_terminator());
     let body_end = instrs.len() - has_term as usize;
@@ -45,14 +54,61 @@ fn schedule_block(instrs: Vec<Instr>) -> Vec<Instr> {
             succs[j].push((k, l));
         }
     }
+    // Readers in the body still to be scheduled, per value defined in the body.
+    let mut unread: std::collections::HashMap<Value, usize> = std::collections::HashMap::new();
+    for i in body {
+        if let Some(d) = i.dst {
+            unread.insert(d, 0);
+        }
+    }
+    for i in body {
+        let mut vs: Vec<Value> = i.src_values().collect();
+        vs.sort();
+        vs.dedup();
+        for v in vs {
+            if let Some(c) = unread.get_mut(&v) {
+                *c += 1;
+            }
+        }
+    }
+    let mut live = 0usize;
+    // Values the instruction defines minus the body values it reads last.
+    let delta = |k: usize, unread: &std::collections::HashMap<Value, usize>| -> i32 {
+        let mut vs: Vec<Value> = body[k].src_values().collect();
+        vs.sort();
+        vs.dedup();
+        let freed = vs
+            .iter()
+            .filter(|v| unread.get(v) == Some(&1) && !outside[v.0 as usize])
+            .count() as i32;
+        body[k].dst.is_some() as i32 - freed
+    };
     let mut done = vec![false; n];
     let mut order = Vec::with_capacity(n);
     let mut cycle = 0u32;
     while order.len() < n {
+        let high = live >= PRESSURE_LIMIT;
         let cand = (0..n)
             .filter(|&k| !done[k] && left[k] == 0)
-            .min_by_key(|&k| (ready_at[k] > cycle, std::cmp::Reverse(height[k]), k));
+            .min_by_key(|&k| {
+                (
+                    if high { delta(k, &unread) } else { 0 },
+                    ready_at[k] > cycle,
+                    std::cmp::Reverse(height[k]),
+                    k,
+                )
+            });
         let k = cand.expect("a dependence graph of a block is acyclic");
+        let d = delta(k, &unread);
+        live = (live as i32 + d).max(0) as usize;
+        let mut vs: Vec<Value> = body[k].src_values().collect();
+        vs.sort();
+        vs.dedup();
+        for v in vs {
+            if let Some(c) = unread.get_mut(&v) {
+                *c -= 1;
+            }
+        }
         cycle = cycle.max(ready_at[k]) + 1;
         done[k] = true;
         order.push(k);
@@ -76,13 +132,30 @@ fn is_leaf_constant(i: &Instr) -> bool {
 pub fn run(f: &mut Function) {
     let mut cond = vec![None; f.blocks.len()];
     crate::ra::liveness::conds(&f.body, &mut cond);
+    // Per block, the values read outside its body (phis read at the predecessors' ends).
+    let mut reads_in: Vec<Vec<u32>> = vec![Vec::new(); f.shapes.len()];
+    for (bi, b) in f.blocks.iter().enumerate() {
+        for i in &b.instrs {
+            let key = if i.op == Op::Phi { u32::MAX } else { bi as u32 };
+            for v in i.src_values() {
+                reads_in[v.0 as usize].push(key);
+            }
+        }
+        if let Some(c) = cond[bi] {
+            reads_in[c.0 as usize].push(u32::MAX);
+        }
+    }
     for (bi, b) in f.blocks.iter_mut().enumerate() {
+        let outside: Vec<bool> = reads_in
+            .iter()
+            .map(|r| r.iter().any(|&b| b != bi as u32))
+            .collect();
         let instrs = std::mem::take(&mut b.instrs);
         let (leaves, rest): (Vec<Instr>, Vec<Instr>) =
             instrs.into_iter().partition(is_leaf_constant);
         let mut out = Vec::with_capacity(leaves.len() + rest.len());
         let mut leaves: Vec<Option<Instr>> = leaves.into_iter().map(Some).collect();
-        for i in schedule_block(rest) {
+        for i in schedule_block(rest, &outside) {
             for l in leaves.iter_mut() {
                 let reads = l
                     .as_ref()

@@ -139,8 +139,9 @@ pub fn assign_slots(p: &mut MProgram) {
         let mut keep = Vec::new();
         for &k in &hits {
             let slot_bit = 1u8 << (pending[k].slot - 1);
-            // Predicate compares, tile stores, unorm packs (two instructions) and device loads
-            // have no scoreboard field, the scratch forms get none named here; an export's wait (45..47/61..63) on a
+            // Predicate compares, tile stores, unorm packs (two instructions), derivatives
+            // (agx16-isa keeps their MASK_12_17 bits raw) and device loads have no scoreboard
+            // field, the scratch forms get none named here; an export's wait (45..47/61..63) on a
             // pending source is not modelled (sim/GFX.md): their sources are handed off first.
             let no_wait_field = matches!(
                 i.op,
@@ -155,6 +156,7 @@ pub fn assign_slots(p: &mut MProgram) {
                     | Op::Spill { .. }
                     | Op::Fill { .. }
                     | Op::LoadGlobal { .. }
+                    | Op::Derivative { .. }
             );
             // A texture tuple is always handed off register by register (see `handoff`).
             let tuple = pending[k].reg.halves > 2;

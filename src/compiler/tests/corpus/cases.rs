@@ -493,7 +493,8 @@ fn f2i(x: f64) -> Want {
 fn f2u(x: f64) -> Want {
     if x.is_finite() && x.trunc() >= 0.0 && x.trunc() <= 4294967295.0 {
         exact(x.trunc() as u32)
-    } else if x.is_finite() && x > -1.0 {
+    } else if x > -1.0 && x < 0.0 {
+        // truncates to 0, in range
         exact(0)
     } else {
         Want::Any
@@ -2240,6 +2241,21 @@ pub fn hand_written() -> Vec<Case> {
                 }
                 let t = 4.0 * v.abs() as f64 * 2f64.powi(-23) * n as f64;
                 Want::OneOf(vec![tol(s as f64, 0.5, t), tol(z as f64, 0.5, t)])
+            }),
+        ),
+        hand(
+            "switch_cases",
+            vec![a(sc(I))],
+            sc(I),
+            cw(1, |x| {
+                let v = i(x[0]);
+                let s = match v & 3 {
+                    0 => 10,
+                    1 => 25,
+                    2 => 6,
+                    _ => v.wrapping_neg(),
+                };
+                exact(s.wrapping_mul(3) as u32)
             }),
         ),
         hand(

@@ -25,8 +25,8 @@ use agx16_cmdstream::ppp::{
     PPP_PAGE_SIZE, PPP_RECORDS,
 };
 use agx16_cmdstream::render::{
-    bgobjvals, merge_upper, utile_for, CmdRender, IspZlsPixels, PppControl, ZlsControl, ZlsFormat,
-    RENDER_PROCESS_EMPTY_TILES,
+    bgobjvals, merge_upper, standard_sample_positions, utile_for, CmdRender, IspZlsPixels,
+    PppControl, ZlsControl, ZlsFormat, RENDER_PROCESS_EMPTY_TILES,
 };
 use agx16_cmdstream::vdm::Primitive;
 use agx16_cmdstream::vdm::{
@@ -153,7 +153,12 @@ fn stage_launcher(
     }
     p.push(meaning::stage_allocation_instr(allocation).map_err(isa_error)?);
     p.push(meaning::stage_target_instr(entry_offset).map_err(isa_error)?);
-    p.push(meaning::launch_frame_instr(publications, scratch, scratch).map_err(isa_error)?);
+    // Scratch is extent A (the byte capacity of the spill words); B stays 0, the value every
+    // measured case used: T8132 compute tests isolated A as the spill capacity, "B = 0 passes
+    // those tests; increasing B does not rescue undersized A" (GravityLinux/mesa
+    // src/gallium/drivers/asahi/README.apple9-launchers.md "Resource ABI"; graphics uses the
+    // same record). That driver passes its spill size in B too, whose role is not established.
+    p.push(meaning::launch_frame_instr(publications, scratch, 0).map_err(isa_error)?);
     for w in 0..words as u32 {
         p.push(meaning::arg_store_instr(w, PENDING_BASE + w, w == 0).map_err(isa_error)?);
     }
@@ -218,13 +223,14 @@ pub(crate) fn stage_launcher_for(
     pass: &TilePass,
     entry_offset: u64,
     publications: u32,
+    scratch: u16,
     args: &[u32],
 ) -> Result<u32, DrawError> {
     let allocation = StageAllocation::Tile {
         samples: pass.batch.fb.samples as u8,
         units: pass.layout.sample_bytes.div_ceil(8) as u8,
     };
-    launcher(mem, allocation, entry_offset, publications, 0, args)
+    launcher(mem, allocation, entry_offset, publications, scratch, args)
 }
 
 /// The fragment program's CF-binding table (Mesa T8132 shape: 1/W into coefficient 0, Z
@@ -844,8 +850,10 @@ fn build_one(
         depth_base: Hex(depth_base),
         stencil_base: Hex(stencil_base),
         zls_ctrl: Hex(zls_word),
-        // One sample at the pixel centre (0x88).
-        ppp_multisamplectl: Hex(0x88),
+        // The standard sample positions of the render's sample count (validate() admits 1).
+        ppp_multisamplectl: Hex(standard_sample_positions(fb.samples).ok_or_else(|| {
+            DrawError::Unsupported(format!("{} samples (1, 2 or 4)", fb.samples))
+        })?),
         ppp_ctrl: Hex(u32::from_le_bytes(ppp_ctrl.pack()?.try_into().unwrap()) as u64),
         width_px: fb.width as u16,
         height_px: fb.height as u16,

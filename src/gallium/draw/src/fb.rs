@@ -89,11 +89,14 @@ pub fn tile_words(bytes: &[u8]) -> Vec<u32> {
         .collect()
 }
 
-/// Colour targets one render can export: one block store per target, each reading its own
-/// publication tuple, and the block store's tuple field takes 0, 4, 8 and 12 (agx16-isa
-/// `block_image_store_instr`; GravityLinux/mesa agx_apple9_ir.c BLOCK_IMAGE_STORE packer,
-/// README.apple9-ir.md; run on T8132). GL ES 3.0 asks for four (MAX_DRAW_BUFFERS >= 4).
-pub const MAX_BOUND_TARGETS: usize = 4;
+/// Colour targets one render can export: eight, one block store each. The store's tuple field
+/// takes 0, 4, 8 and 12 (agx16-isa `block_image_store_instr`), and targets 4..7 reuse a tuple
+/// after the previous store's join released it (agx16-isa `block_store_sequence`). Evidence:
+/// GravityLinux/mesa agx_compile_apple9.c accepts eight render targets, each with its own image
+/// slot and tile byte offset, and README.apple9-es3.md verified eight RGBA32F targets at one
+/// sample on T8132 (validated by a CTS-passing M4 driver). The per-sample tilebuffer budget
+/// (128 bytes at 1x) bounds the formats ([`Framebuffer::tile_layout`], build.rs).
+pub const MAX_BOUND_TARGETS: usize = 8;
 
 /// One colour attachment: the level/layer it renders to.
 #[derive(Clone, Debug, PartialEq)]
@@ -157,18 +160,10 @@ impl Framebuffer {
                 self.samples
             )));
         }
-        if self.colors.len() > 8 {
+        if self.colors.len() > MAX_BOUND_TARGETS {
             return Err(DrawError::Framebuffer(format!(
-                "{} colour targets (at most 8)",
+                "{} colour targets (at most {MAX_BOUND_TARGETS})",
                 self.colors.len()
-            )));
-        }
-        let bound = self.colors.iter().flatten().count();
-        if bound > MAX_BOUND_TARGETS {
-            return Err(DrawError::Unsupported(format!(
-                "{bound} bound colour targets: the end-of-tile program exports at most \
-                 {MAX_BOUND_TARGETS} (block-store publication tuples 0, 4, 8, 12; a tuple's \
-                 reuse after its store is not established, sim/ISA-REQUESTS.md)"
             )));
         }
         if let Some(zs) = &self.zs {

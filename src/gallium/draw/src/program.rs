@@ -46,7 +46,7 @@ pub struct VertexProgram {
     pub writes_point_size: bool,
     /// Publication high-water mark in 32-bit words (launcher frame).
     pub publications: u32,
-    /// Spill/scratch bytes (launcher frame extents).
+    /// Spill/scratch bytes (launcher frame extent A).
     pub scratch: u16,
 }
 

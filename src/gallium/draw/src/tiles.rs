@@ -109,8 +109,9 @@ pub enum ReloadSource {
 /// lies in the row). Clamping to the image: the background also runs on utile pixels past the
 /// image's edge, which the end-of-tile store skips (PBE bounds) but whose fetch the model
 /// refuses (out-of-range fetches are not established); clamped, they read a pixel that is
-/// never exported. Returns the code and its publication extent.
-pub fn reload_body(words: &[(u32, TileInit)]) -> Result<(Vec<u8>, u32), DrawError> {
+/// never exported. Returns the code, its publication extent and its scratch bytes (a
+/// background reloading many targets can spill).
+pub fn reload_body(words: &[(u32, TileInit)]) -> Result<(Vec<u8>, u32, u16), DrawError> {
     use agx16_compiler::ir::{Builder, Op, Src, Stage, SysVal, TexKind, Type};
     let mut b = Builder::new(Stage::Fragment);
     let x = b.sysval(SysVal::PixelCoord(0));
@@ -184,10 +185,23 @@ pub fn reload_body(words: &[(u32, TileInit)]) -> Result<(Vec<u8>, u32), DrawErro
     let (c, info) = agx16_compiler::abi::compile_ir_graphics(
         &b.finish(),
         0,
-        agx16_compiler::pipeline::Options::default(),
+        // In program order: each target's fetch is stored before the next one starts. The
+        // list scheduler would hoist every fetch to the top, and the texture results' bank
+        // (r0..r31) holds only a few at a time: eight reloaded 16-byte targets spilled, and
+        // graphics launchers run no scratch frame the model establishes.
+        agx16_compiler::pipeline::Options {
+            schedule: false,
+            ..Default::default()
+        },
     )
     .map_err(|e| DrawError::Program(format!("background reload program: {e}")))?;
-    Ok((c.code, info.publications))
+    let scratch = u16::try_from(4 * c.mir.scratch_words).map_err(|_| {
+        DrawError::Program(format!(
+            "background reload program: {} scratch words",
+            c.mir.scratch_words
+        ))
+    })?;
+    Ok((c.code, info.publications, scratch))
 }
 
 /// The tile words of pixel (`cx`, `cy`) of a linear image whose VA is in device base slot
@@ -255,7 +269,9 @@ fn memory_pixel(
 
 /// End-of-tile body: for each `(image, tile byte offset, block-store format)`, the utile to image pixel
 /// (`x`, `y`) through image-table entry `image`: agx16-isa's block-store sequence (publish x,
-/// y and offset << 16 into publication tuple 4k, store, join) for target k.
+/// y and offset << 16 into publication tuple 4 (k mod 4), store, join) for target k. The store
+/// takes tuples 0, 4, 8 and 12 only; targets 4..7 reuse them, which the join after each store
+/// allows (it releases the tuple: agx16-isa `block_store_sequence`).
 pub fn export_body(
     x: u32,
     y: u32,
@@ -263,9 +279,10 @@ pub fn export_body(
 ) -> Result<Vec<u8>, DrawError> {
     let mut p = Vec::new();
     for (k, &(image, offset, format)) in targets.iter().enumerate() {
-        let r = 3 * k as u32;
+        let tuple = 4 * (k as u32 % 4);
+        let r = 3 * (k as u32 % 4);
         p.extend([mov32(r, x)?, mov32(r + 1, y)?, mov32(r + 2, offset << 16)?]);
-        let store = block_store_sequence(4 * k as u32, r, r + 1, r + 2, image, format)
+        let store = block_store_sequence(tuple, r, r + 1, r + 2, image, format)
             .map_err(|e| DrawError::Program(format!("block store of target {k}: {e}")))?;
         p.extend(store);
     }
@@ -277,8 +294,8 @@ pub fn export_body(
 #[derive(Default, Debug)]
 pub struct TileCache {
     bodies: HashMap<Vec<u8>, ShaderBody>,
-    /// Compiled reload backgrounds (body, publication extent) by their tile words.
-    reloads: HashMap<ReloadKey, (ShaderBody, u32)>,
+    /// Compiled reload backgrounds (body, publication extent, scratch bytes) by their tile words.
+    reloads: HashMap<ReloadKey, (ShaderBody, u32, u16)>,
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
@@ -479,15 +496,15 @@ impl TilePrograms for G16Tiles<'_> {
                 })
                 .collect();
             let body = self.body(clear_body(&clears)?)?;
-            let usc = stage_launcher_for(mem, pass, body.entry_offset, 0, &[])?;
+            let usc = stage_launcher_for(mem, pass, body.entry_offset, 0, 0, &[])?;
             return Ok((usc, 0));
         }
         let key = ReloadKey(words.clone());
-        let (body, publications) = match self.cache.reloads.get(&key) {
+        let (body, publications, scratch) = match self.cache.reloads.get(&key) {
             Some(&b) => b,
             None => {
-                let (code, publications) = reload_body(&words)?;
-                let b = (self.body(code)?, publications);
+                let (code, publications, scratch) = reload_body(&words)?;
+                let b = (self.body(code)?, publications, scratch);
                 self.cache.reloads.insert(key, b);
                 b
             }
@@ -508,7 +525,7 @@ impl TilePrograms for G16Tiles<'_> {
                 args.extend([va as u32, (va >> 32) as u32]);
             }
         }
-        let usc = stage_launcher_for(mem, pass, body.entry_offset, publications, &args)?;
+        let usc = stage_launcher_for(mem, pass, body.entry_offset, publications, scratch, &args)?;
         Ok((usc, 0))
     }
 
@@ -551,7 +568,9 @@ impl TilePrograms for G16Tiles<'_> {
             let t = mem.upload(Heap::General, &table, 64)?;
             args.extend([t as u32, (t >> 32) as u32]);
         }
-        let usc = stage_launcher_for(mem, pass, body.entry_offset, 4 * stores.len() as u32, &args)?;
+        // Tuples 0..12 (reused past four targets), three words each.
+        let publications = 4 * stores.len().min(4) as u32;
+        let usc = stage_launcher_for(mem, pass, body.entry_offset, publications, 0, &args)?;
         Ok((usc, 0))
     }
 }

@@ -1037,6 +1037,13 @@ mod compiled {
     /// `gl_Position = a_pos; v_col = a_col;` with both attributes fetched from one
     /// interleaved buffer (8 floats per vertex) by the program itself.
     fn vertex_program() -> Vec<u8> {
+        let (code, scratch_words) = vertex_program_at(Options::default());
+        assert_eq!(scratch_words, 0);
+        code
+    }
+
+    /// [`vertex_program`] compiled with `opts`; returns the code and its scratch words.
+    fn vertex_program_at(opts: Options) -> (Vec<u8>, u32) {
         let mut b = Builder::new(Stage::Vertex);
         let id = b.sysval(SysVal::VertexId);
         let idx = abi::mul_const(&mut b, Src::val(id), 8);
@@ -1049,10 +1056,9 @@ mod compiled {
         for k in 0..4u8 {
             b.store_output(4 + k, Src::comp(col, k));
         }
-        let (c, info) = abi::compile_ir_graphics(&b.finish(), 0, Options::default()).unwrap();
+        let (c, info) = abi::compile_ir_graphics(&b.finish(), 0, opts).unwrap();
         assert_eq!(info.outputs, 8);
-        assert_eq!(c.mir.scratch_words, 0);
-        c.code
+        (c.code, c.mir.scratch_words)
     }
 
     /// `gl_FragColor = v_col` into an RGBA8 tile word.
@@ -1152,6 +1158,76 @@ mod compiled {
         batch.draws.push(d);
         let err = run_batch(&mem, &mut progs, &batch).unwrap_err();
         assert!(err.to_lowercase().contains("fault"), "{err}");
+    }
+
+    /// The same draw with the vertex program compiled for 5 registers, so it spills: the
+    /// launcher gives the stage 4 bytes of scratch per spilled word as frame extent A (B = 0,
+    /// the measured shape) and the image equals the reference. With one byte less the model
+    /// refuses the spill access.
+    #[test]
+    fn a_spilling_vertex_program_runs_with_its_scratch_frame() {
+        let opts = Options {
+            gprs: 5,
+            schedule: true,
+        };
+        let (code, words) = vertex_program_at(opts);
+        assert!(
+            words > 0,
+            "the vertex program no longer spills at 5 registers"
+        );
+        let (mut mem, mut progs, _) = setup();
+        let body = progs.arena.add_body(&mut mem, &code).unwrap();
+        let fs = Arc::new(FragmentProgram {
+            body: progs.arena.add_body(&mut mem, &fragment_program()).unwrap(),
+            varyings: vec![Varying {
+                slot: 0,
+                components: 4,
+                interp: Interp::Perspective,
+                coefficient: 1,
+            }],
+            reads_frag_z: false,
+            point_coord: None,
+            discards: false,
+            reads_tilebuffer: false,
+            publications: 0,
+            scratch: 0,
+            origin_word: None,
+        });
+        let data: Vec<u8> = VERTS
+            .iter()
+            .flat_map(|(p, c)| p.iter().chain(c))
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        let vb = mem.upload(Heap::General, &data, 64).unwrap();
+        let mut args = vec![0u32; 12];
+        args.extend([vb as u32, (vb >> 32) as u32]);
+        let batch_with = |scratch: u16| {
+            let vs = Arc::new(VertexProgram {
+                body,
+                outputs: 8,
+                writes_point_size: false,
+                publications: 128,
+                scratch,
+            });
+            let mut batch = Batch::new(framebuffer(false));
+            clear_all(&mut batch);
+            let mut d = draw(
+                &vs,
+                &fs,
+                Primitive::Triangles,
+                Indices::Direct { first: 0, count: 3 },
+            );
+            d.vs_args = args.clone();
+            batch.draws.push(d);
+            batch
+        };
+        let (px, _) = render(&mem, &mut progs, &batch_with(4 * words as u16));
+        let mut want = RefFrame::new(CLEAR_BYTES);
+        want.triangle([VERTS[0], VERTS[1], VERTS[2]], false, None);
+        assert!(want.color.iter().filter(|c| **c != CLEAR_BYTES).count() > 100);
+        compare(&px, &want);
+        let err = run_batch(&mem, &mut progs, &batch_with(4 * words as u16 - 1)).unwrap_err();
+        assert!(err.contains("extent A"), "{err}");
     }
 
     /// `gl_FragColor = texture2D(u_tex, v_col.xy)`: unit 0 through texture and sampler table
@@ -1647,12 +1723,31 @@ fn raw_targets_of_eight_and_four_bytes() {
     raw_targets(&[8, 4], 0, &[Some(0), None, Some(4), Some(12)]);
 }
 
+/// Eight bound targets: targets 4..7 export through publication tuples 0..12 again, each
+/// after the previous store's join (agx16-isa `block_store_sequence`); the model refuses a
+/// tuple rewritten before its join, so a wrong order fails here.
 #[test]
-fn a_fifth_bound_target_is_refused_by_name() {
+fn eight_bound_targets_export_through_reused_tuples() {
+    let offsets = [0, 4, 8, 24, 28, 36, 40, 56].map(Some);
+    raw_targets(&[1, 16, 2, 8, 4, 16, 4], 7, &offsets);
+    raw_targets_with(&[1, 16, 2, 8, 4, 16, 4], 7, &offsets, true);
+}
+
+/// 4 + 7 * 16 = 116 tilebuffer bytes per pixel (the 1x budget is 128): a 32x16 utile.
+#[test]
+fn eight_wide_targets_fill_the_tilebuffer() {
+    let wide = [0, 4, 20, 36, 52, 68, 84, 100].map(Some);
+    raw_targets(&[16; 3], 3, &wide[..4]);
+    raw_targets(&[16; 4], 4, &wide[..5]);
+    raw_targets(&[16; 7], 7, &wide);
+}
+
+#[test]
+fn a_ninth_colour_slot_is_refused_by_name() {
     let (mut mem, mut progs, fs) = setup();
     let vs = progs.vertex(&mut mem, TRI);
     let mut fb = framebuffer(false);
-    for k in 1..5u64 {
+    for k in 1..9u64 {
         fb.colors.push(Some(ColorTarget {
             va: IMG + 0x10000 * k,
             plane: PlaneLayout::twiddled(W, H, 4),
@@ -1661,7 +1756,7 @@ fn a_fifth_bound_target_is_refused_by_name() {
     }
     let mut batch = Batch::new(fb);
     let mask = ClearMask {
-        color: 0x1f,
+        color: 0x1ff,
         depth: false,
         stencil: false,
     };
@@ -1673,7 +1768,7 @@ fn a_fifth_bound_target_is_refused_by_name() {
         Indices::Direct { first: 0, count: 3 },
     ));
     let err = run_batch(&mem, &mut progs, &batch).unwrap_err();
-    assert!(err.contains("5 bound colour targets"), "{err}");
+    assert!(err.contains("9 colour targets (at most 8)"), "{err}");
 }
 
 #[test]

@@ -100,7 +100,12 @@ pub fn block_store_join_instr() -> Result<Instr, EncodeError> {
 }
 
 /// The whole export of one attachment: publish r`x`, r`y`, r`offset_word` (= tile byte offset
-/// << 16) into publications `coord`..`coord`+2, store, join.
+/// << 16) into publications `coord`..`coord`+2, store, join. The join releases the tuple, so the
+/// next attachment may publish into it again: the packer's store contract "releases its
+/// publication and joins the memory operation before the next VIR instruction"
+/// (agx_apple9_ir.c `agx_apple9_vir_emit_block_image_store`), and with only four tuples its
+/// end-of-tile helper exported eight RGBA32F attachments on T8132 (README.apple9-es3.md).
+/// Validated by a CTS-passing M4 driver.
 pub fn block_store_sequence(
     coord: u32,
     x: u32,

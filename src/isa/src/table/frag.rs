@@ -82,9 +82,19 @@ pub(super) const TILE_SYNC_FENCE: &[Field] = &[
     raw!("b5", 40, 8),
 ];
 
-// Derivative `37 (05 | axis<<1) 54 <dst<<1> 03 <src<<2> (90 | keep<<1) 40 00 00`: byte 1 bit 1
-// selects the axis (0 x, 1 y); byte 6 bit 1 keeps the source (encoding-tables.md read byte 6
-// as the axis; corpus dfdx/dfdy pairs 05/92 and 07/90 fit the packer's reading).
+// Derivative (quad-local difference) `37 (05 | axis<<1) 54 <dst<<1> 03 <(src&63)<<2>
+// (90 | keep<<1 | src>>6) (40 | sat<<2) 00 00`: GravityLinux/mesa agx_apple9_ir.c
+// `pack_vir_instruction_body` DERIVATIVE (newest commit: r0..r95 operands, source bit 6 in
+// byte 6 bit 0, saturate byte 7 bit 2); agx_apple9_machine.c marks the encoding HARDWARE and
+// that driver passes dEQP-GLES3 (derivate.* included) on M4. Byte 1 bit 1 selects the axis (0
+// x, 1 y); byte 6 bit 1 keeps the source live after the instruction (the packer sets it from
+// its liveness; clear = last use). ADevWithAnIdea/agx-re EXP-0111 FS-07 (measured on M4): one
+// instruction per scalar; its ground-truth kernel `deriv_axis_check` read back [1, 0, 0, 1] for
+// dfdx/dfdy of pos.x/pos.y with byte 6 0x92 (source kept for the dfdy that follows) and 0x90,
+// so encoding-tables.md's reading of byte 6 as the axis is the keep bit. The machine table
+// gives the form a MASK_12_17 wait, but slot 6 (bit 17) would make byte 2 0x56, the quad-reduce
+// length rule (`quad_reduce_37`), so bits 12..23 stay raw here and agx16 never waits on a
+// derivative (pending sources are handed off first).
 pub(super) const DERIV: &[Field] = &[
     raw!("b1_0", 8, 1),
     f!("axis", [(9, 1)], OpSelect, Hardware, GL_IR),
@@ -92,13 +102,15 @@ pub(super) const DERIV: &[Field] = &[
     raw!("b2", 16, 8),
     raw!("dst_b0", 24, 1),
     f!("dst", [(25, 7)], Gpr(Dst), Hardware, GL_IR),
-    raw!("b4", 32, 8),
+    f!("b4", [(32, 8)], Modifier, Hardware, GL_IR),
     raw!("src_lo", 40, 2),
-    f!("src", [(42, 6)], Gpr(SrcA), Hardware, GL_IR),
-    raw!("b6_0", 48, 1),
+    f!("src", [(42, 6), (48, 1)], Gpr(SrcA), Hardware, GL_IR),
     f!("src_keep", [(49, 1)], Modifier, Hardware, GL_IR),
     raw!("b6_hi", 50, 6),
-    raw!("tail", 56, 24),
+    raw!("b7_lo", 56, 2),
+    f!("saturate", [(58, 1)], Modifier, Hardware, GL_IR),
+    raw!("b7_hi", 59, 5),
+    raw!("tail", 64, 16),
 ];
 
 // Tilebuffer load `67 (0e|06|16) 54 <dst<<1> <pos> <w<<1> <mask> <tag> <tag hi> 00 00 <kind>`:

@@ -54,8 +54,8 @@ pub static FORMS: &[Form] = &[
     form!("quad_reduce_b7", SimdReduce, 8, CorpusOnly, ET, [(0, 8, 0xb7), (16, 1, 0), (18, 6, 0x15)], T8_B2HI, []),
     form!("quad_reduce_37", SimdReduce, 8, CorpusOnly, ET, [(0, 8, 0x37), (16, 8, 0x56)], T8_B2, []),
     form!("tex_grad_setup", Opaque, 8, CorpusOnly, LEN, [(0, 8, 0x37), (16, 8, 0x80)], T8_B2, []),
-    // quad-difference derivative: byte6 0x92 dfdx, 0x90 dfdy (encoding-tables.md tex_deriv, inferred)
-    form!("derivative", Derivative, 10, CorpusOnly, ET, [(0, 8, 0x37)], DERIV, []),
+    // quad-local derivative (GravityLinux/mesa T8132 packer, hardware; field notes in frag.rs)
+    form!("derivative", Derivative, 10, Hardware, GL_IR, [(0, 8, 0x37)], DERIV, [rch!(Dst, 95, Hardware), rch!(SrcA, 95, Hardware)]),
     // shuffle / broadcast (EXP-0018 semantics, EXP-0229 framing; canaries)
     form!("simd_shuffle12", SimdShuffle, 12, CorpusOnly, CAN, [(0, 7, 0x47), (8, 8, 0x06)], rb!("b0_7" 7 1, "b2" 16 8, "b3" 24 8, "tail" 32 64), []),
     form!("simd_shuffle", SimdShuffle, 10, CorpusOnly, CAN, [(0, 7, 0x47)], rb!("b0_7" 7 1, "b1" 8 8, "b2" 16 8, "b3" 24 8, "tail" 32 48), []),

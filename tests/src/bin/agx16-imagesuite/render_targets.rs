@@ -648,3 +648,170 @@ void main() { o0 = v_col; o1 = v_col.gbra; }
         Ok(images)
     }
 }
+
+/// Reads colour attachment `i` as floats (RGBA FLOAT), each channel times 4 clamped into a
+/// byte (see [`read_float_targets`]).
+unsafe fn read_float_target(gl: &Gl, i: u32) -> Res<Vec<u8>> {
+    gl.read_buffer(glow::COLOR_ATTACHMENT0 + i);
+    let mut px = vec![0u8; (SIZE * SIZE * 16) as usize];
+    gl.read_pixels(
+        0,
+        0,
+        SIZE,
+        SIZE,
+        glow::RGBA,
+        glow::FLOAT,
+        glow::PixelPackData::Slice(Some(&mut px)),
+    );
+    check(gl, "glReadPixels(FLOAT)")?;
+    Ok(px
+        .chunks(4)
+        .map(|b| (f32::from_le_bytes([b[0], b[1], b[2], b[3]]) * 4.0).clamp(0.0, 255.0) as u8)
+        .collect())
+}
+
+/// Reads colour attachment `i` as RGBA8 (a normalised target).
+unsafe fn read_unorm_target(gl: &Gl, i: u32) -> Res<Vec<u8>> {
+    gl.read_buffer(glow::COLOR_ATTACHMENT0 + i);
+    let mut px = vec![0u8; (SIZE * SIZE * 4) as usize];
+    gl.read_pixels(
+        0,
+        0,
+        SIZE,
+        SIZE,
+        glow::RGBA,
+        glow::UNSIGNED_BYTE,
+        glow::PixelPackData::Slice(Some(&mut px)),
+    );
+    check(gl, "glReadPixels")?;
+    Ok(px)
+}
+
+/// Eight colour targets of mixed formats (GL_MAX_DRAW_BUFFERS 8): normalised, half and full
+/// float, integer and packed targets, each written by its own output, cleared with
+/// glClearBuffer, drawn, then drawn again in a second render without a clear (every target
+/// reloaded). 60 tilebuffer bytes per pixel.
+pub(crate) fn mrt8_mixed(gl: &Gl, c: &Ctx) -> Frame {
+    if !c.has("GL_EXT_color_buffer_float") {
+        return Err(Outcome::Error(
+            "float render targets need GL_EXT_color_buffer_float".into(),
+        ));
+    }
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec2 a_pos;
+layout(location = 1) in vec4 a_col;
+out vec4 v_col;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_col = a_col; }
+";
+    const FS: &str = "#version 300 es
+precision highp float;
+precision highp int;
+in vec4 v_col;
+layout(location = 0) out vec4 o0;
+layout(location = 1) out vec4 o1;
+layout(location = 2) out vec4 o2;
+layout(location = 3) out vec4 o3;
+layout(location = 4) out uvec4 o4;
+layout(location = 5) out ivec4 o5;
+layout(location = 6) out vec4 o6;
+layout(location = 7) out uvec4 o7;
+void main() {
+    vec2 p = floor(gl_FragCoord.xy);
+    o0 = v_col;
+    o1 = vec4(p * 0.25, 12.5, 1.0);
+    o2 = vec4(p.yx * 0.5, -2.0, 48.0);
+    o3 = vec4(v_col.gb, 0.0, 1.0);
+    o4 = uvec4(uint(p.x) * 1000u + uint(p.y), 0u, 0u, 1u);
+    o5 = ivec4(int(p.x) - 32, -int(p.y), 5, 1);
+    o6 = vec4(v_col.bgr, 0.0);
+    o7 = uvec4(uint(p.x), uint(p.y), 0xdeadbeefu, uint(clamp(v_col.r, 0.0, 1.0) * 255.0));
+}
+";
+    unsafe {
+        rb_framebuffer(
+            gl,
+            &[
+                glow::RGBA8,
+                glow::RGBA16F,
+                glow::RGBA32F,
+                glow::RG8,
+                glow::R32UI,
+                glow::RGBA8I,
+                glow::RGB10_A2,
+                glow::RGBA32UI,
+            ],
+        )?;
+        for i in [0, 3, 6] {
+            gl.clear_buffer_f32_slice(glow::COLOR, i, &[0.2, 0.4, 0.6, 1.0]);
+        }
+        gl.clear_buffer_f32_slice(glow::COLOR, 1, &[0.5, 2.25, 8.0, 1.0]);
+        gl.clear_buffer_f32_slice(glow::COLOR, 2, &[1.5, 3.0, 0.25, 2.0]);
+        gl.clear_buffer_u32_slice(glow::COLOR, 4, &[0x0080_0007, 0, 0, 0]);
+        gl.clear_buffer_i32_slice(glow::COLOR, 5, &[-7, 100, 3, -1]);
+        gl.clear_buffer_u32_slice(glow::COLOR, 7, &[9, 0x0080_0000, 77, 1234]);
+        check(gl, "glClearBuffer")?;
+        program(gl, VS, FS, &[])?;
+        let mut v = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, RGB3);
+        v.extend(tri([[40.3, 60.4], [62.2, 30.1], [60.7, 61.8]], 0.0, RGB3));
+        let v: Vec<f32> = v
+            .chunks(7)
+            .flat_map(|c| [c[0], c[1], c[3], c[4], c[5], c[6]])
+            .collect();
+        vertices(gl, &v, &[2, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        // A second render without a clear: every target's earlier contents are reloaded.
+        gl.finish();
+        gl.draw_arrays(glow::TRIANGLES, 3, 3);
+        check(gl, "eight-target draw")?;
+        Ok(vec![
+            read_unorm_target(gl, 0)?,
+            read_float_target(gl, 1)?,
+            read_float_target(gl, 2)?,
+            read_unorm_target(gl, 3)?,
+            read_integer(gl, 4, glow::UNSIGNED_INT)?,
+            read_integer(gl, 5, glow::INT)?,
+            read_unorm_target(gl, 6)?,
+            read_integer(gl, 7, glow::UNSIGNED_INT)?,
+        ])
+    }
+}
+
+/// Eight RGBA32F targets: 128 tilebuffer bytes per pixel, the whole 1x budget (a 32x16
+/// utile), each target a different function of the pixel, drawn over a clear.
+pub(crate) fn mrt8_rgba32f(gl: &Gl, c: &Ctx) -> Frame {
+    if !c.has("GL_EXT_color_buffer_float") {
+        return Err(Outcome::Error(
+            "float render targets need GL_EXT_color_buffer_float".into(),
+        ));
+    }
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec2 a_pos;
+void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); }
+";
+    let mut fs = String::from("#version 300 es\nprecision highp float;\n");
+    for i in 0..8 {
+        fs += &format!("layout(location = {i}) out vec4 o{i};\n");
+    }
+    fs += "void main() {\n    vec2 p = floor(gl_FragCoord.xy) * 0.25;\n";
+    for i in 0..8 {
+        fs += &format!(
+            "    o{i} = vec4(p.x + {i}.0, p.y * {}.0, {}.0 - p.x, {i}.0);\n",
+            i + 1,
+            16 + 4 * i
+        );
+    }
+    fs += "}\n";
+    unsafe {
+        rb_framebuffer(gl, &[glow::RGBA32F; 8])?;
+        for i in 0..8 {
+            gl.clear_buffer_f32_slice(glow::COLOR, i, &[0.25 * i as f32, 1.0, 2.0, 63.0]);
+        }
+        check(gl, "glClearBufferfv")?;
+        program(gl, VS, &fs, &[])?;
+        let v = [3.4f32, 2.7, 61.3, 5.2, 28.9, 62.1];
+        vertices(gl, &v, &[2])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        check(gl, "eight-target draw")?;
+        read_float_targets(gl, 8)
+    }
+}

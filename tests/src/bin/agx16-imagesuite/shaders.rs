@@ -519,3 +519,76 @@ void main() {
         })
     }
 }
+
+/// dFdx, dFdy and fwidth (GLSL ES 1.00 with OES_standard_derivatives, the derivative hint
+/// set to NICEST) of non-linear functions of gl_FragCoord over a triangle with slanted edges
+/// (partly covered quads: helper lanes feed the derivatives). The functions are sums of a
+/// term in x and a term in y, so per-row (fine) and per-quad (coarse) differences agree and
+/// both drivers' choices give the same image.
+pub(crate) fn derivatives(gl: &Gl, c: &Ctx) -> Frame {
+    const FS: &str = "#extension GL_OES_standard_derivatives : require
+precision highp float;
+void main() {
+    vec2 p = gl_FragCoord.xy;
+    float f = p.x * p.x * 0.002 + sin(p.y * 0.35) * 2.0;
+    float g = cos(p.x * 0.2) + p.y * p.y * 0.003;
+    gl_FragColor = vec4(dFdx(f) * 1.5 + 0.5, dFdy(f) * 0.6 + 0.5, fwidth(g) * 1.5, 1.0);
+}
+";
+    if !c.has("GL_OES_standard_derivatives") {
+        return Err(Outcome::Error(
+            "GL_OES_standard_derivatives is not offered".into(),
+        ));
+    }
+    let v = tri([[1.3, 2.4], [63.2, 9.1], [12.7, 62.8]], 0.0, RGB3);
+    unsafe {
+        simple(gl, || {
+            gl.hint(glow::FRAGMENT_SHADER_DERIVATIVE_HINT, glow::NICEST);
+            check(gl, "glHint(GL_FRAGMENT_SHADER_DERIVATIVE_HINT)")?;
+            let h = gl.get_parameter_i32(glow::FRAGMENT_SHADER_DERIVATIVE_HINT);
+            if h != glow::NICEST as i32 {
+                return Err(format!("derivative hint reads {h:#x}, not GL_NICEST"));
+            }
+            program(gl, VS_COLOUR, FS, &["a_pos", "a_col"])?;
+            vertices(gl, &v, &[3, 4])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
+/// GLSL ES 3.00 derivatives of non-linear functions of an interpolated varying (a cubic and
+/// a sine of the perspective-divided coordinates, x and y terms separate as in
+/// `derivatives`), vector dFdx/dFdy and fwidth, over two triangles with slanted edges.
+pub(crate) fn derivatives_es3(gl: &Gl, _: &Ctx) -> Frame {
+    const VS: &str = "#version 300 es
+layout(location = 0) in vec3 a_pos;
+layout(location = 1) in vec4 a_col;
+out vec2 v_uv;
+void main() {
+    gl_Position = vec4(a_pos.xy / 32.0 - 1.0, 0.0, 1.0);
+    v_uv = a_pos.xy / 16.0;
+}
+";
+    const FS: &str = "#version 300 es
+precision highp float;
+in vec2 v_uv;
+out vec4 o;
+void main() {
+    vec2 t = vec2(v_uv.x * v_uv.x * v_uv.x * 0.05, sin(v_uv.y * 3.0));
+    vec2 dx = dFdx(t);
+    vec2 dy = dFdy(t);
+    o = vec4(dx.x * 6.0, dy.y * 2.0 + 0.5, fwidth(t.x + t.y) * 2.5, 1.0);
+}
+";
+    let mut v = tri([[2.3, 60.4], [61.2, 3.1], [62.7, 62.8]], 0.0, RGB3);
+    v.extend(tri([[1.3, 1.4], [58.2, 2.1], [2.7, 55.8]], 0.0, RGB3));
+    unsafe {
+        simple(gl, || {
+            program(gl, VS, FS, &[])?;
+            vertices(gl, &v, &[3, 4])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+            check(gl, "glDrawArrays")
+        })
+    }
+}

@@ -1,0 +1,219 @@
+//! Where a graphics program's default uniform block lives, and the texture lowering that places
+//! its size words after the uniforms: the lowering the Gallium driver runs on every vertex and
+//! fragment shader, shared with `agx16-compile` so the tool compiles what the driver compiles.
+
+use crate::abi::MAX_UBOS;
+use agx16_mesa_sys as m;
+use std::ffi::c_void;
+
+/// GL uniform words (constant buffer 0) a program reads inline, as argument words; a program
+/// that reads more (or an array of more than one vec4 through a variable index: uniform
+/// registers cannot be indexed, so an indexed array costs a select per element) reads the
+/// whole default block with device loads from memory, as a uniform block
+/// ([`default_block_to_ubo`]). A launcher transfers at most 46 words, 12 of them the root
+/// record and two per buffer (sim/GFX.md "Render-stage uniform ABI").
+pub const INLINE_UNIFORM_WORDS: u32 = 16;
+
+/// The GL uniform word past every `load_uniform` of `nir` (base + range, in the 32-bit words
+/// of `packed_uniforms`): where the driver's own words (render origin, texture sizes) go.
+///
+/// # Safety
+/// `nir` must be a valid shader.
+pub unsafe fn uniform_end(nir: *mut m::nir_shader) -> u32 {
+    unsafe extern "C" fn visit(
+        _b: *mut m::nir_builder,
+        x: *mut m::nir_intrinsic_instr,
+        data: *mut c_void,
+    ) -> bool {
+        unsafe {
+            if (*x).intrinsic == m::nir_intrinsic_load_uniform {
+                let end = m::nir_intrinsic_base(x).max(0) as u32
+                    + m::nir_intrinsic_range(x).max((*x).def.num_components as u32);
+                let w = &mut *(data as *mut u32);
+                *w = (*w).max(end);
+            }
+        }
+        false
+    }
+    let mut end = 0u32;
+    unsafe {
+        m::nir_shader_intrinsics_pass(
+            nir,
+            Some(visit),
+            m::nir_metadata_all,
+            &mut end as *mut u32 as *mut c_void,
+        );
+    }
+    end
+}
+
+/// Whether `nir` reads its default uniform block from memory (see [`INLINE_UNIFORM_WORDS`]).
+///
+/// # Safety
+/// `nir` must be a valid shader whose uniforms are lowered to `load_uniform`.
+pub unsafe fn default_block_in_memory(nir: *mut m::nir_shader) -> bool {
+    unsafe extern "C" fn visit(
+        _b: *mut m::nir_builder,
+        x: *mut m::nir_intrinsic_instr,
+        data: *mut c_void,
+    ) -> bool {
+        unsafe {
+            if (*x).intrinsic == m::nir_intrinsic_load_uniform
+                && !m::nir_src_is_const(*(*x).src.as_ptr())
+                && m::nir_intrinsic_range(x) > 4
+            {
+                *(data as *mut bool) = true;
+            }
+        }
+        false
+    }
+    let mut indexed = false;
+    unsafe {
+        m::nir_shader_intrinsics_pass(
+            nir,
+            Some(visit),
+            m::nir_metadata_all,
+            &mut indexed as *mut bool as *mut c_void,
+        );
+        indexed || uniform_end(nir) > INLINE_UNIFORM_WORDS
+    }
+}
+
+/// Rewrites every `load_uniform` of `nir` (GL uniform word base + offset, `packed_uniforms`)
+/// into a `load_ubo` of uniform block `block` at byte offset 4 · (base + offset): the default
+/// block read from memory.
+///
+/// # Safety
+/// `nir` must be a valid shader owned by the caller.
+pub unsafe fn default_block_to_ubo(nir: *mut m::nir_shader, block: u8) {
+    unsafe extern "C" fn visit(
+        b: *mut m::nir_builder,
+        x: *mut m::nir_intrinsic_instr,
+        data: *mut c_void,
+    ) -> bool {
+        unsafe {
+            if (*x).intrinsic != m::nir_intrinsic_load_uniform || (*x).def.bit_size != 32 {
+                return false;
+            }
+            let block = *(data as *const u8);
+            (*b).cursor = m::nir_before_instr(&mut (*x).instr);
+            let words = m::nir_iadd_imm(
+                b,
+                (*(*x).src.as_ptr()).ssa,
+                m::nir_intrinsic_base(x) as i64 as u64,
+            );
+            let offset = m::nir_ishl_imm(b, words, 2);
+            let n = (*x).def.num_components as u32;
+            let load = m::nir_intrinsic_instr_create((*b).shader, m::nir_intrinsic_load_ubo);
+            (*load).num_components = n as u8;
+            m::nir_def_init(&mut (*load).instr, &mut (*load).def, n, 32);
+            let srcs = (*load).src.as_mut_slice(2);
+            srcs[0] = m::nir_src_for_ssa(m::nir_imm_int(b, block as i32));
+            srcs[1] = m::nir_src_for_ssa(offset);
+            m::nir_intrinsic_set_align(load, 4, 0);
+            m::nir_intrinsic_set_range_base(load, 0);
+            m::nir_intrinsic_set_range(load, u32::MAX);
+            m::nir_builder_instr_insert(b, &mut (*load).instr);
+            m::nir_def_replace(&mut (*x).def, &mut (*load).def);
+            true
+        }
+    }
+    let mut block = block;
+    unsafe {
+        m::nir_shader_intrinsics_pass(
+            nir,
+            Some(visit),
+            m::nir_metadata_control_flow,
+            &mut block as *mut u8 as *mut c_void,
+        );
+    }
+}
+
+/// Lowers `nir`'s texture instructions ([`super::texture::lower`]: projection, offsets,
+/// gradients, cube maps, sizes), placing the texture-size words past every uniform it reads;
+/// returns (word, units) when the program reads them.
+///
+/// # Safety
+/// `nir` must be a valid shader.
+pub unsafe fn lower_textures(nir: *mut m::nir_shader) -> Option<(u32, u32)> {
+    unsafe {
+        if (*nir).info.num_textures == 0 {
+            return None;
+        }
+        let word = uniform_end(nir);
+        let units = super::texture::lower(nir, Some(word));
+        (units > 0).then_some((word, units))
+    }
+}
+
+/// The uniform blocks a stage's program reads: one past the highest constant `load_ubo` block
+/// index (`info.num_ubos` when an index is not constant). NIR `load_ubo` block k is the state
+/// tracker's constant buffer k + 1 (st_atom_constbuf.c `st_bind_ubos`; tgsi_to_nir numbers
+/// TGSI's buffers alike), each a buffer qword of its root record (`crate::abi`); more than
+/// [`MAX_UBOS`] do not fit the launcher's argument words beside the vertex buffers and
+/// uniforms. Blocks a program declares but never reads (util_blitter's shaders) get no qword.
+///
+/// # Safety
+/// `nir` must be a valid shader.
+pub unsafe fn ubos_read(nir: *mut m::nir_shader) -> Result<u8, String> {
+    unsafe extern "C" fn visit(
+        _b: *mut m::nir_builder,
+        x: *mut m::nir_intrinsic_instr,
+        data: *mut c_void,
+    ) -> bool {
+        unsafe {
+            if (*x).intrinsic == m::nir_intrinsic_load_ubo {
+                let n = &mut *(data as *mut Option<u32>);
+                let src = *(*x).src.as_ptr();
+                *n = match (*n, m::nir_src_is_const(src)) {
+                    (Some(k), true) => Some(k.max(m::nir_src_as_uint(src) as u32 + 1)),
+                    _ => None,
+                };
+            }
+        }
+        false
+    }
+    let mut read: Option<u32> = Some(0);
+    let n = unsafe {
+        m::nir_shader_intrinsics_pass(
+            nir,
+            Some(visit),
+            m::nir_metadata_all,
+            &mut read as *mut Option<u32> as *mut c_void,
+        );
+        read.unwrap_or((*nir).info.num_ubos as u32)
+    };
+    if n > MAX_UBOS as u32 {
+        return Err(format!(
+            "{n} uniform blocks in one stage (at most {MAX_UBOS})"
+        ));
+    }
+    Ok(n as u8)
+}
+
+/// The uniform blocks `nir` reads ([`ubos_read`]) with the default block's included when it is
+/// read from memory ([`default_block_in_memory`]), and that block's index (the caller rewrites
+/// the program's `load_uniform`s with [`default_block_to_ubo`]).
+///
+/// # Safety
+/// `nir` must be a valid shader whose uniforms are lowered to `load_uniform`.
+pub unsafe fn blocks(nir: *mut m::nir_shader) -> (Result<u8, String>, Option<u8>) {
+    unsafe {
+        let ubos = ubos_read(nir);
+        match ubos {
+            Ok(n) if default_block_in_memory(nir) => {
+                if n >= MAX_UBOS {
+                    (
+                        Err(format!(
+                            "{n} uniform blocks and the default block in memory (at most {MAX_UBOS})"
+                        )),
+                        None,
+                    )
+                } else {
+                    (Ok(n + 1), Some(n))
+                }
+            }
+            other => (other, None),
+        }
+    }
+}
