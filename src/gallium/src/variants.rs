@@ -12,6 +12,7 @@ use crate::context::Context;
 use crate::resource::Resource;
 use crate::screen::Screen;
 use crate::shader::ShaderCso;
+use agx16_cmdstream::descriptors::MipFilter;
 use agx16_compiler::abi::{
     AttribFormat, AttribType, FragmentKey, GraphicsKey, RenderTarget, StageInfo, VertexAttrib,
     VertexKey, ROOT_WORDS,
@@ -501,7 +502,7 @@ struct ExtraWords {
 /// The texture-information words of `stage`'s units `0..units` for this draw: width, height,
 /// depth (3D) or layers (arrays; 6 for a cube), level count of each bound view at its base
 /// level (what `txs` returns at LOD 0; zeros for an unbound unit, which the draw refuses
-/// anyway), and the shadow comparison of the unit's sampler.
+/// anyway), the shadow comparison of the unit's sampler and its mip filter and LOD range.
 ///
 /// # Safety
 /// The bound sampler views must be live.
@@ -516,10 +517,19 @@ unsafe fn texture_info(ctx: &Context, stage: sys::pipe_shader_type, units: u32) 
         let mut w = [0u32; agx16_compiler::nir::texture::INFO_WORDS as usize];
         // Shadow samplers: the sampler's comparison; the reference is clamped to [0, 1] for
         // fixed-point depth (Z16, Z24: GL ES 3.0 §3.8.16), not for Z32F.
-        let sampler = ctx.state.samplers[stage]
-            .get(u)
-            .and_then(|s| s.as_ref())
-            .and_then(|s| s.compare_func);
+        let cso = ctx.state.samplers[stage].get(u).and_then(|s| s.as_ref());
+        // Mip filter and LOD range as the G16 sampler descriptor holds them (texture offsets
+        // are applied per level in the shader, agx16-compiler nir/texture_offset.rs).
+        if let Some(Ok(d)) = cso.map(|s| &s.desc) {
+            let mip = match d.mip_filter {
+                MipFilter::Nearest => 1,
+                MipFilter::Linear => 2,
+                _ => 0,
+            };
+            let (min, max) = d.lod_range();
+            w[5..8].copy_from_slice(&agx16_compiler::nir::texture::sampler_words(mip, min, max));
+        }
+        let sampler = cso.and_then(|s| s.compare_func);
         if let (Some(func), Some(v)) = (sampler, view.as_ref()) {
             let fixed = !matches!(
                 v.format(),

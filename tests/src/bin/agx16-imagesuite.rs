@@ -42,6 +42,8 @@ mod render_targets;
 mod shaders;
 #[path = "agx16-imagesuite/texture_formats.rs"]
 mod texture_formats;
+#[path = "agx16-imagesuite/texture_offsets.rs"]
+mod texture_offsets;
 #[path = "agx16-imagesuite/texture_targets.rs"]
 mod texture_targets;
 #[path = "agx16-imagesuite/textures.rs"]
@@ -290,6 +292,34 @@ const SCENES: &[Scene] = &[
         texture_targets::texture_proj_offset,
     ),
     s("texture_grad", 3, 0, 0, texture_targets::texture_grad),
+    s(
+        "texture_lod_offset",
+        3,
+        0,
+        0,
+        texture_offsets::texture_lod_offset,
+    ),
+    s(
+        "texture_lod_offset_linear",
+        3,
+        1,
+        0,
+        texture_offsets::texture_lod_offset_linear,
+    ),
+    s(
+        "texture_offset_bias",
+        3,
+        0,
+        0,
+        texture_offsets::texture_offset_bias,
+    ),
+    s(
+        "texture_lod_offset_vertex",
+        3,
+        0,
+        0,
+        texture_offsets::texture_lod_offset_vertex,
+    ),
     s("texture_shadow", 3, 0, 0, texture_targets::texture_shadow),
     s(
         "texture_shadow_linear",

@@ -9,6 +9,7 @@ mod intrinsic;
 pub mod options;
 pub mod prepare;
 pub mod texture;
+mod texture_offset;
 pub mod uniforms;
 pub mod vertex_fetch;
 

@@ -9,11 +9,15 @@
 //! Everything else is `Unsupported` naming the texture op or source.
 //!
 //! What [`lower`] does, and why:
-//! - `textureProj`, `textureOffset`/`texelFetchOffset`, `textureGrad`: Mesa's nir_lower_tex
-//!   (projector divided out; offsets added to the coordinates — integer for fetches,
-//!   offset/size for samples, exact at the base level; gradients turned into an explicit LOD
-//!   log2(ρ)). No source establishes the G16 offset field or the gradient tuple's layout on
-//!   the model's side, so these are lowered rather than selected.
+//! - `textureProj`, `texelFetchOffset`, `textureGrad`: Mesa's nir_lower_tex (projector
+//!   divided out; integer offsets added to a fetch's coordinates; gradients turned into an
+//!   explicit LOD log2(ρ)). No source establishes the G16 offset field or the gradient
+//!   tuple's layout on the model's side, so these are lowered rather than selected.
+//! - `textureOffset`, `textureLodOffset`, `textureGradOffset` (and `Proj` forms): the offset
+//!   is in texels of the level sampled, so it becomes a coordinate per level from the LOD and
+//!   the sampler's mip filter and LOD range in the unit's words (nir/texture_offset.rs).
+//!   Without the driver's words, Mesa's lowering adds offset/size of the base level (exact
+//!   there only).
 //! - cube maps: the direction becomes face coordinates (s, t) and the face index, sampled
 //!   through the cube forms (GravityLinux/mesa agx_compile_apple9.c: its CUBE operations pick
 //!   the face and U/V, then the cube-dimension sample takes (s, t, face) with the face also in
@@ -40,8 +44,16 @@ fn unsupported<T>(what: impl Into<String>) -> Result<T, CompileError> {
 
 /// Words per texture unit in the driver's texture-information block: width, height, depth
 /// (3D) or layer count (arrays; 6 for a cube), level count — of the bound view's base level —
-/// and the depth comparison of the bound sampler ([`compare_word`]).
-pub const INFO_WORDS: u32 = 5;
+/// the depth comparison of the bound sampler ([`compare_word`]) and its mip filter and LOD
+/// range ([`sampler_words`]).
+pub const INFO_WORDS: u32 = 8;
+
+/// Words 5..7 of a unit: the sampler's mip filter (0 none, 1 nearest, 2 linear) and its
+/// minimum and maximum LOD as f32 bits, as the sampler descriptor holds them (its quantised
+/// range, which the texture unit clamps λ to).
+pub fn sampler_words(mip_filter: u32, min_lod: f32, max_lod: f32) -> [u32; 3] {
+    [mip_filter, min_lod.to_bits(), max_lod.to_bits()]
+}
 
 /// The comparison word of a shadow sampler: Gallium's compare function (`PIPE_FUNC_*`, whose
 /// bits 0, 1, 2 are "pass when the reference is less than / equal to / greater than the
@@ -65,6 +77,10 @@ pub unsafe fn lower(s: *mut m::nir_shader, info_word: Option<u32>) -> u32 {
         o.lower_txp = !0;
         o.lower_txf_offset = true;
         o.lower_offset_filter = Some(has_offset);
+        // With the driver's words, filtered lookups keep their offsets for
+        // nir/texture_offset.rs (per level); Mesa's lowering would use the base level's size.
+        let own_offsets = info_word.is_some();
+        o.callback_data = &own_offsets as *const bool as *mut c_void;
         o.lower_txd = true;
         o.lower_txs_lod = true;
         // Vertex shaders have no derivatives: GLSL's texture() there samples level 0
@@ -72,6 +88,10 @@ pub unsafe fn lower(s: *mut m::nir_shader, info_word: Option<u32>) -> u32 {
         // LOD; elsewhere the base level is sampled), made an explicit-LOD `txl` here.
         o.lower_invalid_implicit_lod = true;
         m::nir_lower_tex(s, &o);
+        let offset_units = match info_word {
+            Some(w) => super::texture_offset::lower(s, w),
+            None => 0,
+        };
         if info_word.is_some() {
             m::nir_shader_instructions_pass(
                 s,
@@ -87,7 +107,10 @@ pub unsafe fn lower(s: *mut m::nir_shader, info_word: Option<u32>) -> u32 {
             std::ptr::null_mut(),
         );
         let Some(word) = info_word else { return 0 };
-        let mut st = SizeWords { word, units: 0 };
+        let mut st = SizeWords {
+            word,
+            units: offset_units,
+        };
         m::nir_shader_instructions_pass(
             s,
             Some(shadow_compare),
@@ -104,11 +127,14 @@ pub unsafe fn lower(s: *mut m::nir_shader, info_word: Option<u32>) -> u32 {
     }
 }
 
-unsafe extern "C" fn has_offset(i: *const m::nir_instr, _: *const c_void) -> bool {
+unsafe extern "C" fn has_offset(i: *const m::nir_instr, own: *const c_void) -> bool {
     unsafe {
-        (*i).type_ == m::nir_instr_type_tex
-            && m::nir_tex_instr_src_index(m::nir_instr_as_tex(i as *mut _), m::nir_tex_src_offset)
-                >= 0
+        if (*i).type_ != m::nir_instr_type_tex {
+            return false;
+        }
+        let t = m::nir_instr_as_tex(i as *mut _);
+        m::nir_tex_instr_src_index(t, m::nir_tex_src_offset) >= 0
+            && !(*(own as *const bool) && super::texture_offset::handles((*t).op))
     }
 }
 

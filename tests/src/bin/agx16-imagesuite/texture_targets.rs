@@ -20,7 +20,7 @@ varying vec3 v_tc;
 void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_tc = a_tc; }
 ";
 
-const VS3: &str = "#version 300 es
+pub(super) const VS3: &str = "#version 300 es
 in vec2 a_pos;
 in vec3 a_tc;
 out vec3 v_tc;
@@ -29,13 +29,13 @@ void main() { gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0); v_tc = a_tc; }
 
 /// A quad: pixel rectangle and the texture coordinate at its four corners (x0y0, x1y0, x1y1,
 /// x0y1).
-struct Quad {
-    rect: [f32; 4],
-    tc: [[f32; 3]; 4],
+pub(super) struct Quad {
+    pub(super) rect: [f32; 4],
+    pub(super) tc: [[f32; 3]; 4],
 }
 
 /// A quad whose (s, t) span [s0, s1] x [t0, t1] with a constant third coordinate r.
-fn st_quad(rect: [f32; 4], s: [f32; 2], t: [f32; 2], r: f32) -> Quad {
+pub(super) fn st_quad(rect: [f32; 4], s: [f32; 2], t: [f32; 2], r: f32) -> Quad {
     Quad {
         rect,
         tc: [
@@ -48,7 +48,7 @@ fn st_quad(rect: [f32; 4], s: [f32; 2], t: [f32; 2], r: f32) -> Quad {
 }
 
 /// The k-th of six 16x24 quads in a 3x2 grid.
-fn cell(k: usize) -> [f32; 4] {
+pub(super) fn cell(k: usize) -> [f32; 4] {
     let (c, r) = ((k % 3) as f32, (k / 3) as f32);
     let (x0, y0) = (4.0 + 20.0 * c, 4.0 + 30.0 * r);
     [x0, y0, x0 + 16.0, y0 + 24.0]
@@ -67,7 +67,7 @@ unsafe fn draw_quads(
 }
 
 /// One draw per (fragment shader, quads) pass, in order, with the textures `setup` binds.
-unsafe fn draw_passes(
+pub(super) unsafe fn draw_passes(
     gl: &Gl,
     vs: &str,
     passes: &[(&str, &[Quad])],
@@ -98,7 +98,7 @@ unsafe fn draw_passes(
     })
 }
 
-unsafe fn params(gl: &Gl, target: u32, min: u32, mag: u32, wrap: u32) {
+pub(super) unsafe fn params(gl: &Gl, target: u32, min: u32, mag: u32, wrap: u32) {
     gl.tex_parameter_i32(target, glow::TEXTURE_MIN_FILTER, min as i32);
     gl.tex_parameter_i32(target, glow::TEXTURE_MAG_FILTER, mag as i32);
     for w in [
