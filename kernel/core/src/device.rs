@@ -9,7 +9,7 @@ use crate::params::DeviceConfig;
 use crate::syncobj::Syncobj;
 use crate::vm::Vm;
 use parking_lot::Mutex;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -94,7 +94,7 @@ pub struct TimestampObject {
 
 #[derive(Default)]
 pub struct FileState {
-    pub(crate) bos: BTreeMap<u32, Arc<Bo>>,
+    pub(crate) bos: BoTable,
     pub(crate) vms: BTreeMap<u32, Vm>,
     pub(crate) queues: BTreeMap<u32, Queue>,
     pub(crate) syncobjs: BTreeMap<u32, Arc<Syncobj>>,
@@ -102,6 +102,56 @@ pub struct FileState {
     pub(crate) next_vm: u32,
     pub(crate) next_queue: u32,
     pub(crate) next_timestamp: u32,
+}
+
+/// The GEM handles of one file. Handles are the lowest free number >= 1
+/// (idr_alloc(1, 0) as GEM uses), found in O(log n) from the set of freed
+/// numbers; objects are also indexed by identity (mmap offsets, PRIME
+/// import), so no operation scans every object.
+#[derive(Default)]
+pub(crate) struct BoTable {
+    map: BTreeMap<u32, Arc<Bo>>,
+    by_id: HashMap<u64, u32>,
+    /// Handles below `top` that are free.
+    freed: BTreeSet<u32>,
+    /// Highest handle ever given out (0: none).
+    top: u32,
+}
+
+impl BoTable {
+    pub(crate) fn get(&self, handle: &u32) -> Option<&Arc<Bo>> {
+        self.map.get(handle)
+    }
+
+    pub(crate) fn len(&self) -> usize {
+        self.map.len()
+    }
+
+    /// The handle this file holds for the object with identity `id`.
+    pub(crate) fn handle_of(&self, id: u64) -> Option<u32> {
+        self.by_id.get(&id).copied()
+    }
+
+    /// Insert under the lowest free handle; None when handles ran out.
+    pub(crate) fn insert(&mut self, bo: Arc<Bo>) -> Option<u32> {
+        let handle = match self.freed.pop_first() {
+            Some(h) => h,
+            None => {
+                self.top = self.top.checked_add(1)?;
+                self.top
+            }
+        };
+        self.by_id.insert(bo.id, handle);
+        self.map.insert(handle, bo);
+        Some(handle)
+    }
+
+    pub(crate) fn remove(&mut self, handle: &u32) -> Option<Arc<Bo>> {
+        let bo = self.map.remove(handle)?;
+        self.by_id.remove(&bo.id);
+        self.freed.insert(*handle);
+        Some(bo)
+    }
 }
 
 /// Lowest free handle >= 1 (idr_alloc(1, 0) as GEM and syncobj use).
@@ -164,10 +214,9 @@ impl File {
     pub fn mmap_lookup(&self, offset: u64, len: u64) -> crate::errno::KResult<Arc<Bo>> {
         use crate::errno::Errno;
         let s = self.state.lock();
-        let bo = s
-            .bos
-            .values()
-            .find(|b| b.mmap_offset == offset)
+        let bo = crate::gem::id_of_mmap_offset(offset)
+            .and_then(|id| s.bos.handle_of(id))
+            .and_then(|h| s.bos.get(&h))
             .ok_or(Errno::EINVAL)?;
         if len == 0 || len > bo.size {
             return Err(Errno::EINVAL);

@@ -5,7 +5,7 @@
 //! VM_BIND batch is validated completely before any of it is applied, so a
 //! bad record changes nothing.
 
-use crate::device::{lowest_free, next_id, File, Queue, TimestampObject};
+use crate::device::{next_id, File, Queue, TimestampObject};
 use crate::errno::{Errno, KResult};
 use crate::gem::Bo;
 use crate::host::Host;
@@ -129,7 +129,6 @@ impl File {
         if private && !s.vms.get(&v.vm_id).is_some_and(|vm| vm.visible) {
             return Err(Errno::ENOENT);
         }
-        let handle = lowest_free(&s.bos).ok_or(Errno::ENOSPC)?;
         let dev = &self.device;
         // Reserve the accounting before allocating, give it back on failure.
         let used = dev.memory_used.fetch_add(size, Ordering::Relaxed);
@@ -154,8 +153,7 @@ impl File {
             backing,
             dev.memory_used.clone(),
         );
-        s.bos.insert(handle, std::sync::Arc::new(bo));
-        v.handle = handle;
+        v.handle = s.bos.insert(std::sync::Arc::new(bo)).ok_or(Errno::ENOSPC)?;
         Ok(0)
     }
 

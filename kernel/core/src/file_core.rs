@@ -1,6 +1,6 @@
 //! Core DRM object ioctls: GEM_CLOSE and PRIME.
 
-use crate::device::{lowest_free, File};
+use crate::device::File;
 use crate::errno::{Errno, KResult};
 use crate::host::{FdObject, Host};
 use crate::uapi::drm as d;
@@ -37,13 +37,11 @@ impl File {
         };
         let mut s = self.state.lock();
         // Importing an object this file already holds returns its handle.
-        if let Some((&h, _)) = s.bos.iter().find(|(_, b)| b.id == bo.id) {
+        if let Some(h) = s.bos.handle_of(bo.id) {
             v.handle = h;
             return Ok(0);
         }
-        let handle = lowest_free(&s.bos).ok_or(Errno::ENOSPC)?;
-        s.bos.insert(handle, bo);
-        v.handle = handle;
+        v.handle = s.bos.insert(bo).ok_or(Errno::ENOSPC)?;
         Ok(0)
     }
 }

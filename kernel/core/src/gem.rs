@@ -9,6 +9,13 @@ const MMAP_OFFSET_SHIFT: u32 = 36;
 
 static NEXT_BO_ID: AtomicU64 = AtomicU64::new(1);
 
+/// The object identity behind a fake mmap offset (the inverse of
+/// `Bo::mmap_offset`), if the offset has that form.
+pub fn id_of_mmap_offset(offset: u64) -> Option<u64> {
+    let id = offset >> MMAP_OFFSET_SHIFT;
+    (id != 0 && offset & ((1 << MMAP_OFFSET_SHIFT) - 1) == 0).then_some(id)
+}
+
 pub struct Bo {
     /// Device-unique identity (also keys dma-buf import).
     pub id: u64,

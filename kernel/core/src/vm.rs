@@ -131,21 +131,33 @@ impl Vm {
         }))
     }
 
-    /// Apply a batch atomically: on error nothing changes.
+    /// Apply a batch atomically: on error nothing changes. Each op costs
+    /// O(log n) in the mappings it does not touch (an undo log, not a copy
+    /// of the whole map, gives the atomicity).
     pub fn apply(&mut self, ops: Vec<BindOp>) -> KResult<()> {
-        let mut next = self.mappings.clone();
+        let mut log = Vec::new();
         for op in ops {
             match op {
-                BindOp::Unmap(va) => unmap_in(&mut next, &va),
+                BindOp::Unmap(va) => unmap_in(&mut self.mappings, &va, &mut log),
                 BindOp::Map(m) => {
-                    if next.values().any(|old| overlaps(&old.va, &m.va)) {
+                    if first_overlap(&self.mappings, &m.va).is_some() {
+                        for entry in log.into_iter().rev() {
+                            match entry {
+                                Undo::Inserted(start) => {
+                                    self.mappings.remove(&start);
+                                }
+                                Undo::Removed(old) => {
+                                    self.mappings.insert(old.va.start, old);
+                                }
+                            }
+                        }
                         return Err(Errno::EEXIST);
                     }
-                    next.insert(m.va.start, m);
+                    log.push(Undo::Inserted(m.va.start));
+                    self.mappings.insert(m.va.start, m);
                 }
             }
         }
-        self.mappings = next;
         Ok(())
     }
 
@@ -161,17 +173,31 @@ impl Vm {
     }
 }
 
-fn unmap_in(map: &mut BTreeMap<u64, Mapping>, va: &Range<u64>) {
-    let hit: Vec<u64> = map
-        .values()
-        .filter(|m| overlaps(&m.va, va))
-        .map(|m| m.va.start)
-        .collect();
-    for start in hit {
-        let m = map.remove(&start).expect("key collected above");
+/// How to take back one change of a bind batch.
+enum Undo {
+    Inserted(u64),
+    Removed(Mapping),
+}
+
+/// Start of the last mapping overlapping `va`, if any. Mappings do not
+/// overlap, so the last one starting before `va.end` ends last of those.
+fn first_overlap(map: &BTreeMap<u64, Mapping>, va: &Range<u64>) -> Option<u64> {
+    map.range(..va.end)
+        .next_back()
+        .filter(|(_, m)| m.va.end > va.start)
+        .map(|(&s, _)| s)
+}
+
+fn unmap_in(map: &mut BTreeMap<u64, Mapping>, va: &Range<u64>, log: &mut Vec<Undo>) {
+    while let Some(start) = first_overlap(map, va) {
+        let m = map.remove(&start).expect("found above");
+        // Logged before the pieces: the head reuses m's key, so undoing
+        // must remove the pieces before m goes back.
+        log.push(Undo::Removed(m.clone()));
         if m.va.start < va.start {
             let mut head = m.clone();
             head.va = m.va.start..va.start;
+            log.push(Undo::Inserted(head.va.start));
             map.insert(head.va.start, head);
         }
         if va.end < m.va.end {
@@ -182,6 +208,7 @@ fn unmap_in(map: &mut BTreeMap<u64, Mapping>, va: &Range<u64>) {
                 m.offset + (va.end - m.va.start)
             };
             tail.va = va.end..m.va.end;
+            log.push(Undo::Inserted(tail.va.start));
             map.insert(tail.va.start, tail);
         }
     }

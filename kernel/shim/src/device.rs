@@ -6,9 +6,11 @@
 //! - `AGX16_JOB_TIMEOUT_MS`: watchdog bound per submission (default 30000).
 //! - `AGX16_SHIM_DEBUG=1`: log opens and ioctl errors to stderr.
 
-use crate::memfd::MemfdAllocator;
+use crate::arena::ArenaAllocator;
 use crate::sim_backend::SimBackend;
+use agx16_kernel::backing::{Backing, BackingAllocator};
 use agx16_kernel::params::DeviceConfig;
+use agx16_kernel::KResult;
 use agx16_kernel::{Device, GpuBackend};
 use std::sync::{Arc, OnceLock};
 
@@ -33,6 +35,21 @@ pub fn device() -> &'static Arc<Device> {
             config.job_timeout_ms = ms;
         }
         let dump = std::env::var_os("AGX16_DUMP").map(std::path::PathBuf::from);
-        Device::new(config, Box::new(MemfdAllocator), backend(), dump)
+        Device::new(config, Box::new(SharedArenas), backend(), dump)
     })
+}
+
+/// The arenas behind every GEM object of this process.
+pub fn arenas() -> &'static ArenaAllocator {
+    static ARENAS: OnceLock<ArenaAllocator> = OnceLock::new();
+    ARENAS.get_or_init(ArenaAllocator::default)
+}
+
+/// The device's allocator: the process-wide arenas.
+struct SharedArenas;
+
+impl BackingAllocator for SharedArenas {
+    fn allocate(&self, size: u64) -> KResult<Box<dyn Backing>> {
+        arenas().allocate(size)
+    }
 }

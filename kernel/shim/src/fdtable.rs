@@ -60,13 +60,6 @@ pub fn remove(fd: i32) -> Option<Entry> {
     table().lock().remove(&fd).map(|(_, e)| e)
 }
 
-pub fn drm_file(fd: i32) -> Option<Arc<File>> {
-    match get(fd)? {
-        Entry::Drm(f) => Some(f),
-        _ => None,
-    }
-}
-
 /// Find a BO exported earlier by the identity of its memfd (for dma-buf
 /// fds the application duplicated or received without going through us).
 pub fn dmabuf_by_identity(id: u64) -> Option<Arc<Bo>> {

@@ -2,7 +2,6 @@
 //! read through process_vm_readv so a bad pointer is EFAULT, not SIGSEGV.
 
 use crate::fdtable::{self, Entry};
-use crate::memfd::MemfdBacking;
 use crate::real::real;
 use agx16_kernel::{Errno, FdObject, Host, KResult};
 
@@ -57,25 +56,23 @@ impl Host for ShimHost {
 
     fn install_fd(&self, object: FdObject, cloexec: bool) -> KResult<i32> {
         let fd = match &object {
-            // A dma-buf fd is a duplicate of the BO's memfd, so the
-            // application can mmap it directly.
+            // A dma-buf fd is an empty memfd of the object's size (a
+            // unique inode, and lseek(SEEK_END) gives the size as on a real
+            // dma-buf); mmap of it is routed to the object's arena pages.
             FdObject::DmaBuf(bo) => {
-                let memfd = bo
-                    .backing()
-                    .as_any()
-                    .downcast_ref::<MemfdBacking>()
-                    .ok_or(Errno::EINVAL)?;
-                let cmd = if cloexec {
-                    libc::F_DUPFD_CLOEXEC
-                } else {
-                    libc::F_DUPFD
-                };
-                // SAFETY: duplicating an fd we own.
-                let fd = unsafe { (real().fcntl)(memfd.fd, cmd, std::ptr::null_mut()) };
-                if fd < 0 {
-                    return Err(Errno::EMFILE);
+                let flags = if cloexec { libc::MFD_CLOEXEC } else { 0 };
+                // SAFETY: plain syscalls on an fd we create.
+                unsafe {
+                    let fd = libc::memfd_create(c"agx16-dmabuf".as_ptr(), flags);
+                    if fd < 0 {
+                        return Err(Errno::EMFILE);
+                    }
+                    if libc::ftruncate(fd, bo.size as libc::off_t) != 0 {
+                        (real().close)(fd);
+                        return Err(Errno::ENOMEM);
+                    }
+                    fd
                 }
-                fd
             }
             // Sync files are eventfds that become readable when the fence
             // signals, so poll() works on them as on a real sync_file.

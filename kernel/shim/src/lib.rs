@@ -7,6 +7,7 @@
 //! run a program with `LD_PRELOAD=.../libagx16_drm_shim.so`. See
 //! `device.rs` for the environment variables.
 
+mod arena;
 mod device;
 mod fdtable;
 mod guard;
@@ -17,8 +18,8 @@ mod hooks_path;
 mod hooks_stat;
 mod host;
 mod log;
-mod memfd;
 mod paths;
 mod real;
 pub mod sim_backend;
 mod sync_file;
+mod usermap;

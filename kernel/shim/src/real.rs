@@ -13,6 +13,7 @@ pub struct Real {
     pub dup: unsafe extern "C" fn(c_int) -> c_int,
     pub dup2: unsafe extern "C" fn(c_int, c_int) -> c_int,
     pub dup3: unsafe extern "C" fn(c_int, c_int, c_int) -> c_int,
+    pub munmap: unsafe extern "C" fn(*mut c_void, size_t) -> c_int,
     pub mmap64:
         unsafe extern "C" fn(*mut c_void, size_t, c_int, c_int, c_int, off64_t) -> *mut c_void,
     pub stat64: unsafe extern "C" fn(*const c_char, *mut libc::stat64) -> c_int,
@@ -52,6 +53,7 @@ pub fn real() -> &'static Real {
             dup2: sym(b"dup2\0"),
             dup3: sym(b"dup3\0"),
             mmap64: sym(b"mmap64\0"),
+            munmap: sym(b"munmap\0"),
             stat64: sym(b"stat64\0"),
             lstat64: sym(b"lstat64\0"),
             fstat64: sym(b"fstat64\0"),

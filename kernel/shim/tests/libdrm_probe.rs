@@ -96,3 +96,34 @@ fn random_ioctls_through_the_preloaded_shim() {
     );
     assert!(stdout.contains("device OK"));
 }
+
+/// 100,000 live GEM objects under `ulimit -n 1024` (bo_many.c sets the
+/// limit itself): all mapped and distinct, descriptors constant, creation
+/// time per 10,000 objects flat. Prints the figures.
+#[test]
+fn a_hundred_thousand_objects_under_a_low_fd_limit() {
+    let shim = shim_path();
+    let out_dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR"));
+    let bin = out_dir.join("bo_many");
+    let src = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/c/bo_many.c");
+    let cc = Command::new("cc")
+        .args(["-O1", "-Wall", "-o"])
+        .arg(&bin)
+        .arg(&src)
+        .args(["-I/usr/include/libdrm", "-ldrm"])
+        .status()
+        .expect("run cc");
+    assert!(cc.success());
+    let out = Command::new(&bin)
+        .arg("100000")
+        .env("LD_PRELOAD", &shim)
+        .output()
+        .expect("run bo_many");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    println!("{stdout}");
+    assert!(
+        out.status.success() && stdout.contains("ALL OK"),
+        "bo_many failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -19,8 +19,6 @@ use std::collections::HashMap;
 
 /// Largest body the model reads (bytes after the entry jump's target).
 const MAX_BODY: usize = 16 * 1024;
-/// Instruction budget of one SIMD-group run of a stage body (endless-loop guard).
-const BUDGET: u64 = 1 << 20;
 
 /// Bodies [`Body::load_shared`] keeps per thread (cleared when full).
 const DECODED_MAX: usize = 64;
@@ -566,14 +564,17 @@ pub(super) fn run_trapping(
     let mut sg = Recycled::new(live, ThreadIds::default());
     sg.scratch.reset(scratch);
     let trace = crate::trace::Trace::from_env();
+    // Bounded in time, not instructions (see `super::watchdog`).
+    let watch = super::watchdog::RunWatch::start();
+    let expired = || watch.expired();
     let mut ctx = Ctx {
         prog: &body.prog,
         mem,
         uniforms,
         setup: None,
         trace: trace.as_ref(),
-        cancelled: None,
-        budget: BUDGET,
+        cancelled: Some(&expired),
+        budget: u64::MAX,
         instructions: 0,
         lane_instructions: 0,
     };

@@ -36,6 +36,7 @@ pub mod texel;
 pub mod texture;
 pub mod tile_programs;
 pub mod tiles;
+pub mod watchdog;
 pub mod zs;
 
 pub use command::RenderCommand;
@@ -83,6 +84,15 @@ pub fn run_render_with(
 /// Like [`run_render_with`], polling `cancelled` between draws and between tiles (the
 /// kernel's job timeout); a cancelled render returns [`SimError::Budget`].
 pub fn run_render_cancellable(
+    mem: &dyn GpuMemory,
+    cmd: &RenderCommand,
+    stages: &mut dyn Stages,
+    cancelled: &dyn Fn() -> bool,
+) -> Result<RenderStats, SimError> {
+    watchdog::with_cancel(cancelled, || run_render_serial(mem, cmd, stages, cancelled))
+}
+
+fn run_render_serial(
     mem: &dyn GpuMemory,
     cmd: &RenderCommand,
     stages: &mut dyn Stages,
@@ -167,6 +177,18 @@ pub fn run_render_parallel(
     cancelled: &(dyn Fn() -> bool + Sync),
     threads: usize,
 ) -> Result<RenderStats, SimError> {
+    watchdog::with_cancel(cancelled, || {
+        run_render_threads(mem, cmd, make, cancelled, threads)
+    })
+}
+
+fn run_render_threads(
+    mem: &(dyn GpuMemory + Sync),
+    cmd: &RenderCommand,
+    make: &StagesFactory,
+    cancelled: &(dyn Fn() -> bool + Sync),
+    threads: usize,
+) -> Result<RenderStats, SimError> {
     use rayon::prelude::*;
     let mut stages = make();
     let stages = &mut *stages;
@@ -211,7 +233,9 @@ pub fn run_render_parallel(
                         pc: 0,
                     })
                 } else {
-                    job.run_tile(mem, tile, &mut **st, &mut s, &mut o)
+                    watchdog::with_cancel(cancelled, || {
+                        job.run_tile(mem, tile, &mut **st, &mut s, &mut o)
+                    })
                 };
                 (r, s, o)
             })

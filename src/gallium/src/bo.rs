@@ -39,6 +39,9 @@ pub const MAIN_BASE: u64 = 0x20_0000_0000;
 pub const MAIN_SIZE: u64 = 0x10_0000_0000;
 /// Freed BOs kept for reuse, in bytes.
 const CACHE_LIMIT: u64 = 32 << 20;
+/// And in objects: every cached object is a live GEM object (kernel memory,
+/// a mapping), and the cache is searched linearly.
+const CACHE_MAX_OBJECTS: usize = 256;
 
 /// The kernel as the BO layer sees it: ioctl and mmap on the render node (or an in-process kernel in
 /// tests).
@@ -260,12 +263,13 @@ impl BoDevice {
         Ok(bo)
     }
 
-    /// Gives a BO back: it goes into the cache while the cache has room, otherwise it is freed.
+    /// Gives a BO back: it goes into the cache while the cache has room (bytes and objects),
+    /// otherwise it is freed.
     pub fn release(&self, bo: Bo) {
         self.stats.live.fetch_sub(1, Ordering::Relaxed);
         let mut cache = self.cache.lock().unwrap();
         let cached: u64 = cache.iter().map(|b| b.size).sum();
-        if cached + bo.size <= CACHE_LIMIT {
+        if cached + bo.size <= CACHE_LIMIT && cache.len() < CACHE_MAX_OBJECTS {
             cache.push(bo);
         } else {
             drop(cache);
@@ -563,6 +567,21 @@ mod tests {
         dev.evict_cache();
         assert_eq!(k.file.counts().bos, 0);
         assert_eq!(dev.stats.gem_objects.load(Ordering::Relaxed), 0);
+    }
+
+    #[test]
+    fn the_cache_is_bounded_in_objects() {
+        let (k, dev) = device();
+        let bos: Vec<Bo> = (0..CACHE_MAX_OBJECTS + 100)
+            .map(|_| dev.create(PAGE, Heap::Main).unwrap())
+            .collect();
+        for bo in bos {
+            dev.release(bo);
+        }
+        assert_eq!(dev.cached(), CACHE_MAX_OBJECTS);
+        assert_eq!(k.file.counts().bos, CACHE_MAX_OBJECTS);
+        dev.evict_cache();
+        assert_eq!(k.file.counts().bos, 0);
     }
 
     /// Regression: a 256x256 target builds 64 tile renders whose VDM/PPP BOs fill the render context

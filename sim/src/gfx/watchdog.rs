@@ -1,0 +1,67 @@
+//! The time bound on stage bodies. A legal shader may loop for a long time (100,000
+//! iterations on one pixel is about a millisecond on the M4), so the model bounds a
+//! SIMD-group's run by wall-clock time, not by an instruction count: the render's cancel
+//! hook (the kernel's job timeout, the real guard) and, behind it, a generous per-run
+//! limit (`AGX16_SIM_WATCHDOG_MS`, default 60 s) for callers without a hook. Either stops
+//! the run with [`crate::error::SimError::Budget`] at its pc, which the kernel reports as
+//! a job timeout.
+
+use std::cell::Cell;
+use std::time::{Duration, Instant};
+
+type Hook = *const (dyn Fn() -> bool + 'static);
+
+thread_local! {
+    /// The cancel hook of the render this thread is working on.
+    static HOOK: Cell<Option<Hook>> = const { Cell::new(None) };
+}
+
+/// Runs `f` with `cancelled` as this thread's render cancel hook.
+pub(crate) fn with_cancel<R>(cancelled: &dyn Fn() -> bool, f: impl FnOnce() -> R) -> R {
+    struct Restore(Option<Hook>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            HOOK.with(|h| h.set(self.0));
+        }
+    }
+    // SAFETY: only the lifetime is erased; the pointer is cleared (Restore) before
+    // `cancelled` goes out of scope, and it is only called inside `f`.
+    let erased: Hook = unsafe { std::mem::transmute(cancelled as *const dyn Fn() -> bool) };
+    let _restore = Restore(HOOK.with(|h| h.replace(Some(erased))));
+    f()
+}
+
+/// Whether this thread's render was cancelled.
+fn render_cancelled() -> bool {
+    // SAFETY: a hook is set only for the extent of `with_cancel`, which outlives it.
+    HOOK.with(|h| h.get()).is_some_and(|p| unsafe { (*p)() })
+}
+
+/// The per-run wall-clock limit (`AGX16_SIM_WATCHDOG_MS`, read once).
+pub fn run_limit() -> Duration {
+    static LIMIT: std::sync::OnceLock<Duration> = std::sync::OnceLock::new();
+    *LIMIT.get_or_init(|| {
+        let ms = std::env::var("AGX16_SIM_WATCHDOG_MS")
+            .ok()
+            .and_then(|v| v.trim().parse::<u64>().ok())
+            .unwrap_or(60_000);
+        Duration::from_millis(ms)
+    })
+}
+
+/// The poll a body run gives the core (every `CANCEL_POLL` instructions).
+pub(crate) struct RunWatch {
+    deadline: Option<Instant>,
+}
+
+impl RunWatch {
+    pub(crate) fn start() -> RunWatch {
+        RunWatch {
+            deadline: Instant::now().checked_add(run_limit()),
+        }
+    }
+
+    pub(crate) fn expired(&self) -> bool {
+        render_cancelled() || self.deadline.is_some_and(|d| Instant::now() >= d)
+    }
+}
