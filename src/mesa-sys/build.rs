@@ -37,7 +37,7 @@ fn main() {
         .allowlist_type("shader_info|float_controls|gc_ctx|blitter_context")
         .allowlist_function("(nir|glsl|pipe|util_format|ralloc|rzalloc|u_default|u_upload)_.*")
         .allowlist_function(
-            "u_init_pipe_screen_caps|u_transfer_helper_.*|_mesa_shader_stage_to_string|tgsi_to_nir",
+            "u_init_pipe_screen_caps|u_transfer_helper_.*|_mesa_shader_stage_to_string|tgsi_to_nir|_util_debug_message",
         )
         .allowlist_function(
             "util_(copy|unreference)_framebuffer_state|util_set_vertex_buffers_mask|util_blitter_.*",

@@ -13,6 +13,7 @@
 #include "util/format/u_format_zs.h"
 #include "util/ralloc.h"
 #include "util/u_blitter.h"
+#include "util/u_debug.h"
 #include "util/u_framebuffer.h"
 #include "util/u_helpers.h"
 #include "util/u_inlines.h"

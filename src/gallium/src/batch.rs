@@ -130,6 +130,10 @@ pub struct Renderer {
     pub dropped_draws: u64,
     pub submitted: u64,
     reported: BTreeSet<String>,
+    /// The application's KHR_debug callback (`pipe_context::set_debug_callback`; no function
+    /// when debug output is off) and the message id Mesa assigns on first use.
+    pub debug: sys::util_debug_callback,
+    debug_id: std::ffi::c_uint,
 }
 
 impl Renderer {
@@ -145,6 +149,9 @@ impl Renderer {
             dropped_draws: 0,
             submitted: 0,
             reported: BTreeSet::new(),
+            // SAFETY: plain C data; all-zero is "no callback".
+            debug: unsafe { std::mem::zeroed() },
+            debug_id: 0,
         }
     }
 
@@ -152,6 +159,31 @@ impl Renderer {
     pub fn report(&mut self, what: &str) {
         if self.reported.insert(what.to_string()) {
             eprintln!("agx16: {what}");
+        }
+    }
+
+    /// Counts `draws` draws that are not rendered (0 for a lost clear or a render that failed
+    /// on the GPU): stderr once per distinct reason ([`report`]) and, every time, a KHR_debug
+    /// error message to the application when it listens.
+    ///
+    /// [`report`]: Renderer::report
+    pub fn drop_draws(&mut self, draws: u64, why: &str) {
+        self.dropped_draws += draws;
+        self.report(why);
+        if self.debug.debug_message.is_some() {
+            let msg = std::ffi::CString::new(format!("agx16: {why}").replace('\0', ""))
+                .unwrap_or_default();
+            // SAFETY: `debug` is the callback st handed over (it outlives its context's
+            // draws); "%s" takes the one string argument.
+            unsafe {
+                sys::_util_debug_message(
+                    &mut self.debug,
+                    &mut self.debug_id,
+                    sys::UTIL_DEBUG_TYPE_ERROR,
+                    c"%s".as_ptr(),
+                    msg.as_ptr(),
+                )
+            };
         }
     }
 
@@ -220,11 +252,10 @@ impl Renderer {
         let built: Vec<agx16_draw::BuiltRender> = match result {
             Ok(b) => b,
             Err(e) => {
-                self.dropped_draws += batch.draws.len() as u64;
-                self.report(&format!(
-                    "render of {} draw(s) not submitted: {e}",
-                    batch.draws.len()
-                ));
+                self.drop_draws(
+                    batch.draws.len() as u64,
+                    &format!("render of {} draw(s) not submitted: {e}", batch.draws.len()),
+                );
                 mem.release(dev);
                 release_resources(resources);
                 return false;
@@ -241,8 +272,13 @@ impl Renderer {
                 true
             }
             Err(e) => {
-                self.dropped_draws += batch.draws.len() as u64;
-                self.report(&format!("SUBMIT of a render failed: {e}"));
+                self.drop_draws(
+                    batch.draws.len() as u64,
+                    &format!(
+                        "SUBMIT of a render of {} draw(s) failed: {e}",
+                        batch.draws.len()
+                    ),
+                );
                 mem.release(dev);
                 release_resources(resources);
                 false
@@ -330,7 +366,8 @@ impl Renderer {
     pub fn wait(&mut self, dev: &BoDevice) {
         for s in std::mem::take(&mut self.in_flight) {
             if let Err(e) = syncobj_wait(dev.uapi(), s.syncobj, u64::MAX) {
-                self.report(&format!("waiting for a render: {e}"));
+                // The render's draws are lost (a failed job); how many is not kept here.
+                self.drop_draws(0, &format!("a render failed: {e}"));
             }
             retire(dev, s);
         }
@@ -466,5 +503,63 @@ impl ProgramStore {
         self.tiles = agx16_draw::TileCache::default();
         self.arena = agx16_draw::EntryArena::new(agx16_draw::EntryArena::DEFAULT_BYTES);
         self.ready = false;
+    }
+}
+
+#[cfg(all(test, target_arch = "x86_64"))]
+mod debug_tests {
+    use super::*;
+    use std::ffi::{c_char, c_uint, c_void, CStr};
+
+    extern "C" {
+        fn vsnprintf(
+            s: *mut c_char,
+            n: usize,
+            fmt: *const c_char,
+            ap: *mut sys::__va_list_tag,
+        ) -> i32;
+    }
+
+    /// Stands in for Mesa's `_debug_message` (main/debug_output.c): formats the message as
+    /// it does and keeps it with its type.
+    unsafe extern "C" fn collect(
+        data: *mut c_void,
+        _id: *mut c_uint,
+        ty: sys::util_debug_type,
+        fmt: *const c_char,
+        args: *mut sys::__va_list_tag,
+    ) {
+        let mut buf = [0 as c_char; 512];
+        vsnprintf(buf.as_mut_ptr(), buf.len(), fmt, args);
+        let text = CStr::from_ptr(buf.as_ptr()).to_string_lossy().into_owned();
+        (*(data as *mut Vec<(sys::util_debug_type, String)>)).push((ty, text));
+    }
+
+    #[test]
+    fn dropped_draws_reach_the_debug_callback_every_time() {
+        let mut got: Vec<(sys::util_debug_type, String)> = Vec::new();
+        let mut r = Renderer::new();
+        // Without a callback (debug output off) only the count and stderr see it.
+        r.drop_draws(1, "draw not executed: primitive type 99");
+        assert!(got.is_empty());
+        r.debug = sys::util_debug_callback {
+            async_: false,
+            debug_message: Some(collect),
+            data: &mut got as *mut _ as *mut c_void,
+        };
+        r.drop_draws(2, "render of 2 draw(s) not submitted: 100% of a test");
+        r.drop_draws(2, "render of 2 draw(s) not submitted: 100% of a test");
+        r.drop_draws(0, "clear not executed: x");
+        assert_eq!(r.dropped_draws, 5);
+        let want = [
+            "agx16: render of 2 draw(s) not submitted: 100% of a test",
+            "agx16: render of 2 draw(s) not submitted: 100% of a test",
+            "agx16: clear not executed: x",
+        ];
+        assert_eq!(got.len(), want.len(), "{got:?}");
+        for ((ty, text), w) in got.iter().zip(want) {
+            assert_eq!(*ty, sys::UTIL_DEBUG_TYPE_ERROR);
+            assert_eq!(text, w);
+        }
     }
 }

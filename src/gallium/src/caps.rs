@@ -58,6 +58,10 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     // st counts vec4 slots and every uniform past the first vec4 was read from the wrong word.
     caps.packed_uniforms = true;
 
+    // finalize_nir (shader.rs) runs at glLinkProgram and trial-compiles each stage, so a shader
+    // the G16 compiler refuses fails the link with the reason in the info log.
+    caps.call_finalize_nir_in_linker = true;
+
     // Vertex input (the vertex fetch is part of the vertex program: agx16_compiler
     // nir/vertex_fetch.rs; sim/GFX.md "Vertex stage"). Element offsets, strides and buffer
     // offsets must be multiples of 4 (the fetch loads whole 32-bit words; u_vbuf realigns others).

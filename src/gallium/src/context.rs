@@ -118,6 +118,7 @@ fn install_hooks(c: &mut sys::pipe_context) {
     c.set_sampler_views = Some(set_sampler_views);
     c.set_vertex_buffers = Some(set_vertex_buffers);
     c.flush_resource = Some(flush_resource);
+    c.set_debug_callback = Some(set_debug_callback);
     crate::so::install_hooks(c);
     crate::query::install_hooks(c);
 }
@@ -128,6 +129,21 @@ fn install_hooks(c: &mut sys::pipe_context) {
 /// frontend's back, so there is nothing to decompress or resolve: the memory already holds the
 /// image, and the pending render is submitted by the flush the frontend issues next.
 unsafe extern "C" fn flush_resource(_ctx: *mut sys::pipe_context, _res: *mut sys::pipe_resource) {}
+
+/// KHR_debug: Mesa hands over its callback when the application enables GL_DEBUG_OUTPUT (NULL
+/// when it disables it); work the driver drops is reported through it (batch.rs `drop_draws`).
+unsafe extern "C" fn set_debug_callback(
+    ctx: *mut sys::pipe_context,
+    cb: *const sys::util_debug_callback,
+) {
+    guard("set_debug_callback", (), || {
+        Context::get(ctx).render.debug = if cb.is_null() {
+            std::mem::zeroed()
+        } else {
+            *cb
+        };
+    })
+}
 
 unsafe extern "C" fn destroy(ctx: *mut sys::pipe_context) {
     guard("context destroy", (), || {

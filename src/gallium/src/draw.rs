@@ -398,16 +398,15 @@ pub unsafe extern "C" fn draw_vbo(
         let ctx = Context::get(pctx);
         let screen = Screen::get(ctx.base.screen);
         if !indirect.is_null() {
-            ctx.render.dropped_draws += num_draws as u64;
-            ctx.render.report(
+            ctx.render.drop_draws(
+                num_draws as u64,
                 "indirect draws are not supported (argument layout not established on G16)",
             );
             return;
         }
         for i in 0..num_draws as usize {
             if let Err(e) = record_draw(ctx, screen, &*info, &*draws.add(i)) {
-                ctx.render.dropped_draws += 1;
-                ctx.render.report(&format!("draw not executed: {e}"));
+                ctx.render.drop_draws(1, &format!("draw not executed: {e}"));
             }
         }
     })
@@ -431,14 +430,16 @@ pub unsafe extern "C" fn clear(
                 || s.maxx() < fb.width as u32
                 || s.maxy() < fb.height as u32
             {
-                ctx.render.report(
+                ctx.render.drop_draws(
+                    0,
                     "scissored clears are not supported (the clear is a whole-render background)",
                 );
                 return;
             }
         }
         if let Err(e) = open_batch(ctx, screen) {
-            ctx.render.report(&format!("clear not executed: {e}"));
+            ctx.render
+                .drop_draws(0, &format!("clear not executed: {e}"));
             return;
         }
         let mask = ClearMask {
@@ -460,7 +461,8 @@ pub unsafe extern "C" fn clear(
             // Draws came first: render them, then clear at the start of a new render.
             ctx.render.flush(&screen.bo, &screen.programs, None);
             if let Err(e) = open_batch(ctx, screen) {
-                ctx.render.report(&format!("clear not executed: {e}"));
+                ctx.render
+                    .drop_draws(0, &format!("clear not executed: {e}"));
                 return;
             }
             ctx.render.batch.as_mut().unwrap().clear_words(

@@ -83,6 +83,7 @@ impl Screen {
             base.get_shader_param = Some(get_shader_param);
             base.get_compute_param = Some(get_compute_param);
             base.get_compiler_options = Some(get_compiler_options);
+            base.finalize_nir = Some(shader::finalize_nir);
             base.is_format_supported = Some(is_format_supported);
             base.context_create = Some(context::create);
             set_resource_hooks(base);

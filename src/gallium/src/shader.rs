@@ -142,6 +142,82 @@ unsafe fn compile(
     })
 }
 
+/// `pipe_screen::finalize_nir`. With `call_finalize_nir_in_linker` (caps.rs) Mesa's state tracker
+/// calls it from glLinkProgram on each linked stage, IO lowered to intrinsics, and reports a
+/// returned string as a linker error (st_glsl_to_nir.cpp `st_glsl_to_nir_post_opts`). We
+/// trial-compile a clone there under the link-time key, so a shader the G16 compiler refuses
+/// fails the link with the compiler's reason instead of linking and drawing nothing. `nir` itself
+/// is never changed: draws compile exactly what they did before.
+///
+/// Later calls (st's variants and built-in shaders, on NIR with IO variables again) return
+/// NULL: that NIR reaches `create` and the draw-time variants, which report their own errors.
+/// The string is malloc'ed: st frees it with free().
+pub unsafe extern "C" fn finalize_nir(
+    _screen: *mut sys::pipe_screen,
+    nir: *mut sys::nir_shader,
+) -> *mut std::ffi::c_char {
+    guard("finalize_nir", null_mut(), || {
+        match link_check(nir) {
+            Ok(()) => null_mut(),
+            // The linker uses the message as a printf format.
+            Err(e) => malloc_string(&format!("{}\n", e.replace('%', "%%"))),
+        }
+    })
+}
+
+/// The link-time trial compile of [`finalize_nir`]: `Err` is the reason the backend refuses it.
+///
+/// # Safety
+/// `nir` must be a valid shader or null.
+unsafe fn link_check(nir: *mut sys::nir_shader) -> Result<(), String> {
+    if nir.is_null() || !(*nir).info.io_lowered() {
+        return Ok(());
+    }
+    let stage = (*nir).info.stage();
+    if stage != sys::MESA_SHADER_VERTEX && stage != sys::MESA_SHADER_FRAGMENT {
+        return Ok(());
+    }
+    let name = stage_name(nir);
+    let clone = sys::nir_shader_clone(null_mut(), nir);
+    if clone.is_null() {
+        return Err(format!(
+            "agx16: {name} shader not compiled: nir_shader_clone failed"
+        ));
+    }
+    // IO is already load_input/store_output with IO semantics, which is what the compiler's
+    // import reads (`lower_io` in `create` produces the same from variables).
+    let (_, default_block) = agx16_compiler::nir::uniforms::blocks(clone);
+    let result = compile(clone, default_block);
+    sys::ralloc_free(clone as *mut c_void);
+    match result {
+        Ok(c) => {
+            if debug::flags().shaderdb {
+                eprintln!("agx16 shaderdb: {name} at link: {}", c.stats);
+            }
+            Ok(())
+        }
+        Err(e) => {
+            eprintln!("agx16: {name} shader not compiled at link: {e}");
+            Err(format!("agx16 cannot compile the {name} shader: {e}"))
+        }
+    }
+}
+
+/// A NUL-terminated copy in malloc'ed memory (Mesa frees it with free()); NUL bytes are dropped.
+fn malloc_string(s: &str) -> *mut std::ffi::c_char {
+    let bytes: Vec<u8> = s.bytes().filter(|b| *b != 0).collect();
+    // SAFETY: a fresh allocation of len + 1 bytes, filled before it is returned.
+    unsafe {
+        let p = libc::malloc(bytes.len() + 1) as *mut u8;
+        if p.is_null() {
+            return null_mut();
+        }
+        std::ptr::copy_nonoverlapping(bytes.as_ptr(), p, bytes.len());
+        *p.add(bytes.len()) = 0;
+        p as *mut std::ffi::c_char
+    }
+}
+
 /// "vertex", "fragment", ...
 ///
 /// # Safety
