@@ -140,6 +140,27 @@ fn run(quads: &[(u32, u32)], helpers: &[usize]) -> Result<Vec<Option<(f32, f32)>
         .collect())
 }
 
+/// Runs `body` on the first `lanes` lanes (all covered) of the quad at the tile origin and
+/// returns the error the model refuses them with.
+fn refusal(body: &Body, lanes: u32) -> SimError {
+    let pt = PageTable::new();
+    let mut tile = TileBuffer::new((0, 0), 8, 8, 1, 8);
+    let frags: Vec<Fragment> = (0..lanes)
+        .map(|i| Fragment {
+            draw: 0,
+            launch: 0,
+            x: i & 1,
+            y: i >> 1,
+            front_facing: true,
+            sample_mask: 1,
+            pending_tests: 0,
+            helper: false,
+            coefficients: &[],
+        })
+        .collect();
+    run_fragment_quad(&pt, body, &[], 0, &frags, &mut tile).unwrap_err()
+}
+
 #[test]
 fn derivatives_are_fine_quad_differences_in_every_quad_of_the_group() {
     // Eight quads at scattered aligned positions: lanes 4k..4k+3 are quad k.
@@ -187,23 +208,7 @@ fn derivatives_are_fine_quad_differences_in_every_quad_of_the_group() {
 #[test]
 fn derivatives_need_whole_quads() {
     // Three lanes are not a quad: the layout a derivative reads is not there.
-    let pt = PageTable::new();
-    let body = load(&body());
-    let mut tile = TileBuffer::new((0, 0), 8, 8, 1, 8);
-    let frags: Vec<Fragment> = (0..3)
-        .map(|i| Fragment {
-            draw: 0,
-            launch: 0,
-            x: i & 1,
-            y: i >> 1,
-            front_facing: true,
-            sample_mask: 1,
-            pending_tests: 0,
-            helper: false,
-            coefficients: &[],
-        })
-        .collect();
-    let e = run_fragment_quad(&pt, &body, &[], 0, &frags, &mut tile).unwrap_err();
+    let e = refusal(&load(&body()), 3);
     assert!(e.to_string().contains("2x2 quads"), "{e}");
 }
 
@@ -219,21 +224,6 @@ fn a_saturating_derivative_is_refused_by_name() {
         .collect::<Vec<_>>();
     p[7] = d;
     let body = load(&encode_program(&p));
-    let pt = PageTable::new();
-    let mut tile = TileBuffer::new((0, 0), 8, 8, 1, 8);
-    let frags: Vec<Fragment> = (0..4)
-        .map(|i| Fragment {
-            draw: 0,
-            launch: 0,
-            x: i & 1,
-            y: i >> 1,
-            front_facing: true,
-            sample_mask: 1,
-            pending_tests: 0,
-            helper: false,
-            coefficients: &[],
-        })
-        .collect();
-    let e = run_fragment_quad(&pt, &body, &[], 0, &frags, &mut tile).unwrap_err();
+    let e = refusal(&body, 4);
     assert!(e.to_string().contains("saturate"), "{e}");
 }

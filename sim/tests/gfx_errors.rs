@@ -153,11 +153,12 @@ fn coefficient_sources_without_established_layout_are_refused() {
     }
 }
 
-/// Stages that return the wrong number of vertex outputs.
-struct ShortVertex;
-impl Stages for ShortVertex {
-    fn vertex(&mut self, _: &dyn GpuMemory, _: &VertexInvocation) -> Result<Vec<f32>, SimError> {
-        Ok(vec![0.0; 3])
+/// Stages whose vertex stage returns what the closure gives for each invocation and whose
+/// other stages do nothing: what the model makes of odd vertex outputs.
+struct VertexOnly<F>(F);
+impl<F: FnMut(&VertexInvocation) -> Vec<f32>> Stages for VertexOnly<F> {
+    fn vertex(&mut self, _: &dyn GpuMemory, inv: &VertexInvocation) -> Result<Vec<f32>, SimError> {
+        Ok((self.0)(inv))
     }
     fn background(
         &mut self,
@@ -180,10 +181,15 @@ impl Stages for ShortVertex {
     }
 }
 
+/// Stages that return the wrong number of vertex outputs.
+fn short_vertex() -> VertexOnly<impl FnMut(&VertexInvocation) -> Vec<f32>> {
+    VertexOnly(|_: &VertexInvocation| vec![0.0; 3])
+}
+
 #[test]
 fn vertex_stage_output_count_is_checked() {
     let scene = build(&[tri()], ZlsControl::default());
-    let e = gfx::run_render_with(&scene.pt, &scene.command(), &mut ShortVertex).unwrap_err();
+    let e = gfx::run_render_with(&scene.pt, &scene.command(), &mut short_vertex()).unwrap_err();
     assert!(e.to_string().contains("3 outputs"), "{e}");
 }
 
@@ -232,9 +238,8 @@ fn a_cancelled_render_stops_with_a_budget_error() {
 }
 
 /// Vertex stages that return non-finite or enormous positions.
-struct WildVertex(u32);
-impl Stages for WildVertex {
-    fn vertex(&mut self, _: &dyn GpuMemory, inv: &VertexInvocation) -> Result<Vec<f32>, SimError> {
+fn wild_vertex(mut seed: u32) -> VertexOnly<impl FnMut(&VertexInvocation) -> Vec<f32>> {
+    VertexOnly(move |inv: &VertexInvocation| {
         let wild = [
             f32::NAN,
             f32::INFINITY,
@@ -244,33 +249,14 @@ impl Stages for WildVertex {
             -0.0,
             f32::MIN_POSITIVE,
         ];
-        let k = (self.0 as usize + inv.vertex_id as usize * 3) % wild.len();
-        self.0 = self.0.wrapping_mul(7).wrapping_add(3);
+        let k = (seed as usize + inv.vertex_id as usize * 3) % wild.len();
+        seed = seed.wrapping_mul(7).wrapping_add(3);
         let mut out = vec![0.5f32; inv.outputs];
         for (i, o) in out.iter_mut().take(4).enumerate() {
             *o = wild[(k + i) % wild.len()];
         }
-        Ok(out)
-    }
-    fn background(
-        &mut self,
-        _: &dyn GpuMemory,
-        _: u64,
-        _: &mut TileBuffer,
-    ) -> Result<(), SimError> {
-        Ok(())
-    }
-    fn fragment(
-        &mut self,
-        _: &dyn GpuMemory,
-        _: &Fragment,
-        _: &mut TileBuffer,
-    ) -> Result<FragmentResult, SimError> {
-        Ok(FragmentResult::default())
-    }
-    fn end_of_tile(&mut self, _: &dyn GpuMemory, _: u64, _: &TileBuffer) -> Result<(), SimError> {
-        Ok(())
-    }
+        out
+    })
 }
 
 #[test]
@@ -297,44 +283,22 @@ fn wild_vertex_positions_and_viewports_never_panic() {
                 };
                 let _ = gfx::run_render_with(&scene.pt, &scene.command(), &mut st);
             } else {
-                let _ = gfx::run_render_with(&scene.pt, &scene.command(), &mut WildVertex(seed));
+                let _ = gfx::run_render_with(&scene.pt, &scene.command(), &mut wild_vertex(seed));
             }
         }
     }
 }
 
 /// Vertex stages whose position is NaN in every vertex that `bad` selects.
-struct NanPosition {
-    bad: fn(u32) -> bool,
-}
-impl Stages for NanPosition {
-    fn vertex(&mut self, _: &dyn GpuMemory, inv: &VertexInvocation) -> Result<Vec<f32>, SimError> {
+fn nan_position(bad: fn(u32) -> bool) -> VertexOnly<impl FnMut(&VertexInvocation) -> Vec<f32>> {
+    VertexOnly(move |inv: &VertexInvocation| {
         let mut out = vec![0.5f32; inv.outputs];
         out[..4].copy_from_slice(&[0.0, 0.0, 0.0, 1.0]);
-        if (self.bad)(inv.vertex_id) {
+        if bad(inv.vertex_id) {
             out[0] = f32::NAN;
         }
-        Ok(out)
-    }
-    fn background(
-        &mut self,
-        _: &dyn GpuMemory,
-        _: u64,
-        _: &mut TileBuffer,
-    ) -> Result<(), SimError> {
-        Ok(())
-    }
-    fn fragment(
-        &mut self,
-        _: &dyn GpuMemory,
-        _: &Fragment,
-        _: &mut TileBuffer,
-    ) -> Result<FragmentResult, SimError> {
-        Ok(FragmentResult::default())
-    }
-    fn end_of_tile(&mut self, _: &dyn GpuMemory, _: u64, _: &TileBuffer) -> Result<(), SimError> {
-        Ok(())
-    }
+        out
+    })
 }
 
 /// A primitive with a NaN position is culled, never a failed job (agx16_sim::value_rules
@@ -344,7 +308,7 @@ fn nan_positions_cull_their_primitive() {
     use agx16_sim::value_rules::{self, Rule};
     for prim in [Primitive::Triangles, Primitive::Lines, Primitive::Points] {
         let scene = build(&[DrawSpec { prim, ..tri() }], ZlsControl::default());
-        let mut st = NanPosition { bad: |_| true };
+        let mut st = nan_position(|_| true);
         let (r, used) = value_rules::with_strict(false, || {
             value_rules::scoped(|| gfx::run_render_with(&scene.pt, &scene.command(), &mut st))
         });
@@ -352,7 +316,7 @@ fn nan_positions_cull_their_primitive() {
         assert!(used.get(Rule::NonFinitePosition) >= 1, "{prim:?}");
         assert_eq!(stats.fragments_rasterized, 0, "{prim:?}");
         assert_eq!(stats.primitives_culled, stats.primitives, "{prim:?}");
-        let mut st = NanPosition { bad: |_| true };
+        let mut st = nan_position(|_| true);
         let e = value_rules::with_strict(true, || {
             gfx::run_render_with(&scene.pt, &scene.command(), &mut st).unwrap_err()
         });

@@ -8,127 +8,20 @@
 
 mod gfx_common;
 
-use agx16_cmdstream::descriptors::ShadeModel;
-use agx16_cmdstream::launch::entry_offset;
-use agx16_cmdstream::render::ZlsControl;
-use agx16_isa::meaning::StageAllocation;
 use agx16_sim::gfx::{
     self, Fragment, FragmentResult, IsaStages, RenderCommand, Stages, TileBuffer, VertexInvocation,
 };
 use agx16_sim::{GpuMemory, PageTable, SimError};
-use gfx_common::uniform_bodies::*;
+use gfx_common::render_scene::{self, FRAG_LAUNCHER};
 use gfx_common::*;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Mutex;
 
-const VERT_LAUNCHER: u64 = USC + 0x8000;
-const VERT_BODY: u64 = USC + 0x40000;
-const FRAG_LAUNCHER: u64 = USC + 0x9000;
-const FRAG_BODY: u64 = USC + 0x50000;
-const DATA: u64 = 0x8_0000_0000;
-const VERT_ROOTS: u64 = DATA;
-const FRAG_ROOTS: u64 = DATA + 0x100;
-const PAGE: u64 = 0x4000;
-const VBUF: u64 = DATA + PAGE;
-const UBO: u64 = DATA + 8 * PAGE;
-const VB_SLOT: u64 = 6;
-const UBO_SLOT: u64 = 7;
-const INLINE_WORD: u64 = 16;
-const SCALE: f32 = 0.75;
-const BIAS: f32 = 0.125;
-/// Triangles of the scene.
+/// Triangles of the scene (the render bench draws 300 of the same kind).
 const TRIANGLES: usize = 120;
 
-/// Deterministic pseudo-random triangles over the frame (a small LCG: no dependency, same
-/// scene every run), each about 60-250 pixels.
-fn scene_vertices() -> Vec<[f32; 8]> {
-    let mut s = 0x1234_5678u32;
-    let mut rnd = || {
-        s = s.wrapping_mul(1664525).wrapping_add(1013904223);
-        (s >> 8) as f32 / (1u32 << 24) as f32
-    };
-    let mut v = Vec::new();
-    for _ in 0..TRIANGLES {
-        let (cx, cy) = (rnd() * 1.8 - 0.9, rnd() * 1.8 - 0.9);
-        for k in 0..3 {
-            let a = k as f32 * 2.094 + rnd();
-            let r = 0.15 + 0.2 * rnd();
-            v.push([
-                cx + r * a.cos(),
-                cy + r * a.sin(),
-                rnd(),
-                1.0,
-                rnd(),
-                0.0,
-                rnd(),
-                1.0,
-            ]);
-        }
-    }
-    v
-}
-
 fn build_scene() -> Scene {
-    let verts = scene_vertices();
-    let draw = DrawSpec::tris(
-        vec![rgba([0.0; 4], [0.0; 4]); verts.len()],
-        ShadeModel::Linear,
-    );
-    let scene = build(&[draw], ZlsControl::default());
-    scene.pt.map(DATA, 16 * PAGE, true, false).unwrap();
-    let vb: Vec<u8> = verts
-        .iter()
-        .flatten()
-        .flat_map(|f| f.to_le_bytes())
-        .collect();
-    assert!(vb.len() as u64 <= UBO - VBUF);
-    scene.pt.host_write(VBUF, &vb).unwrap();
-    let ubo: Vec<u8> = [2.0f32, SCALE]
-        .iter()
-        .flat_map(|f| f.to_le_bytes())
-        .collect();
-    scene.pt.host_write(UBO, &ubo).unwrap();
-    scene
-        .pt
-        .host_write(VERT_ROOTS, &root_record(&[0, 0, 0, 0, 0, 0, VBUF]))
-        .unwrap();
-    let inline = (BIAS.to_bits() as u64) | (0.5f32.to_bits() as u64) << 32;
-    scene
-        .pt
-        .host_write(
-            FRAG_ROOTS,
-            &root_record(&[0, 0, 0, 0, 0, 0, 0, UBO, inline]),
-        )
-        .unwrap();
-    let (ve, fe) = (entry_offset(0), entry_offset(1));
-    let vl = launcher_program(VERT_ROOTS, 7, StageAllocation::Empty, ve, 8);
-    let fl = launcher_program(
-        FRAG_ROOTS,
-        9,
-        StageAllocation::Tile {
-            samples: 1,
-            units: 1,
-        },
-        fe,
-        0,
-    );
-    install_stage(
-        &scene,
-        VERT_LAUNCHER,
-        &vl,
-        ve,
-        VERT_BODY,
-        &vertex_body(VB_SLOT),
-    );
-    install_stage(
-        &scene,
-        FRAG_LAUNCHER,
-        &fl,
-        fe,
-        FRAG_BODY,
-        &fragment_body(UBO_SLOT, INLINE_WORD),
-    );
-    scene
+    render_scene::build_scene(TRIANGLES)
 }
 
 /// The scene's page table behind a lock, so worker threads can share it (accesses are

@@ -20,6 +20,7 @@ use agx16_sim::gfx::{
 };
 use agx16_sim::{GpuMemory, PageTable, SimError};
 
+pub mod render_scene;
 pub mod uniform_bodies;
 
 pub const RC: u64 = RENDER_CONTEXT_BASE;

@@ -14,35 +14,48 @@ use std::ffi::c_void;
 /// record and two per buffer (sim/GFX.md "Render-stage uniform ABI").
 pub const INLINE_UNIFORM_WORDS: u32 = 16;
 
+/// Calls `f` on every intrinsic of `nir`, changing nothing (a `nir_shader_intrinsics_pass`
+/// that keeps all metadata).
+///
+/// # Safety
+/// `nir` must be a valid shader; `f` is called with its intrinsics, valid for the call.
+unsafe fn read_intrinsics<F: FnMut(*mut m::nir_intrinsic_instr)>(
+    nir: *mut m::nir_shader,
+    mut f: F,
+) {
+    unsafe extern "C" fn visit<F: FnMut(*mut m::nir_intrinsic_instr)>(
+        _b: *mut m::nir_builder,
+        x: *mut m::nir_intrinsic_instr,
+        data: *mut c_void,
+    ) -> bool {
+        unsafe { (*(data as *mut F))(x) };
+        false
+    }
+    unsafe {
+        m::nir_shader_intrinsics_pass(
+            nir,
+            Some(visit::<F>),
+            m::nir_metadata_all,
+            &mut f as *mut F as *mut c_void,
+        );
+    }
+}
+
 /// The GL uniform word past every `load_uniform` of `nir` (base + range, in the 32-bit words
 /// of `packed_uniforms`): where the driver's own words (render origin, texture sizes) go.
 ///
 /// # Safety
 /// `nir` must be a valid shader.
 pub unsafe fn uniform_end(nir: *mut m::nir_shader) -> u32 {
-    unsafe extern "C" fn visit(
-        _b: *mut m::nir_builder,
-        x: *mut m::nir_intrinsic_instr,
-        data: *mut c_void,
-    ) -> bool {
-        unsafe {
-            if (*x).intrinsic == m::nir_intrinsic_load_uniform {
-                let end = m::nir_intrinsic_base(x).max(0) as u32
-                    + m::nir_intrinsic_range(x).max((*x).def.num_components as u32);
-                let w = &mut *(data as *mut u32);
-                *w = (*w).max(end);
-            }
-        }
-        false
-    }
     let mut end = 0u32;
     unsafe {
-        m::nir_shader_intrinsics_pass(
-            nir,
-            Some(visit),
-            m::nir_metadata_all,
-            &mut end as *mut u32 as *mut c_void,
-        );
+        read_intrinsics(nir, |x| {
+            if (*x).intrinsic == m::nir_intrinsic_load_uniform {
+                let w = m::nir_intrinsic_base(x).max(0) as u32
+                    + m::nir_intrinsic_range(x).max((*x).def.num_components as u32);
+                end = end.max(w);
+            }
+        });
     }
     end
 }
@@ -52,29 +65,16 @@ pub unsafe fn uniform_end(nir: *mut m::nir_shader) -> u32 {
 /// # Safety
 /// `nir` must be a valid shader whose uniforms are lowered to `load_uniform`.
 pub unsafe fn default_block_in_memory(nir: *mut m::nir_shader) -> bool {
-    unsafe extern "C" fn visit(
-        _b: *mut m::nir_builder,
-        x: *mut m::nir_intrinsic_instr,
-        data: *mut c_void,
-    ) -> bool {
-        unsafe {
+    let mut indexed = false;
+    unsafe {
+        read_intrinsics(nir, |x| {
             if (*x).intrinsic == m::nir_intrinsic_load_uniform
                 && !m::nir_src_is_const(*(*x).src.as_ptr())
                 && m::nir_intrinsic_range(x) > 4
             {
-                *(data as *mut bool) = true;
+                indexed = true;
             }
-        }
-        false
-    }
-    let mut indexed = false;
-    unsafe {
-        m::nir_shader_intrinsics_pass(
-            nir,
-            Some(visit),
-            m::nir_metadata_all,
-            &mut indexed as *mut bool as *mut c_void,
-        );
+        });
         indexed || uniform_end(nir) > INLINE_UNIFORM_WORDS
     }
 }
@@ -156,31 +156,17 @@ pub unsafe fn lower_textures(nir: *mut m::nir_shader) -> Option<(u32, u32)> {
 /// # Safety
 /// `nir` must be a valid shader.
 pub unsafe fn ubos_read(nir: *mut m::nir_shader) -> Result<u8, String> {
-    unsafe extern "C" fn visit(
-        _b: *mut m::nir_builder,
-        x: *mut m::nir_intrinsic_instr,
-        data: *mut c_void,
-    ) -> bool {
-        unsafe {
+    let mut read: Option<u32> = Some(0);
+    let n = unsafe {
+        read_intrinsics(nir, |x| {
             if (*x).intrinsic == m::nir_intrinsic_load_ubo {
-                let n = &mut *(data as *mut Option<u32>);
                 let src = *(*x).src.as_ptr();
-                *n = match (*n, m::nir_src_is_const(src)) {
+                read = match (read, m::nir_src_is_const(src)) {
                     (Some(k), true) => Some(k.max(m::nir_src_as_uint(src) as u32 + 1)),
                     _ => None,
                 };
             }
-        }
-        false
-    }
-    let mut read: Option<u32> = Some(0);
-    let n = unsafe {
-        m::nir_shader_intrinsics_pass(
-            nir,
-            Some(visit),
-            m::nir_metadata_all,
-            &mut read as *mut Option<u32> as *mut c_void,
-        );
+        });
         read.unwrap_or((*nir).info.num_ubos as u32)
     };
     if n > MAX_UBOS as u32 {

@@ -1073,6 +1073,47 @@ mod compiled {
         c.code
     }
 
+    /// A fragment program of `code` that reads the colour as one four-component perspective
+    /// varying.
+    fn colour_fragment(
+        mem: &mut Mem,
+        progs: &mut Programs,
+        code: &[u8],
+        publications: u32,
+    ) -> Arc<FragmentProgram> {
+        Arc::new(FragmentProgram {
+            body: progs.arena.add_body(mem, code).unwrap(),
+            varyings: vec![Varying {
+                slot: 0,
+                components: 4,
+                interp: Interp::Perspective,
+                coefficient: 1,
+            }],
+            reads_frag_z: false,
+            point_coord: None,
+            discards: false,
+            reads_tilebuffer: false,
+            publications,
+            scratch: 0,
+            origin_word: None,
+        })
+    }
+
+    /// Uploads `verts` as one interleaved vertex buffer (position, colour) and returns the
+    /// vertex stage's argument words: zero roots, then the buffer's address in qword
+    /// [`VB_QWORD`].
+    fn vertex_args(mem: &mut Mem, verts: &[RefVtx]) -> Vec<u32> {
+        let data: Vec<u8> = verts
+            .iter()
+            .flat_map(|(p, c)| p.iter().chain(c))
+            .flat_map(|f| f.to_le_bytes())
+            .collect();
+        let vb = mem.upload(Heap::General, &data, 64).unwrap();
+        let mut args = vec![0u32; 2 * VB_QWORD as usize];
+        args.extend([vb as u32, (vb >> 32) as u32]);
+        args
+    }
+
     const VERTS: [RefVtx; 5] = [
         ([-0.7, -0.8, 0.3, 1.0], [1.0, 0.0, 0.0, 1.0]),
         ([1.2, -1.1, 0.6, 2.0], [0.0, 1.0, 0.0, 1.0]),
@@ -1092,30 +1133,8 @@ mod compiled {
             publications: 128,
             scratch: 0,
         });
-        let fs = Arc::new(FragmentProgram {
-            body: progs.arena.add_body(&mut mem, &fragment_program()).unwrap(),
-            varyings: vec![Varying {
-                slot: 0,
-                components: 4,
-                interp: Interp::Perspective,
-                coefficient: 1,
-            }],
-            reads_frag_z: false,
-            point_coord: None,
-            discards: false,
-            reads_tilebuffer: false,
-            publications: 0,
-            scratch: 0,
-            origin_word: None,
-        });
-        let data: Vec<u8> = VERTS
-            .iter()
-            .flat_map(|(p, c)| p.iter().chain(c))
-            .flat_map(|f| f.to_le_bytes())
-            .collect();
-        let vb = mem.upload(Heap::General, &data, 64).unwrap();
-        let mut args = vec![0u32; 12];
-        args.extend([vb as u32, (vb >> 32) as u32]);
+        let fs = colour_fragment(&mut mem, &mut progs, &fragment_program(), 0);
+        let args = vertex_args(&mut mem, &VERTS);
         let indices = [0u32, 1, 2, 2, 1, 3, 4, 0, 2];
         let va = index_buffer(&mut mem, IndexSize::U16, &indices);
         let mut batch = Batch::new(framebuffer(false));
@@ -1177,30 +1196,8 @@ mod compiled {
         );
         let (mut mem, mut progs, _) = setup();
         let body = progs.arena.add_body(&mut mem, &code).unwrap();
-        let fs = Arc::new(FragmentProgram {
-            body: progs.arena.add_body(&mut mem, &fragment_program()).unwrap(),
-            varyings: vec![Varying {
-                slot: 0,
-                components: 4,
-                interp: Interp::Perspective,
-                coefficient: 1,
-            }],
-            reads_frag_z: false,
-            point_coord: None,
-            discards: false,
-            reads_tilebuffer: false,
-            publications: 0,
-            scratch: 0,
-            origin_word: None,
-        });
-        let data: Vec<u8> = VERTS
-            .iter()
-            .flat_map(|(p, c)| p.iter().chain(c))
-            .flat_map(|f| f.to_le_bytes())
-            .collect();
-        let vb = mem.upload(Heap::General, &data, 64).unwrap();
-        let mut args = vec![0u32; 12];
-        args.extend([vb as u32, (vb >> 32) as u32]);
+        let fs = colour_fragment(&mut mem, &mut progs, &fragment_program(), 0);
+        let args = vertex_args(&mut mem, &VERTS);
         let batch_with = |scratch: u16| {
             let vs = Arc::new(VertexProgram {
                 body,
@@ -1270,22 +1267,7 @@ mod compiled {
             scratch: 0,
         });
         let (code, publications) = textured_fragment_program();
-        let fs = Arc::new(FragmentProgram {
-            body: progs.arena.add_body(&mut mem, &code).unwrap(),
-            varyings: vec![Varying {
-                slot: 0,
-                components: 4,
-                interp: Interp::Perspective,
-                coefficient: 1,
-            }],
-            reads_frag_z: false,
-            point_coord: None,
-            discards: false,
-            reads_tilebuffer: false,
-            publications,
-            scratch: 0,
-            origin_word: None,
-        });
+        let fs = colour_fragment(&mut mem, &mut progs, &code, publications);
         // Full-screen quad, (u, v) = (ndc + 1) / 2 in the colour's x, y.
         let corner = |x: f32, y: f32| -> RefVtx {
             (
@@ -1301,12 +1283,7 @@ mod compiled {
             corner(1.0, -1.0),
             corner(1.0, 1.0),
         ];
-        let data: Vec<u8> = quad
-            .iter()
-            .flat_map(|(p, c)| p.iter().chain(c))
-            .flat_map(|f| f.to_le_bytes())
-            .collect();
-        let vb = mem.upload(Heap::General, &data, 64).unwrap();
+        let vs_args = vertex_args(&mut mem, &quad);
         let texel = |x: u32, y: u32| -> [u8; 4] {
             [
                 (x * 31) as u8,
@@ -1344,8 +1321,6 @@ mod compiled {
             textures: vec![Some(texture_for(&layout, tex_va, format).unwrap())],
             samplers: vec![Some(sampler)],
         };
-        let mut vs_args = vec![0u32; 12];
-        vs_args.extend([vb as u32, (vb >> 32) as u32]);
         let mut fs_args = vec![0u32; 12];
         tables.upload(&mut mem, &mut fs_args).unwrap();
         // Roots 0 and 1 now hold the two tables' addresses.
