@@ -17,8 +17,13 @@ use crate::program::{DecodeCache, Program};
 use agx16_isa::meaning::ExportOp;
 use std::collections::HashMap;
 
-/// Largest body the model reads (bytes after the entry jump's target).
-const MAX_BODY: usize = 16 * 1024;
+/// The window the model first reads a body through (bytes after the entry jump's target);
+/// a body whose reachable code runs to the window's end is read again through a window four
+/// times larger, up to [`MAX_BODY`] (the hardware has no such window: the model's only
+/// cost is reading and comparing the bytes).
+const BODY_WINDOW: usize = 16 * 1024;
+/// Largest body the model reads.
+const MAX_BODY: usize = 1024 * 1024;
 
 /// Bodies [`Body::load_shared`] keeps per thread (cleared when full).
 const DECODED_MAX: usize = 64;
@@ -41,37 +46,65 @@ pub struct Body {
 impl Body {
     /// Reads and decodes the body at `va` (up to the first unmapped 16-byte chunk).
     pub fn load(mem: &dyn GpuMemory, va: u64) -> Result<Body, SimError> {
-        Ok(Self::decode(va, Self::read_code(mem, va)?))
+        let mut window = BODY_WINDOW;
+        loop {
+            let code = Self::read_code(mem, va, window)?;
+            let full = code.len() == window;
+            let body = Self::decode(va, code);
+            if !(full && window < MAX_BODY && body.runs_to_window_end()) {
+                return Ok(body);
+            }
+            window *= 4;
+        }
     }
 
-    /// [`Body::load`], shared: a body whose VA and bytes (all [`MAX_BODY`] of them, as read
+    /// Whether decoding stopped at the end of the bytes read rather than at the program's
+    /// end: its last reachable op is not a stop and ends within one instruction of the end.
+    fn runs_to_window_end(&self) -> bool {
+        let Some(last) = self.prog.ops.last() else {
+            return false;
+        };
+        !matches!(last.kind, Kind::Stop)
+            && last.pc as usize + last.len as usize + 16 >= self.prog.code.len()
+    }
+
+    /// [`Body::load`], shared: a body whose VA and bytes (the whole window, as read
     /// now) equal an earlier load's on this thread is that load's decode. Every render
     /// loads its bodies afresh, and decoding the whole window (most of it whatever follows
     /// the program) costs more than a small frame; comparing the bytes makes a rewritten
     /// body a different entry, so nothing is ever stale.
     pub fn load_shared(mem: &dyn GpuMemory, va: u64) -> Result<std::rc::Rc<Body>, SimError> {
-        let code = Self::read_code(mem, va)?;
-        let key = (va, code);
-        if let Some(b) = DECODED.with(|c| c.get(&key)) {
-            return Ok(b);
+        let mut window = BODY_WINDOW;
+        loop {
+            let code = Self::read_code(mem, va, window)?;
+            let full = code.len() == window;
+            let key = (va, code);
+            if let Some(b) = DECODED.with(|c| c.get(&key)) {
+                return Ok(b);
+            }
+            let body = Self::decode(va, key.1.clone());
+            if full && window < MAX_BODY && body.runs_to_window_end() {
+                window *= 4;
+                continue;
+            }
+            let body = std::rc::Rc::new(body);
+            DECODED.with(|c| c.insert(key, body.clone()));
+            return Ok(body);
         }
-        let body = std::rc::Rc::new(Self::decode(va, key.1.clone()));
-        DECODED.with(|c| c.insert(key, body.clone()));
-        Ok(body)
     }
 
-    fn read_code(mem: &dyn GpuMemory, va: u64) -> Result<Vec<u8>, SimError> {
+    fn read_code(mem: &dyn GpuMemory, va: u64, window: usize) -> Result<Vec<u8>, SimError> {
         let mut code = Vec::new();
         let mut chunk = [0u8; 16];
         // 4 KiB at a time while every chunk of the block reads (one access instead of 256);
         // the 16-byte chunks of the first block that does not give the same bytes.
         let mut block = vec![0u8; 4096];
-        while code.len() + block.len() <= MAX_BODY
+        while code.len() + block.len() <= window
             && mem.read(va + code.len() as u64, &mut block).is_ok()
         {
             code.extend_from_slice(&block);
         }
-        while code.len() < MAX_BODY && mem.read(va + code.len() as u64, &mut chunk).is_ok() {
+        while code.len() < window && mem.read(va + code.len() as u64, &mut chunk).is_ok() {
             code.extend_from_slice(&chunk);
         }
         if code.is_empty() {
