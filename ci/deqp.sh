@@ -72,9 +72,7 @@ for r in "${runs[@]}"; do
     esac
     sed -e "s|@DEQP_GLES3@|$deqp|" -e "s|@CASELIST@|$caselist|" -e "s|@RENDERER_CHECK@|$renderer_check|" \
         -e "s|@TIMEOUT@|$timeout.0|" "$cfg/gles3.toml" >"$out/$r/suite.toml"
-    mapfile -t env_vars < <(run_env "$r")
-    env_args=()
-    for v in "${env_vars[@]}"; do env_args+=(--env "$v"); done
+    runner_env_args "$r"
     lists=()
     [[ -s "$cfg/$r-fails.csv" ]] && lists+=(--baseline "$cfg/$r-fails.csv")
     [[ -s "$cfg/$r-flakes.txt" ]] && lists+=(--flakes "$cfg/$r-flakes.txt")
@@ -84,26 +82,15 @@ for r in "${runs[@]}"; do
     "$tools/bin/deqp-runner" suite --suite "$out/$r/suite.toml" --output "$out/$r" --jobs "$jobs" \
         --fraction "$fraction" "${includes[@]}" "${env_args[@]}" "${lists[@]}" --summary-limit 30 || rc=$?
     wall=$(($(date +%s) - start))
-    after=$(check_renderer "$r") || exit 1
-    [[ "$after" == "$info" ]] || {
-        echo "deqp: $r: renderer changed during the run ('$info' -> '$after')" >&2
-        exit 1
-    }
+    recheck_renderer "$r" "$info" deqp || exit 1
     [[ $rc -eq 0 ]] || status=1
     {
-        echo "renderer=${info%%|*}"
-        echo "gl_version=${info#*|}"
-        echo "wall_seconds=$wall"
-        echo "runner_exit=$rc"
-        echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
-        echo "deqp_runner=$runner_version"
+        run_env_common "$info" "$wall" "$rc"
         echo "caselist=$(basename "$caselist")"
         echo "fraction=$fraction"
         echo "includes=${includes[*]}"
         echo "jobs=$jobs"
         echo "timeout=$timeout"
-        echo "tree=$tree"
-        echo "built=$built"
     } >"$out/$r/run.env"
     echo "deqp: $r: $(cut -d, -f2 "$out/$r/results.csv" | sort | uniq -c | awk '{printf "%s %s, ", $2, $1}')wall ${wall}s, runner exit $rc"
 done

@@ -64,9 +64,7 @@ for r in "${runs[@]}"; do
     info=$(check_renderer "$r") || exit 1
     rm -rf "${out:?}/$r"
     echo "piglit: $r: GL_RENDERER '${info%%|*}', GL_VERSION '${info#*|}'"
-    mapfile -t env_vars < <(run_env "$r")
-    env_args=()
-    for v in "${env_vars[@]}"; do env_args+=(--env "$v"); done
+    runner_env_args "$r"
     baseline=()
     [[ -s "$cfg/$r$sfx-fails.txt" ]] && baseline=(--baseline "$cfg/$r$sfx-fails.txt")
     start=$(date +%s)
@@ -76,25 +74,14 @@ for r in "${runs[@]}"; do
         "${env_args[@]}" "${baseline[@]}" --output "$out/$r" --summary-limit 0 || rc=$?
     wall=$(($(date +%s) - start))
     # The renderer must still be the same after the run.
-    after=$(check_renderer "$r") || exit 1
-    [[ "$after" == "$info" ]] || {
-        echo "piglit: $r: renderer changed during the run ('$info' -> '$after')" >&2
-        exit 1
-    }
+    recheck_renderer "$r" "$info" piglit || exit 1
     [[ $rc -eq 0 ]] || status=1
     {
-        echo "renderer=${info%%|*}"
-        echo "gl_version=${info#*|}"
-        echo "wall_seconds=$wall"
-        echo "runner_exit=$rc"
-        echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
+        run_env_common "$info" "$wall" "$rc"
         echo "piglit=$piglit_version"
-        echo "deqp_runner=$runner_version"
         echo "jobs=$jobs"
         echo "timeout=$timeout"
         echo "slice=$slice"
-        echo "tree=$tree"
-        echo "built=$built"
     } >"$out/$r/run.env"
     echo "piglit: $slice on $r: $(cut -d, -f2 "$out/$r/results.csv" | sort | uniq -c | awk '{printf "%s %s, ", $2, $1}')wall ${wall}s, runner exit $rc"
 done

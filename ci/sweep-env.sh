@@ -8,6 +8,9 @@
 #   check_renderer R       prints "GL_RENDERER|GL_VERSION" as agx16-glinfo sees them in R's environment;
 #                          fails unless the renderer is R (a silent software fallback is an error).
 #   install_runner TOOLS   installs deqp-runner $runner_version (piglit-runner comes with it) into TOOLS.
+#   runner_env_args R      fills the array env_args with the runner's --env options for R.
+#   recheck_renderer R INFO TOOL   fails unless R's renderer is still INFO after a run.
+#   run_env_common INFO WALL RC    prints the run.env lines every sweep records.
 # Needs AGX16_MESA_BUILD, AGX16_SHIM and CARGO_TARGET_DIR (./x sets them).
 
 runner_version=0.24.0 # deqp-runner on crates.io; --locked uses its published Cargo.lock
@@ -72,4 +75,30 @@ check_renderer() { # renderer
         return 1
     }
     echo "$renderer|$version"
+}
+
+runner_env_args() { # renderer
+    local v
+    env_args=()
+    while read -r v; do env_args+=(--env "$v"); done < <(run_env "$1")
+}
+
+recheck_renderer() { # renderer info tool
+    local after
+    after=$(check_renderer "$1") || return 1
+    [[ "$after" == "$2" ]] || {
+        echo "$3: $1: renderer changed during the run ('$2' -> '$after')" >&2
+        return 1
+    }
+}
+
+run_env_common() { # info wall runner-exit
+    echo "renderer=${1%%|*}"
+    echo "gl_version=${1#*|}"
+    echo "wall_seconds=$2"
+    echo "runner_exit=$3"
+    echo "date=$(date -u +%Y-%m-%dT%H:%MZ)"
+    echo "deqp_runner=$runner_version"
+    echo "tree=$tree"
+    echo "built=$built"
 }
