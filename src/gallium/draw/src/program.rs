@@ -88,8 +88,9 @@ impl FragmentProgram {
 
 /// The entry arena at the bottom of the USC aperture: the helper directory, then one entry
 /// block per body (agx16-cmdstream `launch::arena`). The driver owns one per device and
-/// places it at `USC_BASE`; blocks are never reused (programs live as long as their CSOs,
-/// and the arena holds thousands).
+/// places it at `USC_BASE`; blocks are never reused (programs live as long as their CSOs),
+/// so the driver's arena is the whole 8 MiB the stage target reaches: a dEQP process of 224
+/// cases filled a 1 MiB arena (5000 entries) and every later draw was dropped.
 #[derive(Clone, Debug)]
 pub struct EntryArena {
     bytes: u64,
@@ -97,8 +98,8 @@ pub struct EntryArena {
 }
 
 impl EntryArena {
-    /// The driver's arena size: 1 MiB holds 5000+ entries.
-    pub const DEFAULT_BYTES: u64 = 1 << 20;
+    /// The driver's arena size: 8 MiB holds 40,000+ entries.
+    pub const DEFAULT_BYTES: u64 = ENTRY_ARENA_BYTES;
 
     /// An arena of `bytes` (at most the 8 MiB the 24-bit stage target reaches).
     pub fn new(bytes: u64) -> EntryArena {

@@ -41,8 +41,8 @@ impl Mem {
         let pt = PageTable::new();
         let regions = [
             ("rc", RENDER_CONTEXT_BASE, 0x10_0000),
-            // The entry arena's first megabyte is not handed out by the allocator.
-            ("usc", USC_BASE, 0x80_0000),
+            // The entry arena (the first 8 MiB) is not handed out by the allocator.
+            ("usc", USC_BASE, 0x100_0000),
             ("general", GENERAL, 0x10_0000),
             ("img", IMG, 0x10_0000),
             ("depth", DEPTH, 0x10_0000),
