@@ -96,3 +96,26 @@ pub fn load_gl(egl: &egl::DynamicInstance<egl::EGL1_5>) -> glow::Context {
     // SAFETY: glow only stores the pointers; callers use them with their context current.
     unsafe { glow::Context::from_loader_function(proc) }
 }
+
+/// Compiles one shader of `kind` on the current context; the info log on failure.
+///
+/// # Safety
+/// A GL context must be current on this thread.
+pub unsafe fn shader(gl: &glow::Context, kind: u32, src: &str) -> Result<glow::Shader, String> {
+    let s = gl.create_shader(kind)?;
+    gl.shader_source(s, src);
+    gl.compile_shader(s);
+    if !gl.get_shader_compile_status(s) {
+        return Err(format!("shader compile: {}", gl.get_shader_info_log(s)));
+    }
+    Ok(s)
+}
+
+/// `Err` naming `what` when the current context has a GL error pending.
+pub fn gl_error(gl: &glow::Context, what: &str) -> Result<(), String> {
+    // SAFETY: a query on the current context.
+    match unsafe { gl.get_error() } {
+        glow::NO_ERROR => Ok(()),
+        e => Err(format!("{what}: GL error {e:#x}")),
+    }
+}

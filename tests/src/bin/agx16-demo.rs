@@ -20,6 +20,7 @@
 //!                process) and print both times and their ratio
 //! Internal: `--features LIST --raw PATH` renders one feature set and writes raw RGBA rows.
 
+use agx16_tests::gles::{gl_error, shader};
 use glow::HasContext;
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
@@ -493,24 +494,6 @@ void main() {
 // EGL and GL.
 
 use agx16_tests::gles::{gles2, Gles};
-
-fn gl_error(gl: &glow::Context, what: &str) -> Result<(), String> {
-    // SAFETY: a query on the current context.
-    match unsafe { gl.get_error() } {
-        glow::NO_ERROR => Ok(()),
-        e => Err(format!("{what}: GL error {e:#x}")),
-    }
-}
-
-unsafe fn shader(gl: &glow::Context, kind: u32, src: &str) -> Result<glow::Shader, String> {
-    let s = gl.create_shader(kind)?;
-    gl.shader_source(s, src);
-    gl.compile_shader(s);
-    if !gl.get_shader_compile_status(s) {
-        return Err(format!("shader compile: {}", gl.get_shader_info_log(s)));
-    }
-    Ok(s)
-}
 
 /// GL objects of one feature set, created once and drawn per frame.
 struct Scene {

@@ -16,6 +16,7 @@
 //! Then glReadPixels. Prints `GL_RENDERER: ...`, `size: 64x64` and `pixels: <hex RGBA rows>`;
 //! exits non-zero when a GL call reports an error.
 
+use agx16_tests::gles::{gl_error, shader};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -124,24 +125,6 @@ fn main() -> ExitCode {
             eprintln!("agx16-drawtest: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-unsafe fn shader(gl: &glow::Context, kind: u32, src: &str) -> Result<glow::Shader, String> {
-    let s = gl.create_shader(kind)?;
-    gl.shader_source(s, src);
-    gl.compile_shader(s);
-    if !gl.get_shader_compile_status(s) {
-        return Err(format!("shader compile: {}", gl.get_shader_info_log(s)));
-    }
-    Ok(s)
-}
-
-fn gl_error(gl: &glow::Context, what: &str) -> Result<(), String> {
-    // SAFETY: a query on the current context.
-    match unsafe { gl.get_error() } {
-        glow::NO_ERROR => Ok(()),
-        e => Err(format!("{what}: GL error {e:#x}")),
     }
 }
 

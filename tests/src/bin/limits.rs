@@ -9,6 +9,7 @@
 //! `seconds: <total>` and `chunks: <seconds per 10,000>`, checks a sample of them reads back
 //! (glCopyBufferSubData into a probe buffer, glMapBufferRange), and that a file still opens.
 
+use agx16_tests::gles::gl_error;
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -46,14 +47,6 @@ fn main() -> ExitCode {
             eprintln!("agx16-limits: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-fn gl_error(gl: &glow::Context, what: &str) -> Result<(), String> {
-    // SAFETY: a query on the current context.
-    match unsafe { gl.get_error() } {
-        glow::NO_ERROR => Ok(()),
-        e => Err(format!("{what}: GL error {e:#x}")),
     }
 }
 

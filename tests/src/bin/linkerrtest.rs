@@ -12,6 +12,7 @@
 //!
 //! Prints `GL_RENDERER: ...` first; exits non-zero when a GL call reports an error.
 
+use agx16_tests::gles::{gl_error, shader};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -42,16 +43,6 @@ fn main() -> ExitCode {
     }
 }
 
-unsafe fn shader(gl: &glow::Context, kind: u32, src: &str) -> Result<glow::Shader, String> {
-    let s = gl.create_shader(kind)?;
-    gl.shader_source(s, src);
-    gl.compile_shader(s);
-    if !gl.get_shader_compile_status(s) {
-        return Err(format!("shader compile: {}", gl.get_shader_info_log(s)));
-    }
-    Ok(s)
-}
-
 /// Compiles both stages (errors there are errors of this program) and links them.
 unsafe fn program(gl: &glow::Context, fs: &str) -> Result<(glow::Program, bool), String> {
     let p = gl.create_program()?;
@@ -60,14 +51,6 @@ unsafe fn program(gl: &glow::Context, fs: &str) -> Result<(glow::Program, bool),
     gl.bind_attrib_location(p, 0, "a_pos");
     gl.link_program(p);
     Ok((p, gl.get_program_link_status(p)))
-}
-
-fn gl_error(gl: &glow::Context, what: &str) -> Result<(), String> {
-    // SAFETY: a query on the current context.
-    match unsafe { gl.get_error() } {
-        glow::NO_ERROR => Ok(()),
-        e => Err(format!("{what}: GL error {e:#x}")),
-    }
 }
 
 fn run() -> Result<(), String> {

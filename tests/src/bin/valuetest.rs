@@ -8,6 +8,7 @@
 //! g = min(0/0, 0.25) (NaN undefined; minNum gives 0.25), b = (-7 / 2 + 8) / 16 (defined:
 //! 5/16), a = uint(-7.5) == 0u ? 1 : 0.5 (undefined; the M4 saturates to 0, measured).
 
+use agx16_tests::gles::{gl_error, shader};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -42,24 +43,6 @@ fn main() -> ExitCode {
             eprintln!("agx16-valuetest: {e}");
             ExitCode::FAILURE
         }
-    }
-}
-
-unsafe fn shader(gl: &glow::Context, kind: u32, src: &str) -> Result<glow::Shader, String> {
-    let s = gl.create_shader(kind)?;
-    gl.shader_source(s, src);
-    gl.compile_shader(s);
-    if !gl.get_shader_compile_status(s) {
-        return Err(format!("shader compile: {}", gl.get_shader_info_log(s)));
-    }
-    Ok(s)
-}
-
-fn gl_error(gl: &glow::Context, what: &str) -> Result<(), String> {
-    // SAFETY: a query on the current context.
-    match unsafe { gl.get_error() } {
-        glow::NO_ERROR => Ok(()),
-        e => Err(format!("{what}: GL error {e:#x}")),
     }
 }
 
