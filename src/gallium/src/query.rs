@@ -213,6 +213,11 @@ unsafe extern "C" fn get_query_result(
             // Known when the capturing draws were recorded.
             Query::PrimitivesWritten { value } => (*result).u64_ = *value,
             Query::Occlusion(o) => {
+                if !o.slots.is_empty() && !wait {
+                    // Renders a fence wait (glFinish) saw complete are still listed until retired.
+                    let screen = Screen::get(ctx.base.screen);
+                    ctx.render.retire_completed(&screen.bo);
+                }
                 if !o.slots.is_empty() && !wait && (ctx.render.busy() || ctx.render.batch.is_some())
                 {
                     // Submit what is recorded so that a later poll can succeed.

@@ -5,7 +5,8 @@ use super::*;
 /// Occlusion queries (ES 3.0 ANY_SAMPLES_PASSED and its conservative form) around draws hidden
 /// by, partly behind and beside a near rectangle, with colour writes off for one of them (a
 /// query counts samples, not colour writes); each result then paints a marker square: green when
-/// samples passed, red when none did. A query read before the render ran must wait for it.
+/// samples passed, red when none did. A query read before the render ran must wait for it; after
+/// glFinish each result must be available at once.
 pub(crate) fn occlusion_query(gl: &Gl, _: &Ctx) -> Frame {
     unsafe {
         framebuffer(gl, 1, true, false)?;
@@ -74,6 +75,16 @@ pub(crate) fn occlusion_query(gl: &Gl, _: &Ctx) -> Frame {
         gl.color_mask(true, true, true, true);
         gl.depth_func(glow::ALWAYS);
         check(gl, "queried draws")?;
+        // After glFinish every result is available without waiting (dEQP's occlusion_query
+        // cases poll QUERY_RESULT_AVAILABLE once, right after glFinish).
+        gl.finish();
+        for &q in &queries {
+            if gl.get_query_parameter_u32(q, glow::QUERY_RESULT_AVAILABLE) == 0 {
+                return Err(
+                    String::from("occlusion query result not available after glFinish").into(),
+                );
+            }
+        }
         for (i, q) in queries.into_iter().enumerate() {
             let passed = gl.get_query_parameter_u32(q, glow::QUERY_RESULT) != 0;
             let c = if passed {
