@@ -31,6 +31,12 @@ pub struct Plane {
     /// mode lives on G16 (GravityLinux/mesa agx_apple9.c `apple9_build_cf_bindings`; its
     /// `iter` packer has no perspective bit; run on M4).
     pub perspective: bool,
+    /// A flat binding: the iterator hands back the provoking vertex's 32 bits unchanged, as
+    /// integer varyings need (a plane evaluation `0*x + 0*y + c` would turn INT_MIN, the bits
+    /// of -0.0, into 0 and quiet signalling-NaN patterns). Validated by a CTS-passing M4 driver:
+    /// GravityLinux/mesa passes dEQP-GLES3 fragment_out.random.* (flat ivec/uvec varyings over
+    /// the full 32-bit range, README.apple9-es3.md).
+    pub flat: bool,
 }
 
 impl Plane {
@@ -40,10 +46,22 @@ impl Plane {
             b: 0.0,
             c,
             perspective: false,
+            flat: false,
+        }
+    }
+
+    /// A flat register holding `c` bit for bit.
+    pub fn flat(c: f32) -> Self {
+        Plane {
+            flat: true,
+            ..Plane::constant(c)
         }
     }
 
     pub fn at(&self, x: f32, y: f32) -> f32 {
+        if self.flat {
+            return self.c;
+        }
         self.a * x + self.b * y + self.c
     }
 
@@ -62,6 +80,7 @@ impl Plane {
             b: b as f32,
             c: c as f32,
             perspective: false,
+            flat: false,
         })
     }
 }
@@ -165,6 +184,16 @@ impl SlotMap {
             _ => None,
         }
     }
+
+    /// A slot's 32 bits as the vertex stage wrote them (flat shading copies them; going
+    /// through f64 would quiet signalling-NaN patterns that integer varyings can hold).
+    fn bits(&self, v: &SetupVertex, slot: usize) -> Option<f32> {
+        let user0 = if self.has_z { 2 } else { 1 };
+        match slot {
+            s if s >= user0 && s - user0 < self.user_scalars => v.out.get(4 + s - user0).copied(),
+            s => self.value(v, s).map(|x| x as f32),
+        }
+    }
 }
 
 /// What a raster triangle belongs to (point sprites generate their own coordinates).
@@ -223,10 +252,10 @@ pub fn build(
                             ShadeModel::FlatVertex1 => 1,
                             _ => 2,
                         };
-                        let v = map.value(&flat[k], slot).ok_or_else(|| {
+                        let v = map.bits(&flat[k], slot).ok_or_else(|| {
                             bad(format!("binding {i} reads slot {slot}, which the vertex stage does not produce"))
                         })?;
-                        Plane::constant(v as f32)
+                        Plane::flat(v)
                     }
                     ShadeModel::Unknown(s) => return Err(bad(format!("binding {i}: shade model {s}"))),
                 },
@@ -242,13 +271,14 @@ pub fn build(
                         b: 0.0,
                         c: (-left / size) as f32,
                         perspective: false,
+                        flat: false,
                     },
                     (PrimShape::Point { top, size, t_up: Some(up), .. }, 1) => {
                         let (b, c) = ((1.0 / size) as f32, (-top / size) as f32);
                         if up {
-                            Plane { a: 0.0, b: -b, c: 1.0 - c, perspective: false }
+                            Plane { a: 0.0, b: -b, c: 1.0 - c, perspective: false, flat: false }
                         } else {
-                            Plane { a: 0.0, b, c, perspective: false }
+                            Plane { a: 0.0, b, c, perspective: false, flat: false }
                         }
                     }
                     _ => {
@@ -312,5 +342,25 @@ mod tests {
             user_scalars: 2,
         };
         assert_eq!(no_z.value(&v, 1), Some(7.0));
+    }
+
+    #[test]
+    fn flat_registers_keep_every_bit() {
+        // INT_MIN (the bits of -0.0) and a signalling-NaN pattern, as integer varyings carry.
+        for bits in [0x8000_0000u32, 0x7f80_0001, 0xffbf_ffff, 7] {
+            let v = SetupVertex {
+                x: 0.0,
+                y: 0.0,
+                z: 0.0,
+                inv_w: 1.0,
+                out: vec![0.0, 0.0, 0.0, 1.0, f32::from_bits(bits)],
+            };
+            let map = SlotMap {
+                has_z: false,
+                user_scalars: 1,
+            };
+            let c = map.bits(&v, 1).unwrap();
+            assert_eq!(Plane::flat(c).at(13.5, 7.5).to_bits(), bits);
+        }
     }
 }

@@ -145,7 +145,8 @@ unsafe fn read_integer(gl: &Gl, i: u32, ty: u32) -> Res<Vec<u8>> {
         glow::PixelPackData::Slice(Some(&mut px)),
     );
     check(gl, "glReadPixels(RGBA_INTEGER)")?;
-    Ok(px.chunks(4).map(|c| c[0]).collect())
+    // One byte per component that every bit of the 32-bit value feeds.
+    Ok(px.chunks(4).map(|c| c[0] ^ c[1] ^ c[2] ^ c[3]).collect())
 }
 
 /// Four render targets with a GL_NONE draw buffer between them, blending and a colour mask
@@ -260,17 +261,22 @@ void main() { o0 = v_col; o1 = v_col.gbra; o2 = vec4(v_col.rgb, 0.25); o3 = vec4
 }
 
 /// Integer render targets (RGBA8UI, RGBA32I, RGBA16UI): glClearBufferuiv/iv per target, then flat
-/// integer varyings and integer arithmetic written to each; read back as integers.
+/// integer varyings and integer arithmetic written to each; read back as integers. The flat
+/// varyings carry INT_MIN (the bits of -0.0) and a signalling-NaN bit pattern, which must arrive
+/// bit for bit (dEQP fragment_out.random.12 caught INT_MIN coming out as 0).
 pub(crate) fn rt_integer(gl: &Gl, _: &Ctx) -> Frame {
     const VS: &str = "#version 300 es
 layout(location = 0) in vec2 a_pos;
 layout(location = 1) in vec4 a_col;
 flat out uvec4 v_u;
 flat out int v_i;
+flat out ivec2 v_x;
 void main() {
     gl_Position = vec4(a_pos / 32.0 - 1.0, 0.0, 1.0);
     v_u = uvec4(a_col * 255.0);
     v_i = gl_VertexID * 37 - 100;
+    // Not constants (the linker would fold them into the fragment shader): gl_VertexID >> 8 is 0.
+    v_x = ivec2(int(0x80000000u), int(0x7f800001u)) | ivec2(gl_VertexID >> 8);
 }
 ";
     const FS: &str = "#version 300 es
@@ -278,6 +284,7 @@ precision highp float;
 precision highp int;
 flat in uvec4 v_u;
 flat in int v_i;
+flat in ivec2 v_x;
 layout(location = 0) out uvec4 o0;
 layout(location = 1) out ivec4 o1;
 layout(location = 2) out uvec4 o2;
@@ -285,9 +292,9 @@ layout(location = 3) out uvec4 o3;
 void main() {
     ivec2 p = ivec2(gl_FragCoord.xy);
     o0 = v_u + uvec4(uint(p.x), uint(p.y), 7u, 0u);
-    o1 = ivec4(v_i * (p.x - 20) + p.y, -p.x, v_i, -70000 - p.y);
+    o1 = ivec4(v_i * (p.x - 20) + p.y, v_x.x + (p.x & 1), v_i, -70000 - p.y);
     o2 = uvec4(v_u.x * 300u + uint(p.x), 70000u + uint(p.y), v_u.z, 65535u);
-    o3 = uvec4(0xdeadbe00u + uint(p.x), uint(v_i), v_u.y << 20, 0u - uint(p.y));
+    o3 = uvec4(0xdeadbe00u + uint(p.x), uint(v_i), v_u.y << 20, uint(v_x.y) ^ uint(p.y & 1));
 }
 ";
     unsafe {
