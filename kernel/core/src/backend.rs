@@ -4,8 +4,9 @@
 use crate::uapi::asahi::CmdRender;
 use crate::vm::{Fault, VmView};
 use std::fmt;
-use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::Instant;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::OnceLock;
+use std::time::{Duration, Instant};
 
 /// One compute dispatch found while walking a CDM control stream.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -36,16 +37,39 @@ pub struct ComputeContext {
 }
 
 /// Lets a long-running backend notice the watchdog.
-pub struct JobControl {
-    deadline: Instant,
-    cancelled: AtomicBool,
+/// A clock for job budgets: time since some fixed point.
+pub type JobClock = fn() -> Duration;
+
+/// Wall time (the default job clock).
+pub fn wall_clock() -> Duration {
+    static EPOCH: OnceLock<Instant> = OnceLock::new();
+    EPOCH.get_or_init(Instant::now).elapsed()
 }
 
+pub struct JobControl {
+    clock: JobClock,
+    start: Duration,
+    budget: Duration,
+    cancelled: AtomicBool,
+    /// Wall time (ns since `born`) before which `clock` is not read again: a CPU-time clock
+    /// is a system call, and backends poll every few hundred instructions.
+    born: Instant,
+    next_read_ns: AtomicU64,
+}
+
+/// How often (wall time) `expired` reads the job clock.
+const CLOCK_READ_INTERVAL: Duration = Duration::from_millis(5);
+
 impl JobControl {
-    pub fn new(deadline: Instant) -> JobControl {
+    /// A job allowed `budget` of `clock`'s time from now.
+    pub fn new(clock: JobClock, budget: Duration) -> JobControl {
         JobControl {
-            deadline,
+            clock,
+            start: clock(),
+            budget,
             cancelled: AtomicBool::new(false),
+            born: Instant::now(),
+            next_read_ns: AtomicU64::new(0),
         }
     }
     pub fn cancel(&self) {
@@ -54,10 +78,18 @@ impl JobControl {
     /// Backends must call this regularly (e.g. every few hundred
     /// instructions) and stop with `GpuError::Timeout` when it is true.
     pub fn expired(&self) -> bool {
-        self.cancelled.load(Ordering::Relaxed) || Instant::now() >= self.deadline
-    }
-    pub fn deadline(&self) -> Instant {
-        self.deadline
+        if self.cancelled.load(Ordering::Relaxed) {
+            return true;
+        }
+        let now = self.born.elapsed().as_nanos() as u64;
+        if now < self.next_read_ns.load(Ordering::Relaxed) {
+            return false;
+        }
+        self.next_read_ns.store(
+            now + CLOCK_READ_INTERVAL.as_nanos() as u64,
+            Ordering::Relaxed,
+        );
+        (self.clock)().saturating_sub(self.start) >= self.budget
     }
 }
 
@@ -146,5 +178,32 @@ impl GpuBackend for NoBackend {
     }
     fn run_render(&self, _: &VmView, _: &CmdRender, _: &JobControl) -> Result<(), GpuError> {
         Err(GpuError::NotImplemented("render (no GPU backend attached)"))
+    }
+}
+
+#[cfg(test)]
+mod job_clock_tests {
+    use super::*;
+
+    static FAKE_MS: AtomicU64 = AtomicU64::new(1_000);
+
+    fn fake_clock() -> Duration {
+        Duration::from_millis(FAKE_MS.load(Ordering::Relaxed))
+    }
+
+    #[test]
+    fn the_budget_runs_on_the_given_clock_not_on_wall_time() {
+        let ctl = JobControl::new(fake_clock, Duration::from_millis(500));
+        std::thread::sleep(Duration::from_millis(20));
+        assert!(!ctl.expired(), "wall time passing alone must not expire it");
+        FAKE_MS.fetch_add(499, Ordering::Relaxed);
+        std::thread::sleep(CLOCK_READ_INTERVAL);
+        assert!(!ctl.expired());
+        FAKE_MS.fetch_add(1, Ordering::Relaxed);
+        std::thread::sleep(CLOCK_READ_INTERVAL);
+        assert!(ctl.expired());
+        let quick = JobControl::new(fake_clock, Duration::from_millis(500));
+        quick.cancel();
+        assert!(quick.expired(), "a cancelled job is expired at once");
     }
 }

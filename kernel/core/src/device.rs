@@ -42,6 +42,7 @@ impl Device {
                 backend,
                 stats: Arc::new(Stats::default()),
                 timeout: Duration::from_millis(config.job_timeout_ms),
+                clock: config.job_clock,
             }),
             memory_used: Arc::new(AtomicU64::new(0)),
             dump_dir,

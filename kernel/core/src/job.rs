@@ -55,9 +55,6 @@ pub struct Stats {
     pub launches: AtomicU64,
 }
 
-/// Stand-in deadline for "never" (a century).
-const FAR_FUTURE: Duration = Duration::from_secs(100 * 365 * 24 * 3600);
-
 pub static LIVE_WORKERS: AtomicU64 = AtomicU64::new(0);
 
 /// Nanoseconds of the GPU clock (1 GHz timestamps, CLOCK_MONOTONIC based).
@@ -73,6 +70,8 @@ pub struct Engine {
     pub backend: Arc<dyn GpuBackend>,
     pub stats: Arc<Stats>,
     pub timeout: Duration,
+    /// What `timeout` is measured on (DeviceConfig::job_clock).
+    pub clock: crate::backend::JobClock,
 }
 
 /// A queue's submission channel; dropping it retires the worker, which
@@ -177,10 +176,11 @@ fn execute_commands(engine: &Engine, job: &Job) -> Result<(), Errno> {
     if let Some(capture) = &job.capture {
         capture.write(job);
     }
-    // A timeout too large to represent means "no watchdog".
-    let now = Instant::now();
-    let ctl = JobControl::new(now.checked_add(engine.timeout).unwrap_or(now + FAR_FUTURE));
     for (index, prepared) in job.commands.iter().enumerate() {
+        // The budget is per command: the model runs a submission thousands of times slower
+        // than the M4, and one of dozens of renders (a dEQP case flushes one job of 50) is
+        // the unit an endless shader loop stalls.
+        let ctl = JobControl::new(engine.clock, engine.timeout);
         let ts = &prepared.timestamps;
         let result = match &prepared.command {
             Command::Compute(c) => {

@@ -38,9 +38,12 @@ pub struct DeviceConfig {
     pub max_frequency_khz: u32,
     /// Bytes of BO memory the device will hand out before ENOMEM.
     pub memory_limit: u64,
-    /// Watchdog bound on one submission's run time (g16_drm's scheduler
-    /// uses a 30000 ms timeout).
+    /// Watchdog bound on the run time of each command of a submission, measured on
+    /// `job_clock` (g16_drm's scheduler bounds a whole job by 30000 ms on a GPU thousands
+    /// of times faster than the model).
     pub job_timeout_ms: u64,
+    /// The clock the watchdog measures a job on (default: wall time).
+    pub job_clock: crate::backend::JobClock,
 }
 
 impl Default for DeviceConfig {
@@ -50,6 +53,7 @@ impl Default for DeviceConfig {
             max_frequency_khz: 0,
             memory_limit: 16 << 30,
             job_timeout_ms: 30_000,
+            job_clock: crate::backend::wall_clock,
         }
     }
 }

@@ -3,7 +3,8 @@
 //! Environment:
 //! - `AGX16_DUMP=DIR`: capture every submission into DIR (see agx16-kernel
 //!   `dump`).
-//! - `AGX16_JOB_TIMEOUT_MS`: watchdog bound per submission (default 30000).
+//! - `AGX16_JOB_TIMEOUT_MS`: watchdog bound per command of a submission, in process CPU time
+//!   (default 30000).
 //! - `AGX16_SHIM_DEBUG=1`: log opens and ioctl errors to stderr.
 
 use crate::arena::ArenaAllocator;
@@ -27,7 +28,10 @@ pub fn device() -> &'static Arc<Device> {
     static DEVICE: OnceLock<Arc<Device>> = OnceLock::new();
     DEVICE.get_or_init(|| {
         crate::log::init();
-        let mut config = DeviceConfig::default();
+        let mut config = DeviceConfig {
+            job_clock: agx16_sim::gfx::watchdog::process_cpu_time,
+            ..DeviceConfig::default()
+        };
         if let Some(ms) = std::env::var("AGX16_JOB_TIMEOUT_MS")
             .ok()
             .and_then(|v| v.parse().ok())
