@@ -67,7 +67,14 @@ pub fn clip_polygon(poly: Vec<ClipVertex>, depth_clip: bool) -> Vec<ClipVertex> 
                 next.push(a.clone());
             }
             if (da >= 0.0) != (db >= 0.0) {
-                next.push(a.lerp(b, da / (da - db)));
+                // From the inside endpoint: an edge two triangles share is walked in opposite
+                // directions by each, and both must get the same bits at the crossing, or the
+                // fill rule sees two different edges (dEQP clipping.polygon_edge overdraw).
+                next.push(if da >= 0.0 {
+                    a.lerp(b, da / (da - db))
+                } else {
+                    b.lerp(a, db / (db - da))
+                });
             }
         }
         cur = next;
@@ -111,5 +118,21 @@ mod tests {
         assert_eq!(out.len(), 4);
         assert!(out.iter().all(|p| p.out[0] <= 1.0 + 1e-6));
         assert!(clip_polygon(vec![v(2.0, 0.0), v(3.0, 0.0), v(2.0, 1.0)], true).is_empty());
+    }
+
+    #[test]
+    fn a_shared_edge_is_cut_at_the_same_point_from_both_sides() {
+        // Two triangles of a quad whose diagonal crosses the volume (dEQP-GLES3
+        // clipping.polygon_edge.quad_near_edge_2 coordinates): the clipped diagonal's
+        // endpoints must be identical in both.
+        let p = |x: f32, y: f32, z: f32| ClipVertex {
+            out: vec![x, y, z, 1.0],
+        };
+        let (v0, v1) = (p(40400.0, 39600.0, 400.99), p(39600.0, 40400.0, 400.99));
+        let (v2, v3) = (p(-40400.0, -39600.0, -399.01), p(-39600.0, -40400.0, -399.01));
+        let t1 = clip_polygon(vec![v0.clone(), v1, v2.clone()], true);
+        let t2 = clip_polygon(vec![v0, v2, v3], true);
+        let shared: Vec<_> = t1.iter().filter(|a| t2.contains(a)).collect();
+        assert_eq!(shared.len(), 2, "{t1:?}\n{t2:?}");
     }
 }
