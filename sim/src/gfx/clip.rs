@@ -33,27 +33,33 @@ impl ClipVertex {
 /// Smallest w kept (model's choice).
 pub const W_MIN: f32 = 1e-6;
 
-/// Signed distances to the active planes (inside when >= 0).
-fn distances(p: [f32; 4], depth_clip: bool) -> Vec<f32> {
+/// Signed distances to the planes (inside when >= 0): the first [`planes`] of them are
+/// active. A fixed array: this runs for every vertex of every primitive.
+fn distances(p: [f32; 4]) -> [f32; 7] {
     let [x, y, z, w] = p;
-    let mut d = vec![w + x, w - x, w + y, w - y, w - W_MIN];
+    [w + x, w - x, w + y, w - y, w - W_MIN, z, w - z]
+}
+
+/// How many of [`distances`]' planes clip.
+fn planes(depth_clip: bool) -> usize {
     if depth_clip {
-        d.push(z);
-        d.push(w - z);
+        7
+    } else {
+        5
     }
-    d
 }
 
 pub fn inside(v: &ClipVertex, depth_clip: bool) -> bool {
-    distances(v.pos(), depth_clip).iter().all(|d| *d >= 0.0)
+    distances(v.pos())[..planes(depth_clip)]
+        .iter()
+        .all(|d| *d >= 0.0)
 }
 
 /// Clips a polygon (a triangle) against the volume; returns the clipped polygon's vertices
 /// in order (empty when nothing remains).
 pub fn clip_polygon(poly: Vec<ClipVertex>, depth_clip: bool) -> Vec<ClipVertex> {
-    let planes = distances([0.0; 4], depth_clip).len();
     let mut cur = poly;
-    for plane in 0..planes {
+    for plane in 0..planes(depth_clip) {
         if cur.is_empty() {
             break;
         }
@@ -61,8 +67,8 @@ pub fn clip_polygon(poly: Vec<ClipVertex>, depth_clip: bool) -> Vec<ClipVertex> 
         for i in 0..cur.len() {
             let a = &cur[i];
             let b = &cur[(i + 1) % cur.len()];
-            let da = distances(a.pos(), depth_clip)[plane];
-            let db = distances(b.pos(), depth_clip)[plane];
+            let da = distances(a.pos())[plane];
+            let db = distances(b.pos())[plane];
             if da >= 0.0 {
                 next.push(a.clone());
             }
@@ -84,12 +90,10 @@ pub fn clip_polygon(poly: Vec<ClipVertex>, depth_clip: bool) -> Vec<ClipVertex> 
 
 /// Clips a line segment; `None` when it lies wholly outside.
 pub fn clip_line(a: &ClipVertex, b: &ClipVertex, depth_clip: bool) -> Option<[ClipVertex; 2]> {
-    let (da, db) = (
-        distances(a.pos(), depth_clip),
-        distances(b.pos(), depth_clip),
-    );
+    let (da, db) = (distances(a.pos()), distances(b.pos()));
+    let n = planes(depth_clip);
     let (mut t0, mut t1) = (0.0f32, 1.0f32);
-    for (x, y) in da.iter().zip(&db) {
+    for (x, y) in da[..n].iter().zip(&db[..n]) {
         if *x < 0.0 && *y < 0.0 {
             return None;
         }
@@ -129,7 +133,10 @@ mod tests {
             out: vec![x, y, z, 1.0],
         };
         let (v0, v1) = (p(40400.0, 39600.0, 400.99), p(39600.0, 40400.0, 400.99));
-        let (v2, v3) = (p(-40400.0, -39600.0, -399.01), p(-39600.0, -40400.0, -399.01));
+        let (v2, v3) = (
+            p(-40400.0, -39600.0, -399.01),
+            p(-39600.0, -40400.0, -399.01),
+        );
         let t1 = clip_polygon(vec![v0.clone(), v1, v2.clone()], true);
         let t2 = clip_polygon(vec![v0, v2, v3], true);
         let shared: Vec<_> = t1.iter().filter(|a| t2.contains(a)).collect();
