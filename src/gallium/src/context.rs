@@ -222,8 +222,15 @@ unsafe extern "C" fn create_sampler_view(
         sys::pipe_reference_init(&mut base.__bindgen_anon_1.reference, 1);
         sys::pipe_resource_reference(&mut base.texture, res);
         base.context = ctx;
-        let desc = crate::texture::texture_descriptor(&base);
-        let view = Box::into_raw(Box::new(crate::texture::SamplerView { base, desc }));
+        let (desc, lod_base) = match crate::texture::texture_descriptor(&base) {
+            Ok((d, b)) => (Ok(d), b),
+            Err(e) => (Err(e), 0),
+        };
+        let view = Box::into_raw(Box::new(crate::texture::SamplerView {
+            base,
+            desc,
+            lod_base,
+        }));
         view as *mut sys::pipe_sampler_view
     })
 }

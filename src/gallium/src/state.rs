@@ -137,7 +137,12 @@ pub unsafe extern "C" fn create_sampler_state(
         let desc = sampler_descriptor(&*state);
         let compare_func = ((*state).compare_mode() != sys::PIPE_TEX_COMPARE_NONE)
             .then(|| (*state).compare_func());
-        Box::into_raw(Box::new(SamplerCso { desc, compare_func })) as *mut c_void
+        let lod_range = ((*state).min_lod, (*state).max_lod);
+        Box::into_raw(Box::new(SamplerCso {
+            desc,
+            compare_func,
+            lod_range,
+        })) as *mut c_void
     })
 }
 

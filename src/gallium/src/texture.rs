@@ -21,6 +21,9 @@ use agx16_mesa_sys as sys;
 pub struct SamplerView {
     pub base: sys::pipe_sampler_view,
     pub desc: Result<Texture, String>,
+    /// The view's first level when `desc` describes the image's whole chain from level 0
+    /// (see [`texture_descriptor`]); 0 when it starts at the view's first level.
+    pub lod_base: u8,
 }
 
 /// A sampler CSO with its G16 sampler (or why it cannot be expressed).
@@ -29,6 +32,8 @@ pub struct SamplerCso {
     /// The depth comparison (`PIPE_FUNC_*`) of a shadow sampler: compiled shaders compare in
     /// the shader (agx16-compiler `nir::texture::lower`), the G16 sampler does not.
     pub compare_func: Option<u32>,
+    /// GL's LOD range of the sampler (min_lod, max_lod), for views with a `lod_base`.
+    pub lod_range: (f32, f32),
 }
 
 /// Formats glGenerateMipmap averages on the CPU: four 8-bit unorm channels in memory order.
@@ -68,14 +73,20 @@ unsafe fn swizzle(view: &sys::pipe_sampler_view) -> [Swizzle; 4] {
     })
 }
 
-/// The texture descriptor of a view: levels `first_level..=last_level` of a twiddled 2D
-/// image, described as a chain starting at the first level. A base level other than 0 is
-/// only accepted when that chain's own layout (what the model derives from the descriptor,
-/// `texture_layout::layout_for`) places every level where the resource has it.
+/// The texture descriptor of a view, and the level it starts at when that is not the chain's
+/// first: levels `first_level..=last_level` of a twiddled image, described as a chain starting
+/// at the first level when that chain's own layout (what the model derives from the
+/// descriptor, `texture_layout::layout_for`) places every level where the resource has it (2D
+/// images). Otherwise (arrays, cube maps and 3D images starting at a level other than 0: their
+/// layer stride is the whole chain's) the descriptor covers the resource's whole chain from
+/// level 0, and the returned level is the view's base: the sampler's LOD range starts there
+/// ([`stage_tables`]), so an implicit LOD, computed from level 0's size, is λ(base) + base, as
+/// GL ES 3.0 §3.8.10 selects. No G16 descriptor field for a first level is established
+/// (ADevWithAnIdea/agx-re docs/descriptors/README.md lists none).
 ///
 /// # Safety
 /// `view.texture` must be a live agx16 resource.
-pub unsafe fn texture_descriptor(view: &sys::pipe_sampler_view) -> Result<Texture, String> {
+pub unsafe fn texture_descriptor(view: &sys::pipe_sampler_view) -> Result<(Texture, u8), String> {
     // Cube maps are cube descriptors (one cube: six planes), which the compiler's cube forms
     // sample with seamless filtering (agx16-compiler nir::texture::lower).
     let kind = match view.target() {
@@ -119,12 +130,6 @@ pub unsafe fn texture_descriptor(view: &sys::pipe_sampler_view) -> Result<Textur
     // Planes the view covers: its layers (cube: its six faces), or a 3D image's slices.
     let (first_plane, planes) = match kind {
         Kind::D2 => (0, 1),
-        Kind::D3 if first > 0 => {
-            return Err(format!(
-                "a 3D view starting at level {first} (its slices are the resource's, not a \
-                 chain's)"
-            ))
-        }
         Kind::D3 => (0, layout.planes),
         _ => {
             let (a, b) = (view.u.tex.first_layer(), view.u.tex.last_layer());
@@ -153,11 +158,35 @@ pub unsafe fn texture_descriptor(view: &sys::pipe_sampler_view) -> Result<Textur
         ..layout.desc
     })
     .map_err(|e| e.to_string())?;
-    if planes > 1 && chain.layer_stride != layout.layer_stride {
-        return Err(format!(
-            "levels {first}..={last}: the view's layer stride {:#x} is not the resource's {:#x}",
-            chain.layer_stride, layout.layer_stride
-        ));
+    let f = TextureFormat {
+        channels,
+        numeric_type,
+        swizzle: swizzle(view),
+        srgb,
+    };
+    if kind == Kind::D3 && first > 0 || planes > 1 && chain.layer_stride != layout.layer_stride {
+        // The whole chain from level 0 (see above); its layers from the view's first.
+        let whole = ImageLayout::new(ImageDesc {
+            layers: if kind == Kind::Cube {
+                planes / 6
+            } else if kind == Kind::D3 {
+                layout.desc.layers
+            } else {
+                planes
+            },
+            ..layout.desc
+        })
+        .map_err(|e| e.to_string())?;
+        if whole.layer_stride != layout.layer_stride {
+            return Err(format!(
+                "levels {first}..={last}: the whole chain's layer stride {:#x} is not the \
+                 resource's {:#x}",
+                whole.layer_stride, layout.layer_stride
+            ));
+        }
+        let va = res.bo().va + first_plane as u64 * layout.layer_stride;
+        let t = texture_for(&whole, va, f).map_err(|e| e.to_string())?;
+        return Ok((t, first as u8));
     }
     for (i, l) in chain.levels.iter().enumerate() {
         let have = layout.levels[first + i];
@@ -169,14 +198,8 @@ pub unsafe fn texture_descriptor(view: &sys::pipe_sampler_view) -> Result<Textur
             ));
         }
     }
-    let f = TextureFormat {
-        channels,
-        numeric_type,
-        swizzle: swizzle(view),
-        srgb,
-    };
     let va = res.bo().va + base.offset + first_plane as u64 * layout.layer_stride;
-    texture_for(&chain, va, f).map_err(|e| e.to_string())
+    Ok((texture_for(&chain, va, f).map_err(|e| e.to_string())?, 0))
 }
 
 fn wrap(mode: u32) -> Result<Wrap, String> {
@@ -303,6 +326,7 @@ pub unsafe fn stage_tables(
         ctx.state.fs.as_ref().ok_or("no fragment shader bound")?
     };
     let info = &(*cso.nir).info;
+    let explicit_lod_units = cso.explicit_lod_units;
     let stage = stage as usize;
     let mut tables = StageTextures::default();
     // st gathers the used units; a shader that samples with none recorded would leave roots
@@ -322,6 +346,15 @@ pub unsafe fn stage_tables(
             .desc
             .clone()
             .map_err(|e| format!("texture unit {t}: {e}"))?;
+        if view.lod_base > 0 && explicit_lod_units >> t & 1 == 1 {
+            return Err(format!(
+                "texture unit {t}: an explicit LOD (textureLod, texelFetch, textureGrad, or a \
+                 vertex shader's lookup) into a view starting at level {} of an array, cube map \
+                 or 3D image (its descriptor starts at level 0; the LOD would need the base level \
+                 added in the shader)",
+                view.lod_base
+            ));
+        }
         let res = view.base.texture;
         let handle = Resource::get(res).bo().handle;
         if ctx.render.batch_uses(handle, false)
@@ -340,10 +373,24 @@ pub unsafe fn stage_tables(
         let cso = ctx.state.samplers[stage][s]
             .as_ref()
             .ok_or_else(|| format!("sampler unit {s} is used but has no sampler bound"))?;
-        let desc = cso
+        let mut desc = cso
             .desc
             .clone()
             .map_err(|e| format!("sampler unit {s}: {e}"))?;
+        let view = ctx.state.sampler_views[stage][s] as *const SamplerView;
+        if let Some(v) = view.as_ref().filter(|v| v.lod_base > 0) {
+            // The descriptor starts at level 0: GL's LOD range is relative to the base level,
+            // and the view's last level bounds it (GL ES 3.0 §3.8.10); without mipmapping GL
+            // samples the base level.
+            let (b, last) = (v.lod_base as f32, v.base.u.tex.last_level() as f32);
+            if desc.mip_filter == MipFilter::None {
+                desc.mip_filter = MipFilter::Nearest;
+                desc.set_lod_range(b, b);
+            } else {
+                let (min, max) = cso.lod_range;
+                desc.set_lod_range(b + min.max(0.0), (b + max).min(last));
+            }
+        }
         tables.samplers.resize(s + 1, None);
         tables.samplers[s] = Some(desc);
     }

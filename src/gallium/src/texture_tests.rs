@@ -67,7 +67,9 @@ fn a_view_of_levels_1_to_4_describes_exactly_where_the_resource_keeps_them() {
     let res = unsafe { Resource::get(r) };
     let (va, layout) = (res.bo().va, res.layout.clone().unwrap());
     let d = repacked(
-        &unsafe { texture_descriptor(&view(r, sys::PIPE_FORMAT_R8G8B8A8_UNORM, (1, 4))) }.unwrap(),
+        &unsafe { texture_descriptor(&view(r, sys::PIPE_FORMAT_R8G8B8A8_UNORM, (1, 4))) }
+            .unwrap()
+            .0,
     );
     assert!(d.fully_known());
     assert_eq!((d.width, d.height, d.levels), (32, 32, 4));
@@ -87,8 +89,9 @@ fn a_view_of_levels_1_to_4_describes_exactly_where_the_resource_keeps_them() {
         [Swizzle::R, Swizzle::G, Swizzle::B, Swizzle::A]
     );
     // BGRA memory order: red is byte 2; RGBX: alpha reads one.
-    let bgra =
+    let (bgra, base) =
         unsafe { texture_descriptor(&view(r, sys::PIPE_FORMAT_B8G8R8A8_UNORM, (0, 4))) }.unwrap();
+    assert_eq!(base, 0, "a 2D chain starts at the view's own first level");
     assert_eq!(
         [
             bgra.swizzle_r,
@@ -98,8 +101,9 @@ fn a_view_of_levels_1_to_4_describes_exactly_where_the_resource_keeps_them() {
         ],
         [Swizzle::B, Swizzle::G, Swizzle::R, Swizzle::A]
     );
-    let rgbx =
-        unsafe { texture_descriptor(&view(r, sys::PIPE_FORMAT_R8G8B8X8_UNORM, (0, 0))) }.unwrap();
+    let rgbx = unsafe { texture_descriptor(&view(r, sys::PIPE_FORMAT_R8G8B8X8_UNORM, (0, 0))) }
+        .unwrap()
+        .0;
     assert_eq!(rgbx.swizzle_a, Swizzle::One);
     assert!(!rgbx.mipmapped && rgbx.levels == 1);
     destroy_resource(&s, unsafe { Box::from_raw(r as *mut Resource) });
@@ -274,7 +278,7 @@ fn array_cube_and_3d_views_address_the_resources_planes() {
             v.u.tex.set_first_layer(a);
             v.u.tex.set_last_layer(b);
         }
-        let d = repacked(&unsafe { texture_descriptor(&v) }.unwrap());
+        let d = repacked(&unsafe { texture_descriptor(&v) }.unwrap().0);
         assert_eq!(d.dimension, dim, "target {target}");
         // SAFETY: a live agx16 resource.
         let res = unsafe { Resource::get(r) };
@@ -299,6 +303,60 @@ fn array_cube_and_3d_views_address_the_resources_planes() {
                 want,
                 "plane {p}"
             );
+        }
+        destroy_resource(&s, unsafe { Box::from_raw(r as *mut Resource) });
+    }
+}
+
+/// A view starting at level 1 of an array, a cube map or a 3D image (GL_TEXTURE_BASE_LEVEL):
+/// its levels' layer stride is the whole chain's, so the descriptor covers the chain from level
+/// 0 (every level and plane where the resource has it) and the view reports its base level,
+/// which the sampler's LOD range starts at.
+#[test]
+fn base_level_views_of_layered_images_describe_the_whole_chain() {
+    let (_k, mut s) = screen();
+    for (target, layers, depth, (a, b)) in [
+        (sys::PIPE_TEXTURE_2D_ARRAY, 5u16, 1u16, (1u32, 3u32)),
+        (sys::PIPE_TEXTURE_CUBE, 6, 1, (0, 5)),
+        (sys::PIPE_TEXTURE_3D, 1, 8, (0, 0)),
+    ] {
+        // Large enough that the chains from level 0 and 1 differ in layer stride (small images
+        // pad both to the same alignment and take the ordinary path).
+        let r = layered(&mut s, target, 128, layers, depth, 4);
+        let mut v = view(r, sys::PIPE_FORMAT_R8G8B8A8_UNORM, (1, 3));
+        v.set_target(target);
+        // SAFETY: the texture member of the union.
+        unsafe {
+            v.u.tex.set_first_layer(a);
+            v.u.tex.set_last_layer(b);
+        }
+        let (t, base) = unsafe { texture_descriptor(&v) }.unwrap();
+        assert_eq!(base, 1, "target {target}");
+        let d = repacked(&t);
+        // SAFETY: a live agx16 resource.
+        let res = unsafe { Resource::get(r) };
+        let have = res.layout.as_ref().unwrap();
+        assert_eq!(d.levels as usize, have.levels.len(), "target {target}");
+        let l = layout_for(&d).unwrap();
+        let planes = if target == sys::PIPE_TEXTURE_3D {
+            depth as u32
+        } else {
+            b - a + 1
+        };
+        for level in 0..have.levels.len() as u32 {
+            let lp = if target == sys::PIPE_TEXTURE_3D {
+                (planes >> level).max(1)
+            } else {
+                planes
+            };
+            for p in 0..lp {
+                let want = res.bo().va + have.element_offset(level, a + p, 1, 1, 0);
+                assert_eq!(
+                    d.address + l.element_offset(level, p, 1, 1, 0),
+                    want,
+                    "target {target} level {level} plane {p}"
+                );
+            }
         }
         destroy_resource(&s, unsafe { Box::from_raw(r as *mut Resource) });
     }

@@ -974,6 +974,7 @@ mod tests {
             so: None,
             ubos: Ok(0),
             default_block: None,
+            explicit_lod_units: 0,
         }
     }
 
