@@ -33,25 +33,24 @@ impl ClipVertex {
 /// Smallest w kept (model's choice).
 pub const W_MIN: f32 = 1e-6;
 
-/// Signed distances to the active planes (inside when >= 0).
-fn distances(p: [f32; 4], depth_clip: bool) -> Vec<f32> {
+/// Signed distances to the active planes (inside when >= 0): the first `n` of the array
+/// (five planes, seven with depth clipping). An array, not a Vec: setup asks for them for
+/// every vertex of every primitive.
+fn distances(p: [f32; 4], depth_clip: bool) -> ([f32; 7], usize) {
     let [x, y, z, w] = p;
-    let mut d = vec![w + x, w - x, w + y, w - y, w - W_MIN];
-    if depth_clip {
-        d.push(z);
-        d.push(w - z);
-    }
-    d
+    let d = [w + x, w - x, w + y, w - y, w - W_MIN, z, w - z];
+    (d, if depth_clip { 7 } else { 5 })
 }
 
 pub fn inside(v: &ClipVertex, depth_clip: bool) -> bool {
-    distances(v.pos(), depth_clip).iter().all(|d| *d >= 0.0)
+    let (d, n) = distances(v.pos(), depth_clip);
+    d[..n].iter().all(|d| *d >= 0.0)
 }
 
 /// Clips a polygon (a triangle) against the volume; returns the clipped polygon's vertices
 /// in order (empty when nothing remains).
 pub fn clip_polygon(poly: Vec<ClipVertex>, depth_clip: bool) -> Vec<ClipVertex> {
-    let planes = distances([0.0; 4], depth_clip).len();
+    let planes = distances([0.0; 4], depth_clip).1;
     let mut cur = poly;
     for plane in 0..planes {
         if cur.is_empty() {
@@ -61,8 +60,8 @@ pub fn clip_polygon(poly: Vec<ClipVertex>, depth_clip: bool) -> Vec<ClipVertex> 
         for i in 0..cur.len() {
             let a = &cur[i];
             let b = &cur[(i + 1) % cur.len()];
-            let da = distances(a.pos(), depth_clip)[plane];
-            let db = distances(b.pos(), depth_clip)[plane];
+            let da = distances(a.pos(), depth_clip).0[plane];
+            let db = distances(b.pos(), depth_clip).0[plane];
             if da >= 0.0 {
                 next.push(a.clone());
             }
@@ -77,12 +76,12 @@ pub fn clip_polygon(poly: Vec<ClipVertex>, depth_clip: bool) -> Vec<ClipVertex> 
 
 /// Clips a line segment; `None` when it lies wholly outside.
 pub fn clip_line(a: &ClipVertex, b: &ClipVertex, depth_clip: bool) -> Option<[ClipVertex; 2]> {
-    let (da, db) = (
+    let ((da, n), (db, _)) = (
         distances(a.pos(), depth_clip),
         distances(b.pos(), depth_clip),
     );
     let (mut t0, mut t1) = (0.0f32, 1.0f32);
-    for (x, y) in da.iter().zip(&db) {
+    for (x, y) in da[..n].iter().zip(&db[..n]) {
         if *x < 0.0 && *y < 0.0 {
             return None;
         }

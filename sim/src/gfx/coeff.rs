@@ -133,9 +133,10 @@ impl CfTable {
     }
 }
 
-/// One vertex of a raster triangle as the coefficient setup needs it.
-#[derive(Debug, Clone)]
-pub struct SetupVertex {
+/// One vertex of a raster triangle as the coefficient setup needs it (its outputs borrowed
+/// from the clip-space vertex: setup makes several of these per primitive).
+#[derive(Debug, Clone, Copy)]
+pub struct SetupVertex<'a> {
     /// Snapped framebuffer position.
     pub x: f64,
     pub y: f64,
@@ -143,7 +144,7 @@ pub struct SetupVertex {
     pub z: f64,
     pub inv_w: f64,
     /// All scalar vertex outputs (position first).
-    pub out: Vec<f32>,
+    pub out: &'a [f32],
 }
 
 /// How the fragment slots map onto vertex outputs.
@@ -296,7 +297,7 @@ mod tests {
             y: 0.0,
             z: 0.25,
             inv_w: 0.5,
-            out: vec![0.0, 0.0, 0.0, 2.0, 7.0, 8.0],
+            out: &[0.0, 0.0, 0.0, 2.0, 7.0, 8.0],
         };
         let with_z = SlotMap {
             has_z: true,

@@ -205,7 +205,7 @@ pub fn process_draw(
                     shaded.push(v);
                 }
             }
-            let verts: Vec<ClipVertex> = run.iter().map(|id| shaded[slot[id]].clone()).collect();
+            let verts: Vec<&ClipVertex> = run.iter().map(|id| &shaded[slot[id]]).collect();
             stats.primitives += prims.len() as u64;
             if discard {
                 continue;
@@ -227,7 +227,7 @@ fn apply_w_clamp(cmd: &RenderCommand, page: &PppPage, v: &mut ClipVertex) {
     }
 }
 
-fn to_window(cmd: &RenderCommand, page: &PppPage, v: &ClipVertex) -> SetupVertex {
+fn to_window<'a>(cmd: &RenderCommand, page: &PppPage, v: &'a ClipVertex) -> SetupVertex<'a> {
     let vp = &page.viewport;
     let [x, y, z, w] = v.pos().map(|c| c as f64);
     let inv_w = 1.0 / w;
@@ -238,7 +238,7 @@ fn to_window(cmd: &RenderCommand, page: &PppPage, v: &ClipVertex) -> SetupVertex
         y: snap(vp.translate_y as f64 + vp.scale_y as f64 * y * inv_w),
         z: vp.translate_z as f64 + vp.scale_z as f64 * z * inv_w,
         inv_w,
-        out: v.out.clone(),
+        out: &v.out,
     }
 }
 
@@ -246,12 +246,11 @@ fn setup_prim(
     cmd: &RenderCommand,
     s: &DrawSetup,
     p: &Prim,
-    verts: &[ClipVertex],
+    verts: &[&ClipVertex],
     out: &mut Vec<RasterTri>,
     stats: &mut RenderStats,
 ) -> Result<(), SimError> {
     let depth_clip = s.page.cull.depth_clip;
-    let win = |v: &ClipVertex| to_window(cmd, s.page, v);
     // A NaN or infinite clip-space position: the primitive is culled (value_rules
     // NonFinitePosition, inferred; GL leaves such positions undefined).
     let idx: &[usize] = match p {
@@ -270,33 +269,36 @@ fn setup_prim(
     }
     match *p {
         Prim::Triangle(idx) => {
-            let tri: Vec<ClipVertex> = idx.iter().map(|i| verts[*i].clone()).collect();
-            let flat = [win(&tri[0]), win(&tri[1]), win(&tri[2])];
-            let poly = if tri.iter().all(|v| inside(v, depth_clip)) {
-                tri
-            } else {
-                stats.primitives_clipped += 1;
-                clip_polygon(tri, depth_clip)
-            };
+            let tri = idx.map(|i| verts[i]);
+            let flat = tri.map(|v| to_window(cmd, s.page, v));
+            if tri.iter().all(|v| inside(v, depth_clip)) {
+                // Unclipped: the raster triangle is the primitive's own window vertices.
+                if !emit(cmd, s, &flat, &flat, PrimShape::Triangle, out)? {
+                    stats.primitives_culled += 1;
+                }
+                return Ok(());
+            }
+            stats.primitives_clipped += 1;
+            let poly = clip_polygon(tri.map(ClipVertex::clone).to_vec(), depth_clip);
             if poly.len() < 3 {
                 stats.primitives_culled += 1;
                 return Ok(());
             }
-            let w: Vec<SetupVertex> = poly.iter().map(win).collect();
+            let w: Vec<SetupVertex> = poly.iter().map(|v| to_window(cmd, s.page, v)).collect();
             for k in 1..w.len() - 1 {
-                let t = [w[0].clone(), w[k].clone(), w[k + 1].clone()];
-                if !emit(cmd, s, t, &flat, PrimShape::Triangle, out)? {
+                let t = [w[0], w[k], w[k + 1]];
+                if !emit(cmd, s, &t, &flat, PrimShape::Triangle, out)? {
                     stats.primitives_culled += 1;
                 }
             }
         }
         Prim::Line([a, b]) => {
-            let Some([a, b]) = clip_line(&verts[a], &verts[b], depth_clip) else {
+            let Some([a, b]) = clip_line(verts[a], verts[b], depth_clip) else {
                 stats.primitives_culled += 1;
                 return Ok(());
             };
-            let (wa, wb) = (win(&a), win(&b));
-            let flat = [wa.clone(), wb.clone(), wb.clone()];
+            let (wa, wb) = (to_window(cmd, s.page, &a), to_window(cmd, s.page, &b));
+            let flat = [wa, wb, wb];
             let (dx, dy) = (wb.x - wa.x, wb.y - wa.y);
             let h = s.line_width / 2.0;
             // Offset across the minor axis (GL "aliased wide line" parallelogram).
@@ -305,46 +307,35 @@ fn setup_prim(
             } else {
                 (h, 0.0)
             };
-            let shift = |v: &SetupVertex, sign: f64| {
-                let mut v = v.clone();
+            fn shift<'a>(
+                mut v: SetupVertex<'a>,
+                sign: f64,
+                (ox, oy): (f64, f64),
+            ) -> SetupVertex<'a> {
                 v.x = ((v.x + sign * ox) * SUBPIXEL).round() / SUBPIXEL;
                 v.y = ((v.y + sign * oy) * SUBPIXEL).round() / SUBPIXEL;
                 v
-            };
+            }
             let q = [
-                shift(&wa, -1.0),
-                shift(&wa, 1.0),
-                shift(&wb, 1.0),
-                shift(&wb, -1.0),
+                shift(wa, -1.0, (ox, oy)),
+                shift(wa, 1.0, (ox, oy)),
+                shift(wb, 1.0, (ox, oy)),
+                shift(wb, -1.0, (ox, oy)),
             ];
-            emit(
-                cmd,
-                s,
-                [q[0].clone(), q[1].clone(), q[2].clone()],
-                &flat,
-                PrimShape::Line,
-                out,
-            )?;
-            emit(
-                cmd,
-                s,
-                [q[0].clone(), q[2].clone(), q[3].clone()],
-                &flat,
-                PrimShape::Line,
-                out,
-            )?;
+            emit(cmd, s, &[q[0], q[1], q[2]], &flat, PrimShape::Line, out)?;
+            emit(cmd, s, &[q[0], q[2], q[3]], &flat, PrimShape::Line, out)?;
         }
         Prim::Point(i) => {
-            let v = &verts[i];
+            let v = verts[i];
             if !inside(v, depth_clip) {
                 stats.primitives_culled += 1;
                 return Ok(());
             }
             let size = s.point_size_slot.map_or(1.0, |k| v.out[k] as f64);
-            let c = win(v);
+            let c = to_window(cmd, s.page, v);
             let h = size / 2.0;
             let corner = |sx: f64, sy: f64| {
-                let mut q = c.clone();
+                let mut q = c;
                 q.x = ((c.x + sx * h) * SUBPIXEL).round() / SUBPIXEL;
                 q.y = ((c.y + sy * h) * SUBPIXEL).round() / SUBPIXEL;
                 q
@@ -355,7 +346,7 @@ fn setup_prim(
                 corner(1.0, 1.0),
                 corner(-1.0, 1.0),
             ];
-            let flat = [c.clone(), c.clone(), c];
+            let flat = [c, c, c];
             let t_up = match s.page.fragment_control_2.front_object_type {
                 ObjectType::PointSpriteUv01 => Some(false),
                 ObjectType::PointSpriteUv10 => Some(true),
@@ -367,22 +358,8 @@ fn setup_prim(
                 size: q[2].x - q[0].x,
                 t_up,
             };
-            emit(
-                cmd,
-                s,
-                [q[0].clone(), q[1].clone(), q[2].clone()],
-                &flat,
-                shape,
-                out,
-            )?;
-            emit(
-                cmd,
-                s,
-                [q[0].clone(), q[2].clone(), q[3].clone()],
-                &flat,
-                shape,
-                out,
-            )?;
+            emit(cmd, s, &[q[0], q[1], q[2]], &flat, shape, out)?;
+            emit(cmd, s, &[q[0], q[2], q[3]], &flat, shape, out)?;
         }
     }
     Ok(())
@@ -392,8 +369,8 @@ fn setup_prim(
 fn emit(
     cmd: &RenderCommand,
     s: &DrawSetup,
-    t: [SetupVertex; 3],
-    flat: &[SetupVertex; 3],
+    t: &[SetupVertex<'_>; 3],
+    flat: &[SetupVertex<'_>; 3],
     shape: PrimShape,
     out: &mut Vec<RasterTri>,
 ) -> Result<bool, SimError> {
@@ -432,7 +409,7 @@ fn emit(
     if area < 0 {
         v.swap(1, 2);
     }
-    let coefficients = coeff::build(&s.cf, s.at, s.map, &t, flat, shape)?;
+    let coefficients = coeff::build(&s.cf, s.at, s.map, t, flat, shape)?;
     let depth = DepthPlane::through([
         (t[0].x, t[0].y, t[0].z),
         (t[1].x, t[1].y, t[1].z),

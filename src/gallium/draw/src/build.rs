@@ -139,10 +139,84 @@ fn stage_launcher(
         i.set_gpr(Role::Dst, dst, Part::Full).map_err(isa_error)?;
         Ok(i)
     };
-    let mut p = vec![
-        literal(2, resource_table as u32)?,
-        literal(3, (resource_table >> 32) as u32)?,
-    ];
+    let mut bytes = Vec::new();
+    for (dst, v) in [
+        (2, resource_table as u32),
+        (3, (resource_table >> 32) as u32),
+    ] {
+        bytes.extend(literal(dst, v)?.encode_checked().map_err(isa_error)?);
+    }
+    let key: LauncherKey = (
+        words,
+        match allocation {
+            StageAllocation::Empty => (0, 0, 0),
+            StageAllocation::Threadgroup { bytes } => (1, bytes, 0),
+            StageAllocation::Tile { samples, units } => (2, samples as u32, units),
+        },
+        entry_offset,
+        publications,
+        scratch,
+    );
+    let tail = LAUNCHER_TAILS.with(|c| c.borrow().get(&key).cloned());
+    let tail = match tail {
+        Some(t) => t,
+        None => {
+            let t = std::rc::Rc::new(launcher_tail(
+                words,
+                allocation,
+                entry_offset,
+                publications,
+                scratch,
+            )?);
+            LAUNCHER_TAILS.with(|c| {
+                let mut c = c.borrow_mut();
+                if c.len() >= LAUNCHER_TAILS_MAX {
+                    c.clear();
+                }
+                c.insert(key, t.clone());
+            });
+            t
+        }
+    };
+    bytes.extend_from_slice(&tail);
+    // T8132 Mesa allocates 256 bytes per graphics launcher; longer root records (many inline
+    // uniform words) need more. 1024 bytes is compute's allocation and what the model reads
+    // (sim/GFX.md "Render-stage uniform ABI"); no graphics launcher that long ran on hardware.
+    if bytes.len() > COMPUTE_LAUNCH_BYTES {
+        return Err(DrawError::Program(format!(
+            "launcher of {} bytes exceeds the {COMPUTE_LAUNCH_BYTES} bytes any launcher ran with",
+            bytes.len()
+        )));
+    }
+    Ok(bytes)
+}
+
+/// What a launcher's code after its two address literals depends on: root words,
+/// allocation (kind, value, units), entry offset, publications, scratch.
+type LauncherKey = (usize, (u8, u32, u8), u64, u32, u16);
+
+/// Launcher tails kept per thread (cleared when full).
+const LAUNCHER_TAILS_MAX: usize = 1024;
+
+thread_local! {
+    /// Encoded launcher tails by what they depend on: every draw has a launcher per stage
+    /// and only its root record's address (the two literals in front) changes from draw to
+    /// draw, so the encoding (and its decode-back check) of the rest is done once per shape.
+    static LAUNCHER_TAILS: std::cell::RefCell<
+        std::collections::HashMap<LauncherKey, std::rc::Rc<Vec<u8>>>,
+    > = Default::default();
+}
+
+/// The launcher after its two address literals: pointer loads, allocation, target, frame,
+/// argument transfers, STOP (encoded).
+fn launcher_tail(
+    words: usize,
+    allocation: StageAllocation,
+    entry_offset: u64,
+    publications: u32,
+    scratch: u16,
+) -> Result<Vec<u8>, DrawError> {
+    let mut p = vec![];
     let qwords = words / 2;
     for q in (0..qwords).step_by(2).rev() {
         let count = (qwords - q).min(2) as u8;
@@ -166,15 +240,6 @@ fn stage_launcher(
     let mut bytes = Vec::new();
     for i in &p {
         bytes.extend(i.encode_checked().map_err(isa_error)?);
-    }
-    // T8132 Mesa allocates 256 bytes per graphics launcher; longer root records (many inline
-    // uniform words) need more. 1024 bytes is compute's allocation and what the model reads
-    // (sim/GFX.md "Render-stage uniform ABI"); no graphics launcher that long ran on hardware.
-    if bytes.len() > COMPUTE_LAUNCH_BYTES {
-        return Err(DrawError::Program(format!(
-            "launcher of {} bytes exceeds the {COMPUTE_LAUNCH_BYTES} bytes any launcher ran with",
-            bytes.len()
-        )));
     }
     Ok(bytes)
 }
@@ -760,17 +825,18 @@ fn build_one(
     }
 
     // The VDM stream, in chunks of one render-context allocation.
-    let mut sizes = 0usize;
-    for b in &blocks {
-        sizes += b.pack()?.len();
-    }
+    let packed = blocks
+        .iter()
+        .map(|b| b.pack())
+        .collect::<Result<Vec<_>, _>>()?;
+    let sizes: usize = packed.iter().map(Vec::len).sum();
     const CHUNK: usize = 0x1000;
     let chunks = sizes / (CHUNK - 64) + 2;
     let pool_bytes = (chunks * CHUNK) as u64;
     let pool = mem.alloc(Heap::RenderContext, pool_bytes, CHUNK as u64)?;
     let mut sb = StreamBuilder::vdm(ChunkPool::new(pool, pool_bytes, CHUNK));
-    for b in &blocks {
-        sb.push_vdm(b)?;
+    for b in &packed {
+        sb.push_bytes(b)?;
     }
     let stream = sb.finish()?;
     for c in &stream.chunks {
