@@ -27,7 +27,7 @@ use crate::mem::GpuMemory;
 use crate::value_rules::{self, Rule};
 use agx16_cmdstream::ppp::{ObjectType, PolygonMode, PppPage};
 use agx16_cmdstream::vdm::{ProvokingVertex, USC_BASE};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Most vertex invocations (count x instances) one draw may ask of the model. The hardware
 /// has no such limit; it keeps a hostile stream from exhausting the host.
@@ -164,7 +164,7 @@ pub fn process_draw(
         })?;
         for instance in 0..instances {
             // Distinct vertex ids in first-use order, shaded in SIMD-group-sized batches.
-            let mut slot: HashMap<u32, usize> = HashMap::new();
+            let mut slot: HashMap<u32, usize> = HashMap::default();
             let mut ids = Vec::new();
             for &id in &run {
                 slot.entry(id).or_insert_with(|| {

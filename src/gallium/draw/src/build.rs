@@ -588,20 +588,27 @@ fn sub_batch(batch: &Batch, origin: (u32, u32), utile: (u32, u32)) -> Result<Bat
     }
     if let Some(zs) = &mut sub.fb.zs {
         let moved = |va: u64, bytes: u32| -> Result<u64, DrawError> {
-            let full = PlaneLayout::twiddled(zs.width, zs.height, bytes);
-            let part = PlaneLayout::twiddled(utile.0, utile.1, bytes);
-            let base = full.offset(ox, oy);
-            for v in 0..h {
-                for u in 0..w {
-                    if full.offset(ox + u, oy + v) != base + part.offset(u, v) {
-                        return Err(DrawError::Unsupported(format!(
-                            "a {}x{} depth/stencil plane split into {}x{} renders",
-                            zs.width, zs.height, utile.0, utile.1
-                        )));
-                    }
+            let key = (zs.width, zs.height, bytes, utile, origin, (w, h));
+            let base = match SPLIT_BASES.with(|m| m.borrow().get(&key).copied()) {
+                Some(base) => base,
+                None => {
+                    let base = split_base(key);
+                    SPLIT_BASES.with(|m| {
+                        let mut m = m.borrow_mut();
+                        if m.len() >= SPLIT_BASES_MAX {
+                            m.clear();
+                        }
+                        m.insert(key, base);
+                    });
+                    base
                 }
-            }
-            Ok(va + base)
+            };
+            base.map(|base| va + base).ok_or_else(|| {
+                DrawError::Unsupported(format!(
+                    "a {}x{} depth/stencil plane split into {}x{} renders",
+                    zs.width, zs.height, utile.0, utile.1
+                ))
+            })
         };
         if let Some((s, f)) = &mut zs.depth {
             let bytes = if *f == ZlsFormat::Unorm16 { 2 } else { 4 };
@@ -614,6 +621,36 @@ fn sub_batch(batch: &Batch, origin: (u32, u32), utile: (u32, u32)) -> Result<Bat
         zs.height = utile.1;
     }
     Ok(sub)
+}
+
+/// A plane split: (plane width, height, bytes per pixel, utile, origin, rendered size).
+type SplitKey = (u32, u32, u32, (u32, u32), (u32, u32), (u32, u32));
+
+/// Split checks kept per thread (cleared when full).
+const SPLIT_BASES_MAX: usize = 4096;
+
+thread_local! {
+    /// [`split_base`] results: every render of a split framebuffer checks the same
+    /// rectangles, pixel by pixel.
+    static SPLIT_BASES: std::cell::RefCell<std::collections::HashMap<SplitKey, Option<u64>>> =
+        Default::default();
+}
+
+/// The byte offset of the rectangle at `origin` in the twiddled plane when its pixels lie
+/// where a utile-sized twiddled plane of their own would put them (checked pixel by pixel),
+/// else `None`.
+fn split_base((width, height, bytes, utile, (ox, oy), (w, h)): SplitKey) -> Option<u64> {
+    let full = PlaneLayout::twiddled(width, height, bytes);
+    let part = PlaneLayout::twiddled(utile.0, utile.1, bytes);
+    let base = full.offset(ox, oy);
+    for v in 0..h {
+        for u in 0..w {
+            if full.offset(ox + u, oy + v) != base + part.offset(u, v) {
+                return None;
+            }
+        }
+    }
+    Some(base)
 }
 
 /// Attachments larger than the framebuffer (GL allows mixed sizes; the render area is the
@@ -906,9 +943,24 @@ fn build_one(
         fixed_point_format: true,
         ..Default::default()
     };
+    // A clear must reach every tile, so a render that clears anything runs the bg/eot
+    // programs on all of them (the UAPI: "This must be set when clearing render targets",
+    // include/uapi/drm/asahi_drm.h `DRM_ASAHI_RENDER_PROCESS_EMPTY_TILES`; the model skips
+    // untouched tiles without it, sim/src/gfx/tiles.rs). A single-sample render with draws
+    // that only loads leaves the tiles no primitive touches as they are: their end-of-tile
+    // store would write back what the background loaded from the same planes. Renders
+    // without draws (the whole render is the reload and store) and multisampled ones keep
+    // every tile.
+    let clears = batch.clear.color.iter().any(Option::is_some)
+        || batch.clear.depth.is_some()
+        || batch.clear.stencil.is_some();
+    let every_tile = clears || batch.draws.is_empty() || fb.samples != 1;
     let cmd = CmdRender {
-        // Every tile runs the bg/eot programs, so clears and loads cover the whole target.
-        flags: Hex(RENDER_PROCESS_EMPTY_TILES as u64),
+        flags: Hex(if every_tile {
+            RENDER_PROCESS_EMPTY_TILES as u64
+        } else {
+            0
+        }),
         isp_zls_pixels: Hex(zls_pixels as u64),
         vdm_ctrl_stream_base: Hex(stream.start),
         isp_scissor_base: Hex(scissor_base),
