@@ -269,8 +269,12 @@ fn setup_prim(
     }
     match *p {
         Prim::Triangle(idx) => {
-            let tri = idx.map(|i| verts[i]);
-            let flat = tri.map(|v| to_window(cmd, s.page, v));
+            let tri = [verts[idx[0]], verts[idx[1]], verts[idx[2]]];
+            let flat = [
+                to_window(cmd, s.page, tri[0]),
+                to_window(cmd, s.page, tri[1]),
+                to_window(cmd, s.page, tri[2]),
+            ];
             if tri.iter().all(|v| inside(v, depth_clip)) {
                 // Unclipped: the raster triangle is the primitive's own window vertices.
                 if !emit(cmd, s, &flat, &flat, PrimShape::Triangle, out)? {
