@@ -162,16 +162,10 @@ pub fn process_draw(
                 format!("primitive {topology:?} is not modelled"),
             )
         })?;
+        // Distinct vertex ids in first-use order (shaded in SIMD-group-sized batches) and,
+        // per run position, its id's index among them: the same for every instance.
+        let (ids, pos) = distinct_ids(&run);
         for instance in 0..instances {
-            // Distinct vertex ids in first-use order, shaded in SIMD-group-sized batches.
-            let mut slot: HashMap<u32, usize> = HashMap::default();
-            let mut ids = Vec::new();
-            for &id in &run {
-                slot.entry(id).or_insert_with(|| {
-                    ids.push(id);
-                    ids.len() - 1
-                });
-            }
             let mut shaded: Vec<ClipVertex> = Vec::with_capacity(ids.len());
             for batch in ids.chunks(VERTEX_BATCH) {
                 let invs: Vec<VertexInvocation> = batch
@@ -205,7 +199,7 @@ pub fn process_draw(
                     shaded.push(v);
                 }
             }
-            let verts: Vec<&ClipVertex> = run.iter().map(|id| &shaded[slot[id]]).collect();
+            let verts: Vec<&ClipVertex> = pos.iter().map(|&k| &shaded[k]).collect();
             stats.primitives += prims.len() as u64;
             if discard {
                 continue;
@@ -216,6 +210,39 @@ pub fn process_draw(
         }
     }
     Ok(())
+}
+
+/// The distinct ids of `run` in first-use order, and for each position of `run` the index
+/// of its id among them. Ids within a few times the run's length of each other (every
+/// direct draw, most indexed ones) are looked up in a table, others in a hash map.
+fn distinct_ids(run: &[u32]) -> (Vec<u32>, Vec<usize>) {
+    let mut ids = Vec::new();
+    let mut pos = Vec::with_capacity(run.len());
+    let (Some(&lo), Some(&hi)) = (run.iter().min(), run.iter().max()) else {
+        return (ids, pos);
+    };
+    let span = (hi - lo) as usize + 1;
+    if span <= 4 * run.len() + 64 {
+        let mut table = vec![usize::MAX; span];
+        for &id in run {
+            let t = &mut table[(id - lo) as usize];
+            if *t == usize::MAX {
+                ids.push(id);
+                *t = ids.len() - 1;
+            }
+            pos.push(*t);
+        }
+    } else {
+        let mut slot: HashMap<u32, usize> = HashMap::default();
+        for &id in run {
+            let k = *slot.entry(id).or_insert_with(|| {
+                ids.push(id);
+                ids.len() - 1
+            });
+            pos.push(k);
+        }
+    }
+    (ids, pos)
 }
 
 /// W clamp: w = max(w, w_clamp) when both ppp_ctrl and the PPP record enable it (G13
@@ -437,4 +464,39 @@ fn emit(
         bounds,
     });
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::distinct_ids;
+
+    /// First-use order and positions, as a linear search computes them.
+    fn naive(run: &[u32]) -> (Vec<u32>, Vec<usize>) {
+        let mut ids: Vec<u32> = Vec::new();
+        let pos = run
+            .iter()
+            .map(|id| match ids.iter().position(|x| x == id) {
+                Some(k) => k,
+                None => {
+                    ids.push(*id);
+                    ids.len() - 1
+                }
+            })
+            .collect();
+        (ids, pos)
+    }
+
+    #[test]
+    fn distinct_ids_keep_first_use_order_on_both_paths() {
+        let runs: [&[u32]; 5] = [
+            &[],
+            &[5, 6, 7, 7, 6, 8],           // table
+            &[3, 1, 2, 3, 0xffff_fff0, 1], // hash map (wide span)
+            &[u32::MAX, 0, u32::MAX],      // hash map, extreme ids
+            &[9, 9, 9],
+        ];
+        for run in runs {
+            assert_eq!(distinct_ids(run), naive(run), "{run:?}");
+        }
+    }
 }
