@@ -2,6 +2,7 @@
 //! and SIMD-groups of 32 lanes, the way a launcher sets it up.
 
 use crate::core::exec::{run, Ctx, Yield};
+use crate::core::ops::Kind;
 use crate::core::setup::SetupState;
 use crate::core::state::{SimdGroup, ThreadIds};
 use crate::core::LANES;
@@ -305,6 +306,19 @@ fn setup_program(mem: &dyn GpuMemory, launcher_va: u64) -> Result<SetupProgram, 
         return Ok((p, None));
     }
     let code = key.1;
+    // A launcher that tail-branches to a setup body has a JMP before its first STOP, and a
+    // JMP lowers to a jump or a refusal: without either among the reachable ops (which
+    // include everything up to the first STOP) there is nothing to look for.
+    let reachable = Program::new_reachable(&code);
+    let may_branch = reachable
+        .ops
+        .iter()
+        .any(|o| matches!(o.kind, Kind::Jump { .. } | Kind::Refuse(_)));
+    if !may_branch {
+        let p = Rc::new(reachable);
+        LAUNCHERS.with(|c| c.insert((launcher_va, code), p.clone()));
+        return Ok((p, None));
+    }
     let mut tail = None;
     for item in agx16_isa::split(&code) {
         let Ok((off, i)) = item else { break };
@@ -329,7 +343,7 @@ fn setup_program(mem: &dyn GpuMemory, launcher_va: u64) -> Result<SetupProgram, 
     }
     let Some((jump_at, end, setup_va)) = tail else {
         // only the reachable part: the 1 KiB window holds whatever follows the launcher
-        let p = Rc::new(Program::new_reachable(&code));
+        let p = Rc::new(reachable);
         LAUNCHERS.with(|c| c.insert((launcher_va, code), p.clone()));
         return Ok((p, None));
     };

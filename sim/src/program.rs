@@ -5,9 +5,9 @@ use crate::error::hex;
 use std::collections::HashMap;
 
 pub struct Program {
+    /// In increasing pc order (decoding is sequential): [`Program::index_of`] searches them.
     pub ops: Vec<Op>,
     pub code: Vec<u8>,
-    index: HashMap<u32, usize>,
 }
 
 impl Program {
@@ -52,7 +52,7 @@ impl Program {
                     }
                 }
             }
-            match crate::lower::lower_at(code, off) {
+            match lower_memo(code, off) {
                 Ok(op) => {
                     off += op.len as usize;
                     if let Kind::Jump { target, .. } = op.kind {
@@ -72,11 +72,9 @@ impl Program {
                 }
             }
         }
-        let index = ops.iter().enumerate().map(|(i, o)| (o.pc, i)).collect();
         let mut p = Program {
             ops,
             code: code.to_vec(),
-            index,
         };
         p.link_branches();
         p
@@ -100,7 +98,7 @@ impl Program {
     }
 
     pub fn index_of(&self, pc: u32) -> Option<usize> {
-        self.index.get(&pc).copied()
+        self.ops.binary_search_by_key(&pc, |o| o.pc).ok()
     }
 
     /// Disassembly of the op at `pc`, for the trace and error messages (made on demand:
@@ -126,8 +124,8 @@ impl Program {
         for i in 0..self.ops.len() {
             if let Kind::Jump { target, cond } = self.ops[i].kind {
                 let pc = target as u32;
-                match self.index.get(&pc) {
-                    Some(&t) => self.ops[i].kind = Kind::Jump { target: t, cond },
+                match self.index_of(pc) {
+                    Some(t) => self.ops[i].kind = Kind::Jump { target: t, cond },
                     None => {
                         let op = &self.ops[i];
                         self.ops[i].kind = Kind::Refuse(crate::error::SimError::Unestablished {
@@ -143,6 +141,46 @@ impl Program {
     }
 }
 
+/// Bytes an instruction can span (agx16-isa decodes from at most a 16-byte window).
+const MAX_INSTR_BYTES: usize = 16;
+
+/// Lowered instructions by (offset, the bytes of the decode window there, the window's length).
+type LowerKey = (u32, [u8; MAX_INSTR_BYTES], u8);
+
+/// Lowered instructions kept per thread (cleared when full).
+const LOWERED_MAX: usize = 1 << 15;
+
+thread_local! {
+    /// Ops by what their decode and lowering read: the instruction's offset (branch targets
+    /// are relative) and the at most 16 bytes from it (the decoder's window; shorter at the
+    /// end of the code). Equal keys decode and lower identically, so an entry is never
+    /// stale. Launchers are new code on every draw, yet only their root-record address
+    /// literals differ from the previous draw's: their other ops come from here.
+    static LOWERED: std::cell::RefCell<
+        rustc_hash::FxHashMap<LowerKey, Result<Op, crate::error::SimError>>,
+    > = Default::default();
+}
+
+/// [`crate::lower::lower_at`] through the per-thread memo of lowered instructions.
+fn lower_memo(code: &[u8], off: usize) -> Result<Op, crate::error::SimError> {
+    let window = &code[off.min(code.len())..(off + MAX_INSTR_BYTES).min(code.len())];
+    let mut bytes = [0u8; MAX_INSTR_BYTES];
+    bytes[..window.len()].copy_from_slice(window);
+    let key = (off as u32, bytes, window.len() as u8);
+    if let Some(r) = LOWERED.with(|m| m.borrow().get(&key).cloned()) {
+        return r;
+    }
+    let r = crate::lower::lower_at(code, off);
+    LOWERED.with(|m| {
+        let mut m = m.borrow_mut();
+        if m.len() >= LOWERED_MAX {
+            m.clear();
+        }
+        m.insert(key, r.clone());
+    });
+    r
+}
+
 /// Decoded code by (VA, the bytes read there), for a per-thread `thread_local!`: code read
 /// again with identical bytes decodes identically, and a rewritten program is a different
 /// key, so an entry is never stale. Cleared when it reaches its bound.
@@ -153,6 +191,8 @@ impl Program {
 pub struct DecodeCache<T> {
     max: usize,
     map: std::cell::RefCell<DecodeMap<T>>,
+    /// Entries in `map` (summing its buckets on every insert cost more than the insert).
+    entries: std::cell::Cell<usize>,
 }
 
 /// Entries by the hash of their key's head; each bucket holds the full keys.
@@ -163,7 +203,7 @@ const HASHED_BYTES: usize = 256;
 
 fn head_hash(key: &(u64, Vec<u8>)) -> u64 {
     use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    let mut h = rustc_hash::FxHasher::default();
     key.0.hash(&mut h);
     key.1.len().hash(&mut h);
     key.1[..key.1.len().min(HASHED_BYTES)].hash(&mut h);
@@ -175,6 +215,7 @@ impl<T> DecodeCache<T> {
         DecodeCache {
             max,
             map: std::cell::RefCell::new(HashMap::new()),
+            entries: std::cell::Cell::new(0),
         }
     }
 
@@ -189,14 +230,17 @@ impl<T> DecodeCache<T> {
 
     pub fn insert(&self, key: (u64, Vec<u8>), value: std::rc::Rc<T>) {
         let mut m = self.map.borrow_mut();
-        let entries: usize = m.values().map(Vec::len).sum();
-        if entries >= self.max {
+        if self.entries.get() >= self.max {
             m.clear();
+            self.entries.set(0);
         }
         let bucket = m.entry(head_hash(&key)).or_default();
         match bucket.iter_mut().find(|(k, _)| *k == key) {
             Some(e) => e.1 = value,
-            None => bucket.push((key, value)),
+            None => {
+                bucket.push((key, value));
+                self.entries.set(self.entries.get() + 1);
+            }
         }
     }
 }

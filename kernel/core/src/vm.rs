@@ -164,7 +164,7 @@ impl Vm {
     pub fn snapshot(&self) -> Arc<VmView> {
         Arc::new(VmView {
             mappings: self.mappings.values().cloned().collect(),
-            last: AtomicUsize::new(0),
+            last: [AtomicUsize::new(0), AtomicUsize::new(0)],
         })
     }
 
@@ -233,17 +233,20 @@ pub struct Fault {
 /// pins them.
 pub struct VmView {
     mappings: Vec<Mapping>,
-    /// Index of the mapping the last lookup found: the model's accesses come in runs
-    /// (texels of one texture, words of one buffer), so most lookups hit it again.
-    last: AtomicUsize,
+    /// Indices of the mappings the last two lookups that searched found: the model's
+    /// accesses come in runs (texels of one texture, words of one buffer) or alternate
+    /// between two buffers (depth and stencil of a tile, a texture and the target), so
+    /// most lookups hit one of them again.
+    last: [AtomicUsize; 2],
 }
 
 impl VmView {
     fn find(&self, va: u64) -> Option<&Mapping> {
-        let hint = self.last.load(Ordering::Relaxed);
-        if let Some(m) = self.mappings.get(hint) {
-            if m.va.contains(&va) {
-                return Some(m);
+        for last in &self.last {
+            if let Some(m) = self.mappings.get(last.load(Ordering::Relaxed)) {
+                if m.va.contains(&va) {
+                    return Some(m);
+                }
             }
         }
         let idx = self
@@ -252,7 +255,8 @@ impl VmView {
             .checked_sub(1)?;
         let m = self.mappings.get(idx)?;
         if va < m.va.end {
-            self.last.store(idx, Ordering::Relaxed);
+            let newest = self.last[0].swap(idx, Ordering::Relaxed);
+            self.last[1].store(newest, Ordering::Relaxed);
             Some(m)
         } else {
             None

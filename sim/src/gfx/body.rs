@@ -15,7 +15,7 @@ use crate::lower::gfx_io::{self, GfxOp};
 use crate::mem::GpuMemory;
 use crate::program::{DecodeCache, Program};
 use agx16_isa::meaning::ExportOp;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// The window the model first reads a body through (bytes after the entry jump's target);
 /// a body whose reachable code runs to the window's end is read again through a window four
@@ -116,7 +116,7 @@ impl Body {
     fn decode(va: u64, code: Vec<u8>) -> Body {
         // Only what control can reach: the window's other bytes are not the body's.
         let mut prog = Program::new_reachable(&code);
-        let mut io = HashMap::new();
+        let mut io = HashMap::default();
         for op in prog.ops.iter_mut() {
             if let Ok(i) = agx16_isa::decode_at(&code, op.pc as usize) {
                 if let Some(g) = gfx_io::lower(&i) {
@@ -260,7 +260,7 @@ pub fn run_fragment_quad(
     }
     // Fragment bodies publish texture coordinates (`super::texture` has the rules).
     let mut pubs = Publications::new();
-    let mut borrowed = HashMap::new();
+    let mut borrowed = HashMap::default();
     let writes = body.writes_coverage();
     let mut cov = Coverage {
         writes,
@@ -663,14 +663,14 @@ pub(super) fn run_trapping(
 pub(super) struct Publications {
     pub(super) value: HashMap<u8, [u32; LANES]>,
     pub(super) pending: HashMap<u8, u8>,
-    pub(super) read: std::collections::HashSet<u8>,
+    pub(super) read: rustc_hash::FxHashSet<u8>,
 }
 
 impl Publications {
     pub(super) fn new() -> Self {
         Publications {
-            value: HashMap::new(),
-            pending: HashMap::new(),
+            value: HashMap::default(),
+            pending: HashMap::default(),
             read: Default::default(),
         }
     }
@@ -767,7 +767,7 @@ pub fn run_vertex_batch(
     }
     let mut outs: Vec<Vec<Option<f32>>> = vec![vec![None; n]; invs.len()];
     let mut pubs = Publications::new();
-    let mut borrowed = super::texture::Borrowed::new();
+    let mut borrowed = super::texture::Borrowed::default();
     run_trapping(
         mem,
         body,

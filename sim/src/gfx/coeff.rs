@@ -152,9 +152,10 @@ impl CfTable {
     }
 }
 
-/// One vertex of a raster triangle as the coefficient setup needs it.
-#[derive(Debug, Clone)]
-pub struct SetupVertex {
+/// One vertex of a raster triangle as the coefficient setup needs it (its outputs borrowed
+/// from the clip-space vertex: setup makes several of these per primitive).
+#[derive(Debug, Clone, Copy)]
+pub struct SetupVertex<'a> {
     /// Snapped framebuffer position.
     pub x: f64,
     pub y: f64,
@@ -162,7 +163,7 @@ pub struct SetupVertex {
     pub z: f64,
     pub inv_w: f64,
     /// All scalar vertex outputs (position first).
-    pub out: Vec<f32>,
+    pub out: &'a [f32],
 }
 
 /// How the fragment slots map onto vertex outputs.
@@ -228,23 +229,22 @@ pub fn build(
         for c in 0..b.components as usize {
             let reg = b.base_coefficient as usize + c;
             let slot = b.base_slot as usize + c;
-            let plane_of = |f: &dyn Fn(&SetupVertex) -> Option<f64>| -> Result<Plane, SimError> {
-                let mut p = [(0.0, 0.0, 0.0); 3];
-                for (k, v) in tri.iter().enumerate() {
-                    let val = f(v).ok_or_else(|| {
-                        bad(format!("binding {i} reads slot {slot}, which the vertex stage does not produce"))
-                    })?;
-                    p[k] = (v.x, v.y, val);
-                }
+            let missing = || {
+                bad(format!(
+                    "binding {i} reads slot {slot}, which the vertex stage does not produce"
+                ))
+            };
+            let plane_of = |p: Option<[(f64, f64, f64); 3]>| -> Result<Plane, SimError> {
+                let p = p.ok_or_else(missing)?;
                 // Degenerate triangles never reach setup (culled), so this only guards.
-                Ok(Plane::through(p).unwrap_or(Plane::constant(p[0].2 as f32)))
+                Ok(Plane::through(p).unwrap_or_else(|| Plane::constant(p[0].2 as f32)))
             };
             let plane = match b.source {
                 CoefficientSource::Varying => match b.shade_model {
-                    ShadeModel::Linear => plane_of(&|v| map.value(v, slot))?,
+                    ShadeModel::Linear => plane_of(points(tri, |v| map.value(v, slot)))?,
                     ShadeModel::Perspective => Plane {
                         perspective: true,
-                        ..plane_of(&|v| map.value(v, slot).map(|x| x * v.inv_w))?
+                        ..plane_of(points(tri, |v| map.value(v, slot).map(|x| x * v.inv_w)))?
                     },
                     ShadeModel::FlatVertex0 | ShadeModel::FlatVertex1 | ShadeModel::FlatVertex2 => {
                         let k = match b.shade_model {
@@ -252,14 +252,12 @@ pub fn build(
                             ShadeModel::FlatVertex1 => 1,
                             _ => 2,
                         };
-                        let v = map.bits(&flat[k], slot).ok_or_else(|| {
-                            bad(format!("binding {i} reads slot {slot}, which the vertex stage does not produce"))
-                        })?;
+                        let v = map.bits(&flat[k], slot).ok_or_else(missing)?;
                         Plane::flat(v)
                     }
                     ShadeModel::Unknown(s) => return Err(bad(format!("binding {i}: shade model {s}"))),
                 },
-                CoefficientSource::FragcoordZ => plane_of(&|v| Some(v.z))?,
+                CoefficientSource::FragcoordZ => plane_of(points(tri, |v| Some(v.z)))?,
                 // Point-sprite coordinates across the point's square: s left to right, t
                 // top to bottom for the upper-left origin (object type "UV=01", which Mesa
                 // selects for an upper-left sprite origin: agx_state.c
@@ -305,6 +303,15 @@ pub fn build(
     Ok(regs)
 }
 
+/// The (x, y, value) points of a triangle's vertices; `None` when a vertex has no value.
+fn points(
+    tri: &[SetupVertex<'_>; 3],
+    f: impl Fn(&SetupVertex<'_>) -> Option<f64>,
+) -> Option<[(f64, f64, f64); 3]> {
+    let [a, b, c] = tri;
+    Some([(a.x, a.y, f(a)?), (b.x, b.y, f(b)?), (c.x, c.y, f(c)?)])
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -326,7 +333,7 @@ mod tests {
             y: 0.0,
             z: 0.25,
             inv_w: 0.5,
-            out: vec![0.0, 0.0, 0.0, 2.0, 7.0, 8.0],
+            out: &[0.0, 0.0, 0.0, 2.0, 7.0, 8.0],
         };
         let with_z = SlotMap {
             has_z: true,
@@ -353,7 +360,7 @@ mod tests {
                 y: 0.0,
                 z: 0.0,
                 inv_w: 1.0,
-                out: vec![0.0, 0.0, 0.0, 1.0, f32::from_bits(bits)],
+                out: &[0.0, 0.0, 0.0, 1.0, f32::from_bits(bits)],
             };
             let map = SlotMap {
                 has_z: false,

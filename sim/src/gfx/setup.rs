@@ -27,7 +27,7 @@ use crate::mem::GpuMemory;
 use crate::value_rules::{self, Rule};
 use agx16_cmdstream::ppp::{ObjectType, PolygonMode, PppPage};
 use agx16_cmdstream::vdm::{ProvokingVertex, USC_BASE};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Most vertex invocations (count x instances) one draw may ask of the model. The hardware
 /// has no such limit; it keeps a hostile stream from exhausting the host.
@@ -162,16 +162,10 @@ pub fn process_draw(
                 format!("primitive {topology:?} is not modelled"),
             )
         })?;
+        // Distinct vertex ids in first-use order (shaded in SIMD-group-sized batches) and,
+        // per run position, its id's index among them: the same for every instance.
+        let (ids, pos) = distinct_ids(&run);
         for instance in 0..instances {
-            // Distinct vertex ids in first-use order, shaded in SIMD-group-sized batches.
-            let mut slot: HashMap<u32, usize> = HashMap::new();
-            let mut ids = Vec::new();
-            for &id in &run {
-                slot.entry(id).or_insert_with(|| {
-                    ids.push(id);
-                    ids.len() - 1
-                });
-            }
             let mut shaded: Vec<ClipVertex> = Vec::with_capacity(ids.len());
             for batch in ids.chunks(VERTEX_BATCH) {
                 let invs: Vec<VertexInvocation> = batch
@@ -205,7 +199,7 @@ pub fn process_draw(
                     shaded.push(v);
                 }
             }
-            let verts: Vec<ClipVertex> = run.iter().map(|id| shaded[slot[id]].clone()).collect();
+            let verts: Vec<&ClipVertex> = pos.iter().map(|&k| &shaded[k]).collect();
             stats.primitives += prims.len() as u64;
             if discard {
                 continue;
@@ -218,6 +212,39 @@ pub fn process_draw(
     Ok(())
 }
 
+/// The distinct ids of `run` in first-use order, and for each position of `run` the index
+/// of its id among them. Ids within a few times the run's length of each other (every
+/// direct draw, most indexed ones) are looked up in a table, others in a hash map.
+fn distinct_ids(run: &[u32]) -> (Vec<u32>, Vec<usize>) {
+    let mut ids = Vec::new();
+    let mut pos = Vec::with_capacity(run.len());
+    let (Some(&lo), Some(&hi)) = (run.iter().min(), run.iter().max()) else {
+        return (ids, pos);
+    };
+    let span = (hi - lo) as usize + 1;
+    if span <= 4 * run.len() + 64 {
+        let mut table = vec![usize::MAX; span];
+        for &id in run {
+            let t = &mut table[(id - lo) as usize];
+            if *t == usize::MAX {
+                ids.push(id);
+                *t = ids.len() - 1;
+            }
+            pos.push(*t);
+        }
+    } else {
+        let mut slot: HashMap<u32, usize> = HashMap::default();
+        for &id in run {
+            let k = *slot.entry(id).or_insert_with(|| {
+                ids.push(id);
+                ids.len() - 1
+            });
+            pos.push(k);
+        }
+    }
+    (ids, pos)
+}
+
 /// W clamp: w = max(w, w_clamp) when both ppp_ctrl and the PPP record enable it (G13
 /// genxml field names; inferred semantics).
 fn apply_w_clamp(cmd: &RenderCommand, page: &PppPage, v: &mut ClipVertex) {
@@ -227,7 +254,7 @@ fn apply_w_clamp(cmd: &RenderCommand, page: &PppPage, v: &mut ClipVertex) {
     }
 }
 
-fn to_window(cmd: &RenderCommand, page: &PppPage, v: &ClipVertex) -> SetupVertex {
+fn to_window<'a>(cmd: &RenderCommand, page: &PppPage, v: &'a ClipVertex) -> SetupVertex<'a> {
     let vp = &page.viewport;
     let [x, y, z, w] = v.pos().map(|c| c as f64);
     let inv_w = 1.0 / w;
@@ -238,7 +265,7 @@ fn to_window(cmd: &RenderCommand, page: &PppPage, v: &ClipVertex) -> SetupVertex
         y: snap(vp.translate_y as f64 + vp.scale_y as f64 * y * inv_w),
         z: vp.translate_z as f64 + vp.scale_z as f64 * z * inv_w,
         inv_w,
-        out: v.out.clone(),
+        out: &v.out,
     }
 }
 
@@ -246,12 +273,11 @@ fn setup_prim(
     cmd: &RenderCommand,
     s: &DrawSetup,
     p: &Prim,
-    verts: &[ClipVertex],
+    verts: &[&ClipVertex],
     out: &mut Vec<RasterTri>,
     stats: &mut RenderStats,
 ) -> Result<(), SimError> {
     let depth_clip = s.page.cull.depth_clip;
-    let win = |v: &ClipVertex| to_window(cmd, s.page, v);
     // A NaN or infinite clip-space position: the primitive is culled (value_rules
     // NonFinitePosition, inferred; GL leaves such positions undefined).
     let idx: &[usize] = match p {
@@ -270,33 +296,40 @@ fn setup_prim(
     }
     match *p {
         Prim::Triangle(idx) => {
-            let tri: Vec<ClipVertex> = idx.iter().map(|i| verts[*i].clone()).collect();
-            let flat = [win(&tri[0]), win(&tri[1]), win(&tri[2])];
-            let poly = if tri.iter().all(|v| inside(v, depth_clip)) {
-                tri
-            } else {
-                stats.primitives_clipped += 1;
-                clip_polygon(tri, depth_clip)
-            };
+            let tri = [verts[idx[0]], verts[idx[1]], verts[idx[2]]];
+            let flat = [
+                to_window(cmd, s.page, tri[0]),
+                to_window(cmd, s.page, tri[1]),
+                to_window(cmd, s.page, tri[2]),
+            ];
+            if tri.iter().all(|v| inside(v, depth_clip)) {
+                // Unclipped: the raster triangle is the primitive's own window vertices.
+                if !emit(cmd, s, &flat, &flat, PrimShape::Triangle, out)? {
+                    stats.primitives_culled += 1;
+                }
+                return Ok(());
+            }
+            stats.primitives_clipped += 1;
+            let poly = clip_polygon(tri.map(ClipVertex::clone).to_vec(), depth_clip);
             if poly.len() < 3 {
                 stats.primitives_culled += 1;
                 return Ok(());
             }
-            let w: Vec<SetupVertex> = poly.iter().map(win).collect();
+            let w: Vec<SetupVertex> = poly.iter().map(|v| to_window(cmd, s.page, v)).collect();
             for k in 1..w.len() - 1 {
-                let t = [w[0].clone(), w[k].clone(), w[k + 1].clone()];
-                if !emit(cmd, s, t, &flat, PrimShape::Triangle, out)? {
+                let t = [w[0], w[k], w[k + 1]];
+                if !emit(cmd, s, &t, &flat, PrimShape::Triangle, out)? {
                     stats.primitives_culled += 1;
                 }
             }
         }
         Prim::Line([a, b]) => {
-            let Some([a, b]) = clip_line(&verts[a], &verts[b], depth_clip) else {
+            let Some([a, b]) = clip_line(verts[a], verts[b], depth_clip) else {
                 stats.primitives_culled += 1;
                 return Ok(());
             };
-            let (wa, wb) = (win(&a), win(&b));
-            let flat = [wa.clone(), wb.clone(), wb.clone()];
+            let (wa, wb) = (to_window(cmd, s.page, &a), to_window(cmd, s.page, &b));
+            let flat = [wa, wb, wb];
             let (dx, dy) = (wb.x - wa.x, wb.y - wa.y);
             let h = s.line_width / 2.0;
             // Offset across the minor axis (GL "aliased wide line" parallelogram).
@@ -305,46 +338,35 @@ fn setup_prim(
             } else {
                 (h, 0.0)
             };
-            let shift = |v: &SetupVertex, sign: f64| {
-                let mut v = v.clone();
+            fn shift<'a>(
+                mut v: SetupVertex<'a>,
+                sign: f64,
+                (ox, oy): (f64, f64),
+            ) -> SetupVertex<'a> {
                 v.x = ((v.x + sign * ox) * SUBPIXEL).round() / SUBPIXEL;
                 v.y = ((v.y + sign * oy) * SUBPIXEL).round() / SUBPIXEL;
                 v
-            };
+            }
             let q = [
-                shift(&wa, -1.0),
-                shift(&wa, 1.0),
-                shift(&wb, 1.0),
-                shift(&wb, -1.0),
+                shift(wa, -1.0, (ox, oy)),
+                shift(wa, 1.0, (ox, oy)),
+                shift(wb, 1.0, (ox, oy)),
+                shift(wb, -1.0, (ox, oy)),
             ];
-            emit(
-                cmd,
-                s,
-                [q[0].clone(), q[1].clone(), q[2].clone()],
-                &flat,
-                PrimShape::Line,
-                out,
-            )?;
-            emit(
-                cmd,
-                s,
-                [q[0].clone(), q[2].clone(), q[3].clone()],
-                &flat,
-                PrimShape::Line,
-                out,
-            )?;
+            emit(cmd, s, &[q[0], q[1], q[2]], &flat, PrimShape::Line, out)?;
+            emit(cmd, s, &[q[0], q[2], q[3]], &flat, PrimShape::Line, out)?;
         }
         Prim::Point(i) => {
-            let v = &verts[i];
+            let v = verts[i];
             if !inside(v, depth_clip) {
                 stats.primitives_culled += 1;
                 return Ok(());
             }
             let size = s.point_size_slot.map_or(1.0, |k| v.out[k] as f64);
-            let c = win(v);
+            let c = to_window(cmd, s.page, v);
             let h = size / 2.0;
             let corner = |sx: f64, sy: f64| {
-                let mut q = c.clone();
+                let mut q = c;
                 q.x = ((c.x + sx * h) * SUBPIXEL).round() / SUBPIXEL;
                 q.y = ((c.y + sy * h) * SUBPIXEL).round() / SUBPIXEL;
                 q
@@ -355,7 +377,7 @@ fn setup_prim(
                 corner(1.0, 1.0),
                 corner(-1.0, 1.0),
             ];
-            let flat = [c.clone(), c.clone(), c];
+            let flat = [c, c, c];
             let t_up = match s.page.fragment_control_2.front_object_type {
                 ObjectType::PointSpriteUv01 => Some(false),
                 ObjectType::PointSpriteUv10 => Some(true),
@@ -367,22 +389,8 @@ fn setup_prim(
                 size: q[2].x - q[0].x,
                 t_up,
             };
-            emit(
-                cmd,
-                s,
-                [q[0].clone(), q[1].clone(), q[2].clone()],
-                &flat,
-                shape,
-                out,
-            )?;
-            emit(
-                cmd,
-                s,
-                [q[0].clone(), q[2].clone(), q[3].clone()],
-                &flat,
-                shape,
-                out,
-            )?;
+            emit(cmd, s, &[q[0], q[1], q[2]], &flat, shape, out)?;
+            emit(cmd, s, &[q[0], q[2], q[3]], &flat, shape, out)?;
         }
     }
     Ok(())
@@ -392,8 +400,8 @@ fn setup_prim(
 fn emit(
     cmd: &RenderCommand,
     s: &DrawSetup,
-    t: [SetupVertex; 3],
-    flat: &[SetupVertex; 3],
+    t: &[SetupVertex<'_>; 3],
+    flat: &[SetupVertex<'_>; 3],
     shape: PrimShape,
     out: &mut Vec<RasterTri>,
 ) -> Result<bool, SimError> {
@@ -432,7 +440,7 @@ fn emit(
     if area < 0 {
         v.swap(1, 2);
     }
-    let coefficients = coeff::build(&s.cf, s.at, s.map, &t, flat, shape)?;
+    let coefficients = coeff::build(&s.cf, s.at, s.map, t, flat, shape)?;
     let depth = DepthPlane::through([
         (t[0].x, t[0].y, t[0].z),
         (t[1].x, t[1].y, t[1].z),
@@ -456,4 +464,39 @@ fn emit(
         bounds,
     });
     Ok(true)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::distinct_ids;
+
+    /// First-use order and positions, as a linear search computes them.
+    fn naive(run: &[u32]) -> (Vec<u32>, Vec<usize>) {
+        let mut ids: Vec<u32> = Vec::new();
+        let pos = run
+            .iter()
+            .map(|id| match ids.iter().position(|x| x == id) {
+                Some(k) => k,
+                None => {
+                    ids.push(*id);
+                    ids.len() - 1
+                }
+            })
+            .collect();
+        (ids, pos)
+    }
+
+    #[test]
+    fn distinct_ids_keep_first_use_order_on_both_paths() {
+        let runs: [&[u32]; 5] = [
+            &[],
+            &[5, 6, 7, 7, 6, 8],           // table
+            &[3, 1, 2, 3, 0xffff_fff0, 1], // hash map (wide span)
+            &[u32::MAX, 0, u32::MAX],      // hash map, extreme ids
+            &[9, 9, 9],
+        ];
+        for run in runs {
+            assert_eq!(distinct_ids(run), naive(run), "{run:?}");
+        }
+    }
 }

@@ -227,11 +227,11 @@ pub trait Stages {
 #[derive(Default)]
 pub struct IsaStages {
     /// Decoded bodies and the argument words their launcher transferred, by launcher VA.
-    bodies: std::collections::HashMap<u64, StageProgram>,
+    bodies: rustc_hash::FxHashMap<u64, StageProgram>,
     /// Decoded bodies by body VA, for the render (one IsaStages serves one render): draws
     /// that change only uniforms get new launchers that reach the same body, and the USC heap
     /// does not change under a running render, so the body is read and looked up once.
-    by_va: std::collections::HashMap<u64, std::rc::Rc<super::body::Body>>,
+    by_va: rustc_hash::FxHashMap<u64, std::rc::Rc<super::body::Body>>,
     /// Background and end-of-tile programs by launcher VA.
     tile_programs: super::tile_programs::TilePrograms,
 }

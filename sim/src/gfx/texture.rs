@@ -670,7 +670,7 @@ mod cube;
 /// Coordinate publications a sample read, with the result registers that must complete
 /// before the publication may be rewritten ("borrowed texture-parameter inputs remain live
 /// until completion", README.apple9-ir.md).
-pub(super) type Borrowed = std::collections::HashMap<u8, (u8, u8)>;
+pub(super) type Borrowed = rustc_hash::FxHashMap<u8, (u8, u8)>;
 
 /// Refuses an export over a coordinate publication whose sample has not completed.
 pub(super) fn check_rewrite(

@@ -37,7 +37,7 @@ use agx16_cmdstream::descriptors::{Channels, Layout, NumericType, Pbe, Swizzle, 
 use agx16_cmdstream::layout::PlaneLayout;
 use agx16_cmdstream::Record;
 use agx16_isa::meaning::StageAllocation;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::rc::Rc;
 
 /// Bytes of one image-table entry. The compiler numbers block-store images after the bound
@@ -156,7 +156,7 @@ pub fn run_background(
         // A reload reads the attachment's memory with a texture fetch at the pixel
         // (publications written by exports, then `tex_sample`; `super::texture` has the rules).
         let mut pubs = Publications::new();
-        let mut borrowed = HashMap::new();
+        let mut borrowed = HashMap::default();
         body::run_trapping(
             mem,
             &p.body,

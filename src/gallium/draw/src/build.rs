@@ -139,10 +139,84 @@ fn stage_launcher(
         i.set_gpr(Role::Dst, dst, Part::Full).map_err(isa_error)?;
         Ok(i)
     };
-    let mut p = vec![
-        literal(2, resource_table as u32)?,
-        literal(3, (resource_table >> 32) as u32)?,
-    ];
+    let mut bytes = Vec::new();
+    for (dst, v) in [
+        (2, resource_table as u32),
+        (3, (resource_table >> 32) as u32),
+    ] {
+        bytes.extend(literal(dst, v)?.encode_checked().map_err(isa_error)?);
+    }
+    let key: LauncherKey = (
+        words,
+        match allocation {
+            StageAllocation::Empty => (0, 0, 0),
+            StageAllocation::Threadgroup { bytes } => (1, bytes, 0),
+            StageAllocation::Tile { samples, units } => (2, samples as u32, units),
+        },
+        entry_offset,
+        publications,
+        scratch,
+    );
+    let tail = LAUNCHER_TAILS.with(|c| c.borrow().get(&key).cloned());
+    let tail = match tail {
+        Some(t) => t,
+        None => {
+            let t = std::rc::Rc::new(launcher_tail(
+                words,
+                allocation,
+                entry_offset,
+                publications,
+                scratch,
+            )?);
+            LAUNCHER_TAILS.with(|c| {
+                let mut c = c.borrow_mut();
+                if c.len() >= LAUNCHER_TAILS_MAX {
+                    c.clear();
+                }
+                c.insert(key, t.clone());
+            });
+            t
+        }
+    };
+    bytes.extend_from_slice(&tail);
+    // T8132 Mesa allocates 256 bytes per graphics launcher; longer root records (many inline
+    // uniform words) need more. 1024 bytes is compute's allocation and what the model reads
+    // (sim/GFX.md "Render-stage uniform ABI"); no graphics launcher that long ran on hardware.
+    if bytes.len() > COMPUTE_LAUNCH_BYTES {
+        return Err(DrawError::Program(format!(
+            "launcher of {} bytes exceeds the {COMPUTE_LAUNCH_BYTES} bytes any launcher ran with",
+            bytes.len()
+        )));
+    }
+    Ok(bytes)
+}
+
+/// What a launcher's code after its two address literals depends on: root words,
+/// allocation (kind, value, units), entry offset, publications, scratch.
+type LauncherKey = (usize, (u8, u32, u8), u64, u32, u16);
+
+/// Launcher tails kept per thread (cleared when full).
+const LAUNCHER_TAILS_MAX: usize = 1024;
+
+thread_local! {
+    /// Encoded launcher tails by what they depend on: every draw has a launcher per stage
+    /// and only its root record's address (the two literals in front) changes from draw to
+    /// draw, so the encoding (and its decode-back check) of the rest is done once per shape.
+    static LAUNCHER_TAILS: std::cell::RefCell<
+        std::collections::HashMap<LauncherKey, std::rc::Rc<Vec<u8>>>,
+    > = Default::default();
+}
+
+/// The launcher after its two address literals: pointer loads, allocation, target, frame,
+/// argument transfers, STOP (encoded).
+fn launcher_tail(
+    words: usize,
+    allocation: StageAllocation,
+    entry_offset: u64,
+    publications: u32,
+    scratch: u16,
+) -> Result<Vec<u8>, DrawError> {
+    let mut p = vec![];
     let qwords = words / 2;
     for q in (0..qwords).step_by(2).rev() {
         let count = (qwords - q).min(2) as u8;
@@ -166,15 +240,6 @@ fn stage_launcher(
     let mut bytes = Vec::new();
     for i in &p {
         bytes.extend(i.encode_checked().map_err(isa_error)?);
-    }
-    // T8132 Mesa allocates 256 bytes per graphics launcher; longer root records (many inline
-    // uniform words) need more. 1024 bytes is compute's allocation and what the model reads
-    // (sim/GFX.md "Render-stage uniform ABI"); no graphics launcher that long ran on hardware.
-    if bytes.len() > COMPUTE_LAUNCH_BYTES {
-        return Err(DrawError::Program(format!(
-            "launcher of {} bytes exceeds the {COMPUTE_LAUNCH_BYTES} bytes any launcher ran with",
-            bytes.len()
-        )));
     }
     Ok(bytes)
 }
@@ -523,20 +588,27 @@ fn sub_batch(batch: &Batch, origin: (u32, u32), utile: (u32, u32)) -> Result<Bat
     }
     if let Some(zs) = &mut sub.fb.zs {
         let moved = |va: u64, bytes: u32| -> Result<u64, DrawError> {
-            let full = PlaneLayout::twiddled(zs.width, zs.height, bytes);
-            let part = PlaneLayout::twiddled(utile.0, utile.1, bytes);
-            let base = full.offset(ox, oy);
-            for v in 0..h {
-                for u in 0..w {
-                    if full.offset(ox + u, oy + v) != base + part.offset(u, v) {
-                        return Err(DrawError::Unsupported(format!(
-                            "a {}x{} depth/stencil plane split into {}x{} renders",
-                            zs.width, zs.height, utile.0, utile.1
-                        )));
-                    }
+            let key = (zs.width, zs.height, bytes, utile, origin, (w, h));
+            let base = match SPLIT_BASES.with(|m| m.borrow().get(&key).copied()) {
+                Some(base) => base,
+                None => {
+                    let base = split_base(key);
+                    SPLIT_BASES.with(|m| {
+                        let mut m = m.borrow_mut();
+                        if m.len() >= SPLIT_BASES_MAX {
+                            m.clear();
+                        }
+                        m.insert(key, base);
+                    });
+                    base
                 }
-            }
-            Ok(va + base)
+            };
+            base.map(|base| va + base).ok_or_else(|| {
+                DrawError::Unsupported(format!(
+                    "a {}x{} depth/stencil plane split into {}x{} renders",
+                    zs.width, zs.height, utile.0, utile.1
+                ))
+            })
         };
         if let Some((s, f)) = &mut zs.depth {
             let bytes = if *f == ZlsFormat::Unorm16 { 2 } else { 4 };
@@ -549,6 +621,36 @@ fn sub_batch(batch: &Batch, origin: (u32, u32), utile: (u32, u32)) -> Result<Bat
         zs.height = utile.1;
     }
     Ok(sub)
+}
+
+/// A plane split: (plane width, height, bytes per pixel, utile, origin, rendered size).
+type SplitKey = (u32, u32, u32, (u32, u32), (u32, u32), (u32, u32));
+
+/// Split checks kept per thread (cleared when full).
+const SPLIT_BASES_MAX: usize = 4096;
+
+thread_local! {
+    /// [`split_base`] results: every render of a split framebuffer checks the same
+    /// rectangles, pixel by pixel.
+    static SPLIT_BASES: std::cell::RefCell<std::collections::HashMap<SplitKey, Option<u64>>> =
+        Default::default();
+}
+
+/// The byte offset of the rectangle at `origin` in the twiddled plane when its pixels lie
+/// where a utile-sized twiddled plane of their own would put them (checked pixel by pixel),
+/// else `None`.
+fn split_base((width, height, bytes, utile, (ox, oy), (w, h)): SplitKey) -> Option<u64> {
+    let full = PlaneLayout::twiddled(width, height, bytes);
+    let part = PlaneLayout::twiddled(utile.0, utile.1, bytes);
+    let base = full.offset(ox, oy);
+    for v in 0..h {
+        for u in 0..w {
+            if full.offset(ox + u, oy + v) != base + part.offset(u, v) {
+                return None;
+            }
+        }
+    }
+    Some(base)
 }
 
 /// Attachments larger than the framebuffer (GL allows mixed sizes; the render area is the
@@ -760,17 +862,18 @@ fn build_one(
     }
 
     // The VDM stream, in chunks of one render-context allocation.
-    let mut sizes = 0usize;
-    for b in &blocks {
-        sizes += b.pack()?.len();
-    }
+    let packed = blocks
+        .iter()
+        .map(|b| b.pack())
+        .collect::<Result<Vec<_>, _>>()?;
+    let sizes: usize = packed.iter().map(Vec::len).sum();
     const CHUNK: usize = 0x1000;
     let chunks = sizes / (CHUNK - 64) + 2;
     let pool_bytes = (chunks * CHUNK) as u64;
     let pool = mem.alloc(Heap::RenderContext, pool_bytes, CHUNK as u64)?;
     let mut sb = StreamBuilder::vdm(ChunkPool::new(pool, pool_bytes, CHUNK));
-    for b in &blocks {
-        sb.push_vdm(b)?;
+    for b in &packed {
+        sb.push_bytes(b)?;
     }
     let stream = sb.finish()?;
     for c in &stream.chunks {
@@ -840,9 +943,24 @@ fn build_one(
         fixed_point_format: true,
         ..Default::default()
     };
+    // A clear must reach every tile, so a render that clears anything runs the bg/eot
+    // programs on all of them (the UAPI: "This must be set when clearing render targets",
+    // include/uapi/drm/asahi_drm.h `DRM_ASAHI_RENDER_PROCESS_EMPTY_TILES`; the model skips
+    // untouched tiles without it, sim/src/gfx/tiles.rs). A single-sample render with draws
+    // that only loads leaves the tiles no primitive touches as they are: their end-of-tile
+    // store would write back what the background loaded from the same planes. Renders
+    // without draws (the whole render is the reload and store) and multisampled ones keep
+    // every tile.
+    let clears = batch.clear.color.iter().any(Option::is_some)
+        || batch.clear.depth.is_some()
+        || batch.clear.stencil.is_some();
+    let every_tile = clears || batch.draws.is_empty() || fb.samples != 1;
     let cmd = CmdRender {
-        // Every tile runs the bg/eot programs, so clears and loads cover the whole target.
-        flags: Hex(RENDER_PROCESS_EMPTY_TILES as u64),
+        flags: Hex(if every_tile {
+            RENDER_PROCESS_EMPTY_TILES as u64
+        } else {
+            0
+        }),
         isp_zls_pixels: Hex(zls_pixels as u64),
         vdm_ctrl_stream_base: Hex(stream.start),
         isp_scissor_base: Hex(scissor_base),

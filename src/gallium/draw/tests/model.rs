@@ -1000,6 +1000,50 @@ fn scissored_draw_stays_inside_the_rectangle() {
     compare(&px, &want);
 }
 
+/// A single-sample render that draws without clearing runs only the tiles its primitives
+/// touch (no PROCESS_EMPTY_TILES): the other tiles keep their bytes, and the drawn one
+/// keeps them outside the triangle. A clear brings every tile back.
+#[test]
+fn load_only_render_runs_only_touched_tiles() {
+    // One corner of the 64x64 target: inside the first 32x32 tile.
+    let small = Shape {
+        x0: -0.9,
+        dx: 0.3,
+        y0: -0.9,
+        dy: 0.1,
+        z: 0.5,
+        r0: 0.1,
+        dr: 0.4,
+    };
+    let (mut mem, mut progs, fs) = setup();
+    let vs = progs.vertex(&mut mem, small);
+    let mut batch = Batch::new(framebuffer(false));
+    batch.draws.push(draw(
+        &vs,
+        &fs,
+        Primitive::Triangles,
+        Indices::Direct { first: 0, count: 3 },
+    ));
+    let (px, stats) = render(&mem, &mut progs, &batch);
+    assert_eq!(stats.utiles, 1, "only the touched tile runs");
+    let mut want = RefFrame::new([0xcd; 4]);
+    want.triangle([0, 1, 2].map(|k| red(small.vertex(k))), false, None);
+    assert!(
+        want.color.iter().any(|p| *p != [0xcd; 4]),
+        "the triangle covers pixels"
+    );
+    compare(&px, &want);
+    let mut cleared = Batch::new(framebuffer(false));
+    clear_all(&mut cleared);
+    cleared.draws = batch.draws;
+    let (_, stats) = render(&mem, &mut progs, &cleared);
+    assert_eq!(
+        stats.utiles,
+        ((W / 32) * (H / 32)) as u64,
+        "a clear runs every tile"
+    );
+}
+
 #[test]
 fn inconsistent_programs_are_errors_not_panics() {
     let (mut mem, mut progs, fs) = setup();
