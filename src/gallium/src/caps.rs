@@ -58,6 +58,12 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     // st counts vec4 slots and every uniform past the first vec4 was read from the wrong word.
     caps.packed_uniforms = true;
 
+    // Reset notification (EGL_EXT_create_context_robustness, glGetGraphicsResetStatus): a
+    // render the kernel fails (GPU fault, job watchdog, refused encoding) is read from its
+    // out-fence's error and reported as a guilty reset of its context (context.rs
+    // `get_device_reset_status`, batch.rs `check_completed`).
+    caps.device_reset_status_query = true;
+
     // finalize_nir (shader.rs) runs at glLinkProgram and trial-compiles each stage, so a shader
     // the G16 compiler refuses fails the link with the reason in the info log.
     caps.call_finalize_nir_in_linker = true;

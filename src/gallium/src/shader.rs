@@ -303,11 +303,21 @@ unsafe fn create(ctx: *mut sys::pipe_context, state: *const sys::pipe_shader_sta
     })) as *mut c_void
 }
 
-unsafe fn delete(cso: *mut c_void) {
+/// Frees the CSO; its compiled programs go to the screen's store, which reuses their entry
+/// blocks and body memory once no batch or render in flight holds them.
+unsafe fn delete(ctx: *mut sys::pipe_context, cso: *mut c_void) {
     if cso.is_null() {
         return;
     }
     let cso = Box::from_raw(cso as *mut ShaderCso);
+    let programs = cso.variants.lock().unwrap().take_programs();
+    if !programs.is_empty() && !ctx.is_null() {
+        let screen = crate::screen::Screen::get((*ctx).screen);
+        let mut store = screen.programs.lock().unwrap();
+        for (token, body) in programs {
+            store.retire(token, body);
+        }
+    }
     sys::ralloc_free(cso.nir as *mut c_void);
 }
 
@@ -337,6 +347,6 @@ pub unsafe extern "C" fn bind_fs_state(ctx: *mut sys::pipe_context, cso: *mut c_
     })
 }
 
-pub unsafe extern "C" fn delete_shader_state(_: *mut sys::pipe_context, cso: *mut c_void) {
-    guard("delete shader state", (), || delete(cso))
+pub unsafe extern "C" fn delete_shader_state(ctx: *mut sys::pipe_context, cso: *mut c_void) {
+    guard("delete shader state", (), || delete(ctx, cso))
 }

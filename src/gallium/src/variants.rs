@@ -70,6 +70,27 @@ pub struct Variants {
     fragment: Vec<((FragmentKey, BlendKey), FragmentVariant)>,
 }
 
+impl Variants {
+    /// Takes every compiled program out (the CSO is being deleted): each with a reference
+    /// for [`crate::batch::ProgramStore::retire`] and its body.
+    pub fn take_programs(&mut self) -> Vec<(crate::batch::RetiredToken, agx16_draw::ShaderBody)> {
+        let mut out: Vec<(crate::batch::RetiredToken, agx16_draw::ShaderBody)> = Vec::new();
+        for (_, v) in self.vertex.drain(..) {
+            if let Ok((p, ..)) = v {
+                let body = p.body;
+                out.push((p, body));
+            }
+        }
+        for (_, v) in self.fragment.drain(..) {
+            if let Ok((p, ..)) = v {
+                let body = p.body;
+                out.push((p, body));
+            }
+        }
+        out
+    }
+}
+
 /// One render target's blend state as `nir_lower_blend` takes it: (func, src factor, dst
 /// factor) for RGB and alpha, the colour mask, the target's format.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
