@@ -4,6 +4,11 @@
 //! - Programs created and deleted far beyond the entry arena's size keep drawing: the driver
 //!   reuses the entry blocks and body memory of deleted programs (each frame matches
 //!   softpipe's).
+//! - A render that never ends fails by the job watchdog: a guilty reset of a robust context
+//!   (then lost), a KHR_debug message in every case, and a context without reset
+//!   notification draws the next frame as softpipe does.
+//! - Vertex and index fetches out of range read zero or values of their own buffer and never
+//!   fail the job.
 
 use agx16_tests::{field, run, Stack};
 
@@ -132,4 +137,67 @@ fn a_context_without_reset_notification_keeps_drawing_after_a_failed_render() {
     );
     // The frame is not the clear colour alone.
     assert!(agx[0].chunks(4).any(|p| p[0] > 100));
+}
+
+/// The clear colour of the fetch cases (0.1) and the bytes their colour buffer's values give
+/// (0.2, 0.4, 0.6, 0.8, and zero).
+const CLEAR_BYTE: u8 = 0x1a;
+const BUFFER_BYTES: [u8; 5] = [0x00, 0x33, 0x66, 0x99, 0xcc];
+
+/// Pixel (x, y) of a 16x16 frame.
+fn px(f: &[u8], x: usize, y: usize) -> &[u8] {
+    &f[(y * 16 + x) * 4..][..4]
+}
+
+fn drawn(p: &[u8]) -> bool {
+    p != [CLEAR_BYTE; 4]
+}
+
+/// Out-of-range vertex and index fetches (GLES robust buffer access: zero or values from
+/// within the buffer) never fail the job nor read another buffer; in-range draws of the same
+/// pass are kept. softpipe's frames of the same calls are the reference where the result is
+/// defined; where it is not, every component must be a value of the colour buffer or zero
+/// (another buffer's data, the positions, would give 0xff).
+#[test]
+fn out_of_range_vertex_and_index_fetches_read_zero_or_their_own_buffer() {
+    let (ok, out, err) = robusttest(false, &["fetch"], &[]);
+    assert!(ok, "agx16-robusttest fetch failed:\n{out}\n{err}");
+    assert!(!err.contains("job failed"), "{err}");
+    assert_eq!(field(&out, "debug_errors"), Some("0"), "{out}\n{err}");
+    let agx = frames(&out, "frame ");
+    let (ok, sout, err) = robusttest(true, &["fetch"], &[]);
+    assert!(ok, "softpipe run failed:\n{err}");
+    let soft = frames(&sout, "frame ");
+    assert_eq!((agx.len(), soft.len()), (4, 4), "{out}\n{sout}");
+    let allowed = |p: &[u8]| !drawn(p) || p.iter().all(|b| BUFFER_BYTES.contains(b));
+    let close = |a: &[u8], b: &[u8]| worst(a, b) <= 1;
+    for y in 0..16 {
+        for x in 0..16 {
+            let at = format!("pixel {x},{y}");
+            // 0: the left triangle's colours are in range; the right one's are past the end.
+            let (a, s) = (px(&agx[0], x, y), px(&soft[0], x, y));
+            if x < 8 {
+                assert!(close(a, s), "case 0 {at}: {a:?} vs softpipe {s:?}");
+            }
+            assert_eq!(drawn(a), drawn(s), "case 0 {at}: coverage");
+            assert!(allowed(a), "case 0 {at}: {a:?}");
+            // 1: the attribute starts past its buffer: same coverage as case 0 (softpipe
+            // skips this draw), values allowed.
+            let a = px(&agx[1], x, y);
+            assert_eq!(drawn(a), drawn(s), "case 1 {at}: coverage");
+            assert!(allowed(a), "case 1 {at}: {a:?}");
+            // 2: the left draw is in range; the right one's indices are not.
+            let (a, s) = (px(&agx[2], x, y), px(&soft[2], x, y));
+            if x < 8 {
+                assert!(close(a, s), "case 2 {at}: {a:?} vs softpipe {s:?}");
+            } else {
+                assert!(allowed(a), "case 2 {at}: {a:?}");
+            }
+            // 3: indices past the index buffer's end read zero: degenerate triangles.
+            let (a, s) = (px(&agx[3], x, y), px(&soft[3], x, y));
+            assert!(close(a, s), "case 3 {at}: {a:?} vs softpipe {s:?}");
+        }
+    }
+    // The in-range draws did draw.
+    assert!(drawn(px(&agx[0], 0, 0)) && drawn(px(&agx[2], 0, 0)) && drawn(px(&agx[3], 0, 0)));
 }

@@ -45,6 +45,9 @@ struct VertexWords {
     /// The root-record word of the texture-size words and how many units they cover (as for
     /// fragments: [`texture_info`]).
     texture_info: Option<(usize, u32)>,
+    /// The root-record word of the fetch limit words, one per attribute of the key
+    /// ([`fetch_limits`]).
+    fetch_limits: Option<usize>,
 }
 
 /// A compiled fragment variant and where its root record takes the words the driver adds.
@@ -339,6 +342,8 @@ unsafe fn vertex_key(ctx: &Context, vs: &ShaderCso, xfb_buffers: u8) -> Result<V
         ubos: vs.ubos.clone()?,
         gl_clip_z,
         xfb_buffers,
+        // Placed by `compile` past the variant's other words.
+        fetch_limits: None,
     })
 }
 
@@ -518,6 +523,8 @@ struct ExtraWords {
     /// Texture sizes (word, units), for textureSize, offsets, gradients and the array-layer
     /// clamp (agx16-compiler `nir::texture::lower`).
     texture_info: Option<(u32, u32)>,
+    /// Vertex: the robust fetch's limit words, one per attribute (`VertexKey::fetch_limits`).
+    fetch_limits: Option<u32>,
 }
 
 /// The texture-information words of `stage`'s units `0..units` for this draw: width, height,
@@ -666,6 +673,24 @@ unsafe fn compile(
     }
     // Both stages sample (a vertex shader's implicit LOD becomes LOD 0 in the lowering).
     extra.texture_info = lower_textures(clone);
+    // Robust vertex fetch: the limit words go past every other word (the fetch is lowered
+    // inside the compile, so they are not in the NIR yet).
+    let robust;
+    let key = match key {
+        GraphicsKey::Vertex(v) if !v.attribs.is_empty() => {
+            let info_end = extra.texture_info.map_or(0, |(w, units)| {
+                w + units * agx16_compiler::nir::texture::INFO_WORDS
+            });
+            let word = uniform_end(clone).max(info_end);
+            extra.fetch_limits = Some(word);
+            robust = GraphicsKey::Vertex(VertexKey {
+                fetch_limits: Some(word),
+                ..v.clone()
+            });
+            &robust
+        }
+        k => k,
+    };
     let r = agx16_compiler::nir::compile_nir_graphics(clone, key).map_err(|e| e.to_string());
     sys::ralloc_free(clone as *mut std::ffi::c_void);
     r.map(|(c, i)| (c, i, extra))
@@ -711,6 +736,9 @@ unsafe fn vertex_variant(screen: &Screen, cso: &ShaderCso, key: &VertexKey) -> V
             texture_info: extra
                 .texture_info
                 .map(|(w, n)| (info.gl_uniform_base as usize + w as usize, n)),
+            fetch_limits: extra
+                .fetch_limits
+                .map(|w| info.gl_uniform_base as usize + w as usize),
         };
         Ok((Arc::new(p), info, words))
     })();
@@ -835,6 +863,86 @@ unsafe fn inline_uniforms(
     Ok(())
 }
 
+/// The vertex-buffer bindings' addresses and the robust fetch's limit word of each attribute
+/// (`VertexKey::fetch_limits`): the last word index, from its binding's address, at which the
+/// attribute's element still lies inside the bound buffer (from the binding's offset to the
+/// buffer's end). An out-of-range vertex or instance then reads words of its own buffer
+/// (GLES robust buffer access: values from within the buffer). A binding whose buffer cannot
+/// hold one element of one of its attributes is pointed at 16 zero bytes of the batch instead,
+/// with limit 0 for its attributes: they read zeros (the rule's other allowed result; an
+/// attribute of that binding that would fit reads zeros too).
+///
+/// # Safety
+/// The bound vertex buffers must be live.
+unsafe fn fetch_bounds(
+    ctx: &mut Context,
+    screen: &Screen,
+    key: &VertexKey,
+    bindings: u8,
+) -> Result<(Vec<u64>, Vec<u32>), String> {
+    let mut addresses = Vec::new();
+    let mut available = Vec::new();
+    for b in 0..bindings as usize {
+        let vb = ctx.state.vertex_buffers[b];
+        // A binding below the highest one that no attribute reads (u_vbuf puts translated
+        // vertices in a free slot, leaving slot 0 unbound, when it unrolls a draw's indices):
+        // its address word is never read.
+        let read = key.attribs.iter().any(|a| a.buffer as usize == b);
+        let (va, bytes) = if !read {
+            (0, 0)
+        } else if vb.is_user_buffer {
+            return Err("client-memory vertex arrays (the state tracker uploads them)".into());
+        } else if vb.buffer.resource.is_null() {
+            return Err(format!("vertex buffer {b} is not bound"));
+        } else {
+            ctx.render.use_resource(vb.buffer.resource, false);
+            let size = (*vb.buffer.resource).width0 as u64;
+            (
+                Resource::get(vb.buffer.resource).bo().va + vb.buffer_offset as u64,
+                size.saturating_sub(vb.buffer_offset as u64),
+            )
+        };
+        addresses.push(va);
+        available.push(bytes / 4);
+    }
+    let fits = |a: &VertexAttrib| available[a.buffer as usize] >= a.format.words() as u64;
+    let mut sink = None;
+    for a in key.attribs.iter().filter(|a| !fits(a)) {
+        let va = match sink {
+            Some(va) => va,
+            None => {
+                let r = &mut ctx.render;
+                let mut w = crate::batch::Writer {
+                    dev: &screen.bo,
+                    mem: r.mem.as_mut().ok_or("no open batch")?,
+                };
+                let va = agx16_draw::GpuWriter::upload(
+                    &mut w,
+                    agx16_draw::Heap::General,
+                    &[0u8; 16],
+                    16,
+                )
+                .map_err(|e| e.to_string())?;
+                *sink.insert(va)
+            }
+        };
+        addresses[a.buffer as usize] = va;
+    }
+    let limits = key
+        .attribs
+        .iter()
+        .map(|a| {
+            if sink.is_some() && addresses[a.buffer as usize] == sink.unwrap_or(0) {
+                0
+            } else {
+                let last = available[a.buffer as usize] - a.format.words() as u64;
+                last.min(u32::MAX as u64) as u32
+            }
+        })
+        .collect();
+    Ok((addresses, limits))
+}
+
 /// The compiled variants the bound shaders need for this draw, and their root records.
 ///
 /// # Safety
@@ -867,22 +975,8 @@ pub unsafe fn for_draw(
         &mut vs_args,
     )?;
     let bindings = agx16_compiler::abi::vertex_buffers(&vkey);
-    for b in 0..bindings as usize {
-        let vb = ctx.state.vertex_buffers[b];
-        // A binding below the highest one that no attribute reads (u_vbuf puts translated
-        // vertices in a free slot, leaving slot 0 unbound, when it unrolls a draw's indices):
-        // its address word is never read.
-        let read = vkey.attribs.iter().any(|a| a.buffer as usize == b);
-        let va = if !read {
-            0
-        } else if vb.is_user_buffer {
-            return Err("client-memory vertex arrays (the state tracker uploads them)".into());
-        } else if vb.buffer.resource.is_null() {
-            return Err(format!("vertex buffer {b} is not bound"));
-        } else {
-            ctx.render.use_resource(vb.buffer.resource, false);
-            Resource::get(vb.buffer.resource).bo().va + vb.buffer_offset as u64
-        };
+    let (addresses, limits) = fetch_bounds(ctx, screen, &vkey, bindings)?;
+    for va in addresses {
         vs_args.extend([va as u32, (va >> 32) as u32]);
     }
     for va in capture.map_or(&[][..], |p| &p.addresses) {
@@ -901,6 +995,12 @@ pub unsafe fn for_draw(
             vs_args.resize(w + n, 0);
         }
         vs_args[w..w + n].copy_from_slice(&p.words);
+    }
+    if let Some(w) = vwords.fetch_limits {
+        if vs_args.len() < w + limits.len() {
+            vs_args.resize(w + limits.len(), 0);
+        }
+        vs_args[w..w + limits.len()].copy_from_slice(&limits);
     }
     if let Some((w, units)) = vwords.texture_info {
         let words = texture_info(ctx, sys::PIPE_SHADER_VERTEX, units);
@@ -990,7 +1090,6 @@ mod tests {
         (*(*b).shader).info.outputs_written |= 1 << sys::FRAG_RESULT_DATA0;
         ShaderCso {
             nir: (*b).shader,
-            compiled: Err("not compiled at CSO time in this test".into()),
             variants: Default::default(),
             so: None,
             ubos: Ok(0),

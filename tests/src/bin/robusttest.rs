@@ -13,6 +13,15 @@
 //! Prints `reset_status: <glGetGraphicsResetStatusEXT>`; `robust` then prints `error_after:
 //! <glGetError after a glClear>`, `plain` draws a known frame and prints it as `frame 0: <hex>`;
 //! last `debug_errors: <KHR_debug error messages>` and the first as `debug: <text>`.
+//!
+//! `agx16-robusttest fetch`: vertex and index fetches out of range, each case a frame
+//! (`frame <i>: <hex>`) cleared to 0.1 and drawn with a flat colour attribute whose buffer
+//! holds only the values 0.2, 0.4, 0.6 and 0.8: 0) two triangles, the right one's provoking
+//! vertex past the colour buffer's end; 1) a colour attribute offset past its buffer's end;
+//! 2) a left triangle in range, then (scissored to the right half) one with indices
+//! 0xFFFFFFFF and 0xFFFFFFF0; 3) 12,000 indices read from a buffer of
+//! three. Then
+//! `debug_errors: <KHR_debug errors>`.
 
 use agx16_tests::gles::{gl_error, shader};
 use glow::HasContext;
@@ -25,11 +34,12 @@ fn main() -> ExitCode {
     let n: u32 = args.get(2).and_then(|v| v.parse().ok()).unwrap_or(100);
     let r = match args.get(1).map(String::as_str) {
         Some("programs") => run_programs(n),
+        Some("fetch") => run_fetch(),
         Some("reset") => run_reset(
             args.get(2).map(String::as_str) == Some("robust"),
             args.iter().any(|a| a == "hang"),
         ),
-        _ => Err("usage: agx16-robusttest programs N | reset robust|plain [hang]".into()),
+        _ => Err("usage: agx16-robusttest programs N | reset robust|plain [hang] | fetch".into()),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
@@ -258,5 +268,139 @@ fn run_reset(robust: bool, hang: bool) -> Result<(), String> {
     if let Some(m) = msgs.first() {
         println!("debug: {}", m.replace('\n', " "));
     }
+    Ok(())
+}
+
+const FLAT_VS: &str = "#version 300 es
+in vec2 a_pos;
+in vec4 a_col;
+flat out vec4 v_col;
+void main() {
+    v_col = a_col;
+    gl_Position = vec4(a_pos, 0.0, 1.0);
+}
+";
+
+const FLAT_FS: &str = "#version 300 es
+precision highp float;
+flat in vec4 v_col;
+out vec4 o;
+void main() { o = v_col; }
+";
+
+/// A buffer object of `floats` bound to `target`.
+///
+/// # Safety
+/// A GL context must be current on this thread.
+unsafe fn buffer(gl: &glow::Context, target: u32, data: &[u8]) -> Result<glow::Buffer, String> {
+    let b = gl.create_buffer()?;
+    gl.bind_buffer(target, Some(b));
+    gl.buffer_data_u8_slice(target, data, glow::STATIC_DRAW);
+    Ok(b)
+}
+
+fn f32_bytes(v: &[f32]) -> Vec<u8> {
+    v.iter().flat_map(|f| f.to_le_bytes()).collect()
+}
+
+fn run_fetch() -> Result<(), String> {
+    let mut g = agx16_tests::gles::gles(3)?;
+    let errors = std::sync::Arc::new(std::sync::Mutex::new(0u32));
+    // SAFETY: the context is current on this thread; every pointer passed lives across its call.
+    unsafe {
+        let e = errors.clone();
+        g.gl.debug_message_callback(move |_, ty, _, _, _| {
+            if ty == glow::DEBUG_TYPE_ERROR {
+                *e.lock().unwrap() += 1;
+            }
+        });
+        let gl = &g.gl;
+        gl.enable(glow::DEBUG_OUTPUT);
+        gl.enable(glow::DEBUG_OUTPUT_SYNCHRONOUS);
+        println!("GL_RENDERER: {}", g.renderer);
+        target(gl)?;
+        let p = gl.create_program()?;
+        for (kind, src) in [
+            (glow::VERTEX_SHADER, FLAT_VS),
+            (glow::FRAGMENT_SHADER, FLAT_FS),
+        ] {
+            let s = shader(gl, kind, src)?;
+            gl.attach_shader(p, s);
+        }
+        gl.bind_attrib_location(p, 0, "a_pos");
+        gl.bind_attrib_location(p, 1, "a_col");
+        gl.link_program(p);
+        if !gl.get_program_link_status(p) {
+            return Err(format!("link: {}", gl.get_program_info_log(p)));
+        }
+        gl.use_program(Some(p));
+        let vao = gl.create_vertex_array()?;
+        gl.bind_vertex_array(Some(vao));
+        gl.enable_vertex_attrib_array(0);
+        gl.enable_vertex_attrib_array(1);
+        // Left triangle (columns 0..7) and right triangle (columns 8..15).
+        let two = f32_bytes(&[
+            -1.0, -1.0, 0.0, -1.0, -1.0, 1.0, // left
+            0.0, -1.0, 1.0, -1.0, 1.0, 1.0, // right
+        ]);
+        let colours = |n: usize| -> Vec<u8> {
+            let v = [0.2f32, 0.4, 0.6, 0.8];
+            f32_bytes(
+                &(0..4 * n)
+                    .map(|i| v[(i * 3 + i / 4) % 4])
+                    .collect::<Vec<_>>(),
+            )
+        };
+        let clear = |gl: &glow::Context| {
+            gl.disable(glow::SCISSOR_TEST);
+            gl.clear_color(0.1, 0.1, 0.1, 0.1);
+            gl.clear(glow::COLOR_BUFFER_BIT);
+        };
+        let pos = buffer(gl, glow::ARRAY_BUFFER, &two)?;
+        gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 8, 0);
+
+        // 0: three colours for six vertices: the right triangle's are past the end.
+        buffer(gl, glow::ARRAY_BUFFER, &colours(3))?;
+        gl.vertex_attrib_pointer_f32(1, 4, glow::FLOAT, false, 16, 0);
+        clear(gl);
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        gl_error(gl, "case 0")?;
+        println!("frame 0: {}", frame_hex(gl)?);
+
+        // 1: the colour attribute starts 4096 bytes into a 48-byte buffer.
+        gl.vertex_attrib_pointer_f32(1, 4, glow::FLOAT, false, 16, 4096);
+        clear(gl);
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        gl_error(gl, "case 1")?;
+        println!("frame 1: {}", frame_hex(gl)?);
+
+        // 2: in range on the left; indices far out of range on the right (scissored there).
+        gl.bind_buffer(glow::ARRAY_BUFFER, Some(pos));
+        gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 8, 0);
+        buffer(gl, glow::ARRAY_BUFFER, &colours(6))?;
+        gl.vertex_attrib_pointer_f32(1, 4, glow::FLOAT, false, 16, 0);
+        let idx: Vec<u8> = [0u32, 1, 2, 3, 0xFFFF_FFFF, 0xFFFF_FFF0]
+            .iter()
+            .flat_map(|i| i.to_le_bytes())
+            .collect();
+        buffer(gl, glow::ELEMENT_ARRAY_BUFFER, &idx)?;
+        clear(gl);
+        gl.draw_elements(glow::TRIANGLES, 3, glow::UNSIGNED_INT, 0);
+        gl.enable(glow::SCISSOR_TEST);
+        gl.scissor(8, 0, 8, 16);
+        gl.draw_elements(glow::TRIANGLES, 3, glow::UNSIGNED_INT, 12);
+        gl.disable(glow::SCISSOR_TEST);
+        gl_error(gl, "case 2")?;
+        println!("frame 2: {}", frame_hex(gl)?);
+
+        // 3: 12,000 indices (48 KB) from a buffer of three: all but three past its end.
+        let idx: Vec<u8> = [0u32, 1, 2].iter().flat_map(|i| i.to_le_bytes()).collect();
+        buffer(gl, glow::ELEMENT_ARRAY_BUFFER, &idx)?;
+        clear(gl);
+        gl.draw_elements(glow::TRIANGLES, 12_000, glow::UNSIGNED_INT, 0);
+        gl_error(gl, "case 3")?;
+        println!("frame 3: {}", frame_hex(gl)?);
+    }
+    println!("debug_errors: {}", errors.lock().unwrap());
     Ok(())
 }
