@@ -103,6 +103,12 @@ fn a_render_that_never_ends_is_a_guilty_reset_of_a_robust_context() {
     let (ok, out, err) = robusttest(false, &["reset", "robust"], &WATCHDOG);
     assert!(ok, "agx16-robusttest reset robust failed:\n{out}\n{err}");
     assert_eq!(
+        field(&out, "robustness"),
+        Some("GL_KHR_robustness GL_EXT_robustness EGL_EXT_create_context_robustness"),
+        "{out}"
+    );
+    assert_eq!(field(&out, "robust_access"), Some("true"), "{out}");
+    assert_eq!(
         field(&out, "reset_status"),
         Some(GUILTY_CONTEXT_RESET),
         "{out}\n{err}"
@@ -153,13 +159,13 @@ fn drawn(p: &[u8]) -> bool {
     p != [CLEAR_BYTE; 4]
 }
 
-/// Out-of-range vertex and index fetches (GLES robust buffer access: zero or values from
+/// Out-of-range vertex, index and uniform block fetches (GLES robust buffer access: zero or values from
 /// within the buffer) never fail the job nor read another buffer; in-range draws of the same
 /// pass are kept. softpipe's frames of the same calls are the reference where the result is
 /// defined; where it is not, every component must be a value of the colour buffer or zero
 /// (another buffer's data, the positions, would give 0xff).
 #[test]
-fn out_of_range_vertex_and_index_fetches_read_zero_or_their_own_buffer() {
+fn out_of_range_vertex_index_and_uniform_fetches_read_zero_or_their_own_buffer() {
     let (ok, out, err) = robusttest(false, &["fetch"], &[]);
     assert!(ok, "agx16-robusttest fetch failed:\n{out}\n{err}");
     assert!(!err.contains("job failed"), "{err}");
@@ -168,7 +174,7 @@ fn out_of_range_vertex_and_index_fetches_read_zero_or_their_own_buffer() {
     let (ok, sout, err) = robusttest(true, &["fetch"], &[]);
     assert!(ok, "softpipe run failed:\n{err}");
     let soft = frames(&sout, "frame ");
-    assert_eq!((agx.len(), soft.len()), (4, 4), "{out}\n{sout}");
+    assert_eq!((agx.len(), soft.len()), (5, 5), "{out}\n{sout}");
     let allowed = |p: &[u8]| !drawn(p) || p.iter().all(|b| BUFFER_BYTES.contains(b));
     let close = |a: &[u8], b: &[u8]| worst(a, b) <= 1;
     for y in 0..16 {
@@ -196,6 +202,13 @@ fn out_of_range_vertex_and_index_fetches_read_zero_or_their_own_buffer() {
             // 3: indices past the index buffer's end read zero: degenerate triangles.
             let (a, s) = (px(&agx[3], x, y), px(&soft[3], x, y));
             assert!(close(a, s), "case 3 {at}: {a:?} vs softpipe {s:?}");
+            // 4: a uniform block element in range (left), far past the block (right).
+            let (a, s) = (px(&agx[4], x, y), px(&soft[4], x, y));
+            if x < 8 {
+                assert!(close(a, s), "case 4 {at}: {a:?} vs softpipe {s:?}");
+            }
+            assert_eq!(drawn(a), drawn(s), "case 4 {at}: coverage");
+            assert!(allowed(a), "case 4 {at}: {a:?}");
         }
     }
     // The in-range draws did draw.

@@ -48,6 +48,8 @@ struct VertexWords {
     /// The root-record word of the fetch limit words, one per attribute of the key
     /// ([`fetch_limits`]).
     fetch_limits: Option<usize>,
+    /// The root-record word of the uniform blocks' bound sizes ([`clamp_ubo_offsets`]).
+    ubo_sizes: Option<usize>,
 }
 
 /// A compiled fragment variant and where its root record takes the words the driver adds.
@@ -64,6 +66,8 @@ struct FragmentWords {
     /// The root-record word of the texture-size words and how many units they cover
     /// (`agx16_compiler::nir::texture::INFO_WORDS` per unit, see [`texture_info`]).
     texture_info: Option<(usize, u32)>,
+    /// The root-record word of the uniform blocks' bound sizes ([`clamp_ubo_offsets`]).
+    ubo_sizes: Option<usize>,
 }
 
 /// Compiled variants of one CSO, by key.
@@ -387,7 +391,8 @@ unsafe fn ubo_words(
     n: u8,
     default_block: Option<u8>,
     args: &mut Vec<u32>,
-) -> Result<(), String> {
+) -> Result<Vec<u32>, String> {
+    let mut sizes = Vec::new();
     for k in 0..n {
         let cbi = if default_block == Some(k) {
             0
@@ -395,6 +400,13 @@ unsafe fn ubo_words(
             k as usize + 1
         };
         let cb = ctx.state.constant_buffers[stage][cbi];
+        let size = if cb.buffer.is_null() {
+            cb.buffer_size
+        } else {
+            let whole = (*cb.buffer).width0.saturating_sub(cb.buffer_offset);
+            cb.buffer_size.min(whole)
+        };
+        sizes.push(size);
         let va = if !cb.user_buffer.is_null() {
             let bytes = std::slice::from_raw_parts(
                 (cb.user_buffer as *const u8).add(cb.buffer_offset as usize),
@@ -416,7 +428,39 @@ unsafe fn ubo_words(
         };
         args.extend([va as u32, (va >> 32) as u32]);
     }
-    Ok(())
+    Ok(sizes)
+}
+
+/// Robust uniform block reads: a `load_ubo` at a computed byte offset reads at
+/// `umin(offset, max(size - bytes, 0))`, where `size` is the block's bound size from GL
+/// uniform word `*data + block` (filled per draw by [`ubo_words`]), so an index past the
+/// block's end reads within the bound range instead of another buffer or unmapped memory
+/// (GLES robust buffer access: values from within the buffer). Constant offsets are left as
+/// they are (GLSL refuses constant indices past an array's end).
+unsafe extern "C" fn clamp_ubo_offsets(
+    b: *mut sys::nir_builder,
+    x: *mut sys::nir_intrinsic_instr,
+    data: *mut std::ffi::c_void,
+) -> bool {
+    if (*x).intrinsic != sys::nir_intrinsic_load_ubo {
+        return false;
+    }
+    let srcs = (*x).src.as_mut_ptr();
+    if !sys::nir_src_is_const(*srcs) || sys::nir_src_is_const(*srcs.add(1)) {
+        return false;
+    }
+    let block = sys::nir_src_as_uint(*srcs) as u32;
+    let bytes = (*x).def.num_components as i64 * (*x).def.bit_size as i64 / 8;
+    (*b).cursor = sys::nir_before_instr(&mut (*x).instr);
+    let size = load_uniform_words(b, *(data as *const u32) + block, 1, sys::nir_type_uint32);
+    let last = sys::nir_imax(
+        b,
+        sys::nir_iadd_imm(b, size, (-bytes) as u64),
+        sys::nir_imm_int(b, 0),
+    );
+    let offset = sys::nir_umin(b, (*srcs.add(1)).ssa, last);
+    sys::nir_src_rewrite(srcs.add(1), offset);
+    true
 }
 
 /// `store_output` to FRAG_RESULT_COLOR → FRAG_RESULT_DATA0.
@@ -525,6 +569,9 @@ struct ExtraWords {
     texture_info: Option<(u32, u32)>,
     /// Vertex: the robust fetch's limit words, one per attribute (`VertexKey::fetch_limits`).
     fetch_limits: Option<u32>,
+    /// The bound size of each uniform block the program reads with a computed offset, from
+    /// this word on (one word per block, see [`clamp_ubo_offsets`]).
+    ubo_sizes: Option<u32>,
 }
 
 /// The texture-information words of `stage`'s units `0..units` for this draw: width, height,
@@ -671,6 +718,15 @@ unsafe fn compile(
         let formats: Vec<u32> = b.rts.iter().map(|r| r.format).collect();
         crate::rt_format::pack_colour_outputs(clone, &formats);
     }
+    let mut word = uniform_end(clone);
+    if sys::nir_shader_intrinsics_pass(
+        clone,
+        Some(clamp_ubo_offsets),
+        sys::nir_metadata_control_flow,
+        &mut word as *mut u32 as *mut std::ffi::c_void,
+    ) {
+        extra.ubo_sizes = Some(word);
+    }
     // Both stages sample (a vertex shader's implicit LOD becomes LOD 0 in the lowering).
     extra.texture_info = lower_textures(clone);
     // Robust vertex fetch: the limit words go past every other word (the fetch is lowered
@@ -738,6 +794,9 @@ unsafe fn vertex_variant(screen: &Screen, cso: &ShaderCso, key: &VertexKey) -> V
                 .map(|(w, n)| (info.gl_uniform_base as usize + w as usize, n)),
             fetch_limits: extra
                 .fetch_limits
+                .map(|w| info.gl_uniform_base as usize + w as usize),
+            ubo_sizes: extra
+                .ubo_sizes
                 .map(|w| info.gl_uniform_base as usize + w as usize),
         };
         Ok((Arc::new(p), info, words))
@@ -813,6 +872,9 @@ unsafe fn fragment_variant(
             texture_info: extra
                 .texture_info
                 .map(|(w, n)| (info.gl_uniform_base as usize + w as usize, n)),
+            ubo_sizes: extra
+                .ubo_sizes
+                .map(|w| info.gl_uniform_base as usize + w as usize),
         };
         Ok((Arc::new(p), info, words))
     })();
@@ -861,6 +923,14 @@ unsafe fn inline_uniforms(
     }
     args.extend(words);
     Ok(())
+}
+
+/// Writes `words` into the root record `args` from word `at` on (growing it as needed).
+fn put_words(args: &mut Vec<u32>, at: usize, words: &[u32]) {
+    if args.len() < at + words.len() {
+        args.resize(at + words.len(), 0);
+    }
+    args[at..at + words.len()].copy_from_slice(words);
 }
 
 /// The vertex-buffer bindings' addresses and the robust fetch's limit word of each attribute
@@ -966,7 +1036,7 @@ pub unsafe fn for_draw(
     // stream-output buffers' addresses, inline uniforms.
     let mut vs_args = vec![0u32; ROOT_WORDS as usize];
     let (vdefault, fdefault) = (vs.default_block, fs.default_block);
-    ubo_words(
+    let vsizes = ubo_words(
         ctx,
         screen,
         sys::PIPE_SHADER_VERTEX as usize,
@@ -997,10 +1067,10 @@ pub unsafe fn for_draw(
         vs_args[w..w + n].copy_from_slice(&p.words);
     }
     if let Some(w) = vwords.fetch_limits {
-        if vs_args.len() < w + limits.len() {
-            vs_args.resize(w + limits.len(), 0);
-        }
-        vs_args[w..w + limits.len()].copy_from_slice(&limits);
+        put_words(&mut vs_args, w, &limits);
+    }
+    if let Some(w) = vwords.ubo_sizes {
+        put_words(&mut vs_args, w, &vsizes);
     }
     if let Some((w, units)) = vwords.texture_info {
         let words = texture_info(ctx, sys::PIPE_SHADER_VERTEX, units);
@@ -1010,7 +1080,7 @@ pub unsafe fn for_draw(
         vs_args[w..w + words.len()].copy_from_slice(&words);
     }
     let mut fs_args = vec![0u32; ROOT_WORDS as usize];
-    ubo_words(
+    let fsizes = ubo_words(
         ctx,
         screen,
         sys::PIPE_SHADER_FRAGMENT as usize,
@@ -1025,6 +1095,9 @@ pub unsafe fn for_draw(
         Some(fwords.program_words),
         &mut fs_args,
     )?;
+    if let Some(w) = fwords.ubo_sizes {
+        put_words(&mut fs_args, w, &fsizes);
+    }
     if let Some(w) = fwords.blend_color {
         if fs_args.len() < w + 4 {
             fs_args.resize(w + 4, 0);

@@ -7,8 +7,10 @@
 //! `GL_RENDERER` and one `frame <i>: <hex RGBA bytes>` line per program.
 //!
 //! `agx16-robusttest reset robust|plain [hang]`: a context made with
-//! EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY_EXT = EGL_LOSE_CONTEXT_ON_RESET_EXT (`robust`)
-//! or without (`plain`), KHR_debug output on. With `hang` (always for `robust`) it first draws
+//! EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY_EXT = EGL_LOSE_CONTEXT_ON_RESET_EXT and
+//! EGL_CONTEXT_OPENGL_ROBUST_ACCESS_EXT (`robust`) or without (`plain`), KHR_debug output on;
+//! prints the robustness extensions present (`robustness: ...`) and
+//! GL_CONTEXT_ROBUST_ACCESS_EXT (`robust_access`). With `hang` (always for `robust`) it first draws
 //! a fragment shader that never ends and waits (glFinish): the job watchdog fails that render.
 //! Prints `reset_status: <glGetGraphicsResetStatusEXT>`; `robust` then prints `error_after:
 //! <glGetError after a glClear>`, `plain` draws a known frame and prints it as `frame 0: <hex>`;
@@ -20,8 +22,13 @@
 //! vertex past the colour buffer's end; 1) a colour attribute offset past its buffer's end;
 //! 2) a left triangle in range, then (scissored to the right half) one with indices
 //! 0xFFFFFFFF and 0xFFFFFFF0; 3) 12,000 indices read from a buffer of
-//! three. Then
-//! `debug_errors: <KHR_debug errors>`.
+//! three; 4) a uniform block of four colours read at index 2 (left half) and at index
+//! 100,000 (right half). Then `debug_errors: <KHR_debug errors>`.
+//!
+//! `agx16-robusttest pressure N`: links a fragment shader holding N vec4 values live at once
+//! (a chain from the varying, then consumed last-made first) and draws one pixel with it;
+//! prints `link_seconds` (glLinkProgram: the link-time compile), `draw_seconds` (the first
+//! draw and readback: the draw variant's compile and the run), `link: ok|<log>` and `pixel`.
 
 use agx16_tests::gles::{gl_error, shader};
 use glow::HasContext;
@@ -35,11 +42,15 @@ fn main() -> ExitCode {
     let r = match args.get(1).map(String::as_str) {
         Some("programs") => run_programs(n),
         Some("fetch") => run_fetch(),
+        Some("pressure") => run_pressure(n),
         Some("reset") => run_reset(
             args.get(2).map(String::as_str) == Some("robust"),
             args.iter().any(|a| a == "hang"),
         ),
-        _ => Err("usage: agx16-robusttest programs N | reset robust|plain [hang] | fetch".into()),
+        _ => Err(
+            "usage: agx16-robusttest programs N | reset robust|plain [hang] | fetch | pressure N"
+                .into(),
+        ),
     };
     match r {
         Ok(()) => ExitCode::SUCCESS,
@@ -171,6 +182,7 @@ void main() {{ o = vec4(fract(v_uv), {b:.6}, {a:.6}); }}
 /// EGL_EXT_create_context_robustness.
 const EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY_EXT: i32 = 0x3138;
 const EGL_LOSE_CONTEXT_ON_RESET_EXT: i32 = 0x31BF;
+const EGL_CONTEXT_OPENGL_ROBUST_ACCESS_EXT: i32 = 0x30BF;
 
 const HANG_FS: &str = "#version 300 es
 precision highp float;
@@ -207,6 +219,8 @@ fn run_reset(robust: bool, hang: bool) -> Result<(), String> {
     let attribs = [
         EGL_CONTEXT_OPENGL_RESET_NOTIFICATION_STRATEGY_EXT,
         EGL_LOSE_CONTEXT_ON_RESET_EXT,
+        EGL_CONTEXT_OPENGL_ROBUST_ACCESS_EXT,
+        1,
     ];
     let mut g = agx16_tests::gles::gles_with(3, if robust { &attribs } else { &[] })?;
     let status_fn = g
@@ -228,6 +242,30 @@ fn run_reset(robust: bool, hang: bool) -> Result<(), String> {
         gl.enable(glow::DEBUG_OUTPUT);
         gl.enable(glow::DEBUG_OUTPUT_SYNCHRONOUS);
         println!("GL_RENDERER: {}", g.renderer);
+        let ext = gl.supported_extensions();
+        let mut robustness: Vec<&str> = ["GL_KHR_robustness", "GL_EXT_robustness"]
+            .into_iter()
+            .filter(|e| ext.contains(*e))
+            .collect();
+        let egl_ext = g
+            .egl
+            .query_string(Some(g.display), khronos_egl::EXTENSIONS)
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        if egl_ext
+            .split(' ')
+            .any(|e| e == "EGL_EXT_create_context_robustness")
+        {
+            robustness.push("EGL_EXT_create_context_robustness");
+        }
+        println!("robustness: {}", robustness.join(" "));
+        // GL_CONTEXT_ROBUST_ACCESS_EXT (GL_EXT_robustness).
+        let robust_access = ext.contains("GL_EXT_robustness") && {
+            let v = gl.get_parameter_i32(0x90F3) != 0;
+            gl_error(gl, "glGetIntegerv(GL_CONTEXT_ROBUST_ACCESS_EXT)")?;
+            v
+        };
+        println!("robust_access: {robust_access}");
         target(gl)?;
         let vbo = gl.create_buffer()?;
         gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
@@ -279,6 +317,14 @@ void main() {
     v_col = a_col;
     gl_Position = vec4(a_pos, 0.0, 1.0);
 }
+";
+
+const UBO_FS: &str = "#version 300 es
+precision highp float;
+uniform Colours { vec4 c[4]; };
+uniform int u_i;
+out vec4 o;
+void main() { o = c[u_i]; }
 ";
 
 const FLAT_FS: &str = "#version 300 es
@@ -400,7 +446,118 @@ fn run_fetch() -> Result<(), String> {
         gl.draw_elements(glow::TRIANGLES, 12_000, glow::UNSIGNED_INT, 0);
         gl_error(gl, "case 3")?;
         println!("frame 3: {}", frame_hex(gl)?);
+
+        // 4: a uniform block array indexed by a uniform, in range and far past its end.
+        let p = program(gl, PLAIN_VS, UBO_FS)?;
+        gl.use_program(Some(p));
+        gl.bind_vertex_array(None);
+        gl.bind_buffer(glow::ARRAY_BUFFER, Some(pos));
+        gl.enable_vertex_attrib_array(0);
+        gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 8, 0);
+        let ubo = buffer(gl, glow::UNIFORM_BUFFER, &colours(4))?;
+        let block = gl
+            .get_uniform_block_index(p, "Colours")
+            .ok_or("no block Colours")?;
+        gl.uniform_block_binding(p, block, 0);
+        gl.bind_buffer_base(glow::UNIFORM_BUFFER, 0, Some(ubo));
+        let at = gl.get_uniform_location(p, "u_i");
+        clear(gl);
+        gl.enable(glow::SCISSOR_TEST);
+        for (x, i) in [(0, 2), (8, 100_000)] {
+            gl.scissor(x, 0, 8, 16);
+            gl.uniform_1_i32(at.as_ref(), i);
+            // Both triangles: the scissor keeps the half.
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        }
+        gl.disable(glow::SCISSOR_TEST);
+        gl_error(gl, "case 4")?;
+        println!("frame 4: {}", frame_hex(gl)?);
     }
     println!("debug_errors: {}", errors.lock().unwrap());
+    Ok(())
+}
+
+/// A fragment shader with `n` vec4 values live at once: a chain, each made from the one before
+/// by its own constants, then folded last-made first, so every one lives to the end.
+fn pressure_fs(n: u32) -> String {
+    let mut src = String::from(
+        "#version 300 es\nprecision highp float;\nin vec2 v_uv;\nout vec4 o;\nvoid main() {\n    vec4 v = vec4(v_uv, v_uv.yx);\n",
+    );
+    for i in 0..n {
+        let k = 1.0 + i as f32 * 0.37;
+        // Each from the one before: none can be computed late, next to its last use.
+        let prev = if i == 0 {
+            "v".to_string()
+        } else {
+            format!("a{}", i - 1)
+        };
+        src += &format!(
+            "    vec4 a{i} = fract({prev} * {k:.3} + vec4({:.3}, {:.3}, {:.3}, {:.3}));\n",
+            0.11 * i as f32,
+            0.07 * i as f32,
+            0.05 * i as f32,
+            0.03 * i as f32
+        );
+    }
+    src += &format!("    vec4 s = a{};\n", n - 1);
+    for i in (0..n.saturating_sub(1)).rev() {
+        src += &format!("    s = fract(s * 1.7 + a{i});\n");
+    }
+    src += "    o = s;\n}\n";
+    src
+}
+
+fn run_pressure(n: u32) -> Result<(), String> {
+    let g = agx16_tests::gles::gles(3)?;
+    // SAFETY: the context is current on this thread; every pointer passed lives across its call.
+    unsafe {
+        let gl = &g.gl;
+        println!("GL_RENDERER: {}", g.renderer);
+        target(gl)?;
+        gl.viewport(0, 0, 1, 1);
+        let fs = pressure_fs(n.max(1));
+        let p = gl.create_program()?;
+        for (kind, src) in [
+            (glow::VERTEX_SHADER, PLAIN_VS),
+            (glow::FRAGMENT_SHADER, &fs[..]),
+        ] {
+            let s = shader(gl, kind, src)?;
+            gl.attach_shader(p, s);
+        }
+        gl.bind_attrib_location(p, 0, "a_pos");
+        let t = std::time::Instant::now();
+        gl.link_program(p);
+        println!("link_seconds: {:.3}", t.elapsed().as_secs_f64());
+        if !gl.get_program_link_status(p) {
+            println!("link: {}", gl.get_program_info_log(p).replace('\n', " "));
+            return Ok(());
+        }
+        println!("link: ok");
+        gl.use_program(Some(p));
+        let vbo = gl.create_buffer()?;
+        gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
+        let tri: [f32; 6] = [-1.0, -1.0, 3.0, -1.0, -1.0, 3.0];
+        gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &f32_bytes(&tri), glow::STATIC_DRAW);
+        gl.enable_vertex_attrib_array(0);
+        gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 8, 0);
+        let t = std::time::Instant::now();
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        let mut px = [0u8; 4];
+        gl.read_pixels(
+            0,
+            0,
+            1,
+            1,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelPackData::Slice(Some(&mut px)),
+        );
+        gl_error(gl, "draw")?;
+        println!("draw_seconds: {:.3}", t.elapsed().as_secs_f64());
+        println!(
+            "pixel: {:02x}{:02x}{:02x}{:02x}",
+            px[0], px[1], px[2], px[3]
+        );
+    }
     Ok(())
 }
