@@ -461,8 +461,11 @@ impl Renderer {
 
     /// Context destruction: submit nothing more, wait for everything, destroy the queue.
     pub fn destroy(&mut self, dev: &BoDevice) {
-        // st is going away: failures found now go to stderr and KHR_debug only.
+        // st is going away (its debug state may already be freed): failures found now go to
+        // stderr only.
         self.reset_callback = None;
+        // SAFETY: plain C data; all-zero is "no callback".
+        self.debug = unsafe { std::mem::zeroed() };
         if let Some(b) = self.batch.take() {
             self.dropped_draws += b.draws.len() as u64;
         }
