@@ -35,6 +35,11 @@ pub fn gles2() -> Result<Gles, String> {
 
 /// As [`gles2`], for GLES major version `major` (EGL_CONTEXT_CLIENT_VERSION).
 pub fn gles(major: i32) -> Result<Gles, String> {
+    gles_with(major, &[])
+}
+
+/// As [`gles`], with more eglCreateContext attributes (pairs, without the terminating NONE).
+pub fn gles_with(major: i32, attribs: &[egl::Int]) -> Result<Gles, String> {
     // SAFETY: loading the system's libEGL.
     let egl = unsafe { egl::DynamicInstance::<egl::EGL1_5>::load_required() }
         .map_err(|e| format!("cannot load libEGL.so.1: {e}"))?;
@@ -64,13 +69,11 @@ pub fn gles(major: i32) -> Result<Gles, String> {
         )
         .map_err(|e| format!("eglChooseConfig: {e}"))?
         .ok_or("no GLES config")?;
+    let mut ctx_attribs = vec![egl::CONTEXT_CLIENT_VERSION, major];
+    ctx_attribs.extend_from_slice(attribs);
+    ctx_attribs.push(egl::NONE);
     let ctx = egl
-        .create_context(
-            display,
-            config,
-            None,
-            &[egl::CONTEXT_CLIENT_VERSION, major, egl::NONE],
-        )
+        .create_context(display, config, None, &ctx_attribs)
         .map_err(|e| format!("eglCreateContext(GLES {major}): {e}"))?;
     egl.make_current(display, None, None, Some(ctx))
         .map_err(|e| format!("eglMakeCurrent: {e}"))?;

@@ -238,6 +238,12 @@ pub struct VertexKey {
     /// Stream-output (transform feedback) buffers the program writes: NIR `store_ssbo` to
     /// buffer j is a device store through base slot [`xfb_slot`] (after the vertex buffers).
     pub xfb_buffers: u8,
+    /// Robust vertex fetch (GLES robust buffer access): the GL uniform word of the first of
+    /// one word per attribute, in `attribs` order, holding the last 32-bit word index (from
+    /// the binding's address) the attribute's fetch may start at. The fetch clamps its word
+    /// index to it (`umin`), so an out-of-range vertex or instance reads words of its own
+    /// buffer instead of faulting or reading another buffer. `None`: no clamp.
+    pub fetch_limits: Option<u32>,
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

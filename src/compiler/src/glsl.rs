@@ -236,6 +236,7 @@ unsafe fn link_time_key(nir: *const m::nir_shader, ubos: u8) -> crate::abi::Grap
             ubos,
             gl_clip_z: true,
             xfb_buffers: 0,
+            fetch_limits: None,
         })
     } else {
         GraphicsKey::Fragment(FragmentKey {

@@ -111,8 +111,28 @@ impl GpuWriter for Writer<'_> {
 /// A submitted render and what must live until it completes.
 struct Submitted {
     syncobj: u32,
+    /// Draws of the render (what is lost when the job fails).
+    draws: u64,
     mem: BoMemory,
     resources: Vec<*mut sys::pipe_resource>,
+    /// The programs its draws launch: a deleted CSO's program is reused only after this
+    /// render completes ([`ProgramStore::retire`]).
+    _programs: Vec<RetiredToken>,
+}
+
+/// One reference to each program the batch's draws launch.
+fn programs_of(batch: &Batch) -> Vec<RetiredToken> {
+    let mut seen = BTreeSet::new();
+    let mut out: Vec<RetiredToken> = Vec::new();
+    for d in &batch.draws {
+        if seen.insert(std::sync::Arc::as_ptr(&d.vs) as *const u8 as usize) {
+            out.push(d.vs.clone());
+        }
+        if seen.insert(std::sync::Arc::as_ptr(&d.fs) as *const u8 as usize) {
+            out.push(d.fs.clone());
+        }
+    }
+    out
 }
 
 /// The context's render state: the open batch and the renders in flight.
@@ -134,6 +154,14 @@ pub struct Renderer {
     /// when debug output is off) and the message id Mesa assigns on first use.
     pub debug: sys::util_debug_callback,
     debug_id: std::ffi::c_uint,
+    /// Renders the kernel failed (a GPU fault, the job watchdog, a refused encoding).
+    pub failed_jobs: u64,
+    /// A failure not yet reported through `get_device_reset_status` (contexts without a
+    /// reset callback).
+    pub reset_pending: bool,
+    /// st's reset callback (`set_device_reset_callback`, installed for contexts made with
+    /// LOSE_CONTEXT_ON_RESET): told at once when a render of this context fails.
+    pub reset_callback: Option<sys::pipe_device_reset_callback>,
 }
 
 impl Renderer {
@@ -152,6 +180,43 @@ impl Renderer {
             // SAFETY: plain C data; all-zero is "no callback".
             debug: unsafe { std::mem::zeroed() },
             debug_id: 0,
+            failed_jobs: 0,
+            reset_pending: false,
+            reset_callback: None,
+        }
+    }
+
+    /// Learns how a completed render ended: a failed job loses its draws (KHR_debug message,
+    /// stderr once per reason) and is a guilty context reset for this context (reported by
+    /// `get_device_reset_status`, or at once through st's reset callback). The queue keeps
+    /// running: later renders of a context that ignores resets draw as before.
+    fn check_completed(&mut self, dev: &BoDevice, s: &Submitted) {
+        match crate::fence::syncobj_error(dev.uapi(), s.syncobj) {
+            Ok(None) => {}
+            Ok(Some(errno)) => {
+                self.failed_jobs += 1;
+                let why = match errno {
+                    libc::ETIMEDOUT => "timed out (the kernel's job watchdog stopped it)",
+                    libc::EIO => "failed: GPU fault or a refused encoding (EIO)",
+                    libc::EINVAL => "failed: command stream refused (EINVAL)",
+                    libc::ECANCELED => "cancelled (its queue went away)",
+                    _ => "failed",
+                };
+                self.drop_draws(
+                    s.draws,
+                    &format!("a render of {} draw(s) {why}; its draws are lost", s.draws),
+                );
+                match self.reset_callback {
+                    // SAFETY: st's callback and data, valid for the context's life.
+                    Some(cb) => {
+                        if let Some(f) = cb.reset {
+                            unsafe { f(cb.data, sys::PIPE_GUILTY_CONTEXT_RESET) }
+                        }
+                    }
+                    None => self.reset_pending = true,
+                }
+            }
+            Err(e) => self.report(&format!("cannot read how a render ended: {e}")),
         }
     }
 
@@ -266,8 +331,10 @@ impl Renderer {
                 self.submitted += 1;
                 self.in_flight.push(Submitted {
                     syncobj,
+                    draws: batch.draws.len() as u64,
                     mem,
                     resources,
+                    _programs: programs_of(&batch),
                 });
                 true
             }
@@ -365,9 +432,9 @@ impl Renderer {
     /// and frees what they held.
     pub fn wait(&mut self, dev: &BoDevice) {
         for s in std::mem::take(&mut self.in_flight) {
-            if let Err(e) = syncobj_wait(dev.uapi(), s.syncobj, u64::MAX) {
-                // The render's draws are lost (a failed job); how many is not kept here.
-                self.drop_draws(0, &format!("a render failed: {e}"));
+            match syncobj_wait(dev.uapi(), s.syncobj, u64::MAX) {
+                Ok(_) => self.check_completed(dev, &s),
+                Err(e) => self.drop_draws(s.draws, &format!("waiting for a render failed: {e}")),
             }
             retire(dev, s);
         }
@@ -378,7 +445,10 @@ impl Renderer {
         let mut pending = Vec::new();
         for s in std::mem::take(&mut self.in_flight) {
             match syncobj_wait(dev.uapi(), s.syncobj, 0) {
-                Ok(true) => retire(dev, s),
+                Ok(true) => {
+                    self.check_completed(dev, &s);
+                    retire(dev, s);
+                }
                 _ => pending.push(s),
             }
         }
@@ -391,6 +461,11 @@ impl Renderer {
 
     /// Context destruction: submit nothing more, wait for everything, destroy the queue.
     pub fn destroy(&mut self, dev: &BoDevice) {
+        // st is going away (its debug state may already be freed): failures found now go to
+        // stderr only.
+        self.reset_callback = None;
+        // SAFETY: plain C data; all-zero is "no callback".
+        self.debug = unsafe { std::mem::zeroed() };
         if let Some(b) = self.batch.take() {
             self.dropped_draws += b.draws.len() as u64;
         }
@@ -426,20 +501,81 @@ fn release_resources(list: Vec<*mut sys::pipe_resource>) {
 }
 
 /// The device's programs: the entry arena at the bottom of the USC aperture and the bodies
-/// behind its entries. Programs live as long as the screen (released at screen destruction).
+/// behind its entries. A program lives until its CSO is deleted and the last render that
+/// launched it has completed ([`ProgramStore::retire`]); then its entry block and body memory
+/// are reused. Everything is released at screen destruction.
 pub struct ProgramStore {
     pub arena: agx16_draw::EntryArena,
     pub mem: BoMemory,
+    /// Body memory: USC BOs (owned by `mem`) with the free ranges inside each.
+    pools: Vec<(u64, u64, crate::va::VaHeap)>,
     pub tiles: agx16_draw::TileCache,
+    /// Programs whose CSO is gone, with a reference that tells when no batch or render in
+    /// flight holds them any more (the count falls to this one).
+    retired: Vec<(RetiredToken, agx16_draw::ShaderBody)>,
     ready: bool,
+}
+
+/// A reference to a retired program (vertex or fragment) kept only for its count.
+pub type RetiredToken = std::sync::Arc<dyn std::any::Any + Send + Sync>;
+
+/// Body memory comes in BOs of at least this many bytes.
+const BODY_POOL_BYTES: u64 = 256 << 10;
+
+/// `GpuWriter` over the program store: body memory from reusable pools, the rest (the entry
+/// arena's writes) through the store's BOs.
+struct ProgramWriter<'a> {
+    dev: &'a BoDevice,
+    mem: &'a mut BoMemory,
+    pools: &'a mut Vec<(u64, u64, crate::va::VaHeap)>,
+}
+
+impl GpuWriter for ProgramWriter<'_> {
+    fn alloc(&mut self, heap: DrawHeap, size: u64, align: u64) -> Result<u64, DrawError> {
+        if heap != DrawHeap::Usc {
+            return self.mem.alloc_in(self.dev, bo_heap(heap), size, align);
+        }
+        if let Some(va) = self.pools.iter_mut().find_map(|p| p.2.alloc(size, align)) {
+            return Ok(va);
+        }
+        let bo = self
+            .dev
+            .create(size.max(BODY_POOL_BYTES), Heap::Usc)
+            .map_err(|e| DrawError::Memory(e.to_string()))?;
+        let (va, len) = (bo.va, bo.size);
+        self.mem.adopt(bo);
+        let mut heap = crate::va::VaHeap::new(va, len);
+        let at = heap.alloc(size, align).ok_or_else(|| {
+            DrawError::Memory(format!("a {size}-byte body does not fit a new pool"))
+        })?;
+        self.pools.push((va, len, heap));
+        Ok(at)
+    }
+    fn write(&mut self, va: u64, data: &[u8]) -> Result<(), DrawError> {
+        self.mem.write_at(va, data)
+    }
+    fn free(&mut self, heap: DrawHeap, va: u64, size: u64) {
+        if heap != DrawHeap::Usc {
+            return;
+        }
+        if let Some(p) = self
+            .pools
+            .iter_mut()
+            .find(|p| va >= p.0 && va + size <= p.0 + p.1)
+        {
+            p.2.free(va, size);
+        }
+    }
 }
 
 impl ProgramStore {
     pub fn new() -> ProgramStore {
         ProgramStore {
-            arena: agx16_draw::EntryArena::new(agx16_draw::EntryArena::DEFAULT_BYTES),
+            arena: agx16_draw::EntryArena::new(arena_bytes()),
             mem: BoMemory::new(),
+            pools: Vec::new(),
             tiles: agx16_draw::TileCache::default(),
+            retired: Vec::new(),
             ready: false,
         }
     }
@@ -451,9 +587,10 @@ impl ProgramStore {
         f: impl FnOnce(&mut G16Tiles) -> Result<T, DrawError>,
     ) -> Result<T, DrawError> {
         self.ready(dev)?;
-        let mut w = Writer {
+        let mut w = ProgramWriter {
             dev,
             mem: &mut self.mem,
+            pools: &mut self.pools,
         };
         let mut tiles = G16Tiles {
             cache: &mut self.tiles,
@@ -484,26 +621,63 @@ impl ProgramStore {
         Ok(())
     }
 
-    /// Uploads a body and gives it an entry.
+    /// Uploads a body and gives it an entry (after reclaiming what retired programs no
+    /// longer need).
     pub fn add_body(
         &mut self,
         dev: &BoDevice,
         code: &[u8],
     ) -> Result<agx16_draw::ShaderBody, DrawError> {
         self.ready(dev)?;
-        let mut w = Writer {
+        self.sweep(dev);
+        let mut w = ProgramWriter {
             dev,
             mem: &mut self.mem,
+            pools: &mut self.pools,
         };
         self.arena.add_body(&mut w, code)
     }
 
+    /// A deleted CSO's program: its entry and body are reused once `token` is the last
+    /// reference (no open batch and no render in flight holds the program).
+    pub fn retire(&mut self, token: RetiredToken, body: agx16_draw::ShaderBody) {
+        self.retired.push((token, body));
+    }
+
+    /// Frees the retired programs nothing holds any more.
+    fn sweep(&mut self, dev: &BoDevice) {
+        let mut w = ProgramWriter {
+            dev,
+            mem: &mut self.mem,
+            pools: &mut self.pools,
+        };
+        let arena = &mut self.arena;
+        self.retired.retain(|(token, body)| {
+            if std::sync::Arc::strong_count(token) > 1 {
+                return true;
+            }
+            arena.remove_body(&mut w, body);
+            false
+        });
+    }
+
     pub fn release(&mut self, dev: &BoDevice) {
         std::mem::replace(&mut self.mem, BoMemory::new()).release(dev);
+        self.pools.clear();
+        self.retired.clear();
         self.tiles = agx16_draw::TileCache::default();
-        self.arena = agx16_draw::EntryArena::new(agx16_draw::EntryArena::DEFAULT_BYTES);
+        self.arena = agx16_draw::EntryArena::new(arena_bytes());
         self.ready = false;
     }
+}
+
+/// The entry arena's size: the whole 8 MiB, or less with `AGX16_ENTRY_ARENA_BYTES` (tests
+/// that check block reuse run past a small arena quickly).
+fn arena_bytes() -> u64 {
+    std::env::var("AGX16_ENTRY_ARENA_BYTES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(agx16_draw::EntryArena::DEFAULT_BYTES)
 }
 
 #[cfg(all(test, target_arch = "x86_64"))]

@@ -53,6 +53,26 @@ pub trait Uapi: Send + Sync {
     /// # Safety
     /// `ptr`/`len` must be a mapping returned by `mmap` and no longer used.
     unsafe fn munmap(&self, ptr: *mut u8, len: usize);
+    /// An ioctl on another file the kernel handed out (a sync file).
+    ///
+    /// # Safety
+    /// As [`Uapi::ioctl`].
+    unsafe fn fd_ioctl(&self, fd: RawFd, request: u64, arg: *mut c_void) -> io::Result<()> {
+        loop {
+            if libc::ioctl(fd, request as libc::c_ulong, arg) == 0 {
+                return Ok(());
+            }
+            let e = io::Error::last_os_error();
+            if e.raw_os_error() != Some(libc::EINTR) {
+                return Err(e);
+            }
+        }
+    }
+    /// Closes a file the kernel handed out.
+    fn close_fd(&self, fd: RawFd) {
+        // SAFETY: `fd` is ours (returned by an ioctl) and used no more.
+        unsafe { libc::close(fd) };
+    }
 }
 
 /// The render node Mesa opened.

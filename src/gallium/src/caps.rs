@@ -58,6 +58,22 @@ pub unsafe fn init_screen_caps(screen: *mut sys::pipe_screen) {
     // st counts vec4 slots and every uniform past the first vec4 was read from the wrong word.
     caps.packed_uniforms = true;
 
+    // Reset notification (EGL_EXT_create_context_robustness, glGetGraphicsResetStatus): a
+    // render the kernel fails (GPU fault, job watchdog, refused encoding) is read from its
+    // out-fence's error and reported as a guilty reset of its context (context.rs
+    // `get_device_reset_status`, batch.rs `check_completed`).
+    caps.device_reset_status_query = true;
+    // Robust buffer access (GL_KHR_robustness / GL_EXT_robustness, EGL robust access): reads
+    // out of range return zero or values from within the resource and never fail the job:
+    // vertex fetch clamped per attribute in the shader (agx16-compiler nir/vertex_fetch.rs,
+    // variants.rs `fetch_bounds`), indices past the index buffer read zero (draw.rs
+    // `index_overrun`), uniform block reads at computed offsets clamped to the bound range
+    // (variants.rs `clamp_ubo_offsets`), texelFetch out of a level returns zero (the model's
+    // value rule). Left: constant uniform-block offsets past a bound range smaller than the
+    // block, and a vertex binding too small for one element of its largest attribute reads
+    // zeros for all of its attributes.
+    caps.robust_buffer_access_behavior = true;
+
     // finalize_nir (shader.rs) runs at glLinkProgram and trial-compiles each stage, so a shader
     // the G16 compiler refuses fails the link with the reason in the info log.
     caps.call_finalize_nir_in_linker = true;

@@ -119,6 +119,8 @@ fn install_hooks(c: &mut sys::pipe_context) {
     c.set_vertex_buffers = Some(set_vertex_buffers);
     c.flush_resource = Some(flush_resource);
     c.set_debug_callback = Some(set_debug_callback);
+    c.get_device_reset_status = Some(get_device_reset_status);
+    c.set_device_reset_callback = Some(set_device_reset_callback);
     crate::so::install_hooks(c);
     crate::query::install_hooks(c);
 }
@@ -129,6 +131,41 @@ fn install_hooks(c: &mut sys::pipe_context) {
 /// frontend's back, so there is nothing to decompress or resolve: the memory already holds the
 /// image, and the pending render is submitted by the flush the frontend issues next.
 unsafe extern "C" fn flush_resource(_ctx: *mut sys::pipe_context, _res: *mut sys::pipe_resource) {}
+
+/// GL_KHR_robustness `glGetGraphicsResetStatus` (st calls it only for contexts made with a
+/// reset notification strategy): a render of this context that the kernel failed since the
+/// last query is a guilty reset. Renders that completed meanwhile are collected first, so a
+/// failure is seen once its fence has signalled (after glFinish, for instance).
+unsafe extern "C" fn get_device_reset_status(
+    ctx: *mut sys::pipe_context,
+) -> sys::pipe_reset_status {
+    guard("get_device_reset_status", sys::PIPE_NO_RESET, || {
+        let ctx = Context::get(ctx);
+        let screen = crate::screen::Screen::get(ctx.base.screen);
+        // A failure found here is this query's answer (st calls its own callback with it),
+        // so the callback is not called twice for it.
+        let callback = ctx.render.reset_callback.take();
+        ctx.render.retire_completed(&screen.bo);
+        ctx.render.reset_callback = callback;
+        if std::mem::take(&mut ctx.render.reset_pending) {
+            sys::PIPE_GUILTY_CONTEXT_RESET
+        } else {
+            sys::PIPE_NO_RESET
+        }
+    })
+}
+
+/// st installs its callback for LOSE_CONTEXT_ON_RESET contexts; a failed render of this
+/// context calls it (batch.rs `check_completed`), which makes the context lost.
+unsafe extern "C" fn set_device_reset_callback(
+    ctx: *mut sys::pipe_context,
+    cb: *const sys::pipe_device_reset_callback,
+) {
+    guard("set_device_reset_callback", (), || {
+        Context::get(ctx).render.reset_callback =
+            cb.as_ref().copied().filter(|c| c.reset.is_some());
+    })
+}
 
 /// KHR_debug: Mesa hands over its callback when the application enables GL_DEBUG_OUTPUT (NULL
 /// when it disables it); work the driver drops is reported through it (batch.rs `drop_draws`).

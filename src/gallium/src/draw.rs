@@ -273,6 +273,25 @@ unsafe fn start_overwritten(ctx: &mut Context, o: crate::blit::Overwrite) {
     }
 }
 
+/// For an indexed draw from a buffer object whose indices run past the buffer's end: how many
+/// of its index bytes lie inside the buffer.
+///
+/// # Safety
+/// The index buffer, when bound, must be live.
+unsafe fn index_overrun(
+    info: &sys::pipe_draw_info,
+    draw: &sys::pipe_draw_start_count_bias,
+) -> Option<usize> {
+    if info.index_size == 0 || info.has_user_indices() || info.index.resource.is_null() {
+        return None;
+    }
+    let size = info.index_size as u64;
+    let start = draw.start as u64 * size;
+    let end = start + draw.count as u64 * size;
+    let buffer = (*info.index.resource).width0 as u64;
+    (end > buffer).then(|| buffer.saturating_sub(start) as usize)
+}
+
 /// Records one draw (or says why it cannot be drawn).
 unsafe fn record_draw(
     ctx: &mut Context,
@@ -289,6 +308,14 @@ unsafe fn record_draw(
     }
     if info.start_instance != 0 {
         return Err("a nonzero base instance".into());
+    }
+    // Robust index fetch: a draw that reads indices past its index buffer's end reads
+    // zeros there (GLES robust buffer access: zero or values from within the buffer). The
+    // indices in range are copied on the CPU with zeros after them; only this rare draw waits
+    // for GPU work that writes the buffer, before the batch is opened.
+    let index_overrun = index_overrun(info, draw);
+    if index_overrun.is_some() {
+        ctx.render.sync_for_cpu(screen, info.index.resource, false);
     }
     open_batch(ctx, screen)?;
     if let Some(o) = ctx.blit_overwrites {
@@ -330,7 +357,18 @@ unsafe fn record_draw(
             n => return Err(format!("index size {n}")),
         };
         let bytes = info.index_size as u64 * draw.count as u64;
-        let va = if info.has_user_indices() {
+        let va = if let Some(valid) = index_overrun {
+            let res = info.index.resource;
+            let from = draw.start as usize * info.index_size as usize;
+            let mut src = vec![0u8; bytes as usize];
+            src[..valid].copy_from_slice(&Resource::get(res).bo().bytes()[from..from + valid]);
+            let r = &mut ctx.render;
+            let mut w = crate::batch::Writer {
+                dev: &screen.bo,
+                mem: r.mem.as_mut().unwrap(),
+            };
+            w.upload(Heap::Usc, &src, 4).map_err(|e| e.to_string())?
+        } else if info.has_user_indices() {
             // Client-memory indices: copied into the batch's USC memory (index fetch reads
             // the USC aperture).
             let src = std::slice::from_raw_parts(

@@ -7,10 +7,11 @@ use crate::bo::Uapi;
 use crate::ffi::guard;
 use crate::screen::Screen;
 use agx16_kernel::uapi::drm::{
-    DrmSyncobjCreate, DrmSyncobjDestroy, DrmSyncobjWait, NR_SYNCOBJ_CREATE, NR_SYNCOBJ_DESTROY,
-    NR_SYNCOBJ_WAIT, SYNCOBJ_CREATE_SIGNALED, SYNCOBJ_WAIT_ALL, SYNCOBJ_WAIT_FOR_SUBMIT,
+    DrmSyncobjCreate, DrmSyncobjDestroy, DrmSyncobjHandle, DrmSyncobjWait, NR_SYNCOBJ_CREATE,
+    NR_SYNCOBJ_DESTROY, NR_SYNCOBJ_HANDLE_TO_FD, NR_SYNCOBJ_WAIT, SYNCOBJ_CREATE_SIGNALED,
+    SYNCOBJ_HANDLE_TO_FD_EXPORT_SYNC_FILE, SYNCOBJ_WAIT_ALL, SYNCOBJ_WAIT_FOR_SUBMIT,
 };
-use agx16_kernel::uapi::ioctl::drm_iowr;
+use agx16_kernel::uapi::ioctl::{drm_iowr, Request, IOC_READ, IOC_WRITE};
 use agx16_mesa_sys as sys;
 use std::ffi::c_void;
 use std::io;
@@ -133,6 +134,33 @@ pub fn syncobj_wait(uapi: &dyn Uapi, syncobj: u32, timeout_ns: u64) -> io::Resul
         Err(e) if e.raw_os_error() == Some(libc::ETIME) => Ok(false),
         Err(e) => Err(e),
     }
+}
+
+/// How the work behind a signalled syncobj ended: `None` when it completed, `Some(errno)` when
+/// the kernel failed it (EIO: a GPU fault or a refused encoding, ETIMEDOUT: the job watchdog,
+/// EINVAL: a malformed command stream, ECANCELED: its queue went away). The asahi UAPI has no
+/// result buffer (mainline include/uapi/drm/asahi_drm.h `drm_asahi_submit`); a failed job
+/// sets its out-fence's error, which userspace reads as Linux does everywhere: export the
+/// fence as a sync file (SYNCOBJ_HANDLE_TO_FD with EXPORT_SYNC_FILE) and read its status with
+/// SYNC_IOC_FILE_INFO (include/uapi/linux/sync_file.h: negative = the fence's error).
+pub fn syncobj_error(uapi: &dyn Uapi, syncobj: u32) -> io::Result<Option<i32>> {
+    let mut h = DrmSyncobjHandle {
+        handle: syncobj,
+        flags: SYNCOBJ_HANDLE_TO_FD_EXPORT_SYNC_FILE,
+        fd: -1,
+        ..Default::default()
+    };
+    drm(uapi, NR_SYNCOBJ_HANDLE_TO_FD, &mut h)?;
+    // struct sync_file_info: name[32], status, flags, num_fences, pad, sync_fence_info.
+    let mut info = [0u8; 56];
+    let request = Request::encode(IOC_READ | IOC_WRITE, b'>' as u32, 4, info.len());
+    // SAFETY: `info` is the 56-byte struct SYNC_IOC_FILE_INFO encodes; num_fences 0 asks for
+    // no per-fence array.
+    let r = unsafe { uapi.fd_ioctl(h.fd, request, info.as_mut_ptr() as *mut c_void) };
+    uapi.close_fd(h.fd);
+    r?;
+    let status = i32::from_ne_bytes(info[32..36].try_into().expect("4 bytes"));
+    Ok((status < 0).then_some(-status))
 }
 
 pub unsafe extern "C" fn fence_reference(

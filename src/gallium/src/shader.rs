@@ -1,5 +1,5 @@
-//! Shader CSOs: Mesa hands over NIR at link time; we compile it for the G16 right away so errors surface
-//! at glLinkProgram, and keep the result for draws.
+//! Shader CSOs: Mesa hands over NIR at link time; `finalize_nir` trial-compiles it for the G16
+//! so errors surface at glLinkProgram, and draws compile the variants they need.
 
 use crate::context::Context;
 use crate::debug;
@@ -24,12 +24,9 @@ pub struct Compiled {
 }
 
 /// A shader CSO: owns the NIR Mesa gave us (ralloc'ed, IO lowered, otherwise as given: each
-/// draw-time variant compiles a clone), the CSO-time compile result (errors and statistics at
-/// link time) and the variants compiled for draws.
+/// draw-time variant compiles a clone) and the variants compiled for draws.
 pub struct ShaderCso {
     pub nir: *mut sys::nir_shader,
-    #[allow(dead_code)] // reported at creation; draws use `variants`
-    pub compiled: Result<Compiled, String>,
     pub variants: crate::variants::VariantCache,
     /// Vertex: the outputs transform feedback captures (Mesa's stream-output info).
     pub so: Option<crate::so::StreamOutput>,
@@ -132,6 +129,7 @@ unsafe fn link_time_key(nir: *const sys::nir_shader) -> Option<GraphicsKey> {
             ubos,
             gl_clip_z: true,
             xfb_buffers: 0,
+            fetch_limits: None,
         })),
         sys::MESA_SHADER_FRAGMENT => Some(GraphicsKey::Fragment(FragmentKey {
             varyings: bits(info.inputs_read)
@@ -307,33 +305,34 @@ unsafe fn create(ctx: *mut sys::pipe_context, state: *const sys::pipe_shader_sta
     }
     lower_io(nir);
     let (ubos, default_block) = agx16_compiler::nir::uniforms::blocks(nir);
-    // The CSO-time compile lowers its own clone; `nir` stays the variants' source.
-    let clone = sys::nir_shader_clone(null_mut(), nir);
-    let compiled = if clone.is_null() {
-        Err("nir_shader_clone failed".to_string())
-    } else {
-        let c = compile(clone, default_block);
-        sys::ralloc_free(clone as *mut c_void);
-        c
-    };
-    match &compiled {
-        Ok(c) if debug::flags().shaderdb => {
-            eprintln!(
+    // Statistics for shader-db style reports (AGX16_DEBUG=shaderdb) come from a CSO-time
+    // compile of a clone under the link-time key. Otherwise nothing is compiled here: a
+    // linked program's stages were trial-compiled by `finalize_nir` (its errors fail the
+    // link) and draws compile their own variants, so each stage is compiled once at link.
+    if debug::flags().shaderdb {
+        let clone = sys::nir_shader_clone(null_mut(), nir);
+        let compiled = if clone.is_null() {
+            Err("nir_shader_clone failed".to_string())
+        } else {
+            let c = compile(clone, default_block);
+            sys::ralloc_free(clone as *mut c_void);
+            c
+        };
+        match &compiled {
+            Ok(c) => eprintln!(
                 "agx16 shaderdb: {stage}: {} ({nir_instrs} NIR instructions, {} bytes)",
                 c.stats,
                 c.code.len()
-            )
-        }
-        Ok(_) => {}
-        Err(e) => {
-            eprintln!("agx16: {stage} shader ({nir_instrs} NIR instructions) not compiled: {e}")
+            ),
+            Err(e) => {
+                eprintln!("agx16: {stage} shader ({nir_instrs} NIR instructions) not compiled: {e}")
+            }
         }
     }
     let explicit_lod_units = explicit_lod_units(nir);
     Box::into_raw(Box::new(ShaderCso {
         nir,
         explicit_lod_units,
-        compiled,
         variants: Default::default(),
         so,
         ubos,
@@ -341,11 +340,21 @@ unsafe fn create(ctx: *mut sys::pipe_context, state: *const sys::pipe_shader_sta
     })) as *mut c_void
 }
 
-unsafe fn delete(cso: *mut c_void) {
+/// Frees the CSO; its compiled programs go to the screen's store, which reuses their entry
+/// blocks and body memory once no batch or render in flight holds them.
+unsafe fn delete(ctx: *mut sys::pipe_context, cso: *mut c_void) {
     if cso.is_null() {
         return;
     }
     let cso = Box::from_raw(cso as *mut ShaderCso);
+    let programs = cso.variants.lock().unwrap().take_programs();
+    if !programs.is_empty() && !ctx.is_null() {
+        let screen = crate::screen::Screen::get((*ctx).screen);
+        let mut store = screen.programs.lock().unwrap();
+        for (token, body) in programs {
+            store.retire(token, body);
+        }
+    }
     sys::ralloc_free(cso.nir as *mut c_void);
 }
 
@@ -375,6 +384,6 @@ pub unsafe extern "C" fn bind_fs_state(ctx: *mut sys::pipe_context, cso: *mut c_
     })
 }
 
-pub unsafe extern "C" fn delete_shader_state(_: *mut sys::pipe_context, cso: *mut c_void) {
-    guard("delete shader state", (), || delete(cso))
+pub unsafe extern "C" fn delete_shader_state(ctx: *mut sys::pipe_context, cso: *mut c_void) {
+    guard("delete shader state", (), || delete(ctx, cso))
 }

@@ -45,6 +45,11 @@ struct VertexWords {
     /// The root-record word of the texture-size words and how many units they cover (as for
     /// fragments: [`texture_info`]).
     texture_info: Option<(usize, u32)>,
+    /// The root-record word of the fetch limit words, one per attribute of the key
+    /// ([`fetch_limits`]).
+    fetch_limits: Option<usize>,
+    /// The root-record word of the uniform blocks' bound sizes ([`clamp_ubo_offsets`]).
+    ubo_sizes: Option<usize>,
 }
 
 /// A compiled fragment variant and where its root record takes the words the driver adds.
@@ -61,6 +66,8 @@ struct FragmentWords {
     /// The root-record word of the texture-size words and how many units they cover
     /// (`agx16_compiler::nir::texture::INFO_WORDS` per unit, see [`texture_info`]).
     texture_info: Option<(usize, u32)>,
+    /// The root-record word of the uniform blocks' bound sizes ([`clamp_ubo_offsets`]).
+    ubo_sizes: Option<usize>,
 }
 
 /// Compiled variants of one CSO, by key.
@@ -68,6 +75,27 @@ struct FragmentWords {
 pub struct Variants {
     vertex: Vec<(VertexKey, VertexVariant)>,
     fragment: Vec<((FragmentKey, BlendKey), FragmentVariant)>,
+}
+
+impl Variants {
+    /// Takes every compiled program out (the CSO is being deleted): each with a reference
+    /// for [`crate::batch::ProgramStore::retire`] and its body.
+    pub fn take_programs(&mut self) -> Vec<(crate::batch::RetiredToken, agx16_draw::ShaderBody)> {
+        let mut out: Vec<(crate::batch::RetiredToken, agx16_draw::ShaderBody)> = Vec::new();
+        for (_, v) in self.vertex.drain(..) {
+            if let Ok((p, ..)) = v {
+                let body = p.body;
+                out.push((p, body));
+            }
+        }
+        for (_, v) in self.fragment.drain(..) {
+            if let Ok((p, ..)) = v {
+                let body = p.body;
+                out.push((p, body));
+            }
+        }
+        out
+    }
 }
 
 /// One render target's blend state as `nir_lower_blend` takes it: (func, src factor, dst
@@ -318,6 +346,8 @@ unsafe fn vertex_key(ctx: &Context, vs: &ShaderCso, xfb_buffers: u8) -> Result<V
         ubos: vs.ubos.clone()?,
         gl_clip_z,
         xfb_buffers,
+        // Placed by `compile` past the variant's other words.
+        fetch_limits: None,
     })
 }
 
@@ -361,7 +391,8 @@ unsafe fn ubo_words(
     n: u8,
     default_block: Option<u8>,
     args: &mut Vec<u32>,
-) -> Result<(), String> {
+) -> Result<Vec<u32>, String> {
+    let mut sizes = Vec::new();
     for k in 0..n {
         let cbi = if default_block == Some(k) {
             0
@@ -369,6 +400,13 @@ unsafe fn ubo_words(
             k as usize + 1
         };
         let cb = ctx.state.constant_buffers[stage][cbi];
+        let size = if cb.buffer.is_null() {
+            cb.buffer_size
+        } else {
+            let whole = (*cb.buffer).width0.saturating_sub(cb.buffer_offset);
+            cb.buffer_size.min(whole)
+        };
+        sizes.push(size);
         let va = if !cb.user_buffer.is_null() {
             let bytes = std::slice::from_raw_parts(
                 (cb.user_buffer as *const u8).add(cb.buffer_offset as usize),
@@ -390,7 +428,39 @@ unsafe fn ubo_words(
         };
         args.extend([va as u32, (va >> 32) as u32]);
     }
-    Ok(())
+    Ok(sizes)
+}
+
+/// Robust uniform block reads: a `load_ubo` at a computed byte offset reads at
+/// `umin(offset, max(size - bytes, 0))`, where `size` is the block's bound size from GL
+/// uniform word `*data + block` (filled per draw by [`ubo_words`]), so an index past the
+/// block's end reads within the bound range instead of another buffer or unmapped memory
+/// (GLES robust buffer access: values from within the buffer). Constant offsets are left as
+/// they are (GLSL refuses constant indices past an array's end).
+unsafe extern "C" fn clamp_ubo_offsets(
+    b: *mut sys::nir_builder,
+    x: *mut sys::nir_intrinsic_instr,
+    data: *mut std::ffi::c_void,
+) -> bool {
+    if (*x).intrinsic != sys::nir_intrinsic_load_ubo {
+        return false;
+    }
+    let srcs = (*x).src.as_mut_ptr();
+    if !sys::nir_src_is_const(*srcs) || sys::nir_src_is_const(*srcs.add(1)) {
+        return false;
+    }
+    let block = sys::nir_src_as_uint(*srcs) as u32;
+    let bytes = (*x).def.num_components as i64 * (*x).def.bit_size as i64 / 8;
+    (*b).cursor = sys::nir_before_instr(&mut (*x).instr);
+    let size = load_uniform_words(b, *(data as *const u32) + block, 1, sys::nir_type_uint32);
+    let last = sys::nir_imax(
+        b,
+        sys::nir_iadd_imm(b, size, (-bytes) as u64),
+        sys::nir_imm_int(b, 0),
+    );
+    let offset = sys::nir_umin(b, (*srcs.add(1)).ssa, last);
+    sys::nir_src_rewrite(srcs.add(1), offset);
+    true
 }
 
 /// `store_output` to FRAG_RESULT_COLOR → FRAG_RESULT_DATA0.
@@ -497,6 +567,11 @@ struct ExtraWords {
     /// Texture sizes (word, units), for textureSize, offsets, gradients and the array-layer
     /// clamp (agx16-compiler `nir::texture::lower`).
     texture_info: Option<(u32, u32)>,
+    /// Vertex: the robust fetch's limit words, one per attribute (`VertexKey::fetch_limits`).
+    fetch_limits: Option<u32>,
+    /// The bound size of each uniform block the program reads with a computed offset, from
+    /// this word on (one word per block, see [`clamp_ubo_offsets`]).
+    ubo_sizes: Option<u32>,
 }
 
 /// The texture-information words of `stage`'s units `0..units` for this draw: width, height,
@@ -643,8 +718,35 @@ unsafe fn compile(
         let formats: Vec<u32> = b.rts.iter().map(|r| r.format).collect();
         crate::rt_format::pack_colour_outputs(clone, &formats);
     }
+    let mut word = uniform_end(clone);
+    if sys::nir_shader_intrinsics_pass(
+        clone,
+        Some(clamp_ubo_offsets),
+        sys::nir_metadata_control_flow,
+        &mut word as *mut u32 as *mut std::ffi::c_void,
+    ) {
+        extra.ubo_sizes = Some(word);
+    }
     // Both stages sample (a vertex shader's implicit LOD becomes LOD 0 in the lowering).
     extra.texture_info = lower_textures(clone);
+    // Robust vertex fetch: the limit words go past every other word (the fetch is lowered
+    // inside the compile, so they are not in the NIR yet).
+    let robust;
+    let key = match key {
+        GraphicsKey::Vertex(v) if !v.attribs.is_empty() => {
+            let info_end = extra.texture_info.map_or(0, |(w, units)| {
+                w + units * agx16_compiler::nir::texture::INFO_WORDS
+            });
+            let word = uniform_end(clone).max(info_end);
+            extra.fetch_limits = Some(word);
+            robust = GraphicsKey::Vertex(VertexKey {
+                fetch_limits: Some(word),
+                ..v.clone()
+            });
+            &robust
+        }
+        k => k,
+    };
     let r = agx16_compiler::nir::compile_nir_graphics(clone, key).map_err(|e| e.to_string());
     sys::ralloc_free(clone as *mut std::ffi::c_void);
     r.map(|(c, i)| (c, i, extra))
@@ -690,6 +792,12 @@ unsafe fn vertex_variant(screen: &Screen, cso: &ShaderCso, key: &VertexKey) -> V
             texture_info: extra
                 .texture_info
                 .map(|(w, n)| (info.gl_uniform_base as usize + w as usize, n)),
+            fetch_limits: extra
+                .fetch_limits
+                .map(|w| info.gl_uniform_base as usize + w as usize),
+            ubo_sizes: extra
+                .ubo_sizes
+                .map(|w| info.gl_uniform_base as usize + w as usize),
         };
         Ok((Arc::new(p), info, words))
     })();
@@ -764,6 +872,9 @@ unsafe fn fragment_variant(
             texture_info: extra
                 .texture_info
                 .map(|(w, n)| (info.gl_uniform_base as usize + w as usize, n)),
+            ubo_sizes: extra
+                .ubo_sizes
+                .map(|w| info.gl_uniform_base as usize + w as usize),
         };
         Ok((Arc::new(p), info, words))
     })();
@@ -814,6 +925,94 @@ unsafe fn inline_uniforms(
     Ok(())
 }
 
+/// Writes `words` into the root record `args` from word `at` on (growing it as needed).
+fn put_words(args: &mut Vec<u32>, at: usize, words: &[u32]) {
+    if args.len() < at + words.len() {
+        args.resize(at + words.len(), 0);
+    }
+    args[at..at + words.len()].copy_from_slice(words);
+}
+
+/// The vertex-buffer bindings' addresses and the robust fetch's limit word of each attribute
+/// (`VertexKey::fetch_limits`): the last word index, from its binding's address, at which the
+/// attribute's element still lies inside the bound buffer (from the binding's offset to the
+/// buffer's end). An out-of-range vertex or instance then reads words of its own buffer
+/// (GLES robust buffer access: values from within the buffer). A binding whose buffer cannot
+/// hold one element of one of its attributes is pointed at 16 zero bytes of the batch instead,
+/// with limit 0 for its attributes: they read zeros (the rule's other allowed result; an
+/// attribute of that binding that would fit reads zeros too).
+///
+/// # Safety
+/// The bound vertex buffers must be live.
+unsafe fn fetch_bounds(
+    ctx: &mut Context,
+    screen: &Screen,
+    key: &VertexKey,
+    bindings: u8,
+) -> Result<(Vec<u64>, Vec<u32>), String> {
+    let mut addresses = Vec::new();
+    let mut available = Vec::new();
+    for b in 0..bindings as usize {
+        let vb = ctx.state.vertex_buffers[b];
+        // A binding below the highest one that no attribute reads (u_vbuf puts translated
+        // vertices in a free slot, leaving slot 0 unbound, when it unrolls a draw's indices):
+        // its address word is never read.
+        let read = key.attribs.iter().any(|a| a.buffer as usize == b);
+        let (va, bytes) = if !read {
+            (0, 0)
+        } else if vb.is_user_buffer {
+            return Err("client-memory vertex arrays (the state tracker uploads them)".into());
+        } else if vb.buffer.resource.is_null() {
+            return Err(format!("vertex buffer {b} is not bound"));
+        } else {
+            ctx.render.use_resource(vb.buffer.resource, false);
+            let size = (*vb.buffer.resource).width0 as u64;
+            (
+                Resource::get(vb.buffer.resource).bo().va + vb.buffer_offset as u64,
+                size.saturating_sub(vb.buffer_offset as u64),
+            )
+        };
+        addresses.push(va);
+        available.push(bytes / 4);
+    }
+    let fits = |a: &VertexAttrib| available[a.buffer as usize] >= a.format.words() as u64;
+    let mut sink = None;
+    for a in key.attribs.iter().filter(|a| !fits(a)) {
+        let va = match sink {
+            Some(va) => va,
+            None => {
+                let r = &mut ctx.render;
+                let mut w = crate::batch::Writer {
+                    dev: &screen.bo,
+                    mem: r.mem.as_mut().ok_or("no open batch")?,
+                };
+                let va = agx16_draw::GpuWriter::upload(
+                    &mut w,
+                    agx16_draw::Heap::General,
+                    &[0u8; 16],
+                    16,
+                )
+                .map_err(|e| e.to_string())?;
+                *sink.insert(va)
+            }
+        };
+        addresses[a.buffer as usize] = va;
+    }
+    let limits = key
+        .attribs
+        .iter()
+        .map(|a| {
+            if sink.is_some() && addresses[a.buffer as usize] == sink.unwrap_or(0) {
+                0
+            } else {
+                let last = available[a.buffer as usize] - a.format.words() as u64;
+                last.min(u32::MAX as u64) as u32
+            }
+        })
+        .collect();
+    Ok((addresses, limits))
+}
+
 /// The compiled variants the bound shaders need for this draw, and their root records.
 ///
 /// # Safety
@@ -837,7 +1036,7 @@ pub unsafe fn for_draw(
     // stream-output buffers' addresses, inline uniforms.
     let mut vs_args = vec![0u32; ROOT_WORDS as usize];
     let (vdefault, fdefault) = (vs.default_block, fs.default_block);
-    ubo_words(
+    let vsizes = ubo_words(
         ctx,
         screen,
         sys::PIPE_SHADER_VERTEX as usize,
@@ -846,22 +1045,8 @@ pub unsafe fn for_draw(
         &mut vs_args,
     )?;
     let bindings = agx16_compiler::abi::vertex_buffers(&vkey);
-    for b in 0..bindings as usize {
-        let vb = ctx.state.vertex_buffers[b];
-        // A binding below the highest one that no attribute reads (u_vbuf puts translated
-        // vertices in a free slot, leaving slot 0 unbound, when it unrolls a draw's indices):
-        // its address word is never read.
-        let read = vkey.attribs.iter().any(|a| a.buffer as usize == b);
-        let va = if !read {
-            0
-        } else if vb.is_user_buffer {
-            return Err("client-memory vertex arrays (the state tracker uploads them)".into());
-        } else if vb.buffer.resource.is_null() {
-            return Err(format!("vertex buffer {b} is not bound"));
-        } else {
-            ctx.render.use_resource(vb.buffer.resource, false);
-            Resource::get(vb.buffer.resource).bo().va + vb.buffer_offset as u64
-        };
+    let (addresses, limits) = fetch_bounds(ctx, screen, &vkey, bindings)?;
+    for va in addresses {
         vs_args.extend([va as u32, (va >> 32) as u32]);
     }
     for va in capture.map_or(&[][..], |p| &p.addresses) {
@@ -881,6 +1066,12 @@ pub unsafe fn for_draw(
         }
         vs_args[w..w + n].copy_from_slice(&p.words);
     }
+    if let Some(w) = vwords.fetch_limits {
+        put_words(&mut vs_args, w, &limits);
+    }
+    if let Some(w) = vwords.ubo_sizes {
+        put_words(&mut vs_args, w, &vsizes);
+    }
     if let Some((w, units)) = vwords.texture_info {
         let words = texture_info(ctx, sys::PIPE_SHADER_VERTEX, units);
         if vs_args.len() < w + words.len() {
@@ -889,7 +1080,7 @@ pub unsafe fn for_draw(
         vs_args[w..w + words.len()].copy_from_slice(&words);
     }
     let mut fs_args = vec![0u32; ROOT_WORDS as usize];
-    ubo_words(
+    let fsizes = ubo_words(
         ctx,
         screen,
         sys::PIPE_SHADER_FRAGMENT as usize,
@@ -904,6 +1095,9 @@ pub unsafe fn for_draw(
         Some(fwords.program_words),
         &mut fs_args,
     )?;
+    if let Some(w) = fwords.ubo_sizes {
+        put_words(&mut fs_args, w, &fsizes);
+    }
     if let Some(w) = fwords.blend_color {
         if fs_args.len() < w + 4 {
             fs_args.resize(w + 4, 0);
@@ -969,7 +1163,6 @@ mod tests {
         (*(*b).shader).info.outputs_written |= 1 << sys::FRAG_RESULT_DATA0;
         ShaderCso {
             nir: (*b).shader,
-            compiled: Err("not compiled at CSO time in this test".into()),
             variants: Default::default(),
             so: None,
             ubos: Ok(0),

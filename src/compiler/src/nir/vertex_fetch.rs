@@ -11,6 +11,14 @@
 //! element index is the vertex id (index + base vertex) for per-vertex attributes and
 //! `instance id / divisor` for instanced ones (`nir_udiv_imm`; prepare.rs lowers the
 //! division).
+//!
+//! Robust fetch (`VertexKey::fetch_limits`): the element's first word index is clamped with
+//! `umin` to the attribute's limit word, which the driver computes from the bound buffer's
+//! size, so any vertex id (indices up to 0xFFFFFFFF, huge base vertices or instance counts)
+//! reads words inside its own buffer: the GLES robust-access rule allows values from within
+//! the buffer. Mesa's asahi driver does robust vertex buffers the same way, clamping the
+//! element index in the shader against the buffer size (src/asahi/lib/agx_nir_lower_vbo.c,
+//! validated on G13-G15); only `umin`, an ALU op the compiler already emits, is added.
 
 use crate::abi::{AttribType, VertexAttrib, VertexKey};
 use crate::error::CompileError;
@@ -92,7 +100,15 @@ unsafe fn replace(
             )));
         }
         (*b).cursor = m::nir_before_instr(&mut (*x).instr);
-        let v = fetch(b, a, key.ubos)?;
+        let limit = key.fetch_limits.map(|w| {
+            let i = key
+                .attribs
+                .iter()
+                .position(|x| std::ptr::eq(x, a))
+                .unwrap_or(0) as u32;
+            w + i
+        });
+        let v = fetch(b, a, key.ubos, limit)?;
         let mask = ((1u32 << n) - 1) << comp;
         let r = m::nir_channels(b, v, mask as u16);
         m::nir_def_replace(&mut (*x).def, r);
@@ -100,11 +116,13 @@ unsafe fn replace(
     }
 }
 
-/// The four components input `a` reads (GL's defaults 0, 0, 0, 1 for missing ones).
+/// The four components input `a` reads (GL's defaults 0, 0, 0, 1 for missing ones); with
+/// `limit`, the GL uniform word of the clamp for its first word index.
 unsafe fn fetch(
     b: *mut m::nir_builder,
     a: &VertexAttrib,
     ubos: u8,
+    limit: Option<u32>,
 ) -> Result<*mut m::nir_def, CompileError> {
     unsafe {
         let f = a.format;
@@ -130,11 +148,15 @@ unsafe fn fetch(
         };
         // Word index of the element's first word, then its byte offset (the importer reads
         // `ishl(w, 2)` back as element w).
-        let w = m::nir_iadd_imm(
+        let mut w = m::nir_iadd_imm(
             b,
             m::nir_imul_imm(b, index, (a.stride / 4) as u64),
             (a.offset / 4) as u64,
         );
+        if let Some(word) = limit {
+            let last = crate::nir::texture::load_uniform_words(b, word, 1, m::nir_type_uint32);
+            w = m::nir_umin(b, w, last);
+        }
         let words = f.words();
         let packed = load_words(b, block, m::nir_ishl_imm(b, w, 2), words);
         let n = f.comps as u32;

@@ -22,6 +22,9 @@ pub trait GpuWriter {
     fn alloc(&mut self, heap: Heap, size: u64, align: u64) -> Result<u64, DrawError>;
     /// Writes `data` at `va`, inside a range `alloc` returned.
     fn write(&mut self, va: u64, data: &[u8]) -> Result<(), DrawError>;
+    /// Gives back `size` bytes at `va` that `alloc` returned in `heap`. Writers that free
+    /// everything at once (a render's memory) ignore it.
+    fn free(&mut self, _heap: Heap, _va: u64, _size: u64) {}
 
     /// Allocates and writes in one step.
     fn upload(&mut self, heap: Heap, data: &[u8], align: u64) -> Result<u64, DrawError> {

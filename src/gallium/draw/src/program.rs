@@ -11,6 +11,9 @@ use agx16_cmdstream::vdm::USC_BASE;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ShaderBody {
     pub body_va: u64,
+    /// Bytes allocated for the body at `body_va` (code and read-ahead padding), what
+    /// [`EntryArena::remove_body`] gives back.
+    pub body_bytes: u64,
     /// USC offset of the entry (what a launcher's stage target selects).
     pub entry_offset: u64,
 }
@@ -88,13 +91,16 @@ impl FragmentProgram {
 
 /// The entry arena at the bottom of the USC aperture: the helper directory, then one entry
 /// block per body (agx16-cmdstream `launch::arena`). The driver owns one per device and
-/// places it at `USC_BASE`; blocks are never reused (programs live as long as their CSOs),
-/// so the driver's arena is the whole 8 MiB the stage target reaches: a dEQP process of 224
-/// cases filled a 1 MiB arena (5000 entries) and every later draw was dropped.
+/// places it at `USC_BASE`. Blocks of removed bodies are handed out again (lowest first), so
+/// a long-lived process (a dEQP run of hundreds of cases, a browser) that creates and
+/// destroys programs never fills it; only the live bodies count against the 8 MiB
+/// (43,000+ entries) the 24-bit stage target reaches.
 #[derive(Clone, Debug)]
 pub struct EntryArena {
     bytes: u64,
     next: u64,
+    /// Blocks of removed bodies, by offset (reused lowest first).
+    free: std::collections::BTreeSet<u64>,
 }
 
 impl EntryArena {
@@ -106,6 +112,7 @@ impl EntryArena {
         EntryArena {
             bytes: bytes.min(ENTRY_ARENA_BYTES),
             next: HELPER_DIRECTORY_BYTES,
+            free: Default::default(),
         }
     }
 
@@ -115,34 +122,73 @@ impl EntryArena {
     }
 
     /// Uploads `code` into the USC aperture and writes an entry block for it at `USC_BASE`
-    /// + the next free block (through `mem`, which must map the arena).
+    /// + a free block (through `mem`, which must map the arena).
     pub fn add_body(
         &mut self,
         mem: &mut dyn GpuWriter,
         code: &[u8],
     ) -> Result<ShaderBody, DrawError> {
-        if self.next + ENTRY_BLOCK_BYTES > self.bytes {
-            return Err(DrawError::Memory(format!(
-                "the {}-byte entry arena is full",
-                self.bytes
-            )));
-        }
+        let block = match self.free.first() {
+            Some(&b) => b,
+            None if self.next + ENTRY_BLOCK_BYTES <= self.bytes => self.next,
+            None => {
+                return Err(DrawError::Memory(format!(
+                    "the {}-byte entry arena is full ({} live bodies)",
+                    self.bytes,
+                    self.used()
+                )))
+            }
+        };
         // Bodies are read in 16-byte granules past their end: pad so the last one is mapped.
         let mut padded = code.to_vec();
         padded.resize(code.len() + 64, 0);
         let body_va = mem.upload(Heap::Usc, &padded, 128)?;
-        let block = entry_block(USC_BASE, self.next, body_va, false)?;
-        mem.write(USC_BASE + self.next, &block)?;
-        let entry_offset = self.next + ENTRY_IN_BLOCK;
-        self.next += ENTRY_BLOCK_BYTES;
+        let entry = entry_block(USC_BASE, block, body_va, false)
+            .map_err(DrawError::from)
+            .and_then(|e| mem.write(USC_BASE + block, &e));
+        if let Err(e) = entry {
+            mem.free(Heap::Usc, body_va, padded.len() as u64);
+            return Err(e);
+        }
+        if !self.free.remove(&block) {
+            self.next += ENTRY_BLOCK_BYTES;
+        }
         Ok(ShaderBody {
             body_va,
-            entry_offset,
+            body_bytes: padded.len() as u64,
+            entry_offset: block + ENTRY_IN_BLOCK,
         })
     }
 
-    /// Entry blocks handed out so far.
+    /// Gives `body`'s entry block and memory back for later bodies. The caller guarantees
+    /// that no submitted work still launches it (the driver removes a program only when
+    /// the renders that used it have completed).
+    pub fn remove_body(&mut self, mem: &mut dyn GpuWriter, body: &ShaderBody) {
+        let block = body.entry_offset - ENTRY_IN_BLOCK;
+        debug_assert!(block >= HELPER_DIRECTORY_BYTES && block < self.next);
+        if !self.free.insert(block) {
+            debug_assert!(false, "entry block {block:#x} removed twice");
+            return;
+        }
+        mem.free(Heap::Usc, body.body_va, body.body_bytes);
+        // Give the top of the arena back so `next` stays tight.
+        while self
+            .free
+            .last()
+            .is_some_and(|&b| b + ENTRY_BLOCK_BYTES == self.next)
+        {
+            self.next -= ENTRY_BLOCK_BYTES;
+            self.free.pop_last();
+        }
+    }
+
+    /// Live entry blocks (handed out and not removed).
     pub fn used(&self) -> u64 {
-        (self.next - HELPER_DIRECTORY_BYTES) / ENTRY_BLOCK_BYTES
+        (self.next - HELPER_DIRECTORY_BYTES) / ENTRY_BLOCK_BYTES - self.free.len() as u64
+    }
+
+    /// How many entry blocks the arena holds at most.
+    pub fn capacity(&self) -> u64 {
+        (self.bytes - HELPER_DIRECTORY_BYTES) / ENTRY_BLOCK_BYTES
     }
 }

@@ -298,6 +298,13 @@ pub struct TileCache {
     reloads: HashMap<ReloadKey, (ShaderBody, u32, u16)>,
 }
 
+impl TileCache {
+    /// Bodies uploaded for tile programs (each holds an entry block for the device's life).
+    pub fn body_count(&self) -> usize {
+        self.bodies.len() + self.reloads.len()
+    }
+}
+
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
 struct ReloadKey(Vec<(u32, TileInit)>);
 

@@ -40,7 +40,7 @@ impl Mem {
     fn new() -> Mem {
         let pt = PageTable::new();
         let regions = [
-            ("rc", RENDER_CONTEXT_BASE, 0x10_0000),
+            ("rc", RENDER_CONTEXT_BASE, 0x40_0000),
             // The entry arena (the first 8 MiB) is not handed out by the allocator.
             ("usc", USC_BASE, 0x100_0000),
             ("general", GENERAL, 0x10_0000),
@@ -1876,4 +1876,67 @@ fn occlusion_counting_adds_each_draws_passing_samples_to_its_slot() {
         .map(|c| u64::from_le_bytes(c.try_into().unwrap()))
         .collect();
     assert_eq!(got, [0, near_samples, 0, 0, far_samples, 0, 0, 0]);
+}
+
+/// A long-lived process creates and deletes programs without end: removed bodies give their
+/// entry blocks back, so an arena of a few blocks serves many times as many programs, and
+/// each draw launches its own body (a reused block left pointing at an old body would draw
+/// the old shape and fail the comparison).
+#[test]
+fn removed_bodies_give_their_entry_blocks_back() {
+    let mut mem = Mem::new();
+    mem.write(USC_BASE, &EntryArena::directory().unwrap())
+        .unwrap();
+    let small = agx16_cmdstream::launch::HELPER_DIRECTORY_BYTES
+        + 12 * agx16_cmdstream::launch::ENTRY_BLOCK_BYTES;
+    let mut progs = Programs {
+        arena: EntryArena::new(small),
+        tiles: TileCache::default(),
+    };
+    assert_eq!(progs.arena.capacity(), 12);
+    let fs = progs.fragment(&mut mem);
+    let mut entries = std::collections::BTreeSet::new();
+    for i in 0..24u32 {
+        // Each program draws a different triangle (inside the clip volume) with a different
+        // red ramp.
+        let s = Shape {
+            x0: -0.9 + 0.02 * (i % 7) as f32,
+            dx: 0.6 + 0.05 * (i % 5) as f32,
+            y0: -0.8 + 0.03 * (i % 3) as f32,
+            dy: 0.35 + 0.025 * (i % 4) as f32,
+            z: 0.5,
+            r0: 0.1 + 0.02 * (i % 11) as f32,
+            dr: 0.3,
+        };
+        let vs = progs.vertex(&mut mem, s);
+        entries.insert(vs.body.entry_offset);
+        let mut batch = Batch::new(framebuffer(false));
+        clear_all(&mut batch);
+        batch.draws.push(draw(
+            &vs,
+            &fs,
+            Primitive::Triangles,
+            Indices::Direct { first: 0, count: 3 },
+        ));
+        let (px, _) = render(&mem, &mut progs, &batch);
+        let mut want = RefFrame::new(CLEAR_BYTES);
+        want.draw(s, Primitive::Triangles, &[vec![0, 1, 2]], false);
+        compare(&px, &want);
+        progs.arena.remove_body(&mut mem, &vs.body);
+        // The fragment program and the tile programs stay; the vertex program's block is free.
+        assert_eq!(progs.arena.used(), 1 + progs.tiles.body_count() as u64);
+    }
+    // 24 vertex programs (twice the arena) went through one block.
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    // A full arena refuses a new body with a clear error and works again after a removal.
+    let mut held = Vec::new();
+    let err = loop {
+        match progs.arena.add_body(&mut mem, &vertex_body(TRI)) {
+            Ok(b) => held.push(b),
+            Err(e) => break e.to_string(),
+        }
+    };
+    assert!(err.contains("entry arena is full"), "{err}");
+    progs.arena.remove_body(&mut mem, &held.pop().unwrap());
+    assert!(progs.arena.add_body(&mut mem, &vertex_body(TRI)).is_ok());
 }
