@@ -250,6 +250,11 @@ pub struct FragmentKey {
     pub render_targets: Vec<RenderTarget>,
     /// Uniform buffers bound to the stage.
     pub ubos: u8,
+    /// Samples of the render targets (0 or 1: single-sampled, colour stores write sample 0;
+    /// 2 or 4: colour stores write the covered samples through `tile_store_mask` with the
+    /// coverage word's low bits, as the T8132 compiler's multisample stores do, GravityLinux/
+    /// mesa README.apple9-es3.md).
+    pub samples: u8,
 }
 
 /// The first of the two coefficient registers gl_PointCoord (s, t) is iterated from: after 1/W,
@@ -576,7 +581,7 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
                     _ => info.coefficients[k] = Some(interp),
                 }
             }
-            Op::StoreTile { word } | Op::LoadTile { word } => {
+            Op::StoreTile { word, .. } | Op::LoadTile { word } => {
                 if f.stage != Stage::Fragment {
                     return wrong("tile access");
                 }

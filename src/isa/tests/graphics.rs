@@ -184,11 +184,12 @@ fn tile_loads_and_stores() {
     let d = dec("e716540a00040c4e08000008");
     assert_eq!(
         (
-            d.field("mask_from_reg"),
-            d.field("mask"),
-            d.field("mask_release")
+            d.form.name,
+            gpr(&d, Role::SrcD),
+            gpr(&d, Role::SrcB),
+            d.releases(Role::SrcB).map(|r| r.0)
         ),
-        (Some(1), Some(12), Some(1))
+        ("tile_store_mask", Some(5), Some(6), Some(true))
     );
 }
 

@@ -172,7 +172,23 @@ impl Builder {
     }
     /// Fragment stage: tilebuffer word `word` := `value`.
     pub fn store_tile(&mut self, word: u8, value: impl Into<Src>) {
-        self.emit(Instr::new(Op::StoreTile { word }, None, [value.into()]));
+        self.emit(Instr::new(
+            Op::StoreTile {
+                word,
+                masked: false,
+            },
+            None,
+            [value.into()],
+        ));
+    }
+    /// Fragment stage: tilebuffer word `word` := `value` for the samples in `mask` (a
+    /// multisampled tilebuffer).
+    pub fn store_tile_masked(&mut self, word: u8, value: impl Into<Src>, mask: impl Into<Src>) {
+        self.emit(Instr::new(
+            Op::StoreTile { word, masked: true },
+            None,
+            [value.into(), mask.into()],
+        ));
     }
     /// Fragment stage: the coverage word (asynchronous).
     pub fn coverage(&mut self) -> Value {

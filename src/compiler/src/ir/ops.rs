@@ -172,9 +172,12 @@ pub enum Op {
         interp: Interp,
     },
     /// Fragment stage: raw 32-bit tilebuffer word `word` of the pixel := the source, for the
-    /// samples the invocation covers (a discarded fragment's writes are dropped).
+    /// samples the invocation covers (a discarded fragment's writes are dropped). `masked`: a
+    /// second source holds the samples to write (multisampled tilebuffers, `tile_store_mask`);
+    /// else sample 0 (single-sample tilebuffers).
     StoreTile {
         word: u8,
+        masked: bool,
     },
     /// Fragment stage: RGBA (4 × f32) of 2D texture-table entry `texture` through
     /// sampler-table entry `sampler` (sources per `TexKind`); asynchronous.
@@ -388,7 +391,11 @@ impl fmt::Display for Op {
                     format!("{interp:?}").to_lowercase()
                 )
             }
-            Op::StoreTile { word } => write!(f, "store_tile.w{word}"),
+            Op::StoreTile {
+                word,
+                masked: false,
+            } => write!(f, "store_tile.w{word}"),
+            Op::StoreTile { word, masked: true } => write!(f, "store_tile.w{word}.masked"),
             Op::LoadTile { word } => write!(f, "load_tile.w{word}"),
             Op::LoadGlobal { binding } => write!(f, "load_global.b{binding}"),
             Op::StoreGlobal { binding } => write!(f, "store_global.b{binding}"),

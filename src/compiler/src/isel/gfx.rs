@@ -39,6 +39,7 @@ const MODEL_EXECUTED: &[&str] = &[
     "iter",
     "tile_setup",
     "tile_store",
+    "tile_store_mask",
     "tile_fence",
     "tile_read",
 ];
@@ -286,13 +287,17 @@ impl GfxSelect {
                 }
                 Ok(vec![round_trip(i, x)?])
             }
-            Op::StoreTile { word } => {
+            Op::StoreTile { word, masked } => {
                 let r = reg32(i, 0)?;
-                let v = agx16_isa::meaning::tile_word_stores(&[(r, word as u32)]).map_err(|e| {
-                    CompileError::Encode {
-                        instr: i.to_string(),
-                        why: e.to_string(),
-                    }
+                let v = if masked {
+                    let m = reg32(i, 1)?;
+                    agx16_isa::meaning::tile_word_stores_masked(&[(r, word as u32, m)])
+                } else {
+                    agx16_isa::meaning::tile_word_stores(&[(r, word as u32)])
+                }
+                .map_err(|e| CompileError::Encode {
+                    instr: i.to_string(),
+                    why: e.to_string(),
                 })?;
                 v.into_iter().map(|x| gated(i, x)).collect()
             }

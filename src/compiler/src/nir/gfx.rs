@@ -31,6 +31,9 @@ pub(super) struct GfxImport {
     writes_depth: bool,
     /// Fragment: colour stores waiting for the depth store (rule 1: test before colour).
     deferred: Vec<(u8, Value)>,
+    /// Fragment, multisampled targets: the samples colour stores write (the coverage word's
+    /// low bits, read once at the start).
+    store_mask: Option<Value>,
 }
 
 unsafe fn io_location(x: *const m::nir_intrinsic_instr) -> u32 {
@@ -143,11 +146,33 @@ pub(super) unsafe fn prologue(
         })?;
         if !vertex {
             // The coverage word dominates every discard and the final test (or depth store).
+            let samples = match &g.key {
+                GraphicsKey::Fragment(k) => k.samples,
+                _ => 1,
+            };
+            let mut cov = None;
             if discards || writes_depth {
                 let c = im.b.coverage();
                 let g = im.gfx.as_mut().unwrap();
                 g.coverage = Some(c);
                 g.writes_depth = writes_depth;
+                cov = Some(c);
+            }
+            // A multisampled target: colour stores write the covered samples, the coverage
+            // word's low bits (the T8132 compiler's single masked store "using the coverage",
+            // agx_compile_apple9.c; GET_COVERAGE bits 0..3, EXP-0091 measured: only the low N
+            // bits matter at N samples).
+            if samples > 1 {
+                let c = match cov {
+                    Some(c) => c,
+                    None => im.b.coverage(),
+                };
+                let m = im.b.alu(
+                    Op::And,
+                    Type::I32,
+                    [Src::val(c), Src::imm((1u32 << samples) - 1)],
+                );
+                im.gfx.as_mut().unwrap().store_mask = Some(m);
             }
             return Ok(());
         }
@@ -210,7 +235,15 @@ pub(super) fn kill(im: &mut Importer, cond: Option<Src>) -> Result<(), CompileEr
 fn colour_store(im: &mut Importer, word: u8, v: Value) {
     match im.gfx.as_mut() {
         Some(g) if g.writes_depth && !g.tested => g.deferred.push((word, v)),
-        _ => im.b.store_tile(word, v),
+        _ => store_word(im, word, v),
+    }
+}
+
+/// One tile word store: sample 0, or the covered samples of a multisampled target.
+fn store_word(im: &mut Importer, word: u8, v: Value) {
+    match im.gfx.as_ref().and_then(|g| g.store_mask) {
+        Some(m) => im.b.store_tile_masked(word, v, Src::val(m)),
+        None => im.b.store_tile(word, v),
     }
 }
 
@@ -245,7 +278,7 @@ fn depth_store(im: &mut Importer, z: Src) -> Result<(), CompileError> {
     let g = im.gfx.as_mut().unwrap();
     g.tested = true;
     for (word, v) in std::mem::take(&mut g.deferred) {
-        im.b.store_tile(word, v);
+        store_word(im, word, v);
     }
     Ok(())
 }
@@ -303,6 +336,7 @@ impl GfxImport {
             tested: false,
             writes_depth: false,
             deferred: Vec::new(),
+            store_mask: None,
         }
     }
 }
@@ -612,6 +646,15 @@ pub(super) unsafe fn import_intrinsic(
                 // blending, logic ops and partial colour masks): the target's tile word as the
                 // earlier fragments left it, unpacked to the logical RGBA order.
                 let (fmt, word) = colour_target(g, io_loc(x, 0, "load_output")?)?;
+                if g.store_mask.is_some() {
+                    // Each sample has its own destination: the T8132 compiler loops over the
+                    // samples with per-sample masks there (agx_compile_apple9.c); not built.
+                    return Err(CompileError::Unsupported(
+                        "blending, logic ops or colour masks on a multisampled target (the \
+                         destination read is per sample)"
+                            .into(),
+                    ));
+                }
                 let comp = m::nir_intrinsic_component(x) as usize;
                 if (*x).def.bit_size != 32 || comp + comps > 4 {
                     return Err(CompileError::Unsupported(format!(

@@ -521,8 +521,11 @@ fn sub_batch(batch: &Batch, origin: (u32, u32), utile: (u32, u32)) -> Result<Bat
             clamp(y1, oy, h),
         ]);
     }
+    let samples = fb.samples;
     if let Some(zs) = &mut sub.fb.zs {
+        // Multisampled planes: a pixel's samples together (agx16-sim `gfx::tiles` ZLS).
         let moved = |va: u64, bytes: u32| -> Result<u64, DrawError> {
+            let bytes = bytes * samples;
             let full = PlaneLayout::twiddled(zs.width, zs.height, bytes);
             let part = PlaneLayout::twiddled(utile.0, utile.1, bytes);
             let base = full.offset(ox, oy);

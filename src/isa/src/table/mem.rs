@@ -100,6 +100,29 @@ const TILE_STORE: &[Field] = &[
     f!("kind", [(88, 8)], Modifier, CorpusOnly, GL_IR),
 ];
 
+// Tilebuffer store with a GPR sample mask `e7 16 54 <src<<1> 00 <w<<1> <m<<1> 4e <rel<<3> 00
+// 00 08`: raw word w of the pixel's tilebuffer storage = r<src> for the samples in the low half
+// of r<m> (byte 6 = m << 1, its low bit picks the high half, which the packer never does; byte 8
+// bit 3 releases r<m>; byte 11 = 8). GravityLinux/mesa agx_apple9_ir.c TILE_STORE (the
+// `dynamic` branch, encoding TILE_STORE_MASK): the T8132 driver's multisample colour stores
+// ("explicit per-sample color stores must preserve uncovered samples", README.apple9-es3.md;
+// its multisample/blit dEQP groups pass on M4). Its machine table tags the form BYTE_DIFF,
+// hence corpus-only here.
+const TILE_STORE_MASK: &[Field] = &[
+    f!("mode", [(16, 8)], Modifier, CorpusOnly, GL_IR),
+    raw!("src_b0", 24, 1),
+    f!("src", [(25, 7)], Gpr(SrcD), Hardware, GL_IR),
+    f!("flags", [(32, 8)], Modifier, CorpusOnly, GL_IR),
+    raw!("rt_b0", 40, 1),
+    f!("rt", [(41, 7)], ImmU(SrcA), Hardware, GL_IR),
+    raw!("mask_half", 48, 1),
+    f!("mask", [(49, 7)], Gpr(SrcB), CorpusOnly, GL_IR),
+    f!("fmt", [(56, 8)], Modifier, CorpusOnly, GL_IR),
+    raw!("b8_lo", 64, 3),
+    f!("mask_release", [(67, 1)], Release(SrcB), CorpusOnly, GL_IR),
+    raw!("b8_hi", 68, 20),
+];
+
 const STORE: &[Field] = &[
     f!("space", [(8, 8)], Modifier, CorpusOnly, ET),
     f!("addr_mode", [(16, 8)], Modifier, CorpusOnly, M435),
@@ -140,6 +163,7 @@ pub static FORMS: &[Form] = &[
     // attachment format (0x4e rgba8, 0x0e rgba16f, 0x2e rgba32f, 0x22 r32f, 0x42 r8), byte1 0x16 =
     // first store after a tile setup / imageblock write (encoding-tables.md frag_color_store and
     // imageblock_store; ADevWithAnIdea/agx-re EXP-0029, M4 EXP-0050 captures)
+    form!("tile_store_mask", TileStore, 12, CorpusOnly, GL_IR, [(0, 8, 0xe7), (8, 8, 0x16), (88, 8, 8)], TILE_STORE_MASK, []),
     form!("tile_store", TileStore, 12, CorpusOnly, ET, [(0, 8, 0xe7), (8, 4, 6), (13, 3, 0)], TILE_STORE, []),
     form!("tg_atomic", Atomic, 12, CorpusOnly, LEN, [(0, 8, 0x67), (8, 8, 0x03)], &[raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("tail", 32, 64)], []),
     // byte1 low nibble 1 with byte2 high six bits 0x15: the atomic packet (`67 11 54 ..`, `67 21 ..`)
