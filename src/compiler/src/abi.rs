@@ -255,6 +255,9 @@ pub struct FragmentKey {
     /// coverage word's low bits, as the T8132 compiler's multisample stores do, GravityLinux/
     /// mesa README.apple9-es3.md).
     pub samples: u8,
+    /// Samples GL's sample mask (glSampleMaski / glSampleCoverage through Mesa's
+    /// `set_sample_mask`) removes: the program kills them from its coverage (0: none).
+    pub kill_samples: u8,
 }
 
 /// The first of the two coefficient registers gl_PointCoord (s, t) is iterated from: after 1/W,

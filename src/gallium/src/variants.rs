@@ -347,6 +347,7 @@ unsafe fn fragment_key(
         frag_coord_z,
         render_targets,
         ubos: fs.ubos.clone()?,
+        samples: crate::draw::framebuffer_samples(fb) as u8,
     })
 }
 

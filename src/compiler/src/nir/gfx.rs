@@ -29,6 +29,11 @@ pub(super) struct GfxImport {
     tested: bool,
     /// Fragment: the program writes gl_FragDepth (its depth store is the test).
     writes_depth: bool,
+    /// Fragment: the program writes gl_SampleMask (alpha to coverage lowers to it): colour
+    /// waits for the kill of the samples outside the mask and the test.
+    writes_mask: bool,
+    /// Fragment: the gl_SampleMask kill has been emitted (the test may follow).
+    mask_done: bool,
     /// Fragment: colour stores waiting for the depth store (rule 1: test before colour).
     deferred: Vec<(u8, Value)>,
     /// Fragment, multisampled targets: the samples colour stores write (the coverage word's
@@ -114,6 +119,7 @@ pub(super) unsafe fn prologue(
         let mut psiz = false;
         let mut discards = false;
         let mut writes_depth = false;
+        let mut writes_mask = false;
         for_each_intrinsic(body, &mut |x| {
             let name = name_of(x);
             match name.as_str() {
@@ -122,6 +128,11 @@ pub(super) unsafe fn prologue(
                     if !vertex && io_loc(x, 1, "store_output")? == m::FRAG_RESULT_DEPTH =>
                 {
                     writes_depth = true
+                }
+                "store_output"
+                    if !vertex && io_loc(x, 1, "store_output")? == m::FRAG_RESULT_SAMPLE_MASK =>
+                {
+                    writes_mask = true
                 }
                 "store_output" if vertex => {
                     let loc = io_loc(x, 1, "store_output")?;
@@ -146,17 +157,30 @@ pub(super) unsafe fn prologue(
         })?;
         if !vertex {
             // The coverage word dominates every discard and the final test (or depth store).
-            let samples = match &g.key {
-                GraphicsKey::Fragment(k) => k.samples,
-                _ => 1,
+            let (samples, kill_samples) = match &g.key {
+                GraphicsKey::Fragment(k) => (k.samples, k.kill_samples),
+                _ => (1, 0),
             };
+            // gl_SampleMask and GL's sample mask only matter with samples to remove.
+            let writes_mask = writes_mask && samples > 1;
+            let kill_samples = if samples > 1 { kill_samples } else { 0 };
+            if writes_mask && writes_depth {
+                return Err(CompileError::Unsupported(
+                    "gl_SampleMask (or alpha to coverage) with gl_FragDepth".into(),
+                ));
+            }
             let mut cov = None;
-            if discards || writes_depth {
+            if discards || writes_depth || writes_mask || kill_samples != 0 {
                 let c = im.b.coverage();
                 let g = im.gfx.as_mut().unwrap();
                 g.coverage = Some(c);
                 g.writes_depth = writes_depth;
+                g.writes_mask = writes_mask;
                 cov = Some(c);
+            }
+            // GL's sample mask: those samples die first (a kill before any test, rule 3).
+            if kill_samples != 0 {
+                kill_samples_of(im, Src::imm(kill_samples as u32))?;
             }
             // A multisampled target: colour stores write the covered samples, the coverage
             // word's low bits (the T8132 compiler's single masked store "using the coverage",
@@ -234,7 +258,7 @@ pub(super) fn kill(im: &mut Importer, cond: Option<Src>) -> Result<(), CompileEr
 /// writes gl_FragDepth tests its samples there, and colour follows the test).
 fn colour_store(im: &mut Importer, word: u8, v: Value) {
     match im.gfx.as_mut() {
-        Some(g) if g.writes_depth && !g.tested => g.deferred.push((word, v)),
+        Some(g) if (g.writes_depth || g.writes_mask) && !g.tested => g.deferred.push((word, v)),
         _ => store_word(im, word, v),
     }
 }
@@ -283,6 +307,55 @@ fn depth_store(im: &mut Importer, z: Src) -> Result<(), CompileError> {
     Ok(())
 }
 
+/// Kills the covered samples in `samples` (a coverage write with target `samples & lo` and no
+/// live sample: Mesa's G13 `sample_mask(samples, 0)`, the control word the T8132 compiler
+/// builds, `(t << 8) | (t << 4) & hi`).
+fn kill_samples_of(im: &mut Importer, samples: Src) -> Result<(), CompileError> {
+    let Some(cov) = im.gfx.as_ref().and_then(|g| g.coverage) else {
+        return Err(CompileError::Internal(
+            "a sample kill without the prologue's coverage read".into(),
+        ));
+    };
+    let (lo, hi) = coverage_nibbles(im, cov);
+    let t = im.b.alu(Op::And, Type::I32, [Src::val(lo), samples]);
+    let t8 = im.b.alu(Op::Shl, Type::I32, [Src::val(t), Src::imm(8)]);
+    let t4 = im.b.alu(Op::Shl, Type::I32, [Src::val(t), Src::imm(4)]);
+    let h = im.b.alu(Op::And, Type::I32, [Src::val(t4), Src::val(hi)]);
+    let w = im.b.alu(Op::Or, Type::I32, [Src::val(t8), Src::val(h)]);
+    im.b.sample_mask(false, Src::val(w));
+    Ok(())
+}
+
+/// gl_SampleMask (`store_output` FRAG_RESULT_SAMPLE_MASK; alpha to coverage lowers to it):
+/// the covered samples outside `mask` die, then the survivors are tested and the colour
+/// held back for the test is stored (rule 1). The T8132 compiler lowers gl_SampleMask and
+/// alpha to coverage to the same coverage write (GravityLinux/mesa agx_compile_apple9.c
+/// `sample_mask_agx`, README: "Alpha-to-coverage is done in the shader by demoting samples").
+fn sample_mask_output(im: &mut Importer, mask: Src) -> Result<(), CompileError> {
+    let Some(g) = im.gfx.as_ref() else {
+        return Ok(());
+    };
+    if !g.writes_mask {
+        // Single-sampled: every sample mask keeps or kills sample 0 with GL's rule, but a
+        // one-sample target has no coverage to divide; GL ignores gl_SampleMask there.
+        return Ok(());
+    }
+    if g.tested {
+        return Err(CompileError::Unsupported(
+            "gl_SampleMask written twice or after the test".into(),
+        ));
+    }
+    let dead = im.b.alu(Op::Not, Type::I32, [mask]);
+    kill_samples_of(im, Src::val(dead))?;
+    im.gfx.as_mut().unwrap().mask_done = true;
+    coverage_test(im)?;
+    let g = im.gfx.as_mut().unwrap();
+    for (word, v) in std::mem::take(&mut g.deferred) {
+        store_word(im, word, v);
+    }
+    Ok(())
+}
+
 /// The coverage write that runs the depth/stencil tests of every sample no discard killed
 /// (`sample_mask(~0, ~0)`: word `lo << 8 | hi | lo`; killed samples stay killed, rule 3). It
 /// precedes the colour stores (rule 1), once per program.
@@ -293,6 +366,10 @@ pub(super) fn coverage_test(im: &mut Importer) -> Result<(), CompileError> {
     let Some(cov) = g.coverage.filter(|_| !g.tested) else {
         return Ok(());
     };
+    if g.writes_mask && !g.mask_done {
+        // The test follows the gl_SampleMask kill (rule 3: no kill after the test).
+        return Ok(());
+    }
     if g.writes_depth {
         // Only the depth store tests a depth-writing program's samples (rule 5).
         return if g.deferred.is_empty() {
@@ -335,6 +412,8 @@ impl GfxImport {
             coverage: None,
             tested: false,
             writes_depth: false,
+            writes_mask: false,
+            mask_done: false,
             deferred: Vec::new(),
             store_mask: None,
         }
@@ -707,6 +786,12 @@ pub(super) unsafe fn import_intrinsic(
                     RenderTarget::Words(_) | RenderTarget::Unbound => unreachable!(),
                 };
                 define_srcs(im, &(*x).def, Type::F32, &c[comp..comp + comps]);
+            }
+            "store_output"
+                if !vertex && io_loc(x, 1, "store_output")? == m::FRAG_RESULT_SAMPLE_MASK =>
+            {
+                let v = im.comp(srcs[0].ssa, 0)?;
+                sample_mask_output(im, v)?;
             }
             "store_output" if !vertex && io_loc(x, 1, "store_output")? == m::FRAG_RESULT_DEPTH => {
                 if (*srcs[0].ssa).bit_size != 32 {
