@@ -258,6 +258,10 @@ pub struct FragmentKey {
     /// Samples GL's sample mask (glSampleMaski / glSampleCoverage through Mesa's
     /// `set_sample_mask`) removes: the program kills them from its coverage (0: none).
     pub kill_samples: u8,
+    /// GL_SAMPLE_ALPHA_TO_COVERAGE: render target 0's alpha keeps floor(alpha x samples)
+    /// samples (Mesa src/asahi/lib/agx_nir_lower_alpha.c: `(1 << f2u32(alpha * n)) - 1`
+    /// as a discard mask; the T8132 compiler also demotes the samples, agx_compile_apple9.c).
+    pub alpha_to_coverage: bool,
 }
 
 /// The first of the two coefficient registers gl_PointCoord (s, t) is iterated from: after 1/W,

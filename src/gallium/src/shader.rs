@@ -111,6 +111,8 @@ unsafe fn link_time_key(nir: *const sys::nir_shader) -> Option<GraphicsKey> {
             render_targets: vec![RenderTarget::Rgba8Unorm],
             ubos,
             samples: 1,
+            kill_samples: 0,
+            alpha_to_coverage: false,
         })),
         _ => None,
     }

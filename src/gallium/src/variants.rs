@@ -159,9 +159,7 @@ pub unsafe fn blend_key(ctx: &Context) -> Result<BlendKey, String> {
             logicop: None,
         });
     };
-    if b.alpha_to_coverage() != 0 {
-        return Err("alpha to coverage".into());
-    }
+    // Alpha to coverage is the fragment key's (`fragment_key`), not the blend's.
     let mut key = BlendKey {
         rts: Vec::new(),
         logicop: (b.logicop_enable() != 0).then(|| b.logicop_func()),
@@ -327,6 +325,7 @@ unsafe fn fragment_key(
     vs_info: &StageInfo,
 ) -> Result<FragmentKey, String> {
     let fb = &ctx.state.framebuffer;
+    let samples = crate::draw::framebuffer_samples(fb);
     let mut render_targets = Vec::new();
     for i in 0..fb.nr_cbufs as usize {
         let s = fb.cbufs[i];
@@ -347,7 +346,19 @@ unsafe fn fragment_key(
         frag_coord_z,
         render_targets,
         ubos: fs.ubos.clone()?,
-        samples: crate::draw::framebuffer_samples(fb) as u8,
+        samples: samples as u8,
+        // GL's sample mask (glSampleCoverage through st's sample mask): the samples it clears.
+        kill_samples: if samples > 1 {
+            (!ctx.state.sample_mask & ((1u32 << samples) - 1)) as u8
+        } else {
+            0
+        },
+        alpha_to_coverage: samples > 1
+            && ctx
+                .state
+                .blend
+                .as_ref()
+                .is_some_and(|b| b.alpha_to_coverage() != 0),
     })
 }
 

@@ -157,12 +157,18 @@ pub(super) unsafe fn prologue(
         })?;
         if !vertex {
             // The coverage word dominates every discard and the final test (or depth store).
-            let (samples, kill_samples) = match &g.key {
-                GraphicsKey::Fragment(k) => (k.samples, k.kill_samples),
-                _ => (1, 0),
+            let (samples, kill_samples, a2c) = match &g.key {
+                GraphicsKey::Fragment(k) => (k.samples, k.kill_samples, k.alpha_to_coverage),
+                _ => (1, 0, false),
             };
-            // gl_SampleMask and GL's sample mask only matter with samples to remove.
-            let writes_mask = writes_mask && samples > 1;
+            if a2c && samples > 1 && writes_mask {
+                return Err(CompileError::Unsupported(
+                    "alpha to coverage with gl_SampleMask".into(),
+                ));
+            }
+            // gl_SampleMask, alpha to coverage and GL's sample mask only matter with samples
+            // to remove.
+            let writes_mask = (writes_mask || a2c) && samples > 1;
             let kill_samples = if samples > 1 { kill_samples } else { 0 };
             if writes_mask && writes_depth {
                 return Err(CompileError::Unsupported(
@@ -354,6 +360,22 @@ fn sample_mask_output(im: &mut Importer, mask: Src) -> Result<(), CompileError> 
         store_word(im, word, v);
     }
     Ok(())
+}
+
+/// Alpha to coverage: floor(clamp(alpha, 0, 1) x samples) samples survive (the mask
+/// `(1 << bits) - 1`), as gl_SampleMask would keep them.
+fn alpha_to_coverage(im: &mut Importer, alpha: Src) -> Result<(), CompileError> {
+    let n = match im.gfx.as_ref().map(|g| &g.key) {
+        Some(GraphicsKey::Fragment(k)) => k.samples as f32,
+        _ => return Ok(()),
+    };
+    let a = im.b.alu(Op::FMax, Type::F32, [alpha, Src::imm_f32(0.0)]);
+    let a = im.b.alu(Op::FMin, Type::F32, [Src::val(a), Src::imm_f32(1.0)]);
+    let scaled = im.b.alu(Op::FMul, Type::F32, [Src::val(a), Src::imm_f32(n)]);
+    let bits = im.b.alu(Op::F2I { signed: false }, Type::I32, [Src::val(scaled)]);
+    let one = im.b.alu(Op::Shl, Type::I32, [Src::imm(1), Src::val(bits)]);
+    let mask = im.b.alu(Op::ISub, Type::I32, [Src::val(one), Src::imm(1)]);
+    sample_mask_output(im, Src::val(mask))
 }
 
 /// The coverage write that runs the depth/stencil tests of every sample no discard killed
@@ -801,13 +823,31 @@ pub(super) unsafe fn import_intrinsic(
                 depth_store(im, z)?;
             }
             "store_output" if !vertex => {
-                let (fmt, word) = colour_target(g, io_loc(x, 1, "store_output")?)?;
+                let loc = io_loc(x, 1, "store_output")?;
+                let (fmt, word) = colour_target(g, loc)?;
+                // Alpha to coverage reads target 0's alpha (dual-source index 0).
+                let a2c = match &g.key {
+                    GraphicsKey::Fragment(k) => {
+                        k.alpha_to_coverage
+                            && k.samples > 1
+                            && (loc == m::FRAG_RESULT_COLOR || loc == m::FRAG_RESULT_DATA0)
+                            && m::nir_intrinsic_io_semantics(x).dual_source_blend_index() == 0
+                    }
+                    _ => false,
+                };
                 coverage_test(im)?;
                 let comp = m::nir_intrinsic_component(x);
                 let mask = m::nir_intrinsic_write_mask(x);
                 let n = (*srcs[0].ssa).num_components as u32;
                 match fmt {
                     RenderTarget::Unbound => return Ok(true),
+                    RenderTarget::Words(_) if a2c => {
+                        return Err(CompileError::Unsupported(
+                            "alpha to coverage on a render target the driver packs itself \
+                             (the alpha is not visible to the compiler)"
+                                .into(),
+                        ))
+                    }
                     RenderTarget::Words(words) => {
                         if (*srcs[0].ssa).bit_size != 32 {
                             return Err(CompileError::Unsupported(
@@ -843,6 +883,9 @@ pub(super) unsafe fn import_intrinsic(
                     if mask >> k & 1 == 1 && comp + k < 4 {
                         c[(comp + k) as usize] = im.comp(srcs[0].ssa, k as u8)?;
                     }
+                }
+                if a2c && !im.gfx.as_ref().is_some_and(|g| g.mask_done) {
+                    alpha_to_coverage(im, c[3])?;
                 }
                 let v = match fmt {
                     RenderTarget::Rgba8Unorm => abi::pack_unorm_4x8(&mut im.b, c),
