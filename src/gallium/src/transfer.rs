@@ -853,7 +853,7 @@ pub unsafe fn resolve_blit(
         // Sample 0 of each plane (split depth/stencil resources resolve plane by plane).
         let planes = |r: *mut sys::pipe_resource| {
             let mut v = vec![r];
-            if split(r) {
+            if split(r) && !Resource::get(r).stencil.is_null() {
                 v.push(Resource::get(r).stencil);
             }
             v
@@ -865,8 +865,17 @@ pub unsafe fn resolve_blit(
             ));
         }
         for (sr, dr) in sp.into_iter().zip(dp) {
-            let f = (*sr).format();
-            resolve_plane(sr, s.level, sb, f, dr, d.level, db, f, false)?;
+            // Each plane as stored (a split resource's depth plane is its internal format).
+            let (sf, df) = (
+                Resource::get(sr).internal_format,
+                Resource::get(dr).internal_format,
+            );
+            if sf != df {
+                return Err(BlitError::Unsupported(
+                    "depth/stencil resolve between plane formats",
+                ));
+            }
+            resolve_plane(sr, s.level, sb, sf, dr, d.level, db, df, false)?;
         }
         return Ok(true);
     }

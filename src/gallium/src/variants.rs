@@ -1009,6 +1009,7 @@ mod tests {
             frag_coord_z: false,
             render_targets: vec![RenderTarget::Rgba8Unorm],
             ubos: 0,
+            ..Default::default()
         });
         // SAFETY: a shader built and freed here; compile works on a clone.
         unsafe {
@@ -1051,6 +1052,7 @@ mod tests {
             frag_coord_z: false,
             render_targets: vec![RenderTarget::Rgba8Unorm],
             ubos: 0,
+            ..Default::default()
         });
         // SAFETY: a shader built and freed here; compile works on a clone.
         unsafe {

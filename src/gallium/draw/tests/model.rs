@@ -2071,9 +2071,7 @@ mod msaa {
             // Partly covered pixels exist (the point of multisampling).
             let partial = got
                 .chunks(n as usize)
-                .filter(|p| {
-                    p.iter().any(|c| *c == CLEAR_BYTES) && p.iter().any(|c| *c != CLEAR_BYTES)
-                })
+                .filter(|p| p.contains(&CLEAR_BYTES) && p.iter().any(|c| *c != CLEAR_BYTES))
                 .count();
             assert!(partial > 10, "{n}x: {partial} partly covered pixels");
 
