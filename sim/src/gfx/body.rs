@@ -1038,8 +1038,21 @@ pub(super) fn fragment_io(
                 }
             }
         }
-        GfxOp::TileRead { dst, word, slot } => {
-            let r = word_range(body, op, tile, word, true)?;
+        GfxOp::TileRead {
+            dst,
+            word,
+            slot,
+            mask: smask,
+        } => {
+            let r = word_range(body, op, tile, word, smask.is_none())?;
+            if let Some(m) = smask {
+                if sg.pending.is_pending(m, Part::Full) {
+                    return Err(body.error(
+                        op,
+                        format!("tile read masked by r{m} while its value is in flight"),
+                    ));
+                }
+            }
             if sg.pending.is_pending(dst, Part::Full) {
                 return Err(body.error(
                     op,
@@ -1050,7 +1063,26 @@ pub(super) fn fragment_io(
             for l in lanes() {
                 let f = &quad[l];
                 let (x, y) = (f.x - tile.origin.0, f.y - tile.origin.1);
-                if let Some(s) = tile.sample(x, y, 0) {
+                // The sample read: 0 (static mask 1) or the mask register's one sample. A
+                // mask of several samples or none has no established result.
+                let smp = match smask {
+                    None => 0,
+                    Some(m) => {
+                        let v = sg.regs[m as usize][l] & 0xffff;
+                        if v.count_ones() != 1 || v >> tile.samples != 0 {
+                            return Err(body.error(
+                                op,
+                                format!(
+                                    "tile read sample mask {v:#x} at pixel ({}, {}): one sample \
+                                     of the {} is established",
+                                    f.x, f.y, tile.samples
+                                ),
+                            ));
+                        }
+                        v.trailing_zeros()
+                    }
+                };
+                if let Some(s) = tile.sample(x, y, smp) {
                     vals[l] = u32::from_le_bytes(s[r.clone()].try_into().unwrap());
                 }
             }

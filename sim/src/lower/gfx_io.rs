@@ -21,8 +21,14 @@ pub enum GfxOp {
     /// Raw 32-bit tilebuffer word `word` of the pixel's samples := r[src]: sample 0 (static
     /// mask, `mask` None) or the samples in the low half of r[mask] (`tile_store_mask`).
     TileStore { src: u8, word: u8, mask: Option<u8> },
-    /// r[dst] = raw 32-bit tilebuffer word `word` of sample 0, published on `slot`.
-    TileRead { dst: u8, word: u8, slot: u8 },
+    /// r[dst] = raw 32-bit tilebuffer word `word` of sample 0 (static mask) or of the one
+    /// sample in the low half of r[mask] (`tile_read_mask`), published on `slot`.
+    TileRead {
+        dst: u8,
+        word: u8,
+        slot: u8,
+        mask: Option<u8>,
+    },
     /// Tile access setup / fence: orders tilebuffer access between invocations of a pixel.
     /// `join`: the fence is the block store's join (`tile_fence` 0x300 waiting on slot 1), which
     /// completes the stores before it and releases the publications they read (see
@@ -96,6 +102,7 @@ pub fn lower(i: &Instr) -> Option<Result<GfxOp, String>> {
         (F::TileStore, "block_image_store") => block_store(i),
         (F::TileStore, "depth_store") => depth_store(i),
         (F::TileRead, "tile_read") => tile_read(i),
+        (F::TileRead, "tile_read_mask") => tile_read_mask(i),
         (F::TileRead, "tile_setup") => tile_sync(i, true),
         (F::Fence, "tile_fence") => tile_sync(i, false),
         (F::GetSr, "get_sr") if i.field("sr_sel") == Some(0xdd) => {
@@ -270,6 +277,26 @@ fn tile_read(i: &Instr) -> Result<GfxOp, String> {
         dst: reg(i, Role::Dst)?,
         word: i.field("rt").unwrap_or(0) as u8,
         slot,
+        mask: None,
+    })
+}
+
+// TILE_LOAD_MASK `67 06 54 <dst<<1> 00 <w<<1> <m<<1> <4e | ..> .. 00 00 20` (packer's dynamic
+// branch): byte 4 zero, the mask's low half, byte 7's format bits 0x4e.
+fn tile_read_mask(i: &Instr) -> Result<GfxOp, String> {
+    check::fields(
+        i,
+        &["rt", "dst", "mask", "slot", "mask_release"],
+        &[("b2", &[0x54]), ("fmt", &[0x4e])],
+    )?;
+    let Some((slot, _)) = i.produce() else {
+        return Err("tile read without a producer slot".into());
+    };
+    Ok(GfxOp::TileRead {
+        dst: reg(i, Role::Dst)?,
+        word: i.field("rt").unwrap_or(0) as u8,
+        slot,
+        mask: Some(reg(i, Role::SrcB)?),
     })
 }
 

@@ -262,6 +262,13 @@ pub struct FragmentKey {
     /// samples (Mesa src/asahi/lib/agx_nir_lower_alpha.c: `(1 << f2u32(alpha * n)) - 1`
     /// as a discard mask; the T8132 compiler also demotes the samples, agx_compile_apple9.c).
     pub alpha_to_coverage: bool,
+    /// Multisampled targets: GL colour-mask channels each render target keeps (bits 4k..4k+3
+    /// for target k, R..A; 0: all written). The program merges them per sample: it reads each
+    /// sample's word (`tile_read_mask`, one sample) and stores the merge to that sample if
+    /// covered, the T8132 compiler's per-sample loop for destination reads (agx_compile_apple9.c;
+    /// GravityLinux/mesa README: multisampled blending loops over samples with a per-sample
+    /// mask). RGBA8/BGRA8 targets only.
+    pub keep_channels: u32,
 }
 
 /// The first of the two coefficient registers gl_PointCoord (s, t) is iterated from: after 1/W,
@@ -588,7 +595,7 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
                     _ => info.coefficients[k] = Some(interp),
                 }
             }
-            Op::StoreTile { word, .. } | Op::LoadTile { word } => {
+            Op::StoreTile { word, .. } | Op::LoadTile { word, .. } => {
                 if f.stage != Stage::Fragment {
                     return wrong("tile access");
                 }

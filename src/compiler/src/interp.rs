@@ -161,7 +161,7 @@ impl Thread<'_> {
                         self.env.killed = true;
                     }
                 }
-                Op::LoadTile { word } => {
+                Op::LoadTile { word, .. } => {
                     out[0] = *self
                         .env
                         .tile

@@ -113,6 +113,7 @@ unsafe fn link_time_key(nir: *const sys::nir_shader) -> Option<GraphicsKey> {
             samples: 1,
             kill_samples: 0,
             alpha_to_coverage: false,
+            keep_channels: 0,
         })),
         _ => None,
     }

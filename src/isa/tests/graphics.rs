@@ -164,8 +164,16 @@ fn tile_loads_and_stores() {
     );
     assert_eq!(i.produce().map(|p| p.0), Some(6));
     // TILE_LOAD_MASK: mask register r4 released, slot 1; TILE_LOAD_COORDS at position r6.
-    let m = dec("670654040008094e0000 0020".replace(' ', "").as_str());
-    assert_eq!((m.form.name, m.field("mask")), ("tile_read_mask", Some(9)));
+    let m = dec("670654040008084e2000 0020".replace(' ', "").as_str());
+    assert_eq!(
+        (
+            m.form.name,
+            gpr(&m, Role::SrcB),
+            m.releases(Role::SrcB).map(|r| r.0),
+            m.produce().map(|p| p.0)
+        ),
+        ("tile_read_mask", Some(4), Some(true), Some(1))
+    );
     let c = dec("671654040606034e00000010");
     assert_eq!(
         (c.form.name, c.field("pos"), c.field("mask")),

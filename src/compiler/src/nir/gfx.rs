@@ -35,7 +35,7 @@ pub(super) struct GfxImport {
     /// Fragment: the gl_SampleMask kill has been emitted (the test may follow).
     mask_done: bool,
     /// Fragment: colour stores waiting for the depth store (rule 1: test before colour).
-    deferred: Vec<(u8, Value)>,
+    deferred: Vec<(u8, Value, u32)>,
     /// Fragment, multisampled targets: the samples colour stores write (the coverage word's
     /// low bits, read once at the start).
     store_mask: Option<Value>,
@@ -263,15 +263,45 @@ pub(super) fn kill(im: &mut Importer, cond: Option<Src>) -> Result<(), CompileEr
 /// A colour word store: after the test, or held back until the depth store (a program that
 /// writes gl_FragDepth tests its samples there, and colour follows the test).
 fn colour_store(im: &mut Importer, word: u8, v: Value) {
+    colour_store_bits(im, word, v, !0)
+}
+
+/// [`colour_store`] of the bits `bits` of the word (the rest keeps each sample's value).
+fn colour_store_bits(im: &mut Importer, word: u8, v: Value, bits: u32) {
     match im.gfx.as_mut() {
-        Some(g) if (g.writes_depth || g.writes_mask) && !g.tested => g.deferred.push((word, v)),
-        _ => store_word(im, word, v),
+        Some(g) if (g.writes_depth || g.writes_mask) && !g.tested => {
+            g.deferred.push((word, v, bits))
+        }
+        _ => store_word(im, word, v, bits),
     }
 }
 
-/// One tile word store: sample 0, or the covered samples of a multisampled target.
-fn store_word(im: &mut Importer, word: u8, v: Value) {
-    match im.gfx.as_ref().and_then(|g| g.store_mask) {
+/// One tile word store: sample 0, or the covered samples of a multisampled target; with
+/// `bits` not all ones, per sample: that sample's word read, merged, stored to it if covered.
+fn store_word(im: &mut Importer, word: u8, v: Value, bits: u32) {
+    let (m, samples) = match im.gfx.as_ref() {
+        Some(g) => (
+            g.store_mask,
+            match &g.key {
+                GraphicsKey::Fragment(k) => k.samples as u32,
+                _ => 1,
+            },
+        ),
+        None => (None, 1),
+    };
+    match m {
+        Some(m) if bits != !0 => {
+            let keep = im.b.alu(Op::And, Type::I32, [Src::val(v), Src::imm(bits)]);
+            for s in 0..samples {
+                let one = im.b.alu(Op::Copy, Type::I32, [Src::imm(1 << s)]);
+                let d = im.b.load_tile_masked(word, Src::val(one));
+                let old = im.b.alu(Op::And, Type::I32, [Src::val(d), Src::imm(!bits)]);
+                let nv = im.b.alu(Op::Or, Type::I32, [Src::val(keep), Src::val(old)]);
+                let ms =
+                    im.b.alu(Op::And, Type::I32, [Src::val(m), Src::imm(1 << s)]);
+                im.b.store_tile_masked(word, nv, Src::val(ms));
+            }
+        }
         Some(m) => im.b.store_tile_masked(word, v, Src::val(m)),
         None => im.b.store_tile(word, v),
     }
@@ -307,8 +337,8 @@ fn depth_store(im: &mut Importer, z: Src) -> Result<(), CompileError> {
     im.b.depth_store(Src::val(w), Src::val(z));
     let g = im.gfx.as_mut().unwrap();
     g.tested = true;
-    for (word, v) in std::mem::take(&mut g.deferred) {
-        store_word(im, word, v);
+    for (word, v, bits) in std::mem::take(&mut g.deferred) {
+        store_word(im, word, v, bits);
     }
     Ok(())
 }
@@ -356,8 +386,8 @@ fn sample_mask_output(im: &mut Importer, mask: Src) -> Result<(), CompileError> 
     im.gfx.as_mut().unwrap().mask_done = true;
     coverage_test(im)?;
     let g = im.gfx.as_mut().unwrap();
-    for (word, v) in std::mem::take(&mut g.deferred) {
-        store_word(im, word, v);
+    for (word, v, bits) in std::mem::take(&mut g.deferred) {
+        store_word(im, word, v, bits);
     }
     Ok(())
 }
@@ -370,9 +400,12 @@ fn alpha_to_coverage(im: &mut Importer, alpha: Src) -> Result<(), CompileError> 
         _ => return Ok(()),
     };
     let a = im.b.alu(Op::FMax, Type::F32, [alpha, Src::imm_f32(0.0)]);
-    let a = im.b.alu(Op::FMin, Type::F32, [Src::val(a), Src::imm_f32(1.0)]);
-    let scaled = im.b.alu(Op::FMul, Type::F32, [Src::val(a), Src::imm_f32(n)]);
-    let bits = im.b.alu(Op::F2I { signed: false }, Type::I32, [Src::val(scaled)]);
+    let a =
+        im.b.alu(Op::FMin, Type::F32, [Src::val(a), Src::imm_f32(1.0)]);
+    let scaled =
+        im.b.alu(Op::FMul, Type::F32, [Src::val(a), Src::imm_f32(n)]);
+    let bits =
+        im.b.alu(Op::F2I { signed: false }, Type::I32, [Src::val(scaled)]);
     let one = im.b.alu(Op::Shl, Type::I32, [Src::imm(1), Src::val(bits)]);
     let mask = im.b.alu(Op::ISub, Type::I32, [Src::val(one), Src::imm(1)]);
     sample_mask_output(im, Src::val(mask))
@@ -835,12 +868,31 @@ pub(super) unsafe fn import_intrinsic(
                     }
                     _ => false,
                 };
+                // Colour-mask channels kept per sample (multisampled targets).
+                let keep = match &g.key {
+                    GraphicsKey::Fragment(k) if k.samples > 1 => {
+                        let rt = if loc == m::FRAG_RESULT_COLOR {
+                            0
+                        } else {
+                            loc.saturating_sub(m::FRAG_RESULT_DATA0)
+                        };
+                        (k.keep_channels >> (4 * rt.min(7))) & 0xf
+                    }
+                    _ => 0,
+                };
                 coverage_test(im)?;
                 let comp = m::nir_intrinsic_component(x);
                 let mask = m::nir_intrinsic_write_mask(x);
                 let n = (*srcs[0].ssa).num_components as u32;
                 match fmt {
                     RenderTarget::Unbound => return Ok(true),
+                    RenderTarget::Words(_) | RenderTarget::R32 if keep != 0 => {
+                        return Err(CompileError::Unsupported(
+                            "a colour mask on a multisampled target of this format (per-sample \
+                             merges are built for 8-bit RGBA targets)"
+                                .into(),
+                        ))
+                    }
                     RenderTarget::Words(_) if a2c => {
                         return Err(CompileError::Unsupported(
                             "alpha to coverage on a render target the driver packs itself \
@@ -905,7 +957,15 @@ pub(super) unsafe fn import_intrinsic(
                     RenderTarget::R32 => im.b.copy(Type::I32, c[0]),
                     RenderTarget::Words(_) | RenderTarget::Unbound => unreachable!(),
                 };
-                colour_store(im, word, v);
+                // Bytes of the kept channels (memory order: BGRA8 stores B, G, R, A).
+                let byte_of = |ch: u32| match fmt {
+                    RenderTarget::Bgra8Unorm if ch < 3 => 2 - ch,
+                    _ => ch,
+                };
+                let bits = (0..4u32)
+                    .filter(|&ch| keep >> ch & 1 != 0)
+                    .fold(!0u32, |b, ch| b & !(0xff << (8 * byte_of(ch))));
+                colour_store_bits(im, word, v, bits);
             }
             "load_uniform" => {
                 let base = m::nir_intrinsic_base(x) as i64;

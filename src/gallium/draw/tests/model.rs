@@ -1888,6 +1888,59 @@ mod msaa {
         })
     }
 
+    /// As [`fragment_ms`] but writing only red: each sample's word is read (`tile_read_mask`
+    /// of that sample) and its green, blue and alpha bytes kept (a colour mask merged per
+    /// sample, as agx16-compiler does for GL colour masks on multisampled targets).
+    fn fragment_ms_red_only(
+        mem: &mut Mem,
+        progs: &mut Programs,
+        samples: u32,
+    ) -> Arc<FragmentProgram> {
+        let mut b = Builder::new(Stage::Fragment);
+        let cov = b.coverage();
+        let mask = b.alu(
+            Op::And,
+            Type::I32,
+            [Src::val(cov), Src::imm((1 << samples) - 1)],
+        );
+        let r = b.load_varying(1, CInterp::Perspective);
+        let word = abi::pack_unorm_4x8(
+            &mut b,
+            [
+                Src::val(r),
+                Src::imm_f32(0.0),
+                Src::imm_f32(0.0),
+                Src::imm_f32(0.0),
+            ],
+        );
+        let red = b.alu(Op::And, Type::I32, [Src::val(word), Src::imm(0xff)]);
+        for s in 0..samples {
+            let one = b.alu(Op::Copy, Type::I32, [Src::imm(1 << s)]);
+            let d = b.load_tile_masked(0, Src::val(one));
+            let gba = b.alu(Op::And, Type::I32, [Src::val(d), Src::imm(0xffff_ff00)]);
+            let v = b.alu(Op::Or, Type::I32, [Src::val(red), Src::val(gba)]);
+            let ms = b.alu(Op::And, Type::I32, [Src::val(mask), Src::imm(1 << s)]);
+            b.store_tile_masked(0, v, Src::val(ms));
+        }
+        let (c, info) = abi::compile_ir_graphics(&b.finish(), 0, Options::default()).unwrap();
+        Arc::new(FragmentProgram {
+            body: progs.arena.add_body(mem, &c.code).unwrap(),
+            varyings: vec![Varying {
+                slot: 0,
+                components: 1,
+                interp: Interp::Perspective,
+                coefficient: 1,
+            }],
+            reads_frag_z: false,
+            point_coord: None,
+            discards: false,
+            reads_tilebuffer: true,
+            publications: info.publications,
+            scratch: 0,
+            origin_word: None,
+        })
+    }
+
     fn framebuffer_ms(samples: u32, depth: bool) -> Framebuffer {
         let mut fb = framebuffer(depth);
         fb.samples = samples;
@@ -2032,6 +2085,16 @@ mod msaa {
         r0: 0.1,
         dr: 0.4,
     };
+    /// Over parts of both and of the clear.
+    const MS_THIRD: Shape = Shape {
+        x0: -0.5,
+        dx: 0.7,
+        y0: -0.95,
+        dy: 0.45,
+        z: 0.5,
+        r0: 0.3,
+        dr: 0.25,
+    };
     /// Inside the clip volume (clipping re-snaps vertices, which the reference does not model).
     const MS_NEAR: Shape = Shape {
         x0: -0.77,
@@ -2082,6 +2145,46 @@ mod msaa {
             want.triangle([0, 1, 2].map(|k| red(MS_NEAR.vertex(k))), &pos, true);
             let got = samples_of(&mem, n);
             compare_ms(&got, &want);
+
+            // A third render writes only red with a third triangle (no depth test): each
+            // covered sample keeps its own green, blue and alpha (the clear's where earlier
+            // triangles left it).
+            let fs_red = fragment_ms_red_only(&mut mem, &mut progs, n);
+            let third = progs.vertex(&mut mem, MS_THIRD);
+            let mut batch = Batch::new(framebuffer_ms(n, false));
+            batch.draws.push(draw(
+                &third,
+                &fs_red,
+                Primitive::Triangles,
+                Indices::Direct { first: 0, count: 3 },
+            ));
+            run_batch(&mem, &mut progs, &batch).expect("colour-masked render");
+            let before = want.color.clone();
+            let mut red_only = RefMs::new(n as usize);
+            red_only.color = vec![[0, 0, 0, 0]; before.len()];
+            red_only.triangle([0, 1, 2].map(|k| red(MS_THIRD.vertex(k))), &pos, false);
+            let got = samples_of(&mem, n);
+            let mut kept = 0;
+            for (i, (g, (b, r))) in got
+                .iter()
+                .zip(before.iter().zip(&red_only.color))
+                .enumerate()
+            {
+                let want = if *r == [0, 0, 0, 0] {
+                    *b
+                } else {
+                    kept += (b[1..] == CLEAR_BYTES[1..]) as usize;
+                    [r[0], b[1], b[2], b[3]]
+                };
+                assert!(
+                    (0..4).all(|k| (g[k] as i32 - want[k] as i32).abs() <= 1),
+                    "{n}x sample {i}: model {g:?} want {want:?}"
+                );
+            }
+            assert!(
+                kept > 100,
+                "{n}x: {kept} samples kept the clear's green/blue/alpha"
+            );
         }
     }
 }

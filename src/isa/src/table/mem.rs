@@ -7,7 +7,7 @@
 //! index register number are read off the data flow of the EXP-M4-35 programs
 //! (get_sr/iadd results feed byte 5, ilogic results feed store byte 3): corpus-only.
 
-use super::frag::{TILE_LOAD, TILE_LOAD_NOKIND};
+use super::frag::{TILE_LOAD, TILE_LOAD_MASK, TILE_LOAD_NOKIND};
 use super::src::{ET, GL_IR, LEN, M435, SB};
 
 /// 16-bit formats: byte 3 is a half-register index (`reg<<1 | high`), measured by the EXP-M4-54
@@ -156,7 +156,7 @@ pub static FORMS: &[Form] = &[
     form!("tile_read", TileRead, 12, CorpusOnly, ET, [(0, 8, 0x67), (8, 8, 0x0e)], TILE_LOAD, []),
     // mask from a GPR (`67 06 54 .. 20`) / explicit sample mask at a position (`67 16 54 .. 10`)
     // (GravityLinux/mesa agx_apple9_ir.c TILE_LOAD_MASK / TILE_LOAD_COORDS)
-    form!("tile_read_mask", TileRead, 12, CorpusOnly, GL_IR, [(0, 8, 0x67), (8, 8, 0x06), (88, 8, 0x20)], TILE_LOAD_NOKIND, []),
+    form!("tile_read_mask", TileRead, 12, CorpusOnly, GL_IR, [(0, 8, 0x67), (8, 8, 0x06), (88, 8, 0x20)], TILE_LOAD_MASK, []),
     form!("tile_read_at", TileRead, 12, CorpusOnly, GL_IR, [(0, 8, 0x67), (8, 8, 0x16), (88, 8, 0x10)], TILE_LOAD_NOKIND, []),
     form!("imageblock_load", TileRead, 12, CorpusOnly, ET, [(0, 8, 0x67), (8, 3, 0x6), (12, 3, 0)], rb!("b1_3" 11 1, "b1_7" 15 1, "b2" 16 8, "dst" 24 8, "b4" 32 8, "slice_off" 40 8, "b6" 48 8, "fmt" 56 8, "tail" 64 32), []),
     // fragment colour store: byte3 source GPR (reg<<1), byte5 render target (rt<<1), byte7
