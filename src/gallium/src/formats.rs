@@ -385,7 +385,7 @@ mod tests {
     }
 
     #[test]
-    fn depth_formats_are_not_colour_targets_and_msaa_is_refused() {
+    fn depth_formats_are_not_colour_targets_and_msaa_is_limited() {
         assert!(is_supported(
             sys::PIPE_FORMAT_Z32_FLOAT,
             sys::PIPE_TEXTURE_2D,
@@ -398,9 +398,67 @@ mod tests {
             0,
             sys::PIPE_BIND_RENDER_TARGET
         ));
+        // 2x/4x 2D render targets and depth/stencil; no multisampled sampler views, no 8x,
+        // no colour sample group past 16 bytes (RGBA16F at 4x), no blending.
+        for (f, n, bind, ok) in [
+            (
+                sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+                4,
+                sys::PIPE_BIND_RENDER_TARGET,
+                true,
+            ),
+            (
+                sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+                2,
+                sys::PIPE_BIND_RENDER_TARGET,
+                true,
+            ),
+            (
+                sys::PIPE_FORMAT_Z32_FLOAT,
+                4,
+                sys::PIPE_BIND_DEPTH_STENCIL,
+                true,
+            ),
+            (
+                sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+                8,
+                sys::PIPE_BIND_RENDER_TARGET,
+                false,
+            ),
+            (
+                sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+                4,
+                sys::PIPE_BIND_SAMPLER_VIEW,
+                false,
+            ),
+            (
+                sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+                4,
+                sys::PIPE_BIND_BLENDABLE,
+                false,
+            ),
+            (
+                sys::PIPE_FORMAT_R16G16B16A16_FLOAT,
+                4,
+                sys::PIPE_BIND_RENDER_TARGET,
+                false,
+            ),
+            (
+                sys::PIPE_FORMAT_R16G16B16A16_FLOAT,
+                2,
+                sys::PIPE_BIND_RENDER_TARGET,
+                true,
+            ),
+        ] {
+            assert_eq!(
+                is_supported(f, sys::PIPE_TEXTURE_2D, n, bind),
+                ok,
+                "format {f} x{n} bind {bind:#x}"
+            );
+        }
         assert!(!is_supported(
             sys::PIPE_FORMAT_R8G8B8A8_UNORM,
-            sys::PIPE_TEXTURE_2D,
+            sys::PIPE_TEXTURE_2D_ARRAY,
             4,
             sys::PIPE_BIND_RENDER_TARGET
         ));
