@@ -53,6 +53,11 @@ pub enum MapError {
     SplitDepth(i16),
     #[error("u_transfer_helper could not map the depth/stencil planes")]
     Helper,
+    #[error(
+        "a {0}-sample image is not mapped (no resolving map: glBlitFramebuffer resolves, \
+         Mesa's fallback glReadPixels of a multisampled window surface does not)"
+    )]
+    Multisampled(u32),
 }
 
 /// The box in elements (blocks for compressed formats): x, y, z, w, h, d.
@@ -218,6 +223,9 @@ pub unsafe fn map_resource(
 ) -> Result<(Box<Transfer>, *mut u8), MapError> {
     let r = Resource::get(res);
     let reg = region(r, level, b)?;
+    if let Some(l) = r.layout.as_ref().filter(|l| l.desc.samples > 1) {
+        return Err(MapError::Multisampled(l.desc.samples));
+    }
     let mut t = Box::new(Transfer {
         base: std::mem::zeroed(),
         staging: None,
