@@ -491,10 +491,21 @@ fn an_unknown_format_is_refused() {
 fn descriptor_bits_no_source_documents_are_refused() {
     let mut s = Setup::default();
     let mut raw = s.pbes[0].pack().unwrap();
-    raw[7] |= 0x01; // bit 56: G13's sample count, not established on G16
+    raw[7] |= 0x04; // bit 58: G13's "unk mipmapped", not established on G16
     s.pbes[0] = Pbe::unpack(&raw).unwrap();
     let (_, what) = refusal(render_err(&s));
     assert!(what.contains("bits no source documents"), "{what}");
+    // Bit 56 is the sample-count field: a 2D store into a descriptor naming samples is
+    // refused by name.
+    let mut s = Setup::default();
+    let mut raw = s.pbes[0].pack().unwrap();
+    raw[7] |= 0x01;
+    s.pbes[0] = Pbe::unpack(&raw).unwrap();
+    let (_, what) = refusal(render_err(&s));
+    assert!(
+        what.contains("samples field 1 for a 2D block store"),
+        "{what}"
+    );
 }
 
 #[test]

@@ -2,6 +2,7 @@
 //! DRM shim. Paths come from the environment `Makefile.toml` sets (`./x test`).
 
 pub mod gles;
+pub mod msaa_scene;
 
 use std::path::PathBuf;
 use std::process::{Command, Output};

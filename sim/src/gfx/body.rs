@@ -291,13 +291,13 @@ pub fn run_fragment_quad(
                 &mut borrowed,
                 t,
             ),
-            GfxOp::Coverage { dst } => coverage_read(body, op, sg, quad, tile, &cov, dst),
-            GfxOp::SampleMask { src, wait } => coverage_write(
-                body, op, sg, quad, tile, &mut pubs, &mut cov, src, wait, false,
-            ),
-            GfxOp::DepthStore { src, wait } => coverage_write(
-                body, op, sg, quad, tile, &mut pubs, &mut cov, src, wait, true,
-            ),
+            GfxOp::Coverage { dst } => coverage_read(body, op, sg, quad, &cov, dst),
+            GfxOp::SampleMask { src, wait } => {
+                coverage_write(body, op, sg, quad, &mut pubs, &mut cov, src, wait, false)
+            }
+            GfxOp::DepthStore { src, wait } => {
+                coverage_write(body, op, sg, quad, &mut pubs, &mut cov, src, wait, true)
+            }
             GfxOp::Derivative { .. } => derivative(body, op, sg, quad, g),
             _ => fragment_io(body, op, g, sg, quad, tile, Some(&cov)),
         },
@@ -335,7 +335,8 @@ pub fn run_fragment_quad(
 ///   are dropped (EXP-0091, measured).
 ///
 /// Only words in the packer's shape are accepted (bits 12..31 zero, bits 4..7 equal to
-/// `target & pending`, target within the covered samples), only single-sample tilebuffers,
+/// `target & pending`, target within the covered samples; with N samples bits 0..N-1 name
+/// them, EXP-0091: only the low N bits matter),
 /// only passes whose tests run after the program (punch-through: with early tests the
 /// meaning of a live bit is not established).
 pub(super) struct Coverage {
@@ -354,30 +355,14 @@ impl Coverage {
     }
 }
 
-fn single_sample(body: &Body, op: &Op, tile: &TileBuffer) -> Result<(), SimError> {
-    if tile.samples != 1 {
-        return Err(body.error(
-            op,
-            format!(
-                "coverage on a {}-sample tilebuffer: the sample order of the coverage word is \
-                 not established (single-sample only)",
-                tile.samples
-            ),
-        ));
-    }
-    Ok(())
-}
-
 fn coverage_read(
     body: &Body,
     op: &Op,
     sg: &mut SimdGroup,
     quad: &[Fragment],
-    tile: &TileBuffer,
     cov: &Coverage,
     dst: u8,
 ) -> Result<(), SimError> {
-    single_sample(body, op, tile)?;
     if quad.len() > LANES {
         return Err(body.error(op, "coverage read outside a fragment SIMD-group".into()));
     }
@@ -405,14 +390,12 @@ fn coverage_write(
     op: &Op,
     sg: &mut SimdGroup,
     quad: &[Fragment],
-    tile: &TileBuffer,
     pubs: &mut Publications,
     cov: &mut Coverage,
     src: u8,
     wait: u8,
     depth: bool,
 ) -> Result<(), SimError> {
-    single_sample(body, op, tile)?;
     pubs.pending
         .retain(|_, s| !(1..=6).contains(s) || wait >> (*s - 1) & 1 == 0);
     // A depth store reads the pair (control word, depth) at src, src + 1.
@@ -875,16 +858,17 @@ pub fn run_vertex_batch(
         .collect()
 }
 
-/// Byte range of raw word `word` in sample 0.
+/// Byte range of raw word `word` in a sample.
 fn word_range(
     body: &Body,
     op: &Op,
     tile: &TileBuffer,
     word: u8,
+    static_mask: bool,
 ) -> Result<std::ops::Range<usize>, SimError> {
     // The packer's static mask 1 names sample 0; with more samples what it covers is
     // not established (the GPR-mask forms carry the per-sample masks).
-    if tile.samples != 1 {
+    if static_mask && tile.samples != 1 {
         return Err(body.error(
             op,
             format!(
@@ -983,22 +967,53 @@ pub(super) fn fragment_io(
             sg.pending.cancel(dst.reg, dst.part);
             sg.write(dst, mask, &vals);
         }
-        GfxOp::TileStore { src, word } => {
-            let r = word_range(body, op, tile, word)?;
+        GfxOp::TileStore { src, word, mask } => {
+            let r = word_range(body, op, tile, word, mask.is_none())?;
             if sg.pending.is_pending(src, Part::Full) {
                 return Err(body.error(
                     op,
                     format!("tile store of r{src} while its value is in flight (the form has no wait field)"),
                 ));
             }
+            if let Some(m) = mask {
+                if sg.pending.is_pending(m, Part::Full) {
+                    return Err(body.error(
+                        op,
+                        format!("tile store masked by r{m} while its value is in flight (the form has no wait field)"),
+                    ));
+                }
+            }
             for l in lanes() {
                 let f = &quad[l];
-                if f.helper || f.sample_mask & 1 == 0 {
+                if f.helper {
                     continue;
                 }
+                // The samples written: sample 0 (static mask 1) or the mask register's low
+                // half (`tile_store_mask`).
+                let samples = match mask {
+                    None => 1u8,
+                    Some(m) => {
+                        let v = sg.regs[m as usize][l] & 0xffff;
+                        // Bits past the sample count, and samples the invocation does not
+                        // cover: what the store does with them is not established (the
+                        // T8132 driver passes covered samples only, README.apple9-es3.md).
+                        if v >> tile.samples != 0 || v as u8 & !f.sample_mask != 0 {
+                            return Err(body.error(
+                                op,
+                                format!(
+                                    "tile store sample mask {v:#x} at pixel ({}, {}): samples \
+                                     outside the invocation's {:#x} of {} are not established",
+                                    f.x, f.y, f.sample_mask, tile.samples
+                                ),
+                            ));
+                        }
+                        v as u8
+                    }
+                };
+                let mut samples = samples & f.sample_mask;
                 if let Some(c) = cov.filter(|c| c.writes) {
                     // Rule 1 (see `Coverage`): tested or killed before the colour store.
-                    if c.pending(f, l) & 1 != 0 {
+                    if c.pending(f, l) & samples != 0 {
                         return Err(body.error(
                             op,
                             format!(
@@ -1010,19 +1025,34 @@ pub(super) fn fragment_io(
                     }
                     // Killed: the store is dropped (EXP-0091); a sample that fails its test
                     // keeps no colour either (`super::shade` restores it).
-                    if c.killed[l] & 1 != 0 {
-                        continue;
-                    }
+                    samples &= !c.killed[l];
                 }
                 let (x, y) = (f.x - tile.origin.0, f.y - tile.origin.1);
                 let bytes = sg.regs[src as usize][l].to_le_bytes();
-                if let Some(s) = tile.sample_mut(x, y, 0) {
-                    s[r.clone()].copy_from_slice(&bytes);
+                for smp in 0..tile.samples {
+                    if samples >> smp & 1 != 0 {
+                        if let Some(s) = tile.sample_mut(x, y, smp) {
+                            s[r.clone()].copy_from_slice(&bytes);
+                        }
+                    }
                 }
             }
         }
-        GfxOp::TileRead { dst, word, slot } => {
-            let r = word_range(body, op, tile, word)?;
+        GfxOp::TileRead {
+            dst,
+            word,
+            slot,
+            mask: smask,
+        } => {
+            let r = word_range(body, op, tile, word, smask.is_none())?;
+            if let Some(m) = smask {
+                if sg.pending.is_pending(m, Part::Full) {
+                    return Err(body.error(
+                        op,
+                        format!("tile read masked by r{m} while its value is in flight"),
+                    ));
+                }
+            }
             if sg.pending.is_pending(dst, Part::Full) {
                 return Err(body.error(
                     op,
@@ -1033,7 +1063,26 @@ pub(super) fn fragment_io(
             for l in lanes() {
                 let f = &quad[l];
                 let (x, y) = (f.x - tile.origin.0, f.y - tile.origin.1);
-                if let Some(s) = tile.sample(x, y, 0) {
+                // The sample read: 0 (static mask 1) or the mask register's one sample. A
+                // mask of several samples or none has no established result.
+                let smp = match smask {
+                    None => 0,
+                    Some(m) => {
+                        let v = sg.regs[m as usize][l] & 0xffff;
+                        if v.count_ones() != 1 || v >> tile.samples != 0 {
+                            return Err(body.error(
+                                op,
+                                format!(
+                                    "tile read sample mask {v:#x} at pixel ({}, {}): one sample \
+                                     of the {} is established",
+                                    f.x, f.y, tile.samples
+                                ),
+                            ));
+                        }
+                        v.trailing_zeros()
+                    }
+                };
+                if let Some(s) = tile.sample(x, y, smp) {
                     vals[l] = u32::from_le_bytes(s[r.clone()].try_into().unwrap());
                 }
             }

@@ -63,6 +63,23 @@ mod tests {
         }
     }
 
+    /// The 4x standard pattern against a vertical edge at x = 8.5 px and a horizontal one at
+    /// y = 8.5 px: only the samples left of (above) the edge are inside. Positions decoded by
+    /// hand from 0xeaa26e26: (6, 2), (14, 6), (2, 10), (10, 14) sixteenths.
+    #[test]
+    fn samples_at_the_standard_positions_split_a_pixel() {
+        let pos = [(6, 2), (14, 6), (2, 10), (10, 14)];
+        // Right edge x = 8.5 px (2176 in 1/256); pixel (8, 20) lies between it and the
+        // diagonal.
+        let t = tri([[0, 0], [2176, 0], [2176, 8192]]);
+        let inside: Vec<bool> = pos.iter().map(|&p| covers_sample(&t, 8, 20, p)).collect();
+        assert_eq!(inside, vec![true, false, true, false]);
+        // Bottom edge y = 8.5 px (y down); pixel (1, 8) lies above it, right of x = 0.
+        let t = tri([[0, 0], [8192, 2176], [0, 2176]]);
+        let inside: Vec<bool> = pos.iter().map(|&p| covers_sample(&t, 1, 8, p)).collect();
+        assert_eq!(inside, vec![true, true, false, false]);
+    }
+
     #[test]
     fn shared_edge_pixels_are_drawn_once() {
         // A 4x4-pixel square split along its diagonal through pixel centres.

@@ -251,12 +251,17 @@ pub fn run_end_of_tile(
                 image,
                 format,
                 wait,
+                multisample,
             } => {
                 // The store's wait retires every export completing on a named slot.
                 pubs.pending
                     .retain(|_, s| !(1..=6).contains(s) || wait >> (*s - 1) & 1 == 0);
-                let mut words = [0u32; 3];
-                for (k, w) in words.iter_mut().enumerate() {
+                // 2D: (x, y, offset << 16 | level); multisample: (x, y, 0, offset << 16)
+                // (README.apple9-ir.md "Native multisample block stores": the zero word is
+                // part of the validated contract, its other meanings are not modelled).
+                let n = if multisample { 4 } else { 3 };
+                let mut words = [0u32; 4];
+                for (k, w) in words.iter_mut().take(n).enumerate() {
                     let r = coord + k as u8;
                     let Some(v) = pubs.value.get(&r) else {
                         return Err(p.body.error(
@@ -277,12 +282,23 @@ pub fn run_end_of_tile(
                     pubs.read.insert(r);
                     unjoined.push(r);
                 }
+                if multisample && words[2] != 0 {
+                    return Err(p.body.error(
+                        op,
+                        format!(
+                            "multisample block store with publication word 2 = {:#x}: only 0 \
+                             is established",
+                            words[2]
+                        ),
+                    ));
+                }
                 let bs = BlockStore {
                     x: words[0],
                     y: words[1],
-                    offset_level: words[2],
+                    offset_level: if multisample { words[3] } else { words[2] },
                     image,
                     format,
+                    multisample,
                 };
                 block_store(mem, &p.arguments, tile, &bs).map_err(|e| match e {
                     StoreError::Refused(w) => p.body.error(op, w),
@@ -312,6 +328,8 @@ pub struct BlockStore {
     pub offset_level: u32,
     pub image: u8,
     pub format: u8,
+    /// Mode 0x228: every sample of the utile into a multisampled target.
+    pub multisample: bool,
 }
 
 /// Why a block store did not happen.
@@ -370,7 +388,9 @@ pub fn raw_copy_bytes(format: u8, channels: Channels, numeric: NumericType) -> O
 ///   memory bytes (the packed 8-bit word holds R in its low byte as the T8132 compiler's RGBA8
 ///   colour path packs it; the PBE "supplies conversion", none between equal encodings;
 ///   inferred);
-/// - 2D, single-sample tilebuffer, level 0;
+/// - 2D, single-sample tilebuffer, level 0; or the multisample mode from a 2/4-sample
+///   tilebuffer into a GPU-tiled 2D-multisampled target of that count, all samples, each
+///   pixel's samples contiguous;
 /// - layout 2 (GPU: tiled Morton, agx16-cmdstream `PlaneLayout::twiddled`, measured by agx-re)
 ///   with no stride, or layout 0 (linear, `(stride_minus1 + 1) * 16` bytes per row; G13 value,
 ///   inferred for G16).
@@ -381,12 +401,15 @@ pub fn block_store(
     s: &BlockStore,
 ) -> Result<(), StoreError> {
     let refuse = |w: String| Err(StoreError::Refused(w));
-    if tile.samples != 1 {
+    if !s.multisample && tile.samples != 1 {
         return refuse(format!(
             "2D block store from a {}-sample tilebuffer: which sample it exports is not \
              established",
             tile.samples
         ));
+    }
+    if s.multisample && tile.samples == 1 {
+        return refuse("multisample block store from a 1-sample tilebuffer".into());
     }
     let (offset, level) = (s.offset_level >> 16, s.offset_level & 0xffff);
     if level != 0 {
@@ -415,12 +438,30 @@ pub fn block_store(
             d.unknown_values()
         ));
     }
-    if d.dimension != TextureDimension::D2 {
+    let want = if s.multisample {
+        TextureDimension::D2Ms
+    } else {
+        TextureDimension::D2
+    };
+    if d.dimension != want || (!s.multisample && d.samples_log2_minus1 != 0) {
         return refuse(format!(
-            "PBE descriptor at {va:#x}: dimension {:?} (only 2D is modelled)",
-            d.dimension
+            "PBE descriptor at {va:#x}: dimension {:?} samples field {} for a {} block store \
+             (2D with the 2D mode, 2D multisampled with mode 0x228)",
+            d.dimension,
+            d.samples_log2_minus1,
+            if s.multisample { "multisample" } else { "2D" }
         ));
     }
+    // The multisample store exports every sample; the descriptor's count must be the
+    // tilebuffer's (a mismatch has no established meaning).
+    if s.multisample && d.samples() != tile.samples {
+        return refuse(format!(
+            "PBE descriptor at {va:#x} names {} samples, the tilebuffer has {}",
+            d.samples(),
+            tile.samples
+        ));
+    }
+    let ns = if s.multisample { tile.samples } else { 1 };
     let identity = [d.swizzle_r, d.swizzle_g, d.swizzle_b, d.swizzle_a]
         == [Swizzle::R, Swizzle::G, Swizzle::B, Swizzle::A];
     if !identity {
@@ -438,7 +479,16 @@ pub fn block_store(
         ));
     };
     let layout = match d.layout {
-        Layout::Gpu if d.stride_minus1 == 0 => PlaneLayout::twiddled(d.width, d.height, bytes),
+        // Multisampled: a pixel's samples are contiguous, the tiling's element is all of them
+        // (GravityLinux/mesa agx_blit.c: pixel_index * samples * bpp + sample * bpp; its
+        // multisample/blit dEQP groups pass on M4).
+        Layout::Gpu if d.stride_minus1 == 0 => PlaneLayout::twiddled(d.width, d.height, bytes * ns),
+        Layout::Linear if s.multisample => {
+            return refuse(format!(
+                "PBE descriptor at {va:#x}: a linear multisampled target (only GPU-tiled \
+                 multisampled targets are modelled)"
+            ))
+        }
         Layout::Linear => {
             let mut l = PlaneLayout::linear(d.width, d.height, bytes);
             l.row_stride = d.linear_stride() as u64;
@@ -465,9 +515,12 @@ pub fn block_store(
             if px >= d.width as u64 || py >= d.height as u64 {
                 continue;
             }
-            let src = &tile.sample(u, v, 0).expect("inside the utile")[o.clone()];
             let at = d.address + layout.offset(px as u32, py as u32);
-            mem.write(at, src).map_err(SimError::from)?;
+            for smp in 0..ns {
+                let src = &tile.sample(u, v, smp).expect("inside the utile")[o.clone()];
+                mem.write(at + (smp * bytes) as u64, src)
+                    .map_err(SimError::from)?;
+            }
         }
     }
     Ok(())

@@ -98,6 +98,11 @@ pub(super) struct ZsTile {
     pub s: Vec<u8>,
 }
 
+/// Depth and stencil planes: with N samples a pixel's samples are contiguous and the tiling's
+/// element is all of them (`PlaneLayout::twiddled(w, h, bytes * N)`, sample s at + s * bytes):
+/// Mesa's layout (src/asahi/layout/layout.c `ail_get_block_size_B`: block = format bytes x
+/// sample count; G13), which the T8132 driver keeps for its multisampled depth/stencil (its
+/// depth/stencil multisampling cases pass on M4, README.apple9-es3.md). Inferred for ZLS.
 fn zs_layouts(cmd: &RenderCommand) -> (PlaneLayout, PlaneLayout, u32) {
     let (w, h) = (cmd.zls_pixels.x as u32, cmd.zls_pixels.y as u32);
     let zb = if cmd.zls.z_format == ZlsFormat::Unorm16 {
@@ -105,9 +110,10 @@ fn zs_layouts(cmd: &RenderCommand) -> (PlaneLayout, PlaneLayout, u32) {
     } else {
         4
     };
+    let ns = cmd.samples;
     (
-        PlaneLayout::twiddled(w, h, zb),
-        PlaneLayout::twiddled(w, h, 1),
+        PlaneLayout::twiddled(w, h, zb * ns),
+        PlaneLayout::twiddled(w, h, ns),
         zb,
     )
 }
@@ -129,9 +135,6 @@ fn check_zls(cmd: &RenderCommand) -> Result<(), SimError> {
     if z.z_resolve || z.s_resolve || z.unknown_0 {
         return bad("resolve and bit 0 are not modelled");
     }
-    if cmd.samples > 1 && (z.z_load || z.z_store || z.s_load || z.s_store) {
-        return bad("multisampled depth/stencil surfaces have no established layout");
-    }
     Ok(())
 }
 
@@ -148,8 +151,9 @@ fn zs_load(
         ZlsFormat::Unorm16 => (cmd.raw.isp_bgobjdepth.0 as u32 & 0xffff) as f32 / 65535.0,
         _ => f32::from_bits(cmd.raw.isp_bgobjdepth.0 as u32),
     };
-    // Per sample; loads and stores are single-sample only (check_zls).
-    let n = (w * h * cmd.samples) as usize;
+    // Per sample, a pixel's samples together (`super::shade` indexes pixel * N + sample).
+    let ns = cmd.samples;
+    let n = (w * h * ns) as usize;
     let mut t = ZsTile {
         z: vec![clear_z; n],
         s: vec![cmd.bg_vals.stencil_clear; n],
@@ -161,23 +165,28 @@ fn zs_load(
             if px >= zl.width || py >= zl.height {
                 continue;
             }
-            let i = (y * w + x) as usize;
-            if cmd.zls.z_load {
-                let mut b = [0u8; 4];
-                mem.read(
-                    cmd.raw.depth_base.0 + zl.offset(px, py),
-                    &mut b[..zb as usize],
-                )?;
-                t.z[i] = if zb == 2 {
-                    u16::from_le_bytes([b[0], b[1]]) as f32 / 65535.0
-                } else {
-                    f32::from_le_bytes(b)
-                };
-            }
-            if cmd.zls.s_load {
-                let mut b = [0u8; 1];
-                mem.read(cmd.raw.stencil_base.0 + sl.offset(px, py), &mut b)?;
-                t.s[i] = b[0];
+            for smp in 0..ns {
+                let i = ((y * w + x) * ns + smp) as usize;
+                if cmd.zls.z_load {
+                    let mut b = [0u8; 4];
+                    mem.read(
+                        cmd.raw.depth_base.0 + zl.offset(px, py) + (smp * zb) as u64,
+                        &mut b[..zb as usize],
+                    )?;
+                    t.z[i] = if zb == 2 {
+                        u16::from_le_bytes([b[0], b[1]]) as f32 / 65535.0
+                    } else {
+                        f32::from_le_bytes(b)
+                    };
+                }
+                if cmd.zls.s_load {
+                    let mut b = [0u8; 1];
+                    mem.read(
+                        cmd.raw.stencil_base.0 + sl.offset(px, py) + smp as u64,
+                        &mut b,
+                    )?;
+                    t.s[i] = b[0];
+                }
             }
         }
     }
@@ -193,24 +202,30 @@ fn zs_store(
     t: &ZsTile,
 ) -> Result<(), SimError> {
     let (zl, sl, zb) = zs_layouts(cmd);
+    let ns = cmd.samples;
     for y in 0..h {
         for x in 0..w {
             let (px, py) = (org.0 + x, org.1 + y);
             if px >= zl.width || py >= zl.height {
                 continue;
             }
-            let i = (y * w + x) as usize;
-            if cmd.zls.z_store {
-                let va = cmd.raw.depth_base.0 + zl.offset(px, py);
-                if zb == 2 {
-                    let v = (t.z[i].clamp(0.0, 1.0) * 65535.0).round() as u16;
-                    mem.write(va, &v.to_le_bytes())?;
-                } else {
-                    mem.write(va, &t.z[i].to_le_bytes())?;
+            for smp in 0..ns {
+                let i = ((y * w + x) * ns + smp) as usize;
+                if cmd.zls.z_store {
+                    let va = cmd.raw.depth_base.0 + zl.offset(px, py) + (smp * zb) as u64;
+                    if zb == 2 {
+                        let v = (t.z[i].clamp(0.0, 1.0) * 65535.0).round() as u16;
+                        mem.write(va, &v.to_le_bytes())?;
+                    } else {
+                        mem.write(va, &t.z[i].to_le_bytes())?;
+                    }
                 }
-            }
-            if cmd.zls.s_store {
-                mem.write(cmd.raw.stencil_base.0 + sl.offset(px, py), &[t.s[i]])?;
+                if cmd.zls.s_store {
+                    mem.write(
+                        cmd.raw.stencil_base.0 + sl.offset(px, py) + smp as u64,
+                        &[t.s[i]],
+                    )?;
+                }
             }
         }
     }

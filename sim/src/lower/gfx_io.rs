@@ -18,10 +18,17 @@ pub enum GfxOp {
     /// r[dst] = coefficient register `cf` evaluated at the pixel centre (divided by
     /// coefficient 0 when the register's binding is perspective).
     Iterate { dst: Dst, cf: u8 },
-    /// Raw 32-bit tilebuffer word `word` of the pixel's sample 0 := r[src].
-    TileStore { src: u8, word: u8 },
-    /// r[dst] = raw 32-bit tilebuffer word `word` of sample 0, published on `slot`.
-    TileRead { dst: u8, word: u8, slot: u8 },
+    /// Raw 32-bit tilebuffer word `word` of the pixel's samples := r[src]: sample 0 (static
+    /// mask, `mask` None) or the samples in the low half of r[mask] (`tile_store_mask`).
+    TileStore { src: u8, word: u8, mask: Option<u8> },
+    /// r[dst] = raw 32-bit tilebuffer word `word` of sample 0 (static mask) or of the one
+    /// sample in the low half of r[mask] (`tile_read_mask`), published on `slot`.
+    TileRead {
+        dst: u8,
+        word: u8,
+        slot: u8,
+        mask: Option<u8>,
+    },
     /// Tile access setup / fence: orders tilebuffer access between invocations of a pixel.
     /// `join`: the fence is the block store's join (`tile_fence` 0x300 waiting on slot 1), which
     /// completes the stores before it and releases the publications they read (see
@@ -44,11 +51,14 @@ pub enum GfxOp {
     /// hold pixel x, pixel y and `tile byte offset << 16 | level`; `image` names the entry of
     /// the stage's image table whose PBE descriptor says where and how; `format` is the tile
     /// representation. The store waits on the slots in `wait` (bits 0..5 = slots 1..6).
+    /// `multisample` (mode 0x228): the tuple is four words (x, y, 0, `offset << 16`) and every
+    /// sample of the utile goes out.
     BlockStore {
         coord: u8,
         image: u8,
         format: u8,
         wait: u8,
+        multisample: bool,
     },
     /// r[dst] = the invocation's coverage word, published on scoreboard slot 1: bits 0..3 the
     /// samples the invocation covers, bits 4..7 the covered samples whose depth/stencil test
@@ -88,9 +98,11 @@ pub fn lower(i: &Instr) -> Option<Result<GfxOp, String>> {
     let r = match (i.form.op, i.form.name) {
         (F::Iterate, "iter") => iterate(i),
         (F::TileStore, "tile_store") => tile_store(i),
+        (F::TileStore, "tile_store_mask") => tile_store_mask(i),
         (F::TileStore, "block_image_store") => block_store(i),
         (F::TileStore, "depth_store") => depth_store(i),
         (F::TileRead, "tile_read") => tile_read(i),
+        (F::TileRead, "tile_read_mask") => tile_read_mask(i),
         (F::TileRead, "tile_setup") => tile_sync(i, true),
         (F::Fence, "tile_fence") => tile_sync(i, false),
         (F::GetSr, "get_sr") if i.field("sr_sel") == Some(0xdd) => {
@@ -199,24 +211,42 @@ fn tile_store(i: &Instr) -> Result<GfxOp, String> {
     Ok(GfxOp::TileStore {
         src: reg(i, Role::SrcD)?,
         word,
+        mask: None,
+    })
+}
+
+// TILE_STORE_MASK `e7 16 54 <src<<1> 00 <w<<1> <m<<1> 4e <rel<<3> 00 00 08` (packer's dynamic
+// branch): the mask register's low half (byte 6 bit 0 clear), byte 7 0x4e, every other byte
+// zero; the release bit is the form's Release field (`super::hazards`).
+fn tile_store_mask(i: &Instr) -> Result<GfxOp, String> {
+    check::fields(
+        i,
+        &["rt", "src", "mask", "mask_release"],
+        &[("mode", &[0x54]), ("fmt", &[0x4e])],
+    )?;
+    Ok(GfxOp::TileStore {
+        src: reg(i, Role::SrcD)?,
+        word: i.field("rt").unwrap_or(0) as u8,
+        mask: Some(reg(i, Role::SrcB)?),
     })
 }
 
 // BLOCK_IMAGE_STORE `57 10 54 <c<<1> 00 <img<<4> 00 80 a8 <fmt<<4 | 5> 01 00` (packer; the
 // compound ends with the tile fence waiting on slot 1): the packer emits only the 2D mode
 // 0x5a8 and the multisample mode 0x228, byte 7 0x80, byte 10 1, publication bases 0..12 in
-// steps of 4. The multisample mode (all samples of the implicit tile, sample count from the
-// descriptor) is refused: the model's tilebuffer sample order against the PBE's is not
-// established.
+// steps of 4. The multisample mode exports all samples of the implicit tile (sample count
+// from the PBE descriptor) from a four-word tuple (README.apple9-ir.md "Native multisample
+// block stores"; the packer's BLOCK_IMAGE_STORE_MS branch, same bytes but mode 0x228).
 fn block_store(i: &Instr) -> Result<GfxOp, String> {
     let mode = i.field("mode").unwrap_or(0);
-    if mode == 0x228 {
-        return Err("the multisample block store (mode 0x228) is not modelled".into());
-    }
     check::fields(
         i,
         &["coord", "image", "format"],
-        &[("mode", &[0x5a8]), ("ctrl7", &[0x80]), ("ctrl10", &[1])],
+        &[
+            ("mode", &[0x5a8, 0x228]),
+            ("ctrl7", &[0x80]),
+            ("ctrl10", &[1]),
+        ],
     )?;
     let coord = i.field("coord").unwrap_or(0) as u8;
     if !coord.is_multiple_of(4) || coord > 12 {
@@ -229,6 +259,7 @@ fn block_store(i: &Instr) -> Result<GfxOp, String> {
         image: i.field("image").unwrap_or(0) as u8,
         format: i.field("format").unwrap_or(0) as u8,
         wait: i.wait().map(|w| w.slots.0).unwrap_or(0),
+        multisample: mode == 0x228,
     })
 }
 
@@ -246,6 +277,26 @@ fn tile_read(i: &Instr) -> Result<GfxOp, String> {
         dst: reg(i, Role::Dst)?,
         word: i.field("rt").unwrap_or(0) as u8,
         slot,
+        mask: None,
+    })
+}
+
+// TILE_LOAD_MASK `67 06 54 <dst<<1> 00 <w<<1> <m<<1> <4e | ..> .. 00 00 20` (packer's dynamic
+// branch): byte 4 zero, the mask's low half, byte 7's format bits 0x4e.
+fn tile_read_mask(i: &Instr) -> Result<GfxOp, String> {
+    check::fields(
+        i,
+        &["rt", "dst", "mask", "slot", "mask_release"],
+        &[("b2", &[0x54]), ("fmt", &[0x4e])],
+    )?;
+    let Some((slot, _)) = i.produce() else {
+        return Err("tile read without a producer slot".into());
+    };
+    Ok(GfxOp::TileRead {
+        dst: reg(i, Role::Dst)?,
+        word: i.field("rt").unwrap_or(0) as u8,
+        slot,
+        mask: Some(reg(i, Role::SrcB)?),
     })
 }
 

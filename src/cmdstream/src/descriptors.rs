@@ -100,6 +100,12 @@ record! {
         swizzle_a: Swizzle = [22, 2] plain, GENXML_G13;
         width: u32 = [24, 14] minus1, AGXRE_DESCRIPTORS;
         height: u32 = [38, 14] minus1, AGXRE_DESCRIPTORS;
+        /// log2(samples) - 1 of a multisampled (`D2Ms`) target: G13's PBE "Samples" at bit 56
+        /// (Mesa src/asahi/genxml/cmdbuf.xml, 0 = 2x, 1 = 4x), the bits the measured G16
+        /// texture descriptor uses for its sample count (agx-re docs/descriptors, word1
+        /// 24..25); the T8132 driver's multisample block store takes the count from the PBE
+        /// (GravityLinux/mesa README.apple9-ir.md). Inferred for the G16 PBE.
+        samples_log2_minus1: u8 = [56, 2] plain, GENXML_G13;
         /// Base VA (16-byte aligned): word2 and word3 bits 11:0 hold VA >> 4.
         address: u64 = [64, 44] shr(4), AGXRE_DESCRIPTORS;
         /// Linear row stride in 16-byte units minus one (agx-re: bytes per row =
@@ -138,6 +144,33 @@ impl Pbe {
             address,
             stride_minus1: linear_stride.map_or(0, |s| (s / 16).saturating_sub(1)),
             ..Default::default()
+        }
+    }
+
+    /// A multisampled (2 or 4 samples) GPU-tiled 2D render target: samples of a pixel are
+    /// contiguous, the plane's elements are `samples` pixels' worth of bytes
+    /// (`PlaneLayout::twiddled(width, height, bytes * samples)`; GravityLinux/mesa
+    /// agx_blit.c addresses them as pixel_index * samples * bpp + sample * bpp).
+    pub fn render_target_2d_ms(
+        address: u64,
+        width: u32,
+        height: u32,
+        channels: Channels,
+        numeric_type: NumericType,
+        samples: u32,
+    ) -> Pbe {
+        Pbe {
+            dimension: TextureDimension::D2Ms,
+            samples_log2_minus1: if samples >= 4 { 1 } else { 0 },
+            ..Pbe::render_target_2d(address, width, height, channels, numeric_type, None)
+        }
+    }
+
+    /// Samples of the target: 1 unless the dimension is multisampled.
+    pub fn samples(&self) -> u32 {
+        match self.dimension {
+            TextureDimension::D2Ms | TextureDimension::D2ArrayMs => 2 << self.samples_log2_minus1,
+            _ => 1,
         }
     }
 

@@ -194,11 +194,15 @@ pub fn tilebuffer_blocks(
 }
 
 /// Largest utile for a per-sample tilebuffer size (bytes per pixel per sample), following
-/// the 32x32 / 32x16 / 16x16 choices within the 32-block tilebuffer.
+/// the 32x32 / 32x16 / 16x16 choices within the 32-block tilebuffer. At 4 samples the
+/// largest is 32x16: the T8132 driver's end-of-tile tiles are 32x32 at 1x/2x and 32x16 at 4x
+/// (GravityLinux/mesa src/asahi/compiler/README.apple9-ir.md "Native multisample block
+/// stores", README.apple9-render-seed.md; validated by its dEQP multisample groups on M4).
 pub fn utile_for(sample_size_b: u32, samples: u32) -> Option<(u8, u8)> {
     UTILE_SIZES
         .iter()
         .copied()
+        .filter(|&(w, h)| samples < 4 || (w, h) != (32, 32))
         .find(|(w, h)| tilebuffer_blocks(sample_size_b, *w as u32, *h as u32, samples).is_some())
 }
 

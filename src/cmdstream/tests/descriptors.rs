@@ -149,6 +149,9 @@ fn g16_render_rules() {
     assert_eq!(tilebuffer_blocks(64, 32, 32, 2), None);
     assert_eq!(utile_for(64, 2), Some((32, 16)));
     assert_eq!(utile_for(64, 4), Some((16, 16)));
+    // 4x never takes the 32x32 utile (the T8132 driver's 4x tiles are 32x16).
+    assert_eq!(utile_for(4, 4), Some((32, 16)));
+    assert_eq!(utile_for(4, 2), Some((32, 32)));
     assert_eq!(tile_counts(1920, 1080), (60, 34));
     assert_eq!(f32::from_bits(merge_upper(1)), 3f32.sqrt());
     assert_eq!(zls_layer_stride(0x8000), Some(1 << 14 | 1));

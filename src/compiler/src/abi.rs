@@ -256,6 +256,25 @@ pub struct FragmentKey {
     pub render_targets: Vec<RenderTarget>,
     /// Uniform buffers bound to the stage.
     pub ubos: u8,
+    /// Samples of the render targets (0 or 1: single-sampled, colour stores write sample 0;
+    /// 2 or 4: colour stores write the covered samples through `tile_store_mask` with the
+    /// coverage word's low bits, as the T8132 compiler's multisample stores do, GravityLinux/
+    /// mesa README.apple9-es3.md).
+    pub samples: u8,
+    /// Samples GL's sample mask (glSampleMaski / glSampleCoverage through Mesa's
+    /// `set_sample_mask`) removes: the program kills them from its coverage (0: none).
+    pub kill_samples: u8,
+    /// GL_SAMPLE_ALPHA_TO_COVERAGE: render target 0's alpha keeps floor(alpha x samples)
+    /// samples (Mesa src/asahi/lib/agx_nir_lower_alpha.c: `(1 << f2u32(alpha * n)) - 1`
+    /// as a discard mask; the T8132 compiler also demotes the samples, agx_compile_apple9.c).
+    pub alpha_to_coverage: bool,
+    /// Multisampled targets: GL colour-mask channels each render target keeps (bits 4k..4k+3
+    /// for target k, R..A; 0: all written). The program merges them per sample: it reads each
+    /// sample's word (`tile_read_mask`, one sample) and stores the merge to that sample if
+    /// covered, the T8132 compiler's per-sample loop for destination reads (agx_compile_apple9.c;
+    /// GravityLinux/mesa README: multisampled blending loops over samples with a per-sample
+    /// mask). RGBA8/BGRA8 targets only.
+    pub keep_channels: u32,
 }
 
 /// The first of the two coefficient registers gl_PointCoord (s, t) is iterated from: after 1/W,
@@ -582,7 +601,7 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
                     _ => info.coefficients[k] = Some(interp),
                 }
             }
-            Op::StoreTile { word } | Op::LoadTile { word } => {
+            Op::StoreTile { word, .. } | Op::LoadTile { word, .. } => {
                 if f.stage != Stage::Fragment {
                     return wrong("tile access");
                 }

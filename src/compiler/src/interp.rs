@@ -146,7 +146,7 @@ impl Thread<'_> {
                     let v = self.read(&i.srcs[0], Type::I32)?;
                     self.env.outputs.insert(slot, v);
                 }
-                Op::StoreTile { word } => {
+                Op::StoreTile { word, .. } => {
                     let v = self.read(&i.srcs[0], Type::I32)?;
                     if !self.env.killed {
                         self.env.tile.insert(word, v);
@@ -161,7 +161,7 @@ impl Thread<'_> {
                         self.env.killed = true;
                     }
                 }
-                Op::LoadTile { word } => {
+                Op::LoadTile { word, .. } => {
                     out[0] = *self
                         .env
                         .tile

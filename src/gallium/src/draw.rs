@@ -85,12 +85,28 @@ pub unsafe fn framebuffer(
         Framebuffer {
             width: fb.width as u32,
             height: fb.height as u32,
-            samples: (fb.samples as u32).max(1),
+            samples: framebuffer_samples(fb),
             colors,
             zs,
         },
         resources,
     ))
+}
+
+/// Samples of the framebuffer: its attachments' (GL requires them equal; Mesa's
+/// `util_framebuffer_get_num_samples`), the state's count without attachments.
+///
+/// # Safety
+/// The framebuffer state's surfaces must be live.
+pub unsafe fn framebuffer_samples(fb: &sys::pipe_framebuffer_state) -> u32 {
+    let first = fb.cbufs[..fb.nr_cbufs as usize]
+        .iter()
+        .chain(std::iter::once(&fb.zsbuf))
+        .find(|s| !s.is_null() && !(***s).texture.is_null());
+    match first {
+        Some(s) => ((*(**s).texture).nr_samples as u32).max(1),
+        None => (fb.samples as u32).max(1),
+    }
 }
 
 /// VA and plane of a surface's level and first layer.

@@ -280,7 +280,14 @@ pub fn sampled(format: sys::pipe_format) -> Option<(Channels, NumericType, bool)
 /// Binds that only describe placement or lifetime and never restrict a format.
 const NEUTRAL: u32 = sys::PIPE_BIND_LINEAR;
 
-/// Whether `format` may be used with every bind in `usage`, for a single-sampled `target`.
+/// Whether `format` may be used with every bind in `usage`, for `target` with `samples`
+/// samples. Multisampled (2x, 4x: agx-re EXP-0126, measured on M4; the T8132 driver supports
+/// no more, GravityLinux/mesa README.apple9-es3.md): 2D render targets and depth/stencil only
+/// (GL ES 3.0 has no multisampled textures, so no sampler views), no blending (the
+/// destination read is per sample, not built: agx16-compiler refuses it), and colour formats
+/// whose sample group (bytes x samples) is at most 16 bytes, the widest texel the background
+/// reload fetches (agx16-draw `reload_body`); that covers every ES 3.0 colour-renderable
+/// format of 4 bytes or less at 4x and of 8 at 2x.
 pub fn is_supported(
     format: sys::pipe_format,
     target: sys::pipe_texture_target,
@@ -288,7 +295,16 @@ pub fn is_supported(
     usage: u32,
 ) -> bool {
     if samples > 1 {
-        return false; // MSAA is not implemented.
+        let binds = sys::PIPE_BIND_RENDER_TARGET | sys::PIPE_BIND_DEPTH_STENCIL;
+        let bytes = unsafe { sys::util_format_get_blocksize(format) };
+        let colour = usage & sys::PIPE_BIND_RENDER_TARGET != 0;
+        if !matches!(samples, 2 | 4)
+            || target != sys::PIPE_TEXTURE_2D
+            || usage & !(binds | NEUTRAL) != 0
+            || (colour && bytes * samples > 16)
+        {
+            return false;
+        }
     }
     if target == sys::PIPE_BUFFER && usage & !(VERTEX | NEUTRAL) != 0 {
         return false; // texture buffers, SSBO/image formats are not implemented.
@@ -369,7 +385,7 @@ mod tests {
     }
 
     #[test]
-    fn depth_formats_are_not_colour_targets_and_msaa_is_refused() {
+    fn depth_formats_are_not_colour_targets_and_msaa_is_limited() {
         assert!(is_supported(
             sys::PIPE_FORMAT_Z32_FLOAT,
             sys::PIPE_TEXTURE_2D,
@@ -382,9 +398,67 @@ mod tests {
             0,
             sys::PIPE_BIND_RENDER_TARGET
         ));
+        // 2x/4x 2D render targets and depth/stencil; no multisampled sampler views, no 8x,
+        // no colour sample group past 16 bytes (RGBA16F at 4x), no blending.
+        for (f, n, bind, ok) in [
+            (
+                sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+                4,
+                sys::PIPE_BIND_RENDER_TARGET,
+                true,
+            ),
+            (
+                sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+                2,
+                sys::PIPE_BIND_RENDER_TARGET,
+                true,
+            ),
+            (
+                sys::PIPE_FORMAT_Z32_FLOAT,
+                4,
+                sys::PIPE_BIND_DEPTH_STENCIL,
+                true,
+            ),
+            (
+                sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+                8,
+                sys::PIPE_BIND_RENDER_TARGET,
+                false,
+            ),
+            (
+                sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+                4,
+                sys::PIPE_BIND_SAMPLER_VIEW,
+                false,
+            ),
+            (
+                sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+                4,
+                sys::PIPE_BIND_BLENDABLE,
+                false,
+            ),
+            (
+                sys::PIPE_FORMAT_R16G16B16A16_FLOAT,
+                4,
+                sys::PIPE_BIND_RENDER_TARGET,
+                false,
+            ),
+            (
+                sys::PIPE_FORMAT_R16G16B16A16_FLOAT,
+                2,
+                sys::PIPE_BIND_RENDER_TARGET,
+                true,
+            ),
+        ] {
+            assert_eq!(
+                is_supported(f, sys::PIPE_TEXTURE_2D, n, bind),
+                ok,
+                "format {f} x{n} bind {bind:#x}"
+            );
+        }
         assert!(!is_supported(
             sys::PIPE_FORMAT_R8G8B8A8_UNORM,
-            sys::PIPE_TEXTURE_2D,
+            sys::PIPE_TEXTURE_2D_ARRAY,
             4,
             sys::PIPE_BIND_RENDER_TARGET
         ));

@@ -144,6 +144,10 @@ unsafe fn link_time_key(nir: *const sys::nir_shader) -> Option<GraphicsKey> {
             frag_coord_z: info.inputs_read & (1 << sys::VARYING_SLOT_POS) != 0,
             render_targets: vec![RenderTarget::Rgba8Unorm],
             ubos,
+            samples: 1,
+            kill_samples: 0,
+            alpha_to_coverage: false,
+            keep_channels: 0,
         })),
         _ => None,
     }

@@ -42,7 +42,10 @@ pub struct State {
 impl State {
     pub fn new() -> Box<State> {
         // SAFETY: every field is a C struct or a raw pointer, for which all-zero means "unset".
-        unsafe { Box::new(std::mem::zeroed()) }
+        let mut s: Box<State> = unsafe { Box::new(std::mem::zeroed()) };
+        // Every sample until the frontend sets a mask (GL's initial SAMPLE_MASK_VALUE: all).
+        s.sample_mask = !0;
+        s
     }
 
     /// Drops every reference the state holds (context destruction).

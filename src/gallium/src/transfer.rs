@@ -53,6 +53,11 @@ pub enum MapError {
     SplitDepth(i16),
     #[error("u_transfer_helper could not map the depth/stencil planes")]
     Helper,
+    #[error(
+        "a {0}-sample image is not mapped (no resolving map: glBlitFramebuffer resolves, \
+         Mesa's fallback glReadPixels of a multisampled window surface does not)"
+    )]
+    Multisampled(u32),
 }
 
 /// The box in elements (blocks for compressed formats): x, y, z, w, h, d.
@@ -218,6 +223,9 @@ pub unsafe fn map_resource(
 ) -> Result<(Box<Transfer>, *mut u8), MapError> {
     let r = Resource::get(res);
     let reg = region(r, level, b)?;
+    if let Some(l) = r.layout.as_ref().filter(|l| l.desc.samples > 1) {
+        return Err(MapError::Multisampled(l.desc.samples));
+    }
     let mut t = Box::new(Transfer {
         base: std::mem::zeroed(),
         staging: None,
@@ -793,10 +801,224 @@ pub unsafe fn cpu_blit(
     Ok(())
 }
 
+/// Samples of a resource (1 for single-sampled ones).
+unsafe fn samples_of(r: *mut sys::pipe_resource) -> u32 {
+    if r.is_null() || (*r).target() == sys::PIPE_BUFFER {
+        1
+    } else {
+        ((*r).nr_samples as u32).max(1)
+    }
+}
+
+/// A multisample resolve (glBlitFramebuffer from a multisampled framebuffer, and the
+/// window-system surface's resolve): float, normalised and sRGB colour formats take the average
+/// of the samples (sRGB averaged as linear values: Mesa's unpack decodes, its pack encodes),
+/// integer colour formats and depth/stencil take sample 0. The rule is the T8132 driver's
+/// (GravityLinux/mesa agx_blit.c: 1/samples weights for float/unorm, sample 0 for integer and
+/// depth/stencil; its dEQP multisample and blit groups pass on M4); the M4 driver runs it as a
+/// compute pass, agx16 on the CPU like its other plain blits (no GPU work is pending at a
+/// blit: `sync_planes` flushed and waited). The source's samples are read where the layout
+/// puts them (a pixel's samples together, `ImageLayout::element_offset`). Same-size boxes
+/// only (GL ES forbids scaling a multisampled read framebuffer) into a single-sampled
+/// destination; `Ok(false)` when the blit is not a resolve.
+///
+/// # Safety
+/// The blit's resources must be live agx16 resources.
+pub unsafe fn resolve_blit(
+    ctx: *mut sys::pipe_context,
+    info: &sys::pipe_blit_info,
+) -> Result<bool, BlitError> {
+    let (s, d) = (&info.src, &info.dst);
+    let n = samples_of(s.resource);
+    if n <= 1 {
+        return Ok(false);
+    }
+    if samples_of(d.resource) > 1 {
+        return Err(BlitError::Unsupported(
+            "blit between multisampled resources",
+        ));
+    }
+    let (sb, db) = (&s.box_, &d.box_);
+    if (sb.width, sb.height, sb.depth) != (db.width, db.height, db.depth)
+        || sb.width <= 0
+        || sb.height <= 0
+        || sb.depth != 1
+    {
+        return Err(BlitError::Unsupported("scaled, flipped or layered resolve"));
+    }
+    if info.scissor_enable || info.alpha_blend || info.num_window_rectangles > 0 {
+        return Err(BlitError::Unsupported(
+            "scissored, blended or windowed resolve",
+        ));
+    }
+    let zs = sys::PIPE_MASK_Z | sys::PIPE_MASK_S;
+    if info.mask & zs != 0 {
+        if info.mask & !zs != 0 || s.format != d.format {
+            return Err(BlitError::Unsupported(
+                "depth/stencil resolve mixed with colour or between formats",
+            ));
+        }
+        // Sample 0 of each plane (split depth/stencil resources resolve plane by plane).
+        let planes = |r: *mut sys::pipe_resource| {
+            let mut v = vec![r];
+            if split(r) && !Resource::get(r).stencil.is_null() {
+                v.push(Resource::get(r).stencil);
+            }
+            v
+        };
+        let (sp, dp) = (planes(s.resource), planes(d.resource));
+        if sp.len() != dp.len() {
+            return Err(BlitError::Unsupported(
+                "depth/stencil resolve between layouts",
+            ));
+        }
+        for (sr, dr) in sp.into_iter().zip(dp) {
+            // Each plane as stored (a split resource's depth plane is its internal format).
+            let (sf, df) = (
+                Resource::get(sr).internal_format,
+                Resource::get(dr).internal_format,
+            );
+            if sf != df {
+                return Err(BlitError::Unsupported(
+                    "depth/stencil resolve between plane formats",
+                ));
+            }
+            resolve_plane(sr, s.level, sb, sf, dr, d.level, db, df, false)?;
+        }
+        return Ok(true);
+    }
+    if info.mask != sys::util_format_get_mask(d.format) || info.swizzle_enable {
+        return Err(BlitError::Unsupported(
+            "resolve of some channels or swizzled",
+        ));
+    }
+    let average = !sys::util_format_is_pure_integer(s.format);
+    if average == sys::util_format_is_pure_integer(d.format) {
+        return Err(BlitError::Unsupported(
+            "resolve between integer and non-integer formats",
+        ));
+    }
+    resolve_plane(
+        s.resource, s.level, sb, s.format, d.resource, d.level, db, d.format, average,
+    )?;
+    let _ = ctx;
+    Ok(true)
+}
+
+/// Resolves one plane: each destination pixel from the source pixel's samples (their mean in
+/// `sformat`'s float values when `average`, else sample 0's), converted to `dformat`.
+#[allow(clippy::too_many_arguments)]
+unsafe fn resolve_plane(
+    src: *mut sys::pipe_resource,
+    slevel: u32,
+    sb: &sys::pipe_box,
+    sformat: sys::pipe_format,
+    dst: *mut sys::pipe_resource,
+    dlevel: u32,
+    db: &sys::pipe_box,
+    dformat: sys::pipe_format,
+    average: bool,
+) -> Result<(), BlitError> {
+    let r = Resource::get(src);
+    let n = samples_of(src);
+    let Some(l) = r.layout.as_ref() else {
+        return Err(BlitError::Unsupported("resolve from a buffer"));
+    };
+    region(r, slevel, sb)?;
+    let sbytes = sys::util_format_get_blocksize(sformat) as usize;
+    if sbytes != l.desc.element_bytes as usize {
+        return Err(BlitError::Unsupported(
+            "resolve through a view of another texel size",
+        ));
+    }
+    let dbytes = sys::util_format_get_blocksize(dformat) as usize;
+    let (w, h) = (sb.width as usize, sb.height as usize);
+    let mem = r.bo().bytes();
+    // The resolved source row in `dformat`, then written through a map of the destination.
+    let mut rows = vec![0u8; w * h * dbytes];
+    let mut rgba = vec![[0u32; 4]; n as usize];
+    for y in 0..h {
+        for x in 0..w {
+            let (px, py) = (sb.x as u32 + x as u32, sb.y as u32 + y as u32);
+            let at = |smp: u32| l.element_offset(slevel, sb.z as u32, px, py, smp) as usize;
+            let out = &mut rows[(y * w + x) * dbytes..][..dbytes];
+            if !average {
+                let s0 = &mem[at(0)..at(0) + sbytes];
+                if sformat == dformat {
+                    out.copy_from_slice(s0);
+                } else {
+                    // Integer colour: through the unpacked integers.
+                    sys::util_format_unpack_rgba(
+                        sformat,
+                        rgba.as_mut_ptr() as *mut c_void,
+                        s0.as_ptr() as *const c_void,
+                        1,
+                    );
+                    sys::util_format_pack_rgba(
+                        dformat,
+                        out.as_mut_ptr() as *mut c_void,
+                        rgba.as_ptr() as *const c_void,
+                        1,
+                    );
+                }
+                continue;
+            }
+            let mut sum = [0f32; 4];
+            for smp in 0..n {
+                let mut v = [0f32; 4];
+                let b = &mem[at(smp)..at(smp) + sbytes];
+                sys::util_format_unpack_rgba(
+                    sformat,
+                    v.as_mut_ptr() as *mut c_void,
+                    b.as_ptr() as *const c_void,
+                    1,
+                );
+                for k in 0..4 {
+                    sum[k] += v[k];
+                }
+            }
+            let mean = sum.map(|v| v / n as f32);
+            sys::util_format_pack_rgba(
+                dformat,
+                out.as_mut_ptr() as *mut c_void,
+                mean.as_ptr() as *const c_void,
+                1,
+            );
+        }
+    }
+    let (dt, dp) = map_resource(
+        dst,
+        dlevel,
+        sys::PIPE_MAP_WRITE | sys::PIPE_MAP_DISCARD_RANGE,
+        db,
+    )?;
+    for y in 0..h {
+        std::ptr::copy_nonoverlapping(
+            rows[y * w * dbytes..].as_ptr(),
+            dp.add(y * dt.base.stride as usize),
+            w * dbytes,
+        );
+    }
+    unmap_transfer(dt)?;
+    Ok(())
+}
+
 pub unsafe extern "C" fn blit(ctx: *mut sys::pipe_context, info: *const sys::pipe_blit_info) {
     guard("blit", (), || {
         sync_planes(ctx, (*info).src.resource, false);
         sync_planes(ctx, (*info).dst.resource, true);
+        match resolve_blit(ctx, &*info) {
+            Ok(true) => return,
+            Ok(false) => {}
+            Err(e) => {
+                eprintln!(
+                    "agx16: multisample resolve of format {} to {} not done: {e}",
+                    (*info).src.format,
+                    (*info).dst.format
+                );
+                return;
+            }
+        }
         // Exact byte copies and conversions on the CPU; everything else as a draw.
         let Err(cpu) = cpu_blit(ctx, &*info) else {
             return;

@@ -187,9 +187,7 @@ pub unsafe fn blend_key(ctx: &Context) -> Result<BlendKey, String> {
             logicop: None,
         });
     };
-    if b.alpha_to_coverage() != 0 {
-        return Err("alpha to coverage".into());
-    }
+    // Alpha to coverage is the fragment key's (`fragment_key`), not the blend's.
     let mut key = BlendKey {
         rts: Vec::new(),
         logicop: (b.logicop_enable() != 0).then(|| b.logicop_func()),
@@ -232,14 +230,78 @@ pub unsafe fn blend_key(ctx: &Context) -> Result<BlendKey, String> {
         {
             return Err("dual-source blending on a target past 0".into());
         }
+        // A colour mask without blending on a multisampled target is the fragment key's
+        // (`keep_channels`: the program merges each sample), not nir_lower_blend's single
+        // destination read.
+        let colormask = if colour_mask_per_sample(ctx, rgb, alpha) {
+            0xf
+        } else {
+            rt.colormask() & 0xf
+        };
         key.rts.push(RtBlend {
             rgb,
             alpha,
-            colormask: rt.colormask() & 0xf,
+            colormask,
             format: (*fb.cbufs[i]).format(),
         });
     }
     Ok(key)
+}
+
+/// Whether a target's colour mask is merged per sample by the program (multisampled
+/// framebuffer, no blending or logic op on the target).
+///
+/// # Safety
+/// The bound blend CSO and surfaces must be live.
+unsafe fn colour_mask_per_sample(ctx: &Context, rgb: [u32; 3], alpha: [u32; 3]) -> bool {
+    crate::draw::framebuffer_samples(&ctx.state.framebuffer) > 1
+        && rgb == REPLACE
+        && alpha == REPLACE
+        && ctx
+            .state
+            .blend
+            .as_ref()
+            .is_some_and(|b| b.logicop_enable() == 0)
+}
+
+/// The colour-mask channels each target keeps when they are merged per sample (see
+/// `FragmentKey::keep_channels`).
+///
+/// # Safety
+/// As `blend_key`.
+unsafe fn keep_channels(ctx: &Context) -> u32 {
+    let fb = &ctx.state.framebuffer;
+    let Some(b) = ctx.state.blend.as_ref() else {
+        return 0;
+    };
+    let mut keep = 0;
+    for i in 0..(fb.nr_cbufs as usize).min(8) {
+        if fb.cbufs[i].is_null() {
+            continue;
+        }
+        let rt = &b.rt[if b.independent_blend_enable() != 0 {
+            i
+        } else {
+            0
+        }];
+        // As `blend_key` reads the target's equations.
+        let (rgb, alpha) = if rt.blend_enable() != 0 {
+            (
+                [rt.rgb_func(), rt.rgb_src_factor(), rt.rgb_dst_factor()],
+                [
+                    rt.alpha_func(),
+                    rt.alpha_src_factor(),
+                    rt.alpha_dst_factor(),
+                ],
+            )
+        } else {
+            (REPLACE, REPLACE)
+        };
+        if colour_mask_per_sample(ctx, rgb, alpha) {
+            keep |= (!rt.colormask() & 0xf) << (4 * i);
+        }
+    }
+    keep
 }
 
 pub type VariantCache = Mutex<Variants>;
@@ -357,6 +419,7 @@ unsafe fn fragment_key(
     vs_info: &StageInfo,
 ) -> Result<FragmentKey, String> {
     let fb = &ctx.state.framebuffer;
+    let samples = crate::draw::framebuffer_samples(fb);
     let mut render_targets = Vec::new();
     for i in 0..fb.nr_cbufs as usize {
         let s = fb.cbufs[i];
@@ -377,6 +440,20 @@ unsafe fn fragment_key(
         frag_coord_z,
         render_targets,
         ubos: fs.ubos.clone()?,
+        samples: samples as u8,
+        // GL's sample mask (glSampleCoverage through st's sample mask): the samples it clears.
+        kill_samples: if samples > 1 {
+            (!ctx.state.sample_mask & ((1u32 << samples) - 1)) as u8
+        } else {
+            0
+        },
+        keep_channels: keep_channels(ctx),
+        alpha_to_coverage: samples > 1
+            && ctx
+                .state
+                .blend
+                .as_ref()
+                .is_some_and(|b| b.alpha_to_coverage() != 0),
     })
 }
 
@@ -857,7 +934,8 @@ unsafe fn fragment_variant(
             reads_frag_z: key.frag_coord_z,
             point_coord,
             discards: info.discards,
-            reads_tilebuffer: blend.reads_destination(),
+            // Colour masks merged per sample read the tilebuffer too (translucent pass).
+            reads_tilebuffer: blend.reads_destination() || key.keep_channels != 0,
             publications: info.publications,
             scratch,
             origin_word: extra
@@ -1191,6 +1269,7 @@ mod tests {
             frag_coord_z: false,
             render_targets: vec![RenderTarget::Rgba8Unorm],
             ubos: 0,
+            ..Default::default()
         });
         // SAFETY: a shader built and freed here; compile works on a clone.
         unsafe {
@@ -1233,6 +1312,7 @@ mod tests {
             frag_coord_z: false,
             render_targets: vec![RenderTarget::Rgba8Unorm],
             ubos: 0,
+            ..Default::default()
         });
         // SAFETY: a shader built and freed here; compile works on a clone.
         unsafe {

@@ -164,8 +164,16 @@ fn tile_loads_and_stores() {
     );
     assert_eq!(i.produce().map(|p| p.0), Some(6));
     // TILE_LOAD_MASK: mask register r4 released, slot 1; TILE_LOAD_COORDS at position r6.
-    let m = dec("670654040008094e0000 0020".replace(' ', "").as_str());
-    assert_eq!((m.form.name, m.field("mask")), ("tile_read_mask", Some(9)));
+    let m = dec("670654040008084e2000 0020".replace(' ', "").as_str());
+    assert_eq!(
+        (
+            m.form.name,
+            gpr(&m, Role::SrcB),
+            m.releases(Role::SrcB).map(|r| r.0),
+            m.produce().map(|p| p.0)
+        ),
+        ("tile_read_mask", Some(4), Some(true), Some(1))
+    );
     let c = dec("671654040606034e00000010");
     assert_eq!(
         (c.form.name, c.field("pos"), c.field("mask")),
@@ -184,11 +192,12 @@ fn tile_loads_and_stores() {
     let d = dec("e716540a00040c4e08000008");
     assert_eq!(
         (
-            d.field("mask_from_reg"),
-            d.field("mask"),
-            d.field("mask_release")
+            d.form.name,
+            gpr(&d, Role::SrcD),
+            gpr(&d, Role::SrcB),
+            d.releases(Role::SrcB).map(|r| r.0)
         ),
-        (Some(1), Some(12), Some(1))
+        ("tile_store_mask", Some(5), Some(6), Some(true))
     );
 }
 

@@ -172,7 +172,23 @@ impl Builder {
     }
     /// Fragment stage: tilebuffer word `word` := `value`.
     pub fn store_tile(&mut self, word: u8, value: impl Into<Src>) {
-        self.emit(Instr::new(Op::StoreTile { word }, None, [value.into()]));
+        self.emit(Instr::new(
+            Op::StoreTile {
+                word,
+                masked: false,
+            },
+            None,
+            [value.into()],
+        ));
+    }
+    /// Fragment stage: tilebuffer word `word` := `value` for the samples in `mask` (a
+    /// multisampled tilebuffer).
+    pub fn store_tile_masked(&mut self, word: u8, value: impl Into<Src>, mask: impl Into<Src>) {
+        self.emit(Instr::new(
+            Op::StoreTile { word, masked: true },
+            None,
+            [value.into(), mask.into()],
+        ));
     }
     /// Fragment stage: the coverage word (asynchronous).
     pub fn coverage(&mut self) -> Value {
@@ -188,7 +204,23 @@ impl Builder {
     }
     /// Fragment stage: the raw tilebuffer word `word` (sample 0) before this fragment's store.
     pub fn load_tile(&mut self, word: u8) -> Value {
-        self.alu(Op::LoadTile { word }, Type::I32, [])
+        self.alu(
+            Op::LoadTile {
+                word,
+                masked: false,
+            },
+            Type::I32,
+            [],
+        )
+    }
+    /// Fragment stage: the raw tilebuffer word `word` of the one sample in `mask` (a
+    /// multisampled tilebuffer).
+    pub fn load_tile_masked(&mut self, word: u8, mask: impl Into<Src>) -> Value {
+        self.alu(
+            Op::LoadTile { word, masked: true },
+            Type::I32,
+            [mask.into()],
+        )
     }
     pub fn collect(&mut self, ty: Type, comps: &[Src]) -> Value {
         self.op(

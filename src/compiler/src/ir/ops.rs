@@ -172,9 +172,12 @@ pub enum Op {
         interp: Interp,
     },
     /// Fragment stage: raw 32-bit tilebuffer word `word` of the pixel := the source, for the
-    /// samples the invocation covers (a discarded fragment's writes are dropped).
+    /// samples the invocation covers (a discarded fragment's writes are dropped). `masked`: a
+    /// second source holds the samples to write (multisampled tilebuffers, `tile_store_mask`);
+    /// else sample 0 (single-sample tilebuffers).
     StoreTile {
         word: u8,
+        masked: bool,
     },
     /// Fragment stage: RGBA (4 × f32) of 2D texture-table entry `texture` through
     /// sampler-table entry `sampler` (sources per `TexKind`); asynchronous.
@@ -186,9 +189,11 @@ pub enum Op {
     },
     /// Fragment stage: raw 32-bit tilebuffer word `word` of the pixel (sample 0), as the
     /// earlier draws (or the background) left it; asynchronous (`tile_read` completes on a
-    /// scoreboard slot, sim/GFX.md). The destination colour of blending.
+    /// scoreboard slot, sim/GFX.md). The destination colour of blending. `masked`: the
+    /// source names the one sample read (`tile_read_mask`, multisampled tilebuffers).
     LoadTile {
         word: u8,
+        masked: bool,
     },
     /// Fragment stage: the invocation's coverage word (bits 0..3 covered samples, bits 4..7
     /// those whose depth/stencil test is still pending); asynchronous (completes on scoreboard
@@ -388,8 +393,16 @@ impl fmt::Display for Op {
                     format!("{interp:?}").to_lowercase()
                 )
             }
-            Op::StoreTile { word } => write!(f, "store_tile.w{word}"),
-            Op::LoadTile { word } => write!(f, "load_tile.w{word}"),
+            Op::StoreTile {
+                word,
+                masked: false,
+            } => write!(f, "store_tile.w{word}"),
+            Op::StoreTile { word, masked: true } => write!(f, "store_tile.w{word}.masked"),
+            Op::LoadTile {
+                word,
+                masked: false,
+            } => write!(f, "load_tile.w{word}"),
+            Op::LoadTile { word, masked: true } => write!(f, "load_tile.w{word}.masked"),
             Op::LoadGlobal { binding } => write!(f, "load_global.b{binding}"),
             Op::StoreGlobal { binding } => write!(f, "store_global.b{binding}"),
             Op::Texture {

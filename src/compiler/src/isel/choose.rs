@@ -61,7 +61,9 @@ pub fn form_name(
         // Graphics IO (isel/gfx.rs): the forms whose register fields bound allocation.
         (Op::StoreOutput { .. }, _) => "logic_export",
         (Op::LoadVarying { .. }, _) => "iter",
+        (Op::StoreTile { masked: true, .. }, _) => "tile_store_mask",
         (Op::StoreTile { .. }, _) => "tile_store",
+        (Op::LoadTile { masked: true, .. }, _) => "tile_read_mask",
         (Op::LoadTile { .. }, _) => "tile_read",
         (Op::PackUnorm4x8, _) => "pack_unorm8x2",
         (Op::Coverage, _) => "get_sr",

@@ -39,8 +39,10 @@ const MODEL_EXECUTED: &[&str] = &[
     "iter",
     "tile_setup",
     "tile_store",
+    "tile_store_mask",
     "tile_fence",
     "tile_read",
+    "tile_read_mask",
 ];
 // (pack_unorm8x2 is a hardware row: `Form::emittable`.)
 
@@ -286,17 +288,21 @@ impl GfxSelect {
                 }
                 Ok(vec![round_trip(i, x)?])
             }
-            Op::StoreTile { word } => {
+            Op::StoreTile { word, masked } => {
                 let r = reg32(i, 0)?;
-                let v = agx16_isa::meaning::tile_word_stores(&[(r, word as u32)]).map_err(|e| {
-                    CompileError::Encode {
-                        instr: i.to_string(),
-                        why: e.to_string(),
-                    }
+                let v = if masked {
+                    let m = reg32(i, 1)?;
+                    agx16_isa::meaning::tile_word_stores_masked(&[(r, word as u32, m)])
+                } else {
+                    agx16_isa::meaning::tile_word_stores(&[(r, word as u32)])
+                }
+                .map_err(|e| CompileError::Encode {
+                    instr: i.to_string(),
+                    why: e.to_string(),
                 })?;
                 v.into_iter().map(|x| gated(i, x)).collect()
             }
-            Op::LoadTile { word } => {
+            Op::LoadTile { word, masked } => {
                 let d = match i.dst {
                     Some(d) if d.halves == 2 && d.half % 2 == 0 => d.gpr(),
                     _ => return Err(err(i, "tile_read writes a 32-bit register")),
@@ -306,16 +312,31 @@ impl GfxSelect {
                         "{i}: no completion slot assigned"
                     )));
                 }
-                let mut x = build(
-                    i,
-                    "tile_read",
-                    &[
-                        ("b2", 0x54),
-                        ("rt", word as u64),
-                        ("mask", 1),
-                        ("fmt", 0x4e),
-                    ],
-                )?;
+                let mut x = if masked {
+                    let m = reg32(i, 0)?;
+                    let mut x = build(
+                        i,
+                        "tile_read_mask",
+                        &[("b2", 0x54), ("rt", word as u64), ("fmt", 0x4e)],
+                    )?;
+                    x.set_gpr(Role::SrcB, m, Part::Full)
+                        .map_err(|e| CompileError::Encode {
+                            instr: i.to_string(),
+                            why: e.to_string(),
+                        })?;
+                    x
+                } else {
+                    build(
+                        i,
+                        "tile_read",
+                        &[
+                            ("b2", 0x54),
+                            ("rt", word as u64),
+                            ("mask", 1),
+                            ("fmt", 0x4e),
+                        ],
+                    )?
+                };
                 x.set_gpr(Role::Dst, d, Part::Full)
                     .map_err(|e| CompileError::Encode {
                         instr: i.to_string(),

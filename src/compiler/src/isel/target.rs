@@ -27,6 +27,8 @@ fn role(src: usize, op: Op) -> Role {
     match (op, src) {
         (Op::LoadGlobal { .. } | Op::StoreGlobal { .. }, 0) => Role::SrcB, // the index register
         (Op::StoreGlobal { .. }, _) => Role::SrcD,                         // the data register
+        (Op::StoreTile { masked: true, .. }, 1) => Role::SrcB, // the sample-mask register
+        (Op::LoadTile { masked: true, .. }, 0) => Role::SrcB,  // the sample-mask register
         (Op::StoreTile { .. }, _) => Role::SrcD,
         (_, 0) => Role::SrcA,
         (_, 1) => Role::SrcB,

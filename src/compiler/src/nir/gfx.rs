@@ -29,8 +29,16 @@ pub(super) struct GfxImport {
     tested: bool,
     /// Fragment: the program writes gl_FragDepth (its depth store is the test).
     writes_depth: bool,
+    /// Fragment: the program writes gl_SampleMask (alpha to coverage lowers to it): colour
+    /// waits for the kill of the samples outside the mask and the test.
+    writes_mask: bool,
+    /// Fragment: the gl_SampleMask kill has been emitted (the test may follow).
+    mask_done: bool,
     /// Fragment: colour stores waiting for the depth store (rule 1: test before colour).
-    deferred: Vec<(u8, Value)>,
+    deferred: Vec<(u8, Value, u32)>,
+    /// Fragment, multisampled targets: the samples colour stores write (the coverage word's
+    /// low bits, read once at the start).
+    store_mask: Option<Value>,
 }
 
 unsafe fn io_location(x: *const m::nir_intrinsic_instr) -> u32 {
@@ -111,6 +119,7 @@ pub(super) unsafe fn prologue(
         let mut psiz = false;
         let mut discards = false;
         let mut writes_depth = false;
+        let mut writes_mask = false;
         for_each_intrinsic(body, &mut |x| {
             let name = name_of(x);
             match name.as_str() {
@@ -119,6 +128,11 @@ pub(super) unsafe fn prologue(
                     if !vertex && io_loc(x, 1, "store_output")? == m::FRAG_RESULT_DEPTH =>
                 {
                     writes_depth = true
+                }
+                "store_output"
+                    if !vertex && io_loc(x, 1, "store_output")? == m::FRAG_RESULT_SAMPLE_MASK =>
+                {
+                    writes_mask = true
                 }
                 "store_output" if vertex => {
                     let loc = io_loc(x, 1, "store_output")?;
@@ -143,11 +157,52 @@ pub(super) unsafe fn prologue(
         })?;
         if !vertex {
             // The coverage word dominates every discard and the final test (or depth store).
-            if discards || writes_depth {
+            let (samples, kill_samples, a2c) = match &g.key {
+                GraphicsKey::Fragment(k) => (k.samples, k.kill_samples, k.alpha_to_coverage),
+                _ => (1, 0, false),
+            };
+            if a2c && samples > 1 && writes_mask {
+                return Err(CompileError::Unsupported(
+                    "alpha to coverage with gl_SampleMask".into(),
+                ));
+            }
+            // gl_SampleMask, alpha to coverage and GL's sample mask only matter with samples
+            // to remove.
+            let writes_mask = (writes_mask || a2c) && samples > 1;
+            let kill_samples = if samples > 1 { kill_samples } else { 0 };
+            if writes_mask && writes_depth {
+                return Err(CompileError::Unsupported(
+                    "gl_SampleMask (or alpha to coverage) with gl_FragDepth".into(),
+                ));
+            }
+            let mut cov = None;
+            if discards || writes_depth || writes_mask || kill_samples != 0 {
                 let c = im.b.coverage();
                 let g = im.gfx.as_mut().unwrap();
                 g.coverage = Some(c);
                 g.writes_depth = writes_depth;
+                g.writes_mask = writes_mask;
+                cov = Some(c);
+            }
+            // GL's sample mask: those samples die first (a kill before any test, rule 3).
+            if kill_samples != 0 {
+                kill_samples_of(im, Src::imm(kill_samples as u32))?;
+            }
+            // A multisampled target: colour stores write the covered samples, the coverage
+            // word's low bits (the T8132 compiler's single masked store "using the coverage",
+            // agx_compile_apple9.c; GET_COVERAGE bits 0..3, EXP-0091 measured: only the low N
+            // bits matter at N samples).
+            if samples > 1 {
+                let c = match cov {
+                    Some(c) => c,
+                    None => im.b.coverage(),
+                };
+                let m = im.b.alu(
+                    Op::And,
+                    Type::I32,
+                    [Src::val(c), Src::imm((1u32 << samples) - 1)],
+                );
+                im.gfx.as_mut().unwrap().store_mask = Some(m);
             }
             return Ok(());
         }
@@ -208,9 +263,47 @@ pub(super) fn kill(im: &mut Importer, cond: Option<Src>) -> Result<(), CompileEr
 /// A colour word store: after the test, or held back until the depth store (a program that
 /// writes gl_FragDepth tests its samples there, and colour follows the test).
 fn colour_store(im: &mut Importer, word: u8, v: Value) {
+    colour_store_bits(im, word, v, !0)
+}
+
+/// [`colour_store`] of the bits `bits` of the word (the rest keeps each sample's value).
+fn colour_store_bits(im: &mut Importer, word: u8, v: Value, bits: u32) {
     match im.gfx.as_mut() {
-        Some(g) if g.writes_depth && !g.tested => g.deferred.push((word, v)),
-        _ => im.b.store_tile(word, v),
+        Some(g) if (g.writes_depth || g.writes_mask) && !g.tested => {
+            g.deferred.push((word, v, bits))
+        }
+        _ => store_word(im, word, v, bits),
+    }
+}
+
+/// One tile word store: sample 0, or the covered samples of a multisampled target; with
+/// `bits` not all ones, per sample: that sample's word read, merged, stored to it if covered.
+fn store_word(im: &mut Importer, word: u8, v: Value, bits: u32) {
+    let (m, samples) = match im.gfx.as_ref() {
+        Some(g) => (
+            g.store_mask,
+            match &g.key {
+                GraphicsKey::Fragment(k) => k.samples as u32,
+                _ => 1,
+            },
+        ),
+        None => (None, 1),
+    };
+    match m {
+        Some(m) if bits != !0 => {
+            let keep = im.b.alu(Op::And, Type::I32, [Src::val(v), Src::imm(bits)]);
+            for s in 0..samples {
+                let one = im.b.alu(Op::Copy, Type::I32, [Src::imm(1 << s)]);
+                let d = im.b.load_tile_masked(word, Src::val(one));
+                let old = im.b.alu(Op::And, Type::I32, [Src::val(d), Src::imm(!bits)]);
+                let nv = im.b.alu(Op::Or, Type::I32, [Src::val(keep), Src::val(old)]);
+                let ms =
+                    im.b.alu(Op::And, Type::I32, [Src::val(m), Src::imm(1 << s)]);
+                im.b.store_tile_masked(word, nv, Src::val(ms));
+            }
+        }
+        Some(m) => im.b.store_tile_masked(word, v, Src::val(m)),
+        None => im.b.store_tile(word, v),
     }
 }
 
@@ -244,10 +337,78 @@ fn depth_store(im: &mut Importer, z: Src) -> Result<(), CompileError> {
     im.b.depth_store(Src::val(w), Src::val(z));
     let g = im.gfx.as_mut().unwrap();
     g.tested = true;
-    for (word, v) in std::mem::take(&mut g.deferred) {
-        im.b.store_tile(word, v);
+    for (word, v, bits) in std::mem::take(&mut g.deferred) {
+        store_word(im, word, v, bits);
     }
     Ok(())
+}
+
+/// Kills the covered samples in `samples` (a coverage write with target `samples & lo` and no
+/// live sample: Mesa's G13 `sample_mask(samples, 0)`, the control word the T8132 compiler
+/// builds, `(t << 8) | (t << 4) & hi`).
+fn kill_samples_of(im: &mut Importer, samples: Src) -> Result<(), CompileError> {
+    let Some(cov) = im.gfx.as_ref().and_then(|g| g.coverage) else {
+        return Err(CompileError::Internal(
+            "a sample kill without the prologue's coverage read".into(),
+        ));
+    };
+    let (lo, hi) = coverage_nibbles(im, cov);
+    let t = im.b.alu(Op::And, Type::I32, [Src::val(lo), samples]);
+    let t8 = im.b.alu(Op::Shl, Type::I32, [Src::val(t), Src::imm(8)]);
+    let t4 = im.b.alu(Op::Shl, Type::I32, [Src::val(t), Src::imm(4)]);
+    let h = im.b.alu(Op::And, Type::I32, [Src::val(t4), Src::val(hi)]);
+    let w = im.b.alu(Op::Or, Type::I32, [Src::val(t8), Src::val(h)]);
+    im.b.sample_mask(false, Src::val(w));
+    Ok(())
+}
+
+/// gl_SampleMask (`store_output` FRAG_RESULT_SAMPLE_MASK; alpha to coverage lowers to it):
+/// the covered samples outside `mask` die, then the survivors are tested and the colour
+/// held back for the test is stored (rule 1). The T8132 compiler lowers gl_SampleMask and
+/// alpha to coverage to the same coverage write (GravityLinux/mesa agx_compile_apple9.c
+/// `sample_mask_agx`, README: "Alpha-to-coverage is done in the shader by demoting samples").
+fn sample_mask_output(im: &mut Importer, mask: Src) -> Result<(), CompileError> {
+    let Some(g) = im.gfx.as_ref() else {
+        return Ok(());
+    };
+    if !g.writes_mask {
+        // Single-sampled: every sample mask keeps or kills sample 0 with GL's rule, but a
+        // one-sample target has no coverage to divide; GL ignores gl_SampleMask there.
+        return Ok(());
+    }
+    if g.tested {
+        return Err(CompileError::Unsupported(
+            "gl_SampleMask written twice or after the test".into(),
+        ));
+    }
+    let dead = im.b.alu(Op::Not, Type::I32, [mask]);
+    kill_samples_of(im, Src::val(dead))?;
+    im.gfx.as_mut().unwrap().mask_done = true;
+    coverage_test(im)?;
+    let g = im.gfx.as_mut().unwrap();
+    for (word, v, bits) in std::mem::take(&mut g.deferred) {
+        store_word(im, word, v, bits);
+    }
+    Ok(())
+}
+
+/// Alpha to coverage: floor(clamp(alpha, 0, 1) x samples) samples survive (the mask
+/// `(1 << bits) - 1`), as gl_SampleMask would keep them.
+fn alpha_to_coverage(im: &mut Importer, alpha: Src) -> Result<(), CompileError> {
+    let n = match im.gfx.as_ref().map(|g| &g.key) {
+        Some(GraphicsKey::Fragment(k)) => k.samples as f32,
+        _ => return Ok(()),
+    };
+    let a = im.b.alu(Op::FMax, Type::F32, [alpha, Src::imm_f32(0.0)]);
+    let a =
+        im.b.alu(Op::FMin, Type::F32, [Src::val(a), Src::imm_f32(1.0)]);
+    let scaled =
+        im.b.alu(Op::FMul, Type::F32, [Src::val(a), Src::imm_f32(n)]);
+    let bits =
+        im.b.alu(Op::F2I { signed: false }, Type::I32, [Src::val(scaled)]);
+    let one = im.b.alu(Op::Shl, Type::I32, [Src::imm(1), Src::val(bits)]);
+    let mask = im.b.alu(Op::ISub, Type::I32, [Src::val(one), Src::imm(1)]);
+    sample_mask_output(im, Src::val(mask))
 }
 
 /// The coverage write that runs the depth/stencil tests of every sample no discard killed
@@ -260,6 +421,10 @@ pub(super) fn coverage_test(im: &mut Importer) -> Result<(), CompileError> {
     let Some(cov) = g.coverage.filter(|_| !g.tested) else {
         return Ok(());
     };
+    if g.writes_mask && !g.mask_done {
+        // The test follows the gl_SampleMask kill (rule 3: no kill after the test).
+        return Ok(());
+    }
     if g.writes_depth {
         // Only the depth store tests a depth-writing program's samples (rule 5).
         return if g.deferred.is_empty() {
@@ -302,7 +467,10 @@ impl GfxImport {
             coverage: None,
             tested: false,
             writes_depth: false,
+            writes_mask: false,
+            mask_done: false,
             deferred: Vec::new(),
+            store_mask: None,
         }
     }
 }
@@ -612,6 +780,15 @@ pub(super) unsafe fn import_intrinsic(
                 // blending, logic ops and partial colour masks): the target's tile word as the
                 // earlier fragments left it, unpacked to the logical RGBA order.
                 let (fmt, word) = colour_target(g, io_loc(x, 0, "load_output")?)?;
+                if g.store_mask.is_some() {
+                    // Each sample has its own destination: the T8132 compiler loops over the
+                    // samples with per-sample masks there (agx_compile_apple9.c); not built.
+                    return Err(CompileError::Unsupported(
+                        "blending, logic ops or colour masks on a multisampled target (the \
+                         destination read is per sample)"
+                            .into(),
+                    ));
+                }
                 let comp = m::nir_intrinsic_component(x) as usize;
                 if (*x).def.bit_size != 32 || comp + comps > 4 {
                     return Err(CompileError::Unsupported(format!(
@@ -665,6 +842,12 @@ pub(super) unsafe fn import_intrinsic(
                 };
                 define_srcs(im, &(*x).def, Type::F32, &c[comp..comp + comps]);
             }
+            "store_output"
+                if !vertex && io_loc(x, 1, "store_output")? == m::FRAG_RESULT_SAMPLE_MASK =>
+            {
+                let v = im.comp(srcs[0].ssa, 0)?;
+                sample_mask_output(im, v)?;
+            }
             "store_output" if !vertex && io_loc(x, 1, "store_output")? == m::FRAG_RESULT_DEPTH => {
                 if (*srcs[0].ssa).bit_size != 32 {
                     return Err(CompileError::Unsupported("16-bit gl_FragDepth".into()));
@@ -673,13 +856,50 @@ pub(super) unsafe fn import_intrinsic(
                 depth_store(im, z)?;
             }
             "store_output" if !vertex => {
-                let (fmt, word) = colour_target(g, io_loc(x, 1, "store_output")?)?;
+                let loc = io_loc(x, 1, "store_output")?;
+                let (fmt, word) = colour_target(g, loc)?;
+                // Alpha to coverage reads target 0's alpha (dual-source index 0).
+                let a2c = match &g.key {
+                    GraphicsKey::Fragment(k) => {
+                        k.alpha_to_coverage
+                            && k.samples > 1
+                            && (loc == m::FRAG_RESULT_COLOR || loc == m::FRAG_RESULT_DATA0)
+                            && m::nir_intrinsic_io_semantics(x).dual_source_blend_index() == 0
+                    }
+                    _ => false,
+                };
+                // Colour-mask channels kept per sample (multisampled targets).
+                let keep = match &g.key {
+                    GraphicsKey::Fragment(k) if k.samples > 1 => {
+                        let rt = if loc == m::FRAG_RESULT_COLOR {
+                            0
+                        } else {
+                            loc.saturating_sub(m::FRAG_RESULT_DATA0)
+                        };
+                        (k.keep_channels >> (4 * rt.min(7))) & 0xf
+                    }
+                    _ => 0,
+                };
                 coverage_test(im)?;
                 let comp = m::nir_intrinsic_component(x);
                 let mask = m::nir_intrinsic_write_mask(x);
                 let n = (*srcs[0].ssa).num_components as u32;
                 match fmt {
                     RenderTarget::Unbound => return Ok(true),
+                    RenderTarget::Words(_) | RenderTarget::R32 if keep != 0 => {
+                        return Err(CompileError::Unsupported(
+                            "a colour mask on a multisampled target of this format (per-sample \
+                             merges are built for 8-bit RGBA targets)"
+                                .into(),
+                        ))
+                    }
+                    RenderTarget::Words(_) if a2c => {
+                        return Err(CompileError::Unsupported(
+                            "alpha to coverage on a render target the driver packs itself \
+                             (the alpha is not visible to the compiler)"
+                                .into(),
+                        ))
+                    }
                     RenderTarget::Words(words) => {
                         if (*srcs[0].ssa).bit_size != 32 {
                             return Err(CompileError::Unsupported(
@@ -716,6 +936,9 @@ pub(super) unsafe fn import_intrinsic(
                         c[(comp + k) as usize] = im.comp(srcs[0].ssa, k as u8)?;
                     }
                 }
+                if a2c && !im.gfx.as_ref().is_some_and(|g| g.mask_done) {
+                    alpha_to_coverage(im, c[3])?;
+                }
                 let v = match fmt {
                     RenderTarget::Rgba8Unorm => abi::pack_unorm_4x8(&mut im.b, c),
                     RenderTarget::Bgra8Unorm => {
@@ -734,7 +957,15 @@ pub(super) unsafe fn import_intrinsic(
                     RenderTarget::R32 => im.b.copy(Type::I32, c[0]),
                     RenderTarget::Words(_) | RenderTarget::Unbound => unreachable!(),
                 };
-                colour_store(im, word, v);
+                // Bytes of the kept channels (memory order: BGRA8 stores B, G, R, A).
+                let byte_of = |ch: u32| match fmt {
+                    RenderTarget::Bgra8Unorm if ch < 3 => 2 - ch,
+                    _ => ch,
+                };
+                let bits = (0..4u32)
+                    .filter(|&ch| keep >> ch & 1 != 0)
+                    .fold(!0u32, |b, ch| b & !(0xff << (8 * byte_of(ch))));
+                colour_store_bits(im, word, v, bits);
             }
             "load_uniform" => {
                 let base = m::nir_intrinsic_base(x) as i64;

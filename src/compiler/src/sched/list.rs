@@ -194,8 +194,8 @@ fn tile_order(a: Op, b: Op) -> bool {
     let tile = |o: Op| matches!(o, Op::StoreTile { .. } | Op::LoadTile { .. });
     matches!(
         (a, b),
-        (Op::LoadTile { word: x }, Op::StoreTile { word: y })
-            | (Op::StoreTile { word: x }, Op::LoadTile { word: y }) if x == y
+        (Op::LoadTile { word: x, .. }, Op::StoreTile { word: y, .. })
+            | (Op::StoreTile { word: x, .. }, Op::LoadTile { word: y, .. }) if x == y
     ) || (cov(a) && (cov(b) || tile(b)))
         || (tile(a) && cov(b))
 }

@@ -586,8 +586,11 @@ fn sub_batch(batch: &Batch, origin: (u32, u32), utile: (u32, u32)) -> Result<Bat
             clamp(y1, oy, h),
         ]);
     }
+    let samples = fb.samples;
     if let Some(zs) = &mut sub.fb.zs {
+        // Multisampled planes: a pixel's samples together (agx16-sim `gfx::tiles` ZLS).
         let moved = |va: u64, bytes: u32| -> Result<u64, DrawError> {
+            let bytes = bytes * samples;
             let key = (zs.width, zs.height, bytes, utile, origin, (w, h));
             let base = match SPLIT_BASES.with(|m| m.borrow().get(&key).copied()) {
                 Some(base) => base,

@@ -103,7 +103,8 @@ pub const MAX_BOUND_TARGETS: usize = 8;
 pub struct ColorTarget {
     /// VA of the level and layer's first byte.
     pub va: u64,
-    /// Its plane (linear with a stride, or twiddled).
+    /// Its plane (linear with a stride, or twiddled; multisampled: twiddled, each element a
+    /// pixel's samples, `Framebuffer::samples` x the format's bytes).
     pub plane: PlaneLayout,
     pub format: TileFormat,
 }
@@ -154,11 +155,26 @@ impl Framebuffer {
                 self.width, self.height
             )));
         }
-        if self.samples != 1 {
+        if !matches!(self.samples, 1 | 2 | 4) {
             return Err(DrawError::Unsupported(format!(
-                "rendering with {} samples (multisampled resources are not created)",
+                "rendering with {} samples (1, 2 or 4)",
                 self.samples
             )));
+        }
+        // Multisampled colour targets are GPU-tiled with a pixel's samples together
+        // (`ColorTarget::plane` = `PlaneLayout::twiddled(w, h, bytes * samples)`).
+        if self.samples > 1 {
+            for (slot, c) in self.colors.iter().enumerate() {
+                let Some(c) = c else { continue };
+                let bytes = c.format.memory_bytes() * self.samples;
+                if c.plane != PlaneLayout::twiddled(c.plane.width, c.plane.height, bytes) {
+                    return Err(DrawError::Framebuffer(format!(
+                        "{}-sample colour target {slot} is not a GPU-tiled plane of \
+                         {bytes}-byte sample groups",
+                        self.samples
+                    )));
+                }
+            }
         }
         if self.colors.len() > MAX_BOUND_TARGETS {
             return Err(DrawError::Framebuffer(format!(

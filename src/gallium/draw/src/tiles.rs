@@ -17,7 +17,10 @@ use agx16_cmdstream::descriptors::{
 use agx16_cmdstream::layout::{ImageDesc, ImageLayout, PlaneLayout, Tiling};
 use agx16_cmdstream::texture_layout::{texture_for, TextureFormat};
 use agx16_cmdstream::Record;
-use agx16_isa::meaning::{block_store_sequence, tile_word_stores, TileFormat as BlockFormat};
+use agx16_isa::meaning::{
+    block_store_ms_sequence, block_store_sequence, tile_word_stores, tile_word_stores_masked,
+    TileFormat as BlockFormat,
+};
 use agx16_isa::{encode_program, Instr, Part, Role};
 use std::collections::HashMap;
 
@@ -33,20 +36,33 @@ fn mov32(dst: u32, v: u32) -> Result<Instr, DrawError> {
 }
 
 /// Background body: for each `(tile word, value)`, that word := value for every pixel (the
-/// packer's tile epilogue; `tile_store`'s `rt` field counts 32-bit words, sim/GFX.md).
-pub fn clear_body(words: &[(u32, u32)]) -> Result<Vec<u8>, DrawError> {
+/// packer's tile epilogue; `tile_store`'s `rt` field counts 32-bit words, sim/GFX.md). With
+/// `samples` > 1 every sample of the pixel: `tile_store_mask` with a register holding all
+/// samples (the static form names sample 0 only; the T8132 driver's multisample stores take
+/// their samples from a register, GravityLinux/mesa agx_apple9_ir.c TILE_STORE).
+pub fn clear_body(words: &[(u32, u32)], samples: u32) -> Result<Vec<u8>, DrawError> {
     let mut p = Vec::new();
     for (k, &(_, value)) in words.iter().enumerate() {
         p.push(mov32(k as u32, value)?);
     }
-    let stores: Vec<(u32, u32)> = words
-        .iter()
-        .enumerate()
-        .map(|(k, &(word, _))| (k as u32, word))
-        .collect();
-    p.extend(
-        tile_word_stores(&stores).map_err(|e| DrawError::Program(format!("tile stores: {e}")))?,
-    );
+    let stores = if samples > 1 {
+        let mask = words.len() as u32;
+        p.push(mov32(mask, (1 << samples) - 1)?);
+        let stores: Vec<(u32, u32, u32)> = words
+            .iter()
+            .enumerate()
+            .map(|(k, &(word, _))| (k as u32, word, mask))
+            .collect();
+        tile_word_stores_masked(&stores)
+    } else {
+        let stores: Vec<(u32, u32)> = words
+            .iter()
+            .enumerate()
+            .map(|(k, &(word, _))| (k as u32, word))
+            .collect();
+        tile_word_stores(&stores)
+    };
+    p.extend(stores.map_err(|e| DrawError::Program(format!("tile stores: {e}")))?);
     p.push(isa("stop", &[])?);
     Ok(encode_program(&p))
 }
@@ -69,6 +85,8 @@ pub enum TileInit {
         /// a raw target whose pixel bytes fill n tile words from `word` on (zero-extended
         /// when the pixel is narrower than a word).
         raw_words: u8,
+        /// Memory bytes of one sample of a pixel.
+        bytes: u8,
     },
 }
 
@@ -111,11 +129,21 @@ pub enum ReloadSource {
 /// refuses (out-of-range fetches are not established); clamped, they read a pixel that is
 /// never exported. Returns the code, its publication extent and its scratch bytes (a
 /// background reloading many targets can spill).
-pub fn reload_body(words: &[(u32, TileInit)]) -> Result<(Vec<u8>, u32, u16), DrawError> {
+///
+/// Multisampled targets (`samples` > 1): the target is fetched as one wide texel per pixel
+/// (all its samples' bytes, at most 16: the plane's element, [`reload_view`] of the sample
+/// group's width) and sample s's words go to that sample alone (`tile_store_mask` with 1 << s
+/// in a register: the T8132 driver's reload "loops over samples with a per-sample mask",
+/// GravityLinux/mesa agx_blit.c / README.apple9-es3.md); clears store to every sample.
+pub fn reload_body(
+    words: &[(u32, TileInit)],
+    samples: u32,
+) -> Result<(Vec<u8>, u32, u16), DrawError> {
     use agx16_compiler::ir::{Builder, Op, Src, Stage, SysVal, TexKind, Type};
     let mut b = Builder::new(Stage::Fragment);
     let x = b.sysval(SysVal::PixelCoord(0));
     let y = b.sysval(SysVal::PixelCoord(1));
+    let all = (samples > 1).then(|| b.alu(Op::Copy, Type::I32, [Src::imm((1 << samples) - 1)]));
     for &(word, init) in words {
         let word = u8::try_from(word)
             .map_err(|_| DrawError::Program(format!("tile word {word} past the IR's range")))?;
@@ -127,6 +155,7 @@ pub fn reload_body(words: &[(u32, TileInit)]) -> Result<(Vec<u8>, u32, u16), Dra
                 width,
                 height,
                 raw_words,
+                bytes,
             } => {
                 let ix = b.alu(Op::IAdd, Type::I32, [Src::val(x), Src::imm(origin.0)]);
                 let iy = b.alu(Op::IAdd, Type::I32, [Src::val(y), Src::imm(origin.1)]);
@@ -140,6 +169,43 @@ pub fn reload_body(words: &[(u32, TileInit)]) -> Result<(Vec<u8>, u32, u16), Dra
                     Type::I32,
                     [Src::val(iy), Src::imm(height.saturating_sub(1))],
                 );
+                if samples > 1 {
+                    let ReloadSource::Texture(texture) = source else {
+                        return Err(DrawError::Framebuffer(
+                            "a linear multisampled colour target".into(),
+                        ));
+                    };
+                    let t = b.texture(
+                        texture,
+                        0,
+                        TexKind::Fetch,
+                        agx16_compiler::ir::TexDim::D2,
+                        [Src::val(cx), Src::val(cy), Src::imm(0)],
+                    );
+                    // The group's bytes as little-endian 32-bit components; sample s's
+                    // bytes start at s * bytes.
+                    let bytes = bytes as u32;
+                    for smp in 0..samples {
+                        let mask = b.alu(Op::Copy, Type::I32, [Src::imm(1 << smp)]);
+                        for k in 0..raw_words.max(1) as u32 {
+                            let at = smp * bytes + 4 * k;
+                            let comp = Src::comp(t, (at / 4) as u8);
+                            let v = if bytes >= 4 {
+                                b.alu(Op::Copy, Type::I32, [comp])
+                            } else {
+                                let sh = b.alu(
+                                    Op::Shr { signed: false },
+                                    Type::I32,
+                                    [comp, Src::imm(8 * (at % 4))],
+                                );
+                                let m = (1u32 << (8 * bytes)) - 1;
+                                b.alu(Op::And, Type::I32, [Src::val(sh), Src::imm(m)])
+                            };
+                            b.store_tile_masked(word + k as u8, v, Src::val(mask));
+                        }
+                    }
+                    continue;
+                }
                 let words: Vec<Src> = match source {
                     ReloadSource::Texture(texture) => {
                         // Level 0 (the level word is level << 22, compiler README "Textures").
@@ -180,7 +246,10 @@ pub fn reload_body(words: &[(u32, TileInit)]) -> Result<(Vec<u8>, u32, u16), Dra
                 continue;
             }
         };
-        b.store_tile(word, value);
+        match all {
+            Some(m) => b.store_tile_masked(word, value, Src::val(m)),
+            None => b.store_tile(word, value),
+        }
     }
     let (c, info) = agx16_compiler::abi::compile_ir_graphics(
         &b.finish(),
@@ -272,18 +341,33 @@ fn memory_pixel(
 /// y and offset << 16 into publication tuple 4 (k mod 4), store, join) for target k. The store
 /// takes tuples 0, 4, 8 and 12 only; targets 4..7 reuse them, which the join after each store
 /// allows (it releases the tuple: agx16-isa `block_store_sequence`).
+///
+/// Multisampled (`multisample`): the multisample store (mode 0x228) with the four-word tuple
+/// (x, y, 0, offset << 16) (agx16-isa `block_store_ms_sequence`).
 pub fn export_body(
     x: u32,
     y: u32,
     targets: &[(u32, u32, BlockFormat)],
+    multisample: bool,
 ) -> Result<Vec<u8>, DrawError> {
     let mut p = Vec::new();
     for (k, &(image, offset, format)) in targets.iter().enumerate() {
         let tuple = 4 * (k as u32 % 4);
-        let r = 3 * (k as u32 % 4);
-        p.extend([mov32(r, x)?, mov32(r + 1, y)?, mov32(r + 2, offset << 16)?]);
-        let store = block_store_sequence(tuple, r, r + 1, r + 2, image, format)
-            .map_err(|e| DrawError::Program(format!("block store of target {k}: {e}")))?;
+        let store = if multisample {
+            let r = 4 * (k as u32 % 4);
+            p.extend([
+                mov32(r, x)?,
+                mov32(r + 1, y)?,
+                mov32(r + 2, 0)?,
+                mov32(r + 3, offset << 16)?,
+            ]);
+            block_store_ms_sequence(tuple, [r, r + 1, r + 2, r + 3], image, format)
+        } else {
+            let r = 3 * (k as u32 % 4);
+            p.extend([mov32(r, x)?, mov32(r + 1, y)?, mov32(r + 2, offset << 16)?]);
+            block_store_sequence(tuple, r, r + 1, r + 2, image, format)
+        }
+        .map_err(|e| DrawError::Program(format!("block store of target {k}: {e}")))?;
         p.extend(store);
     }
     p.push(isa("stop", &[])?);
@@ -306,7 +390,7 @@ impl TileCache {
 }
 
 #[derive(Clone, Debug, PartialEq, Eq, Hash)]
-struct ReloadKey(Vec<(u32, TileInit)>);
+struct ReloadKey(Vec<(u32, TileInit)>, u32);
 
 /// The device base slot of the first linear target a background reloads with device loads:
 /// the first after the six root slots (texture and sampler tables, sim/GFX.md "Render-stage
@@ -345,14 +429,16 @@ fn reload_view(bytes: u32) -> Option<(Channels, u8)> {
 /// a tightly packed R32F image) also carries 2 with a zero stride field. With 2 meaning the
 /// twiddled layout for the model, a linear descriptor cannot be written from evidence yet,
 /// so [`ReloadSource::Memory`] reads linear targets with device loads instead.
-fn reload_texture(t: &crate::fb::ColorTarget) -> Result<Texture, DrawError> {
+fn reload_texture(t: &crate::fb::ColorTarget, samples: u32) -> Result<Texture, DrawError> {
     if !t.plane.is_twiddled() {
         return Err(DrawError::Framebuffer(
             "a linear colour target reaches the texture reload (it is read with device loads)"
                 .into(),
         ));
     }
-    let bytes = t.format.memory_bytes();
+    // Multisampled: one texel is a pixel's sample group (the plane's element).
+    let bytes = t.format.memory_bytes() * samples;
+    let raw = samples > 1 || matches!(t.format, TileFormat::Raw { .. });
     let layout = ImageLayout::new(ImageDesc::simple_2d(
         t.plane.width,
         t.plane.height,
@@ -365,14 +451,14 @@ fn reload_texture(t: &crate::fb::ColorTarget) -> Result<Texture, DrawError> {
             "a tiled colour target whose plane is not a one-level image's layout".into(),
         ));
     }
-    let format = match t.format {
-        TileFormat::Rgba8Unorm | TileFormat::Bgra8Unorm => TextureFormat {
+    let format = match raw {
+        false => TextureFormat {
             channels: Channels::R8G8B8A8,
             numeric_type: NumericType::Unorm,
             swizzle: [Swizzle::R, Swizzle::G, Swizzle::B, Swizzle::A],
             srgb: false,
         },
-        TileFormat::Raw { .. } => {
+        true => {
             let (channels, n) = reload_view(bytes).ok_or_else(|| {
                 DrawError::Unsupported(format!("reloading a {bytes}-byte colour target"))
             })?;
@@ -446,6 +532,7 @@ impl TilePrograms for G16Tiles<'_> {
         if targets.is_empty() {
             return Ok((0, 0));
         }
+        let samples = pass.batch.fb.samples;
         let mut words = Vec::new();
         let mut textures = Vec::new();
         // VAs of the linear targets reloaded with device loads, base slot FIRST_RELOAD_SLOT on.
@@ -472,7 +559,7 @@ impl TilePrograms for G16Tiles<'_> {
                 let texture = u8::try_from(textures.len()).map_err(|_| {
                     DrawError::Framebuffer("more reloaded targets than texture indices".into())
                 })?;
-                textures.push(reload_texture(t)?);
+                textures.push(reload_texture(t, samples)?);
                 ReloadSource::Texture(texture)
             } else {
                 // Device base slots after the six roots (sim/GFX.md "Render-stage uniform
@@ -491,6 +578,7 @@ impl TilePrograms for G16Tiles<'_> {
                 width: t.plane.width,
                 height: t.plane.height,
                 raw_words,
+                bytes: t.format.memory_bytes() as u8,
             };
             words.push((offset / 4, init));
         }
@@ -502,15 +590,15 @@ impl TilePrograms for G16Tiles<'_> {
                     TileInit::Load { .. } => unreachable!("no target loads"),
                 })
                 .collect();
-            let body = self.body(clear_body(&clears)?)?;
+            let body = self.body(clear_body(&clears, samples)?)?;
             let usc = stage_launcher_for(mem, pass, body.entry_offset, 0, 0, &[])?;
             return Ok((usc, 0));
         }
-        let key = ReloadKey(words.clone());
+        let key = ReloadKey(words.clone(), samples);
         let (body, publications, scratch) = match self.cache.reloads.get(&key) {
             Some(&b) => b,
             None => {
-                let (code, publications, scratch) = reload_body(&words)?;
+                let (code, publications, scratch) = reload_body(&words, samples)?;
                 let b = (self.body(code)?, publications, scratch);
                 self.cache.reloads.insert(key, b);
                 b
@@ -542,34 +630,52 @@ impl TilePrograms for G16Tiles<'_> {
         pass: &TilePass,
     ) -> Result<(u32, u32), DrawError> {
         let targets = targets(pass)?;
+        let samples = pass.batch.fb.samples;
         let mut table = Vec::new();
         let mut stores = Vec::new();
         for (k, &(_, offset, t)) in targets.iter().enumerate() {
             let linear = (!t.plane.is_twiddled()).then_some(t.plane.row_stride as u32);
-            let bytes = t.format.memory_bytes();
-            if t.plane.is_twiddled()
-                && t.plane != PlaneLayout::twiddled(t.plane.width, t.plane.height, bytes)
+            let bytes = t.format.memory_bytes() * samples;
+            if (samples > 1 && !t.plane.is_twiddled())
+                || (t.plane.is_twiddled()
+                    && t.plane != PlaneLayout::twiddled(t.plane.width, t.plane.height, bytes))
             {
                 return Err(DrawError::Framebuffer(
                     "a tiled colour target whose plane is not the PBE's layout".into(),
                 ));
             }
             let (block, channels, numeric) = t.format.export_view().expect("checked by targets");
-            let pbe = Pbe::render_target_2d(
-                t.va,
-                t.plane.width,
-                t.plane.height,
-                channels,
-                numeric,
-                linear,
-            );
+            let pbe = if samples > 1 {
+                Pbe::render_target_2d_ms(
+                    t.va,
+                    t.plane.width,
+                    t.plane.height,
+                    channels,
+                    numeric,
+                    samples,
+                )
+            } else {
+                Pbe::render_target_2d(
+                    t.va,
+                    t.plane.width,
+                    t.plane.height,
+                    channels,
+                    numeric,
+                    linear,
+                )
+            };
             let mut d = pbe.pack()?;
             d.resize(TEXTURE_TABLE_STRIDE, 0);
             table.extend(d);
             stores.push((k as u32, offset, block));
         }
         // The body exports to fixed image pixels: this render's origin.
-        let body = self.body(export_body(pass.origin.0, pass.origin.1, &stores)?)?;
+        let body = self.body(export_body(
+            pass.origin.0,
+            pass.origin.1,
+            &stores,
+            samples > 1,
+        )?)?;
         let mut args = Vec::new();
         if !table.is_empty() {
             let t = mem.upload(Heap::General, &table, 64)?;

@@ -75,6 +75,27 @@ pub fn block_image_store_instr(
     image: u32,
     format: TileFormat,
 ) -> Result<Instr, EncodeError> {
+    block_image_store_mode(coord, image, format, BLOCK_STORE_MODE_2D)
+}
+
+/// The multisample block image store (mode 0x228): every sample of the implicit tile, the
+/// tuple at `coord` holding (x, y, 0, offset << 16) (GravityLinux/mesa agx_apple9_ir.c
+/// BLOCK_IMAGE_STORE with the BLOCK_IMAGE_STORE_MS encoding; README.apple9-ir.md "Native
+/// multisample block stores": 2x/4x exports on T8132, eight-target mixed-format tests).
+pub fn block_image_store_ms_instr(
+    coord: u32,
+    image: u32,
+    format: TileFormat,
+) -> Result<Instr, EncodeError> {
+    block_image_store_mode(coord, image, format, BLOCK_STORE_MODE_MS)
+}
+
+fn block_image_store_mode(
+    coord: u32,
+    image: u32,
+    format: TileFormat,
+    mode: u64,
+) -> Result<Instr, EncodeError> {
     if !coord.is_multiple_of(4) || coord > 12 || image > 15 {
         return Err(EncodeError::Other(format!(
             "block store tuple {coord} / image {image}: the packer uses tuples 0, 4, 8, 12 and \
@@ -86,7 +107,7 @@ pub fn block_image_store_instr(
         .set("coord", coord as u64)?
         .set("image", image as u64)?
         .set("ctrl7", 0x80)?
-        .set("mode", BLOCK_STORE_MODE_2D)?
+        .set("mode", mode)?
         .set("format", format as u64)?
         .set("ctrl10", 1)?;
     Ok(i)
@@ -121,6 +142,48 @@ pub fn block_store_sequence(
         block_image_store_instr(coord, image, format)?,
         block_store_join_instr()?,
     ])
+}
+
+/// The multisample export of one attachment: publish x, y, zero and `offset_word` (= tile
+/// byte offset << 16) into publications `coord`..`coord`+3 (r`zero` must hold 0), the
+/// multisample store, join (README.apple9-ir.md: "(pixel_x, pixel_y, 0, tile_byte_offset <<
+/// 16)"; putting the offset in the third word exports attachment zero).
+pub fn block_store_ms_sequence(
+    coord: u32,
+    [x, y, zero, offset_word]: [u32; 4],
+    image: u32,
+    format: TileFormat,
+) -> Result<Vec<Instr>, EncodeError> {
+    Ok(vec![
+        publish_word_instr(coord, x)?,
+        publish_word_instr(coord + 1, y)?,
+        publish_word_instr(coord + 2, zero)?,
+        publish_word_instr(coord + 3, offset_word)?,
+        block_image_store_ms_instr(coord, image, format)?,
+        block_store_join_instr()?,
+    ])
+}
+
+/// Like [`tile_word_stores`] for a multisampled tilebuffer: each `(source register, tile
+/// word, mask register)` stores with `tile_store_mask`, the samples in the mask register's low
+/// half (GravityLinux/mesa agx_apple9_ir.c TILE_STORE, dynamic-mask branch: `e7 16 54
+/// <src<<1> 00 <w<<1> <m<<1> 4e 00 00 00 08`; the mask is kept).
+pub fn tile_word_stores_masked(stores: &[(u32, u32, u32)]) -> Result<Vec<Instr>, EncodeError> {
+    let mut v = vec![
+        Instr::build("tile_setup", &[("b1", 2), ("access", 0x600)])?,
+        Instr::build("tile_setup", &[("b1", 2), ("access", 0x80c)])?,
+    ];
+    for &(src, word, mask) in stores {
+        let mut i = Instr::build(
+            "tile_store_mask",
+            &[("mode", 0x54), ("rt", word as u64), ("fmt", 0x4e)],
+        )?;
+        i.set_gpr(Role::SrcD, src, Part::Full)?
+            .set_gpr(Role::SrcB, mask, Part::Full)?;
+        v.push(i);
+    }
+    v.push(Instr::build("tile_fence", &[("access", 0x20c)])?);
+    Ok(v)
 }
 
 /// The packer's tile epilogue for raw 32-bit tile words: `tile_setup` 0x600, `tile_setup` 0x80c,
@@ -175,5 +238,20 @@ mod tests {
         assert!(seq[..3].iter().all(|i| i.form.name == "logic_export"));
         assert_eq!(TileFormat::from_field(7), Some(TileFormat::Packed8));
         assert_eq!(TileFormat::from_field(2), None);
+        // The multisample store: mode 0x228 (byte 8 0x28, byte 9 fmt<<4 | 2), four words.
+        let m = block_image_store_ms_instr(4, 1, TileFormat::Packed8).unwrap();
+        assert_eq!(hex(&[m]), "571054080010008028720100");
+        let seq = block_store_ms_sequence(0, [1, 2, 3, 4], 0, TileFormat::Bits32).unwrap();
+        assert_eq!(seq.len(), 6);
+    }
+
+    #[test]
+    fn masked_tile_store_bytes() {
+        // TILE_STORE_MASK: `e7 16 54 <src<<1> 00 <w<<1> <m<<1> 4e 00 00 00 08`.
+        let v = tile_word_stores_masked(&[(5, 2, 7)]).unwrap();
+        assert_eq!(v.len(), 4);
+        assert_eq!(hex(&v[2..3]), "e716540a00040e4e00000008");
+        let back = crate::decode(&crate::encode_program(&v[2..3])).unwrap();
+        assert_eq!(back.form.name, "tile_store_mask");
     }
 }

@@ -139,6 +139,34 @@ pub(super) const TILE_LOAD: &[Field] = &[
     f!("kind", [(88, 8)], Modifier, Hardware, GL_IR),
 ];
 
+/// TILE_LOAD_MASK `67 06 54 <dst<<1> 00 <w<<1> <m<<1> <4e | (slot-1)<<7> <(slot-1)>>1 |
+/// rel<<5> 00 00 20`: the samples in the low half of r<m> (byte 6 bit 0 picks the high half,
+/// never emitted); byte 8 bit 5 releases r<m> (GravityLinux/mesa agx_apple9_ir.c TILE_LOAD,
+/// dynamic branch: "Bit 69 independently releases the mask after this read", native Metal
+/// lifetime probes EXP-M4-75; machine table BYTE_DIFF).
+pub(super) const TILE_LOAD_MASK: &[Field] = &[
+    f!("b2", [(16, 8)], Modifier, CorpusOnly, ET),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), Hardware, GL_IR),
+    f!("pos", [(32, 8)], Modifier, Hardware, GL_IR),
+    raw!("rt_b0", 40, 1),
+    f!("rt", [(41, 7)], ImmU(SrcA), Hardware, GL_IR),
+    raw!("mask_half", 48, 1),
+    f!("mask", [(49, 7)], Gpr(SrcB), CorpusOnly, GL_IR),
+    f!("fmt", [(56, 7)], Modifier, CorpusOnly, ET),
+    f!(
+        "slot",
+        [(63, 1), (64, 2)],
+        Produce(SlotIndex),
+        Hardware,
+        GL_IR
+    ),
+    raw!("b8_mid", 66, 3),
+    f!("mask_release", [(69, 1)], Release(SrcB), CorpusOnly, GL_IR),
+    raw!("b8_hi", 70, 2),
+    raw!("b9_10", 72, 16),
+];
+
 /// The mask and position variants pin byte 11 by their match.
 pub(super) const TILE_LOAD_NOKIND: &[Field] = &[
     f!("b2", [(16, 8)], Modifier, CorpusOnly, ET),

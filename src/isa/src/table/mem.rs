@@ -7,7 +7,7 @@
 //! index register number are read off the data flow of the EXP-M4-35 programs
 //! (get_sr/iadd results feed byte 5, ilogic results feed store byte 3): corpus-only.
 
-use super::frag::{TILE_LOAD, TILE_LOAD_NOKIND};
+use super::frag::{TILE_LOAD, TILE_LOAD_MASK, TILE_LOAD_NOKIND};
 use super::src::{ET, GL_IR, LEN, M435, SB};
 
 /// 16-bit formats: byte 3 is a half-register index (`reg<<1 | high`), measured by the EXP-M4-54
@@ -100,6 +100,29 @@ const TILE_STORE: &[Field] = &[
     f!("kind", [(88, 8)], Modifier, CorpusOnly, GL_IR),
 ];
 
+// Tilebuffer store with a GPR sample mask `e7 16 54 <src<<1> 00 <w<<1> <m<<1> 4e <rel<<3> 00
+// 00 08`: raw word w of the pixel's tilebuffer storage = r<src> for the samples in the low half
+// of r<m> (byte 6 = m << 1, its low bit picks the high half, which the packer never does; byte 8
+// bit 3 releases r<m>; byte 11 = 8). GravityLinux/mesa agx_apple9_ir.c TILE_STORE (the
+// `dynamic` branch, encoding TILE_STORE_MASK): the T8132 driver's multisample colour stores
+// ("explicit per-sample color stores must preserve uncovered samples", README.apple9-es3.md;
+// its multisample/blit dEQP groups pass on M4). Its machine table tags the form BYTE_DIFF,
+// hence corpus-only here.
+const TILE_STORE_MASK: &[Field] = &[
+    f!("mode", [(16, 8)], Modifier, CorpusOnly, GL_IR),
+    raw!("src_b0", 24, 1),
+    f!("src", [(25, 7)], Gpr(SrcD), Hardware, GL_IR),
+    f!("flags", [(32, 8)], Modifier, CorpusOnly, GL_IR),
+    raw!("rt_b0", 40, 1),
+    f!("rt", [(41, 7)], ImmU(SrcA), Hardware, GL_IR),
+    raw!("mask_half", 48, 1),
+    f!("mask", [(49, 7)], Gpr(SrcB), CorpusOnly, GL_IR),
+    f!("fmt", [(56, 8)], Modifier, CorpusOnly, GL_IR),
+    raw!("b8_lo", 64, 3),
+    f!("mask_release", [(67, 1)], Release(SrcB), CorpusOnly, GL_IR),
+    raw!("b8_hi", 68, 20),
+];
+
 const STORE: &[Field] = &[
     f!("space", [(8, 8)], Modifier, CorpusOnly, ET),
     f!("addr_mode", [(16, 8)], Modifier, CorpusOnly, M435),
@@ -133,13 +156,14 @@ pub static FORMS: &[Form] = &[
     form!("tile_read", TileRead, 12, CorpusOnly, ET, [(0, 8, 0x67), (8, 8, 0x0e)], TILE_LOAD, []),
     // mask from a GPR (`67 06 54 .. 20`) / explicit sample mask at a position (`67 16 54 .. 10`)
     // (GravityLinux/mesa agx_apple9_ir.c TILE_LOAD_MASK / TILE_LOAD_COORDS)
-    form!("tile_read_mask", TileRead, 12, CorpusOnly, GL_IR, [(0, 8, 0x67), (8, 8, 0x06), (88, 8, 0x20)], TILE_LOAD_NOKIND, []),
+    form!("tile_read_mask", TileRead, 12, CorpusOnly, GL_IR, [(0, 8, 0x67), (8, 8, 0x06), (88, 8, 0x20)], TILE_LOAD_MASK, []),
     form!("tile_read_at", TileRead, 12, CorpusOnly, GL_IR, [(0, 8, 0x67), (8, 8, 0x16), (88, 8, 0x10)], TILE_LOAD_NOKIND, []),
     form!("imageblock_load", TileRead, 12, CorpusOnly, ET, [(0, 8, 0x67), (8, 3, 0x6), (12, 3, 0)], rb!("b1_3" 11 1, "b1_7" 15 1, "b2" 16 8, "dst" 24 8, "b4" 32 8, "slice_off" 40 8, "b6" 48 8, "fmt" 56 8, "tail" 64 32), []),
     // fragment colour store: byte3 source GPR (reg<<1), byte5 render target (rt<<1), byte7
     // attachment format (0x4e rgba8, 0x0e rgba16f, 0x2e rgba32f, 0x22 r32f, 0x42 r8), byte1 0x16 =
     // first store after a tile setup / imageblock write (encoding-tables.md frag_color_store and
     // imageblock_store; ADevWithAnIdea/agx-re EXP-0029, M4 EXP-0050 captures)
+    form!("tile_store_mask", TileStore, 12, CorpusOnly, GL_IR, [(0, 8, 0xe7), (8, 8, 0x16), (88, 8, 8)], TILE_STORE_MASK, []),
     form!("tile_store", TileStore, 12, CorpusOnly, ET, [(0, 8, 0xe7), (8, 4, 6), (13, 3, 0)], TILE_STORE, []),
     form!("tg_atomic", Atomic, 12, CorpusOnly, LEN, [(0, 8, 0x67), (8, 8, 0x03)], &[raw!("b2", 16, 8), raw!("b3", 24, 8), raw!("tail", 32, 64)], []),
     // byte1 low nibble 1 with byte2 high six bits 0x15: the atomic packet (`67 11 54 ..`, `67 21 ..`)

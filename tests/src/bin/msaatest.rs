@@ -1,0 +1,143 @@
+//! agx16-msaatest SAMPLES: renders `agx16_tests::msaa_scene` into a SAMPLES-sample RGBA8
+//! renderbuffer (glRenderbufferStorageMultisample), resolves it with glBlitFramebuffer into a
+//! single-sampled RGBA8 texture and prints `GL_RENDERER`, `GL_MAX_SAMPLES`, the
+//! renderbuffer's `GL_SAMPLES` and `pixels: <hex RGBA, row 0 first>` of the resolved image.
+
+use agx16_tests::gles::{gl_error, shader};
+use agx16_tests::msaa_scene::{CLEAR, SIZE, TRIANGLES};
+use glow::HasContext;
+use std::process::ExitCode;
+
+const VS: &str = "#version 300 es
+in vec2 a_pos;
+void main() { gl_Position = vec4(a_pos, 0.0, 1.0); }
+";
+
+const FS: &str = "#version 300 es
+precision highp float;
+uniform vec4 u_col;
+out vec4 o;
+void main() { o = u_col; }
+";
+
+fn main() -> ExitCode {
+    let samples: i32 = std::env::args()
+        .nth(1)
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(4);
+    match run(samples) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("agx16-msaatest: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run(samples: i32) -> Result<(), String> {
+    let g = agx16_tests::gles::gles(3)?;
+    let n = SIZE as i32;
+    // SAFETY: the context is current on this thread; every pointer passed lives across its call.
+    unsafe {
+        let gl = &g.gl;
+        println!("GL_RENDERER: {}", g.renderer);
+        println!(
+            "GL_MAX_SAMPLES: {}",
+            gl.get_parameter_i32(glow::MAX_SAMPLES)
+        );
+        let p = gl.create_program()?;
+        for (kind, src) in [(glow::VERTEX_SHADER, VS), (glow::FRAGMENT_SHADER, FS)] {
+            gl.attach_shader(p, shader(gl, kind, src)?);
+        }
+        gl.bind_attrib_location(p, 0, "a_pos");
+        gl.link_program(p);
+        if !gl.get_program_link_status(p) {
+            return Err(format!("link: {}", gl.get_program_info_log(p)));
+        }
+        gl.use_program(Some(p));
+        let col = gl.get_uniform_location(p, "u_col");
+
+        let rb = gl.create_renderbuffer()?;
+        gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
+        gl.renderbuffer_storage_multisample(glow::RENDERBUFFER, samples, glow::RGBA8, n, n);
+        gl_error(gl, "glRenderbufferStorageMultisample")?;
+        let got = gl.get_renderbuffer_parameter_i32(glow::RENDERBUFFER, glow::RENDERBUFFER_SAMPLES);
+        println!("GL_SAMPLES: {got}");
+        let ms = gl.create_framebuffer()?;
+        gl.bind_framebuffer(glow::FRAMEBUFFER, Some(ms));
+        gl.framebuffer_renderbuffer(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::RENDERBUFFER,
+            Some(rb),
+        );
+        let status = gl.check_framebuffer_status(glow::FRAMEBUFFER);
+        if status != glow::FRAMEBUFFER_COMPLETE {
+            return Err(format!("multisampled framebuffer status {status:#x}"));
+        }
+        gl.viewport(0, 0, n, n);
+        let c = CLEAR.map(|v| v as f32 / 255.0);
+        gl.clear_color(c[0], c[1], c[2], c[3]);
+        gl.clear(glow::COLOR_BUFFER_BIT);
+
+        let vb = gl.create_buffer()?;
+        gl.bind_buffer(glow::ARRAY_BUFFER, Some(vb));
+        gl.enable_vertex_attrib_array(0);
+        for (t, rgba) in TRIANGLES {
+            // Window position w (1/256 pixel) as NDC (w/256 - 32)/32: exact in f32.
+            let ndc: Vec<f32> = t
+                .iter()
+                .flat_map(|v| v.map(|w| (w as f32 / 256.0 - n as f32 / 2.0) / (n as f32 / 2.0)))
+                .collect();
+            let bytes: Vec<u8> = ndc.iter().flat_map(|f| f.to_le_bytes()).collect();
+            gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes, glow::STREAM_DRAW);
+            gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 0, 0);
+            let c = rgba.map(|v| v as f32 / 255.0);
+            gl.uniform_4_f32(col.as_ref(), c[0], c[1], c[2], c[3]);
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        }
+        gl_error(gl, "draws")?;
+
+        let tex = gl.create_texture()?;
+        gl.bind_texture(glow::TEXTURE_2D, Some(tex));
+        gl.tex_storage_2d(glow::TEXTURE_2D, 1, glow::RGBA8, n, n);
+        let resolved = gl.create_framebuffer()?;
+        gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(resolved));
+        gl.framebuffer_texture_2d(
+            glow::DRAW_FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::TEXTURE_2D,
+            Some(tex),
+            0,
+        );
+        gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(ms));
+        gl.blit_framebuffer(
+            0,
+            0,
+            n,
+            n,
+            0,
+            0,
+            n,
+            n,
+            glow::COLOR_BUFFER_BIT,
+            glow::NEAREST,
+        );
+        gl_error(gl, "glBlitFramebuffer")?;
+        gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(resolved));
+        let mut px = vec![0u8; (n * n * 4) as usize];
+        gl.read_pixels(
+            0,
+            0,
+            n,
+            n,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelPackData::Slice(Some(&mut px)),
+        );
+        gl_error(gl, "glReadPixels")?;
+        let hex: String = px.iter().map(|b| format!("{b:02x}")).collect();
+        println!("pixels: {hex}");
+    }
+    Ok(())
+}
