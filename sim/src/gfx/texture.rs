@@ -673,7 +673,10 @@ mod cube;
 /// README.apple9-ir.md, whose driver reuses the tuples only after a handoff). Complete means
 /// every result register of that sample has been taken over by a wait on its slot; a later
 /// producer into the same registers does not keep the tuple borrowed.
-pub(super) type Borrowed = std::collections::HashMap<u8, Vec<(u8, u32)>>;
+pub(super) type Borrowed = std::collections::HashMap<u8, Results>;
+
+/// A sample's result registers with their publication numbers (the first `.1` of `.0`).
+pub(super) type Results = ([(u8, u32); 4], u8);
 
 /// Refuses an export over a coordinate publication whose sample has not completed.
 pub(super) fn check_rewrite(
@@ -686,7 +689,8 @@ pub(super) fn check_rewrite(
     let crate::lower::gfx_io::GfxOp::Export { dst, .. } = g else {
         return Ok(());
     };
-    if let Some(regs) = borrowed.get(&dst) {
+    if let Some((regs, n)) = borrowed.get(&dst) {
+        let regs = &regs[..*n as usize];
         if let Some(&(reg, _)) = regs.iter().find(|&&(r, q)| sg.pending.in_flight(r, q)) {
             return Err(body.error(
                 op,
@@ -782,32 +786,28 @@ pub(super) fn run_lanes(
     // No executing lane (a branch every lane of the quad skipped, which the compiler does not
     // jump over): nothing is sampled and no lane's registers change, so no derivative, descriptor
     // or coordinate is needed. The destinations still complete on their slot.
-    let results: Vec<(u8, u32)> = if mask & ((1u64 << lanes_n) - 1) as u32 == 0 {
-        (0..n)
-            .map(|k| {
-                let r = t.dst + k;
-                let q = sg
-                    .pending
-                    .publish(r, Part::Full, t.slot, 0, &[0; crate::core::LANES]);
-                (r, q)
-            })
-            .collect()
+    let mut results: Results = ([(0, 0); 4], n);
+    if mask & ((1u64 << lanes_n) - 1) as u32 == 0 {
+        for k in 0..n {
+            let r = t.dst + k;
+            let q = sg
+                .pending
+                .publish(r, Part::Full, t.slot, 0, &[0; crate::core::LANES]);
+            results.0[k as usize] = (r, q);
+        }
     } else {
         let quads = full_quad.then_some(&all[..]);
         let rows = execute(mem, uniforms, &t, &lanes, quads).map_err(|e| match e {
             TexError::Refused(w) => body.error(op, w),
             TexError::Sim(e) => e,
         })?;
-        rows.iter()
-            .enumerate()
-            .map(|(k, row)| {
-                let r = t.dst + k as u8;
-                (r, sg.pending.publish(r, Part::Full, t.slot, mask, row))
-            })
-            .collect()
-    };
+        for (k, row) in rows.iter().enumerate().take(4) {
+            let r = t.dst + k as u8;
+            results.0[k] = (r, sg.pending.publish(r, Part::Full, t.slot, mask, row));
+        }
+    }
     for &k in t.inputs() {
-        borrowed.insert(t.coord + k, results.clone());
+        borrowed.insert(t.coord + k, results);
     }
     Ok(())
 }
