@@ -176,7 +176,22 @@ enum Coords {
     Fetch(u32, u32, u32),
 }
 
-fn fragment_body(c: Coords, wait: u64) -> Vec<u8> {
+/// A second sample through the same coordinate tuple, of (v, u).
+#[derive(Clone, Copy, PartialEq)]
+enum Reuse {
+    No,
+    /// After the first sample's results were taken over (its completion waited on).
+    AfterCompletion,
+    /// While the first sample is still in flight.
+    InFlight,
+}
+
+/// Publications 0 and 1 := (v, u) from r1 and r0 (r2 = 1.0), then the same sample again.
+fn resample_transposed(p: &mut Vec<Instr>) {
+    p.extend([export_mul(0, 1, 2), export_mul(1, 0, 2), tex(0, 0, 0, 0)]);
+}
+
+fn fragment_body(c: Coords, wait: u64, reuse: Reuse) -> Vec<u8> {
     let mut p = vec![];
     match c {
         Coords::Sample => {
@@ -199,9 +214,18 @@ fn fragment_body(c: Coords, wait: u64) -> Vec<u8> {
             p.push(tex(0x80, 0x24, 0, 0));
         }
     }
+    if reuse == Reuse::InFlight {
+        resample_transposed(&mut p);
+    }
     p.push(mov(3, 0));
     for k in 0..4 {
         p.push(fadd(9 + k, 4 + k, 3, wait));
+    }
+    if reuse == Reuse::AfterCompletion {
+        resample_transposed(&mut p);
+        for k in 0..4 {
+            p.push(fadd(9 + k, 4 + k, 3, wait));
+        }
     }
     p.extend([pack8(0, 9, 10), pack8(1, 11, 12)]);
     p.extend([
@@ -386,6 +410,7 @@ struct Setup {
     /// Overwrites the descriptor before the render.
     patch: Option<fn(&mut Vec<u8>)>,
     map_tables: bool,
+    reuse: Reuse,
 }
 
 impl Default for Setup {
@@ -402,6 +427,7 @@ impl Default for Setup {
             wait: TEX_SLOT,
             patch: None,
             map_tables: true,
+            reuse: Reuse::No,
         }
     }
 }
@@ -452,7 +478,7 @@ fn render(s: &Setup) -> Result<Vec<[u8; 4]>, SimError> {
     let jump = agx16_isa::decode(&jump_any((FRAG_BODY - (USC + fe)) as i64).unwrap()).unwrap();
     pt.host_write(USC + fe, &encode_program(&[jump, b("stop", &[])]))
         .unwrap();
-    pt.host_write(FRAG_BODY, &fragment_body(s.coords, s.wait))
+    pt.host_write(FRAG_BODY, &fragment_body(s.coords, s.wait, s.reuse))
         .unwrap();
     let mut st = TexStages {
         isa: IsaStages::default(),
@@ -525,6 +551,11 @@ fn reference(s: &Setup) -> Vec<[u8; 4]> {
         for x in 0..W {
             let u = (x as f64 + 0.5) / W as f64 * s.scale as f64;
             let v = (y as f64 + 0.5) / H as f64 * s.scale as f64;
+            let (u, v) = if s.reuse == Reuse::AfterCompletion {
+                (v, u)
+            } else {
+                (u, v)
+            };
             let c = match s.coords {
                 Coords::Fetch(i, j, level) => {
                     ref_texel(t, level, i as i64, j as i64, Wrap::ClampToEdge)
@@ -825,4 +856,34 @@ fn anisotropic_and_shadow_samplers_are_refused() {
     })
     .unwrap_err();
     assert!(e.to_string().contains("anisotropic"), "{e}");
+}
+
+#[test]
+fn a_coordinate_tuple_is_reused_once_its_sample_completed() {
+    // The second sample reads (v, u) from the tuple the first one read: the image is the
+    // transposed reference, so the second sample read the rewritten coordinates.
+    let s = Setup {
+        reuse: Reuse::AfterCompletion,
+        ..Setup::default()
+    };
+    check(&s, 0);
+    assert_ne!(
+        render(&s).unwrap(),
+        reference(&Setup::default()),
+        "the transposed image differs from the plain one"
+    );
+}
+
+#[test]
+fn rewriting_a_coordinate_tuple_before_its_sample_completes_is_refused() {
+    let e = render(&Setup {
+        reuse: Reuse::InFlight,
+        ..Setup::default()
+    })
+    .unwrap_err();
+    let msg = e.to_string();
+    assert!(
+        msg.contains("publication 0 rewritten while the sample that reads it has not completed"),
+        "{msg}"
+    );
 }

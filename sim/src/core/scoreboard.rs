@@ -57,6 +57,10 @@ pub struct Pending {
     pub vals: Box<[[u16; LANES]; HALVES]>,
     /// Number of halves with a pending value.
     pub count: u32,
+    /// Which publication each half's pending value came from (`publish` numbers them), so a
+    /// later producer into the same register is not mistaken for the first one.
+    pub seq: [u32; HALVES],
+    next_seq: u32,
 }
 
 impl Default for Pending {
@@ -66,6 +70,8 @@ impl Default for Pending {
             lanes: [0; HALVES],
             vals: Box::new([[0; LANES]; HALVES]),
             count: 0,
+            seq: [0; HALVES],
+            next_seq: 0,
         }
     }
 }
@@ -116,12 +122,22 @@ impl Pending {
 
     /// Publishes a loaded value for `part` of `reg` (16-bit parts take the low
     /// 16 bits of `vals`).
-    pub fn publish(&mut self, reg: u8, part: Part, slot: u8, lanes: u32, vals: &[u32; LANES]) {
+    /// Returns the publication's number (see [`Pending::in_flight`]).
+    pub fn publish(
+        &mut self,
+        reg: u8,
+        part: Part,
+        slot: u8,
+        lanes: u32,
+        vals: &[u32; LANES],
+    ) -> u32 {
+        self.next_seq = self.next_seq.wrapping_add(1);
         for (k, h) in halves(reg, part).enumerate() {
             if self.tag[h] == 0 {
                 self.count += 1;
             }
             self.tag[h] = slot;
+            self.seq[h] = self.next_seq;
             self.lanes[h] |= lanes;
             let shift = if part == Part::Full { 16 * k } else { 0 };
             // a select per lane rather than a branch, so the loop vectorises
@@ -130,6 +146,12 @@ impl Pending {
                 *dst = if lanes >> l & 1 != 0 { new } else { *dst };
             }
         }
+        self.next_seq
+    }
+
+    /// Whether publication `seq` (into `reg`) still has a half in flight.
+    pub fn in_flight(&self, reg: u8, seq: u32) -> bool {
+        self.count > 0 && halves(reg, Part::Full).any(|h| self.tag[h] != 0 && self.seq[h] == seq)
     }
 
     /// Forgets everything in flight.

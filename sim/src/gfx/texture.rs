@@ -667,10 +667,16 @@ pub fn execute(
 
 mod cube;
 
-/// Coordinate publications a sample read, with the result registers that must complete
-/// before the publication may be rewritten ("borrowed texture-parameter inputs remain live
-/// until completion", README.apple9-ir.md).
-pub(super) type Borrowed = rustc_hash::FxHashMap<u8, (u8, u8)>;
+/// Coordinate publications a sample read, with the result registers (and the scoreboard's
+/// numbers of their publications) that must complete before the publication may be rewritten
+/// ("borrowed texture-parameter inputs remain live until completion", GravityLinux/mesa
+/// README.apple9-ir.md, whose driver reuses the tuples only after a handoff). Complete means
+/// every result register of that sample has been taken over by a wait on its slot; a later
+/// producer into the same registers does not keep the tuple borrowed.
+pub(super) type Borrowed = rustc_hash::FxHashMap<u8, Results>;
+
+/// A sample's result registers with their publication numbers (the first `.1` of `.0`).
+pub(super) type Results = ([(u8, u32); 4], u8);
 
 /// Refuses an export over a coordinate publication whose sample has not completed.
 pub(super) fn check_rewrite(
@@ -683,13 +689,14 @@ pub(super) fn check_rewrite(
     let crate::lower::gfx_io::GfxOp::Export { dst, .. } = g else {
         return Ok(());
     };
-    if let Some(&(reg, n)) = borrowed.get(&dst) {
-        if (reg..reg + n).any(|r| sg.pending.is_pending(r, crate::core::ops::Part::Full)) {
+    if let Some((regs, n)) = borrowed.get(&dst) {
+        let regs = &regs[..*n as usize];
+        if let Some(&(reg, _)) = regs.iter().find(|&&(r, q)| sg.pending.in_flight(r, q)) {
             return Err(body.error(
                 op,
                 format!(
                     "publication {dst} rewritten while the sample that reads it has not \
-                     completed (its results r{reg}.. are still in flight)"
+                     completed (its result r{reg} is still in flight: no wait on its slot)"
                 ),
             ));
         }
@@ -775,26 +782,32 @@ pub(super) fn run_lanes(
         .collect();
     for &k in t.inputs() {
         pubs.pending.remove(&(t.coord + k));
-        borrowed.insert(t.coord + k, (t.dst, n));
     }
     // No executing lane (a branch every lane of the quad skipped, which the compiler does not
     // jump over): nothing is sampled and no lane's registers change, so no derivative, descriptor
     // or coordinate is needed. The destinations still complete on their slot.
+    let mut results: Results = ([(0, 0); 4], n);
     if mask & ((1u64 << lanes_n) - 1) as u32 == 0 {
         for k in 0..n {
-            sg.pending
-                .publish(t.dst + k, Part::Full, t.slot, 0, &[0; crate::core::LANES]);
+            let r = t.dst + k;
+            let q = sg
+                .pending
+                .publish(r, Part::Full, t.slot, 0, &[0; crate::core::LANES]);
+            results.0[k as usize] = (r, q);
         }
-        return Ok(());
+    } else {
+        let quads = full_quad.then_some(&all[..]);
+        let rows = execute(mem, uniforms, &t, &lanes, quads).map_err(|e| match e {
+            TexError::Refused(w) => body.error(op, w),
+            TexError::Sim(e) => e,
+        })?;
+        for (k, row) in rows.iter().enumerate().take(4) {
+            let r = t.dst + k as u8;
+            results.0[k] = (r, sg.pending.publish(r, Part::Full, t.slot, mask, row));
+        }
     }
-    let quads = full_quad.then_some(&all[..]);
-    let rows = execute(mem, uniforms, &t, &lanes, quads).map_err(|e| match e {
-        TexError::Refused(w) => body.error(op, w),
-        TexError::Sim(e) => e,
-    })?;
-    for (k, row) in rows.iter().enumerate() {
-        sg.pending
-            .publish(t.dst + k as u8, Part::Full, t.slot, mask, row);
+    for &k in t.inputs() {
+        borrowed.insert(t.coord + k, results);
     }
     Ok(())
 }

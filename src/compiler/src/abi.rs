@@ -523,6 +523,17 @@ pub fn pack_int_4x8(b: &mut Builder, c: [Src; 4]) -> Value {
 /// words, tile words, publications); `varyings` is left empty (IR programs name output slots
 /// directly). `gl_uniform_base` is reported as given.
 pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, CompileError> {
+    stage_info_with(f, gl_uniform_base, None)
+}
+
+/// [`stage_info`] with the coordinate tuples the compiled texture ops use (`None`: as many
+/// as could be in use at once, one per op up to `isel::texture::TUPLES`).
+fn stage_info_with(
+    f: &Function,
+    gl_uniform_base: u16,
+    tuples: Option<u8>,
+) -> Result<StageInfo, CompileError> {
+    let mut textures = 0usize;
     let mut info = StageInfo {
         gl_uniform_base,
         ..Default::default()
@@ -573,8 +584,7 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
                             .into(),
                     ));
                 }
-                // isel/texture.rs: one 4-aligned coordinate tuple per texture op.
-                info.publications += 4;
+                textures += 1;
             }
             Op::SysVal(SysVal::VertexId) if f.stage != Stage::Vertex => return wrong("vertex id"),
             Op::SysVal(SysVal::PixelCoord(_)) if f.stage != Stage::Fragment => {
@@ -641,6 +651,9 @@ pub fn stage_info(f: &Function, gl_uniform_base: u16) -> Result<StageInfo, Compi
         }
         info.outputs = n;
     }
+    // isel/texture.rs: 4-aligned coordinate tuples below the output publications.
+    let tuples = tuples.unwrap_or(textures.min(crate::isel::texture::TUPLES as usize) as u8);
+    info.publications += 4 * tuples as u32;
     if sample_masks > 0 {
         info.publications = info
             .publications
@@ -670,7 +683,11 @@ pub fn compile_ir_graphics(
             "compile_ir_graphics takes a vertex or fragment program".into(),
         ));
     }
-    let info = stage_info(f, gl_uniform_base)?;
+    let mut info = stage_info(f, gl_uniform_base)?;
     let c = compile_g16(f, opts)?;
+    // The frame holds the tuples the texture ops actually use (the scoreboard pass reuses
+    // completed ones).
+    info.publications =
+        stage_info_with(f, gl_uniform_base, Some(c.mir.texture_tuples()))?.publications;
     Ok((c, info))
 }

@@ -160,18 +160,38 @@ pub unsafe fn compile_nir_stage(
         if stage == ShaderStage::Compute {
             return compile_nir(nir, opts);
         }
+        compile_graphics_stage(nir).map(|(c, _, _)| c)
+    }
+}
+
+/// A vertex or fragment stage compiled as the driver compiles it at link time, with its
+/// stage information and where its texture-information words went.
+///
+/// # Safety
+/// `nir` must come from `glsl_to_nir` for a vertex or fragment stage; it is lowered in place.
+pub unsafe fn compile_graphics_stage(
+    nir: *mut m::nir_shader,
+) -> Result<
+    (
+        Compiled,
+        crate::abi::StageInfo,
+        Option<crate::nir::uniforms::TextureWords>,
+    ),
+    CompileError,
+> {
+    unsafe {
         lower_io(nir);
         // The driver's placement of uniforms (agx16-gallium shader.rs): the default block read
-        // from memory when it does not fit the launcher's words or is indexed, texture-size
-        // words after the uniforms.
+        // from memory when it does not fit the launcher's words or is indexed, the
+        // texture-information words it reads after the uniforms (or in a block of their own).
         let (ubos, default_block) = crate::nir::uniforms::blocks(nir);
         let ubos = ubos.map_err(CompileError::Unsupported)?;
         if let Some(k) = default_block {
             crate::nir::uniforms::default_block_to_ubo(nir, k);
         }
-        crate::nir::uniforms::lower_textures(nir);
-        let key = link_time_key(nir, ubos);
-        crate::nir::compile_nir_graphics(nir, &key).map(|(c, _)| c)
+        let mut key = link_time_key(nir, ubos);
+        let words = crate::nir::uniforms::lower_textures(nir, &mut key);
+        crate::nir::compile_nir_graphics(nir, &key).map(|(c, i)| (c, i, words))
     }
 }
 

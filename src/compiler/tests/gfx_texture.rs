@@ -227,9 +227,16 @@ fn render(linear: bool, fetch: bool) -> Vec<[u8; 4]> {
 }
 
 fn render_fs(linear: bool, fs: &Function) -> Vec<[u8; 4]> {
+    let (got, publications) = render_fs_publications(linear, fs);
+    assert_eq!(publications, 4, "one coordinate tuple");
+    got
+}
+
+/// The image and the fragment program's publication extent.
+fn render_fs_publications(linear: bool, fs: &Function) -> (Vec<[u8; 4]>, u32) {
     let (vc, vinfo) = abi::compile_ir_graphics(&vertex_program(), 0, Options::default()).unwrap();
     let (fc, finfo) = abi::compile_ir_graphics(fs, 0, Options::default()).unwrap();
-    assert_eq!(finfo.publications, 4, "one coordinate tuple");
+    let publications = finfo.publications;
     let v = StageCode {
         code: vc.code,
         info: vinfo,
@@ -242,7 +249,10 @@ fn render_fs(linear: bool, fs: &Function) -> Vec<[u8; 4]> {
     };
     // Three vertices size the draw (the vertex program computes them).
     let d = DrawSpec::tris(vec![rgba([0.0; 4], [0.0; 4]); 3], ShadeModel::Linear);
-    draw_with_memory(&d, &v, &f, &memory(linear)).unwrap().0
+    (
+        draw_with_memory(&d, &v, &f, &memory(linear)).unwrap().0,
+        publications,
+    )
 }
 
 fn assert_matches(got: &[[u8; 4]], want: &[[u8; 4]], tol: i32) {
@@ -440,6 +450,61 @@ fn modifiers_on_texture_components_feed_min_max() {
             let x = ((px as f64 + 0.5) / W as f64 * SIZE as f64).floor() as u32;
             let y = ((py as f64 + 0.5) / H as f64 * SIZE as f64).floor() as u32;
             want.push(texel(x, y).map(|t| unorm8(1.0 - (t as f32 / 255.0).min(0.5))));
+        }
+    }
+    assert_matches(&got, &want, 1);
+}
+
+/// Twelve nearest lookups of one texture, texel column x + k for k = 0..11 (clamped), weighted
+/// (k + 1) / 78: more texture ops than the eight coordinate tuples, so the scoreboard pass
+/// reuses tuples of completed lookups (the model refuses a tuple rewritten while its lookup
+/// is in flight, and the distinct weights catch a lookup that read another's coordinates).
+#[test]
+fn twelve_lookups_of_one_texture_reuse_completed_coordinate_tuples() {
+    const N: u32 = 12;
+    let mut b = Builder::new(Stage::Fragment);
+    let u = b.load_varying(1, Interp::Linear);
+    let v = b.load_varying(2, Interp::Linear);
+    let mut acc: Vec<Option<Value>> = vec![None; 4];
+    for k in 0..N {
+        let uk = b.fadd(u, Src::imm_f32(k as f32 / SIZE as f32));
+        let t = b.texture(
+            0,
+            0,
+            TexKind::Sample,
+            TexDim::D2,
+            [Src::val(uk), Src::val(v)],
+        );
+        let w = (k + 1) as f32 / 78.0;
+        for (c, a) in acc.iter_mut().enumerate() {
+            let term = b.fmul(Src::comp(t, c as u8), Src::imm_f32(w));
+            *a = Some(match *a {
+                None => term,
+                Some(x) => b.fadd(x, Src::val(term)),
+            });
+        }
+    }
+    let c: Vec<Src> = acc.iter().map(|a| Src::val(a.unwrap())).collect();
+    let word = abi::pack_unorm_4x8(&mut b, [c[0], c[1], c[2], c[3]]);
+    b.store_tile(0, word);
+    let (got, publications) = render_fs_publications(false, &b.finish());
+    assert!(
+        publications % 4 == 0 && (4..=24).contains(&publications),
+        "at most six lookups in flight (six slots), so at most six tuples: {publications}"
+    );
+    let mut want = Vec::new();
+    for py in 0..H {
+        for px in 0..W {
+            let x = ((px as f64 + 0.5) / W as f64 * SIZE as f64).floor() as u32;
+            let y = ((py as f64 + 0.5) / H as f64 * SIZE as f64).floor() as u32;
+            let mut sum = [0f32; 4];
+            for k in 0..N {
+                let t = texel((x + k).min(SIZE - 1), y.min(SIZE - 1));
+                for c in 0..4 {
+                    sum[c] += t[c] as f32 / 255.0 * (k + 1) as f32 / 78.0;
+                }
+            }
+            want.push(sum.map(unorm8));
         }
     }
     assert_matches(&got, &want, 1);

@@ -165,10 +165,10 @@ unsafe fn compile(
     if let Some(k) = default_block {
         default_block_to_ubo(nir, k);
     }
-    let key = link_time_key(nir).ok_or("only vertex and fragment shaders are compiled")?;
+    let mut key = link_time_key(nir).ok_or("only vertex and fragment shaders are compiled")?;
     // As the draw-time variants do (variants.rs `compile`), so link-time statistics and
     // errors describe the program draws run.
-    agx16_compiler::nir::uniforms::lower_textures(nir);
+    agx16_compiler::nir::uniforms::lower_textures(nir, &mut key);
     let (c, _) = agx16_compiler::nir::compile_nir_graphics(nir, &key).map_err(|e| e.to_string())?;
     let s = c.stats;
     Ok(Compiled {

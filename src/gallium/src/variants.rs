@@ -19,7 +19,7 @@ use agx16_compiler::abi::{
 };
 use agx16_compiler::ir::Interp as CInterp;
 use agx16_compiler::nir::texture::load_uniform_words;
-use agx16_compiler::nir::uniforms::{lower_textures, uniform_end};
+use agx16_compiler::nir::uniforms::{lower_textures, uniform_end, TextureWords, WordsAt};
 use agx16_draw::{FragmentProgram, Interp, Varying, VertexProgram};
 use agx16_mesa_sys as sys;
 use std::sync::{Arc, Mutex};
@@ -35,16 +35,41 @@ pub struct DrawPrograms {
 /// A compiled vertex variant and where its root record takes the words the driver adds.
 type VertexVariant = Result<(Arc<VertexProgram>, StageInfo, VertexWords), String>;
 
+/// Where a variant's texture-information words go in a draw's root record.
+#[derive(Clone, Debug)]
+enum TexWords {
+    /// Inline from root-record word `.0` on: word i is `.1[i]` = (unit, word of the unit).
+    Inline(usize, Vec<(u8, u8)>),
+    /// Uniform block `.0` (a buffer qword after the program's own blocks), uploaded per draw.
+    Block(u8, Vec<(u8, u8)>),
+}
+
+impl TexWords {
+    fn new(t: Option<TextureWords>, gl_uniform_base: u16) -> Option<TexWords> {
+        t.map(|t| match t.at {
+            WordsAt::Inline(w) => TexWords::Inline(gl_uniform_base as usize + w as usize, t.words),
+            WordsAt::Block(k) => TexWords::Block(k, t.words),
+        })
+    }
+
+    /// The block the words are read from, when in memory.
+    fn block(this: &Option<TexWords>) -> Option<u8> {
+        match this {
+            Some(TexWords::Block(k, _)) => Some(*k),
+            _ => None,
+        }
+    }
+}
+
 /// Root-record words of a vertex variant besides the program's own uniforms.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct VertexWords {
     /// GL uniform words the program itself reads (from constant buffer 0).
     program_words: usize,
     /// The root-record word of the transform feedback capture's three words.
     capture: Option<usize>,
-    /// The root-record word of the texture-size words and how many units they cover (as for
-    /// fragments: [`texture_info`]).
-    texture_info: Option<(usize, u32)>,
+    /// The texture-information words (as for fragments: [`texture_info`]).
+    texture_info: Option<TexWords>,
     /// The root-record word of the fetch limit words, one per attribute of the key
     /// ([`fetch_limits`]).
     fetch_limits: Option<usize>,
@@ -56,16 +81,15 @@ struct VertexWords {
 type FragmentVariant = Result<(Arc<FragmentProgram>, StageInfo, FragmentWords), String>;
 
 /// Root-record words of a fragment variant besides the program's own uniforms.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 struct FragmentWords {
     /// GL uniform words the program itself reads (from constant buffer 0); the words past
     /// them are the driver's own (see [`ExtraWords`]).
     program_words: usize,
     /// The root-record word of the blend colour's four f32 words, when blending reads it.
     blend_color: Option<usize>,
-    /// The root-record word of the texture-size words and how many units they cover
-    /// (`agx16_compiler::nir::texture::INFO_WORDS` per unit, see [`texture_info`]).
-    texture_info: Option<(usize, u32)>,
+    /// The texture-information words the program reads and where (see [`texture_info`]).
+    texture_info: Option<TexWords>,
     /// The root-record word of the uniform blocks' bound sizes ([`clamp_ubo_offsets`]).
     ubo_sizes: Option<usize>,
 }
@@ -460,17 +484,32 @@ unsafe fn fragment_key(
 /// The root-record qwords of a stage's `n` uniform blocks: the GPU address of constant buffer
 /// k + 1's first byte (its binding offset included) for block k, and of constant buffer 0 (the
 /// default uniform block; st hands it over in CPU memory, copied into the batch here) for
-/// the block `default_block` names.
+/// the block `default_block` names; the driver's texture-information words, uploaded here, for
+/// the block `driver` names.
 unsafe fn ubo_words(
     ctx: &mut Context,
     screen: &Screen,
     stage: usize,
     n: u8,
     default_block: Option<u8>,
+    driver: Option<(u8, &[u32])>,
     args: &mut Vec<u32>,
 ) -> Result<Vec<u32>, String> {
     let mut sizes = Vec::new();
     for k in 0..n {
+        if let Some((_, words)) = driver.filter(|d| d.0 == k) {
+            let bytes: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+            let mut w = crate::batch::Writer {
+                dev: &screen.bo,
+                mem: ctx.render.mem.as_mut().ok_or("no open batch")?,
+            };
+            let va = agx16_draw::GpuWriter::upload(&mut w, agx16_draw::Heap::General, &bytes, 16)
+                .map_err(|e| e.to_string())?;
+            args.extend([va as u32, (va >> 32) as u32]);
+            // Its size keeps the words of later blocks at their indices (none follow today).
+            sizes.push(bytes.len() as u32);
+            continue;
+        }
         let cbi = if default_block == Some(k) {
             0
         } else {
@@ -631,7 +670,7 @@ unsafe extern "C" fn frag_coord_origin(
 }
 
 /// GL uniform words a fragment variant adds past the program's own uniforms.
-#[derive(Clone, Copy, Debug, Default)]
+#[derive(Clone, Debug, Default)]
 struct ExtraWords {
     /// The GL uniform words of the program itself (constant buffer 0), before any added word.
     program_words: u32,
@@ -641,9 +680,10 @@ struct ExtraWords {
     blend_color: Option<u32>,
     /// Vertex: the transform feedback capture's words (see `so::add_capture`).
     capture: Option<u32>,
-    /// Texture sizes (word, units), for textureSize, offsets, gradients and the array-layer
-    /// clamp (agx16-compiler `nir::texture::lower`).
-    texture_info: Option<(u32, u32)>,
+    /// Texture sizes and sampler words, for textureSize, offsets, gradients, shadow compares
+    /// and the array-layer clamp (agx16-compiler `nir::texture::lower`): the words the
+    /// program reads, inline or as a uniform block (`nir::uniforms::lower_textures`).
+    texture_info: Option<TextureWords>,
     /// Vertex: the robust fetch's limit words, one per attribute (`VertexKey::fetch_limits`).
     fetch_limits: Option<u32>,
     /// The bound size of each uniform block the program reads with a computed offset, from
@@ -651,17 +691,31 @@ struct ExtraWords {
     ubo_sizes: Option<u32>,
 }
 
-/// The texture-information words of `stage`'s units `0..units` for this draw: width, height,
-/// depth (3D) or layers (arrays; 6 for a cube), level count of each bound view at its base
-/// level (what `txs` returns at LOD 0; zeros for an unbound unit, which the draw refuses
-/// anyway), the shadow comparison of the unit's sampler and its mip filter and LOD range.
+/// The texture-information words `want` ((unit, word) pairs) of `stage` for this draw. A
+/// unit's words: width, height, depth (3D) or layers (arrays; 6 for a cube), level count of
+/// the bound view at its base level (what `txs` returns at LOD 0; zeros for an unbound unit,
+/// which the draw refuses anyway), the shadow comparison of the unit's sampler and its mip
+/// filter and LOD range.
 ///
 /// # Safety
 /// The bound sampler views must be live.
-unsafe fn texture_info(ctx: &Context, stage: sys::pipe_shader_type, units: u32) -> Vec<u32> {
+unsafe fn texture_info(ctx: &Context, stage: sys::pipe_shader_type, want: &[(u8, u8)]) -> Vec<u32> {
+    let units = want.iter().map(|&(u, _)| u as usize + 1).max().unwrap_or(0);
+    let all = unit_words(ctx, stage, units);
+    let n = agx16_compiler::nir::texture::INFO_WORDS as usize;
+    want.iter()
+        .map(|&(u, k)| all[n * u as usize + k as usize])
+        .collect()
+}
+
+/// Every texture-information word of `stage`'s units `0..units` (see [`texture_info`]).
+///
+/// # Safety
+/// The bound sampler views must be live.
+unsafe fn unit_words(ctx: &Context, stage: sys::pipe_shader_type, units: usize) -> Vec<u32> {
     let stage = stage as usize;
     let mut out = Vec::new();
-    for u in 0..units as usize {
+    for u in 0..units {
         let view = ctx.state.sampler_views[stage]
             .get(u)
             .copied()
@@ -717,6 +771,10 @@ unsafe fn compile(
     key: &GraphicsKey,
     blend: Option<&BlendKey>,
 ) -> Result<(agx16_compiler::pipeline::Compiled, StageInfo, ExtraWords), String> {
+    // The texture-information words may become a uniform block of their own, which the key
+    // then counts (`lower_textures`); the variant stays cached under the draw's key.
+    let mut key = key.clone();
+    let key = &mut key;
     let clone = sys::nir_shader_clone(std::ptr::null_mut(), cso.nir);
     if clone.is_null() {
         return Err("nir_shader_clone failed".into());
@@ -790,7 +848,7 @@ unsafe fn compile(
             std::ptr::null_mut(),
         );
     }
-    if let (GraphicsKey::Fragment(_), Some(b)) = (key, blend) {
+    if let (GraphicsKey::Fragment(_), Some(b)) = (&*key, blend) {
         // Raw targets: the program packs its colour into the format's memory words.
         let formats: Vec<u32> = b.rts.iter().map(|r| r.format).collect();
         crate::rt_format::pack_colour_outputs(clone, &formats);
@@ -805,25 +863,23 @@ unsafe fn compile(
         extra.ubo_sizes = Some(word);
     }
     // Both stages sample (a vertex shader's implicit LOD becomes LOD 0 in the lowering).
-    extra.texture_info = lower_textures(clone);
+    extra.texture_info = lower_textures(clone, key);
     // Robust vertex fetch: the limit words go past every other word (the fetch is lowered
     // inside the compile, so they are not in the NIR yet).
-    let robust;
-    let key = match key {
-        GraphicsKey::Vertex(v) if !v.attribs.is_empty() => {
-            let info_end = extra.texture_info.map_or(0, |(w, units)| {
-                w + units * agx16_compiler::nir::texture::INFO_WORDS
-            });
+    if let GraphicsKey::Vertex(v) = key {
+        if !v.attribs.is_empty() {
+            let info_end = match &extra.texture_info {
+                Some(t) => match t.at {
+                    agx16_compiler::nir::uniforms::WordsAt::Inline(w) => w + t.words.len() as u32,
+                    agx16_compiler::nir::uniforms::WordsAt::Block(_) => 0,
+                },
+                None => 0,
+            };
             let word = uniform_end(clone).max(info_end);
             extra.fetch_limits = Some(word);
-            robust = GraphicsKey::Vertex(VertexKey {
-                fetch_limits: Some(word),
-                ..v.clone()
-            });
-            &robust
+            v.fetch_limits = Some(word);
         }
-        k => k,
-    };
+    }
     let r = agx16_compiler::nir::compile_nir_graphics(clone, key).map_err(|e| e.to_string());
     sys::ralloc_free(clone as *mut std::ffi::c_void);
     r.map(|(c, i)| (c, i, extra))
@@ -866,9 +922,7 @@ unsafe fn vertex_variant(screen: &Screen, cso: &ShaderCso, key: &VertexKey) -> V
             capture: extra
                 .capture
                 .map(|w| info.gl_uniform_base as usize + w as usize),
-            texture_info: extra
-                .texture_info
-                .map(|(w, n)| (info.gl_uniform_base as usize + w as usize, n)),
+            texture_info: TexWords::new(extra.texture_info, info.gl_uniform_base),
             fetch_limits: extra
                 .fetch_limits
                 .map(|w| info.gl_uniform_base as usize + w as usize),
@@ -947,9 +1001,7 @@ unsafe fn fragment_variant(
             blend_color: extra
                 .blend_color
                 .map(|w| info.gl_uniform_base as usize + w as usize),
-            texture_info: extra
-                .texture_info
-                .map(|(w, n)| (info.gl_uniform_base as usize + w as usize, n)),
+            texture_info: TexWords::new(extra.texture_info.clone(), info.gl_uniform_base),
             ubo_sizes: extra
                 .ubo_sizes
                 .map(|w| info.gl_uniform_base as usize + w as usize),
@@ -1091,6 +1143,23 @@ unsafe fn fetch_bounds(
     Ok((addresses, limits))
 }
 
+/// The texture-information words a variant reads this draw (empty when none).
+///
+/// # Safety
+/// The bound sampler views must be live.
+unsafe fn stage_texture_words(
+    ctx: &Context,
+    stage: sys::pipe_shader_type,
+    t: &Option<TexWords>,
+) -> Vec<u32> {
+    match t {
+        Some(TexWords::Inline(_, want) | TexWords::Block(_, want)) => {
+            texture_info(ctx, stage, want)
+        }
+        None => Vec::new(),
+    }
+}
+
 /// The compiled variants the bound shaders need for this draw, and their root records.
 ///
 /// # Safety
@@ -1114,12 +1183,15 @@ pub unsafe fn for_draw(
     // stream-output buffers' addresses, inline uniforms.
     let mut vs_args = vec![0u32; ROOT_WORDS as usize];
     let (vdefault, fdefault) = (vs.default_block, fs.default_block);
+    let vtex = stage_texture_words(ctx, sys::PIPE_SHADER_VERTEX, &vwords.texture_info);
+    let vblock = TexWords::block(&vwords.texture_info);
     let vsizes = ubo_words(
         ctx,
         screen,
         sys::PIPE_SHADER_VERTEX as usize,
-        vkey.ubos,
+        vkey.ubos + vblock.is_some() as u8,
         vdefault,
+        vblock.map(|k| (k, &vtex[..])),
         &mut vs_args,
     )?;
     let bindings = agx16_compiler::abi::vertex_buffers(&vkey);
@@ -1150,20 +1222,22 @@ pub unsafe fn for_draw(
     if let Some(w) = vwords.ubo_sizes {
         put_words(&mut vs_args, w, &vsizes);
     }
-    if let Some((w, units)) = vwords.texture_info {
-        let words = texture_info(ctx, sys::PIPE_SHADER_VERTEX, units);
-        if vs_args.len() < w + words.len() {
-            vs_args.resize(w + words.len(), 0);
+    if let Some(TexWords::Inline(w, _)) = vwords.texture_info {
+        if vs_args.len() < w + vtex.len() {
+            vs_args.resize(w + vtex.len(), 0);
         }
-        vs_args[w..w + words.len()].copy_from_slice(&words);
+        vs_args[w..w + vtex.len()].copy_from_slice(&vtex);
     }
     let mut fs_args = vec![0u32; ROOT_WORDS as usize];
+    let ftex = stage_texture_words(ctx, sys::PIPE_SHADER_FRAGMENT, &fwords.texture_info);
+    let fblock = TexWords::block(&fwords.texture_info);
     let fsizes = ubo_words(
         ctx,
         screen,
         sys::PIPE_SHADER_FRAGMENT as usize,
-        fkey.ubos,
+        fkey.ubos + fblock.is_some() as u8,
         fdefault,
+        fblock.map(|k| (k, &ftex[..])),
         &mut fs_args,
     )?;
     inline_uniforms(
@@ -1183,12 +1257,11 @@ pub unsafe fn for_draw(
         let color = ctx.state.blend_color.color.map(f32::to_bits);
         fs_args[w..w + 4].copy_from_slice(&color);
     }
-    if let Some((w, units)) = fwords.texture_info {
-        let words = texture_info(ctx, sys::PIPE_SHADER_FRAGMENT, units);
-        if fs_args.len() < w + words.len() {
-            fs_args.resize(w + words.len(), 0);
+    if let Some(TexWords::Inline(w, _)) = fwords.texture_info {
+        if fs_args.len() < w + ftex.len() {
+            fs_args.resize(w + ftex.len(), 0);
         }
-        fs_args[w..w + words.len()].copy_from_slice(&words);
+        fs_args[w..w + ftex.len()].copy_from_slice(&ftex);
     }
     Ok(DrawPrograms {
         vs: vprog,

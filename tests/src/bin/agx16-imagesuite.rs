@@ -46,6 +46,8 @@ mod texture_formats;
 mod texture_offsets;
 #[path = "agx16-imagesuite/texture_targets.rs"]
 mod texture_targets;
+#[path = "agx16-imagesuite/texture_units.rs"]
+mod texture_units;
 #[path = "agx16-imagesuite/textures.rs"]
 mod textures;
 #[path = "agx16-imagesuite/vertex_input.rs"]
@@ -334,6 +336,27 @@ const SCENES: &[Scene] = &[
         1,
         0,
         texture_targets::texture_cube_seamless,
+    ),
+    s(
+        "texture_units_mixed",
+        3,
+        1,
+        0,
+        texture_units::texture_units_mixed,
+    ),
+    s(
+        "texture_units_sizes",
+        3,
+        1,
+        0,
+        texture_units::texture_units_sizes,
+    ),
+    s(
+        "texture_lookups_14",
+        3,
+        1,
+        0,
+        texture_units::texture_lookups_14,
     ),
     s(
         "texture_cube_mipmap",

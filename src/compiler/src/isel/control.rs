@@ -201,6 +201,7 @@ pub fn all_lanes_true() -> Result<Instr, CompileError> {
         sat: false,
         produce_slot: 0,
         wait: 0,
+        tuple: 0,
         publish: false,
         feeds_branch_only: true,
     };

@@ -864,11 +864,15 @@ fn encode_program_with(
         scopes.push(Some(out.code.len()));
     }
     let wrap_at = continue_wrappers(items)?;
-    let textures = items
+    let tuples = items
         .iter()
-        .filter(|it| matches!(it, MItem::Instr(i) if matches!(i.op, Op::Texture { .. })))
-        .count();
-    let mut gfx = super::gfx::GfxSelect::new(textures);
+        .filter_map(|it| match it {
+            MItem::Instr(i) if matches!(i.op, Op::Texture { .. }) => Some(i.tuple as usize + 1),
+            _ => None,
+        })
+        .max()
+        .unwrap_or(0);
+    let mut gfx = super::gfx::GfxSelect::new(tuples);
     // Scope depths (indices into `scopes`) of continue wrappers.
     let mut wrappers: Vec<usize> = Vec::new();
     let mut k = 0;
@@ -880,6 +884,8 @@ fn encode_program_with(
         }
         match &items[k] {
             MItem::Instr(i) => {
+                // A wait completes the texture ops on its slots, freeing their coordinates.
+                gfx.retire(i.wait);
                 if let (true, Some(MItem::If { cond })) = (i.feeds_branch_only, items.get(k + 1)) {
                     if i.dst == Some(*cond) {
                         // `if (c) break; else {}` or `if (c) {} else break;` directly in a loop:

@@ -136,15 +136,20 @@ fn reg32(i: &MInstr, k: usize) -> Result<u32, CompileError> {
 }
 
 impl GfxSelect {
-    /// Selection state for a program with `textures` texture ops: vertex-output publications
-    /// start past the coordinate tuples those ops take (isel/texture.rs: the k-th op's at 4k),
-    /// so the two never share a publication register (abi.rs counts 4 per op plus one per
-    /// output store, the same high-water mark).
-    pub fn new(textures: usize) -> Self {
+    /// Selection state for a program whose texture ops use coordinate tuples `0..tuples`
+    /// (given by the scoreboard pass, isel/texture.rs): vertex-output publications start past
+    /// them, so the two never share a publication register (abi.rs counts 4 per tuple plus
+    /// one per output store, the same high-water mark).
+    pub fn new(tuples: usize) -> Self {
         GfxSelect {
-            next_pub: (4 * textures.min(super::texture::TUPLES as usize)) as u8,
+            next_pub: (4 * tuples.min(super::texture::TUPLES as usize)) as u8,
             ..Default::default()
         }
+    }
+
+    /// An instruction waiting on the slots in `wait` (bit s-1 for slot s) is about to run.
+    pub fn retire(&mut self, wait: u8) {
+        self.tex.retire(wait);
     }
 
     pub fn select(&mut self, i: &MInstr) -> Result<Vec<Instr>, CompileError> {

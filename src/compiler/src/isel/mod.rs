@@ -11,7 +11,7 @@ mod control;
 mod encode;
 mod gfx;
 pub mod target;
-mod texture;
+pub mod texture;
 
 pub use encode::{encode_program, Encoded};
 pub use gfx::SAMPLE_MASK_PUBLICATION;

@@ -58,10 +58,11 @@ impl RegTarget for G16Regs {
         96
     }
     fn dst_reach(&self, i: &Instr, ty: Type) -> u32 {
-        let Some(name) = form_name(i.op, ty, imm(i, 0), imm(i, 1), uniform(i)) else {
-            return 96;
+        // Fills and spills have no ALU form name: the hand-off rule below still applies.
+        let r = match form_name(i.op, ty, imm(i, 0), imm(i, 1), uniform(i)) {
+            Some(name) => reach(name, Role::Dst),
+            None => 96,
         };
-        let r = reach(name, Role::Dst);
         match i.op {
             Op::LoadGlobal { .. } => r.min(64),
             // A fill's hand-off copy (`iadd r, r, #0`) reaches r0..r94.
@@ -74,9 +75,15 @@ impl RegTarget for G16Regs {
         true
     }
     fn src_reach(&self, i: &Instr, ty: Type, src: usize) -> u32 {
-        match form_name(i.op, ty, imm(i, 0), imm(i, 1), uniform(i)) {
+        let r = match form_name(i.op, ty, imm(i, 0), imm(i, 1), uniform(i)) {
             Some(name) => reach(name, role(src, i.op)),
             None => 96,
+        };
+        match i.op {
+            // A spill store's completion copy (`iadd r, r, #0` of its released source,
+            // sched/scoreboard.rs) reaches r0..r94, as a fill's.
+            Op::Spill { .. } => r.min(95),
+            _ => r,
         }
     }
 }

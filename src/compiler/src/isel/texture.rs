@@ -12,10 +12,13 @@
 //!   agx16 uses the bit copy there too, which reads the same coordinates (inferred: the
 //!   texture unit reads the publication word, as the LOD tuples show). The exports complete
 //!   on the sample's own slot; the packer emits no wait between them and the sample.
-//! - publications: each sample gets its own 4-aligned tuple (bases 0, 4, .., 28: the
-//!   packer's limit for four-word tuples), so no coordinate publication is rewritten while a
-//!   sample that reads it is in flight ("borrowed texture-parameter inputs remain live until
-//!   completion", README.apple9-ir.md). More than 8 samples in a shader: `NoForm`.
+//! - publications: tuples of four at bases 0, 4, .., 28 (the packer's four-word tuples). A
+//!   texture op reads its tuple until it completes ("borrowed texture-parameter inputs remain
+//!   live until completion", README.apple9-ir.md; its physical scheduler keeps these
+//!   coordinate-publication hazards and hands ops off early when publication storage runs
+//!   out). The scoreboard pass (sched/scoreboard.rs) gives each op a tuple no op still in
+//!   flight holds; selection checks it again: a tuple is free once an instruction has
+//!   waited on the slot of the op that last read it.
 
 use super::encode::round_trip;
 use crate::error::CompileError;
@@ -24,12 +27,13 @@ use crate::mir::{MInstr, MOperand};
 use agx16_isa::{Instr, Part, Role};
 
 /// Publication tuples available to texture coordinates (bases 0, 4, .., 28).
-pub const TUPLES: u8 = 8;
+pub use crate::sched::scoreboard::TUPLES;
 
 /// Per-program texture selection state.
 #[derive(Default)]
 pub struct TexSelect {
-    next_tuple: u8,
+    /// Completion slot (1..6) of the texture op still reading each tuple; 0 = free.
+    held: [u8; TUPLES as usize],
 }
 
 fn err(i: &MInstr, why: impl Into<String>) -> CompileError {
@@ -58,6 +62,16 @@ fn reg32(i: &MInstr, k: usize) -> Result<u64, CompileError> {
 }
 
 impl TexSelect {
+    /// An instruction waits on the slots in `wait`: the texture ops on them have completed
+    /// and no longer read their tuples.
+    pub fn retire(&mut self, wait: u8) {
+        for h in &mut self.held {
+            if *h != 0 && wait >> (*h - 1) & 1 != 0 {
+                *h = 0;
+            }
+        }
+    }
+
     pub fn select(&mut self, i: &MInstr) -> Result<Vec<Instr>, CompileError> {
         let Op::Texture {
             texture,
@@ -84,14 +98,21 @@ impl TexSelect {
                 "{i}: no completion slot assigned"
             )));
         }
-        if self.next_tuple >= TUPLES {
-            return Err(err(
-                i,
-                "more than 8 texture operations: coordinate publications would be reused",
-            ));
+        let t = i.tuple as usize;
+        if t >= TUPLES as usize {
+            return Err(CompileError::Internal(format!(
+                "{i}: coordinate tuple {t} past the {TUPLES} tuples"
+            )));
         }
-        let base = 4 * self.next_tuple as u64;
-        self.next_tuple += 1;
+        if self.held[t] != 0 {
+            return Err(CompileError::Internal(format!(
+                "{i}: coordinate tuple {t} rewritten while the texture op on slot {} that \
+                 reads it is in flight (no wait on its slot)",
+                self.held[t]
+            )));
+        }
+        self.held[t] = s;
+        let base = 4 * t as u64;
         let inputs: &[u64] = match (kind, dim) {
             (TexKind::Sample, TexDim::D2) => &[0, 1],
             (TexKind::Sample, _) => {

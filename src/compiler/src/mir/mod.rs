@@ -77,6 +77,9 @@ pub struct MInstr {
     /// empty = ordinary register path). More than one slot is a contiguous group (6→1 wraps),
     /// which index layouts encode as its base slot.
     pub wait: u8,
+    /// Texture ops: the coordinate publication tuple (base 4 * this) the scoreboard pass gave
+    /// the op, free of every texture op still in flight (`sched::scoreboard`).
+    pub tuple: u8,
     /// Lifetime bit: the destination is read later, so it must be published to the file.
     pub publish: bool,
     /// The result is read only by the structured `if` right after it (a compare that
@@ -107,6 +110,7 @@ impl MInstr {
             sat: false,
             produce_slot: 0,
             wait: 0,
+            tuple: 0,
             feeds_branch_only: false,
             publish: true,
         }
@@ -167,6 +171,20 @@ pub struct MProgram {
     pub stats: Stats,
 }
 
+impl MProgram {
+    /// Coordinate publication tuples the texture ops use (bases 0, 4, .. below 4 * this).
+    pub fn texture_tuples(&self) -> u8 {
+        self.items
+            .iter()
+            .filter_map(|it| match it {
+                MItem::Instr(i) if matches!(i.op, Op::Texture { .. }) => Some(i.tuple + 1),
+                _ => None,
+            })
+            .max()
+            .unwrap_or(0)
+    }
+}
+
 impl fmt::Display for MInstr {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if let Some(d) = self.dst {
@@ -195,6 +213,9 @@ impl fmt::Display for MInstr {
                 t.push_str("(rel)");
             }
             write!(f, "{}{t}", if k == 0 { " " } else { ", " })?;
+        }
+        if let Op::Texture { .. } = self.op {
+            write!(f, " @c{}", 4 * self.tuple as u32)?;
         }
         if self.produce_slot != 0 {
             write!(f, " ->sb{}", self.produce_slot)?;

@@ -392,7 +392,13 @@ unsafe extern "C" fn size_words(
         let unit = (*t).texture_index;
         st.units = st.units.max(unit + 1);
         (*b).cursor = m::nir_before_instr(&mut (*t).instr);
-        let load = load_uniform_words(b, st.word + INFO_WORDS * unit + first, n, m::nir_type_int32);
+        // One load per word, so a word no component reads is dead (the words a program
+        // reads are placed densely: nir::uniforms::lower_textures).
+        let base = st.word + INFO_WORDS * unit + first;
+        let mut words: Vec<*mut m::nir_def> = (0..n)
+            .map(|k| load_uniform_words(b, base + k, 1, m::nir_type_int32))
+            .collect();
+        let load = m::nir_vec(b, words.as_mut_ptr(), n);
         m::nir_def_replace(&mut (*t).def, load);
         true
     }

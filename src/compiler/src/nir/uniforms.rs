@@ -129,20 +129,156 @@ pub unsafe fn default_block_to_ubo(nir: *mut m::nir_shader, block: u8) {
     }
 }
 
+/// The driver's texture-information words a program reads ([`super::texture::INFO_WORDS`]
+/// per unit, filled per draw), and where it reads them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct TextureWords {
+    /// Word i of the program's words is word `k` of unit `u`'s information: `(u, k)`. Only
+    /// the words the program reads, in unit order (a program sampling 16 units usually
+    /// reads a few words of some of them, not 8 of each).
+    pub words: Vec<(u8, u8)>,
+    pub at: WordsAt,
+}
+
+/// Where a program reads the driver's texture-information words.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WordsAt {
+    /// Inline argument words from GL uniform word `w` on (the fast path: uniform registers).
+    Inline(u32),
+    /// Uniform block `k` (device loads; a buffer qword of the root record), which the driver
+    /// uploads per draw: when the inline words would pass what a launcher transfers
+    /// ([`crate::abi::MAX_UNIFORM_WORDS`]). The key's `ubos` counts it.
+    Block(u8),
+}
+
 /// Lowers `nir`'s texture instructions ([`super::texture::lower`]: projection, offsets,
-/// gradients, cube maps, sizes), placing the texture-size words past every uniform it reads;
-/// returns (word, units) when the program reads them.
+/// gradients, cube maps, sizes), placing the texture-information words the program reads past
+/// every uniform it reads, each word once ([`TextureWords`]). When those words would not fit
+/// the launcher's argument words under `key` (its buffer qwords before the inline uniforms),
+/// they become uniform block `key.ubos` instead, and `key.ubos` counts it. Returns `None`
+/// when the program reads no such word.
 ///
 /// # Safety
 /// `nir` must be a valid shader.
-pub unsafe fn lower_textures(nir: *mut m::nir_shader) -> Option<(u32, u32)> {
+pub unsafe fn lower_textures(
+    nir: *mut m::nir_shader,
+    key: &mut crate::abi::GraphicsKey,
+) -> Option<TextureWords> {
     unsafe {
         if (*nir).info.num_textures == 0 {
             return None;
         }
         let word = uniform_end(nir);
-        let units = super::texture::lower(nir, Some(word));
-        (units > 0).then_some((word, units))
+        if super::texture::lower(nir, Some(word)) == 0 {
+            return None;
+        }
+        // Drop the words no component reads (a 2D array's layer clamp reads only its layer
+        // count of the size query).
+        m::nir_copy_prop(nir);
+        m::nir_opt_dce(nir);
+        // Every load past `word` reads information words (nothing else is placed after them):
+        // number the words read densely, in order, so a multi-word load stays contiguous.
+        let mut read: Vec<u32> = Vec::new();
+        read_intrinsics(nir, |x| {
+            if let Some((base, n)) = info_load(x, word) {
+                read.extend(base..base + n);
+            }
+        });
+        read.sort_unstable();
+        read.dedup();
+        if read.is_empty() {
+            return None;
+        }
+        let words = read
+            .iter()
+            .map(|&r| {
+                let info = super::texture::INFO_WORDS;
+                ((r / info) as u8, (r % info) as u8)
+            })
+            .collect();
+        let inline_end =
+            crate::abi::gl_uniform_base(super::gfx::buffers(key)) as u32 + word + read.len() as u32;
+        let at = if inline_end <= crate::abi::MAX_UNIFORM_WORDS as u32 {
+            WordsAt::Inline(word)
+        } else {
+            let block = match key {
+                crate::abi::GraphicsKey::Vertex(v) => &mut v.ubos,
+                crate::abi::GraphicsKey::Fragment(f) => &mut f.ubos,
+            };
+            let k = *block;
+            *block += 1;
+            WordsAt::Block(k)
+        };
+        let mut place = Place {
+            word,
+            read: &read,
+            at,
+        };
+        m::nir_shader_intrinsics_pass(
+            nir,
+            Some(place_info_load),
+            m::nir_metadata_control_flow,
+            &mut place as *mut Place as *mut c_void,
+        );
+        Some(TextureWords { words, at })
+    }
+}
+
+/// An information-word load ([`lower_textures`]): its first word relative to `word` and its
+/// word count.
+unsafe fn info_load(x: *mut m::nir_intrinsic_instr, word: u32) -> Option<(u32, u32)> {
+    unsafe {
+        if (*x).intrinsic != m::nir_intrinsic_load_uniform {
+            return None;
+        }
+        let base = m::nir_intrinsic_base(x).max(0) as u32;
+        let n = m::nir_intrinsic_range(x).max((*x).def.num_components as u32);
+        base.checked_sub(word).map(|rel| (rel, n))
+    }
+}
+
+struct Place<'a> {
+    word: u32,
+    read: &'a [u32],
+    at: WordsAt,
+}
+
+/// Moves an information-word load to its dense index, inline or in the block.
+unsafe extern "C" fn place_info_load(
+    b: *mut m::nir_builder,
+    x: *mut m::nir_intrinsic_instr,
+    data: *mut c_void,
+) -> bool {
+    unsafe {
+        let p = &*(data as *const Place);
+        let Some((rel, _)) = info_load(x, p.word) else {
+            return false;
+        };
+        let Ok(i) = p.read.binary_search(&rel) else {
+            return false;
+        };
+        match p.at {
+            WordsAt::Inline(w) => {
+                m::nir_intrinsic_set_base(x, (w + i as u32) as i32);
+                true
+            }
+            WordsAt::Block(k) => {
+                (*b).cursor = m::nir_before_instr(&mut (*x).instr);
+                let n = (*x).def.num_components as u32;
+                let load = m::nir_intrinsic_instr_create((*b).shader, m::nir_intrinsic_load_ubo);
+                (*load).num_components = n as u8;
+                m::nir_def_init(&mut (*load).instr, &mut (*load).def, n, 32);
+                let srcs = (*load).src.as_mut_slice(2);
+                srcs[0] = m::nir_src_for_ssa(m::nir_imm_int(b, k as i32));
+                srcs[1] = m::nir_src_for_ssa(m::nir_imm_int(b, 4 * i as i32));
+                m::nir_intrinsic_set_align(load, 4, 0);
+                m::nir_intrinsic_set_range_base(load, 0);
+                m::nir_intrinsic_set_range(load, u32::MAX);
+                m::nir_builder_instr_insert(b, &mut (*load).instr);
+                m::nir_def_replace(&mut (*x).def, &mut (*load).def);
+                true
+            }
+        }
     }
 }
 

@@ -22,6 +22,16 @@
 //! The compiler names no slot on the scratch forms (agx16-isa has their wait field from
 //! GravityLinux's machine table, but nothing here needs it): a spill of a pending value is
 //! handed off first.
+//!
+//! Texture coordinate tuples (GravityLinux/mesa README.apple9-ir.md: "borrowed
+//! texture-parameter inputs remain live until completion"; its physical scheduler keeps the
+//! coordinate-publication hazards and "publication storage ... can still require earlier
+//! handoffs"; validated by that driver's GLES runs on T8132): a texture op reads its
+//! coordinates from a publication tuple until it completes, so a tuple may be written again
+//! only after the op that read it has been handed off (a wait naming its slot). Each texture
+//! op gets the lowest tuple no pending texture op holds; since at most six ops are pending
+//! (six slots) and there are eight tuples, one is always free, and a program may contain any
+//! number of texture ops. Should none be free, the oldest holder is handed off first.
 
 use crate::ir::{Op, Type};
 use crate::mir::{MInstr, MItem, MOperand, MProgram, MSrc, Reg};
@@ -29,11 +39,17 @@ use crate::mir::{MInstr, MItem, MOperand, MProgram, MSrc, Reg};
 /// Allocation order of the shared pool.
 const POOL: [u8; 6] = [6, 1, 2, 3, 4, 5];
 
+/// Coordinate publication tuples (bases 0, 4, .., 28: the T8132 packer's four-word tuples,
+/// GravityLinux/mesa agx_apple9_ir.c; the coverage-write words start at 32, isel/gfx.rs).
+pub const TUPLES: u8 = 8;
+
 struct Pending {
     slot: u8,
     reg: Reg,
     /// A spill store's scratch word (its `reg` is the released source).
     store_word: Option<u32>,
+    /// A texture op's coordinate publication tuple, borrowed until the op is handed off.
+    tuple: Option<u8>,
 }
 
 fn handoff_one(p: &Pending, half: u16) -> MInstr {
@@ -77,6 +93,22 @@ fn flush(pending: &mut Vec<Pending>, out: &mut Vec<MItem>) {
     for p in pending.drain(..) {
         out.extend(handoff(&p).into_iter().map(MItem::Instr));
     }
+}
+
+/// The lowest coordinate tuple no pending texture op borrows; with none free, the oldest
+/// borrower is handed off (its completion wait then precedes the tuple's next write).
+fn free_tuple(pending: &mut Vec<Pending>, out: &mut Vec<MItem>) -> u8 {
+    let held = |pending: &[Pending], t: u8| pending.iter().any(|pd| pd.tuple == Some(t));
+    if let Some(t) = (0..TUPLES).find(|&t| !held(pending, t)) {
+        return t;
+    }
+    let k = pending
+        .iter()
+        .position(|pd| pd.tuple.is_some())
+        .expect("every tuple is held by a pending texture op");
+    let pd = pending.remove(k);
+    out.extend(handoff(&pd).into_iter().map(MItem::Instr));
+    pd.tuple.expect("a texture op")
 }
 
 pub fn assign_slots(p: &mut MProgram) {
@@ -227,10 +259,17 @@ pub fn assign_slots(p: &mut MProgram) {
                 (Op::Spill { slot: w }, Some(MOperand::Reg(r))) => (r, Some(w)),
                 _ => (i.dst.expect("asynchronous ops have a destination"), None),
             };
+            let tuple = if let Op::Texture { .. } = i.op {
+                i.tuple = free_tuple(&mut pending, &mut out);
+                Some(i.tuple)
+            } else {
+                None
+            };
             pending.push(Pending {
                 slot,
                 reg,
                 store_word,
+                tuple,
             });
         }
         out.push(MItem::Instr(i));
@@ -242,4 +281,133 @@ pub fn assign_slots(p: &mut MProgram) {
         .iter()
         .filter(|it| matches!(it, MItem::Instr(i) if i.wait != 0))
         .count() as u32;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ir::{TexDim, TexKind};
+
+    fn reg(gpr: u16, n: u8) -> Reg {
+        Reg {
+            half: 2 * gpr,
+            halves: 2 * n,
+        }
+    }
+
+    fn src(r: Reg) -> MSrc {
+        MSrc {
+            op: MOperand::Reg(r),
+            ty: Type::F32,
+            neg: false,
+            abs: false,
+            release: false,
+        }
+    }
+
+    fn texture(dst: u16) -> MItem {
+        let op = Op::Texture {
+            texture: 0,
+            sampler: 0,
+            kind: TexKind::Sample,
+            dim: TexDim::D2,
+        };
+        MItem::Instr(MInstr::new(
+            op,
+            Type::F32,
+            Some(reg(dst, 4)),
+            [src(reg(0, 1)), src(reg(1, 1))],
+        ))
+    }
+
+    fn read(r: u16) -> MItem {
+        MItem::Instr(MInstr::new(
+            Op::FAdd,
+            Type::F32,
+            Some(reg(90, 1)),
+            [src(reg(r, 1)), src(reg(r, 1))],
+        ))
+    }
+
+    /// Texture ops in program order with their tuples, and the slots waited on before each.
+    fn tuples(items: &[MItem]) -> Vec<(u8, u8)> {
+        let mut waited = 0u8;
+        let mut out = Vec::new();
+        for it in items {
+            if let MItem::Instr(i) = it {
+                if let Op::Texture { .. } = i.op {
+                    out.push((i.tuple, waited));
+                    waited = 0;
+                } else {
+                    waited |= i.wait;
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_completed_texture_op_frees_its_tuple_and_one_in_flight_does_not() {
+        // Three lookups in flight, the first read (completed), then two more.
+        let mut p = MProgram {
+            items: vec![
+                texture(4),
+                texture(8),
+                texture(12),
+                read(4),
+                texture(16),
+                texture(20),
+            ],
+            ..Default::default()
+        };
+        assign_slots(&mut p);
+        let t: Vec<u8> = tuples(&p.items).iter().map(|x| x.0).collect();
+        assert_eq!(t, [0, 1, 2, 0, 3], "{p}");
+        assert_eq!(p.texture_tuples(), 4);
+    }
+
+    #[test]
+    fn any_number_of_texture_ops_get_tuples_free_of_ops_in_flight() {
+        // Twenty lookups with no reads in between: the slots run out first, so each op
+        // beyond the sixth hands the oldest off, whose tuple is then free.
+        let mut p = MProgram {
+            items: (0..20).map(|k| texture(4 * (k % 6) + 4)).collect(),
+            ..Default::default()
+        };
+        // Destinations repeat every six ops: a write over a pending tuple is handed off first.
+        assign_slots(&mut p);
+        let mut held: Vec<(u8, u8)> = Vec::new(); // (tuple, slot) of ops in flight
+        for it in &p.items {
+            let MItem::Instr(i) = it else { continue };
+            held.retain(|&(_, s)| i.wait >> (s - 1) & 1 == 0);
+            if let Op::Texture { .. } = i.op {
+                assert!(
+                    held.iter().all(|&(t, _)| t != i.tuple),
+                    "tuple {} reused while in flight:\n{p}",
+                    i.tuple
+                );
+                held.push((i.tuple, i.produce_slot));
+            }
+        }
+        assert!(p.texture_tuples() <= 6, "{p}");
+    }
+
+    #[test]
+    fn with_every_tuple_held_the_oldest_holder_is_handed_off() {
+        let mut pending: Vec<Pending> = (0..TUPLES)
+            .map(|t| Pending {
+                slot: 1 + t % 6,
+                reg: reg(4 * t as u16, 4),
+                store_word: None,
+                tuple: Some(t),
+            })
+            .collect();
+        let mut out = Vec::new();
+        assert_eq!(free_tuple(&mut pending, &mut out), 0);
+        assert_eq!(pending.len(), TUPLES as usize - 1);
+        assert!(
+            matches!(&out[..], [MItem::Instr(c), ..] if c.wait == 1),
+            "the hand-off waits on slot 1: {out:?}"
+        );
+    }
 }
