@@ -272,6 +272,7 @@ unsafe fn link_time_key(nir: *const m::nir_shader, ubos: u8) -> crate::abi::Grap
             frag_coord_z: info.inputs_read & (1 << m::VARYING_SLOT_POS) != 0,
             render_targets: vec![RenderTarget::Rgba8Unorm],
             ubos,
+            ..Default::default()
         })
     }
 }

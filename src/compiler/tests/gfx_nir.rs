@@ -205,6 +205,7 @@ fn fragment_key(vs: &StageCode) -> FragmentKey {
         frag_coord_z: false,
         render_targets: vec![RenderTarget::Rgba8Unorm],
         ubos: 0,
+        ..Default::default()
     }
 }
 

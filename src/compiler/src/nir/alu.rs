@@ -97,7 +97,8 @@ fn find_bit(b: &mut crate::ir::Builder, which: FindBit, x: Src) -> crate::ir::Va
 /// sin(x) (cos: sin(x + pi/2)) with G16's sine assist, as Apple's compiler builds it on the
 /// `sin_factor` SFU function (EXP-M4-55 k_sin): t = x * 2/pi (+1 for cos) is reduced to
 /// s = t - 4 * floor(t/4 + 1/2) in [-2, 2), folded into [-1, 1] by s' = sign(s) * (1 - ||s| - 1|)
-/// (sin(pi/2 * s) is symmetric about s = ±1), and sin(pi/2 * s') = s' * sin_factor(s').
+/// (sin(pi/2 * s) is symmetric about s = ±1), and sin(pi/2 * s') = s' * sin_factor(s');
+/// |s| is clamped to 2 for arguments too large for the reduction to be exact.
 /// (Mesa's lower_sincos polynomial misses the corpus's 2^-11 bound by about 1.3x.)
 fn sin_cos(b: &mut crate::ir::Builder, cos: bool, x: Src) -> crate::ir::Value {
     let f = |v: f32| Src::imm(v.to_bits());
@@ -124,6 +125,11 @@ fn sin_cos(b: &mut crate::ir::Builder, cos: bool, x: Src) -> crate::ir::Value {
             ..Src::val(s)
         }],
     );
+    // |s| <= 2 only while t/4 + 1/2 is exact: from |t| = 2^24 on its rounding can leave
+    // |s| = 4 (cos of 2^25..2^26 came out NaN: dEQP precision.cos.highp_vertex). The folded
+    // argument stays in [-1, 1] for every input (GLSL leaves the value for large x
+    // undefined; dEQP accepts [-1, 1]).
+    let a = b.alu(Op::FMin, Type::F32, [Src::val(a), f(2.0)]);
     let u = b.alu(Op::FAdd, Type::F32, [Src::val(a), f(-1.0)]);
     let nu = b.alu(
         Op::Copy,
