@@ -122,3 +122,28 @@ pub fn gl_error(gl: &glow::Context, what: &str) -> Result<(), String> {
         e => Err(format!("{what}: GL error {e:#x}")),
     }
 }
+
+/// glReadPixels of the `w` x `h` rectangle at (`x`, `y`) of the read framebuffer as RGBA8 bytes,
+/// bottom row first, with the GL error checked.
+pub fn read_rgba8(gl: &glow::Context, x: i32, y: i32, w: i32, h: i32) -> Result<Vec<u8>, String> {
+    let mut px = vec![0u8; (w.max(0) * h.max(0) * 4) as usize];
+    // SAFETY: a read on the current context into a buffer of exactly w * h RGBA8 pixels.
+    unsafe {
+        gl.read_pixels(
+            x,
+            y,
+            w,
+            h,
+            glow::RGBA,
+            glow::UNSIGNED_BYTE,
+            glow::PixelPackData::Slice(Some(&mut px)),
+        )
+    };
+    gl_error(gl, "glReadPixels")?;
+    Ok(px)
+}
+
+/// Bytes as lowercase hex, how the test programs print their frames.
+pub fn hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}

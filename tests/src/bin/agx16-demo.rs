@@ -20,7 +20,7 @@
 //!                process) and print both times and their ratio
 //! Internal: `--features LIST --raw PATH` renders one feature set and writes raw RGBA rows.
 
-use agx16_tests::gles::{gl_error, shader};
+use agx16_tests::gles::{gl_error, read_rgba8, shader};
 use glow::HasContext;
 use std::process::{Command, ExitCode};
 use std::time::{Duration, Instant};
@@ -668,17 +668,7 @@ unsafe fn frame(gl: &glow::Context, s: &Scene, angle: f32) -> Result<Vec<u8>, St
         gl.draw_elements(glow::TRIANGLES, count, glow::UNSIGNED_SHORT, first * 2);
         gl_error(gl, "blended draw")?;
     }
-    let mut px = vec![0u8; (SIZE * SIZE * 4) as usize];
-    gl.read_pixels(
-        0,
-        0,
-        SIZE,
-        SIZE,
-        glow::RGBA,
-        glow::UNSIGNED_BYTE,
-        glow::PixelPackData::Slice(Some(&mut px)),
-    );
-    gl_error(gl, "glReadPixels")?;
+    let px = read_rgba8(gl, 0, 0, SIZE, SIZE)?;
     Ok(px)
 }
 

@@ -16,7 +16,7 @@
 //! Then glReadPixels. Prints `GL_RENDERER: ...`, `size: 64x64` and `pixels: <hex RGBA rows>`;
 //! exits non-zero when a GL call reports an error.
 
-use agx16_tests::gles::{gl_error, shader};
+use agx16_tests::gles::{gl_error, hex, read_rgba8, shader};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -281,24 +281,14 @@ fn run(clear_only: bool, depth: bool, many: bool, size: i32, tiny: u32) -> Resul
             }
             gl_error(gl, "tiny draws")?;
         }
-        let mut px = vec![0u8; (size * size * 4) as usize];
-        gl.read_pixels(
-            0,
-            0,
-            size,
-            size,
-            glow::RGBA,
-            glow::UNSIGNED_BYTE,
-            glow::PixelPackData::Slice(Some(&mut px)),
-        );
-        gl_error(gl, "glReadPixels")?;
+        let px = read_rgba8(gl, 0, 0, size, size)?;
         (px, start.elapsed())
     };
     if tiny > 0 {
         println!("tiny-draws: {tiny} in {:.3} s", took.as_secs_f64());
     }
     println!("size: {size}x{size}");
-    let hex: String = pixels.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = hex(&pixels);
     println!("pixels: {hex}");
     // Dropping the context terminates the display, which destroys the screen (its BO report).
     drop(g);

@@ -9,7 +9,7 @@
 //! `seconds: <total>` and `chunks: <seconds per 10,000>`, checks a sample of them reads back
 //! (glCopyBufferSubData into a probe buffer, glMapBufferRange), and that a file still opens.
 
-use agx16_tests::gles::gl_error;
+use agx16_tests::gles::{gl_error, read_rgba8};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -103,17 +103,7 @@ fn run_loop(n: u32) -> Result<(), String> {
         let t = std::time::Instant::now();
         gl.draw_arrays(glow::TRIANGLES, 0, 3);
         gl_error(gl, "glDrawArrays")?;
-        let mut px = [0u8; 4];
-        gl.read_pixels(
-            0,
-            0,
-            1,
-            1,
-            glow::RGBA,
-            glow::UNSIGNED_BYTE,
-            glow::PixelPackData::Slice(Some(&mut px)),
-        );
-        gl_error(gl, "glReadPixels")?;
+        let px = read_rgba8(gl, 0, 0, 1, 1)?;
         println!("seconds: {:.3}", t.elapsed().as_secs_f64());
         println!(
             "pixel: {:02x}{:02x}{:02x}{:02x}",

@@ -3,7 +3,7 @@
 //! single-sampled RGBA8 texture and prints `GL_RENDERER`, `GL_MAX_SAMPLES`, the
 //! renderbuffer's `GL_SAMPLES` and `pixels: <hex RGBA, row 0 first>` of the resolved image.
 
-use agx16_tests::gles::{gl_error, shader};
+use agx16_tests::gles::{gl_error, hex, read_rgba8, shader};
 use agx16_tests::msaa_scene::{CLEAR, SIZE, TRIANGLES};
 use glow::HasContext;
 use std::process::ExitCode;
@@ -125,18 +125,8 @@ fn run(samples: i32) -> Result<(), String> {
         );
         gl_error(gl, "glBlitFramebuffer")?;
         gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(resolved));
-        let mut px = vec![0u8; (n * n * 4) as usize];
-        gl.read_pixels(
-            0,
-            0,
-            n,
-            n,
-            glow::RGBA,
-            glow::UNSIGNED_BYTE,
-            glow::PixelPackData::Slice(Some(&mut px)),
-        );
-        gl_error(gl, "glReadPixels")?;
-        let hex: String = px.iter().map(|b| format!("{b:02x}")).collect();
+        let px = read_rgba8(gl, 0, 0, n, n)?;
+        let hex = hex(&px);
         println!("pixels: {hex}");
     }
     Ok(())

@@ -30,7 +30,7 @@
 //! prints `link_seconds` (glLinkProgram: the link-time compile), `draw_seconds` (the first
 //! draw and readback: the draw variant's compile and the run), `link: ok|<log>` and `pixel`.
 
-use agx16_tests::gles::{gl_error, shader};
+use agx16_tests::gles::{gl_error, hex, read_rgba8, shader};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -111,18 +111,8 @@ unsafe fn target(gl: &glow::Context) -> Result<(), String> {
 /// # Safety
 /// A GL context must be current on this thread.
 unsafe fn frame_hex(gl: &glow::Context) -> Result<String, String> {
-    let mut px = vec![0u8; (SIZE * SIZE * 4) as usize];
-    gl.read_pixels(
-        0,
-        0,
-        SIZE,
-        SIZE,
-        glow::RGBA,
-        glow::UNSIGNED_BYTE,
-        glow::PixelPackData::Slice(Some(&mut px)),
-    );
-    gl_error(gl, "glReadPixels")?;
-    Ok(px.iter().map(|b| format!("{b:02x}")).collect())
+    let px = read_rgba8(gl, 0, 0, SIZE, SIZE)?;
+    Ok(hex(&px))
 }
 
 fn run_programs(n: u32) -> Result<(), String> {
@@ -542,17 +532,7 @@ fn run_pressure(n: u32) -> Result<(), String> {
         gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 8, 0);
         let t = std::time::Instant::now();
         gl.draw_arrays(glow::TRIANGLES, 0, 3);
-        let mut px = [0u8; 4];
-        gl.read_pixels(
-            0,
-            0,
-            1,
-            1,
-            glow::RGBA,
-            glow::UNSIGNED_BYTE,
-            glow::PixelPackData::Slice(Some(&mut px)),
-        );
-        gl_error(gl, "draw")?;
+        let px = read_rgba8(gl, 0, 0, 1, 1)?;
         println!("draw_seconds: {:.3}", t.elapsed().as_secs_f64());
         println!(
             "pixel: {:02x}{:02x}{:02x}{:02x}",

@@ -8,7 +8,7 @@
 //! g = min(0/0, 0.25) (NaN undefined; minNum gives 0.25), b = (-7 / 2 + 8) / 16 (defined:
 //! 5/16), a = uint(-7.5) == 0u ? 1 : 0.5 (undefined; the M4 saturates to 0, measured).
 
-use agx16_tests::gles::{gl_error, shader};
+use agx16_tests::gles::{gl_error, hex, read_rgba8, shader};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -122,20 +122,9 @@ fn run() -> Result<(), String> {
         gl.draw_arrays(glow::TRIANGLES, 0, 3);
         gl_error(gl, "glDrawArrays")?;
         gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
-        let mut px = vec![0u8; (SIZE * SIZE * 4) as usize];
-        gl.read_pixels(
-            0,
-            0,
-            SIZE,
-            SIZE,
-            glow::RGBA,
-            glow::UNSIGNED_BYTE,
-            glow::PixelPackData::Slice(Some(&mut px)),
-        );
-        gl_error(gl, "glReadPixels")?;
-        px
+        read_rgba8(gl, 0, 0, SIZE, SIZE)?
     };
-    let hex: String = pixels.iter().map(|b| format!("{b:02x}")).collect();
+    let hex = hex(&pixels);
     println!("pixels: {hex}");
     drop(g);
     Ok(())
