@@ -770,6 +770,7 @@ unsafe fn compile(
     cso: &ShaderCso,
     key: &GraphicsKey,
     blend: Option<&BlendKey>,
+    robust_fetch: bool,
 ) -> Result<(agx16_compiler::pipeline::Compiled, StageInfo, ExtraWords), String> {
     // The texture-information words may become a uniform block of their own, which the key
     // then counts (`lower_textures`); the variant stays cached under the draw's key.
@@ -867,7 +868,7 @@ unsafe fn compile(
     // Robust vertex fetch: the limit words go past every other word (the fetch is lowered
     // inside the compile, so they are not in the NIR yet).
     if let GraphicsKey::Vertex(v) = key {
-        if !v.attribs.is_empty() {
+        if robust_fetch && !v.attribs.is_empty() {
             let info_end = match &extra.texture_info {
                 Some(t) => match t.at {
                     agx16_compiler::nir::uniforms::WordsAt::Inline(w) => w + t.words.len() as u32,
@@ -899,7 +900,19 @@ unsafe fn vertex_variant(screen: &Screen, cso: &ShaderCso, key: &VertexKey) -> V
         return r.clone();
     }
     let r = (|| {
-        let (c, info, extra) = compile(cso, &GraphicsKey::Vertex(key.clone()), None)?;
+        let vk = GraphicsKey::Vertex(key.clone());
+        let (c, info, extra) = match compile(cso, &vk, None, true) {
+            Ok(r)
+                if r.2.fetch_limits.is_none()
+                    || r.1.uniform_words as usize <= agx16_draw::build::MAX_ARG_WORDS =>
+            {
+                r
+            }
+            // The robust fetch's limit words (one per attribute) do not fit the launcher's
+            // argument words (dEQP transform_feedback with four capture buffers): the variant
+            // fetches without them rather than not drawing.
+            _ => compile(cso, &vk, None, false)?,
+        };
         // Spills address per-thread scratch sized by the launch frame's extent A
         // (4 bytes per scratch word, agx16-compiler MProgram::scratch_words).
         let scratch = u16::try_from(4 * c.mir.scratch_words)
@@ -951,7 +964,8 @@ unsafe fn fragment_variant(
         return r.clone();
     }
     let r = (|| {
-        let (c, info, extra) = compile(cso, &GraphicsKey::Fragment(key.clone()), Some(blend))?;
+        let (c, info, extra) =
+            compile(cso, &GraphicsKey::Fragment(key.clone()), Some(blend), true)?;
         let scratch = u16::try_from(4 * c.mir.scratch_words)
             .map_err(|_| format!("{} bytes of scratch", 4 * c.mir.scratch_words))?;
         let user_base = 1 + key.frag_coord_z as usize;
@@ -1348,7 +1362,7 @@ mod tests {
         unsafe {
             let cso = fragment_cso();
             let words = |b: &BlendKey| {
-                let (_, info, extra) = compile(&cso, &key, Some(b)).unwrap();
+                let (_, info, extra) = compile(&cso, &key, Some(b), true).unwrap();
                 (
                     extra.program_words,
                     extra.blend_color,
@@ -1392,7 +1406,7 @@ mod tests {
             // Colour words 0..4, index-1 colour words 4..8.
             let cso = fragment_cso_stores(&[0, 1]);
             let words = |b: Option<&BlendKey>| {
-                let (_, info, _) = compile(&cso, &key, b).unwrap();
+                let (_, info, _) = compile(&cso, &key, b, true).unwrap();
                 info.uniform_words - info.gl_uniform_base
             };
             // SRC1_COLOR / ONE_MINUS_SRC1_ALPHA: nir_lower_blend's factors read the index-1

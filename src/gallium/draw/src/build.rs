@@ -113,7 +113,7 @@ const MIN_ROOT_WORDS: usize = 12;
 /// Pending registers the pointer loads fill start at r18 and must stay below r64
 /// (agx16-isa `pointer_load_instr`).
 const PENDING_BASE: u32 = 18;
-const MAX_ARG_WORDS: usize = 64 - PENDING_BASE as usize;
+pub const MAX_ARG_WORDS: usize = 64 - PENDING_BASE as usize;
 
 fn isa_error(e: agx16_isa::EncodeError) -> DrawError {
     DrawError::Program(format!("launcher encoding: {e}"))
