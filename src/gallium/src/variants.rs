@@ -228,20 +228,9 @@ pub unsafe fn blend_key(ctx: &Context) -> Result<BlendKey, String> {
             });
             continue;
         }
-        let rt = &b.rt[if b.independent_blend_enable() != 0 {
-            i
-        } else {
-            0
-        }];
-        let (rgb, alpha) = if rt.blend_enable() != 0 && key.logicop.is_none() {
-            (
-                [rt.rgb_func(), rt.rgb_src_factor(), rt.rgb_dst_factor()],
-                [
-                    rt.alpha_func(),
-                    rt.alpha_src_factor(),
-                    rt.alpha_dst_factor(),
-                ],
-            )
+        let rt = target_blend(b, i);
+        let (rgb, alpha) = if key.logicop.is_none() {
+            equations(rt)
         } else {
             (REPLACE, REPLACE)
         };
@@ -288,6 +277,31 @@ unsafe fn colour_mask_per_sample(ctx: &Context, rgb: [u32; 3], alpha: [u32; 3]) 
             .is_some_and(|b| b.logicop_enable() == 0)
 }
 
+/// Target `i`'s blend state (target 0's for all unless blending is independent).
+fn target_blend(b: &sys::pipe_blend_state, i: usize) -> &sys::pipe_rt_blend_state {
+    &b.rt[if b.independent_blend_enable() != 0 {
+        i
+    } else {
+        0
+    }]
+}
+
+/// A target's (function, source factor, destination factor) for RGB and alpha; REPLACE when
+/// blending is off.
+fn equations(rt: &sys::pipe_rt_blend_state) -> ([u32; 3], [u32; 3]) {
+    if rt.blend_enable() == 0 {
+        return (REPLACE, REPLACE);
+    }
+    (
+        [rt.rgb_func(), rt.rgb_src_factor(), rt.rgb_dst_factor()],
+        [
+            rt.alpha_func(),
+            rt.alpha_src_factor(),
+            rt.alpha_dst_factor(),
+        ],
+    )
+}
+
 /// The colour-mask channels each target keeps when they are merged per sample (see
 /// `FragmentKey::keep_channels`).
 ///
@@ -303,24 +317,8 @@ unsafe fn keep_channels(ctx: &Context) -> u32 {
         if fb.cbufs[i].is_null() {
             continue;
         }
-        let rt = &b.rt[if b.independent_blend_enable() != 0 {
-            i
-        } else {
-            0
-        }];
-        // As `blend_key` reads the target's equations.
-        let (rgb, alpha) = if rt.blend_enable() != 0 {
-            (
-                [rt.rgb_func(), rt.rgb_src_factor(), rt.rgb_dst_factor()],
-                [
-                    rt.alpha_func(),
-                    rt.alpha_src_factor(),
-                    rt.alpha_dst_factor(),
-                ],
-            )
-        } else {
-            (REPLACE, REPLACE)
-        };
+        let rt = target_blend(b, i);
+        let (rgb, alpha) = equations(rt);
         if colour_mask_per_sample(ctx, rgb, alpha) {
             keep |= (!rt.colormask() & 0xf) << (4 * i);
         }
