@@ -147,3 +147,27 @@ pub fn read_rgba8(gl: &glow::Context, x: i32, y: i32, w: i32, h: i32) -> Result<
 pub fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
+
+/// A `size` x `size` RGBA8 texture as colour attachment 0 of a new framebuffer, which is left
+/// bound; an incomplete framebuffer is an error.
+pub fn rgba8_target(gl: &glow::Context, size: i32) -> Result<glow::Framebuffer, String> {
+    // SAFETY: object creation and binding on the current context.
+    unsafe {
+        let t = gl.create_texture()?;
+        gl.bind_texture(glow::TEXTURE_2D, Some(t));
+        gl.tex_storage_2d(glow::TEXTURE_2D, 1, glow::RGBA8, size, size);
+        let fbo = gl.create_framebuffer()?;
+        gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
+        gl.framebuffer_texture_2d(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::TEXTURE_2D,
+            Some(t),
+            0,
+        );
+        if gl.check_framebuffer_status(glow::FRAMEBUFFER) != glow::FRAMEBUFFER_COMPLETE {
+            return Err("framebuffer incomplete".into());
+        }
+        Ok(fbo)
+    }
+}

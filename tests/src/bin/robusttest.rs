@@ -30,7 +30,7 @@
 //! prints `link_seconds` (glLinkProgram: the link-time compile), `draw_seconds` (the first
 //! draw and readback: the draw variant's compile and the run), `link: ok|<log>` and `pixel`.
 
-use agx16_tests::gles::{gl_error, hex, read_rgba8, shader};
+use agx16_tests::gles::{gl_error, hex, read_rgba8, rgba8_target, shader};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -90,18 +90,7 @@ unsafe fn program(gl: &glow::Context, vs: &str, fs: &str) -> Result<glow::Progra
 /// # Safety
 /// A GL context must be current on this thread.
 unsafe fn target(gl: &glow::Context) -> Result<(), String> {
-    let t = gl.create_texture()?;
-    gl.bind_texture(glow::TEXTURE_2D, Some(t));
-    gl.tex_storage_2d(glow::TEXTURE_2D, 1, glow::RGBA8, SIZE, SIZE);
-    let fbo = gl.create_framebuffer()?;
-    gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
-    gl.framebuffer_texture_2d(
-        glow::FRAMEBUFFER,
-        glow::COLOR_ATTACHMENT0,
-        glow::TEXTURE_2D,
-        Some(t),
-        0,
-    );
+    rgba8_target(gl, SIZE)?;
     gl.viewport(0, 0, SIZE, SIZE);
     gl_error(gl, "target")
 }

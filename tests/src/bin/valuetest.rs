@@ -8,7 +8,7 @@
 //! g = min(0/0, 0.25) (NaN undefined; minNum gives 0.25), b = (-7 / 2 + 8) / 16 (defined:
 //! 5/16), a = uint(-7.5) == 0u ? 1 : 0.5 (undefined; the M4 saturates to 0, measured).
 
-use agx16_tests::gles::{gl_error, hex, read_rgba8, shader};
+use agx16_tests::gles::{gl_error, hex, read_rgba8, rgba8_target, shader};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -52,21 +52,7 @@ fn run() -> Result<(), String> {
     let pixels = unsafe {
         let gl = &g.gl;
         println!("GL_RENDERER: {}", g.renderer);
-        let target = gl.create_texture()?;
-        gl.bind_texture(glow::TEXTURE_2D, Some(target));
-        gl.tex_storage_2d(glow::TEXTURE_2D, 1, glow::RGBA8, SIZE, SIZE);
-        let fbo = gl.create_framebuffer()?;
-        gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
-        gl.framebuffer_texture_2d(
-            glow::FRAMEBUFFER,
-            glow::COLOR_ATTACHMENT0,
-            glow::TEXTURE_2D,
-            Some(target),
-            0,
-        );
-        if gl.check_framebuffer_status(glow::FRAMEBUFFER) != glow::FRAMEBUFFER_COMPLETE {
-            return Err("framebuffer incomplete".into());
-        }
+        let fbo = rgba8_target(gl, SIZE)?;
         // The sampled texture: 1x1 RGBA8 (200, 150, 100, 50), complete (nearest, one level).
         let tex = gl.create_texture()?;
         gl.active_texture(glow::TEXTURE0);
