@@ -15,7 +15,7 @@
 //!   inferred for G16).
 
 use super::assemble::{assemble, Prim};
-use super::clip::{clip_line, clip_polygon, inside, ClipVertex};
+use super::clip::{clip_line, clip_polygon, ClipVertex, ClipVolume};
 use super::coeff::{self, CfTable, DepthPlane, Plane, PrimShape, SetupVertex, SlotMap};
 use super::command::RenderCommand;
 use super::indices::vertex_runs;
@@ -67,6 +67,8 @@ struct DrawSetup<'a> {
     index: usize,
     point_size_slot: Option<usize>,
     line_width: f64,
+    /// What clipping keeps (the viewport's guard band).
+    vol: ClipVolume,
 }
 
 /// Checks a draw's state for features the model does not establish.
@@ -144,6 +146,11 @@ pub fn process_draw(
         index,
         point_size_slot,
         line_width: (page.fragment_faces.front_line_width as f64 + 1.0) / 16.0,
+        vol: ClipVolume::guard_band(
+            [page.viewport.scale_x, page.viewport.scale_y],
+            [page.viewport.translate_x, page.viewport.translate_y],
+            page.cull.depth_clip,
+        ),
     };
     let topology = draw.index_list.header.primitive;
     let instances = draw.index_list.instances.unwrap_or(1);
@@ -277,7 +284,7 @@ fn setup_prim(
     out: &mut Vec<RasterTri>,
     stats: &mut RenderStats,
 ) -> Result<(), SimError> {
-    let depth_clip = s.page.cull.depth_clip;
+    let vol = s.vol;
     // A NaN or infinite clip-space position: the primitive is culled (value_rules
     // NonFinitePosition, inferred; GL leaves such positions undefined).
     let idx: &[usize] = match p {
@@ -302,7 +309,7 @@ fn setup_prim(
                 to_window(cmd, s.page, tri[1]),
                 to_window(cmd, s.page, tri[2]),
             ];
-            if tri.iter().all(|v| inside(v, depth_clip)) {
+            if tri.iter().all(|v| vol.inside(v)) {
                 // Unclipped: the raster triangle is the primitive's own window vertices.
                 if !emit(cmd, s, &flat, &flat, PrimShape::Triangle, out)? {
                     stats.primitives_culled += 1;
@@ -310,7 +317,7 @@ fn setup_prim(
                 return Ok(());
             }
             stats.primitives_clipped += 1;
-            let poly = clip_polygon(tri.map(ClipVertex::clone).to_vec(), depth_clip);
+            let poly = clip_polygon(tri.map(ClipVertex::clone).to_vec(), &vol);
             if poly.len() < 3 {
                 stats.primitives_culled += 1;
                 return Ok(());
@@ -324,7 +331,7 @@ fn setup_prim(
             }
         }
         Prim::Line([a, b]) => {
-            let Some([a, b]) = clip_line(verts[a], verts[b], depth_clip) else {
+            let Some([a, b]) = clip_line(verts[a], verts[b], &vol) else {
                 stats.primitives_culled += 1;
                 return Ok(());
             };
@@ -358,7 +365,7 @@ fn setup_prim(
         }
         Prim::Point(i) => {
             let v = verts[i];
-            if !inside(v, depth_clip) {
+            if !vol.inside(v) {
                 stats.primitives_culled += 1;
                 return Ok(());
             }

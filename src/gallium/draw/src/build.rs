@@ -556,6 +556,35 @@ pub fn build_renders(
     Ok(out)
 }
 
+/// A draw's scissor entry: its viewport's rectangle, intersected with its GL scissor when
+/// enabled, within the framebuffer `full`. The rasteriser clips primitives to a guard band,
+/// not to the viewport (agx16-sim gfx/clip.rs), so the viewport bounds come from the scissor,
+/// as Mesa's asahi driver always programs them (agx_state.c `agx_get_scissor_extents`: the
+/// viewport's extent, then the scissor's if enabled; M1/G13 driver). Evidence that G16 needs
+/// it: the CTS-passing M4 driver (GravityLinux/mesa) passes dEQP-GLES3 clipping.point.
+/// wide_point_clip*, whose reference keeps wide points centred just past the viewport edge
+/// and drops their pixels outside it (inferred from that validation).
+fn draw_scissor(d: &Draw, full: [u16; 4]) -> [u16; 4] {
+    let [sx, sy, _] = d.viewport.scale;
+    let [tx, ty, _] = d.viewport.translate;
+    // Integer GL viewports give integer edges (an odd size has .5 in both scale and
+    // translate); truncation as asahi, clamped to the framebuffer.
+    let edge = |v: f32, max: u16| (v as i64).clamp(0, max as i64) as u16;
+    let mut r = [
+        edge(tx - sx.abs(), full[2]),
+        edge(ty - sy.abs(), full[3]),
+        edge(tx + sx.abs(), full[2]),
+        edge(ty + sy.abs(), full[3]),
+    ];
+    if let Some([x0, y0, x1, y1]) = d.raster.scissor {
+        r = [r[0].max(x0), r[1].max(y0), r[2].min(x1), r[3].min(y1)];
+    }
+    // An empty intersection stays an empty rectangle (min = max), never an inverted one.
+    r[2] = r[2].max(r[0]);
+    r[3] = r[3].max(r[1]);
+    r
+}
+
 /// The part of `batch` in the utile-sized rectangle at `origin`: the same draws with the
 /// viewport and scissors moved by −origin, the depth/stencil planes offset to the rectangle
 /// (twiddled planes keep an aligned power-of-two block contiguous, checked pixel by pixel).
@@ -735,15 +764,7 @@ fn build_one(
     let mut scissors: Vec<[u16; 4]> = vec![full];
     let mut scissor_of = Vec::with_capacity(batch.draws.len());
     for d in &batch.draws {
-        let s = d.raster.scissor.map(|[x0, y0, x1, y1]| {
-            [
-                x0.min(full[2]),
-                y0.min(full[3]),
-                x1.min(full[2]),
-                y1.min(full[3]),
-            ]
-        });
-        let s = s.unwrap_or(full);
+        let s = draw_scissor(d, full);
         let i = match scissors.iter().position(|x| *x == s) {
             Some(i) => i,
             None => {
