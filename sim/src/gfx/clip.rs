@@ -81,7 +81,15 @@ impl ClipVolume {
     fn distances(&self, p: [f32; 4]) -> [f32; 7] {
         let [x, y, z, w] = p;
         let [[x0, x1], [y0, y1]] = self.bounds;
-        [x - x0 * w, x1 * w - x, y - y0 * w, y1 * w - y, w - W_MIN, z, w - z]
+        [
+            x - x0 * w,
+            x1 * w - x,
+            y - y0 * w,
+            y1 * w - y,
+            w - W_MIN,
+            z,
+            w - z,
+        ]
     }
 
     fn planes(&self) -> usize {
@@ -162,10 +170,17 @@ mod tests {
 
     #[test]
     fn triangle_crossing_one_edge_becomes_a_quad() {
-        let out = clip_polygon(vec![v(0.0, 0.0), v(2.0, 0.0), v(0.0, 0.5)], &ClipVolume::unit(true));
+        let out = clip_polygon(
+            vec![v(0.0, 0.0), v(2.0, 0.0), v(0.0, 0.5)],
+            &ClipVolume::unit(true),
+        );
         assert_eq!(out.len(), 4);
         assert!(out.iter().all(|p| p.out[0] <= 1.0 + 1e-6));
-        assert!(clip_polygon(vec![v(2.0, 0.0), v(3.0, 0.0), v(2.0, 1.0)], &ClipVolume::unit(true)).is_empty());
+        assert!(clip_polygon(
+            vec![v(2.0, 0.0), v(3.0, 0.0), v(2.0, 1.0)],
+            &ClipVolume::unit(true)
+        )
+        .is_empty());
     }
 
     #[test]

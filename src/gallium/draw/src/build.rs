@@ -21,8 +21,8 @@ use agx16_cmdstream::launch::{
 };
 use agx16_cmdstream::layout::PlaneLayout;
 use agx16_cmdstream::ppp::{
-    ObjectType, PassType, PppPage, PppVertex, Scissor, StencilOp, VisibilityMode, ZsFunc,
-    PPP_PAGE_SIZE, PPP_RECORDS,
+    DepthBias, ObjectType, PassType, PppPage, PppVertex, Scissor, StencilOp, VisibilityMode,
+    ZsFunc, PPP_PAGE_SIZE, PPP_RECORDS,
 };
 use agx16_cmdstream::render::{
     bgobjvals, merge_upper, standard_sample_positions, utile_for, CmdRender, IspZlsPixels,
@@ -370,6 +370,7 @@ struct PageInputs {
     cf_count: u8,
     fs_launch: u32,
     scissor_index: u16,
+    depth_bias_index: Option<u16>,
     has_depth: bool,
     has_stencil: bool,
 }
@@ -474,6 +475,10 @@ fn ppp_page(d: &Draw, p: &PageInputs) -> Result<PppPage, DrawError> {
         PppVertex::V2
     };
     page.scissor_depth_bias.scissor = p.scissor_index;
+    if let Some(i) = p.depth_bias_index {
+        page.fragment_faces.depth_bias_enable = true;
+        page.scissor_depth_bias.depth_bias = i;
+    }
     Ok(page)
 }
 
@@ -554,6 +559,51 @@ pub fn build_renders(
         }
     }
     Ok(out)
+}
+
+/// The render's depth-bias array (one 12-byte entry per distinct polygon offset, G13 genxml
+/// "Depth bias"; the M4 driver uploads scissor and depth-bias arrays with each batch,
+/// GravityLinux/mesa README.apple9-state.md, CTS-passing) and each draw's entry. Units are
+/// doubled as Mesa's asahi driver writes them (agx_state.c, `offset_units * 2`: the
+/// hardware's unit is half GL's minimum resolvable difference; M1 driver). Address 0 and no
+/// entries when no draw has an offset.
+fn depth_bias_array(
+    batch: &Batch,
+    mem: &mut dyn GpuWriter,
+) -> Result<(Vec<Option<u16>>, u64), DrawError> {
+    let mut entries: Vec<[u32; 3]> = Vec::new();
+    let mut of = Vec::with_capacity(batch.draws.len());
+    for d in &batch.draws {
+        of.push(match d.raster.depth_bias {
+            Some(b) => {
+                let e = [
+                    (b.units * 2.0).to_bits(),
+                    b.factor.to_bits(),
+                    b.clamp.to_bits(),
+                ];
+                let i = entries.iter().position(|x| *x == e).unwrap_or_else(|| {
+                    entries.push(e);
+                    entries.len() - 1
+                });
+                Some(i as u16)
+            }
+            None => None,
+        });
+    }
+    if entries.is_empty() {
+        return Ok((of, 0));
+    }
+    let mut bytes = Vec::with_capacity(entries.len() * DepthBias::SIZE);
+    for [units, factor, clamp] in entries {
+        let e = DepthBias {
+            depth_bias: f32::from_bits(units),
+            slope_scale: f32::from_bits(factor),
+            clamp: f32::from_bits(clamp),
+            ..Default::default()
+        };
+        bytes.extend(e.pack()?);
+    }
+    Ok((of, mem.upload(Heap::General, &bytes, 64)?))
 }
 
 /// A draw's scissor entry: its viewport's rectangle, intersected with its GL scissor when
@@ -788,6 +838,7 @@ fn build_one(
         scissor_bytes.extend(s.pack()?);
     }
     let scissor_base = mem.upload(Heap::General, &scissor_bytes, 64)?;
+    let (bias_of, dbias_base) = depth_bias_array(batch, mem)?;
 
     // Fragment stages allocate the tilebuffer layout: 8-byte units per sample, at most 128
     // bytes at 1x and 64 at 2x/4x (README.apple9-launchers.md, T8132).
@@ -842,6 +893,7 @@ fn build_one(
                 cf_count,
                 fs_launch,
                 scissor_index: scissor_of[i],
+                depth_bias_index: bias_of[i],
                 has_depth,
                 has_stencil,
             },
@@ -988,6 +1040,7 @@ fn build_one(
         isp_zls_pixels: Hex(zls_pixels as u64),
         vdm_ctrl_stream_base: Hex(stream.start),
         isp_scissor_base: Hex(scissor_base),
+        isp_dbias_base: Hex(dbias_base),
         isp_oclqry_base: Hex(batch.occlusion_base),
         depth_base: Hex(depth_base),
         stencil_base: Hex(stencil_base),
