@@ -85,7 +85,8 @@ pub fn slot_order(o: &Oracle) -> Vec<u32> {
     b
 }
 
-/// Builds the launch and memory for an oracle.
+/// Builds the launch and memory for an oracle: buffer base slots in uniform pairs 0.., then the
+/// oracle's preloaded uniform words, if any ([`crate::preload`]).
 pub fn prepare(o: &Oracle) -> Result<(PageTable, ComputeLaunch), SimError> {
     let code = o
         .code()
@@ -112,6 +113,20 @@ pub fn prepare(o: &Oracle) -> Result<(PageTable, ComputeLaunch), SimError> {
         pt.host_write(va, &bytes)?;
         uniforms[2 * slot] = va as u32;
         uniforms[2 * slot + 1] = (va >> 32) as u32;
+    }
+    // Literals Apple's constant program would have preloaded (fitted, see `preload`).
+    if let Some(p) = crate::preload::preload(&o.name) {
+        for &(u, v) in p.words {
+            let u = u as usize;
+            if u < uniforms.len() {
+                return Err(SimError::Launch(format!(
+                    "{}: preloaded uniform {u} overlaps a buffer address",
+                    o.name
+                )));
+            }
+            uniforms.resize(uniforms.len().max(u + 1), 0);
+            uniforms[u] = v;
+        }
     }
     let grid = o.threads.grid;
     // Unrecorded threadgroup sizes do not matter to these kernels (README): use

@@ -181,9 +181,15 @@ pub fn mov_imm(i: &Instr) -> Result<Kind, String> {
 /// (`9f 01 54 <dst<<1> 02 .. a8 17 05`, validated on T8132 by that backend's
 /// hardware runs) and the immediate form of the hash-matched EXP-M4-35
 /// load_xor_load_distinct oracle (`9f 11 54 04 03 4a 08 04 11 04`: r2 = r1 + 37).
+///
+/// Fitted (agx16-isa `Evidence::Fitted`): byte4 (`opmode`) 2 and 3 and, on the immediate form,
+/// byte7 high bits 0x11 all compute the same add in hash-matched EXP-M4-35 programs:
+/// load_xor_load_retain 0x52 `9f 01 54 02 02 80 18 88 11 04` is r1 = r3 + 64 (its out[i+64]
+/// store index), load_xor_chain5 0xb8 `9f 01 54 0a 03 24 3a a8 15 01` an r9 + r7 register add.
+/// Byte4 bit 0 tracks neither keep nor release of A in those programs; its role is open.
 const IADD_REG_ALLOWED: &[check::Allowed] = &[
     ("b2_fmt", &[0x15]),
-    ("opmode", &[2]),
+    ("opmode", &[2, 3]),
     ("b7_hi", &[0x15]),
     ("b8_0", &[1]),
     ("b8_hi", &[2]),
@@ -191,8 +197,8 @@ const IADD_REG_ALLOWED: &[check::Allowed] = &[
 ];
 const IADD_IMM_ALLOWED: &[check::Allowed] = &[
     ("b2_fmt", &[0x15]),
-    ("opmode", &[3]),
-    ("b7_hi", &[0]),
+    ("opmode", &[2, 3]),
+    ("b7_hi", &[0, 0x11]),
     ("b8_0", &[1]),
     ("b8_hi", &[2]),
     ("b9_hi", &[2]),

@@ -7,7 +7,7 @@
 //! (niklassheth/agx-re:APPLE9_SCOREBOARD_SLOTS.md); DEF-0171-4's "sources-read-enable" reading
 //! of byte7 bit 7 is superseded by that newer M4 result.
 
-use super::src::{CORPUS, ET, LEN, M435, PK, SB};
+use super::src::{CORPUS, ET, FIT_M435, GL_UNI, LEN, M435, PK, SB};
 
 const M54: &str = "niklassheth/agx-re:experiments/EXP-M4-54-sfu-source-controls";
 use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
@@ -28,6 +28,47 @@ const ILOGIC: &[Field] = &[
     f!("lut_a_free", [(34, 3)], OpSelect, CorpusOnly, ET),
     f!("lut_a_z", [(37, 3)], OpSelect, CorpusOnly, ET),
     f!("lut_b", [(40, 5)], OpSelect, Hardware, ET),
+    f!(
+        "wait",
+        [(45, 3), (61, 3)],
+        Wait(MaskSplit45_61),
+        Hardware,
+        SB
+    ),
+    raw!("z6", 48, 8),
+    f!("outmod", [(56, 5)], Modifier, CorpusOnly, ET),
+    raw!("z8", 64, 8),
+    raw!("z9", 72, 8),
+];
+
+// `ilogic` with source B from the uniform file (bit 41 set, GL_UNI) and op_base 1. The function
+// is the measured LUT of the same selector bits with bit 41 cleared (op_base 1, lut_a 0, bit 43
+// clear = `and`); the uniform index takes byte3 plus bits 20 and 42, so bit 20 is not B's
+// release here. Apple's compiler uses it for the `& 1023u` index masks of EXP-M4-35 (the uniform
+// words come from the constant program, which no source captured; the oracle harness supplies
+// them, sim/src/preload.rs). No measured GPR encoding has op_base 1 with bit 41 set, so this
+// entry shadows none. Fitted: the model executes it, the compiler does not emit it.
+const ILOGIC_UB: &[Field] = &[
+    f!("dst", [(4, 4)], Gpr(Dst), Hardware, ET),
+    f!("a_size", [(8, 1)], Size(SrcA), Hardware, ET),
+    f!("a", [(9, 6), (40, 1)], Gpr(SrcA), Hardware, GL_UNI),
+    f!("a_keep", [(15, 1)], Modifier, CorpusOnly, PK),
+    f!("rel_a", [(19, 1)], Release(SrcA), Hardware, PK),
+    raw!("b2_21", 21, 1),
+    f!("b_size", [(24, 1)], Size(SrcB), Fitted, GL_UNI),
+    f!(
+        "b",
+        [(25, 6), (20, 1), (42, 1)],
+        Uniform(SrcB),
+        Fitted,
+        GL_UNI
+    ),
+    raw!("b_keep", 31, 1),
+    f!("lut_a_sel", [(32, 2)], OpSelect, Hardware, ET),
+    f!("lut_a_free", [(34, 3)], OpSelect, CorpusOnly, ET),
+    f!("lut_a_z", [(37, 2)], OpSelect, CorpusOnly, ET),
+    f!("lut_b", [(43, 1)], OpSelect, Fitted, FIT_M435),
+    raw!("dst_b6", 44, 1),
     f!(
         "wait",
         [(45, 3), (61, 3)],
@@ -142,6 +183,7 @@ pub static FORMS: &[Form] = &[
     form!("funary", FUnary, 10, CorpusOnly, ET, [(0, 4, 0xb), (16, 8, 0x0e)], FUNARY, []),
     // byte2 bits 17..18 set: the extended logic family (release variants 0x06/0x07/0x16/0x26 ..
     // included; EXP-M4-35's b_alu10_lo6/lo7 and funary_imm records are members).
+    form!("ilogic_ub", ILogic, 10, Fitted, FIT_M435, [(0, 4, 0xb), (16, 1, 1), (17, 2, 3), (22, 2, 0), (39, 1, 0), (41, 1, 1)], ILOGIC_UB, [rch!(Dst, 15, Hardware), rch!(SrcA, 63, Hardware)]),
     form!("ilogic", ILogic, 10, Hardware, ET, [(0, 4, 0xb), (17, 2, 3), (22, 2, 0)], ILOGIC, [rch!(Dst, 15, Hardware), rch!(SrcA, 63, Hardware), rch!(SrcB, 63, Hardware)]),
     form!("reg_move_cb", RegMove, 4, CorpusOnly, M435, [(0, 4, 0xb), (16, 4, 0xb)], MOVECB, []),
     form!("move_c2", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (20, 4, 0x2)], MOVE4_LO, []),
