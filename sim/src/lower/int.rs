@@ -204,9 +204,13 @@ const IADD_IMM_ALLOWED: &[check::Allowed] = &[
     ("b9_hi", &[2]),
 ];
 
+/// `opmode` 3 and, on `imad_u`, the set discard bits of its uniform sources are those of the
+/// hash-matched EXP-M4-35 alu_xor_alu (fitted; agx16-isa table).
 const IMAD_ALLOWED: &[check::Allowed] = &[
     ("b2_fmt", &[0x15]),
-    ("opmode", &[0x02]),
+    ("opmode", &[0x02, 0x03]),
+    ("rel_b", &[1]),
+    ("rel_c", &[1]),
     ("mulsel", &[0xd]),
     ("b9_0", &[1]),
     ("b9_hi", &[2]),

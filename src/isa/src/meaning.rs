@@ -227,6 +227,11 @@ pub fn logic_function(i: &Instr) -> Result<(LogicFn, Evidence), String> {
     if get("lut_a_z") != 0 {
         return Err("ilogic lut_a bits 5..7 set: not established".into());
     }
+    // `ixor_c4`: the compact xor (fitted to EXP-M4-35 alu_xor_alu, see the table).
+    if i.form.name == "ixor_c4" {
+        let xor = logic_encoding("xor").expect("xor is measured").function;
+        return Ok((xor, Evidence::Fitted));
+    }
     // `ilogic_ub` (B from the uniform file): op_base is a match bit and its one selector bit is
     // bit 43, the 0x8 of the GPR form's lut_b (fitted to the EXP-M4-35 oracles, see the table).
     let (key, ev) = if i.form.name == "ilogic_ub" {

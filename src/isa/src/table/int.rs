@@ -90,6 +90,48 @@ const IMAD: &[Field] = &[
     f!("b11", [(88, 8)], Modifier, CorpusOnly, ET),
 ];
 
+// Multiply-add with B and C from the uniform file (GravityLinux/mesa agx_apple9_ir.c
+// pack_integer_source, read by the sim-oracles round, sim/ISA-REQUESTS.md item 13): byte10 bits
+// 81 + 2s say source s is a GPR (1) or a uniform (0); a uniform's index is the 7 value bits plus
+// bit value+7 (the GPR form's keep bit) as index bit 7; bits 73 + s are "discard" bits, not
+// releases, for a uniform. EXP-M4-35 alu_xor_alu `9f 10 54 00 03 04 12 30 d0 2d 02 00` is
+// r0 = r1 * u2 + u3 (and `.. 20 50 ..` r2 = r1 * u4 + u5), whose M4 output (hash-matched) is
+// i*0x01010101 + 0x10203040 xor i*0x11111111 + 0x76543210: fitted, the uniform words are the
+// constant program's, supplied by the oracle harness (sim/src/preload.rs).
+const IMAD_U: &[Field] = &[
+    raw!("b1hi", 9, 3),
+    f!("wait", [(12, 6)], Wait(Mask12), Hardware, ET),
+    f!("b2_fmt", [(18, 6)], Modifier, CorpusOnly, ET),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), Hardware, ET),
+    f!("opmode", [(32, 8)], Modifier, CorpusOnly, ET),
+    raw!("a_lo", 40, 2),
+    f!("a", [(42, 7)], Gpr(SrcA), Hardware, MC_IR),
+    f!("a_keep", [(49, 1)], Modifier, CorpusOnly, MC_IR),
+    raw!("b_lo", 50, 1),
+    f!("b", [(51, 7)], Uniform(SrcB), Fitted, UNI_SRC),
+    raw!("b_keep", 58, 1),
+    raw!("c_lo", 59, 1),
+    f!("c", [(60, 7)], Uniform(SrcC), Fitted, UNI_SRC),
+    raw!("c_keep", 67, 1),
+    f!("mulsel", [(68, 4)], OpSelect, CorpusOnly, ET),
+    raw!("b9_0", 72, 1),
+    f!("rel_a", [(73, 1)], Release(SrcA), CorpusOnly, MC_IR),
+    f!("rel_b", [(74, 1)], Modifier, Fitted, UNI_SRC),
+    f!("rel_c", [(75, 1)], Modifier, Fitted, UNI_SRC),
+    f!("b9_hi", [(76, 4)], Modifier, CorpusOnly, ET),
+    // byte10 without the three file bits (match bits 81/83/85)
+    f!(
+        "b10_free",
+        [(80, 1), (82, 1), (84, 1), (86, 2)],
+        Raw,
+        Hypothesis,
+        ""
+    ),
+    f!("b11", [(88, 8)], Modifier, CorpusOnly, ET),
+];
+const UNI_SRC: &str = "GravityLinux/mesa:src/asahi/compiler/agx_apple9_ir.c pack_integer_source; fitted to ../shared/oracles/sim EXP-M4-35__alu_xor_alu";
+
 // Common unary/convert skeleton of the 0x27/0xa7 family: dst = byte3>>1 (r0..r95),
 // src = byte5>>2 (r0..r63), bits 12..17 wait mask (cvt_f2i/cvt_i2f/ibitcount rows, measured).
 macro_rules! un_fields {
@@ -221,6 +263,7 @@ pub static FORMS: &[Form] = &[
     form!("isub_reg", ISub, 10, Hardware, MC_IR, [(0, 8, 0x1f), (8, 1, 1), (72, 1, 1)], IADD_REG, [RI[0], RI[1], RI[2]]),
     form!("iadd", IAdd, 10, Hardware, M435, [(0, 8, 0x9f), (8, 1, 1), (72, 1, 0)], IADD_IMM, [RI[0], RI[1]]),
     form!("isub", ISub, 10, CorpusOnly, M435, [(0, 8, 0x1f), (8, 1, 1), (72, 1, 0)], IADD_IMM, []),
+    form!("imad_u", IMad, 12, Fitted, UNI_SRC, [(0, 8, 0x9f), (8, 1, 0), (81, 1, 1), (83, 1, 0), (85, 1, 0)], IMAD_U, [RI[0], RI[1]]),
     form!("imad", IMad, 12, Hardware, MC_IR, [(0, 8, 0x9f), (8, 1, 0)], IMAD, [RI[0], RI[1], RI[2], RI[3]]),
     form!("imad_neg", IMad, 12, CorpusOnly, ET, [(0, 8, 0x1f), (8, 1, 0)], IMAD, []),
     // 0xa7: byte1 low nibble 7 -> 8-byte int->float; 4/5 -> 8-byte bit count; odd -> 10; even -> 12.

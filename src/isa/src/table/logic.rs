@@ -169,12 +169,23 @@ const UMOV: &[Field] = &[
     f!("b3", [(24, 8)], Modifier, CorpusOnly, ET),
 ];
 
-// `Xb <src> 1b <b3>` compact move (EXP-M4-35 records `reg_move_cb`).
-const MOVECB: &[Field] = &[
-    raw!("dst", 4, 4),
-    f!("src", [(8, 8)], Modifier, CorpusOnly, M435),
-    raw!("b2_hi", 20, 4),
-    f!("b3", [(24, 8)], Modifier, CorpusOnly, M435),
+// `Xb <a> 1b <b>` (EXP-M4-35 records call it `reg_move_cb`): a compact 4-byte xor, r[dst] =
+// a ^ b, with the ilogic register descriptors `(reg<<1)|is32` in bytes 1 and 3. Fitted to the
+// hash-matched EXP-M4-35 alu_xor_alu (0x1c `0b 01 1b 05`: r0 = r0 ^ r2 is the only reading that
+// gives its M4 output). Bits 19/20 are set there; by the 10-byte ilogic layout they release A
+// and B (both are dead after it): bit 19 is a match bit here, so A is not released by the
+// model (it is the destination in the only instance). The `1b 0b 1a 03` compact of
+// EXP-M4-13 bitops__and_u32v4 (byte2 bit 16 clear) suggests bit 16 selects and/xor; unmeasured.
+const IXOR_C4: &[Field] = &[
+    f!("dst", [(4, 4)], Gpr(Dst), Fitted, FIT_M435),
+    f!("a_size", [(8, 1)], Size(SrcA), Fitted, FIT_M435),
+    f!("a", [(9, 6)], Gpr(SrcA), Fitted, FIT_M435),
+    f!("a_keep", [(15, 1)], Modifier, Fitted, FIT_M435),
+    f!("rel_b", [(20, 1)], Release(SrcB), Fitted, FIT_M435),
+    raw!("b2_hi", 21, 3),
+    f!("b_size", [(24, 1)], Size(SrcB), Fitted, FIT_M435),
+    f!("b", [(25, 6)], Gpr(SrcB), Fitted, FIT_M435),
+    f!("b_keep", [(31, 1)], Modifier, Fitted, FIT_M435),
 ];
 
 #[rustfmt::skip]
@@ -185,7 +196,7 @@ pub static FORMS: &[Form] = &[
     // included; EXP-M4-35's b_alu10_lo6/lo7 and funary_imm records are members).
     form!("ilogic_ub", ILogic, 10, Fitted, FIT_M435, [(0, 4, 0xb), (16, 1, 1), (17, 2, 3), (22, 2, 0), (39, 1, 0), (41, 1, 1)], ILOGIC_UB, [rch!(Dst, 15, Hardware), rch!(SrcA, 63, Hardware)]),
     form!("ilogic", ILogic, 10, Hardware, ET, [(0, 4, 0xb), (17, 2, 3), (22, 2, 0)], ILOGIC, [rch!(Dst, 15, Hardware), rch!(SrcA, 63, Hardware), rch!(SrcB, 63, Hardware)]),
-    form!("reg_move_cb", RegMove, 4, CorpusOnly, M435, [(0, 4, 0xb), (16, 4, 0xb)], MOVECB, []),
+    form!("ixor_c4", ILogic, 4, Fitted, FIT_M435, [(0, 4, 0xb), (16, 4, 0xb)], IXOR_C4, [rch!(Dst, 15, Fitted), rch!(SrcA, 63, Fitted), rch!(SrcB, 63, Fitted)]),
     form!("move_c2", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (20, 4, 0x2)], MOVE4_LO, []),
     form!("move_c0", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (16, 4, 0x0)], MOVE4, []),
     form!("move_c1", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (16, 4, 0x1)], MOVE4, []),
