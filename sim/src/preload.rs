@@ -46,6 +46,36 @@ pub static PRELOADS: &[Preload] = &[
         why: "i*0x01010101 + 0x10203040 and i*0x11111111 + 0x76543210: imad_u B/C = u2/u3 \
               and u4/u5",
     },
+    Preload {
+        oracle: "EXP-M4-35__load_xor_chain5",
+        words: &[
+            (4, 1023),
+            (5, 256),
+            (6, 0x1020_3040),
+            (7, 0x2131_4151),
+            (8, 0x3242_5262),
+            (9, 0x4353_6373),
+            (10, 0x5464_7484),
+        ],
+        why: "`& 1023u` (ilogic_ub B = u4.lo), the store offset 256 (iadd_ru r1 = i + u5; 64 v \
+              for v = 4 does not fit the 8-bit add immediate) and C[0..4] (iadd_ru B = u6..u10)",
+    },
+    Preload {
+        oracle: "EXP-M4-35__load_xor_chain6",
+        words: &[
+            (4, 1023),
+            (5, 256),
+            (6, 320),
+            (7, 0x1020_3040),
+            (8, 0x2131_4151),
+            (9, 0x3242_5262),
+            (10, 0x4353_6373),
+            (11, 0x5464_7484),
+            (12, 0x6575_8595),
+        ],
+        why: "as chain5 with a sixth value: `& 1023u` (u4.lo), store offsets 256 and 320 \
+              (iadd_ru B = u5, u6) and C[0..5] (iadd_ru B = u7..u12)",
+    },
 ];
 
 /// The preload of the oracle called `name`, if it needs one.

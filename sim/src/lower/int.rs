@@ -193,12 +193,42 @@ const IADD_REG_ALLOWED: &[check::Allowed] = &[
     ("b7_hi", &[0x15]),
     ("b8_0", &[1]),
     ("b8_hi", &[2]),
-    ("b9_hi", &[0, 2]),
+    // bit 74 set: B is a GPR (bit 74 clear is `iadd_ru`, B from the uniform file)
+    ("b9_hi", &[2]),
 ];
-const IADD_IMM_ALLOWED: &[check::Allowed] = &[
+/// Register + uniform add (`iadd_ru`, fitted to EXP-M4-35 load_xor_chain5/chain6): the
+/// register-add control bytes with B's discard bit set as in those programs.
+const IADD_RU_ALLOWED: &[check::Allowed] = &[
     ("b2_fmt", &[0x15]),
     ("opmode", &[2, 3]),
-    ("b7_hi", &[0, 0x11]),
+    ("b7_hi", &[0x15]),
+    ("b8_0", &[1]),
+    ("rel_b", &[1]),
+    ("b8_hi", &[2]),
+];
+
+/// Result width of the immediate add: `(opmode, dst_size, b7_hi)` as in the hash-matched
+/// EXP-M4-35 programs (agx16-isa table `iadd`, fitted): (3, 0, 0) writes the 16-bit sum into
+/// the half `dst_hi` names (load_xor_distinct, chain5), (2, 1, 8) the 32-bit sum
+/// (load_xor_load_retain, chain5, EXP-0010 prodloop).
+fn iadd_imm_dst(i: &Instr) -> Result<Dst, String> {
+    let get = |n: &str| i.field(n).unwrap_or(0);
+    let d = dst(i)?;
+    let part = match (get("opmode"), get("dst_size"), get("b7_hi"), get("dst_hi")) {
+        (3, 0, 0, 0) => Part::Lo,
+        (3, 0, 0, 1) => Part::Hi,
+        (2, 1, 8, 0) => Part::Full,
+        (o, s, h, hi) => {
+            return Err(format!(
+                "iadd result controls opmode={o:#x} dst_size={s} b7_hi={h:#x} dst_hi={hi} \
+                 are unmeasured"
+            ))
+        }
+    };
+    Ok(Dst { reg: d.reg, part })
+}
+const IADD_IMM_ALLOWED: &[check::Allowed] = &[
+    ("b2_fmt", &[0x15]),
     ("b8_0", &[1]),
     ("b8_hi", &[2]),
     ("b9_hi", &[2]),
@@ -228,18 +258,22 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
             };
             // Format/mode bytes as in the hardware-run EXP-M4-35 programs (i+37 etc.).
             let imm = matches!(src(i, Role::SrcB)?, crate::core::ops::Src::Imm(_));
-            check::fields(
-                i,
-                &[],
-                if imm {
-                    IADD_IMM_ALLOWED
-                } else {
-                    IADD_REG_ALLOWED
-                },
-            )?;
+            let (allowed, d) = if imm {
+                (IADD_IMM_ALLOWED, iadd_imm_dst(i)?)
+            } else if i.form.name == "iadd_ru" {
+                (IADD_RU_ALLOWED, dst(i)?)
+            } else {
+                (IADD_REG_ALLOWED, dst(i)?)
+            };
+            let used: &[&str] = if imm {
+                &["opmode", "dst_size", "b7_hi", "dst_hi"]
+            } else {
+                &[]
+            };
+            check::fields(i, used, allowed)?;
             Ok(Kind::IBin {
                 op,
-                dst: dst(i)?,
+                dst: d,
                 a: src(i, Role::SrcA)?,
                 b: src(i, Role::SrcB)?,
             })
@@ -255,8 +289,10 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
                     "op_base",
                     "outmod",
                 ],
-                // bit 21 (publish in falu2's layout) set in hardware-run k_* programs
-                &[("b2_21", &[0, 1])],
+                // bit 21 (publish in falu2's layout) set in hardware-run k_* programs;
+                // byte8 0x60 on EXP-M4-35 load_xor_chain6 0x40 `1b 00 0f 08 00 02 00 00 60 00`
+                // (an `& 1023` whose hash-matched result is unchanged by it: fitted as inert)
+                &[("b2_21", &[0, 1]), ("z8", &[0, 0x60])],
             )?;
             let lut = logic_lut(i)?;
             Ok(Kind::IBin {

@@ -83,7 +83,8 @@ fn mapping(mnemonic: &str, field: &str) -> Option<&'static str> {
         ("b_alu10_lo7" | "b_alu10_lo6", "opsel_hi") => "rel_b | b2_21<<1 || b[6:1] | b2_21<<1",
         ("b_alu10_lo7" | "b_alu10_lo6", "srcA") => "b_size | b[0:6]<<1 | b_keep<<7",
         ("b_alu10_lo7" | "b_alu10_lo6" | "funary_imm", "modA" | "lut_a") => {
-            "lut_a_sel | lut_a_free<<2 | lut_a_z<<5"
+            "lut_a_sel | lut_a_free[0:1]<<2 | a_hi<<3 | lut_a_free[1:1]<<4 | lut_a_z<<5 \
+             || lut_a_sel | lut_a_free<<2 | lut_a_z<<5"
         }
         ("b_alu10_lo7" | "b_alu10_lo6" | "funary_imm", "modB" | "mod") => LUT_B,
         ("b_alu10_lo7" | "b_alu10_lo6", "z6") => "z6",
@@ -93,9 +94,8 @@ fn mapping(mnemonic: &str, field: &str) -> Option<&'static str> {
         ("funary_imm", "src") => "a_size | a[0:6]<<1 | a_keep<<7",
         ("funary_imm", "srcB") => "b_size | b[0:6]<<1 | b_keep<<7",
         ("funary_imm", "modtail") => "z6 | outmod<<8 | wait[3:3]<<13 | z8<<16 | z9<<24",
-        ("ilogic", f @ ("dst" | "lut_a_free" | "lut_a_sel" | "lut_a_z" | "z6" | "z8" | "z9")) => {
-            leak(f)
-        }
+        ("ilogic", f @ ("dst" | "lut_a_sel" | "lut_a_z" | "z6" | "z8" | "z9")) => leak(f),
+        ("ilogic", "lut_a_free") => "lut_a_free[0:1] | a_hi<<1 | lut_a_free[1:1]<<2 || lut_a_free",
         ("ilogic" | "b_alu10_lo7" | "b_alu10_lo6" | "funary_imm", "op_base") => "op_base || #1",
         ("ilogic", "lut_b") => LUT_B,
         ("ilogic", "outmod") => "outmod | wait[3:3]<<5",

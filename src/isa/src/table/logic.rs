@@ -65,7 +65,10 @@ const ILOGIC_UB: &[Field] = &[
     ),
     raw!("b_keep", 31, 1),
     f!("lut_a_sel", [(32, 2)], OpSelect, Hardware, ET),
-    f!("lut_a_free", [(34, 3)], OpSelect, CorpusOnly, ET),
+    f!("lut_a_free", [(34, 1), (36, 1)], OpSelect, CorpusOnly, ET),
+    // Bit 35 selects A's high half (fitted: load_xor_chain5 0x22 `4b 00 0f 08 08 02 ..` masks
+    // r0.hi = i+37, which an `iadd` with dst_hi wrote; 0x2c without it masks r0.lo = i+74).
+    f!("a_hi", [(35, 1)], Half(SrcA), Fitted, FIT_M435),
     f!("lut_a_z", [(37, 2)], OpSelect, CorpusOnly, ET),
     f!("lut_b", [(43, 1)], OpSelect, Fitted, FIT_M435),
     raw!("dst_b6", 44, 1),
