@@ -190,8 +190,6 @@ pub fn mov_imm(i: &Instr) -> Result<Kind, String> {
 const IADD_REG_ALLOWED: &[check::Allowed] = &[
     ("b2_fmt", &[0x15]),
     ("opmode", &[2, 3]),
-    ("b7_hi", &[0x15]),
-    ("b8_0", &[1]),
     ("b8_hi", &[2]),
     // bit 74 set: B is a GPR (bit 74 clear is `iadd_ru`, B from the uniform file)
     ("b9_hi", &[2]),
@@ -217,7 +215,7 @@ fn iadd_imm_dst(i: &Instr) -> Result<Dst, String> {
     let part = match (get("opmode"), get("dst_size"), get("b7_hi"), get("dst_hi")) {
         (3, 0, 0, 0) => Part::Lo,
         (3, 0, 0, 1) => Part::Hi,
-        (2, 1, 8, 0) => Part::Full,
+        (2, 1, 8, 0) | (3, 1, 8, 0) => Part::Full,
         (o, s, h, hi) => {
             return Err(format!(
                 "iadd result controls opmode={o:#x} dst_size={s} b7_hi={h:#x} dst_hi={hi} \
@@ -227,8 +225,10 @@ fn iadd_imm_dst(i: &Instr) -> Result<Dst, String> {
     };
     Ok(Dst { reg: d.reg, part })
 }
+/// `b2_fmt` 0x01: EXP-0010 prodloop 0x3e `9f 01 04 06 03 02 18 88 15 04` (A18 Pro), the loop's
+/// i + 1 (fitted: the run's outputs need a plain 32-bit add).
 const IADD_IMM_ALLOWED: &[check::Allowed] = &[
-    ("b2_fmt", &[0x15]),
+    ("b2_fmt", &[0x15, 0x01]),
     ("b8_0", &[1]),
     ("b8_hi", &[2]),
     ("b9_hi", &[2]),
@@ -268,9 +268,33 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
             let used: &[&str] = if imm {
                 &["opmode", "dst_size", "b7_hi", "dst_hi"]
             } else {
-                &[]
+                &["b7_hi", "b8_0"]
             };
             check::fields(i, used, allowed)?;
+            if !imm {
+                // B's shift (byte7 bits 59..63 with bit 64): 0x15/1 is the plain add of the
+                // GravityLinux packer and EXP-M4-35; 0x1d/0 adds B << 1, fitted to EXP-0010
+                // prodloop 0x52 `9f 01 54 02 03 04 08 e8 16 05` (A18 Pro): r1 = r1 + (r1 << 1)
+                // makes the run's s*3+1 with the following + 1 (M1's iadd has a B shift,
+                // dougallj/applegpu).
+                let shift = match (i.field("b7_hi"), i.field("b8_0")) {
+                    (Some(0x15), Some(1)) => 0,
+                    (Some(0x1d), Some(0)) if op == IntBinOp::Add => 1,
+                    (h, b) => {
+                        return Err(format!(
+                            "register add controls b7_hi={h:?} b8_0={b:?} are unmeasured"
+                        ))
+                    }
+                };
+                if shift == 1 {
+                    return Ok(Kind::IMad {
+                        dst: d,
+                        a: src(i, Role::SrcB)?,
+                        b: Src::Imm(2),
+                        c: src(i, Role::SrcA)?,
+                    });
+                }
+            }
             Ok(Kind::IBin {
                 op,
                 dst: d,

@@ -298,7 +298,7 @@ pub enum Compare {
 /// icmp_pred_ordered6 / icmp_pred_extended10 (own-MSL byte diffs; EXP-M4-45/53 hardware runs).
 pub fn compare_condition(i: &Instr) -> Result<(Compare, bool, Evidence), String> {
     let (v, ext) = match i.form.name {
-        "pcmp" => (i.field("cond").unwrap_or(0), false),
+        "pcmp" | "pcmp_imm" | "isel_imm" => (i.field("cond").unwrap_or(0), false),
         "pcmp_ext" => (i.field("relation").unwrap_or(0), true),
         n => return Err(format!("{n} is not a predicate compare")),
     };

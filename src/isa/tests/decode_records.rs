@@ -14,7 +14,7 @@ use agx16_isa::Instr;
 fn forms_for(mnemonic: &str) -> &'static [&'static str] {
     match mnemonic {
         "get_sr" => &["get_sr"],
-        "iadd2" => &["iadd", "isub", "iadd_reg", "isub_reg"],
+        "iadd2" => &["iadd", "isub", "iadd_reg", "isub_reg", "iadd_ru"],
         "imad" => &["imad", "imad_u"],
         // the compact xor (table/logic.rs, fitted to alu_xor_alu)
         "reg_move_cb" => &["ixor_c4"],
@@ -41,16 +41,20 @@ fn mapping(mnemonic: &str, field: &str) -> Option<&'static str> {
         ("imad", "b1hi") => "b1hi | wait[0:1]<<3",
         ("iadd2" | "imad", "b2_bit0") => "wait[4:1]",
         ("iadd2" | "imad", "b2_fmt") => "b2_fmt",
-        ("iadd2" | "imad", "dst") => "dst_b0 | dst<<1",
+        ("iadd2" | "imad", "dst") => "dst_b0 | dst<<1 || dst_hi | dst<<1",
         ("iadd2" | "imad", "opmode") => "opmode",
         ("iadd2", "srcB_imm") => "imm_b0 | b_imm[0:7]<<1 || a_lo | a[0:6]<<2",
         ("iadd2", "srcB_imm_hi") => "b_imm[7:1] || a[6:1]",
         ("iadd2", "srcB_ext") => "srcB_ext_lo | a[0:5]<<2 || a_keep | b_lo<<1 | b[0:5]<<2",
-        ("iadd2", "srcA") => "b[5:2] | b_keep<<2 | b7_hi<<3 || a[5:2] | a_keep<<2 | b7_hi<<3",
+        // iadd_reg || iadd (immediate; bit 59 is its dst_size) || iadd_ru (bit 58 = B index bit 7)
+        ("iadd2", "srcA") => {
+            "b[5:2] | b_keep<<2 | b7_hi<<3 || a[5:2] | a_keep<<2 | dst_size<<3 | b7_hi<<4 \
+             || b[5:2] | b[7:1]<<2 | b7_hi<<3"
+        }
         ("iadd2", "opc_tail") => {
             "b8_0 | rel_a<<1 | rel_b<<2 | b8_hi<<3 || b8_0 | rel_a<<2 | b8_hi<<3"
         }
-        ("iadd2", "opc_tail2") => "b9_hi<<1 | iadd_reg",
+        ("iadd2", "opc_tail2") => "#1 | b9_1<<1 | b9_hi<<3 || b9_hi<<1 | iadd_reg",
         ("imad", "srcC_lo") => "a_lo | a[0:6]<<2",
         ("imad", "srcB") => "a[6:1] | a_keep<<1 | b_lo<<2 | b[0:5]<<3",
         ("imad", "srcC_desc") => "b[5:2] | b_keep<<2 | c_lo<<3 | c[0:4]<<4",

@@ -9,6 +9,8 @@
 
 use super::src::{CORPUS, ET, FIT_M435, GL_UNI, LEN, M435, PK, SB};
 
+const EXP10_PRODLOOP: &str =
+    "fitted to ../shared/oracles/sim EXP-0010__prodloop (ADevWithAnIdea/agx-re EXP-0010, A18 Pro)";
 const M54: &str = "niklassheth/agx-re:experiments/EXP-M4-54-sfu-source-controls";
 use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
 
@@ -200,6 +202,10 @@ pub static FORMS: &[Form] = &[
     form!("ilogic_ub", ILogic, 10, Fitted, FIT_M435, [(0, 4, 0xb), (16, 1, 1), (17, 2, 3), (22, 2, 0), (39, 1, 0), (41, 1, 1)], ILOGIC_UB, [rch!(Dst, 15, Hardware), rch!(SrcA, 63, Hardware)]),
     form!("ilogic", ILogic, 10, Hardware, ET, [(0, 4, 0xb), (17, 2, 3), (22, 2, 0)], ILOGIC, [rch!(Dst, 15, Hardware), rch!(SrcA, 63, Hardware), rch!(SrcB, 63, Hardware)]),
     form!("ixor_c4", ILogic, 4, Fitted, FIT_M435, [(0, 4, 0xb), (16, 4, 0xb)], IXOR_C4, [rch!(Dst, 15, Fitted), rch!(SrcA, 63, Fitted), rch!(SrcB, 63, Fitted)]),
+    // `Xb 00 20 00` = r[X] = 0: fitted to ADevWithAnIdea/agx-re EXP-0010 prodloop 0x36 (A18 Pro
+    // run log, `for (i = 0; ..)`: the loop counter r3 must start at 0 for the measured
+    // 1, 4, 13 .. 3280; byte1 0x00 read as the r0.l descriptor would start it at gid).
+    form!("zero_c2", RegMove, 4, Fitted, EXP10_PRODLOOP, [(0, 4, 0xb), (8, 8, 0), (16, 8, 0x20), (24, 8, 0)], &[f!("dst", [(4, 4)], Gpr(Dst), Fitted, EXP10_PRODLOOP)], []),
     form!("move_c2", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (20, 4, 0x2)], MOVE4_LO, []),
     form!("move_c0", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (16, 4, 0x0)], MOVE4, []),
     form!("move_c1", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (16, 4, 0x1)], MOVE4, []),
