@@ -75,6 +75,12 @@ pub fn run_with_buffers(
         .collect()
 }
 
+/// Whether the oracle needs uniform words beyond its buffer addresses (fitted preloads,
+/// [`crate::preload`]): a launch path that only delivers buffer addresses cannot run it.
+pub fn needs_preload(o: &Oracle) -> bool {
+    crate::preload::preload(&o.name).is_some()
+}
+
 /// Buffer bindings in the order the harness assigns base slots: ascending
 /// binding number, consecutive slots from 0 (oracles README; the EXP-M4-35
 /// `decoded_buffer_slots` confirm it for those programs).

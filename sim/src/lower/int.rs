@@ -187,13 +187,8 @@ pub fn mov_imm(i: &Instr) -> Result<Kind, String> {
 /// load_xor_load_retain 0x52 `9f 01 54 02 02 80 18 88 11 04` is r1 = r3 + 64 (its out[i+64]
 /// store index), load_xor_chain5 0xb8 `9f 01 54 0a 03 24 3a a8 15 01` an r9 + r7 register add.
 /// Byte4 bit 0 tracks neither keep nor release of A in those programs; its role is open.
-const IADD_REG_ALLOWED: &[check::Allowed] = &[
-    ("b2_fmt", &[0x15]),
-    ("opmode", &[2, 3]),
-    ("b8_hi", &[2]),
-    // bit 74 set: B is a GPR (bit 74 clear is `iadd_ru`, B from the uniform file)
-    ("b9_hi", &[2]),
-];
+const IADD_REG_ALLOWED: &[check::Allowed] =
+    &[("b2_fmt", &[0x15]), ("opmode", &[2, 3]), ("b8_hi", &[2])];
 /// Register + uniform add (`iadd_ru`, fitted to EXP-M4-35 load_xor_chain5/chain6): the
 /// register-add control bytes with B's discard bit set as in those programs.
 const IADD_RU_ALLOWED: &[check::Allowed] = &[
@@ -260,7 +255,7 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
             let imm = matches!(src(i, Role::SrcB)?, crate::core::ops::Src::Imm(_));
             let (allowed, d) = if imm {
                 (IADD_IMM_ALLOWED, iadd_imm_dst(i)?)
-            } else if i.form.name == "iadd_ru" {
+            } else if i.form.name.ends_with("_ru") {
                 (IADD_RU_ALLOWED, dst(i)?)
             } else {
                 (IADD_REG_ALLOWED, dst(i)?)

@@ -14,7 +14,7 @@ use agx16_isa::Instr;
 fn forms_for(mnemonic: &str) -> &'static [&'static str] {
     match mnemonic {
         "get_sr" => &["get_sr"],
-        "iadd2" => &["iadd", "isub", "iadd_reg", "isub_reg", "iadd_ru"],
+        "iadd2" => &["iadd", "isub", "iadd_reg", "isub_reg", "iadd_ru", "isub_ru"],
         "imad" => &["imad", "imad_u"],
         // the compact xor (table/logic.rs, fitted to alu_xor_alu)
         "reg_move_cb" => &["ixor_c4"],
@@ -54,7 +54,8 @@ fn mapping(mnemonic: &str, field: &str) -> Option<&'static str> {
         ("iadd2", "opc_tail") => {
             "b8_0 | rel_a<<1 | rel_b<<2 | b8_hi<<3 || b8_0 | rel_a<<2 | b8_hi<<3"
         }
-        ("iadd2", "opc_tail2") => "#1 | b9_1<<1 | b9_hi<<3 || b9_hi<<1 | iadd_reg",
+        // register forms: bit 72 (match), 73, 74 (match: 1 = B a GPR), 75..79
+        ("iadd2", "opc_tail2") => "#1 | b9_1<<1 | iadd_reg<<2 | b9_hi<<3 || b9_hi<<1",
         ("imad", "srcC_lo") => "a_lo | a[0:6]<<2",
         ("imad", "srcB") => "a[6:1] | a_keep<<1 | b_lo<<2 | b[0:5]<<3",
         ("imad", "srcC_desc") => "b[5:2] | b_keep<<2 | c_lo<<3 | c[0:4]<<4",
@@ -192,7 +193,10 @@ fn exp_m4_35_decode_records_agree() {
             for (name, want) in r["fields"].as_object().unwrap() {
                 let want = want.as_u64().unwrap();
                 let got = if mn == "iadd2" && name == "addsub" {
-                    Some(u64::from(matches!(i.form.name, "iadd" | "iadd_reg")))
+                    Some(u64::from(matches!(
+                        i.form.name,
+                        "iadd" | "iadd_reg" | "iadd_ru"
+                    )))
                 } else if (mn == "imad" && name == "b0bit7")
                     || (mn == "reg_move_cb" && name == "form")
                 {

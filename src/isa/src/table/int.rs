@@ -32,7 +32,9 @@ const IADD_REG: &[Field] = &[
     f!("rel_a", [(65, 1)], Release(SrcA), CorpusOnly, MC_IR),
     f!("rel_b", [(66, 1)], Release(SrcB), CorpusOnly, MC_IR),
     f!("b8_hi", [(67, 5)], Modifier, CorpusOnly, ET),
-    f!("b9_hi", [(73, 7)], Modifier, CorpusOnly, ET),
+    // bit 74 (B is a GPR, pack_integer_source's file bit) is a match bit: clear = `iadd_ru`
+    raw!("b9_1", 73, 1),
+    f!("b9_hi", [(75, 5)], Modifier, CorpusOnly, ET),
 ];
 
 // Register + uniform add (byte9 bit 0 set, bit 2 clear): B from the uniform file
@@ -299,8 +301,10 @@ const RU: [crate::form::Reach; 2] = [rch!(Dst, 63, Hardware), rch!(SrcA, 63, Har
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[
     form!("iadd_ru", IAdd, 10, Fitted, UNI_ADD, [(0, 8, 0x9f), (8, 1, 1), (72, 1, 1), (74, 1, 0)], IADD_RU, [RI[0], RI[1]]),
-    form!("iadd_reg", IAdd, 10, Hardware, MC_IR, [(0, 8, 0x9f), (8, 1, 1), (72, 1, 1)], IADD_REG, [RI[0], RI[1], RI[2]]),
-    form!("isub_reg", ISub, 10, Hardware, MC_IR, [(0, 8, 0x1f), (8, 1, 1), (72, 1, 1)], IADD_REG, [RI[0], RI[1], RI[2]]),
+    // the subtract twin of iadd_ru, by the shared layout (no hardware-run instance)
+    form!("isub_ru", ISub, 10, CorpusOnly, UNI_ADD, [(0, 8, 0x1f), (8, 1, 1), (72, 1, 1), (74, 1, 0)], IADD_RU, []),
+    form!("iadd_reg", IAdd, 10, Hardware, MC_IR, [(0, 8, 0x9f), (8, 1, 1), (72, 1, 1), (74, 1, 1)], IADD_REG, [RI[0], RI[1], RI[2]]),
+    form!("isub_reg", ISub, 10, Hardware, MC_IR, [(0, 8, 0x1f), (8, 1, 1), (72, 1, 1), (74, 1, 1)], IADD_REG, [RI[0], RI[1], RI[2]]),
     form!("iadd", IAdd, 10, Hardware, M435, [(0, 8, 0x9f), (8, 1, 1), (72, 1, 0)], IADD_IMM, [RI[0], RI[1]]),
     form!("isub", ISub, 10, CorpusOnly, M435, [(0, 8, 0x1f), (8, 1, 1), (72, 1, 0)], IADD_IMM, []),
     form!("imad_u", IMad, 12, Fitted, UNI_SRC, [(0, 8, 0x9f), (8, 1, 0), (81, 1, 1), (83, 1, 0), (85, 1, 0)], IMAD_U, [RI[0], RI[1]]),
