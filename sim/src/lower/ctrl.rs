@@ -179,7 +179,8 @@ fn pred_compare(i: &Instr) -> Result<Kind, String> {
     };
     let (a, b) = (src(i, Role::SrcA)?, src(i, Role::SrcB)?);
     for s in [a, b] {
-        if !matches!(s, Src::Gpr(_, Part::Full)) && !(with_imm && matches!(s, Src::Imm(_))) {
+        let ok = matches!(s, Src::Gpr(_, Part::Full)) || (with_imm && matches!(s, Src::Imm(_)));
+        if !ok {
             return Err("16-bit predicate compares are unmeasured".into());
         }
     }
