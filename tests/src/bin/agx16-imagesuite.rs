@@ -286,6 +286,13 @@ const SCENES: &[Scene] = &[
         0,
         texture_targets::texture_lod_targets,
     ),
+    s(
+        "texture_lod_base_level",
+        3,
+        0,
+        0,
+        texture_targets::texture_lod_base_level,
+    ),
     s("texture_size", 3, 0, 0, texture_targets::texture_size),
     s(
         "texture_proj_offset",
