@@ -19,7 +19,7 @@
 //!
 //! Prints `GL_RENDERER: ...` first; exits non-zero when a GL call reports an error.
 
-use agx16_tests::gles::{gl_error, hex, read_rgba8, rgba8_target, shader};
+use agx16_tests::gles::{fullscreen_triangle, gl_error, hex, read_rgba8, rgba8_target, shader};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -126,13 +126,7 @@ unsafe fn program_binary(gl: &glow::Context) -> Result<(), String> {
         let at = gl.get_uniform_location(loaded, name);
         gl.uniform_4_f32_slice(at.as_ref(), &v);
     }
-    let vbo = gl.create_buffer()?;
-    gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
-    let tri: [f32; 6] = [-1.0, -1.0, 3.0, -1.0, -1.0, 3.0];
-    let bytes: Vec<u8> = tri.iter().flat_map(|f| f.to_le_bytes()).collect();
-    gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes, glow::STATIC_DRAW);
-    gl.enable_vertex_attrib_array(0);
-    gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 0, 0);
+    let vbo = fullscreen_triangle(gl)?;
     gl.draw_arrays(glow::TRIANGLES, 0, 3);
     let px = read_rgba8(gl, 3, 3, 1, 1)?;
     println!("binary draw: {}", hex(&px));

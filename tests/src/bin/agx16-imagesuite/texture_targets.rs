@@ -371,28 +371,25 @@ void main() {
     let quads: Vec<Quad> = (0..6)
         .map(|k| st_quad(cell(k), [0.0, 1.0], [0.0, 1.0], third[k]))
         .collect();
-    unsafe {
-        draw_quads(gl, VS3, FS, &quads, || {
-            gl.active_texture(glow::TEXTURE0);
-            volume(
-                gl,
-                glow::TEXTURE_2D_ARRAY,
-                4,
-                3,
-                (glow::NEAREST_MIPMAP_NEAREST, glow::NEAREST),
-            )?;
-            gl.active_texture(glow::TEXTURE1);
-            volume(
-                gl,
-                glow::TEXTURE_3D,
-                4,
-                3,
-                (glow::NEAREST_MIPMAP_NEAREST, glow::NEAREST),
-            )?;
-            gl.active_texture(glow::TEXTURE0);
-            Ok(())
-        })
+    unsafe { draw_quads(gl, VS3, FS, &quads, || array_and_volume(gl, 0)) }
+}
+
+/// A three-level 2D array on unit 0 and a three-level 3D texture on unit 1 ([`volume`],
+/// nearest filters), both starting at `base_level`.
+unsafe fn array_and_volume(gl: &Gl, base_level: i32) -> Res<()> {
+    for (unit, target) in [(0, glow::TEXTURE_2D_ARRAY), (1, glow::TEXTURE_3D)] {
+        gl.active_texture(glow::TEXTURE0 + unit);
+        volume(
+            gl,
+            target,
+            4,
+            3,
+            (glow::NEAREST_MIPMAP_NEAREST, glow::NEAREST),
+        )?;
+        gl.tex_parameter_i32(target, glow::TEXTURE_BASE_LEVEL, base_level);
     }
+    gl.active_texture(glow::TEXTURE0);
+    check(gl, "array and 3D textures")
 }
 
 /// Explicit LODs relative to a base level of 1: textureLod on a 2D array (LOD 0 and 1 are
@@ -419,30 +416,7 @@ void main() {
     let quads: Vec<Quad> = (0..6)
         .map(|k| st_quad(cell(k), [0.0, 1.0], [0.0, 1.0], third[k]))
         .collect();
-    unsafe {
-        draw_quads(gl, VS3, FS, &quads, || {
-            gl.active_texture(glow::TEXTURE0);
-            volume(
-                gl,
-                glow::TEXTURE_2D_ARRAY,
-                4,
-                3,
-                (glow::NEAREST_MIPMAP_NEAREST, glow::NEAREST),
-            )?;
-            gl.tex_parameter_i32(glow::TEXTURE_2D_ARRAY, glow::TEXTURE_BASE_LEVEL, 1);
-            gl.active_texture(glow::TEXTURE1);
-            volume(
-                gl,
-                glow::TEXTURE_3D,
-                4,
-                3,
-                (glow::NEAREST_MIPMAP_NEAREST, glow::NEAREST),
-            )?;
-            gl.tex_parameter_i32(glow::TEXTURE_3D, glow::TEXTURE_BASE_LEVEL, 1);
-            gl.active_texture(glow::TEXTURE0);
-            check(gl, "base levels")
-        })
-    }
+    unsafe { draw_quads(gl, VS3, FS, &quads, || array_and_volume(gl, 1)) }
 }
 
 /// An 8x8 2D texture (three levels: texels, then constant colours) on unit 0.
