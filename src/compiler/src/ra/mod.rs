@@ -22,8 +22,9 @@ pub struct RaOptions {
     pub gprs: u32,
 }
 
-/// Allocate registers, spilling if needed. Retries with a smaller spill target when alignment
-/// fragmentation leaves no aligned tuple although the pressure fits.
+/// Allocate registers, spilling if needed. Spills more (a smaller spill target, continuing from
+/// the spilled program) when alignment fragmentation or reach leaves no register although the
+/// pressure fits.
 pub fn allocate(
     f: &Function,
     target: &dyn RegTarget,
@@ -57,11 +58,20 @@ pub fn allocate(
             Err(e) => return Err(e),
         }
     }
+    // Spill to fit, then assign; when assignment fails although the pressure fits (alignment,
+    // per-form reach), try the other placement, then spill more: the next target continues
+    // from the program already spilled (its spills and reloads stay; only new values are
+    // chosen), so each step costs one spilling round or a few, not a compile from scratch.
+    let mut g = f.clone();
+    let mut stats = spill::SpillStats::default();
     let mut spill_target = budget;
-    for prefer_high in [false, true] {
-        while spill_target >= 8 {
-            let mut g = f.clone();
-            let stats = spill::spill_to_fit(&mut g, spill_target, 0, target.spill_32bit_only())?;
+    while spill_target >= 8 {
+        let more =
+            spill::spill_to_fit(&mut g, spill_target, stats.slots, target.spill_32bit_only())?;
+        stats.spills += more.spills;
+        stats.fills += more.fills;
+        stats.slots = more.slots;
+        for prefer_high in [false, true] {
             match assign::assign(&g, target, budget as u16, prefer_high) {
                 Ok(mut p) => {
                     p.stats.spills = stats.spills;
@@ -71,15 +81,14 @@ pub fn allocate(
                 }
                 Err(e @ CompileError::RegAlloc { .. }) => {
                     if std::env::var_os("AGX16_RA_DEBUG").is_some() {
-                        eprintln!("assign at spill target {spill_target}: {e}");
+                        eprintln!("assign at spill target {spill_target} (prefer_high {prefer_high}): {e}");
                     }
                     last_err.get_or_insert(e);
-                    spill_target -= 4;
                 }
                 Err(e) => return Err(e),
             }
         }
-        spill_target = budget;
+        spill_target -= 4;
     }
     Err(last_err.unwrap_or_else(|| CompileError::Internal("register budget too small".into())))
 }

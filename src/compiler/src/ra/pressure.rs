@@ -9,18 +9,10 @@ pub struct PointInfo {
     pub block: usize,
     pub instr: usize,
     pub pressure: u32,
-    /// Live before and after, and not read or written here: the spill candidates. Collected
-    /// only where the pressure exceeds the `through_above` of [`scan_with_through`].
-    pub through: Vec<Value>,
 }
 
 pub fn size(f: &Function, set: &ValueSet) -> u32 {
     set.iter().map(|v| f.shape(v).halves()).sum()
-}
-
-/// Every instruction's pressure (no spill candidates).
-pub fn scan(f: &Function, lv: &Liveness) -> Vec<PointInfo> {
-    scan_with_through(f, lv, u32::MAX)
 }
 
 /// The highest pressure of any instruction.
@@ -28,10 +20,9 @@ pub fn peak(f: &Function, lv: &Liveness) -> u32 {
     scan(f, lv).iter().map(|p| p.pressure).max().unwrap_or(0)
 }
 
-/// Every instruction's pressure, and the spill candidates of the points whose pressure
-/// exceeds `through_above`. One backward walk per block keeping the live set's size as it
-/// goes: linear in the program plus the candidates collected.
-pub fn scan_with_through(f: &Function, lv: &Liveness, through_above: u32) -> Vec<PointInfo> {
+/// Every instruction's pressure: one backward walk per block keeping the live set's size as
+/// it goes (linear in the program).
+pub fn scan(f: &Function, lv: &Liveness) -> Vec<PointInfo> {
     let mut out = Vec::with_capacity(f.instr_count());
     let halves = |v: Value| f.shape(v).halves();
     let mut srcs: Vec<Value> = Vec::new();
@@ -71,18 +62,10 @@ pub fn scan_with_through(f: &Function, lv: &Liveness, through_above: u32) -> Vec
                 kept
             };
             let pressure = keep + dst_sz;
-            let through = if pressure > through_above {
-                live.iter()
-                    .filter(|v| Some(*v) != i.dst && !i.src_values().any(|s| s == *v))
-                    .collect()
-            } else {
-                Vec::new()
-            };
             out.push(PointInfo {
                 block: bi,
                 instr: ii,
                 pressure,
-                through,
             });
         }
     }

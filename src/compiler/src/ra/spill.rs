@@ -1,10 +1,9 @@
-//! Spilling: while pressure exceeds the budget, choose values live through the points over
-//! budget, cheapest first, and spill them everywhere (store after the definition, reload before
-//! each use into a fresh short-lived value), all the choices of a round from one liveness and
-//! pressure computation. Each round spills values not spilled before, so this terminates.
+//! Spilling: where pressure exceeds the budget, choose values live through the point,
+//! cheapest first, and spill them everywhere (store after the definition, reload before each
+//! use into a fresh short-lived value); a round chooses all its values in one walk from one
+//! liveness computation. Each round spills values not spilled before, so this terminates.
 
 use super::liveness::Liveness;
-use super::pressure::{scan_with_through, PointInfo};
 use crate::error::CompileError;
 use crate::ir::print::instr_to_string;
 use crate::ir::{CfNode, Cfg, Function, Instr, Op, Operand, Src, Value};
@@ -138,16 +137,205 @@ fn spill_values(f: &mut Function, lv: &Liveness, slot_of: &[Option<u32>], stats:
     }
 }
 
+/// One round's choice: walks the blocks in program order keeping the values live at each
+/// instruction (those already chosen count as spilled: only their reloads occupy registers,
+/// next to their readers), and where the pressure exceeds the budget takes values live
+/// through the instruction, cheapest first (uses weighted by loop depth, per half and per
+/// instruction of the live range; the earliest defined among equals), until it fits. The candidates live in an ordered set
+/// updated at each definition and death, so a round is O(n log n) in the program size
+/// whatever the pressure. Returns how many values it chose (their slots in `slot_of`).
+#[allow(clippy::too_many_arguments)]
+fn choose(
+    f: &Function,
+    cfg: &Cfg,
+    lv: &Liveness,
+    budget: u32,
+    whole_gprs_only: bool,
+    unspillable: &[bool],
+    slot_of: &mut [Option<u32>],
+    next_slot: &mut u32,
+) -> Result<u32, CompileError> {
+    let halves = |v: Value| f.shape(v).halves();
+    let mut cost = vec![0u64; f.shapes.len()];
+    for (bi, b) in f.blocks.iter().enumerate() {
+        let w = 8u64.pow(cfg.loop_depth[bi].min(6));
+        for i in &b.instrs {
+            for s in i.src_values() {
+                cost[s.0 as usize] += w;
+            }
+            if let Some(d) = i.dst {
+                cost[d.0 as usize] += w;
+            }
+        }
+    }
+    // Instructions each value is live across (its live range's length).
+    let mut len = vec![0u64; f.shapes.len()];
+    let mut end = vec![u32::MAX; f.shapes.len()];
+    for (bi, b) in f.blocks.iter().enumerate() {
+        let n = b.instrs.len() as u32;
+        let mut seen: Vec<Value> = Vec::new();
+        let live_end = |v: Value, at: u32, end: &mut [u32], seen: &mut Vec<Value>| {
+            if end[v.0 as usize] == u32::MAX {
+                end[v.0 as usize] = at;
+                seen.push(v);
+            }
+        };
+        for v in lv.live_out[bi].iter() {
+            live_end(v, n, &mut end, &mut seen);
+        }
+        if let Some(c) = lv.branch_cond[bi] {
+            live_end(c, n, &mut end, &mut seen);
+        }
+        for (k, i) in b.instrs.iter().enumerate().rev() {
+            if let Some(d) = i.dst {
+                let e = std::mem::replace(&mut end[d.0 as usize], u32::MAX);
+                if e != u32::MAX {
+                    len[d.0 as usize] += (e - k as u32) as u64;
+                }
+            }
+            if i.op != Op::Phi {
+                for v in i.src_values() {
+                    live_end(v, k as u32, &mut end, &mut seen);
+                }
+            }
+        }
+        // Live into the block: from its start.
+        for v in seen {
+            let e = std::mem::replace(&mut end[v.0 as usize], u32::MAX);
+            if e != u32::MAX {
+                len[v.0 as usize] += e as u64;
+            }
+        }
+    }
+    // Cheapest first: weighted uses per half, over the length it frees registers for (a
+    // value live across much of the program goes before a short temporary of similar cost).
+    let key = |v: Value| {
+        (
+            (cost[v.0 as usize] << 20) * 8 / (halves(v).max(1) as u64 * (len[v.0 as usize] + 1)),
+            v.0,
+        )
+    };
+    let spillable =
+        |v: Value| !unspillable[v.0 as usize] && (!whole_gprs_only || halves(v).is_multiple_of(2));
+    let mut chosen = 0;
+    let mut srcs: Vec<Value> = Vec::new();
+    // Per instruction of the block: its distinct sources that are not live after it.
+    let mut dying: Vec<Vec<Value>> = Vec::new();
+    let mut dst_live: Vec<bool> = Vec::new();
+    for b in f.block_order() {
+        let bi = b.0 as usize;
+        let instrs = &f.blocks[bi].instrs;
+        let mut live = lv.live_out[bi].clone();
+        if let Some(c) = lv.branch_cond[bi] {
+            live.insert(c);
+        }
+        dying.clear();
+        dying.resize(instrs.len(), Vec::new());
+        dst_live.clear();
+        dst_live.resize(instrs.len(), false);
+        for (k, i) in instrs.iter().enumerate().rev() {
+            if let Some(d) = i.dst {
+                dst_live[k] = live.contains(d);
+                live.remove(d);
+            }
+            if i.op != Op::Phi {
+                for v in i.src_values() {
+                    if live.insert(v) {
+                        dying[k].push(v);
+                    }
+                }
+            }
+        }
+        // Forward: the live values not chosen, their size, and the spillable ones by cost.
+        let mut live = lv.live_in[bi].clone();
+        let mut size = 0u32;
+        let mut cands = std::collections::BTreeSet::new();
+        for v in live.iter() {
+            if slot_of[v.0 as usize].is_none() {
+                size += halves(v);
+                if spillable(v) {
+                    cands.insert(key(v));
+                }
+            }
+        }
+        for (k, i) in instrs.iter().enumerate() {
+            srcs.clear();
+            if i.op != Op::Phi {
+                srcs.extend(i.src_values());
+                srcs.sort_unstable();
+                srcs.dedup();
+            }
+            // Sources occupy registers here whether chosen (a reload) or not; chosen ones
+            // die here (the reload is read once).
+            let src_size: u32 = srcs.iter().map(|v| halves(*v)).sum();
+            let unchosen_srcs: u32 = srcs
+                .iter()
+                .filter(|v| slot_of[v.0 as usize].is_none())
+                .map(|v| halves(*v))
+                .sum();
+            let surviving: u32 = srcs
+                .iter()
+                .filter(|v| slot_of[v.0 as usize].is_none() && !dying[k].contains(v))
+                .map(|v| halves(*v))
+                .sum();
+            let dst_sz = i.dst.map(halves).unwrap_or(0);
+            let srcs_here = if i.op.dst_avoids_dying_sources() {
+                src_size
+            } else {
+                surviving
+            };
+            let pressure = |size: u32| size - unchosen_srcs + srcs_here + dst_sz;
+            if pressure(size) > budget {
+                while pressure(size) > budget {
+                    let Some(&(c, v)) = cands.iter().find(|(_, v)| !srcs.contains(&Value(*v)))
+                    else {
+                        return Err(CompileError::RegAlloc {
+                            instr: instr_to_string(f, i),
+                            why: format!(
+                                "{} halves needed, {budget} available, nothing left to spill",
+                                pressure(size)
+                            ),
+                        });
+                    };
+                    let v = Value(v);
+                    cands.remove(&(c, v.0));
+                    slot_of[v.0 as usize] = Some(*next_slot);
+                    *next_slot += 1;
+                    chosen += 1;
+                    size -= halves(v);
+                }
+            }
+            // After the instruction: dying sources leave, the destination arrives.
+            for v in &dying[k] {
+                live.remove(*v);
+                if slot_of[v.0 as usize].is_none() {
+                    size -= halves(*v);
+                    cands.remove(&key(*v));
+                }
+            }
+            if let Some(d) = i
+                .dst
+                .filter(|d| dst_live[k] && slot_of[d.0 as usize].is_none())
+            {
+                live.insert(d);
+                size += dst_sz;
+                if spillable(d) {
+                    cands.insert(key(d));
+                }
+            }
+        }
+    }
+    Ok(chosen)
+}
+
 /// Spill until every point's pressure fits `budget_halves`.
 /// With `whole_gprs_only`, values with an odd number of halves (16-bit scalars and tuples)
 /// are never chosen (the target's scratch accesses move whole 32-bit registers).
 ///
-/// Each round computes liveness and pressure once and chooses every value it spills from
-/// them: the points over budget are visited worst first, and at each, values live through it
-/// are taken cheapest first (uses weighted by loop depth, per half) until the point fits,
-/// counting the ones an earlier point already took. Spilling every chosen value in one pass
-/// leaves over budget only the reloads it adds (a reload is live next to its reader's other
-/// sources), which the next round handles; a handful of rounds suffice.
+/// Each round computes liveness once and chooses every value it spills in one walk over the
+/// program (`choose`). Spilling every chosen value in one pass leaves over budget only the
+/// reloads it adds at block ends and next to readers whose other sources die there, which
+/// the next round handles; two or three rounds suffice.
 ///
 /// A value is spilled once: spilling it again adds code and frees nothing (a phi's store
 /// follows the whole phi group, so the phi stays live there), and reloads are already as
@@ -179,76 +367,20 @@ pub fn spill_to_fit(
     for _round in 0..10_000 {
         let cfg = Cfg::build(f);
         let lv = Liveness::compute(f, &cfg);
-        let points = scan_with_through(f, &lv, budget_halves);
-        let mut over: Vec<&PointInfo> = points
-            .iter()
-            .filter(|p| p.pressure > budget_halves)
-            .collect();
-        if over.is_empty() {
-            return Ok(stats);
-        }
-        // Worst first.
-        over.sort_by_key(|p| std::cmp::Reverse(p.pressure));
         unspillable.resize(f.shapes.len(), false);
-        // Cost: uses weighted by loop depth; cheaper and bigger values go first.
-        let mut cost = vec![0u64; f.shapes.len()];
-        for (bi, b) in f.blocks.iter().enumerate() {
-            let w = 8u64.pow(cfg.loop_depth[bi].min(6));
-            for i in &b.instrs {
-                for s in i.src_values() {
-                    cost[s.0 as usize] += w;
-                }
-                if let Some(d) = i.dst {
-                    cost[d.0 as usize] += w;
-                }
-            }
-        }
-        let key = |v: Value| {
-            (
-                cost[v.0 as usize] * 8 / f.shape(v).halves().max(1) as u64,
-                v.0,
-            )
-        };
         let mut slot_of: Vec<Option<u32>> = vec![None; f.shapes.len()];
-        let mut cands: Vec<Value> = Vec::new();
-        for p in over {
-            let freed: u32 = p
-                .through
-                .iter()
-                .filter(|v| slot_of[v.0 as usize].is_some())
-                .map(|v| f.shape(*v).halves())
-                .sum();
-            let mut excess = p.pressure.saturating_sub(budget_halves + freed);
-            if excess == 0 {
-                continue;
-            }
-            cands.clear();
-            cands.extend(p.through.iter().copied().filter(|v| {
-                slot_of[v.0 as usize].is_none()
-                    && !unspillable[v.0 as usize]
-                    && (!whole_gprs_only || f.shape(*v).halves().is_multiple_of(2))
-            }));
-            cands.sort_unstable_by_key(|v| key(*v));
-            for &v in &cands {
-                if excess == 0 {
-                    break;
-                }
-                slot_of[v.0 as usize] = Some(stats.slots);
-                stats.slots += 1;
-                excess = excess.saturating_sub(f.shape(v).halves());
-            }
-            if excess > 0 {
-                // Spilling only frees the values live through a point, and all of these are
-                // taken or cannot be spilled: no round can make this point fit.
-                let i = &f.blocks[p.block].instrs[p.instr];
-                return Err(CompileError::RegAlloc {
-                    instr: instr_to_string(f, i),
-                    why: format!(
-                        "{} halves needed, {budget_halves} available, nothing left to spill",
-                        p.pressure
-                    ),
-                });
-            }
+        let chosen = choose(
+            f,
+            &cfg,
+            &lv,
+            budget_halves,
+            whole_gprs_only,
+            &unspillable,
+            &mut slot_of,
+            &mut stats.slots,
+        )?;
+        if chosen == 0 {
+            return Ok(stats);
         }
         spill_values(f, &lv, &slot_of, &mut stats);
         for (v, s) in slot_of.iter().enumerate() {
