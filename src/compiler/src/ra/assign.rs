@@ -1,7 +1,7 @@
 //! Register assignment in dominance (structured program) order, and linearisation to MIR with
 //! phi parallel copies at the end of each predecessor.
 
-use super::liveness::{Liveness, ValueSet};
+use super::liveness::Liveness;
 use super::parallel_copy::sequentialize;
 use super::regfile::RegFile;
 use crate::error::CompileError;
@@ -126,15 +126,21 @@ impl Assigner<'_> {
             let r = self.reg(v);
             self.file.take(r);
         }
-        // Live-after sets per instruction, from the block's end backwards.
+        // Per instruction, from the block's end backwards: its sources not live after it (sorted,
+        // distinct) and whether its destination is live after it.
         let mut live = self.lv.live_out[bi].clone();
         if let Some(c) = self.lv.branch_cond[bi] {
             live.insert(c);
         }
-        let mut after: Vec<ValueSet> = vec![live.clone(); instrs.len()];
+        let mut dies: Vec<Vec<Value>> = vec![Vec::new(); instrs.len()];
+        let mut dst_live = vec![false; instrs.len()];
         for (k, i) in instrs.iter().enumerate().rev() {
-            after[k] = live.clone();
+            let mut d: Vec<Value> = i.src_values().filter(|v| !live.contains(*v)).collect();
+            d.sort();
+            d.dedup();
+            dies[k] = d;
             if let Some(d) = i.dst {
+                dst_live[k] = live.contains(d);
                 live.remove(d);
             }
             if i.op != Op::Phi {
@@ -202,12 +208,7 @@ impl Assigner<'_> {
                 temps.push(t);
             }
             // Registers whose value dies here.
-            let dying: Vec<Value> = {
-                let mut d: Vec<Value> = i.src_values().filter(|v| !after[k].contains(*v)).collect();
-                d.sort();
-                d.dedup();
-                d
-            };
+            let dying: Vec<Value> = std::mem::take(&mut dies[k]);
             for (n, s) in i.srcs.iter().enumerate() {
                 if let Some(v) = s.value() {
                     let last_read = i.srcs.iter().skip(n + 1).all(|t| t.value() != Some(v));
@@ -243,11 +244,9 @@ impl Assigner<'_> {
             m.feeds_branch_only = i.dst.is_some_and(|d| {
                 self.lv.branch_cond[bi] == Some(d) && self.uses[d.0 as usize] == 1
             });
-            if let Some(d) = i.dst {
-                if !after[k].contains(d) {
-                    self.file.free(dst.unwrap());
-                    m.publish = false;
-                }
+            if i.dst.is_some() && !dst_live[k] {
+                self.file.free(dst.unwrap());
+                m.publish = false;
             }
             if i.op == Op::Copy {
                 self.copies += 1;

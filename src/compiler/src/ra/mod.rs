@@ -32,6 +32,8 @@ pub fn allocate(
 ) -> Result<MProgram, CompileError> {
     let budget = opts.gprs.min(target.gprs()) * 2;
     let mut last_err = None;
+    // The unsplit program spilled to the budget, when it needs spilling (the first step below).
+    let mut spilled = None;
     // A program whose pressure fits the budget must not spill because of per-form reach
     // (`split`). Without spilling: as is, then with long live ranges of r0–r15-only destinations moved
     // up, then also those of r0–r63-only destinations (device loads: a program reading more
@@ -45,6 +47,9 @@ pub fn allocate(
         }
         let stats = spill::spill_to_fit(&mut g, budget, 0, target.spill_32bit_only())?;
         if stats.spills != 0 {
+            if split_below.is_none() {
+                spilled = Some((g, stats));
+            }
             break;
         }
         match assign::assign(&g, target, budget as u16, false) {
@@ -62,10 +67,10 @@ pub fn allocate(
     // per-form reach), try the other placement, then spill more: the next target continues
     // from the program already spilled (its spills and reloads stay; only new values are
     // chosen), so each step costs one spilling round or a few, not a compile from scratch.
-    let mut g = f.clone();
-    let mut stats = spill::SpillStats::default();
+    let (mut g, mut stats) = spilled.unwrap_or_else(|| (f.clone(), spill::SpillStats::default()));
     let mut spill_target = budget;
     while spill_target >= 8 {
+        // At the budget, the program spilled above already fits (spilling it again adds nothing).
         let more =
             spill::spill_to_fit(&mut g, spill_target, stats.slots, target.spill_32bit_only())?;
         stats.spills += more.spills;
