@@ -214,3 +214,27 @@ fn out_of_range_vertex_index_and_uniform_fetches_read_zero_or_their_own_buffer()
     // The in-range draws did draw.
     assert!(drawn(px(&agx[0], 0, 0)) && drawn(px(&agx[2], 0, 0)) && drawn(px(&agx[3], 0, 0)));
 }
+
+/// A fragment shader keeping 32 and then 128 vec4s live at once (4 and 5 times the register
+/// file: hundreds of values spill to scratch) links and draws the pixel softpipe draws. The
+/// chain `fract(x * k + c)` amplifies any difference in a single rounding, so the pixel
+/// agrees only when every value survives its spill and reload.
+#[test]
+fn shaders_far_beyond_the_register_file_spill_and_draw_as_softpipe() {
+    for n in ["32", "128"] {
+        let (ok, out, err) = robusttest(false, &["pressure", n], &[]);
+        assert!(ok, "agx16-robusttest pressure {n} failed:\n{err}");
+        assert_eq!(field(&out, "link"), Some("ok"), "{n} vec4s:\n{out}\n{err}");
+        let (ok, soft, err) = robusttest(true, &["pressure", n], &[]);
+        assert!(ok, "softpipe run failed:\n{err}");
+        let px = |o: &str| frames(&o.replace("pixel: ", "pixel 0: "), "pixel ");
+        let (a, s) = (px(&out), px(&soft));
+        assert_eq!((a.len(), s.len()), (1, 1), "{out}\n{soft}");
+        assert!(
+            worst(&a[0], &s[0]) <= 1,
+            "{n} vec4s: pixel {:02x?} vs softpipe {:02x?}",
+            a[0],
+            s[0]
+        );
+    }
+}

@@ -635,3 +635,52 @@ pub fn random_control_kernel(seed: u64, threads: u32) -> Function {
     b.store_global(3, x2, Src::val(f));
     b.finish()
 }
+
+/// A compute kernel keeping `n` vec4s live at once (the shape of `agx16-robusttest pressure N`):
+/// a chain from a loaded vec4, `a_i = fract(a_{i-1} * k_i + c_i)` per component (multiply
+/// then add: the model runs no `ffma` yet), then folded
+/// last-made first, `s = fract(s * 1.7 + a_i)`, so every `a_i` lives until the fold reaches it.
+/// Writes `s` to binding 1 (four words per thread); reads four words per thread of binding 0.
+/// Above about 24 vec4s it cannot fit G16's 96 GPRs: a spilling workload for benchmarks.
+pub fn pressure_program(n: u32) -> Function {
+    let mut b = Builder::new(Stage::Compute);
+    let x = b.sysval(SysVal::GlobalId(0));
+    let base = b.alu(Op::IMul, Type::I32, [Src::val(x), Src::imm(4)]);
+    let v = b.load_global(0, Src::val(base), Type::F32, 4);
+    let fract = |b: &mut Builder, t: Value| {
+        let fl = b.sfu(Sfu::Floor, t);
+        let mut m = Src::val(fl);
+        m.neg = true;
+        b.fadd(t, m)
+    };
+    let mut prev: Vec<Value> = (0..4).map(|c| b.copy(Type::F32, Src::comp(v, c))).collect();
+    let mut all = Vec::new();
+    for i in 0..n {
+        let k = 1.0 + i as f32 * 0.37;
+        let a: Vec<Value> = (0..4)
+            .map(|c| {
+                let cst = [0.11, 0.07, 0.05, 0.03][c] * i as f32;
+                let m = b.fmul(prev[c], Src::imm_f32(k));
+                let t = b.fadd(m, Src::imm_f32(cst));
+                fract(&mut b, t)
+            })
+            .collect();
+        all.push(a.clone());
+        prev = a;
+    }
+    let mut s = prev;
+    for a in all.iter().rev().skip(1) {
+        s = (0..4)
+            .map(|c| {
+                let m = b.fmul(s[c], Src::imm_f32(1.7));
+                let t = b.fadd(m, a[c]);
+                fract(&mut b, t)
+            })
+            .collect();
+    }
+    for (c, v) in s.into_iter().enumerate() {
+        let idx = b.iadd(base, Src::imm(c as u32));
+        b.store_global(1, idx, v);
+    }
+    b.finish()
+}

@@ -12,7 +12,9 @@ use agx16_compiler::ir::*;
 use agx16_compiler::isel::G16Target;
 use agx16_compiler::pipeline::{compile_g16, Compiled, Options};
 use agx16_compiler::ra::peak_pressure_gprs;
-use agx16_compiler::testgen::{edge_word, random_control_kernel, random_g16_kernel, Rng};
+use agx16_compiler::testgen::{
+    edge_word, pressure_program, random_control_kernel, random_g16_kernel, Rng,
+};
 use agx16_compiler::CompileError;
 use agx16_sim::mem::PAGE_SIZE;
 use agx16_sim::{
@@ -271,6 +273,35 @@ fn control_flow_kernels_spill_and_match() {
         }
     }
     assert!(spilled > 0, "no control-flow compile spilled");
+}
+
+/// Kernels keeping 24 to 64 vec4s live at once (the shape of `agx16-robusttest pressure N`)
+/// at the whole file: all but the smallest spill many values at once (the spiller chooses a
+/// round's values together) and give the reference's results bit for bit.
+#[test]
+fn many_live_vec4s_spill_at_the_whole_file_and_match() {
+    let mut r = Rng::new(24);
+    let bufs = vec![
+        (0..4 * THREADS)
+            .map(|_| edge_word(&mut r))
+            .collect::<Vec<u32>>(),
+        vec![0; 4 * THREADS as usize],
+    ];
+    for n in [24, 40, 64] {
+        let f = pressure_program(n);
+        let c = compile(&f, 96).unwrap_or_else(|e| panic!("{n} vec4s: {e}"));
+        let got = run_model(&c, &bufs, 4 * c.mir.scratch_words)
+            .unwrap_or_else(|e| panic!("{n} vec4s on the model: {e}"));
+        assert_eq!(got, reference(&f, &bufs), "{n} live vec4s vs reference");
+        if n >= 40 {
+            assert!(
+                c.stats.spills as usize >= 4 * n as usize - 96,
+                "{n} vec4s: {} spills",
+                c.stats.spills
+            );
+        }
+        assert!(c.stats.gprs <= 96);
+    }
 }
 
 #[test]

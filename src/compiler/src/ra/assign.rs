@@ -1,7 +1,7 @@
 //! Register assignment in dominance (structured program) order, and linearisation to MIR with
 //! phi parallel copies at the end of each predecessor.
 
-use super::liveness::{Liveness, ValueSet};
+use super::liveness::Liveness;
 use super::parallel_copy::sequentialize;
 use super::regfile::RegFile;
 use crate::error::CompileError;
@@ -51,6 +51,10 @@ struct Assigner<'a> {
     uses: Vec<u32>,
     /// Halves kept free at the bottom for destinations limited to r0–r15.
     low_reserve: u16,
+    /// Halves kept free at the bottom for destinations limited to r0–r63 (device loads,
+    /// 32-bit literal moves) when the peak pressure is above 64 GPRs: unconstrained values
+    /// would otherwise fill r0–r63 first and leave such a destination nowhere to go.
+    mid_reserve: u16,
     /// Where tuples are placed from the top down: just above the function's peak pressure, so
     /// a tuple neither fragments the scalars' space nor inflates the GPR count.
     soft_top: u16,
@@ -72,6 +76,8 @@ impl Assigner<'_> {
         // (get_sr, compact forms: r0–r15) need at most at once.
         let start = if self.prefer_high && reach >= 64 {
             32
+        } else if reach > 128 {
+            self.low_reserve.max(self.mid_reserve)
         } else if reach > 32 {
             self.low_reserve
         } else {
@@ -120,15 +126,21 @@ impl Assigner<'_> {
             let r = self.reg(v);
             self.file.take(r);
         }
-        // Live-after sets per instruction, from the block's end backwards.
+        // Per instruction, from the block's end backwards: its sources not live after it (sorted,
+        // distinct) and whether its destination is live after it.
         let mut live = self.lv.live_out[bi].clone();
         if let Some(c) = self.lv.branch_cond[bi] {
             live.insert(c);
         }
-        let mut after: Vec<ValueSet> = vec![live.clone(); instrs.len()];
+        let mut dies: Vec<Vec<Value>> = vec![Vec::new(); instrs.len()];
+        let mut dst_live = vec![false; instrs.len()];
         for (k, i) in instrs.iter().enumerate().rev() {
-            after[k] = live.clone();
+            let mut d: Vec<Value> = i.src_values().filter(|v| !live.contains(*v)).collect();
+            d.sort();
+            d.dedup();
+            dies[k] = d;
             if let Some(d) = i.dst {
+                dst_live[k] = live.contains(d);
                 live.remove(d);
             }
             if i.op != Op::Phi {
@@ -196,12 +208,7 @@ impl Assigner<'_> {
                 temps.push(t);
             }
             // Registers whose value dies here.
-            let dying: Vec<Value> = {
-                let mut d: Vec<Value> = i.src_values().filter(|v| !after[k].contains(*v)).collect();
-                d.sort();
-                d.dedup();
-                d
-            };
+            let dying: Vec<Value> = std::mem::take(&mut dies[k]);
             for (n, s) in i.srcs.iter().enumerate() {
                 if let Some(v) = s.value() {
                     let last_read = i.srcs.iter().skip(n + 1).all(|t| t.value() != Some(v));
@@ -237,11 +244,9 @@ impl Assigner<'_> {
             m.feeds_branch_only = i.dst.is_some_and(|d| {
                 self.lv.branch_cond[bi] == Some(d) && self.uses[d.0 as usize] == 1
             });
-            if let Some(d) = i.dst {
-                if !after[k].contains(d) {
-                    self.file.free(dst.unwrap());
-                    m.publish = false;
-                }
+            if i.dst.is_some() && !dst_live[k] {
+                self.file.free(dst.unwrap());
+                m.publish = false;
             }
             if i.op == Op::Copy {
                 self.copies += 1;
@@ -431,43 +436,74 @@ impl RegFile {
 }
 
 /// Most halves that values with a destination limited to r0–r15 occupy at any one point.
-fn low_reserve(f: &Function, target: &dyn RegTarget) -> u16 {
-    let mut low = vec![false; f.shapes.len()];
+/// The most halves live at once of values whose destination form reaches only below GPR 16,
+/// and of those reaching only below GPR 64 (the first included), each rounded up to a whole
+/// GPR and capped at the part of the file they are confined to (16 and 64 GPRs).
+fn low_reserves(f: &Function, target: &dyn RegTarget) -> (u16, u16) {
+    // 0: unconstrained, 1: below r64, 2: below r16.
+    let mut class = vec![0u8; f.shapes.len()];
     for b in &f.blocks {
         for i in &b.instrs {
             if let Some(d) = i.dst {
-                low[d.0 as usize] = target.dst_reach(i, f.ty(d)) <= 16;
+                let reach = target.dst_reach(i, f.ty(d));
+                class[d.0 as usize] = if reach <= 16 {
+                    2
+                } else if reach <= 64 {
+                    1
+                } else {
+                    0
+                };
             }
         }
     }
     let cfg = Cfg::build(f);
     let lv = Liveness::compute(f, &cfg);
-    let size = |set: &ValueSet| -> u32 {
-        set.iter()
-            .filter(|v| low[v.0 as usize])
-            .map(|v| f.shape(v).halves())
-            .sum()
-    };
-    let mut most = 0;
+    let (mut most16, mut most64) = (0u32, 0u32);
     for (bi, b) in f.blocks.iter().enumerate() {
         let mut live = lv.live_out[bi].clone();
         if let Some(c) = lv.branch_cond[bi] {
             live.insert(c);
         }
-        most = most.max(size(&live));
+        // Running sizes of the two classes in `live`.
+        let (mut s16, mut s64) = (0u32, 0u32);
+        let add = |v: Value, sign: i32, s16: &mut u32, s64: &mut u32| {
+            let h = f.shape(v).halves() as i32 * sign;
+            match class[v.0 as usize] {
+                2 => {
+                    *s16 = (*s16 as i32 + h) as u32;
+                    *s64 = (*s64 as i32 + h) as u32;
+                }
+                1 => *s64 = (*s64 as i32 + h) as u32,
+                _ => {}
+            }
+        };
+        for v in live.iter() {
+            add(v, 1, &mut s16, &mut s64);
+        }
+        most16 = most16.max(s16);
+        most64 = most64.max(s64);
         for i in b.instrs.iter().rev() {
             if i.op != Op::Phi {
                 for v in i.src_values() {
-                    live.insert(v);
+                    if live.insert(v) {
+                        add(v, 1, &mut s16, &mut s64);
+                    }
                 }
             }
-            most = most.max(size(&live));
+            most16 = most16.max(s16);
+            most64 = most64.max(s64);
             if let Some(d) = i.dst {
-                live.remove(d);
+                if live.contains(d) {
+                    live.remove(d);
+                    add(d, -1, &mut s16, &mut s64);
+                }
             }
         }
     }
-    (most.min(32) as u16).next_multiple_of(2)
+    (
+        (most16.min(32) as u16).next_multiple_of(2),
+        (most64.min(128) as u16).next_multiple_of(2),
+    )
 }
 
 /// Assign registers to a function whose pressure already fits `limit_halves`.
@@ -489,6 +525,8 @@ pub fn assign(
             }
         }
     }
+    let peak = super::pressure::peak(f, &lv);
+    let (low_reserve, mid_reserve) = low_reserves(f, target);
     let mut a = Assigner {
         f,
         target,
@@ -500,17 +538,9 @@ pub fn assign(
         file: RegFile::new(limit_halves),
         prefer_high,
         uses: crate::opt::uses::use_counts(f),
-        low_reserve: low_reserve(f, target),
-        soft_top: {
-            let cfg = Cfg::build(f);
-            let lv = Liveness::compute(f, &cfg);
-            let peak = super::pressure::scan(f, &lv)
-                .iter()
-                .map(|p| p.pressure)
-                .max()
-                .unwrap_or(0);
-            ((peak + 8).next_multiple_of(8) as u16).min(limit_halves)
-        },
+        low_reserve,
+        mid_reserve: if peak > 128 { mid_reserve } else { 0 },
+        soft_top: ((peak + 8).next_multiple_of(8) as u16).min(limit_halves),
         copies: 0,
     };
     let mut items = Vec::new();

@@ -22,8 +22,9 @@ pub struct RaOptions {
     pub gprs: u32,
 }
 
-/// Allocate registers, spilling if needed. Retries with a smaller spill target when alignment
-/// fragmentation leaves no aligned tuple although the pressure fits.
+/// Allocate registers, spilling if needed. Spills more (a smaller spill target, continuing from
+/// the spilled program) when alignment fragmentation or reach leaves no register although the
+/// pressure fits.
 pub fn allocate(
     f: &Function,
     target: &dyn RegTarget,
@@ -31,6 +32,8 @@ pub fn allocate(
 ) -> Result<MProgram, CompileError> {
     let budget = opts.gprs.min(target.gprs()) * 2;
     let mut last_err = None;
+    // The unsplit program spilled to the budget, when it needs spilling (the first step below).
+    let mut spilled = None;
     // A program whose pressure fits the budget must not spill because of per-form reach
     // (`split`). Without spilling: as is, then with long live ranges of r0–r15-only destinations moved
     // up, then also those of r0–r63-only destinations (device loads: a program reading more
@@ -44,6 +47,9 @@ pub fn allocate(
         }
         let stats = spill::spill_to_fit(&mut g, budget, 0, target.spill_32bit_only())?;
         if stats.spills != 0 {
+            if split_below.is_none() {
+                spilled = Some((g, stats));
+            }
             break;
         }
         match assign::assign(&g, target, budget as u16, false) {
@@ -57,11 +63,20 @@ pub fn allocate(
             Err(e) => return Err(e),
         }
     }
+    // Spill to fit, then assign; when assignment fails although the pressure fits (alignment,
+    // per-form reach), try the other placement, then spill more: the next target continues
+    // from the program already spilled (its spills and reloads stay; only new values are
+    // chosen), so each step costs one spilling round or a few, not a compile from scratch.
+    let (mut g, mut stats) = spilled.unwrap_or_else(|| (f.clone(), spill::SpillStats::default()));
     let mut spill_target = budget;
-    for prefer_high in [false, true] {
-        while spill_target >= 8 {
-            let mut g = f.clone();
-            let stats = spill::spill_to_fit(&mut g, spill_target, 0, target.spill_32bit_only())?;
+    while spill_target >= 8 {
+        // At the budget, the program spilled above already fits (spilling it again adds nothing).
+        let more =
+            spill::spill_to_fit(&mut g, spill_target, stats.slots, target.spill_32bit_only())?;
+        stats.spills += more.spills;
+        stats.fills += more.fills;
+        stats.slots = more.slots;
+        for prefer_high in [false, true] {
             match assign::assign(&g, target, budget as u16, prefer_high) {
                 Ok(mut p) => {
                     p.stats.spills = stats.spills;
@@ -71,15 +86,14 @@ pub fn allocate(
                 }
                 Err(e @ CompileError::RegAlloc { .. }) => {
                     if std::env::var_os("AGX16_RA_DEBUG").is_some() {
-                        eprintln!("assign at spill target {spill_target}: {e}");
+                        eprintln!("assign at spill target {spill_target} (prefer_high {prefer_high}): {e}");
                     }
                     last_err.get_or_insert(e);
-                    spill_target -= 4;
                 }
                 Err(e) => return Err(e),
             }
         }
-        spill_target = budget;
+        spill_target -= 4;
     }
     Err(last_err.unwrap_or_else(|| CompileError::Internal("register budget too small".into())))
 }

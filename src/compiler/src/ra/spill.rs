@@ -1,9 +1,9 @@
-//! Spilling: while pressure exceeds the budget, pick the cheapest value live through the worst
-//! point and spill it everywhere (store after its definition, reload before each use into a
-//! fresh short-lived value). Each round spills a value not spilled before, so this terminates.
+//! Spilling: where pressure exceeds the budget, choose values live through the point,
+//! cheapest first, and spill them everywhere (store after the definition, reload before each
+//! use into a fresh short-lived value); a round chooses all its values in one walk from one
+//! liveness computation. Each round spills values not spilled before, so this terminates.
 
 use super::liveness::Liveness;
-use super::pressure::scan;
 use crate::error::CompileError;
 use crate::ir::print::instr_to_string;
 use crate::ir::{CfNode, Cfg, Function, Instr, Op, Operand, Src, Value};
@@ -36,90 +36,311 @@ fn set_cond(ns: &mut [CfNode], from: Value, to: Value, after_block: usize) {
     }
 }
 
-/// Spill `v` to `slot` everywhere.
-fn spill_value(f: &mut Function, lv: &Liveness, v: Value, slot: u32, stats: &mut SpillStats) {
-    let shape = f.shape(v);
-    let fill = |f: &mut Function, stats: &mut SpillStats| {
+/// Spill each value of `slot_of` (value -> its slot) everywhere, all in one pass over the
+/// program: a store after the definition (after the whole phi group for a phi), a reload into
+/// a fresh value before each instruction reading it (one per instruction), and one reload at
+/// the end of a predecessor block for its phi sources and its branch condition.
+fn spill_values(f: &mut Function, lv: &Liveness, slot_of: &[Option<u32>], stats: &mut SpillStats) {
+    let slot = |v: Value| slot_of.get(v.0 as usize).copied().flatten();
+    let mut fill = |f: &mut Function, v: Value, s: u32| {
         stats.fills += 1;
-        let n = f.new_value(shape);
-        (n, Instr::new(Op::Fill { slot }, Some(n), []))
+        let n = f.new_value(f.shape(v));
+        (n, Instr::new(Op::Fill { slot: s }, Some(n), []))
     };
+    let mut spilled: Vec<Value> = Vec::new();
     for bi in 0..f.blocks.len() {
         let old = std::mem::take(&mut f.blocks[bi].instrs);
         let mut out = Vec::with_capacity(old.len() + 2);
         let n_phis = old.iter().take_while(|i| i.op == Op::Phi).count();
-        let mut phi_spill = None;
+        let mut phi_spills = Vec::new();
         for (ii, mut i) in old.into_iter().enumerate() {
             if ii == n_phis {
-                out.extend(phi_spill.take());
+                out.append(&mut phi_spills);
             }
-            if i.op != Op::Phi && i.src_values().any(|s| s == v) {
-                let (n, fi) = fill(f, stats);
-                out.push(fi);
-                for s in &mut i.srcs {
-                    if let Operand::Value { v: sv, .. } = &mut s.op {
-                        if *sv == v {
-                            *sv = n;
+            if i.op != Op::Phi {
+                // One reload per spilled value the instruction reads, in source order.
+                for k in 0..i.srcs.len() {
+                    let Some(v) = i.srcs[k].value() else { continue };
+                    let Some(s) = slot(v) else { continue };
+                    let (n, fi) = fill(f, v, s);
+                    out.push(fi);
+                    for src in &mut i.srcs[k..] {
+                        if let Operand::Value { v: sv, .. } = &mut src.op {
+                            if *sv == v {
+                                *sv = n;
+                            }
                         }
                     }
                 }
             }
-            let defines = i.dst == Some(v);
+            let def = i.dst.and_then(|d| slot(d).map(|s| (d, s)));
             let is_phi = i.op == Op::Phi;
             out.push(i);
-            if defines {
+            if let Some((d, s)) = def {
                 stats.spills += 1;
-                let sp = Instr::new(Op::Spill { slot }, None, [Src::val(v)]);
+                spilled.push(d);
+                let sp = Instr::new(Op::Spill { slot: s }, None, [Src::val(d)]);
                 // A phi's store goes after the whole phi group.
                 if is_phi {
-                    phi_spill = Some(sp);
+                    phi_spills.push(sp);
                 } else {
                     out.push(sp);
                 }
             }
         }
-        out.extend(phi_spill.take());
+        out.append(&mut phi_spills);
         f.blocks[bi].instrs = out;
     }
-    // Phi sources and branch conditions read v at the end of a predecessor block.
-    for bi in 0..f.blocks.len() {
-        let reads_as_phi = f.blocks.iter().any(|b| {
-            b.instrs.iter().any(|i| {
-                i.op == Op::Phi
-                    && i.srcs
-                        .iter()
-                        .zip(&i.phi_preds)
-                        .any(|(s, p)| s.value() == Some(v) && p.0 as usize == bi)
-            })
-        });
-        let branch = lv.branch_cond[bi] == Some(v);
-        if !reads_as_phi && !branch {
-            continue;
-        }
-        let (n, fi) = fill(f, stats);
-        let blk = &mut f.blocks[bi].instrs;
-        let at = blk.len() - blk.last().is_some_and(|i| i.op.is_terminator()) as usize;
-        blk.insert(at, fi);
-        for b in &mut f.blocks {
-            for i in b.instrs.iter_mut().filter(|i| i.op == Op::Phi) {
-                for (s, p) in i.srcs.iter_mut().zip(i.phi_preds.iter()) {
-                    if p.0 as usize == bi && s.value() == Some(v) {
-                        if let Operand::Value { v: sv, .. } = &mut s.op {
-                            *sv = n;
-                        }
+    // Phi sources and branch conditions read a value at the end of a predecessor block.
+    // Per predecessor, the spilled values its successors' phis read there, in first-read order.
+    let mut at_end: Vec<Vec<Value>> = vec![Vec::new(); f.blocks.len()];
+    for b in &f.blocks {
+        for i in b.instrs.iter().take_while(|i| i.op == Op::Phi) {
+            for (src, p) in i.srcs.iter().zip(&i.phi_preds) {
+                if let Some(v) = src.value().filter(|v| slot(*v).is_some()) {
+                    let list = &mut at_end[p.0 as usize];
+                    if !list.contains(&v) {
+                        list.push(v);
                     }
                 }
             }
         }
-        if branch {
-            set_cond(&mut f.body, v, n, bi);
+    }
+    for (bi, list) in at_end.iter_mut().enumerate() {
+        if let Some(c) = lv.branch_cond[bi].filter(|c| slot(*c).is_some()) {
+            if !list.contains(&c) {
+                list.push(c);
+            }
         }
     }
+    for (bi, list) in at_end.into_iter().enumerate() {
+        for v in list {
+            let (n, fi) = fill(f, v, slot(v).unwrap());
+            let blk = &mut f.blocks[bi].instrs;
+            let at = blk.len() - blk.last().is_some_and(|i| i.op.is_terminator()) as usize;
+            blk.insert(at, fi);
+            for b in &mut f.blocks {
+                for i in b.instrs.iter_mut().take_while(|i| i.op == Op::Phi) {
+                    for (s, p) in i.srcs.iter_mut().zip(i.phi_preds.iter()) {
+                        if p.0 as usize == bi && s.value() == Some(v) {
+                            if let Operand::Value { v: sv, .. } = &mut s.op {
+                                *sv = n;
+                            }
+                        }
+                    }
+                }
+            }
+            if lv.branch_cond[bi] == Some(v) {
+                set_cond(&mut f.body, v, n, bi);
+            }
+        }
+    }
+}
+
+/// One round's choice: walks the blocks in program order keeping the values live at each
+/// instruction (those already chosen count as spilled: only their reloads occupy registers,
+/// next to their readers), and where the pressure exceeds the budget takes values live
+/// through the instruction, cheapest first (uses weighted by loop depth, per half and per
+/// instruction of the live range; the earliest defined among equals), until it fits. The candidates live in an ordered set
+/// updated at each definition and death, so a round is O(n log n) in the program size
+/// whatever the pressure. Returns how many values it chose (their slots in `slot_of`).
+#[allow(clippy::too_many_arguments)]
+fn choose(
+    f: &Function,
+    cfg: &Cfg,
+    lv: &Liveness,
+    budget: u32,
+    whole_gprs_only: bool,
+    unspillable: &[bool],
+    slot_of: &mut [Option<u32>],
+    next_slot: &mut u32,
+) -> Result<u32, CompileError> {
+    let halves = |v: Value| f.shape(v).halves();
+    let mut cost = vec![0u64; f.shapes.len()];
+    for (bi, b) in f.blocks.iter().enumerate() {
+        let w = 8u64.pow(cfg.loop_depth[bi].min(6));
+        for i in &b.instrs {
+            for s in i.src_values() {
+                cost[s.0 as usize] += w;
+            }
+            if let Some(d) = i.dst {
+                cost[d.0 as usize] += w;
+            }
+        }
+    }
+    // Instructions each value is live across (its live range's length).
+    let mut len = vec![0u64; f.shapes.len()];
+    let mut end = vec![u32::MAX; f.shapes.len()];
+    for (bi, b) in f.blocks.iter().enumerate() {
+        let n = b.instrs.len() as u32;
+        let mut seen: Vec<Value> = Vec::new();
+        let live_end = |v: Value, at: u32, end: &mut [u32], seen: &mut Vec<Value>| {
+            if end[v.0 as usize] == u32::MAX {
+                end[v.0 as usize] = at;
+                seen.push(v);
+            }
+        };
+        for v in lv.live_out[bi].iter() {
+            live_end(v, n, &mut end, &mut seen);
+        }
+        if let Some(c) = lv.branch_cond[bi] {
+            live_end(c, n, &mut end, &mut seen);
+        }
+        for (k, i) in b.instrs.iter().enumerate().rev() {
+            if let Some(d) = i.dst {
+                let e = std::mem::replace(&mut end[d.0 as usize], u32::MAX);
+                if e != u32::MAX {
+                    len[d.0 as usize] += (e - k as u32) as u64;
+                }
+            }
+            if i.op != Op::Phi {
+                for v in i.src_values() {
+                    live_end(v, k as u32, &mut end, &mut seen);
+                }
+            }
+        }
+        // Live into the block: from its start.
+        for v in seen {
+            let e = std::mem::replace(&mut end[v.0 as usize], u32::MAX);
+            if e != u32::MAX {
+                len[v.0 as usize] += e as u64;
+            }
+        }
+    }
+    // Cheapest first: weighted uses per half, over the length it frees registers for (a
+    // value live across much of the program goes before a short temporary of similar cost).
+    let key = |v: Value| {
+        (
+            (cost[v.0 as usize] << 20) * 8 / (halves(v).max(1) as u64 * (len[v.0 as usize] + 1)),
+            v.0,
+        )
+    };
+    let spillable =
+        |v: Value| !unspillable[v.0 as usize] && (!whole_gprs_only || halves(v).is_multiple_of(2));
+    let mut chosen = 0;
+    let mut srcs: Vec<Value> = Vec::new();
+    // Per instruction of the block: its distinct sources that are not live after it.
+    let mut dying: Vec<Vec<Value>> = Vec::new();
+    let mut dst_live: Vec<bool> = Vec::new();
+    for b in f.block_order() {
+        let bi = b.0 as usize;
+        let instrs = &f.blocks[bi].instrs;
+        let mut live = lv.live_out[bi].clone();
+        if let Some(c) = lv.branch_cond[bi] {
+            live.insert(c);
+        }
+        dying.clear();
+        dying.resize(instrs.len(), Vec::new());
+        dst_live.clear();
+        dst_live.resize(instrs.len(), false);
+        for (k, i) in instrs.iter().enumerate().rev() {
+            if let Some(d) = i.dst {
+                dst_live[k] = live.contains(d);
+                live.remove(d);
+            }
+            if i.op != Op::Phi {
+                for v in i.src_values() {
+                    if live.insert(v) {
+                        dying[k].push(v);
+                    }
+                }
+            }
+        }
+        // Forward: the live values not chosen, their size, and the spillable ones by cost.
+        let mut live = lv.live_in[bi].clone();
+        let mut size = 0u32;
+        let mut cands = std::collections::BTreeSet::new();
+        for v in live.iter() {
+            if slot_of[v.0 as usize].is_none() {
+                size += halves(v);
+                if spillable(v) {
+                    cands.insert(key(v));
+                }
+            }
+        }
+        for (k, i) in instrs.iter().enumerate() {
+            srcs.clear();
+            if i.op != Op::Phi {
+                srcs.extend(i.src_values());
+                srcs.sort_unstable();
+                srcs.dedup();
+            }
+            // Sources occupy registers here whether chosen (a reload) or not; chosen ones
+            // die here (the reload is read once).
+            let src_size: u32 = srcs.iter().map(|v| halves(*v)).sum();
+            let unchosen_srcs: u32 = srcs
+                .iter()
+                .filter(|v| slot_of[v.0 as usize].is_none())
+                .map(|v| halves(*v))
+                .sum();
+            let surviving: u32 = srcs
+                .iter()
+                .filter(|v| slot_of[v.0 as usize].is_none() && !dying[k].contains(v))
+                .map(|v| halves(*v))
+                .sum();
+            let dst_sz = i.dst.map(halves).unwrap_or(0);
+            let srcs_here = if i.op.dst_avoids_dying_sources() {
+                src_size
+            } else {
+                surviving
+            };
+            let pressure = |size: u32| size - unchosen_srcs + srcs_here + dst_sz;
+            if pressure(size) > budget {
+                while pressure(size) > budget {
+                    let Some(&(c, v)) = cands.iter().find(|(_, v)| !srcs.contains(&Value(*v)))
+                    else {
+                        return Err(CompileError::RegAlloc {
+                            instr: instr_to_string(f, i),
+                            why: format!(
+                                "{} halves needed, {budget} available, nothing left to spill",
+                                pressure(size)
+                            ),
+                        });
+                    };
+                    let v = Value(v);
+                    cands.remove(&(c, v.0));
+                    slot_of[v.0 as usize] = Some(*next_slot);
+                    *next_slot += 1;
+                    chosen += 1;
+                    size -= halves(v);
+                }
+            }
+            // After the instruction: dying sources leave, the destination arrives.
+            for v in &dying[k] {
+                live.remove(*v);
+                if slot_of[v.0 as usize].is_none() {
+                    size -= halves(*v);
+                    cands.remove(&key(*v));
+                }
+            }
+            if let Some(d) = i
+                .dst
+                .filter(|d| dst_live[k] && slot_of[d.0 as usize].is_none())
+            {
+                live.insert(d);
+                size += dst_sz;
+                if spillable(d) {
+                    cands.insert(key(d));
+                }
+            }
+        }
+    }
+    Ok(chosen)
 }
 
 /// Spill until every point's pressure fits `budget_halves`.
 /// With `whole_gprs_only`, values with an odd number of halves (16-bit scalars and tuples)
 /// are never chosen (the target's scratch accesses move whole 32-bit registers).
+///
+/// Each round computes liveness once and chooses every value it spills in one walk over the
+/// program (`choose`). Spilling every chosen value in one pass leaves over budget only the
+/// reloads it adds at block ends and next to readers whose other sources die there, which
+/// the next round handles; two or three rounds suffice.
+///
+/// A value is spilled once: spilling it again adds code and frees nothing (a phi's store
+/// follows the whole phi group, so the phi stays live there), and reloads are already as
+/// short as they get. Values `f` already spills or reloads are never chosen, so this can run
+/// again on its own output with a smaller budget (slots then continue from `first_slot`).
 pub fn spill_to_fit(
     f: &mut Function,
     budget_halves: u32,
@@ -131,65 +352,43 @@ pub fn spill_to_fit(
         ..Default::default()
     };
     let mut unspillable = vec![false; f.shapes.len()];
+    for b in &f.blocks {
+        for i in &b.instrs {
+            match i.op {
+                Op::Fill { .. } => i.dst.iter().for_each(|d| unspillable[d.0 as usize] = true),
+                Op::Spill { .. } => i
+                    .src_values()
+                    .for_each(|v| unspillable[v.0 as usize] = true),
+                _ => {}
+            }
+        }
+    }
+    // Each round spills at least one value not spilled before, so this bounds the rounds.
     for _round in 0..10_000 {
         let cfg = Cfg::build(f);
         let lv = Liveness::compute(f, &cfg);
-        let points = scan(f, &lv);
-        let Some(worst) = points
-            .iter()
-            .filter(|p| p.pressure > budget_halves)
-            .max_by_key(|p| p.pressure)
-        else {
-            return Ok(stats);
-        };
         unspillable.resize(f.shapes.len(), false);
-        // Cost: uses weighted by loop depth; cheaper and bigger values go first.
-        let mut cost = vec![0u64; f.shapes.len()];
-        for (bi, b) in f.blocks.iter().enumerate() {
-            let w = 8u64.pow(cfg.loop_depth[bi].min(6));
-            for i in &b.instrs {
-                for s in i.src_values() {
-                    cost[s.0 as usize] += w;
-                }
-                if let Some(d) = i.dst {
-                    cost[d.0 as usize] += w;
-                }
+        let mut slot_of: Vec<Option<u32>> = vec![None; f.shapes.len()];
+        let chosen = choose(
+            f,
+            &cfg,
+            &lv,
+            budget_halves,
+            whole_gprs_only,
+            &unspillable,
+            &mut slot_of,
+            &mut stats.slots,
+        )?;
+        if chosen == 0 {
+            return Ok(stats);
+        }
+        spill_values(f, &lv, &slot_of, &mut stats);
+        for (v, s) in slot_of.iter().enumerate() {
+            if s.is_some() {
+                unspillable[v] = true;
             }
         }
-        let victim = worst
-            .through
-            .iter()
-            .filter(|v| !unspillable[v.0 as usize])
-            .filter(|v| !whole_gprs_only || f.shape(**v).halves().is_multiple_of(2))
-            .min_by_key(|v| {
-                (
-                    cost[v.0 as usize] * 8 / f.shape(**v).halves().max(1) as u64,
-                    v.0,
-                )
-            })
-            .copied();
-        let Some(v) = victim else {
-            let i = &f.blocks[worst.block].instrs[worst.instr];
-            return Err(CompileError::RegAlloc {
-                instr: instr_to_string(f, i),
-                why: format!(
-                    "{} halves needed, {budget_halves} available, nothing left to spill",
-                    worst.pressure
-                ),
-            });
-        };
-        let before = f.shapes.len();
-        spill_value(f, &lv, v, stats.slots, &mut stats);
-        stats.slots += 1;
-        unspillable.resize(f.shapes.len(), false);
-        // A value is spilled once: spilling it again adds code and frees nothing (a phi's
-        // store follows the whole phi group, so the phi stays live there). Reloads are
-        // already as short as they get. Each round thus takes a new original value, which
-        // bounds the rounds by the number of values.
-        unspillable[v.0 as usize] = true;
-        for u in &mut unspillable[before..] {
-            *u = true;
-        }
+        unspillable.resize(f.shapes.len(), true);
     }
     Err(CompileError::Internal("spilling did not converge".into()))
 }

@@ -22,20 +22,43 @@ fn schedule_block(instrs: Vec<Instr>, outside: &[bool]) -> Vec<Instr> {
     }
     let body = &instrs[n_phi..body_end];
     let n = body.len();
-    // preds[k]: (instruction it waits for, latency)
+    // preds[k]: (instruction it waits for, latency). Data dependences through the body's
+    // definitions; memory and tile-order dependences only among the instructions that touch
+    // memory, the tile or coverage (the only ones `mem` can hold for).
+    let mut def_at: std::collections::HashMap<Value, usize> = std::collections::HashMap::new();
+    let orders = |o: Op| {
+        o.reads_memory()
+            || o.writes_memory()
+            || matches!(
+                o,
+                Op::StoreTile { .. } | Op::LoadTile { .. } | Op::SampleMask { .. } | Op::DepthStore
+            )
+    };
+    let mut ordered: Vec<usize> = Vec::new();
     let mut preds: Vec<Vec<(usize, u32)>> = vec![Vec::new(); n];
     for k in 0..n {
-        for j in 0..k {
-            let (a, b) = (&body[j], &body[k]);
-            let data = a.dst.is_some_and(|d| b.src_values().any(|s| s == d));
-            let mem = (a.op.writes_memory() && (b.op.reads_memory() || b.op.writes_memory()))
-                || (a.op.reads_memory() && b.op.writes_memory())
-                || tile_order(a.op, b.op);
-            if data {
-                preds[k].push((j, latency(a.op)));
-            } else if mem {
-                preds[k].push((j, 1));
+        let b = &body[k];
+        for v in b.src_values() {
+            if let Some(&j) = def_at.get(&v) {
+                if !preds[k].iter().any(|&(p, _)| p == j) {
+                    preds[k].push((j, latency(body[j].op)));
+                }
             }
+        }
+        if orders(b.op) {
+            for &j in &ordered {
+                let a = &body[j];
+                let mem = (a.op.writes_memory() && (b.op.reads_memory() || b.op.writes_memory()))
+                    || (a.op.reads_memory() && b.op.writes_memory())
+                    || tile_order(a.op, b.op);
+                if mem && !preds[k].iter().any(|&(p, _)| p == j) {
+                    preds[k].push((j, 1));
+                }
+            }
+            ordered.push(k);
+        }
+        if let Some(d) = b.dst {
+            def_at.insert(d, k);
         }
     }
     // Longest latency-weighted path to the end of the block.
@@ -83,21 +106,20 @@ fn schedule_block(instrs: Vec<Instr>, outside: &[bool]) -> Vec<Instr> {
             .count() as i32;
         body[k].dst.is_some() as i32 - freed
     };
-    let mut done = vec![false; n];
+    // Instructions whose predecessors are all scheduled.
+    let mut ready: Vec<usize> = (0..n).filter(|&k| left[k] == 0).collect();
     let mut order = Vec::with_capacity(n);
     let mut cycle = 0u32;
     while order.len() < n {
         let high = live >= PRESSURE_LIMIT;
-        let cand = (0..n)
-            .filter(|&k| !done[k] && left[k] == 0)
-            .min_by_key(|&k| {
-                (
-                    if high { delta(k, &unread) } else { 0 },
-                    ready_at[k] > cycle,
-                    std::cmp::Reverse(height[k]),
-                    k,
-                )
-            });
+        let cand = ready.iter().copied().min_by_key(|&k| {
+            (
+                if high { delta(k, &unread) } else { 0 },
+                ready_at[k] > cycle,
+                std::cmp::Reverse(height[k]),
+                k,
+            )
+        });
         let k = cand.expect("a dependence graph of a block is acyclic");
         let d = delta(k, &unread);
         live = (live as i32 + d).max(0) as usize;
@@ -110,11 +132,14 @@ fn schedule_block(instrs: Vec<Instr>, outside: &[bool]) -> Vec<Instr> {
             }
         }
         cycle = cycle.max(ready_at[k]) + 1;
-        done[k] = true;
+        ready.retain(|&r| r != k);
         order.push(k);
         for &(s, l) in &succs[k] {
             left[s] -= 1;
             ready_at[s] = ready_at[s].max(cycle - 1 + l);
+            if left[s] == 0 {
+                ready.push(s);
+            }
         }
     }
     let mut out: Vec<Instr> = instrs[..n_phi].to_vec();
@@ -154,14 +179,22 @@ pub fn run(f: &mut Function) {
         let (leaves, rest): (Vec<Instr>, Vec<Instr>) =
             instrs.into_iter().partition(is_leaf_constant);
         let mut out = Vec::with_capacity(leaves.len() + rest.len());
+        let leaf_of: std::collections::HashMap<Value, usize> = leaves
+            .iter()
+            .enumerate()
+            .filter_map(|(k, l)| l.dst.map(|d| (d, k)))
+            .collect();
         let mut leaves: Vec<Option<Instr>> = leaves.into_iter().map(Some).collect();
+        let mut read: Vec<usize> = Vec::new();
         for i in schedule_block(rest, &outside) {
-            for l in leaves.iter_mut() {
-                let reads = l
-                    .as_ref()
-                    .is_some_and(|c| c.dst.is_some_and(|d| i.src_values().any(|s| s == d)));
-                if reads && i.op != Op::Phi {
-                    out.push(l.take().unwrap());
+            if i.op != Op::Phi {
+                // The constants it reads that are still unplaced, in their original order.
+                read.clear();
+                read.extend(i.src_values().filter_map(|v| leaf_of.get(&v).copied()));
+                read.sort_unstable();
+                read.dedup();
+                for &k in &read {
+                    out.extend(leaves[k].take());
                 }
             }
             out.push(i);
