@@ -5,7 +5,11 @@
 #   chromium (default): Debian's chromium-headless-shell; prints the page's DOM after load
 #                       (--dump-dom), or writes a PNG screenshot with --out FILE.
 #   firefox:            Debian's firefox-esr; writes a PNG screenshot (--out, default ./firefox.png)
-#                       and prints the page's console messages.
+#                       and prints the page's console messages. Headless Firefox renders WebGL with
+#                       Mesa's software device, not agx16: its start-up GPU probe (glxtest) needs an
+#                       X or Wayland display, and without a probed GPU Firefox takes the EGL device
+#                       without a render node (GLLibraryEGL.cpp CreateDisplayLocked, gfxVars
+#                       WebglUseHardware). The page's renderer string says which one ran.
 #   --softpipe:         the same Mesa build's softpipe instead of agx16 (no shim), for comparison.
 # The browser package is installed with apt-get if its command is missing.
 # AGX16_GALLIUM_DIR (ci/dev-gallium.sh) puts a worktree's relinked libgallium first, as in the tests.
@@ -98,7 +102,8 @@ chromium)
     # --use-gl=angle --use-angle=gl-egl: ANGLE's OpenGL ES back end on the system EGL (ours);
     #   Chromium's default headless GL is ANGLE on SwiftShader.
     # --disable-software-rasterizer: no fallback to SwiftShader; without agx16 WebGL is unavailable,
-    #   never silently software.
+    #   never silently software. (On softpipe ANGLE cannot make an ES 3.0 context, the required
+    #   formats not being 4x multisampled, and Chromium has no WebGL there.)
     # --disable-gpu-watchdog: agx16 executes on the M4 model, where one frame of a heavy page takes
     #   seconds; the watchdog would end the GPU process as hung.
     flags=(

@@ -131,10 +131,17 @@ def main(argv):
                     verdict = compare(agx, soft)
                     renderers.setdefault(browser, set()).update(r for r in [agx.get("renderer")] if r)
                     renderers.setdefault(ref_name, set()).update(r for r in [soft.get("renderer")] if r)
+                # Frame times a page measured itself (webgl2-cubes), agx16 against softpipe.
+                timing = ""
+                if agx is not None and soft is not None and agx.get("timing"):
+                    a_ms = agx["timing"].get("frame_ms")
+                    s_ms = (soft.get("timing") or {}).get("frame_ms")
+                    if a_ms is not None and s_ms:
+                        timing = f"  frame agx16 {a_ms:.0f} ms, softpipe {s_ms:.0f} ms ({a_ms / s_ms:.1f}x)"
                 status = "pass" if verdict is None else "FAIL"
                 failures += verdict is not None
                 print(f"{status} {browser:8} {page.stem:28} agx16 {t_agx:6.1f} s  "
-                      f"softpipe ({ref_name}) {t_soft:5.1f} s"
+                      f"softpipe ({ref_name}) {t_soft:5.1f} s{timing}"
                       + ("" if verdict is None else f"\n     {verdict}"), flush=True)
     for browser, names_seen in sorted(renderers.items()):
         for r in sorted(names_seen):

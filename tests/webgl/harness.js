@@ -20,8 +20,11 @@ function webglTest(name, opts, draw) {
     const info = gl.getExtension("WEBGL_debug_renderer_info");
     result.renderer = info ? gl.getParameter(info.UNMASKED_RENDERER_WEBGL) : gl.getParameter(gl.RENDERER);
     result.vendor = info ? gl.getParameter(info.UNMASKED_VENDOR_WEBGL) : gl.getParameter(gl.VENDOR);
+    webglTest.timing = undefined;
     const data = draw(gl);
     if (data !== undefined) result.data = Array.from(data);
+    // Times a page measured (not compared between runs).
+    if (webglTest.timing) result.timing = webglTest.timing;
     gl.bindFramebuffer(gl.FRAMEBUFFER, null);
     const px = new Uint8Array(width * height * 4);
     gl.readPixels(0, 0, width, height, gl.RGBA, gl.UNSIGNED_BYTE, px);
@@ -41,7 +44,7 @@ function webglTest(name, opts, draw) {
   // line in the DOM (<pre id="result">, for Chromium's --dump-dom) and on the console (Firefox prints
   // console messages with devtools.console.stdout.content); ci/webgl.py reads either.
   const summary = { page: result.page, ok: result.ok, renderer: result.renderer, version: result.version,
-                    error: result.error, centre: result.centre };
+                    error: result.error, centre: result.centre, timing: result.timing };
   const p = document.createElement("p");
   p.id = "summary";
   p.style.cssText = "white-space: pre-wrap; word-break: break-all; font: 12px monospace";
