@@ -9,7 +9,7 @@ in a browser when both runs succeed (the softpipe run is Firefox's where the bro
 softpipe, as Chromium has not), the agx16 run's renderer names agx16 and the softpipe run's names
 softpipe (no silent fallback either way), the data agree, and at most PIXEL_SHARE of the pixels differ
 by more than PIXEL_TOLERANCE in a channel (filtering and derivative rounding differ slightly between
-two correct implementations).
+two correct implementations; a page may widen the tolerance, saying why).
 """
 import base64
 import json
@@ -69,18 +69,19 @@ def compare(agx, soft):
     a_px, s_px = base64.b64decode(agx["pixels"]), base64.b64decode(soft["pixels"])
     if len(a_px) != len(s_px):
         return "canvas sizes differ"
+    tolerance = max(PIXEL_TOLERANCE, agx.get("tolerance") or 0)
     bad, worst, first = 0, 0, None
     for i in range(0, len(a_px), 4):
         d = max(abs(a_px[i + c] - s_px[i + c]) for c in range(4))
         worst = max(worst, d)
-        if d > PIXEL_TOLERANCE:
+        if d > tolerance:
             bad += 1
             if first is None:
                 first = i // 4
     if bad > PIXEL_SHARE * (len(a_px) // 4):
         w = agx["width"]
         x, y = first % w, first // w
-        return (f"{bad} of {len(a_px) // 4} pixels differ by more than {PIXEL_TOLERANCE} (worst {worst}); "
+        return (f"{bad} of {len(a_px) // 4} pixels differ by more than {tolerance} (worst {worst}); "
                 f"first at ({x},{y}): agx16 {list(a_px[4 * first:4 * first + 4])} "
                 f"vs softpipe {list(s_px[4 * first:4 * first + 4])}")
     return None

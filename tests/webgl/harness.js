@@ -1,4 +1,5 @@
-// Shared by the pages of our WebGL set. A page calls `webglTest(name, {webgl2, width, height}, draw)`;
+// Shared by the pages of our WebGL set. A page calls
+// `webglTest(name, {webgl2, width, height, tolerance}, draw)`;
 // draw(gl) renders into the canvas (and may return extra numbers as `data`). The harness then reads
 // the pixels back and reports them (see the end of webglTest).
 "use strict";
@@ -6,6 +7,8 @@
 function webglTest(name, opts, draw) {
   const width = opts.width || 64, height = opts.height || 64;
   const result = { page: name, ok: false, width, height };
+  // A page may widen the per-channel pixel tolerance of the comparison (ci/webgl.py), saying why.
+  if (opts.tolerance) result.tolerance = opts.tolerance;
   try {
     const canvas = document.createElement("canvas");
     canvas.width = width;
