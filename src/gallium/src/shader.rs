@@ -230,6 +230,34 @@ unsafe fn stage_name(nir: *const sys::nir_shader) -> String {
         .into_owned()
 }
 
+/// A store to FRAG_RESULT_COLOR writes every draw buffer: Gallium's meaning of the location
+/// (TGSI's FS_COLOR0_WRITES_ALL_CBUFS), which Mesa's own shaders rely on. The state tracker's
+/// clear of a scissored or colour-masked buffer among several draws a quad whose shader writes
+/// FRAG_RESULT_COLOR, with only the cleared buffer enabled in the blend state's colour masks
+/// (st_cb_clear.c `clear_with_quad`, st_nir_builtins.c `st_nir_make_clearcolor_shader`); with it
+/// written to target 0 alone, a scissored glClearBufferuiv of draw buffer 1 changed nothing
+/// (found by tests/webgl/webgl2-clear-buffer.html in Chromium). Lowered to a store per draw
+/// buffer the driver can bind (Mesa's nir_lower_fragcolor, as llvmpipe and zink do); the
+/// compiler drops the stores to draw buffers the framebuffer leaves unbound. Not with dual-source
+/// blending, whose colours belong to target 0 alone.
+///
+/// # Safety
+/// `nir` must be a live fragment shader with IO still in variables; `entry` its entry point.
+unsafe fn broadcast_frag_color(nir: *mut sys::nir_shader, entry: *mut sys::nir_function_impl) {
+    let info = &(*nir).info;
+    if info.outputs_written & (1u64 << sys::FRAG_RESULT_COLOR) == 0
+        || info.__bindgen_anon_1.fs.color_is_dual_source()
+    {
+        return;
+    }
+    // One store per output at the end of the shader, so each gets one copy per draw buffer.
+    sys::nir_lower_io_to_temporaries(nir, entry, true, false);
+    sys::nir_lower_global_vars_to_local(nir);
+    sys::nir_split_var_copies(nir);
+    sys::nir_lower_var_copies(nir);
+    sys::nir_lower_fragcolor(nir, agx16_draw::fb::MAX_BOUND_TARGETS as u32);
+}
+
 unsafe fn create(ctx: *mut sys::pipe_context, state: *const sys::pipe_shader_state) -> *mut c_void {
     if state.is_null() {
         return null_mut();
@@ -270,6 +298,9 @@ unsafe fn create(ctx: *mut sys::pipe_context, state: *const sys::pipe_shader_sta
         sys::nir_lower_global_vars_to_local(nir);
         sys::nir_split_var_copies(nir);
         sys::nir_lower_var_copies(nir);
+    }
+    if (*nir).info.stage() == sys::MESA_SHADER_FRAGMENT && !entry.is_null() {
+        broadcast_frag_color(nir, entry);
     }
     lower_io(nir);
     let (ubos, default_block) = agx16_compiler::nir::uniforms::blocks(nir);

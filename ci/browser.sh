@@ -1,0 +1,148 @@
+#!/usr/bin/env bash
+# Runs a web browser headless on agx16 (the Mesa build under target/mesa, the DRM shim preloaded, EGL on
+# the surfaceless platform, as ci/run.sh does for any GL program) and writes what the page shows.
+# Called by `./x browser [chromium|firefox] [--softpipe] [--out FILE] URL|FILE`.
+#   chromium (default): Debian's chromium-headless-shell; prints the page's DOM after load
+#                       (--dump-dom), or writes a PNG screenshot with --out FILE.
+#   firefox:            Debian's firefox-esr; writes a PNG screenshot (--out, default ./firefox.png)
+#                       and prints the page's console messages. Headless Firefox renders WebGL with
+#                       Mesa's software device, not agx16: its start-up GPU probe (glxtest) needs an
+#                       X or Wayland display, and without a probed GPU Firefox takes the EGL device
+#                       without a render node (GLLibraryEGL.cpp CreateDisplayLocked, gfxVars
+#                       WebglUseHardware). The page's renderer string says which one ran.
+#   --softpipe:         the same Mesa build's softpipe instead of agx16 (no shim), for comparison.
+# The browser package is installed with apt-get if its command is missing.
+# AGX16_GALLIUM_DIR (ci/dev-gallium.sh) puts a worktree's relinked libgallium first, as in the tests.
+set -euo pipefail
+: "${AGX16_MESA_BUILD:?run this through ./x}" "${AGX16_SHIM:?run this through ./x}"
+
+usage() {
+    echo "usage: ./x browser [chromium|firefox] [--softpipe] [--out FILE] URL|FILE" >&2
+    exit 2
+}
+
+browser=chromium
+softpipe=0
+out=""
+url=""
+while [[ $# -gt 0 ]]; do
+    case "$1" in
+    chromium | firefox) browser=$1 ;;
+    --softpipe) softpipe=1 ;;
+    --out)
+        [[ $# -ge 2 ]] || usage
+        out=$2
+        shift
+        ;;
+    -h | --help) usage ;;
+    -*) usage ;;
+    *)
+        [[ -z "$url" ]] || usage
+        url=$1
+        ;;
+    esac
+    shift
+done
+[[ -n "$url" ]] || usage
+# A local file becomes an absolute file:// URL.
+if [[ "$url" != *://* ]]; then
+    [[ -e "$url" ]] || {
+        echo "browser: $url is neither a URL nor a file" >&2
+        exit 2
+    }
+    url="file://$(cd "$(dirname "$url")" && pwd -P)/$(basename "$url")"
+fi
+
+# The browser from the distribution, installed on first use (as ci/setup.sh installs packages).
+case "$browser" in
+chromium)
+    package=chromium-headless-shell
+    command=chromium-headless-shell
+    ;;
+firefox)
+    package=firefox-esr
+    command=firefox-esr
+    ;;
+esac
+if ! command -v "$command" >/dev/null 2>&1; then
+    sudo=()
+    if [[ $(id -u) -ne 0 ]]; then sudo=(sudo); fi
+    echo "browser: installing $package" >&2
+    "${sudo[@]}" apt-get update >&2
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "$package" >&2
+fi
+
+if [[ $softpipe -eq 0 && ! -f "$AGX16_SHIM" ]]; then
+    echo "browser: the DRM shim $AGX16_SHIM is missing; build it with ./x build" >&2
+    exit 1
+fi
+
+# The environment of ci/run.sh; softpipe runs without the shim, so Mesa finds no GPU.
+libs="$AGX16_MESA_BUILD/src/egl:$AGX16_MESA_BUILD/src/mapi/es2api:$AGX16_MESA_BUILD/src/gallium/targets/dri"
+if [[ -n "${AGX16_GALLIUM_DIR:-}" ]]; then
+    libs="$AGX16_GALLIUM_DIR:$libs"
+fi
+export EGL_PLATFORM=surfaceless
+if [[ $softpipe -eq 1 ]]; then
+    export LIBGL_ALWAYS_SOFTWARE=1
+else
+    export LD_PRELOAD="$AGX16_SHIM${LD_PRELOAD:+:$LD_PRELOAD}"
+fi
+
+# A profile of this run only, removed afterwards.
+profile=$(mktemp -d "${TMPDIR:-/tmp}/agx16-browser.XXXXXX")
+trap 'rm -rf "$profile"' EXIT
+
+case "$browser" in
+chromium)
+    export LD_LIBRARY_PATH="$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    # --no-sandbox: the GPU process must load the shim and the Mesa build named by LD_PRELOAD and
+    #   LD_LIBRARY_PATH (the sandbox's zygote and file broker do not let it), and Chromium refuses to
+    #   sandbox as root, which containers usually are.
+    # --use-gl=angle --use-angle=gl-egl: ANGLE's OpenGL ES back end on the system EGL (ours);
+    #   Chromium's default headless GL is ANGLE on SwiftShader.
+    # --disable-software-rasterizer: no fallback to SwiftShader; without agx16 WebGL is unavailable,
+    #   never silently software. (On softpipe ANGLE cannot make an ES 3.0 context, the required
+    #   formats not being 4x multisampled, and Chromium has no WebGL there.)
+    # --disable-gpu-watchdog: agx16 executes on the M4 model, where one frame of a heavy page takes
+    #   seconds; the watchdog would end the GPU process as hung.
+    flags=(
+        --no-sandbox
+        --use-gl=angle --use-angle=gl-egl
+        --disable-software-rasterizer
+        --user-data-dir="$profile"
+        --window-size=800,600
+        --hide-scrollbars
+        --disable-gpu-watchdog
+    )
+    if [[ -n "$out" ]]; then
+        exec_out=("--screenshot=$(realpath -m "$out")")
+    else
+        exec_out=(--dump-dom)
+    fi
+    "$command" "${flags[@]}" "${exec_out[@]}" "$url"
+    ;;
+firefox)
+    # Firefox's EGL loader takes GL entry points from the first of libGL.so, libGL.so.1, libGLESv2.so
+    # it can open (GLLibraryEGL::Init). On Debian libGL.so is libglvnd's, which dispatches to GLX
+    # vendors and never to a Mesa build without glvnd, so this run's library directory names the
+    # Mesa build's GLES library libGL.so.
+    mkdir -p "$profile/lib"
+    ln -s "$AGX16_MESA_BUILD/src/mapi/es2api/libGLESv2.so.2" "$profile/lib/libGL.so"
+    export LD_LIBRARY_PATH="$profile/lib:$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    # Headless Firefox has no display for its start-up GPU probe (glxtest), so its blocklist knows no
+    # GPU: WebGL needs webgl.force-enabled, and its EGL path (the one headless can use) needs
+    # MOZ_WEBGL_FORCE_EGL. Console messages go to stdout; the unmasked renderer is shown as is.
+    export MOZ_WEBGL_FORCE_EGL=1
+    cat >"$profile/user.js" <<'EOF'
+user_pref("webgl.force-enabled", true);
+user_pref("webgl.sanitize-unmasked-renderer", false);
+user_pref("devtools.console.stdout.content", true);
+user_pref("browser.shell.checkDefaultBrowser", false);
+user_pref("datareporting.policy.dataSubmissionEnabled", false);
+user_pref("toolkit.telemetry.reportingpolicy.firstRun", false);
+EOF
+    "$command" --headless --no-remote --profile "$profile" --window-size=800,600 \
+        --screenshot "$(realpath -m "${out:-firefox.png}")" "$url"
+    ;;
+esac
