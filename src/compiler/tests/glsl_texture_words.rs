@@ -104,8 +104,9 @@ fn words_past_the_launchers_limit_become_a_uniform_block() {
         "the first block: the program has none"
     );
     assert!(t.words.len() > 64, "{} words", t.words.len());
-    // Sorted, each pair once, words 0..8.
-    assert!(t.words.windows(2).all(|w| w[0] < w[1]) && t.words.iter().all(|w| w.1 < 8));
+    // Sorted, each pair once, words 0..INFO_WORDS.
+    let n = agx16_compiler::nir::texture::INFO_WORDS as u8;
+    assert!(t.words.windows(2).all(|w| w[0] < w[1]) && t.words.iter().all(|w| w.1 < n));
     // The inline words are the root record and the block's qword only.
     assert!(uniform_words <= 14, "{uniform_words}");
 }
