@@ -283,8 +283,9 @@ const NEUTRAL: u32 = sys::PIPE_BIND_LINEAR;
 /// Whether `format` may be used with every bind in `usage`, for `target` with `samples`
 /// samples. Multisampled (2x, 4x: agx-re EXP-0126, measured on M4; the T8132 driver supports
 /// no more, GravityLinux/mesa README.apple9-es3.md): 2D render targets and depth/stencil only
-/// (GL ES 3.0 has no multisampled textures, so no sampler views), no blending (the
-/// destination read is per sample, not built: agx16-compiler refuses it), and colour formats
+/// (GL ES 3.0 has no multisampled textures, so no sampler views), blending where the format
+/// blends single-sampled (the program blends each sample: agx16-compiler's per-sample
+/// sections), and colour formats
 /// whose sample group (bytes x samples) is at most 16 bytes, the widest texel the background
 /// reload fetches (agx16-draw `reload_body`); that covers every ES 3.0 colour-renderable
 /// format of 4 bytes or less at 4x and of 8 at 2x.
@@ -295,7 +296,8 @@ pub fn is_supported(
     usage: u32,
 ) -> bool {
     if samples > 1 {
-        let binds = sys::PIPE_BIND_RENDER_TARGET | sys::PIPE_BIND_DEPTH_STENCIL;
+        let binds =
+            sys::PIPE_BIND_RENDER_TARGET | sys::PIPE_BIND_DEPTH_STENCIL | sys::PIPE_BIND_BLENDABLE;
         let bytes = unsafe { sys::util_format_get_blocksize(format) };
         let colour = usage & sys::PIPE_BIND_RENDER_TARGET != 0;
         if !matches!(samples, 2 | 4)
@@ -433,6 +435,12 @@ mod tests {
             ),
             (
                 sys::PIPE_FORMAT_R8G8B8A8_UNORM,
+                4,
+                sys::PIPE_BIND_RENDER_TARGET | sys::PIPE_BIND_BLENDABLE,
+                true,
+            ),
+            (
+                sys::PIPE_FORMAT_R8G8B8A8_UINT,
                 4,
                 sys::PIPE_BIND_BLENDABLE,
                 false,

@@ -1,10 +1,12 @@
-//! agx16-msaatest SAMPLES: renders `agx16_tests::msaa_scene` into a SAMPLES-sample RGBA8
-//! renderbuffer (glRenderbufferStorageMultisample), resolves it with glBlitFramebuffer into a
-//! single-sampled RGBA8 texture and prints `GL_RENDERER`, `GL_MAX_SAMPLES`, the
+//! agx16-msaatest SAMPLES [blend]: renders `agx16_tests::msaa_scene` into a SAMPLES-sample
+//! RGBA8 renderbuffer (glRenderbufferStorageMultisample), resolves it with glBlitFramebuffer
+//! into a single-sampled RGBA8 texture and prints `GL_RENDERER`, `GL_MAX_SAMPLES`, the
 //! renderbuffer's `GL_SAMPLES` and `pixels: <hex RGBA, row 0 first>` of the resolved image.
+//! With `blend`, each triangle is drawn with alpha `BLEND_ALPHA` and blended
+//! (GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA) over the samples it covers.
 
 use agx16_tests::gles::{gl_error, hex, read_rgba8, shader};
-use agx16_tests::msaa_scene::{CLEAR, SIZE, TRIANGLES};
+use agx16_tests::msaa_scene::{BLEND_ALPHA, CLEAR, SIZE, TRIANGLES};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -25,7 +27,8 @@ fn main() -> ExitCode {
         .nth(1)
         .and_then(|v| v.parse().ok())
         .unwrap_or(4);
-    match run(samples) {
+    let blended = std::env::args().nth(2).as_deref() == Some("blend");
+    match run(samples, blended) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("agx16-msaatest: {e}");
@@ -34,7 +37,7 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(samples: i32) -> Result<(), String> {
+fn run(samples: i32, blended: bool) -> Result<(), String> {
     let g = agx16_tests::gles::gles(3)?;
     let n = SIZE as i32;
     // SAFETY: the context is current on this thread; every pointer passed lives across its call.
@@ -80,6 +83,10 @@ fn run(samples: i32) -> Result<(), String> {
         gl.clear_color(c[0], c[1], c[2], c[3]);
         gl.clear(glow::COLOR_BUFFER_BIT);
 
+        if blended {
+            gl.enable(glow::BLEND);
+            gl.blend_func(glow::SRC_ALPHA, glow::ONE_MINUS_SRC_ALPHA);
+        }
         let vb = gl.create_buffer()?;
         gl.bind_buffer(glow::ARRAY_BUFFER, Some(vb));
         gl.enable_vertex_attrib_array(0);
@@ -92,11 +99,13 @@ fn run(samples: i32) -> Result<(), String> {
             let bytes: Vec<u8> = ndc.iter().flat_map(|f| f.to_le_bytes()).collect();
             gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes, glow::STREAM_DRAW);
             gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 0, 0);
-            let c = rgba.map(|v| v as f32 / 255.0);
+            let a = if blended { BLEND_ALPHA } else { rgba[3] };
+            let c = [rgba[0], rgba[1], rgba[2], a].map(|v| v as f32 / 255.0);
             gl.uniform_4_f32(col.as_ref(), c[0], c[1], c[2], c[3]);
             gl.draw_arrays(glow::TRIANGLES, 0, 3);
         }
         gl_error(gl, "draws")?;
+        gl.disable(glow::BLEND);
 
         let tex = gl.create_texture()?;
         gl.bind_texture(glow::TEXTURE_2D, Some(tex));
