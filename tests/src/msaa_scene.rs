@@ -22,6 +22,9 @@
 /// blends over its own earlier colour (GL ES 3.0 §4.1.8: blending per sample).
 pub const BLEND_ALPHA: u8 = 153;
 
+/// The scissor rectangle (x, y, width, height) of `agx16-msaatest SAMPLES scissor`.
+pub const SCISSOR: [i32; 4] = [9, 14, 33, 27];
+
 /// Framebuffer edge in pixels.
 pub const SIZE: u32 = 64;
 

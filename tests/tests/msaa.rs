@@ -6,24 +6,22 @@
 //! render, a resolve of sample 0 or wrong sample positions fail. softpipe has no multisampling
 //! on this Mesa build, so it cannot be the oracle here.
 
-use agx16_tests::msaa_scene::{reference, reference_blended};
+use agx16_tests::msaa_scene::{reference, reference_blended, SCISSOR, SIZE};
 use agx16_tests::{field, run, Stack};
 
 const MSAA: &str = env!("CARGO_BIN_EXE_agx16-msaatest");
 
-/// Renders the scene (`blend`: the blended variant) at `samples` and compares the resolve
-/// with `want` within `tol` 8-bit steps.
+/// Renders the scene at `samples` with agx16-msaatest's options `opts` and compares the
+/// resolve with `want` within `tol` 8-bit steps.
 fn resolved(samples: u32) {
-    check(samples, false, reference(samples), 1);
+    check(samples, &[], reference(samples), 1);
 }
 
-fn check(samples: u32, blend: bool, (want, partial): (Vec<[u8; 4]>, usize), tol: i32) {
+fn check(samples: u32, opts: &[&str], (want, partial): (Vec<[u8; 4]>, usize), tol: i32) {
     let stack = Stack::from_env().unwrap_or_else(|e| panic!("{e}"));
     let mut cmd = stack.command(MSAA, true);
     cmd.arg(samples.to_string());
-    if blend {
-        cmd.arg("blend");
-    }
+    cmd.args(opts);
     let (ok, out, err) = run(cmd);
     assert!(ok, "agx16-msaatest {samples} failed:\n{out}\n{err}");
     let renderer = field(&out, "GL_RENDERER").unwrap_or_default();
@@ -78,7 +76,7 @@ fn blended(samples: u32) {
         .filter(|(a, b)| (0..4).any(|k| (a[k] as i32 - b[k] as i32).abs() > 8))
         .count();
     assert!(differ > 1000, "blending changes only {differ} pixels");
-    check(samples, true, (want, partial), 2);
+    check(samples, &["blend"], (want, partial), 2);
 }
 
 #[test]
@@ -99,4 +97,27 @@ fn two_samples_resolve_to_the_reference() {
 #[test]
 fn four_samples_resolve_to_the_reference() {
     resolved(4);
+}
+
+/// The resolve into the window-system framebuffer (an EGL pbuffer): Mesa keeps it upside down,
+/// so the blit reaches the driver with a flipped source box; read back through GL, the image
+/// must still be the reference (a resolve that ignores the flip, or refuses it, fails).
+#[test]
+fn four_samples_resolve_into_the_window_surface() {
+    check(4, &["window"], reference(4), 1);
+}
+
+/// A resolve with the scissor test on writes the scissor rectangle only (GL ES 3.0 §4.3.3: the
+/// scissor test applies to blits); the rest keeps the destination's clear (0).
+#[test]
+fn two_samples_resolve_within_the_scissor() {
+    let (mut want, partial) = reference(2);
+    let [x0, y0, w, h] = SCISSOR.map(|v| v as usize);
+    for (i, p) in want.iter_mut().enumerate() {
+        let (x, y) = (i % SIZE as usize, i / SIZE as usize);
+        if !(x0..x0 + w).contains(&x) || !(y0..y0 + h).contains(&y) {
+            *p = [0; 4];
+        }
+    }
+    check(2, &["scissor"], (want, partial), 1);
 }

@@ -3,10 +3,14 @@
 //! into a single-sampled RGBA8 texture and prints `GL_RENDERER`, `GL_MAX_SAMPLES`, the
 //! renderbuffer's `GL_SAMPLES` and `pixels: <hex RGBA, row 0 first>` of the resolved image.
 //! With `blend`, each triangle is drawn with alpha `BLEND_ALPHA` and blended
-//! (GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA) over the samples it covers.
+//! (GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA) over the samples it covers. With `window`, the
+//! resolve goes into an EGL pbuffer's window-system framebuffer instead (Mesa keeps
+//! window-system framebuffers upside down, so the blit reaches the driver flipped) and the
+//! pixels are read from there. With `scissor`, the destination is first cleared to 0 and the
+//! resolve runs with the scissor test on `SCISSOR` (x, y, width, height).
 
 use agx16_tests::gles::{gl_error, hex, read_rgba8, shader};
-use agx16_tests::msaa_scene::{BLEND_ALPHA, CLEAR, SIZE, TRIANGLES};
+use agx16_tests::msaa_scene::{BLEND_ALPHA, CLEAR, SCISSOR, SIZE, TRIANGLES};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -27,8 +31,11 @@ fn main() -> ExitCode {
         .nth(1)
         .and_then(|v| v.parse().ok())
         .unwrap_or(4);
-    let blended = std::env::args().nth(2).as_deref() == Some("blend");
-    match run(samples, blended) {
+    let opts: Vec<String> = std::env::args().skip(2).collect();
+    let blended = opts.iter().any(|o| o == "blend");
+    let window = opts.iter().any(|o| o == "window");
+    let scissor = opts.iter().any(|o| o == "scissor");
+    match run(samples, blended, window, scissor) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("agx16-msaatest: {e}");
@@ -37,9 +44,13 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(samples: i32, blended: bool) -> Result<(), String> {
-    let g = agx16_tests::gles::gles(3)?;
+fn run(samples: i32, blended: bool, window: bool, scissor: bool) -> Result<(), String> {
     let n = SIZE as i32;
+    let g = if window {
+        agx16_tests::gles::gles_pbuffer(3, n, n)?
+    } else {
+        agx16_tests::gles::gles(3)?
+    };
     // SAFETY: the context is current on this thread; every pointer passed lives across its call.
     unsafe {
         let gl = &g.gl;
@@ -107,18 +118,31 @@ fn run(samples: i32, blended: bool) -> Result<(), String> {
         gl_error(gl, "draws")?;
         gl.disable(glow::BLEND);
 
-        let tex = gl.create_texture()?;
-        gl.bind_texture(glow::TEXTURE_2D, Some(tex));
-        gl.tex_storage_2d(glow::TEXTURE_2D, 1, glow::RGBA8, n, n);
-        let resolved = gl.create_framebuffer()?;
-        gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(resolved));
-        gl.framebuffer_texture_2d(
-            glow::DRAW_FRAMEBUFFER,
-            glow::COLOR_ATTACHMENT0,
-            glow::TEXTURE_2D,
-            Some(tex),
-            0,
-        );
+        // The resolve's destination: a single-sampled texture, or the pbuffer (framebuffer 0).
+        let resolved = if window {
+            None
+        } else {
+            let tex = gl.create_texture()?;
+            gl.bind_texture(glow::TEXTURE_2D, Some(tex));
+            gl.tex_storage_2d(glow::TEXTURE_2D, 1, glow::RGBA8, n, n);
+            let fb = gl.create_framebuffer()?;
+            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(fb));
+            gl.framebuffer_texture_2d(
+                glow::DRAW_FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                glow::TEXTURE_2D,
+                Some(tex),
+                0,
+            );
+            Some(fb)
+        };
+        gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, resolved);
+        if scissor {
+            gl.clear_color(0.0, 0.0, 0.0, 0.0);
+            gl.clear(glow::COLOR_BUFFER_BIT);
+            gl.enable(glow::SCISSOR_TEST);
+            gl.scissor(SCISSOR[0], SCISSOR[1], SCISSOR[2], SCISSOR[3]);
+        }
         gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(ms));
         gl.blit_framebuffer(
             0,
@@ -133,7 +157,8 @@ fn run(samples: i32, blended: bool) -> Result<(), String> {
             glow::NEAREST,
         );
         gl_error(gl, "glBlitFramebuffer")?;
-        gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(resolved));
+        gl.disable(glow::SCISSOR_TEST);
+        gl.bind_framebuffer(glow::READ_FRAMEBUFFER, resolved);
         let px = read_rgba8(gl, 0, 0, n, n)?;
         let hex = hex(&px);
         println!("pixels: {hex}");
