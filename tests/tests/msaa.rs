@@ -121,3 +121,17 @@ fn two_samples_resolve_within_the_scissor() {
     }
     check(2, &["scissor"], (want, partial), 1);
 }
+
+/// RGBA32F at 4x (64-byte sample groups, reloaded through a 16-byte view of twice the size)
+/// with glFinish after each triangle, so every render after the first reloads all samples:
+/// the float resolve, read back as floats, is the reference within one 8-bit step.
+#[test]
+fn four_samples_of_rgba32f_reload_and_resolve() {
+    check(4, &["rgba32f", "finish"], reference(4), 1);
+}
+
+/// The same reload path for RGBA8 at 2x (a 8-byte sample group fetched as one texel).
+#[test]
+fn two_samples_reload_between_renders() {
+    check(2, &["finish"], reference(2), 1);
+}

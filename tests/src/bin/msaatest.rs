@@ -7,7 +7,10 @@
 //! resolve goes into an EGL pbuffer's window-system framebuffer instead (Mesa keeps
 //! window-system framebuffers upside down, so the blit reaches the driver flipped) and the
 //! pixels are read from there. With `scissor`, the destination is first cleared to 0 and the
-//! resolve runs with the scissor test on `SCISSOR` (x, y, width, height).
+//! resolve runs with the scissor test on `SCISSOR` (x, y, width, height). With `rgba32f`, the
+//! renderbuffer and the resolved texture are RGBA32F (EXT_color_buffer_float; read back as
+//! floats and printed as x 255 rounded to 8 bits); with `finish`, glFinish after each triangle
+//! ends the render, so every later triangle's render reloads the samples from memory.
 
 use agx16_tests::gles::{gl_error, hex, read_rgba8, shader};
 use agx16_tests::msaa_scene::{BLEND_ALPHA, CLEAR, SCISSOR, SIZE, TRIANGLES};
@@ -32,10 +35,15 @@ fn main() -> ExitCode {
         .and_then(|v| v.parse().ok())
         .unwrap_or(4);
     let opts: Vec<String> = std::env::args().skip(2).collect();
-    let blended = opts.iter().any(|o| o == "blend");
-    let window = opts.iter().any(|o| o == "window");
-    let scissor = opts.iter().any(|o| o == "scissor");
-    match run(samples, blended, window, scissor) {
+    let opt = |name: &str| opts.iter().any(|o| o == name);
+    let o = Opts {
+        blended: opt("blend"),
+        window: opt("window"),
+        scissor: opt("scissor"),
+        float: opt("rgba32f"),
+        finish: opt("finish"),
+    };
+    match run(samples, o) {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("agx16-msaatest: {e}");
@@ -44,7 +52,23 @@ fn main() -> ExitCode {
     }
 }
 
-fn run(samples: i32, blended: bool, window: bool, scissor: bool) -> Result<(), String> {
+struct Opts {
+    blended: bool,
+    window: bool,
+    scissor: bool,
+    float: bool,
+    finish: bool,
+}
+
+fn run(samples: i32, o: Opts) -> Result<(), String> {
+    let Opts {
+        blended,
+        window,
+        scissor,
+        float,
+        finish,
+    } = o;
+    let format = if float { glow::RGBA32F } else { glow::RGBA8 };
     let n = SIZE as i32;
     let g = if window {
         agx16_tests::gles::gles_pbuffer(3, n, n)?
@@ -73,7 +97,7 @@ fn run(samples: i32, blended: bool, window: bool, scissor: bool) -> Result<(), S
 
         let rb = gl.create_renderbuffer()?;
         gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
-        gl.renderbuffer_storage_multisample(glow::RENDERBUFFER, samples, glow::RGBA8, n, n);
+        gl.renderbuffer_storage_multisample(glow::RENDERBUFFER, samples, format, n, n);
         gl_error(gl, "glRenderbufferStorageMultisample")?;
         let got = gl.get_renderbuffer_parameter_i32(glow::RENDERBUFFER, glow::RENDERBUFFER_SAMPLES);
         println!("GL_SAMPLES: {got}");
@@ -114,6 +138,9 @@ fn run(samples: i32, blended: bool, window: bool, scissor: bool) -> Result<(), S
             let c = [rgba[0], rgba[1], rgba[2], a].map(|v| v as f32 / 255.0);
             gl.uniform_4_f32(col.as_ref(), c[0], c[1], c[2], c[3]);
             gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            if finish {
+                gl.finish();
+            }
         }
         gl_error(gl, "draws")?;
         gl.disable(glow::BLEND);
@@ -124,7 +151,7 @@ fn run(samples: i32, blended: bool, window: bool, scissor: bool) -> Result<(), S
         } else {
             let tex = gl.create_texture()?;
             gl.bind_texture(glow::TEXTURE_2D, Some(tex));
-            gl.tex_storage_2d(glow::TEXTURE_2D, 1, glow::RGBA8, n, n);
+            gl.tex_storage_2d(glow::TEXTURE_2D, 1, format, n, n);
             let fb = gl.create_framebuffer()?;
             gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(fb));
             gl.framebuffer_texture_2d(
@@ -159,7 +186,27 @@ fn run(samples: i32, blended: bool, window: bool, scissor: bool) -> Result<(), S
         gl_error(gl, "glBlitFramebuffer")?;
         gl.disable(glow::SCISSOR_TEST);
         gl.bind_framebuffer(glow::READ_FRAMEBUFFER, resolved);
-        let px = read_rgba8(gl, 0, 0, n, n)?;
+        let px = if float {
+            let mut f = vec![0u8; (n * n * 16) as usize];
+            gl.read_pixels(
+                0,
+                0,
+                n,
+                n,
+                glow::RGBA,
+                glow::FLOAT,
+                glow::PixelPackData::Slice(Some(&mut f)),
+            );
+            gl_error(gl, "glReadPixels(FLOAT)")?;
+            f.chunks_exact(4)
+                .map(|c| {
+                    let v = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+                    (v * 255.0).round().clamp(0.0, 255.0) as u8
+                })
+                .collect()
+        } else {
+            read_rgba8(gl, 0, 0, n, n)?
+        };
         let hex = hex(&px);
         println!("pixels: {hex}");
     }
