@@ -128,7 +128,7 @@ fn covers(t: &[[i64; 2]; 3], p: [i64; 2]) -> bool {
 
 /// The resolved image (row-major, row 0 first) and the number of pixels whose samples differ.
 pub fn reference(samples: u32) -> (Vec<[u8; 4]>, usize) {
-    render(samples, false)
+    render(samples, false, samples)
 }
 
 /// One sample's colour after `glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA)` of `src`
@@ -146,10 +146,20 @@ pub fn blend(src: [u8; 4], dst: [u8; 4]) -> [u8; 4] {
 /// [`reference`] of the blended variant: each sample blends every triangle covering it in
 /// draw order over its own colour.
 pub fn reference_blended(samples: u32) -> (Vec<[u8; 4]>, usize) {
-    render(samples, true)
+    render(samples, true, samples)
 }
 
-fn render(samples: u32, blended: bool) -> (Vec<[u8; 4]>, usize) {
+/// [`reference_blended`] with GL_SAMPLE_ALPHA_TO_COVERAGE on: alpha [`BLEND_ALPHA`] keeps
+/// floor(alpha x samples) samples, the lowest-numbered ones (the mask (1 << n) - 1: the M4
+/// driver's rule, Mesa asahi agx_nir_lower_alpha.c), and only those blend; the coverage
+/// uses the fragment's alpha, not the blended one.
+pub fn reference_blended_a2c(samples: u32) -> (Vec<[u8; 4]>, usize) {
+    let keep = (BLEND_ALPHA as f32 / 255.0 * samples as f32) as u32;
+    render(samples, true, keep)
+}
+
+/// Samples `keep..` are never written.
+fn render(samples: u32, blended: bool, keep: u32) -> (Vec<[u8; 4]>, usize) {
     let pos = positions(samples);
     let mut out = Vec::new();
     let mut partial = 0;
@@ -157,9 +167,12 @@ fn render(samples: u32, blended: bool) -> (Vec<[u8; 4]>, usize) {
         for x in 0..SIZE as i64 {
             let cols: Vec<[u8; 4]> = pos
                 .iter()
-                .map(|&(sx, sy)| {
+                .enumerate()
+                .map(|(s, &(sx, sy))| {
                     let p = [x * 256 + 16 * sx, y * 256 + 16 * sy];
-                    if blended {
+                    if s as u32 >= keep {
+                        CLEAR
+                    } else if blended {
                         TRIANGLES
                             .iter()
                             .filter(|(t, _)| covers(t, p))

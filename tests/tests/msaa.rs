@@ -6,7 +6,7 @@
 //! render, a resolve of sample 0 or wrong sample positions fail. softpipe has no multisampling
 //! on this Mesa build, so it cannot be the oracle here.
 
-use agx16_tests::msaa_scene::{reference, reference_blended, SCISSOR, SIZE};
+use agx16_tests::msaa_scene::{reference, reference_blended, reference_blended_a2c, SCISSOR, SIZE};
 use agx16_tests::{field, run, Stack};
 
 const MSAA: &str = env!("CARGO_BIN_EXE_agx16-msaatest");
@@ -134,4 +134,12 @@ fn four_samples_of_rgba32f_reload_and_resolve() {
 #[test]
 fn two_samples_reload_between_renders() {
     check(2, &["finish"], reference(2), 1);
+}
+
+/// Alpha to coverage together with blending on a multisampled target: coverage comes from the
+/// fragment's alpha (153/255 keeps 2 of 4 samples), the kept samples blend; the blend's own
+/// alpha would keep another count (a first draw over alpha 1 blends to 0.76: 3 samples).
+#[test]
+fn four_samples_alpha_to_coverage_with_blending() {
+    check(4, &["blend", "a2c"], reference_blended_a2c(4), 2);
 }

@@ -10,7 +10,8 @@
 //! resolve runs with the scissor test on `SCISSOR` (x, y, width, height). With `rgba32f`, the
 //! renderbuffer and the resolved texture are RGBA32F (EXT_color_buffer_float; read back as
 //! floats and printed as x 255 rounded to 8 bits); with `finish`, glFinish after each triangle
-//! ends the render, so every later triangle's render reloads the samples from memory.
+//! ends the render, so every later triangle's render reloads the samples from memory. With
+//! `a2c`, GL_SAMPLE_ALPHA_TO_COVERAGE is on during the draws.
 
 use agx16_tests::gles::{gl_error, hex, read_rgba8, shader};
 use agx16_tests::msaa_scene::{BLEND_ALPHA, CLEAR, SCISSOR, SIZE, TRIANGLES};
@@ -42,6 +43,7 @@ fn main() -> ExitCode {
         scissor: opt("scissor"),
         float: opt("rgba32f"),
         finish: opt("finish"),
+        a2c: opt("a2c"),
     };
     match run(samples, o) {
         Ok(()) => ExitCode::SUCCESS,
@@ -58,6 +60,7 @@ struct Opts {
     scissor: bool,
     float: bool,
     finish: bool,
+    a2c: bool,
 }
 
 fn run(samples: i32, o: Opts) -> Result<(), String> {
@@ -67,6 +70,7 @@ fn run(samples: i32, o: Opts) -> Result<(), String> {
         scissor,
         float,
         finish,
+        a2c,
     } = o;
     let format = if float { glow::RGBA32F } else { glow::RGBA8 };
     let n = SIZE as i32;
@@ -118,6 +122,9 @@ fn run(samples: i32, o: Opts) -> Result<(), String> {
         gl.clear_color(c[0], c[1], c[2], c[3]);
         gl.clear(glow::COLOR_BUFFER_BIT);
 
+        if a2c {
+            gl.enable(glow::SAMPLE_ALPHA_TO_COVERAGE);
+        }
         if blended {
             gl.enable(glow::BLEND);
             gl.blend_func(glow::SRC_ALPHA, glow::ONE_MINUS_SRC_ALPHA);
@@ -144,6 +151,7 @@ fn run(samples: i32, o: Opts) -> Result<(), String> {
         }
         gl_error(gl, "draws")?;
         gl.disable(glow::BLEND);
+        gl.disable(glow::SAMPLE_ALPHA_TO_COVERAGE);
 
         // The resolve's destination: a single-sampled texture, or the pbuffer (framebuffer 0).
         let resolved = if window {
