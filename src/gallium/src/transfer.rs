@@ -903,6 +903,73 @@ pub unsafe fn resolve_blit(
     Ok(true)
 }
 
+/// A NEAREST depth and/or stencil blit the draw path cannot do (scaled, flipped or one plane
+/// of a split depth/stencil resource: u_blitter needs a stencil export and sampled depth
+/// formats for those) on the CPU: each destination pixel takes its source pixel's stored
+/// value (GL ES 3.0 §4.3.3: depth/stencil blits copy values with NEAREST), plane by plane in
+/// each plane's stored format, through the resolve's pixel mapping ([`ResolveMap`]: flips,
+/// scaling, scissor). `Ok(false)` when the blit is not one.
+///
+/// # Safety
+/// The blit's resources must be live agx16 resources with no GPU work pending on them.
+pub(crate) unsafe fn zs_nearest_blit(info: &sys::pipe_blit_info) -> Result<bool, BlitError> {
+    let (s, d) = (&info.src, &info.dst);
+    let zs = sys::PIPE_MASK_Z | sys::PIPE_MASK_S;
+    if info.mask & zs == 0
+        || info.mask & !zs != 0
+        || info.filter != sys::PIPE_TEX_FILTER_NEAREST
+        || s.format != d.format
+        || samples_of(s.resource) != 1
+        || samples_of(d.resource) != 1
+        || s.box_.depth != 1
+        || d.box_.depth != 1
+        || info.alpha_blend
+        || info.num_window_rectangles > 0
+    {
+        return Ok(false);
+    }
+    let map = ResolveMap::new(info);
+    // (source plane, destination plane) per channel the mask names.
+    let mut planes = Vec::new();
+    let has = |m: u32| info.mask & m != 0;
+    let (sr, dr) = (s.resource, d.resource);
+    let (ssplit, dsplit) = (split(sr), split(dr));
+    if ssplit != dsplit {
+        return Err(BlitError::Unsupported("depth/stencil blit between layouts"));
+    }
+    if ssplit {
+        if has(sys::PIPE_MASK_Z) {
+            planes.push((sr, dr));
+        }
+        if has(sys::PIPE_MASK_S) {
+            let (ss, ds) = (Resource::get(sr).stencil, Resource::get(dr).stencil);
+            if ss.is_null() || ds.is_null() {
+                return Err(BlitError::Unsupported(
+                    "a split resource without a stencil plane",
+                ));
+            }
+            planes.push((ss, ds));
+        }
+    } else if info.mask == sys::util_format_get_mask(s.format) {
+        planes.push((sr, dr));
+    } else {
+        return Ok(false);
+    }
+    for (sp, dp) in planes {
+        let (sf, df) = (
+            Resource::get(sp).internal_format,
+            Resource::get(dp).internal_format,
+        );
+        if sf != df {
+            return Err(BlitError::Unsupported(
+                "depth/stencil blit between plane formats",
+            ));
+        }
+        resolve_plane(sp, s.level, sf, dp, d.level, df, &map, false)?;
+    }
+    Ok(true)
+}
+
 /// Which source pixel each destination pixel of a resolve reads: the boxes' corners map onto
 /// each other (a negative width or height flips, as `pipe_blit_info` boxes do; GL ES forbids
 /// scaling a multisampled read framebuffer, but the window-system surface's flipped y arrives
@@ -1105,6 +1172,18 @@ pub unsafe extern "C" fn blit(ctx: *mut sys::pipe_context, info: *const sys::pip
         let Err(cpu) = cpu_blit(ctx, &*info) else {
             return;
         };
+        // Depth/stencil NEAREST blits the CPU copy does not take (scaled, flipped, one plane).
+        match zs_nearest_blit(&*info) {
+            Ok(true) => return,
+            Ok(false) => {}
+            Err(e) => {
+                eprintln!(
+                    "agx16: depth/stencil blit of format {} not done: {e}",
+                    (*info).src.format
+                );
+                return;
+            }
+        }
         if let Err(gpu) = crate::blit::gpu_blit(ctx, &*info) {
             eprintln!(
                 "agx16: blit of format {} to {} not done: {cpu}; {gpu}",
