@@ -75,6 +75,12 @@ pub fn run_with_buffers(
         .collect()
 }
 
+/// Whether the oracle needs uniform words beyond its buffer addresses (fitted preloads,
+/// [`crate::preload`]): a launch path that only delivers buffer addresses cannot run it.
+pub fn needs_preload(o: &Oracle) -> bool {
+    crate::preload::preload(&o.name).is_some()
+}
+
 /// Buffer bindings in the order the harness assigns base slots: ascending
 /// binding number, consecutive slots from 0 (oracles README; the EXP-M4-35
 /// `decoded_buffer_slots` confirm it for those programs).
@@ -85,7 +91,8 @@ pub fn slot_order(o: &Oracle) -> Vec<u32> {
     b
 }
 
-/// Builds the launch and memory for an oracle.
+/// Builds the launch and memory for an oracle: buffer base slots in uniform pairs 0.., then the
+/// oracle's preloaded uniform words, if any ([`crate::preload`]).
 pub fn prepare(o: &Oracle) -> Result<(PageTable, ComputeLaunch), SimError> {
     let code = o
         .code()
@@ -112,6 +119,20 @@ pub fn prepare(o: &Oracle) -> Result<(PageTable, ComputeLaunch), SimError> {
         pt.host_write(va, &bytes)?;
         uniforms[2 * slot] = va as u32;
         uniforms[2 * slot + 1] = (va >> 32) as u32;
+    }
+    // Literals Apple's constant program would have preloaded (fitted, see `preload`).
+    if let Some(p) = crate::preload::preload(&o.name) {
+        for &(u, v) in p.words {
+            let u = u as usize;
+            if u < uniforms.len() {
+                return Err(SimError::Launch(format!(
+                    "{}: preloaded uniform {u} overlaps a buffer address",
+                    o.name
+                )));
+            }
+            uniforms.resize(uniforms.len().max(u + 1), 0);
+            uniforms[u] = v;
+        }
     }
     let grid = o.threads.grid;
     // Unrecorded threadgroup sizes do not matter to these kernels (README): use

@@ -5,7 +5,8 @@
 //! - [`core`]: SIMD-group state, scoreboard, exec-mask stack, interpreter.
 //! - [`lower`]: `agx16_isa` instructions to the model's executable form.
 //! - [`fp`]: measured floating-point behaviour (conversions, SFU).
-//! - [`oracle`], [`harness`]: the shared real-M4 executable oracles.
+//! - [`oracle`], [`harness`]: the shared real-M4 executable oracles; [`preload`]: the uniform
+//!   words Apple's constant program would preload for some of them (fitted).
 //! - [`trace`]: the `AGX16_SIM_TRACE` instruction trace.
 //! - [`value_rules`]: the table of value rules (NaN, overflow, out-of-range texels) with their
 //!   evidence, per-job counts of the inferred ones, `AGX16_SIM_STRICT`.
@@ -20,6 +21,7 @@ pub mod harness;
 pub mod lower;
 pub mod mem;
 pub mod oracle;
+pub mod preload;
 pub mod program;
 pub mod trace;
 pub mod value_rules;

@@ -75,6 +75,7 @@ pub enum Rule {
     NanLod,
     IntegerLinearFilter,
     NonFinitePosition,
+    DepthBiasUnit,
 }
 
 /// One row of the table.
@@ -112,7 +113,7 @@ macro_rules! rule {
 }
 
 /// The table, in [`Rule`] order.
-pub const RULES: [RuleInfo; 23] = [
+pub const RULES: [RuleInfo; 24] = [
     rule!(
         FMinMaxNan,
         "fminmax_nan",
@@ -296,6 +297,14 @@ pub const RULES: [RuleInfo; 23] = [
         "its primitive is culled",
         GlesRule,
         "GLES 3.0 (undefined); model's choice"
+    ),
+    rule!(
+        DepthBiasUnit,
+        "depth_bias_unit",
+        "the unit r of a polygon offset's constant term",
+        "2^-16 on unorm16 depth, 2^(e - 23) on f32 depth (e: exponent of the triangle's largest |z|)",
+        GlesRule,
+        "GLES 3.0 section 3.6.5 (r is implementation-defined; the D3D/Metal floating-point rule)"
     ),
 ];
 

@@ -175,6 +175,21 @@ fn triangles_crossing_the_clip_volume_are_clipped() {
     );
     let (scene, stats) = run(&[d.clone()], ZlsControl::default());
     compare(&image(&scene.pt), &reference(&[d]));
+    // Inside the guard band (agx16_sim::gfx::clip::GUARD_BAND): rasterised whole, the
+    // framebuffer keeps the visible part.
+    assert_eq!(stats.primitives_clipped, 0);
+
+    // A vertex far past the guard band: the triangle is clipped, and the picture is the same.
+    let far = DrawSpec::tris(
+        vec![
+            rgba([-3000.0, -0.5, 0.5, 1.0], [1.0, 0.0, 0.0, 1.0]),
+            rgba([2.5, -1.8, 0.5, 1.0], [0.0, 1.0, 0.0, 1.0]),
+            rgba([0.3, 2.2, 0.5, 1.0], [0.0, 0.0, 1.0, 1.0]),
+        ],
+        ShadeModel::Perspective,
+    );
+    let (scene, stats) = run(&[far.clone()], ZlsControl::default());
+    compare(&image(&scene.pt), &reference(&[far]));
     assert_eq!(stats.primitives_clipped, 1);
 }
 

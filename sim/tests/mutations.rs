@@ -157,3 +157,49 @@ fn launch_from_gpu_va_reads_the_same_program() {
     assert_eq!(stats.simdgroups, 1);
     assert!(stats.lane_instructions >= 8 * 5);
 }
+
+/// The oracle with byte `at` of its program replaced.
+fn splice(o: &Oracle, at: usize, byte: u8) -> Oracle {
+    let mut code = o.code().unwrap();
+    code[at] = byte;
+    let mut m = o.clone();
+    m.main_hex = code.iter().map(|b| format!("{b:02x}")).collect();
+    m
+}
+
+#[test]
+fn immediate_compare_bound_follows_the_exp_0010_sweeps() {
+    // ADevWithAnIdea/agx-re experiments/EXP-0010-control-flow/RESULTS.md (A18 Pro, measured):
+    // eret4 main[7] (the pcmp_imm bound byte) 0x80/0x82/0x84/0x8e leaves gid < 2/4/6/all
+    // storing 7; dsel5 main[21] 0x80 gives 100 for every a > 1 (200 only for a = 0) and 0x8e
+    // gives 200 everywhere. The fitted reading (agx16-isa `pcmp_imm`/`isel_imm`: bound =
+    // byte3 bits 1..6 plus the condition byte's 0x10 as bit 0) was fitted to the unspliced
+    // runs only, so these are independent checks of it.
+    let eret4 = load("EXP-0010__eret4");
+    for (byte, active) in [(0x80u8, 2usize), (0x82, 4), (0x84, 6), (0x8e, 8)] {
+        let got = run_words(&splice(&eret4, 7, byte), 0);
+        let want: Vec<u32> = (0..8).map(|g| if g < active { 7 } else { 0 }).collect();
+        assert_eq!(got, want, "eret4 main[7] = {byte:#04x}");
+    }
+    let dsel5 = load("EXP-0010__dsel5");
+    let a = &dsel5
+        .buffers
+        .iter()
+        .find(|b| b.binding == 1)
+        .unwrap()
+        .words_u32;
+    for (byte, bound) in [(0x80u8, 1u32), (0x84, 5), (0x8e, 15)] {
+        let got = run_words(&splice(&dsel5, 21, byte), 0);
+        let want: Vec<u32> = a
+            .iter()
+            .map(|&x| if x > bound { 100 } else { 200 })
+            .collect();
+        assert_eq!(got, want, "dsel5 main[21] = {byte:#04x}");
+    }
+    // The sweep's extremes as the experiment states them.
+    assert_eq!(
+        run_words(&splice(&dsel5, 21, 0x8e), 0),
+        vec![200; 8],
+        "0x8e: all 200"
+    );
+}

@@ -33,14 +33,16 @@ fn store(index: u64, data: u64) -> Instr {
     )
 }
 
-/// `d = a + k`, waiting on the slot mask `wait` (the EXP-M4-35 immediate add).
+/// `d = a + k`, waiting on the slot mask `wait` (the 32-bit immediate add of EXP-M4-35 load_xor_load_retain).
 fn add_imm(d: u64, a: u64, k: u64, wait: u64) -> Instr {
     b(
         "iadd",
         &[
             ("b2_fmt", 0x15),
             ("dst", d),
-            ("opmode", 3),
+            ("opmode", 2),
+            ("dst_size", 1),
+            ("b7_hi", 8),
             ("b_imm", k),
             ("a", a),
             ("b8_0", 1),

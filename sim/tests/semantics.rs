@@ -533,7 +533,6 @@ fn integer_add_sub_wrap_around() {
                 ("b7_hi", 0x15),
                 ("b8_0", 1),
                 ("b8_hi", 2),
-                ("b9_hi", 2),
             ],
         )
     };
@@ -547,7 +546,9 @@ fn integer_add_sub_wrap_around() {
             &[
                 ("b2_fmt", 0x15),
                 ("dst", 5),
-                ("opmode", 3),
+                ("opmode", 2),
+                ("dst_size", 1),
+                ("b7_hi", 8),
                 ("b_imm", 37),
                 ("a", 4),
                 ("b8_0", 1),
@@ -576,7 +577,9 @@ fn divergent_loop_counts_per_lane() {
             &[
                 ("b2_fmt", 0x15),
                 ("dst", d),
-                ("opmode", 3),
+                ("opmode", 2),
+                ("dst_size", 1),
+                ("b7_hi", 8),
                 ("b_imm", k),
                 ("a", a),
                 ("b8_0", 1),
@@ -635,7 +638,9 @@ fn break_under_an_if_leaves_the_loop() {
             &[
                 ("b2_fmt", 0x15),
                 ("dst", d),
-                ("opmode", 3),
+                ("opmode", 2),
+                ("dst_size", 1),
+                ("b7_hi", 8),
                 ("b_imm", k),
                 ("a", a),
                 ("b8_0", 1),

@@ -34,10 +34,10 @@ fn main() {
         .header(wrapper.to_string_lossy())
         .clang_args(&flags)
         .allowlist_type("(nir|glsl|pipe|gl|mesa|exec|util|u)_.*")
-        .allowlist_type("shader_info|float_controls|gc_ctx|blitter_context")
+        .allowlist_type("shader_info|float_controls|gc_ctx|blitter_context|_SHA1_CTX|disk_cache")
         .allowlist_function("(nir|glsl|pipe|util_format|ralloc|rzalloc|u_default|u_upload)_.*")
         .allowlist_function(
-            "u_init_pipe_screen_caps|u_transfer_helper_.*|_mesa_shader_stage_to_string|tgsi_to_nir|_util_debug_message",
+            "u_init_pipe_screen_caps|u_transfer_helper_.*|_mesa_shader_stage_to_string|tgsi_to_nir|_util_debug_message|disk_cache_(create|destroy|get_function_identifier)|_mesa_sha1_(init|update|final|format)",
         )
         .allowlist_function(
             "util_(copy|unreference)_framebuffer_state|util_set_vertex_buffers_mask|util_blitter_.*",

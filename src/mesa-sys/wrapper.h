@@ -12,6 +12,8 @@
 #include "util/format/u_format.h"
 #include "util/format/u_format_zs.h"
 #include "util/ralloc.h"
+#include "util/disk_cache.h"
+#include "util/mesa-sha1.h"
 #include "util/u_blitter.h"
 #include "util/u_debug.h"
 #include "util/u_framebuffer.h"

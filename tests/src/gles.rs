@@ -201,3 +201,19 @@ pub fn rgba8_target(gl: &glow::Context, size: i32) -> Result<glow::Framebuffer, 
         Ok(fbo)
     }
 }
+
+/// A vertex buffer with one triangle covering the whole viewport ((-1,-1), (3,-1), (-1,3)),
+/// bound as vertex attribute 0 (vec2). Returns the buffer (the caller deletes it).
+///
+/// # Safety
+/// A context must be current on this thread.
+pub unsafe fn fullscreen_triangle(gl: &glow::Context) -> Result<glow::Buffer, String> {
+    let vbo = gl.create_buffer()?;
+    gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
+    let tri: [f32; 6] = [-1.0, -1.0, 3.0, -1.0, -1.0, 3.0];
+    let bytes: Vec<u8> = tri.iter().flat_map(|f| f.to_le_bytes()).collect();
+    gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes, glow::STATIC_DRAW);
+    gl.enable_vertex_attrib_array(0);
+    gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 8, 0);
+    Ok(vbo)
+}

@@ -23,6 +23,7 @@ pub mod body;
 pub mod clip;
 pub mod coeff;
 pub mod command;
+pub mod depth_bias;
 pub mod indices;
 pub mod launcher;
 pub mod memory;

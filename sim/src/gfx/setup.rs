@@ -15,9 +15,10 @@
 //!   inferred for G16).
 
 use super::assemble::{assemble, Prim};
-use super::clip::{clip_line, clip_polygon, inside, ClipVertex};
+use super::clip::{clip_line, clip_polygon, ClipVertex, ClipVolume};
 use super::coeff::{self, CfTable, DepthPlane, Plane, PrimShape, SetupVertex, SlotMap};
 use super::command::RenderCommand;
+use super::depth_bias;
 use super::indices::vertex_runs;
 use super::stages::{Stages, VertexInvocation};
 use super::stream::DrawState;
@@ -25,7 +26,7 @@ use super::{render_error, unestablished, RenderStats};
 use crate::error::SimError;
 use crate::mem::GpuMemory;
 use crate::value_rules::{self, Rule};
-use agx16_cmdstream::ppp::{ObjectType, PolygonMode, PppPage};
+use agx16_cmdstream::ppp::{DepthBias, ObjectType, PolygonMode, PppPage};
 use agx16_cmdstream::vdm::{ProvokingVertex, USC_BASE};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -67,6 +68,10 @@ struct DrawSetup<'a> {
     index: usize,
     point_size_slot: Option<usize>,
     line_width: f64,
+    /// What clipping keeps (the viewport's guard band).
+    vol: ClipVolume,
+    /// The draw's polygon offset, when its faces record enables one.
+    depth_bias: Option<DepthBias>,
 }
 
 /// Checks a draw's state for features the model does not establish.
@@ -75,9 +80,6 @@ fn check_page(p: &PppPage, at: u64) -> Result<(), SimError> {
     let refuse = |what: &str| Err(unestablished(at, "PPP page", what.to_string()));
     if f.front_polygon_mode != PolygonMode::Fill || f.back_polygon_mode != PolygonMode::Fill {
         return refuse("polygon modes other than fill are not modelled");
-    }
-    if f.depth_bias_enable {
-        return refuse("depth bias is not modelled");
     }
     let o = &p.output_select;
     if o.clip_distance_mask.0 != 0 || o.viewport_target || o.render_target || o.barycentric {
@@ -144,6 +146,19 @@ pub fn process_draw(
         index,
         point_size_slot,
         line_width: (page.fragment_faces.front_line_width as f64 + 1.0) / 16.0,
+        vol: ClipVolume::guard_band(
+            [page.viewport.scale_x, page.viewport.scale_y],
+            [page.viewport.translate_x, page.viewport.translate_y],
+            page.cull.depth_clip,
+        ),
+        depth_bias: match page.fragment_faces.depth_bias_enable {
+            true => Some(depth_bias::read(
+                mem,
+                cmd.raw.isp_dbias_base.0,
+                page.scissor_depth_bias.depth_bias,
+            )?),
+            false => None,
+        },
     };
     let topology = draw.index_list.header.primitive;
     let instances = draw.index_list.instances.unwrap_or(1);
@@ -277,7 +292,7 @@ fn setup_prim(
     out: &mut Vec<RasterTri>,
     stats: &mut RenderStats,
 ) -> Result<(), SimError> {
-    let depth_clip = s.page.cull.depth_clip;
+    let vol = s.vol;
     // A NaN or infinite clip-space position: the primitive is culled (value_rules
     // NonFinitePosition, inferred; GL leaves such positions undefined).
     let idx: &[usize] = match p {
@@ -302,7 +317,7 @@ fn setup_prim(
                 to_window(cmd, s.page, tri[1]),
                 to_window(cmd, s.page, tri[2]),
             ];
-            if tri.iter().all(|v| inside(v, depth_clip)) {
+            if tri.iter().all(|v| vol.inside(v)) {
                 // Unclipped: the raster triangle is the primitive's own window vertices.
                 if !emit(cmd, s, &flat, &flat, PrimShape::Triangle, out)? {
                     stats.primitives_culled += 1;
@@ -310,7 +325,7 @@ fn setup_prim(
                 return Ok(());
             }
             stats.primitives_clipped += 1;
-            let poly = clip_polygon(tri.map(ClipVertex::clone).to_vec(), depth_clip);
+            let poly = clip_polygon(tri.map(ClipVertex::clone).to_vec(), &vol);
             if poly.len() < 3 {
                 stats.primitives_culled += 1;
                 return Ok(());
@@ -324,7 +339,7 @@ fn setup_prim(
             }
         }
         Prim::Line([a, b]) => {
-            let Some([a, b]) = clip_line(verts[a], verts[b], depth_clip) else {
+            let Some([a, b]) = clip_line(verts[a], verts[b], &vol) else {
                 stats.primitives_culled += 1;
                 return Ok(());
             };
@@ -358,7 +373,7 @@ fn setup_prim(
         }
         Prim::Point(i) => {
             let v = verts[i];
-            if !inside(v, depth_clip) {
+            if !vol.inside(v) {
                 stats.primitives_culled += 1;
                 return Ok(());
             }
@@ -441,11 +456,17 @@ fn emit(
         v.swap(1, 2);
     }
     let coefficients = coeff::build(&s.cf, s.at, s.map, t, flat, shape)?;
-    let depth = DepthPlane::through([
+    let mut depth = DepthPlane::through([
         (t[0].x, t[0].y, t[0].z),
         (t[1].x, t[1].y, t[1].z),
         (t[2].x, t[2].y, t[2].z),
     ]);
+    // GLES offsets filled polygons only; lines and points drawn as triangles keep their depth.
+    if let (Some(b), true) = (&s.depth_bias, is_triangle) {
+        let z = [t[0].z, t[1].z, t[2].z];
+        depth.z0 += depth_bias::bias(b, &depth, z, cmd.zls.z_format)
+            .map_err(|w| unestablished(s.at, "depth bias", w))?;
+    }
     let min = |k: usize| v.iter().map(|p| p[k]).min().unwrap_or(0);
     let max = |k: usize| v.iter().map(|p| p[k]).max().unwrap_or(0);
     let lim = |c: i64, hi: u32| (c.div_euclid(256)).clamp(0, hi as i64) as u32;

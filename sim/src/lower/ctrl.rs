@@ -129,13 +129,30 @@ pub fn lower(i: &Instr, pc: u32) -> Result<Kind, String> {
 /// the compact immediate payload is not generalised by the experiment.
 fn pred_compare(i: &Instr) -> Result<Kind, String> {
     let used = ["invert", "bank", "cond", "relation"];
-    let allowed: &[check::Allowed] = &[
-        ("ctrl_lo", &[1]),
-        ("ctrl_hi", &[1]),
-        ("operand_tail", &[0xc0]),
-    ];
+    let with_imm = i.form.name == "pcmp_imm";
+    let allowed: &[check::Allowed] = if with_imm {
+        // agx16-isa `pcmp_imm`: the bytes of the two EXP-0010 (A18 Pro) compares, fitted
+        &[("ctrl_lo", &[1]), ("ctrl_hi", &[1]), ("imm_b31", &[1])]
+    } else {
+        &[
+            ("ctrl_lo", &[1]),
+            ("ctrl_hi", &[1]),
+            // 0 on the extended compare of EXP-0010 prodloop 0x48 `0a 07 23 05 06 00 07 00 00
+            // 00` (A18 Pro; the loop's i == n exit, fitted: the run's outputs need it)
+            (
+                "operand_tail",
+                if i.form.name == "pcmp_ext" {
+                    &[0xc0, 0]
+                } else {
+                    &[0xc0]
+                },
+            ),
+        ]
+    };
     check::fields(i, &used, allowed)?;
     let (c, imm, _) = agx16_isa::meaning::compare_condition(i)?;
+    // On `pcmp_imm` the cond byte's 0x10 is the immediate's bit 0 (agx16-isa, fitted), so
+    // compare_condition sees the relation alone.
     if imm {
         return Err("compare against a compact immediate is not generalised (EXP-M4-45)".into());
     }
@@ -162,7 +179,8 @@ fn pred_compare(i: &Instr) -> Result<Kind, String> {
     };
     let (a, b) = (src(i, Role::SrcA)?, src(i, Role::SrcB)?);
     for s in [a, b] {
-        if !matches!(s, Src::Gpr(_, Part::Full)) {
+        let ok = matches!(s, Src::Gpr(_, Part::Full)) || (with_imm && matches!(s, Src::Imm(_)));
+        if !ok {
             return Err("16-bit predicate compares are unmeasured".into());
         }
     }
@@ -176,5 +194,24 @@ fn pred_compare(i: &Instr) -> Result<Kind, String> {
         a,
         b,
         invert: i.field("invert").unwrap_or(0) == 1,
+    })
+}
+
+/// `isel_imm` (agx16-isa, fitted to EXP-0010 dsel5 on A18 Pro): r[dst] = cmp(a, #b) ? #t : #f
+/// with the condition of `meaning::compare_condition`; only the one fitted encoding decodes.
+pub fn select_imm(i: &Instr) -> Result<Kind, String> {
+    check::fields(i, &["cond"], &[])?;
+    let (c, _, _) = agx16_isa::meaning::compare_condition(i)?;
+    let cmp = match c {
+        Compare::SintGt => Cmp::GtS,
+        other => return Err(format!("{other:?} on isel_imm is not a fitted combination")),
+    };
+    Ok(Kind::Select {
+        cmp,
+        dst: super::dst(i)?,
+        a: src(i, Role::SrcA)?,
+        b: src(i, Role::SrcB)?,
+        t: src(i, Role::SrcC)?,
+        f: src(i, Role::SrcD)?,
     })
 }

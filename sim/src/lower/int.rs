@@ -181,26 +181,61 @@ pub fn mov_imm(i: &Instr) -> Result<Kind, String> {
 /// (`9f 01 54 <dst<<1> 02 .. a8 17 05`, validated on T8132 by that backend's
 /// hardware runs) and the immediate form of the hash-matched EXP-M4-35
 /// load_xor_load_distinct oracle (`9f 11 54 04 03 4a 08 04 11 04`: r2 = r1 + 37).
-const IADD_REG_ALLOWED: &[check::Allowed] = &[
+///
+/// Fitted (agx16-isa `Evidence::Fitted`): byte4 (`opmode`) 2 and 3 and, on the immediate form,
+/// byte7 high bits 0x11 all compute the same add in hash-matched EXP-M4-35 programs:
+/// load_xor_load_retain 0x52 `9f 01 54 02 02 80 18 88 11 04` is r1 = r3 + 64 (its out[i+64]
+/// store index), load_xor_chain5 0xb8 `9f 01 54 0a 03 24 3a a8 15 01` an r9 + r7 register add.
+/// Byte4 bit 0 tracks neither keep nor release of A in those programs; its role is open.
+const IADD_REG_ALLOWED: &[check::Allowed] =
+    &[("b2_fmt", &[0x15]), ("opmode", &[2, 3]), ("b8_hi", &[2])];
+/// Register + uniform add (`iadd_ru`, fitted to EXP-M4-35 load_xor_chain5/chain6): the
+/// register-add control bytes with B's discard bit set as in those programs.
+const IADD_RU_ALLOWED: &[check::Allowed] = &[
     ("b2_fmt", &[0x15]),
-    ("opmode", &[2]),
+    ("opmode", &[2, 3]),
     ("b7_hi", &[0x15]),
     ("b8_0", &[1]),
+    ("rel_b", &[1]),
     ("b8_hi", &[2]),
-    ("b9_hi", &[0, 2]),
 ];
+
+/// Result width of the immediate add: `(opmode, dst_size, b7_hi)` as in the hash-matched
+/// EXP-M4-35 programs (agx16-isa table `iadd`, fitted): (3, 0, 0) writes the 16-bit sum into
+/// the half `dst_hi` names (load_xor_distinct, chain5), (2, 1, 8) the 32-bit sum
+/// (load_xor_load_retain, chain5, EXP-0010 prodloop).
+fn iadd_imm_dst(i: &Instr) -> Result<Dst, String> {
+    let get = |n: &str| i.field(n).unwrap_or(0);
+    let d = dst(i)?;
+    let part = match (get("opmode"), get("dst_size"), get("b7_hi"), get("dst_hi")) {
+        (3, 0, 0, 0) => Part::Lo,
+        (3, 0, 0, 1) => Part::Hi,
+        (2, 1, 8, 0) | (3, 1, 8, 0) => Part::Full,
+        (o, s, h, hi) => {
+            return Err(format!(
+                "iadd result controls opmode={o:#x} dst_size={s} b7_hi={h:#x} dst_hi={hi} \
+                 are unmeasured"
+            ))
+        }
+    };
+    Ok(Dst { reg: d.reg, part })
+}
+/// `b2_fmt` 0x01: EXP-0010 prodloop 0x3e `9f 01 04 06 03 02 18 88 15 04` (A18 Pro), the loop's
+/// i + 1 (fitted: the run's outputs need a plain 32-bit add).
 const IADD_IMM_ALLOWED: &[check::Allowed] = &[
-    ("b2_fmt", &[0x15]),
-    ("opmode", &[3]),
-    ("b7_hi", &[0]),
+    ("b2_fmt", &[0x15, 0x01]),
     ("b8_0", &[1]),
     ("b8_hi", &[2]),
     ("b9_hi", &[2]),
 ];
 
+/// `opmode` 3 and, on `imad_u`, the set discard bits of its uniform sources are those of the
+/// hash-matched EXP-M4-35 alu_xor_alu (fitted; agx16-isa table).
 const IMAD_ALLOWED: &[check::Allowed] = &[
     ("b2_fmt", &[0x15]),
-    ("opmode", &[0x02]),
+    ("opmode", &[0x02, 0x03]),
+    ("rel_b", &[1]),
+    ("rel_c", &[1]),
     ("mulsel", &[0xd]),
     ("b9_0", &[1]),
     ("b9_hi", &[2]),
@@ -218,18 +253,46 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
             };
             // Format/mode bytes as in the hardware-run EXP-M4-35 programs (i+37 etc.).
             let imm = matches!(src(i, Role::SrcB)?, crate::core::ops::Src::Imm(_));
-            check::fields(
-                i,
-                &[],
-                if imm {
-                    IADD_IMM_ALLOWED
-                } else {
-                    IADD_REG_ALLOWED
-                },
-            )?;
+            let (allowed, d) = if imm {
+                (IADD_IMM_ALLOWED, iadd_imm_dst(i)?)
+            } else if i.form.name.ends_with("_ru") {
+                (IADD_RU_ALLOWED, dst(i)?)
+            } else {
+                (IADD_REG_ALLOWED, dst(i)?)
+            };
+            let used: &[&str] = if imm {
+                &["opmode", "dst_size", "b7_hi", "dst_hi"]
+            } else {
+                &["b7_hi", "b8_0"]
+            };
+            check::fields(i, used, allowed)?;
+            if !imm {
+                // B's shift (byte7 bits 59..63 with bit 64): 0x15/1 is the plain add of the
+                // GravityLinux packer and EXP-M4-35; 0x1d/0 adds B << 1, fitted to EXP-0010
+                // prodloop 0x52 `9f 01 54 02 03 04 08 e8 16 05` (A18 Pro): r1 = r1 + (r1 << 1)
+                // makes the run's s*3+1 with the following + 1 (M1's iadd has a B shift,
+                // dougallj/applegpu).
+                let shift = match (i.field("b7_hi"), i.field("b8_0")) {
+                    (Some(0x15), Some(1)) => 0,
+                    (Some(0x1d), Some(0)) if op == IntBinOp::Add => 1,
+                    (h, b) => {
+                        return Err(format!(
+                            "register add controls b7_hi={h:?} b8_0={b:?} are unmeasured"
+                        ))
+                    }
+                };
+                if shift == 1 {
+                    return Ok(Kind::IMad {
+                        dst: d,
+                        a: src(i, Role::SrcB)?,
+                        b: Src::Imm(2),
+                        c: src(i, Role::SrcA)?,
+                    });
+                }
+            }
             Ok(Kind::IBin {
                 op,
-                dst: dst(i)?,
+                dst: d,
                 a: src(i, Role::SrcA)?,
                 b: src(i, Role::SrcB)?,
             })
@@ -245,8 +308,10 @@ pub fn lower(i: &Instr) -> Result<Kind, String> {
                     "op_base",
                     "outmod",
                 ],
-                // bit 21 (publish in falu2's layout) set in hardware-run k_* programs
-                &[("b2_21", &[0, 1])],
+                // bit 21 (publish in falu2's layout) set in hardware-run k_* programs;
+                // byte8 0x60 on EXP-M4-35 load_xor_chain6 0x40 `1b 00 0f 08 00 02 00 00 60 00`
+                // (an `& 1023` whose hash-matched result is unchanged by it: fitted as inert)
+                &[("b2_21", &[0, 1]), ("z8", &[0, 0x60])],
             )?;
             let lut = logic_lut(i)?;
             Ok(Kind::IBin {

@@ -30,6 +30,15 @@ const STORE_FORMATS: &[(u64, u64, u64, MemFormat, &str)] = &[
         MemFormat::U32,
         "niklassheth/agx-re EXP-M4-35/54",
     ),
+    // byte8 bit 6 set: ADevWithAnIdea/agx-re EXP-0010 eret4 (A18 Pro) stores an immediate-moved
+    // 7 with it and the run log shows the plain 32-bit store (fitted; its role is open)
+    (
+        0x51,
+        0x24,
+        0x11,
+        MemFormat::U32,
+        "ADevWithAnIdea/agx-re EXP-0010 eret4 (A18 Pro), fitted",
+    ),
     (
         0x01,
         0x04,

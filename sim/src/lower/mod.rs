@@ -81,6 +81,10 @@ fn lower(i: &Instr, op: &mut Op) -> Result<Kind, String> {
         }
         F::GetSr => int::get_sr(i),
         F::RegMove if i.form.name == "clear_lo16" => int::clear_lo16(i),
+        F::RegMove if i.form.name == "zero_c2" => Ok(Kind::Mov {
+            dst: dst(i)?,
+            src: Src::Imm(0),
+        }),
         F::ZeroExtend16 => int::zext16(i),
         F::MovImm => int::mov_imm(i),
         F::UniformMove => int::uniform_mov(i),
@@ -90,6 +94,7 @@ fn lower(i: &Instr, op: &mut Op) -> Result<Kind, String> {
         F::Sfu => sfu::lower(i),
         F::IAdd | F::ISub | F::IMad | F::ILogic => int::lower(i),
         F::ShiftRight | F::ShiftLeft => int::shift(i),
+        F::Select if i.form.name == "isel_imm" => ctrl::select_imm(i),
         F::PackUnorm => int::pack_unorm(i),
         F::DeviceLoad => mem::load(i),
         F::DeviceStore => mem::store(i, op),

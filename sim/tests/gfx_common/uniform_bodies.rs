@@ -91,14 +91,16 @@ pub fn load(dst: u64, slot: u64, index: u64, token: u8) -> Instr {
     i
 }
 
-/// `r[dst] = r[a] + imm` (the EXP-M4-35 immediate add).
+/// `r[dst] = r[a] + imm` (the 32-bit immediate add of EXP-M4-35 load_xor_load_retain).
 pub fn add_imm(dst: u64, a: u64, k: u64) -> Instr {
     b(
         "iadd",
         &[
             ("b2_fmt", 0x15),
             ("dst", dst),
-            ("opmode", 3),
+            ("opmode", 2),
+            ("dst_size", 1),
+            ("b7_hi", 8),
             ("b_imm", k),
             ("a", a),
             ("b8_0", 1),
@@ -121,7 +123,6 @@ pub fn add_reg(dst: u64, a: u64, bb: u64) -> Instr {
             ("b7_hi", 0x15),
             ("b8_0", 1),
             ("b8_hi", 2),
-            ("b9_hi", 2),
         ],
     )
 }

@@ -11,8 +11,8 @@ use agx16_cmdstream::render::ZlsFormat;
 use agx16_cmdstream::vdm::{IndexSize, Primitive};
 use agx16_draw::batch::ClearMask;
 use agx16_draw::{
-    Batch, ColorTarget, DepthStencil, Draw, Framebuffer, GpuWriter, Heap, Indices, Raster,
-    StencilFace, Viewport, ZsSurface, ZsTarget,
+    Batch, ColorTarget, DepthBiasState, DepthStencil, Draw, Framebuffer, GpuWriter, Heap, Indices,
+    Raster, StencilFace, Viewport, ZsSurface, ZsTarget,
 };
 use agx16_mesa_sys as sys;
 
@@ -238,6 +238,13 @@ unsafe fn raster(ctx: &Context) -> (Raster, Viewport) {
         }),
         rasterizer_discard: r.rasterizer_discard() != 0,
         sprite_lower_left: r.sprite_coord_mode() == sys::PIPE_SPRITE_COORD_LOWER_LEFT,
+        // GLES offsets filled polygons only (no polygon modes); an all-zero offset is none.
+        depth_bias: (r.offset_tri() != 0 && (r.offset_units != 0.0 || r.offset_scale != 0.0))
+            .then_some(DepthBiasState {
+                units: r.offset_units,
+                factor: r.offset_scale,
+                clamp: r.offset_clamp,
+            }),
     };
     (raster, viewport)
 }

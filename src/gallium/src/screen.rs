@@ -21,6 +21,9 @@ pub struct Screen {
     pub programs: std::sync::Mutex<crate::batch::ProgramStore>,
     name: CString,
     nir_options: &'static sys::nir_shader_compiler_options,
+    /// Mesa's shader cache for this driver build: GL program binaries (`glGetProgramBinary`) and
+    /// the on-disk NIR cache go through it. Null when Mesa could not create one.
+    disk_cache: *mut sys::disk_cache,
 }
 
 const VENDOR: &std::ffi::CStr = c"agx16";
@@ -45,6 +48,7 @@ impl Screen {
             programs: std::sync::Mutex::new(crate::batch::ProgramStore::new()),
             name: CString::default(),
             nir_options: shader::nir_options(),
+            disk_cache: null_mut(),
         });
         // SAFETY: the screen is ours. Test screens never free the helper (a small leak per test).
         unsafe { set_resource_hooks(&mut s.base) };
@@ -70,6 +74,8 @@ impl Screen {
             programs: std::sync::Mutex::new(crate::batch::ProgramStore::new()),
             name,
             nir_options: shader::nir_options(),
+            // SAFETY: plain Mesa utility calls; the result is owned by the screen.
+            disk_cache: unsafe { create_disk_cache() },
         });
         let screen = Box::into_raw(screen);
         // SAFETY: `screen` was just allocated and is exclusively ours until returned.
@@ -83,6 +89,7 @@ impl Screen {
             base.get_shader_param = Some(get_shader_param);
             base.get_compute_param = Some(get_compute_param);
             base.get_compiler_options = Some(get_compiler_options);
+            base.get_disk_shader_cache = Some(get_disk_shader_cache);
             base.finalize_nir = Some(shader::finalize_nir);
             base.is_format_supported = Some(is_format_supported);
             base.context_create = Some(context::create);
@@ -137,6 +144,9 @@ unsafe extern "C" fn destroy(screen: *mut sys::pipe_screen) {
             sys::u_transfer_helper_destroy(screen.base.transfer_helper);
         }
         screen.programs.lock().unwrap().release(&screen.bo);
+        if !screen.disk_cache.is_null() {
+            sys::disk_cache_destroy(screen.disk_cache);
+        }
         if debug::flags().bo {
             let s = &screen.bo.stats;
             use std::sync::atomic::Ordering::Relaxed;
@@ -161,6 +171,26 @@ unsafe extern "C" fn destroy(screen: *mut sys::pipe_screen) {
             eprintln!("agx16 bo: VM and every BO closed");
         }
     })
+}
+
+/// A cache keyed by the build of the library that holds this driver, so a rebuilt driver never
+/// loads another build's binaries. Mesa creates it even with MESA_SHADER_CACHE_DISABLE (then it
+/// only serves program binaries), as it does for llvmpipe.
+unsafe fn create_disk_cache() -> *mut sys::disk_cache {
+    let mut sha: sys::_SHA1_CTX = std::mem::zeroed();
+    sys::_mesa_sha1_init(&mut sha);
+    if !sys::disk_cache_get_function_identifier(agx16_drm_screen_create as *mut c_void, &mut sha) {
+        return null_mut();
+    }
+    let mut digest = [0u8; 20];
+    sys::_mesa_sha1_final(&mut sha, digest.as_mut_ptr());
+    let mut id = [0 as c_char; 41];
+    sys::_mesa_sha1_format(id.as_mut_ptr(), digest.as_ptr());
+    sys::disk_cache_create(VENDOR.as_ptr(), id.as_ptr(), 0)
+}
+
+unsafe extern "C" fn get_disk_shader_cache(screen: *mut sys::pipe_screen) -> *mut sys::disk_cache {
+    Screen::get(screen).disk_cache
 }
 
 unsafe extern "C" fn get_name(screen: *mut sys::pipe_screen) -> *const c_char {

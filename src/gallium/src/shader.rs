@@ -36,42 +36,6 @@ pub struct ShaderCso {
     /// The block the default uniform block (constant buffer 0) is read from when its words do
     /// not fit the launcher's argument words (see `agx16_compiler::nir::uniforms::INLINE_UNIFORM_WORDS`).
     pub default_block: Option<u8>,
-    /// Texture units (bits) the program looks up with an explicit LOD: textureLod,
-    /// texelFetch, textureGrad, and every lookup of a vertex shader (level 0 there).
-    pub explicit_lod_units: u32,
-}
-
-/// [`ShaderCso::explicit_lod_units`] of `nir`.
-///
-/// # Safety
-/// `nir` must be a valid shader.
-unsafe fn explicit_lod_units(nir: *mut sys::nir_shader) -> u32 {
-    unsafe extern "C" fn visit(
-        _b: *mut sys::nir_builder,
-        i: *mut sys::nir_instr,
-        data: *mut c_void,
-    ) -> bool {
-        if (*i).type_ == sys::nir_instr_type_tex {
-            let t = sys::nir_instr_as_tex(i);
-            let (units, vertex) = &mut *(data as *mut (u32, bool));
-            let explicit = matches!(
-                (*t).op,
-                sys::nir_texop_txl | sys::nir_texop_txf | sys::nir_texop_txd
-            ) || *vertex && (*t).op == sys::nir_texop_tex;
-            if explicit && (*t).texture_index < 32 {
-                *units |= 1 << (*t).texture_index;
-            }
-        }
-        false
-    }
-    let mut data = (0u32, (*nir).info.stage() == sys::MESA_SHADER_VERTEX);
-    sys::nir_shader_instructions_pass(
-        nir,
-        Some(visit),
-        sys::nir_metadata_all,
-        &mut data as *mut (u32, bool) as *mut c_void,
-    );
-    data.0
 }
 
 use agx16_compiler::nir::uniforms::{default_block_to_ubo, ubos_read};
@@ -333,10 +297,8 @@ unsafe fn create(ctx: *mut sys::pipe_context, state: *const sys::pipe_shader_sta
             }
         }
     }
-    let explicit_lod_units = explicit_lod_units(nir);
     Box::into_raw(Box::new(ShaderCso {
         nir,
-        explicit_lod_units,
         variants: Default::default(),
         so,
         ubos,

@@ -347,7 +347,6 @@ pub unsafe fn stage_tables(
         ctx.state.fs.as_ref().ok_or("no fragment shader bound")?
     };
     let info = &(*cso.nir).info;
-    let explicit_lod_units = cso.explicit_lod_units;
     let stage = stage as usize;
     let mut tables = StageTextures::default();
     // st gathers the used units; a shader that samples with none recorded would leave roots
@@ -367,15 +366,6 @@ pub unsafe fn stage_tables(
             .desc
             .clone()
             .map_err(|e| format!("texture unit {t}: {e}"))?;
-        if view.lod_base > 0 && explicit_lod_units >> t & 1 == 1 {
-            return Err(format!(
-                "texture unit {t}: an explicit LOD (textureLod, texelFetch, textureGrad, or a \
-                 vertex shader's lookup) into a view starting at level {} of an array, cube map \
-                 or 3D image (its descriptor starts at level 0; the LOD would need the base level \
-                 added in the shader)",
-                view.lod_base
-            ));
-        }
         let res = view.base.texture;
         let handle = Resource::get(res).bo().handle;
         if ctx.render.batch_uses(handle, false)

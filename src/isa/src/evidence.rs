@@ -7,6 +7,11 @@ pub enum Evidence {
     Hardware,
     /// Seen in Apple-compiled code; length/bits are real, meaning is inferred from byte diffs.
     CorpusOnly,
+    /// Fitted to the measured output of hardware-run oracles (../shared/oracles/sim) that no
+    /// public source explains: a hypothesis the model executes so that those oracles run, and
+    /// that they check. Never emitted (only `Hardware` forms are `emittable`); the source names
+    /// the oracle(s) it was fitted to.
+    Fitted,
     /// A guess consistent with the data; the model must not execute it.
     Hypothesis,
 }
@@ -16,6 +21,7 @@ impl Evidence {
         match self {
             Evidence::Hardware => "hardware-validated",
             Evidence::CorpusOnly => "corpus-only",
+            Evidence::Fitted => "hypothesis fitted to M4 oracle outputs",
             Evidence::Hypothesis => "hypothesis",
         }
     }

@@ -227,11 +227,25 @@ pub fn logic_function(i: &Instr) -> Result<(LogicFn, Evidence), String> {
     if get("lut_a_z") != 0 {
         return Err("ilogic lut_a bits 5..7 set: not established".into());
     }
-    let key = (get("op_base"), get("lut_a_sel"), get("lut_b") & 0xf);
+    // `ixor_c4`: the compact xor (fitted to EXP-M4-35 alu_xor_alu, see the table).
+    if i.form.name == "ixor_c4" {
+        let xor = logic_encoding("xor").expect("xor is measured").function;
+        return Ok((xor, Evidence::Fitted));
+    }
+    // `ilogic_ub` (B from the uniform file): op_base is a match bit and its one selector bit is
+    // bit 43, the 0x8 of the GPR form's lut_b (fitted to the EXP-M4-35 oracles, see the table).
+    let (key, ev) = if i.form.name == "ilogic_ub" {
+        ((1, get("lut_a_sel"), get("lut_b") << 3), Evidence::Fitted)
+    } else {
+        (
+            (get("op_base"), get("lut_a_sel"), get("lut_b") & 0xf),
+            Evidence::Hardware,
+        )
+    };
     ILOGIC_LUT
         .iter()
         .find(|e| (e.op_base, e.lut_a, e.lut_b) == key)
-        .map(|e| (e.function, Evidence::Hardware))
+        .map(|e| (e.function, ev))
         .ok_or_else(|| format!("ilogic selector {key:?} not among the measured encodings"))
 }
 
@@ -284,7 +298,7 @@ pub enum Compare {
 /// icmp_pred_ordered6 / icmp_pred_extended10 (own-MSL byte diffs; EXP-M4-45/53 hardware runs).
 pub fn compare_condition(i: &Instr) -> Result<(Compare, bool, Evidence), String> {
     let (v, ext) = match i.form.name {
-        "pcmp" => (i.field("cond").unwrap_or(0), false),
+        "pcmp" | "pcmp_imm" | "isel_imm" => (i.field("cond").unwrap_or(0), false),
         "pcmp_ext" => (i.field("relation").unwrap_or(0), true),
         n => return Err(format!("{n} is not a predicate compare")),
     };

@@ -14,15 +14,16 @@ use agx16_isa::Instr;
 fn forms_for(mnemonic: &str) -> &'static [&'static str] {
     match mnemonic {
         "get_sr" => &["get_sr"],
-        "iadd2" => &["iadd", "isub", "iadd_reg", "isub_reg"],
-        "imad" => &["imad"],
-        "reg_move_cb" => &["reg_move_cb"],
+        "iadd2" => &["iadd", "isub", "iadd_reg", "isub_reg", "iadd_ru", "isub_ru"],
+        "imad" => &["imad", "imad_u"],
+        // the compact xor (table/logic.rs, fitted to alu_xor_alu)
+        "reg_move_cb" => &["ixor_c4"],
         "device_store" => &["device_store"],
         "device_load" => &["device_load"],
         "stop" => &["stop"],
         // byte2 bits 17..18 set: members of the extended logic family (table/logic.rs)
-        "b_alu10_lo7" | "b_alu10_lo6" | "funary_imm" => &["ilogic"],
-        "ilogic" => &["ilogic"],
+        "b_alu10_lo7" | "b_alu10_lo6" | "funary_imm" => &["ilogic", "ilogic_ub"],
+        "ilogic" => &["ilogic", "ilogic_ub"],
         "falu2i" => &["fadd_imm", "fmul_imm"],
         _ => &[],
     }
@@ -40,23 +41,33 @@ fn mapping(mnemonic: &str, field: &str) -> Option<&'static str> {
         ("imad", "b1hi") => "b1hi | wait[0:1]<<3",
         ("iadd2" | "imad", "b2_bit0") => "wait[4:1]",
         ("iadd2" | "imad", "b2_fmt") => "b2_fmt",
-        ("iadd2" | "imad", "dst") => "dst_b0 | dst<<1",
+        ("iadd2" | "imad", "dst") => "dst_b0 | dst<<1 || dst_hi | dst<<1",
         ("iadd2" | "imad", "opmode") => "opmode",
         ("iadd2", "srcB_imm") => "imm_b0 | b_imm[0:7]<<1 || a_lo | a[0:6]<<2",
         ("iadd2", "srcB_imm_hi") => "b_imm[7:1] || a[6:1]",
         ("iadd2", "srcB_ext") => "srcB_ext_lo | a[0:5]<<2 || a_keep | b_lo<<1 | b[0:5]<<2",
-        ("iadd2", "srcA") => "b[5:2] | b_keep<<2 | b7_hi<<3 || a[5:2] | a_keep<<2 | b7_hi<<3",
+        // iadd_reg || iadd (immediate; bit 59 is its dst_size) || iadd_ru (bit 58 = B index bit 7)
+        ("iadd2", "srcA") => {
+            "b[5:2] | b_keep<<2 | b7_hi<<3 || a[5:2] | a_keep<<2 | dst_size<<3 | b7_hi<<4 \
+             || b[5:2] | b[7:1]<<2 | b7_hi<<3"
+        }
         ("iadd2", "opc_tail") => {
             "b8_0 | rel_a<<1 | rel_b<<2 | b8_hi<<3 || b8_0 | rel_a<<2 | b8_hi<<3"
         }
-        ("iadd2", "opc_tail2") => "b9_hi<<1 | iadd_reg",
+        // register forms: bit 72 (match), 73, 74 (match: 1 = B a GPR), 75..79
+        ("iadd2", "opc_tail2") => "#1 | b9_1<<1 | iadd_reg<<2 | b9_hi<<3 || b9_hi<<1",
         ("imad", "srcC_lo") => "a_lo | a[0:6]<<2",
         ("imad", "srcB") => "a[6:1] | a_keep<<1 | b_lo<<2 | b[0:5]<<3",
         ("imad", "srcC_desc") => "b[5:2] | b_keep<<2 | c_lo<<3 | c[0:4]<<4",
         ("imad", "mulsel") => "c[4:3] | c_keep<<3 | mulsel<<4",
         ("imad", "b9") => "b9_0 | rel_a<<1 | rel_b<<2 | rel_c<<3 | b9_hi<<4",
-        ("imad", f @ ("b10" | "b11")) => leak(f),
-        ("reg_move_cb", f @ ("b3" | "dst" | "src")) => leak(f),
+        ("imad", "b10") => {
+            "b10 || b10_free[0:1] | #2 | b10_free[1:1]<<2 | b10_free[2:1]<<4 | b10_free[3:2]<<6"
+        }
+        ("imad", "b11") => "b11",
+        ("reg_move_cb", "dst") => "dst",
+        ("reg_move_cb", "src") => "a_size | a<<1 | a_keep<<7",
+        ("reg_move_cb", "b3") => "b_size | b<<1 | b_keep<<7",
         (
             "device_store" | "device_load",
             f @ ("access_desc" | "addr_mode" | "base_slot" | "elem_size" | "idx_off" | "reserved13"
@@ -71,29 +82,30 @@ fn mapping(mnemonic: &str, field: &str) -> Option<&'static str> {
         ("device_load", f @ ("ld_format" | "ldform_hi11")) => leak(f),
         ("stop", "reserved") => "reserved",
         ("b_alu10_lo7" | "b_alu10_lo6" | "funary_imm", "dst") => "dst",
-        ("b_alu10_lo7" | "b_alu10_lo6", "src_reg") => "a_size | a<<1",
+        ("b_alu10_lo7" | "b_alu10_lo6", "src_reg") => "a_size | a[0:6]<<1",
         ("b_alu10_lo7" | "b_alu10_lo6", "src_flag") => "a_keep",
-        ("b_alu10_lo7" | "b_alu10_lo6", "opsel_hi") => "rel_b | b2_21<<1",
-        ("b_alu10_lo7" | "b_alu10_lo6", "srcA") => "b_size | b<<1 | b_keep<<7",
+        // ilogic_ub: bit 20 is B's uniform index bit 6
+        ("b_alu10_lo7" | "b_alu10_lo6", "opsel_hi") => "rel_b | b2_21<<1 || b[6:1] | b2_21<<1",
+        ("b_alu10_lo7" | "b_alu10_lo6", "srcA") => "b_size | b[0:6]<<1 | b_keep<<7",
         ("b_alu10_lo7" | "b_alu10_lo6" | "funary_imm", "modA" | "lut_a") => {
-            "lut_a_sel | lut_a_free<<2 | lut_a_z<<5"
+            "lut_a_sel | lut_a_free[0:1]<<2 | a_hi<<3 | lut_a_free[1:1]<<4 | lut_a_z<<5 \
+             || lut_a_sel | lut_a_free<<2 | lut_a_z<<5"
         }
-        ("b_alu10_lo7" | "b_alu10_lo6" | "funary_imm", "modB" | "mod") => "lut_b | wait[0:3]<<5",
+        ("b_alu10_lo7" | "b_alu10_lo6" | "funary_imm", "modB" | "mod") => LUT_B,
         ("b_alu10_lo7" | "b_alu10_lo6", "z6") => "z6",
         ("b_alu10_lo7" | "b_alu10_lo6", "outmod") => "outmod | wait[3:3]<<5",
         ("b_alu10_lo7" | "b_alu10_lo6", "ext8") => "z8",
         ("b_alu10_lo7" | "b_alu10_lo6", "ext9") => "z9",
-        ("funary_imm", "src") => "a_size | a<<1 | a_keep<<7",
-        ("funary_imm", "srcB") => "b_size | b<<1 | b_keep<<7",
+        ("funary_imm", "src") => "a_size | a[0:6]<<1 | a_keep<<7",
+        ("funary_imm", "srcB") => "b_size | b[0:6]<<1 | b_keep<<7",
         ("funary_imm", "modtail") => "z6 | outmod<<8 | wait[3:3]<<13 | z8<<16 | z9<<24",
-        (
-            "ilogic",
-            f @ ("dst" | "lut_a_free" | "lut_a_sel" | "lut_a_z" | "op_base" | "z6" | "z8" | "z9"),
-        ) => leak(f),
-        ("ilogic", "lut_b") => "lut_b | wait[0:3]<<5",
+        ("ilogic", f @ ("dst" | "lut_a_sel" | "lut_a_z" | "z6" | "z8" | "z9")) => leak(f),
+        ("ilogic", "lut_a_free") => "lut_a_free[0:1] | a_hi<<1 | lut_a_free[1:1]<<2 || lut_a_free",
+        ("ilogic" | "b_alu10_lo7" | "b_alu10_lo6" | "funary_imm", "op_base") => "op_base || #1",
+        ("ilogic", "lut_b") => LUT_B,
         ("ilogic", "outmod") => "outmod | wait[3:3]<<5",
-        ("ilogic", "srcA") => "a_size | a<<1 | a_keep<<7",
-        ("ilogic", "srcB") => "b_size | b<<1 | b_keep<<7",
+        ("ilogic", "srcA") => "a_size | a[0:6]<<1 | a_keep<<7",
+        ("ilogic", "srcB") => "b_size | b[0:6]<<1 | b_keep<<7",
         ("falu2i", "ctrl_lo") => "ctrl<<2",
         ("falu2i", "dst") => "dst",
         ("falu2i", "imm_flag") => "imm[0:1]",
@@ -108,6 +120,11 @@ fn mapping(mnemonic: &str, field: &str) -> Option<&'static str> {
         _ => return None,
     })
 }
+
+/// The records' byte5 (bits 40..47): our lut_b and wait bits; in `ilogic_ub` bits 40/41/42/44 are
+/// A's register bit 6, the B-is-uniform match bit, B's index bit 7 and dst bit 6.
+const LUT_B: &str =
+    "a[6:1] | #2 | b[7:1]<<2 | lut_b<<3 | dst_b6<<4 | wait[0:3]<<5 || lut_b | wait[0:3]<<5";
 
 fn leak(s: &str) -> &'static str {
     Box::leak(s.to_string().into_boxed_str())
@@ -176,7 +193,10 @@ fn exp_m4_35_decode_records_agree() {
             for (name, want) in r["fields"].as_object().unwrap() {
                 let want = want.as_u64().unwrap();
                 let got = if mn == "iadd2" && name == "addsub" {
-                    Some(u64::from(matches!(i.form.name, "iadd" | "iadd_reg")))
+                    Some(u64::from(matches!(
+                        i.form.name,
+                        "iadd" | "iadd_reg" | "iadd_ru"
+                    )))
                 } else if (mn == "imad" && name == "b0bit7")
                     || (mn == "reg_move_cb" && name == "form")
                 {

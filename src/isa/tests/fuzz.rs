@@ -7,7 +7,9 @@ use proptest::prelude::*;
 
 /// `ilogic` with op_base 0, A released, B kept (byte2 0x0e) is the documented `funary`
 /// source-modifier move (niklassheth/agx-re encoding-tables.md), which the table tries first.
-const KNOWN_OVERLAPS: &[(&str, &str)] = &[("ilogic", "funary")];
+/// `ilogic` with op_base 1 and lut_b bit 1 (bit 41) is `ilogic_ub`, B from the uniform file
+/// (GravityLinux/mesa pack_binary_uniforms); no measured LUT encoding has that combination.
+const KNOWN_OVERLAPS: &[(&str, &str)] = &[("ilogic", "funary"), ("ilogic", "ilogic_ub")];
 
 proptest! {
     #![proptest_config(ProptestConfig { cases: 4000, ..ProptestConfig::default() })]

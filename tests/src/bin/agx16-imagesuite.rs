@@ -184,6 +184,7 @@ const SCENES: &[Scene] = &[
     s("depth_greater", 2, 0, 0, depth_greater),
     s("depth_lequal_no_write", 2, 0, 0, depth_lequal_no_write),
     s("depth_always_notequal", 2, 0, 0, depth_always_notequal),
+    s("polygon_offset", 2, 1, 0, polygon_offset),
     s("stencil_replace_equal", 2, 1, 0, stencil_replace_equal),
     s("stencil_incr_decr", 2, 0, 0, stencil_incr_decr),
     s("stencil_two_sided", 2, 0, 0, stencil_two_sided),
@@ -284,6 +285,13 @@ const SCENES: &[Scene] = &[
         0,
         0,
         texture_targets::texture_lod_targets,
+    ),
+    s(
+        "texture_lod_base_level",
+        3,
+        0,
+        0,
+        texture_targets::texture_lod_base_level,
     ),
     s("texture_size", 3, 0, 0, texture_targets::texture_size),
     s(

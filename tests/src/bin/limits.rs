@@ -9,7 +9,7 @@
 //! `seconds: <total>` and `chunks: <seconds per 10,000>`, checks a sample of them reads back
 //! (glCopyBufferSubData into a probe buffer, glMapBufferRange), and that a file still opens.
 
-use agx16_tests::gles::{gl_error, read_rgba8};
+use agx16_tests::gles::{fullscreen_triangle, gl_error, read_rgba8};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -93,13 +93,7 @@ fn run_loop(n: u32) -> Result<(), String> {
         let p = program(gl)?;
         gl.use_program(Some(p));
         gl.uniform_1_i32(gl.get_uniform_location(p, "u_n").as_ref(), n as i32);
-        let vbo = gl.create_buffer()?;
-        gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
-        let tri: [f32; 6] = [-1.0, -1.0, 3.0, -1.0, -1.0, 3.0];
-        let bytes: Vec<u8> = tri.iter().flat_map(|f| f.to_le_bytes()).collect();
-        gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes, glow::STATIC_DRAW);
-        gl.enable_vertex_attrib_array(0);
-        gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 8, 0);
+        fullscreen_triangle(gl)?;
         let t = std::time::Instant::now();
         gl.draw_arrays(glow::TRIANGLES, 0, 3);
         gl_error(gl, "glDrawArrays")?;

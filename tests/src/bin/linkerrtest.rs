@@ -6,13 +6,20 @@
 //!    `link log: <info log on one line>`, then `link 32: ok|failed` for the same program with
 //!    a 32-element array.
 //!
+//! 2. Program binaries (GL_NUM_PROGRAM_BINARY_FORMATS, `glGetProgramBinary`/`glProgramBinary`):
+//!    prints `binary formats: N`; when N > 0, links a program whose colour comes from two
+//!    uniforms, reloads it from its binary into a new program object, sets the uniforms there
+//!    (a loaded program starts with default uniform values), draws a full-screen triangle into
+//!    an RGBA8 target and prints `binary draw: <rgba hex of pixel (3,3)>`; then loads a binary
+//!    with one byte flipped in its middle and prints `corrupt binary link: ok|failed`.
+//!
 //! (The KHR_debug messages for dropped draws are tested in agx16-gallium, batch.rs
 //! `debug_tests`: a job that fails on the GPU is not visible to the driver yet, so no draw a
 //! legal ES 3.0 program makes is known to reach the dropped-draw path end to end.)
 //!
 //! Prints `GL_RENDERER: ...` first; exits non-zero when a GL call reports an error.
 
-use agx16_tests::gles::{gl_error, shader};
+use agx16_tests::gles::{fullscreen_triangle, gl_error, hex, read_rgba8, rgba8_target, shader};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -32,6 +39,19 @@ void main() {
     o = vec4(a[u_index], 0.0, 0.0, 1.0);
 }
 ";
+
+/// The colour is `u_base + u_add`, so a binary that lost either uniform's location shows.
+const FS_UNIFORMS: &str = "#version 300 es
+precision highp float;
+uniform vec4 u_base;
+uniform vec4 u_add;
+out vec4 o;
+void main() { o = u_base + u_add; }
+";
+
+/// Values the draw sets, and the RGBA8 pixel they give (CPU: round(255 * (base + add))).
+const BASE: [f32; 4] = [0.25, 0.5, 0.0, 0.5];
+const ADD: [f32; 4] = [0.5, -0.25, 0.75, 0.5];
 
 fn main() -> ExitCode {
     match run() {
@@ -68,7 +88,62 @@ fn run() -> Result<(), String> {
         let (p, linked) = program(&g.gl, &FS_BIG_ARRAY.replace("100", "32"))?;
         println!("link 32: {}", if linked { "ok" } else { "failed" });
         g.gl.delete_program(p);
+        program_binary(&g.gl)?;
     }
     drop(g);
     Ok(())
+}
+
+/// Section 2: a program reloaded from its binary draws what the original does.
+unsafe fn program_binary(gl: &glow::Context) -> Result<(), String> {
+    let formats = gl.get_parameter_i32(glow::NUM_PROGRAM_BINARY_FORMATS);
+    println!("binary formats: {formats}");
+    if formats == 0 {
+        return Ok(());
+    }
+    let (p, linked) = program(gl, FS_UNIFORMS)?;
+    if !linked {
+        return Err(format!("uniform program: {}", gl.get_program_info_log(p)));
+    }
+    let binary = gl
+        .get_program_binary(p)
+        .ok_or("glGetProgramBinary returned nothing")?;
+    gl.delete_program(p);
+    gl_error(gl, "glGetProgramBinary")?;
+
+    let loaded = gl.create_program()?;
+    gl.program_binary(loaded, &binary);
+    if !gl.get_program_link_status(loaded) {
+        return Err(format!(
+            "glProgramBinary of a fresh binary failed: {}",
+            gl.get_program_info_log(loaded)
+        ));
+    }
+    let fbo = rgba8_target(gl, 8)?;
+    gl.viewport(0, 0, 8, 8);
+    gl.use_program(Some(loaded));
+    for (name, v) in [("u_base", BASE), ("u_add", ADD)] {
+        let at = gl.get_uniform_location(loaded, name);
+        gl.uniform_4_f32_slice(at.as_ref(), &v);
+    }
+    let vbo = fullscreen_triangle(gl)?;
+    gl.draw_arrays(glow::TRIANGLES, 0, 3);
+    let px = read_rgba8(gl, 3, 3, 1, 1)?;
+    println!("binary draw: {}", hex(&px));
+    gl.delete_buffer(vbo);
+    gl.delete_framebuffer(fbo);
+    gl.delete_program(loaded);
+    gl_error(gl, "drawing with the loaded program")?;
+
+    // A damaged binary must fail the load (GL_LINK_STATUS false), not crash or draw garbage.
+    let mut bad = binary;
+    let mid = bad.buffer.len() / 2;
+    bad.buffer[mid] ^= 0x5a;
+    let q = gl.create_program()?;
+    gl.program_binary(q, &bad);
+    let ok = gl.get_program_link_status(q);
+    println!("corrupt binary link: {}", if ok { "ok" } else { "failed" });
+    gl.delete_program(q);
+    // glProgramBinary of a rejected binary is not a GL error (ES 3.0 §2.12.3).
+    gl_error(gl, "loading a damaged binary")
 }

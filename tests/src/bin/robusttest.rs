@@ -30,7 +30,7 @@
 //! prints `link_seconds` (glLinkProgram: the link-time compile), `draw_seconds` (the first
 //! draw and readback: the draw variant's compile and the run), `link: ok|<log>` and `pixel`.
 
-use agx16_tests::gles::{gl_error, hex, read_rgba8, rgba8_target, shader};
+use agx16_tests::gles::{fullscreen_triangle, gl_error, hex, read_rgba8, rgba8_target, shader};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -111,13 +111,7 @@ fn run_programs(n: u32) -> Result<(), String> {
         let gl = &g.gl;
         println!("GL_RENDERER: {}", g.renderer);
         target(gl)?;
-        let vbo = gl.create_buffer()?;
-        gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
-        let tri: [f32; 6] = [-1.0, -1.0, 3.0, -1.0, -1.0, 3.0];
-        let bytes: Vec<u8> = tri.iter().flat_map(|f| f.to_le_bytes()).collect();
-        gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes, glow::STATIC_DRAW);
-        gl.enable_vertex_attrib_array(0);
-        gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 8, 0);
+        fullscreen_triangle(gl)?;
         for i in 0..n {
             // Constants that differ per program: a stale entry block or body draws the
             // wrong colours.
@@ -246,13 +240,7 @@ fn run_reset(robust: bool, hang: bool) -> Result<(), String> {
         };
         println!("robust_access: {robust_access}");
         target(gl)?;
-        let vbo = gl.create_buffer()?;
-        gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
-        let tri: [f32; 6] = [-1.0, -1.0, 3.0, -1.0, -1.0, 3.0];
-        let bytes: Vec<u8> = tri.iter().flat_map(|f| f.to_le_bytes()).collect();
-        gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes, glow::STATIC_DRAW);
-        gl.enable_vertex_attrib_array(0);
-        gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 8, 0);
+        fullscreen_triangle(gl)?;
         if hang || robust {
             let p = program(gl, PLAIN_VS, HANG_FS)?;
             gl.use_program(Some(p));

@@ -8,7 +8,7 @@
 //! g = min(0/0, 0.25) (NaN undefined; minNum gives 0.25), b = (-7 / 2 + 8) / 16 (defined:
 //! 5/16), a = uint(-7.5) == 0u ? 1 : 0.5 (undefined; the M4 saturates to 0, measured).
 
-use agx16_tests::gles::{gl_error, hex, read_rgba8, rgba8_target, shader};
+use agx16_tests::gles::{fullscreen_triangle, gl_error, hex, read_rgba8, rgba8_target, shader};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -98,13 +98,7 @@ fn run() -> Result<(), String> {
         gl.uniform_1_i32(gl.get_uniform_location(program, "u_neg").as_ref(), -7);
         gl.uniform_1_f32(gl.get_uniform_location(program, "u_negf").as_ref(), -7.5);
         // One triangle covering the whole target.
-        let vbo = gl.create_buffer()?;
-        gl.bind_buffer(glow::ARRAY_BUFFER, Some(vbo));
-        let tri: [f32; 6] = [-1.0, -1.0, 3.0, -1.0, -1.0, 3.0];
-        let bytes: Vec<u8> = tri.iter().flat_map(|f| f.to_le_bytes()).collect();
-        gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes, glow::STATIC_DRAW);
-        gl.enable_vertex_attrib_array(0);
-        gl.vertex_attrib_pointer_f32(0, 2, glow::FLOAT, false, 8, 0);
+        fullscreen_triangle(gl)?;
         gl.draw_arrays(glow::TRIANGLES, 0, 3);
         gl_error(gl, "glDrawArrays")?;
         gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));

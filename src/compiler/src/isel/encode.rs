@@ -68,18 +68,22 @@ fn set_kind(x: &mut Instr, kind: Kind, v: u64) -> Result<(), agx16_isa::EncodeEr
 /// meaning is not established) are kept, while operands, scoreboard and lifetime fields are
 /// overwritten. Sources (captured bytes, measured outputs):
 /// - M4 (T8132): get_sr, fadd, device_load/store (+ direct store) from niklassheth/agx-re
-///   EXP-M4-54 kernels; iadd and ilogic XOR from EXP-M4-35 `load_xor_load_distinct`, iadd_reg
-///   from EXP-M4-35 `load_xor_chain5`; fadd_imm
+///   EXP-M4-54 kernels; ilogic XOR from EXP-M4-35 `load_xor_load_distinct`, iadd and iadd_reg
+///   from EXP-M4-35 `load_xor_load_retain`; fadd_imm
 ///   from EXP-M4-44 (falu2i `in + 1.5`, slot field cleared); ffma from EXP-M4-55 `k_sin`.
 /// - A18 Pro (G17P, same Apple9 encoding; behaviour on M4 inferred): fmul from
 ///   ADevWithAnIdea/agx-re EXP-0003 `mul`, mov_imm from EXP-0010 `eret4`.
 fn template(name: &str) -> Option<&'static str> {
     Some(match name {
         "get_sr" => "1ca01006",
-        "iadd" => "9f115404034a08041104",
+        // EXP-M4-35 `load_xor_load_retain` 0x52 (M4, hash-matched): r1 = r3 + 64 with a 32-bit
+        // result. (The distinct kernel's `9f 11 54 04 03 4a 08 04 ..` writes a 16-bit sum into
+        // a half: agx16-isa `iadd` dst_size/dst_hi, fitted to load_xor_chain5.)
+        "iadd" => "9f015402028018881104",
         "ilogic" => "0b051e01020800800000",
-        // EXP-M4-35 `load_xor_chain5` (M4, hash-matched output): r5 = r9 + r6.
-        "iadd_reg" => "9f01540a022430a81501",
+        // EXP-M4-35 `load_xor_load_retain` 0x48 (M4, hash-matched output): r0 = r1 + r0, both
+        // GPRs (byte9 bit 2 set; with it clear B is a uniform, agx16-isa `iadd_ru`).
+        "iadd_reg" => "9f015400020400a81705",
         // Conversions in the shape the ISA table cites as measured (ADevWithAnIdea/agx-re
         // EXP-0013/0144, niklassheth/agx-re EXP-M4-42/43), bytes from EXP-M4-13 programs:
         // int -> f32 `a7 07 54 .. 03 .. ac 20`, f32 -> int (toward zero) `27 07 54 .. 03 .. b4 48 03 00`.
@@ -103,7 +107,7 @@ fn template(name: &str) -> Option<&'static str> {
         "minmax" => "420506070500",
         // The iadd_reg bytes with byte 0 = 0x1f, agx16-isa's `isub_reg` (hardware row, same
         // field layout; GravityLinux/mesa pack_iadd's subtract, run on T8132).
-        "isub_reg" => "1f01540a022430a81501",
+        "isub_reg" => "1f015400020400a81705",
         // The hadd bytes with the op selector 5 agx16-isa gives `hmul` (hardware row).
         "hmul" => "10031d0200c0",
         "mov_imm" => "1c07",

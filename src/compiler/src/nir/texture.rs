@@ -44,9 +44,16 @@ fn unsupported<T>(what: impl Into<String>) -> Result<T, CompileError> {
 
 /// Words per texture unit in the driver's texture-information block: width, height, depth
 /// (3D) or layer count (arrays; 6 for a cube), level count — of the bound view's base level —
-/// the depth comparison of the bound sampler ([`compare_word`]) and its mip filter and LOD
-/// range ([`sampler_words`]).
-pub const INFO_WORDS: u32 = 8;
+/// the depth comparison of the bound sampler ([`compare_word`]), its mip filter and LOD
+/// range ([`sampler_words`]), and the level the unit's descriptor starts below the view's
+/// base level ([`LOD_BASE_WORD`]).
+pub const INFO_WORDS: u32 = 9;
+
+/// Word 8 of a unit: how many levels the descriptor's chain starts below the view's base
+/// level. Arrays, cube maps and 3D images whose view starts past level 0 are described from
+/// level 0 (agx16-gallium texture.rs `texture_descriptor`: their layer stride is the whole
+/// chain's); an explicit LOD is relative to the base level in GL, so it is moved by this.
+pub const LOD_BASE_WORD: u32 = 8;
 
 /// Words 5..7 of a unit: the sampler's mip filter (0 none, 1 nearest, 2 linear) and its
 /// minimum and maximum LOD as f32 bits, as the sampler descriptor holds them (its quantised
@@ -114,6 +121,12 @@ pub unsafe fn lower(s: *mut m::nir_shader, info_word: Option<u32>) -> u32 {
         m::nir_shader_instructions_pass(
             s,
             Some(shadow_compare),
+            m::nir_metadata_control_flow,
+            &mut st as *mut SizeWords as *mut c_void,
+        );
+        m::nir_shader_instructions_pass(
+            s,
+            Some(explicit_lod_base),
             m::nir_metadata_control_flow,
             &mut st as *mut SizeWords as *mut c_void,
         );
@@ -370,6 +383,48 @@ unsafe extern "C" fn shadow_compare(
             m::nir_vec(b, c.as_mut_ptr(), 4)
         };
         m::nir_def_replace(&mut (*t).def, result);
+        true
+    }
+}
+
+/// Explicit-LOD lookups (`txl`, `txf`) of arrays, cube maps and 3D images: the LOD moved by
+/// the unit's [`LOD_BASE_WORD`] (0 unless the bound view starts past level 0).
+unsafe extern "C" fn explicit_lod_base(
+    b: *mut m::nir_builder,
+    i: *mut m::nir_instr,
+    data: *mut c_void,
+) -> bool {
+    unsafe {
+        let Some(t) = tex_of(i) else { return false };
+        let described_from_0 = (*t).is_array
+            || matches!(
+                (*t).sampler_dim,
+                m::GLSL_SAMPLER_DIM_CUBE | m::GLSL_SAMPLER_DIM_3D
+            );
+        if !described_from_0 || !matches!((*t).op, m::nir_texop_txl | m::nir_texop_txf) {
+            return false;
+        }
+        let k = m::nir_tex_instr_src_index(t, m::nir_tex_src_lod);
+        if k < 0 {
+            return false;
+        }
+        let st = &mut *(data as *mut SizeWords);
+        let unit = (*t).texture_index;
+        st.units = st.units.max(unit + 1);
+        (*b).cursor = m::nir_before_instr(&mut (*t).instr);
+        let base = load_uniform_words(
+            b,
+            st.word + INFO_WORDS * unit + LOD_BASE_WORD,
+            1,
+            m::nir_type_int32,
+        );
+        let src = &mut (*(*t).src.add(k as usize)).src;
+        let lod = if (*t).op == m::nir_texop_txf {
+            m::nir_iadd(b, src.ssa, base)
+        } else {
+            m::nir_fadd(b, src.ssa, m::nir_i2f32(b, base))
+        };
+        m::nir_src_rewrite(src, lod);
         true
     }
 }

@@ -45,6 +45,17 @@ pub struct Raster {
     /// Point sprites' t runs bottom to top (GL's lower-left sprite origin; GLES has only the
     /// upper-left one, t top to bottom).
     pub sprite_lower_left: bool,
+    /// Polygon offset of filled triangles (glPolygonOffset with GL_POLYGON_OFFSET_FILL).
+    pub depth_bias: Option<DepthBiasState>,
+}
+
+/// glPolygonOffset's factor and units (Gallium's `offset_scale`, `offset_units`) and
+/// EXT_polygon_offset_clamp's clamp (0: none).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct DepthBiasState {
+    pub units: f32,
+    pub factor: f32,
+    pub clamp: f32,
 }
 
 impl Default for Raster {
@@ -59,6 +70,7 @@ impl Default for Raster {
             scissor: None,
             rasterizer_discard: false,
             sprite_lower_left: false,
+            depth_bias: None,
         }
     }
 }

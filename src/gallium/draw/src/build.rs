@@ -21,8 +21,8 @@ use agx16_cmdstream::launch::{
 };
 use agx16_cmdstream::layout::PlaneLayout;
 use agx16_cmdstream::ppp::{
-    ObjectType, PassType, PppPage, PppVertex, Scissor, StencilOp, VisibilityMode, ZsFunc,
-    PPP_PAGE_SIZE, PPP_RECORDS,
+    DepthBias, ObjectType, PassType, PppPage, PppVertex, Scissor, StencilOp, VisibilityMode,
+    ZsFunc, PPP_PAGE_SIZE, PPP_RECORDS,
 };
 use agx16_cmdstream::render::{
     bgobjvals, merge_upper, standard_sample_positions, utile_for, CmdRender, IspZlsPixels,
@@ -370,6 +370,7 @@ struct PageInputs {
     cf_count: u8,
     fs_launch: u32,
     scissor_index: u16,
+    depth_bias_index: Option<u16>,
     has_depth: bool,
     has_stencil: bool,
 }
@@ -474,6 +475,10 @@ fn ppp_page(d: &Draw, p: &PageInputs) -> Result<PppPage, DrawError> {
         PppVertex::V2
     };
     page.scissor_depth_bias.scissor = p.scissor_index;
+    if let Some(i) = p.depth_bias_index {
+        page.fragment_faces.depth_bias_enable = true;
+        page.scissor_depth_bias.depth_bias = i;
+    }
     Ok(page)
 }
 
@@ -554,6 +559,80 @@ pub fn build_renders(
         }
     }
     Ok(out)
+}
+
+/// The render's depth-bias array (one 12-byte entry per distinct polygon offset, G13 genxml
+/// "Depth bias"; the M4 driver uploads scissor and depth-bias arrays with each batch,
+/// GravityLinux/mesa README.apple9-state.md, CTS-passing) and each draw's entry. Units are
+/// doubled as Mesa's asahi driver writes them (agx_state.c, `offset_units * 2`: the
+/// hardware's unit is half GL's minimum resolvable difference; M1 driver). Address 0 and no
+/// entries when no draw has an offset.
+fn depth_bias_array(
+    batch: &Batch,
+    mem: &mut dyn GpuWriter,
+) -> Result<(Vec<Option<u16>>, u64), DrawError> {
+    let mut entries: Vec<[u32; 3]> = Vec::new();
+    let mut of = Vec::with_capacity(batch.draws.len());
+    for d in &batch.draws {
+        of.push(match d.raster.depth_bias {
+            Some(b) => {
+                let e = [
+                    (b.units * 2.0).to_bits(),
+                    b.factor.to_bits(),
+                    b.clamp.to_bits(),
+                ];
+                let i = entries.iter().position(|x| *x == e).unwrap_or_else(|| {
+                    entries.push(e);
+                    entries.len() - 1
+                });
+                Some(i as u16)
+            }
+            None => None,
+        });
+    }
+    if entries.is_empty() {
+        return Ok((of, 0));
+    }
+    let mut bytes = Vec::with_capacity(entries.len() * DepthBias::SIZE);
+    for [units, factor, clamp] in entries {
+        let e = DepthBias {
+            depth_bias: f32::from_bits(units),
+            slope_scale: f32::from_bits(factor),
+            clamp: f32::from_bits(clamp),
+            ..Default::default()
+        };
+        bytes.extend(e.pack()?);
+    }
+    Ok((of, mem.upload(Heap::General, &bytes, 64)?))
+}
+
+/// A draw's scissor entry: its viewport's rectangle, intersected with its GL scissor when
+/// enabled, within the framebuffer `full`. The rasteriser clips primitives to a guard band,
+/// not to the viewport (agx16-sim gfx/clip.rs), so the viewport bounds come from the scissor,
+/// as Mesa's asahi driver always programs them (agx_state.c `agx_get_scissor_extents`: the
+/// viewport's extent, then the scissor's if enabled; M1/G13 driver). Evidence that G16 needs
+/// it: the CTS-passing M4 driver (GravityLinux/mesa) passes dEQP-GLES3 clipping.point.
+/// wide_point_clip*, whose reference keeps wide points centred just past the viewport edge
+/// and drops their pixels outside it (inferred from that validation).
+fn draw_scissor(d: &Draw, full: [u16; 4]) -> [u16; 4] {
+    let [sx, sy, _] = d.viewport.scale;
+    let [tx, ty, _] = d.viewport.translate;
+    // Integer GL viewports give integer edges (an odd size has .5 in both scale and
+    // translate); truncation as asahi, clamped to the framebuffer.
+    let edge = |v: f32, max: u16| (v as i64).clamp(0, max as i64) as u16;
+    let mut r = [
+        edge(tx - sx.abs(), full[2]),
+        edge(ty - sy.abs(), full[3]),
+        edge(tx + sx.abs(), full[2]),
+        edge(ty + sy.abs(), full[3]),
+    ];
+    if let Some([x0, y0, x1, y1]) = d.raster.scissor {
+        r = [r[0].max(x0), r[1].max(y0), r[2].min(x1), r[3].min(y1)];
+    }
+    // An empty intersection stays an empty rectangle (min = max), never an inverted one.
+    r[2] = r[2].max(r[0]);
+    r[3] = r[3].max(r[1]);
+    r
 }
 
 /// The part of `batch` in the utile-sized rectangle at `origin`: the same draws with the
@@ -735,15 +814,7 @@ fn build_one(
     let mut scissors: Vec<[u16; 4]> = vec![full];
     let mut scissor_of = Vec::with_capacity(batch.draws.len());
     for d in &batch.draws {
-        let s = d.raster.scissor.map(|[x0, y0, x1, y1]| {
-            [
-                x0.min(full[2]),
-                y0.min(full[3]),
-                x1.min(full[2]),
-                y1.min(full[3]),
-            ]
-        });
-        let s = s.unwrap_or(full);
+        let s = draw_scissor(d, full);
         let i = match scissors.iter().position(|x| *x == s) {
             Some(i) => i,
             None => {
@@ -767,6 +838,7 @@ fn build_one(
         scissor_bytes.extend(s.pack()?);
     }
     let scissor_base = mem.upload(Heap::General, &scissor_bytes, 64)?;
+    let (bias_of, dbias_base) = depth_bias_array(batch, mem)?;
 
     // Fragment stages allocate the tilebuffer layout: 8-byte units per sample, at most 128
     // bytes at 1x and 64 at 2x/4x (README.apple9-launchers.md, T8132).
@@ -821,6 +893,7 @@ fn build_one(
                 cf_count,
                 fs_launch,
                 scissor_index: scissor_of[i],
+                depth_bias_index: bias_of[i],
                 has_depth,
                 has_stencil,
             },
@@ -967,6 +1040,7 @@ fn build_one(
         isp_zls_pixels: Hex(zls_pixels as u64),
         vdm_ctrl_stream_base: Hex(stream.start),
         isp_scissor_base: Hex(scissor_base),
+        isp_dbias_base: Hex(dbias_base),
         isp_oclqry_base: Hex(batch.occlusion_base),
         depth_base: Hex(depth_base),
         stencil_base: Hex(stencil_base),

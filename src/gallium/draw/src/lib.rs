@@ -20,7 +20,9 @@ pub mod program;
 pub mod textures;
 pub mod tiles;
 
-pub use batch::{Batch, Clear, DepthStencil, Draw, Indices, Raster, StencilFace, Viewport};
+pub use batch::{
+    Batch, Clear, DepthBiasState, DepthStencil, Draw, Indices, Raster, StencilFace, Viewport,
+};
 pub use build::{build_renders, BuiltRender, TilePass, TilePrograms};
 pub use fb::{tile_words, ColorTarget, Framebuffer, TileFormat, ZsSurface, ZsTarget};
 pub use mem::{DrawError, GpuWriter, Heap};

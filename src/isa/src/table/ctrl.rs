@@ -90,6 +90,42 @@ const PCMP10: &[crate::form::Field] = pcmp_head!(
     raw!("extension", 64, 16)
 );
 
+// Compare with an immediate (byte5 bit 1 = bit 41 set; the notes' "B is not a GPR" selector).
+// ADevWithAnIdea/agx-re experiments/EXP-0010-control-flow/RESULTS.md (A18 Pro, measured): in
+// eret4 (`if (gid >= 4) return`, `0a 01 22 82 14 22`) sweeping byte3 0x80/0x82/0x84/0x8e leaves
+// lanes gid < 2/4/6/all active: the bound's bits 1..6 are byte3 bits 1..6. Fitted to both
+// EXP-0010 oracles: its bit 0 is the condition byte's 0x10 (bit 36; eret4 0x14 = gid > 3,
+// prodloop `0a 85 22 80 06 c2` 0x06 = a[gid] > 0; the same bit gives `isel_imm`'s 5), and bits
+// 45..47 are a slot-index wait (Index45, as falu2): prodloop's 6 waits for its slot-6 load of
+// a[gid], eret4's 1 for the get_sr result (slot 1, agx16-isa REQUESTS-DONE.md item 10). Bits
+// 24 and 31 (a GPR descriptor's size/keep bits) are 0 and 1 in both.
+const PCMP_IMM: &[crate::form::Field] = &[
+    f!("invert", [(4, 1)], Modifier, Hardware, MASK),
+    f!("bank", [(5, 3)], Pred, Hardware, MASK),
+    f!("a_size", [(8, 1)], Size(SrcA), Hardware, super::src::MC),
+    f!("a", [(9, 6)], Gpr(SrcA), Hardware, super::src::MC),
+    f!("a_keep", [(15, 1)], Modifier, CorpusOnly, ET),
+    raw!("ext", 16, 1),
+    raw!("ctrl_lo", 17, 2),
+    f!("rel_a", [(19, 1)], Release(SrcA), CorpusOnly, ET),
+    raw!("b2_4", 20, 1),
+    raw!("ctrl_hi", 21, 3),
+    raw!("imm_b24", 24, 1),
+    f!("imm", [(36, 1), (25, 6)], ImmU(SrcB), Fitted, EXP10),
+    raw!("imm_b31", 31, 1),
+    f!("cond", [(32, 4), (37, 3)], OpSelect, CorpusOnly, ET),
+    raw!("tail_40", 40, 1),
+    raw!("tail_42", 42, 3),
+    f!(
+        "wait",
+        [(45, 3)],
+        Wait(crate::form::SlotLayout::Index45),
+        Fitted,
+        EXP10
+    ),
+];
+const EXP10: &str = "ADevWithAnIdea/agx-re:experiments/EXP-0010-control-flow/RESULTS.md (A18 Pro, measured bound sweep); fitted to ../shared/oracles/sim EXP-0010__eret4/prodloop";
+
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[
     form!("stop", Stop, 4, Hardware, ET, [(0, 8, 0x0e)], STOP, []),
@@ -115,6 +151,7 @@ pub static FORMS: &[Form] = &[
     form!("loop_update", LoopMaskUpdate, 4, Hardware, MASK, [(0, 8, 0x8f), (8, 8, 0x04), (16, 1, 0), (18, 6, 0x15)], LOOP_UPDATE, []),
     form!("return", Return, 4, CorpusOnly, LEN, [(0, 8, 0x8f), (8, 4, 0x2)], &[raw!("b1_hi", 12, 4), raw!("b2", 16, 8), raw!("b3", 24, 8)], []),
     form!("pcmp_ext", PredCompare, 10, Hardware, super::src::MC, [(0, 4, 0xa), (16, 1, 1), (32, 16, 0x0006)], PCMP10, [rch!(SrcA, 63, Hardware), rch!(SrcB, 63, Hardware)]),
+    form!("pcmp_imm", PredCompare, 6, Fitted, EXP10, [(0, 4, 0xa), (41, 1, 1)], PCMP_IMM, [rch!(SrcA, 63, Hardware)]),
     form!("pcmp", PredCompare, 6, Hardware, super::src::MC, [(0, 4, 0xa)], PCMP6, [rch!(SrcA, 63, Hardware), rch!(SrcB, 63, Hardware)]),
     form!("link_save", Opaque, 8, CorpusOnly, LEN, [(0, 8, 0x07), (8, 8, 0x00), (16, 8, 0x54)], &[raw!("b3", 24, 8), raw!("tail", 32, 32)], []),
     // `07 02 54 <imm:16> 00`: tile fence closing fragment tile access (GravityLinux/mesa

@@ -32,18 +32,58 @@ const IADD_REG: &[Field] = &[
     f!("rel_a", [(65, 1)], Release(SrcA), CorpusOnly, MC_IR),
     f!("rel_b", [(66, 1)], Release(SrcB), CorpusOnly, MC_IR),
     f!("b8_hi", [(67, 5)], Modifier, CorpusOnly, ET),
-    f!("b9_hi", [(73, 7)], Modifier, CorpusOnly, ET),
+    // bit 74 (B is a GPR, pack_integer_source's file bit) is a match bit: clear = `iadd_ru`
+    raw!("b9_1", 73, 1),
+    f!("b9_hi", [(75, 5)], Modifier, CorpusOnly, ET),
 ];
+
+// Register + uniform add (byte9 bit 0 set, bit 2 clear): B from the uniform file
+// (GravityLinux/mesa agx_apple9_ir.c pack_integer_source, read by the sim-oracles round,
+// sim/ISA-REQUESTS.md item 13: file bits 72 + 2s, 1 = GPR; a uniform's index is the 7 value
+// bits plus bit value+7; bits 65 + s are discard bits). Fitted to the hash-matched EXP-M4-35
+// load_xor_chain5/chain6: `9f 01 54 0a 02 24 30 a8 15 01` is r5 = r9 + u6, and r6 is not written
+// before it; `9f 01 54 06 03 24 4a a8 15 01` (r3 = r9 + u9) must add C3 to i, not i to itself.
+// The GPR-GPR encodings (GravityLinux pack_iadd, EXP-M4-35 retain 0x48 `.. a8 17 05`) set bit 74.
+const IADD_RU: &[Field] = &[
+    raw!("srcB_reg_hi", 9, 3),
+    f!("wait", [(12, 6)], Wait(Mask12), Hardware, ET),
+    f!("b2_fmt", [(18, 6)], Modifier, CorpusOnly, ET),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), Hardware, ET),
+    f!("opmode", [(32, 8)], Modifier, CorpusOnly, ET),
+    raw!("a_lo", 40, 2),
+    f!("a", [(42, 7)], Gpr(SrcA), Hardware, MC_IR),
+    f!("a_keep", [(49, 1)], Modifier, CorpusOnly, MC_IR),
+    raw!("b_lo", 50, 1),
+    f!("b", [(51, 8)], Uniform(SrcB), Fitted, UNI_ADD),
+    f!("b7_hi", [(59, 5)], Modifier, CorpusOnly, ET),
+    raw!("b8_0", 64, 1),
+    f!("rel_a", [(65, 1)], Release(SrcA), CorpusOnly, MC_IR),
+    f!("rel_b", [(66, 1)], Modifier, Fitted, UNI_ADD),
+    f!("b8_hi", [(67, 5)], Modifier, CorpusOnly, ET),
+    raw!("b9_1", 73, 1),
+    f!("b9_hi", [(75, 5)], Modifier, CorpusOnly, ET),
+];
+const UNI_ADD: &str = "GravityLinux/mesa:src/asahi/compiler/agx_apple9_ir.c pack_integer_source; fitted to ../shared/oracles/sim EXP-M4-35__load_xor_chain5/chain6";
 
 // Immediate-source add (byte9 bit 0 clear): the EXP-M4-35 load_xor_load_distinct oracle
 // (hash-matched on M4) computes r2 = r1 + 37 from `9f 11 54 04 03 4a 08 04 11 04`: the
 // register sits in the B slot (bits 51..57) and K = bits 41..48; bit 58 keeps the register
 // live (r1 is read again later in that program), bit 66 would release it.
+//
+// Result size (fitted to the hash-matched EXP-M4-35 programs): with bits 59..63 clear the add
+// writes a 16-bit result into the half that byte3 bit 0 selects (`dst_hi`, the 16-bit
+// `(reg<<1)|hi` register index of the 16-bit loads): load_xor_chain5 0x0e
+// `9f 01 54 01 03 4a 48 04 ..` puts i+37 in r0.hi and 0x18 `9f 01 54 00 03 94 48 04 ..` i+74 in
+// r0.lo, and 0x22 reads r0.hi back (i+37 survives the second add). With bits 59 and 63 set
+// (`.. 88` / `.. 8c`, opmode 2) the result is 32 bits: load_xor_load_retain 0x52 r1 = r3 + 64 is
+// a full store index. Bit 59 is read as the size here (59 and 63 always appear together).
+// Both are modifiers, not operand fields: the compiler keeps its template's (32-bit) values.
 const IADD_IMM: &[Field] = &[
     raw!("srcB_reg_hi", 9, 3),
     f!("wait", [(12, 6)], Wait(Mask12), Hardware, ET),
     f!("b2_fmt", [(18, 6)], Modifier, CorpusOnly, ET),
-    raw!("dst_b0", 24, 1),
+    f!("dst_hi", [(24, 1)], Modifier, Fitted, M435),
     f!("dst", [(25, 7)], Gpr(Dst), Hardware, ET),
     f!("opmode", [(32, 8)], Modifier, CorpusOnly, ET),
     raw!("imm_b0", 40, 1),
@@ -51,7 +91,8 @@ const IADD_IMM: &[Field] = &[
     raw!("srcB_ext_lo", 49, 2),
     f!("a", [(51, 7)], Gpr(SrcA), Hardware, M435),
     f!("a_keep", [(58, 1)], Modifier, CorpusOnly, M435),
-    f!("b7_hi", [(59, 5)], Modifier, CorpusOnly, ET),
+    f!("dst_size", [(59, 1)], Modifier, Fitted, M435),
+    f!("b7_hi", [(60, 4)], Modifier, CorpusOnly, ET),
     raw!("b8_0", 64, 2),
     f!("rel_a", [(66, 1)], Release(SrcA), CorpusOnly, MC_IR),
     f!("b8_hi", [(67, 5)], Modifier, CorpusOnly, ET),
@@ -89,6 +130,48 @@ const IMAD: &[Field] = &[
     f!("b10", [(80, 8)], Modifier, CorpusOnly, ET),
     f!("b11", [(88, 8)], Modifier, CorpusOnly, ET),
 ];
+
+// Multiply-add with B and C from the uniform file (GravityLinux/mesa agx_apple9_ir.c
+// pack_integer_source, read by the sim-oracles round, sim/ISA-REQUESTS.md item 13): byte10 bits
+// 81 + 2s say source s is a GPR (1) or a uniform (0); a uniform's index is the 7 value bits plus
+// bit value+7 (the GPR form's keep bit) as index bit 7; bits 73 + s are "discard" bits, not
+// releases, for a uniform. EXP-M4-35 alu_xor_alu `9f 10 54 00 03 04 12 30 d0 2d 02 00` is
+// r0 = r1 * u2 + u3 (and `.. 20 50 ..` r2 = r1 * u4 + u5), whose M4 output (hash-matched) is
+// i*0x01010101 + 0x10203040 xor i*0x11111111 + 0x76543210: fitted, the uniform words are the
+// constant program's, supplied by the oracle harness (sim/src/preload.rs).
+const IMAD_U: &[Field] = &[
+    raw!("b1hi", 9, 3),
+    f!("wait", [(12, 6)], Wait(Mask12), Hardware, ET),
+    f!("b2_fmt", [(18, 6)], Modifier, CorpusOnly, ET),
+    raw!("dst_b0", 24, 1),
+    f!("dst", [(25, 7)], Gpr(Dst), Hardware, ET),
+    f!("opmode", [(32, 8)], Modifier, CorpusOnly, ET),
+    raw!("a_lo", 40, 2),
+    f!("a", [(42, 7)], Gpr(SrcA), Hardware, MC_IR),
+    f!("a_keep", [(49, 1)], Modifier, CorpusOnly, MC_IR),
+    raw!("b_lo", 50, 1),
+    f!("b", [(51, 7)], Uniform(SrcB), Fitted, UNI_SRC),
+    raw!("b_keep", 58, 1),
+    raw!("c_lo", 59, 1),
+    f!("c", [(60, 7)], Uniform(SrcC), Fitted, UNI_SRC),
+    raw!("c_keep", 67, 1),
+    f!("mulsel", [(68, 4)], OpSelect, CorpusOnly, ET),
+    raw!("b9_0", 72, 1),
+    f!("rel_a", [(73, 1)], Release(SrcA), CorpusOnly, MC_IR),
+    f!("rel_b", [(74, 1)], Modifier, Fitted, UNI_SRC),
+    f!("rel_c", [(75, 1)], Modifier, Fitted, UNI_SRC),
+    f!("b9_hi", [(76, 4)], Modifier, CorpusOnly, ET),
+    // byte10 without the three file bits (match bits 81/83/85)
+    f!(
+        "b10_free",
+        [(80, 1), (82, 1), (84, 1), (86, 2)],
+        Raw,
+        Hypothesis,
+        ""
+    ),
+    f!("b11", [(88, 8)], Modifier, CorpusOnly, ET),
+];
+const UNI_SRC: &str = "GravityLinux/mesa:src/asahi/compiler/agx_apple9_ir.c pack_integer_source; fitted to ../shared/oracles/sim EXP-M4-35__alu_xor_alu";
 
 // Common unary/convert skeleton of the 0x27/0xa7 family: dst = byte3>>1 (r0..r95),
 // src = byte5>>2 (r0..r63), bits 12..17 wait mask (cvt_f2i/cvt_i2f/ibitcount rows, measured).
@@ -217,10 +300,14 @@ const RU: [crate::form::Reach; 2] = [rch!(Dst, 63, Hardware), rch!(SrcA, 63, Har
 
 #[rustfmt::skip]
 pub static FORMS: &[Form] = &[
-    form!("iadd_reg", IAdd, 10, Hardware, MC_IR, [(0, 8, 0x9f), (8, 1, 1), (72, 1, 1)], IADD_REG, [RI[0], RI[1], RI[2]]),
-    form!("isub_reg", ISub, 10, Hardware, MC_IR, [(0, 8, 0x1f), (8, 1, 1), (72, 1, 1)], IADD_REG, [RI[0], RI[1], RI[2]]),
+    form!("iadd_ru", IAdd, 10, Fitted, UNI_ADD, [(0, 8, 0x9f), (8, 1, 1), (72, 1, 1), (74, 1, 0)], IADD_RU, [RI[0], RI[1]]),
+    // the subtract twin of iadd_ru, by the shared layout (no hardware-run instance)
+    form!("isub_ru", ISub, 10, CorpusOnly, UNI_ADD, [(0, 8, 0x1f), (8, 1, 1), (72, 1, 1), (74, 1, 0)], IADD_RU, []),
+    form!("iadd_reg", IAdd, 10, Hardware, MC_IR, [(0, 8, 0x9f), (8, 1, 1), (72, 1, 1), (74, 1, 1)], IADD_REG, [RI[0], RI[1], RI[2]]),
+    form!("isub_reg", ISub, 10, Hardware, MC_IR, [(0, 8, 0x1f), (8, 1, 1), (72, 1, 1), (74, 1, 1)], IADD_REG, [RI[0], RI[1], RI[2]]),
     form!("iadd", IAdd, 10, Hardware, M435, [(0, 8, 0x9f), (8, 1, 1), (72, 1, 0)], IADD_IMM, [RI[0], RI[1]]),
     form!("isub", ISub, 10, CorpusOnly, M435, [(0, 8, 0x1f), (8, 1, 1), (72, 1, 0)], IADD_IMM, []),
+    form!("imad_u", IMad, 12, Fitted, UNI_SRC, [(0, 8, 0x9f), (8, 1, 0), (81, 1, 1), (83, 1, 0), (85, 1, 0)], IMAD_U, [RI[0], RI[1]]),
     form!("imad", IMad, 12, Hardware, MC_IR, [(0, 8, 0x9f), (8, 1, 0)], IMAD, [RI[0], RI[1], RI[2], RI[3]]),
     form!("imad_neg", IMad, 12, CorpusOnly, ET, [(0, 8, 0x1f), (8, 1, 0)], IMAD, []),
     // 0xa7: byte1 low nibble 7 -> 8-byte int->float; 4/5 -> 8-byte bit count; odd -> 10; even -> 12.

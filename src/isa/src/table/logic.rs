@@ -7,8 +7,10 @@
 //! (niklassheth/agx-re:APPLE9_SCOREBOARD_SLOTS.md); DEF-0171-4's "sources-read-enable" reading
 //! of byte7 bit 7 is superseded by that newer M4 result.
 
-use super::src::{CORPUS, ET, LEN, M435, PK, SB};
+use super::src::{CORPUS, ET, FIT_M435, GL_UNI, LEN, M435, PK, SB};
 
+const EXP10_PRODLOOP: &str =
+    "fitted to ../shared/oracles/sim EXP-0010__prodloop (ADevWithAnIdea/agx-re EXP-0010, A18 Pro)";
 const M54: &str = "niklassheth/agx-re:experiments/EXP-M4-54-sfu-source-controls";
 use crate::form::{Field, Form, Kind::*, Role::*, SlotLayout::*};
 
@@ -28,6 +30,50 @@ const ILOGIC: &[Field] = &[
     f!("lut_a_free", [(34, 3)], OpSelect, CorpusOnly, ET),
     f!("lut_a_z", [(37, 3)], OpSelect, CorpusOnly, ET),
     f!("lut_b", [(40, 5)], OpSelect, Hardware, ET),
+    f!(
+        "wait",
+        [(45, 3), (61, 3)],
+        Wait(MaskSplit45_61),
+        Hardware,
+        SB
+    ),
+    raw!("z6", 48, 8),
+    f!("outmod", [(56, 5)], Modifier, CorpusOnly, ET),
+    raw!("z8", 64, 8),
+    raw!("z9", 72, 8),
+];
+
+// `ilogic` with source B from the uniform file (bit 41 set, GL_UNI) and op_base 1. The function
+// is the measured LUT of the same selector bits with bit 41 cleared (op_base 1, lut_a 0, bit 43
+// clear = `and`); the uniform index takes byte3 plus bits 20 and 42, so bit 20 is not B's
+// release here. Apple's compiler uses it for the `& 1023u` index masks of EXP-M4-35 (the uniform
+// words come from the constant program, which no source captured; the oracle harness supplies
+// them, sim/src/preload.rs). No measured GPR encoding has op_base 1 with bit 41 set, so this
+// entry shadows none. Fitted: the model executes it, the compiler does not emit it.
+const ILOGIC_UB: &[Field] = &[
+    f!("dst", [(4, 4)], Gpr(Dst), Hardware, ET),
+    f!("a_size", [(8, 1)], Size(SrcA), Hardware, ET),
+    f!("a", [(9, 6), (40, 1)], Gpr(SrcA), Hardware, GL_UNI),
+    f!("a_keep", [(15, 1)], Modifier, CorpusOnly, PK),
+    f!("rel_a", [(19, 1)], Release(SrcA), Hardware, PK),
+    raw!("b2_21", 21, 1),
+    f!("b_size", [(24, 1)], Size(SrcB), Fitted, GL_UNI),
+    f!(
+        "b",
+        [(25, 6), (20, 1), (42, 1)],
+        Uniform(SrcB),
+        Fitted,
+        GL_UNI
+    ),
+    raw!("b_keep", 31, 1),
+    f!("lut_a_sel", [(32, 2)], OpSelect, Hardware, ET),
+    f!("lut_a_free", [(34, 1), (36, 1)], OpSelect, CorpusOnly, ET),
+    // Bit 35 selects A's high half (fitted: load_xor_chain5 0x22 `4b 00 0f 08 08 02 ..` masks
+    // r0.hi = i+37, which an `iadd` with dst_hi wrote; 0x2c without it masks r0.lo = i+74).
+    f!("a_hi", [(35, 1)], Half(SrcA), Fitted, FIT_M435),
+    f!("lut_a_z", [(37, 2)], OpSelect, CorpusOnly, ET),
+    f!("lut_b", [(43, 1)], OpSelect, Fitted, FIT_M435),
+    raw!("dst_b6", 44, 1),
     f!(
         "wait",
         [(45, 3), (61, 3)],
@@ -128,12 +174,23 @@ const UMOV: &[Field] = &[
     f!("b3", [(24, 8)], Modifier, CorpusOnly, ET),
 ];
 
-// `Xb <src> 1b <b3>` compact move (EXP-M4-35 records `reg_move_cb`).
-const MOVECB: &[Field] = &[
-    raw!("dst", 4, 4),
-    f!("src", [(8, 8)], Modifier, CorpusOnly, M435),
-    raw!("b2_hi", 20, 4),
-    f!("b3", [(24, 8)], Modifier, CorpusOnly, M435),
+// `Xb <a> 1b <b>` (EXP-M4-35 records call it `reg_move_cb`): a compact 4-byte xor, r[dst] =
+// a ^ b, with the ilogic register descriptors `(reg<<1)|is32` in bytes 1 and 3. Fitted to the
+// hash-matched EXP-M4-35 alu_xor_alu (0x1c `0b 01 1b 05`: r0 = r0 ^ r2 is the only reading that
+// gives its M4 output). Bits 19/20 are set there; by the 10-byte ilogic layout they release A
+// and B (both are dead after it): bit 19 is a match bit here, so A is not released by the
+// model (it is the destination in the only instance). The `1b 0b 1a 03` compact of
+// EXP-M4-13 bitops__and_u32v4 (byte2 bit 16 clear) suggests bit 16 selects and/xor; unmeasured.
+const IXOR_C4: &[Field] = &[
+    f!("dst", [(4, 4)], Gpr(Dst), Fitted, FIT_M435),
+    f!("a_size", [(8, 1)], Size(SrcA), Fitted, FIT_M435),
+    f!("a", [(9, 6)], Gpr(SrcA), Fitted, FIT_M435),
+    f!("a_keep", [(15, 1)], Modifier, Fitted, FIT_M435),
+    f!("rel_b", [(20, 1)], Release(SrcB), Fitted, FIT_M435),
+    raw!("b2_hi", 21, 3),
+    f!("b_size", [(24, 1)], Size(SrcB), Fitted, FIT_M435),
+    f!("b", [(25, 6)], Gpr(SrcB), Fitted, FIT_M435),
+    f!("b_keep", [(31, 1)], Modifier, Fitted, FIT_M435),
 ];
 
 #[rustfmt::skip]
@@ -142,8 +199,13 @@ pub static FORMS: &[Form] = &[
     form!("funary", FUnary, 10, CorpusOnly, ET, [(0, 4, 0xb), (16, 8, 0x0e)], FUNARY, []),
     // byte2 bits 17..18 set: the extended logic family (release variants 0x06/0x07/0x16/0x26 ..
     // included; EXP-M4-35's b_alu10_lo6/lo7 and funary_imm records are members).
+    form!("ilogic_ub", ILogic, 10, Fitted, FIT_M435, [(0, 4, 0xb), (16, 1, 1), (17, 2, 3), (22, 2, 0), (39, 1, 0), (41, 1, 1)], ILOGIC_UB, [rch!(Dst, 15, Hardware), rch!(SrcA, 63, Hardware)]),
     form!("ilogic", ILogic, 10, Hardware, ET, [(0, 4, 0xb), (17, 2, 3), (22, 2, 0)], ILOGIC, [rch!(Dst, 15, Hardware), rch!(SrcA, 63, Hardware), rch!(SrcB, 63, Hardware)]),
-    form!("reg_move_cb", RegMove, 4, CorpusOnly, M435, [(0, 4, 0xb), (16, 4, 0xb)], MOVECB, []),
+    form!("ixor_c4", ILogic, 4, Fitted, FIT_M435, [(0, 4, 0xb), (16, 4, 0xb)], IXOR_C4, [rch!(Dst, 15, Fitted), rch!(SrcA, 63, Fitted), rch!(SrcB, 63, Fitted)]),
+    // `Xb 00 20 00` = r[X] = 0: fitted to ADevWithAnIdea/agx-re EXP-0010 prodloop 0x36 (A18 Pro
+    // run log, `for (i = 0; ..)`: the loop counter r3 must start at 0 for the measured
+    // 1, 4, 13 .. 3280; byte1 0x00 read as the r0.l descriptor would start it at gid).
+    form!("zero_c2", RegMove, 4, Fitted, EXP10_PRODLOOP, [(0, 4, 0xb), (8, 8, 0), (16, 8, 0x20), (24, 8, 0)], &[f!("dst", [(4, 4)], Gpr(Dst), Fitted, EXP10_PRODLOOP)], []),
     form!("move_c2", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (20, 4, 0x2)], MOVE4_LO, []),
     form!("move_c0", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (16, 4, 0x0)], MOVE4, []),
     form!("move_c1", RegMove, 4, CorpusOnly, LEN, [(0, 4, 0xb), (16, 4, 0x1)], MOVE4, []),

@@ -30,6 +30,28 @@ const MINMAX: &[Field] = &[
     f!("wait", [(45, 3)], Wait(Index45), Hardware, MC),
 ];
 
+// Select with immediate compare bound and values (10 bytes, byte2 0x0f), fitted to
+// ../shared/oracles/sim EXP-0010__dsel5 (ADevWithAnIdea/agx-re EXP-0010, A18 Pro):
+// `02 01 0f 84 22 e4 16 c2 a0 c8` is r0 = (r0 > 5) ? 100 : 200 after a load that publishes on
+// slot 6 (wait 61..63 = 6, the wide-select slot field). The bound sweep of that experiment
+// (RESULTS.md: byte3 0x80 -> a > 1, 0x84 -> a > 5, 0x8e -> all 200) reads byte3 bits 1..6 as the
+// bound's bits 1..6 with its low bit elsewhere: the condition byte's 0x10 (bit 52), as in
+// `pcmp_imm` (where that bit is the difference between eret4's 3 and prodloop's 0).
+// The true value is bits 40..46 (100; bit 47 set) and the false value bits 72..79 (200): one
+// instance fixes neither layout, so every other bit is a match bit of this exact encoding;
+// condition 6 = signed greater-than (pcmp's code).
+const ISEL_IMM: &[Field] = &[
+    f!("dst", [(4, 4)], Gpr(Dst), Fitted, DSEL5),
+    f!("a_size", [(8, 1)], Size(SrcA), Fitted, DSEL5),
+    f!("a", [(9, 6)], Gpr(SrcA), Fitted, DSEL5),
+    f!("b", [(52, 1), (25, 6)], ImmU(SrcB), Fitted, DSEL5),
+    f!("t", [(40, 7)], ImmU(SrcC), Fitted, DSEL5),
+    f!("cond", [(48, 4), (53, 3)], Modifier, Fitted, DSEL5),
+    f!("wait", [(61, 3)], Wait(Index61), Hardware, MC),
+    f!("f", [(72, 8)], ImmU(SrcD), Fitted, DSEL5),
+];
+const DSEL5: &str = "fitted to ../shared/oracles/sim EXP-0010__dsel5 (ADevWithAnIdea/agx-re:experiments/EXP-0010-control-flow/RESULTS.md, A18 Pro)";
+
 // Wide select (10 bytes): dst r0..r15, four sources as (reg<<1)|is32 descriptors in bytes
 // 1/3/5/9 with bit-6 extensions at 56/58/38/70, slot index at 61..63
 // (GravityLinux/mesa agx_apple9_machine.c select_gpr_wide, measured; canaries EXP-0234).
@@ -117,6 +139,7 @@ pub static FORMS: &[Form] = &[
     // (isel10, b4 = 0x06) and native epilogues (`02 0b 0f 80 20 80 06 02`, b4 = 0x20) show.
     form!("isel10", Select, 10, Hardware, MC, [(0, 4, 2), (16, 4, 0x7), (33, 1, 1)], ISEL10, [rch!(Dst, 15, Hardware), rch!(SrcA, 95, Hardware), rch!(SrcB, 95, Hardware), rch!(SrcC, 95, Hardware), rch!(SrcD, 95, Hardware)]),
     form!("sel8_7", Select, 8, CorpusOnly, CORPUS, [(0, 4, 2), (16, 4, 0x7), (33, 1, 0)], raw_bytes!("dst" 4 4, "b1" 8 8, "b2" 20 4, "b3" 24 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 24), []),
+    form!("isel_imm", Select, 10, Fitted, DSEL5, [(0, 4, 2), (15, 1, 0), (16, 8, 0x0f), (24, 1, 0), (31, 1, 1), (32, 8, 0x22), (47, 1, 1), (56, 5, 0b00010), (64, 8, 0xa0)], ISEL_IMM, [rch!(Dst, 15, Fitted), rch!(SrcA, 63, Fitted)]),
     form!("sel10_f", Select, 10, CorpusOnly, LEN, [(0, 4, 2), (16, 4, 0xf), (33, 1, 1)], raw_bytes!("dst" 4 4, "b1" 8 8, "b2" 20 4, "b3" 24 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 40), []),
     form!("sel8_f", Select, 8, CorpusOnly, CORPUS, [(0, 4, 2), (16, 4, 0xf), (33, 1, 0)], raw_bytes!("dst" 4 4, "b1" 8 8, "b2" 20 4, "b3" 24 8, "b4" 32 1, "b4_2" 34 6, "tail" 40 24), []),
     form!("n2_zero6", Opaque, 6, CorpusOnly, LEN, [(0, 4, 2), (16, 16, 0)], raw_bytes!("dst" 4 4, "b1" 8 8, "b4" 32 16), []),

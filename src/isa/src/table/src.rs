@@ -24,3 +24,14 @@ pub const GL_ARENA: &str = "GravityLinux/mesa:src/gallium/drivers/asahi/agx_appl
 /// tile load/store, texture sample, derivative, centroid position); agx_apple9_machine.c marks
 /// iter/vary_store hardware-validated and the driver's GLES suites ran them on T8132.
 pub const GL_IR: &str = "GravityLinux/mesa:src/asahi/compiler/agx_apple9_ir.c";
+/// Fitted to the hash-matched EXP-M4-35 oracles (../shared/oracles/sim, M4 outputs): no source
+/// states the reading, it is the one that reproduces those hardware runs (`Evidence::Fitted`).
+pub const FIT_M435: &str =
+    "fitted to ../shared/oracles/sim EXP-M4-35 (niklassheth/agx-re:experiments/EXP-M4-35-native-load-xor, hash-matched M4 outputs)";
+/// Uniform-file source descriptors of the compact binary ALU (GravityLinux/mesa agx_apple9_ir.c
+/// pack_binary_uniforms at commit 30a08443, read by the sim-oracles round, sim/ISA-REQUESTS.md
+/// item 13): B: byte3 = (index<<1)|is32, bit 41 = B is a uniform, bit 20 = index bit 6, bit 42 =
+/// index bit 7; A: byte1, bits 39 / 19 / 40. Register bit 6 sits at 40 (A) / 42 (B) / 44 (dst)
+/// (pack_compact_binary_gprs, EXP-M4-38).
+pub const GL_UNI: &str =
+    "GravityLinux/mesa:src/asahi/compiler/agx_apple9_ir.c pack_binary_uniforms / pack_compact_binary_gprs";

@@ -51,6 +51,64 @@ pub(crate) fn depth_lequal_no_write(gl: &Gl, _: &Ctx) -> Frame {
     unsafe { depth_scene(gl, glow::LEQUAL, 1.0, false) }
 }
 
+/// glPolygonOffset: rectangles coplanar with a sloped plane pass GL_LESS only when their
+/// offset pulls them in front (units on the left, factor on the right: the factor term follows
+/// the plane's slope); a positive offset keeps a third one behind. The units are large enough
+/// to cover softpipe's 24-bit depth rounding of two different triangulations of the plane.
+pub(crate) fn polygon_offset(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        framebuffer(gl, 1, true, false)?;
+        gl.clear_depth_f32(1.0);
+        gl.clear(glow::DEPTH_BUFFER_BIT);
+        gl.enable(glow::DEPTH_TEST);
+        gl.depth_func(glow::LESS);
+        program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
+        // A plane sloping in x: z from -0.5 at the left to 0.5 at the right.
+        let plane: Vec<f32> = [
+            (0.0, 0.0, -0.5f32),
+            (64.0, 0.0, 0.5),
+            (0.0, 64.0, -0.5),
+            (64.0, 0.0, 0.5),
+            (64.0, 64.0, 0.5),
+            (0.0, 64.0, -0.5),
+        ]
+        .iter()
+        .flat_map(|&(x, y, z)| [x, y, z, 0.5, 0.5, 0.5, 1.0])
+        .collect();
+        let draw = |gl: &Gl, x0: f32, x1: f32, col: [f32; 4]| -> Res<()> {
+            // The same plane restricted to [x0, x1] in x, in `col`.
+            let z = |x: f32| -0.5 + x / 64.0;
+            let v: Vec<f32> = [
+                (x0, 8.0),
+                (x1, 8.0),
+                (x0, 56.0),
+                (x1, 8.0),
+                (x1, 56.0),
+                (x0, 56.0),
+            ]
+            .iter()
+            .flat_map(|&(x, y)| [x, y, z(x), col[0], col[1], col[2], col[3]])
+            .collect();
+            vertices(gl, &v, &[3, 4])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+            Ok(())
+        };
+        vertices(gl, &plane, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, 6);
+        gl.enable(glow::POLYGON_OFFSET_FILL);
+        gl.polygon_offset(0.0, -64.0);
+        draw(gl, 4.0, 30.0, [1.0, 0.0, 0.0, 1.0])?;
+        gl.polygon_offset(-1.0, 0.0);
+        draw(gl, 34.0, 60.0, [0.0, 1.0, 0.0, 1.0])?;
+        // Behind the plane: must not show.
+        gl.polygon_offset(1.0, 64.0);
+        draw(gl, 20.0, 44.0, [0.0, 0.0, 1.0, 1.0])?;
+        gl.disable(glow::POLYGON_OFFSET_FILL);
+        check(gl, "polygon offset")?;
+        Ok(read(gl, 1)?)
+    }
+}
+
 pub(crate) fn depth_always_notequal(gl: &Gl, _: &Ctx) -> Frame {
     // ALWAYS lays the depth down; a second pass with NOTEQUAL at z of the rectangle draws
     // everywhere except where the rectangle's depth was stored.

@@ -371,28 +371,52 @@ void main() {
     let quads: Vec<Quad> = (0..6)
         .map(|k| st_quad(cell(k), [0.0, 1.0], [0.0, 1.0], third[k]))
         .collect();
-    unsafe {
-        draw_quads(gl, VS3, FS, &quads, || {
-            gl.active_texture(glow::TEXTURE0);
-            volume(
-                gl,
-                glow::TEXTURE_2D_ARRAY,
-                4,
-                3,
-                (glow::NEAREST_MIPMAP_NEAREST, glow::NEAREST),
-            )?;
-            gl.active_texture(glow::TEXTURE1);
-            volume(
-                gl,
-                glow::TEXTURE_3D,
-                4,
-                3,
-                (glow::NEAREST_MIPMAP_NEAREST, glow::NEAREST),
-            )?;
-            gl.active_texture(glow::TEXTURE0);
-            Ok(())
-        })
+    unsafe { draw_quads(gl, VS3, FS, &quads, || array_and_volume(gl, 0)) }
+}
+
+/// A three-level 2D array on unit 0 and a three-level 3D texture on unit 1 ([`volume`],
+/// nearest filters), both starting at `base_level`.
+unsafe fn array_and_volume(gl: &Gl, base_level: i32) -> Res<()> {
+    for (unit, target) in [(0, glow::TEXTURE_2D_ARRAY), (1, glow::TEXTURE_3D)] {
+        gl.active_texture(glow::TEXTURE0 + unit);
+        volume(
+            gl,
+            target,
+            4,
+            3,
+            (glow::NEAREST_MIPMAP_NEAREST, glow::NEAREST),
+        )?;
+        gl.tex_parameter_i32(target, glow::TEXTURE_BASE_LEVEL, base_level);
     }
+    gl.active_texture(glow::TEXTURE0);
+    check(gl, "array and 3D textures")
+}
+
+/// Explicit LODs relative to a base level of 1: textureLod on a 2D array (LOD 0 and 1 are
+/// levels 1 and 2) and texelFetch on a 3D texture (level 0 is level 1). agx16 describes such
+/// views from level 0 and moves the explicit LOD in the shader.
+pub fn texture_lod_base_level(gl: &Gl, _: &super::Ctx) -> Frame {
+    const FS: &str = "#version 300 es
+precision highp float;
+uniform highp sampler2DArray u_tex;
+uniform highp sampler3D u_tex1;
+in vec3 v_tc;
+out vec4 o;
+void main() {
+    float lod = floor(v_tc.z / 8.0);
+    float layer = floor(mod(v_tc.z, 8.0));
+    if (v_tc.z < 16.0)
+        o = textureLod(u_tex, vec3(v_tc.xy, layer), lod);
+    else
+        o = texelFetch(u_tex1, ivec3(v_tc.xy * 3.99, int(layer)), int(lod) - 2);
+}
+";
+    // 8·lod + layer for the array; 16 + layer for the 3D texture's level 0 (its base, 4x4x2).
+    let third = [0.25, 3.25, 8.25, 11.25, 16.25, 17.25];
+    let quads: Vec<Quad> = (0..6)
+        .map(|k| st_quad(cell(k), [0.0, 1.0], [0.0, 1.0], third[k]))
+        .collect();
+    unsafe { draw_quads(gl, VS3, FS, &quads, || array_and_volume(gl, 1)) }
 }
 
 /// An 8x8 2D texture (three levels: texels, then constant colours) on unit 0.
