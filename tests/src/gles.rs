@@ -40,6 +40,16 @@ pub fn gles(major: i32) -> Result<Gles, String> {
 
 /// As [`gles`], with more eglCreateContext attributes (pairs, without the terminating NONE).
 pub fn gles_with(major: i32, attribs: &[egl::Int]) -> Result<Gles, String> {
+    gles_on(major, attribs, None)
+}
+
+/// As [`gles`], current on a `width` x `height` EGL pbuffer of an RGBA8888 config (the
+/// window-system framebuffer, framebuffer 0, is the pbuffer's).
+pub fn gles_pbuffer(major: i32, width: i32, height: i32) -> Result<Gles, String> {
+    gles_on(major, &[], Some((width, height)))
+}
+
+fn gles_on(major: i32, attribs: &[egl::Int], pbuffer: Option<(i32, i32)>) -> Result<Gles, String> {
     // SAFETY: loading the system's libEGL.
     let egl = unsafe { egl::DynamicInstance::<egl::EGL1_5>::load_required() }
         .map_err(|e| format!("cannot load libEGL.so.1: {e}"))?;
@@ -56,17 +66,26 @@ pub fn gles_with(major: i32, attribs: &[egl::Int]) -> Result<Gles, String> {
         .map_err(|e| format!("eglInitialize: {e}"))?;
     egl.bind_api(egl::OPENGL_ES_API)
         .map_err(|e| format!("eglBindAPI: {e}"))?;
+    let mut want = vec![
+        egl::RENDERABLE_TYPE,
+        egl::OPENGL_ES2_BIT,
+        egl::SURFACE_TYPE,
+        egl::PBUFFER_BIT,
+    ];
+    if pbuffer.is_some() {
+        for size in [
+            egl::RED_SIZE,
+            egl::GREEN_SIZE,
+            egl::BLUE_SIZE,
+            egl::ALPHA_SIZE,
+        ] {
+            want.extend([size, 8]);
+        }
+        want.extend([egl::SAMPLES, 0]);
+    }
+    want.push(egl::NONE);
     let config = egl
-        .choose_first_config(
-            display,
-            &[
-                egl::RENDERABLE_TYPE,
-                egl::OPENGL_ES2_BIT,
-                egl::SURFACE_TYPE,
-                egl::PBUFFER_BIT,
-                egl::NONE,
-            ],
-        )
+        .choose_first_config(display, &want)
         .map_err(|e| format!("eglChooseConfig: {e}"))?
         .ok_or("no GLES config")?;
     let mut ctx_attribs = vec![egl::CONTEXT_CLIENT_VERSION, major];
@@ -75,7 +94,18 @@ pub fn gles_with(major: i32, attribs: &[egl::Int]) -> Result<Gles, String> {
     let ctx = egl
         .create_context(display, config, None, &ctx_attribs)
         .map_err(|e| format!("eglCreateContext(GLES {major}): {e}"))?;
-    egl.make_current(display, None, None, Some(ctx))
+    let surface = match pbuffer {
+        Some((w, h)) => Some(
+            egl.create_pbuffer_surface(
+                display,
+                config,
+                &[egl::WIDTH, w, egl::HEIGHT, h, egl::NONE],
+            )
+            .map_err(|e| format!("eglCreatePbufferSurface: {e}"))?,
+        ),
+        None => None,
+    };
+    egl.make_current(display, surface, surface, Some(ctx))
         .map_err(|e| format!("eglMakeCurrent: {e}"))?;
     let gl = load_gl(&egl);
     // SAFETY: a query on the current context.

@@ -17,6 +17,14 @@
 //! (GravityLinux/mesa agx_blit.c: a 1/samples weight for unorm formats). Window y counts
 //! framebuffer rows (glReadPixels row 0 is row 0).
 
+/// The blended variant (`agx16-msaatest SAMPLES blend`): every triangle drawn with this
+/// alpha (unorm8) and glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA), so each sample
+/// blends over its own earlier colour (GL ES 3.0 §4.1.8: blending per sample).
+pub const BLEND_ALPHA: u8 = 153;
+
+/// The scissor rectangle (x, y, width, height) of `agx16-msaatest SAMPLES scissor`.
+pub const SCISSOR: [i32; 4] = [9, 14, 33, 27];
+
 /// Framebuffer edge in pixels.
 pub const SIZE: u32 = 64;
 
@@ -120,6 +128,38 @@ fn covers(t: &[[i64; 2]; 3], p: [i64; 2]) -> bool {
 
 /// The resolved image (row-major, row 0 first) and the number of pixels whose samples differ.
 pub fn reference(samples: u32) -> (Vec<[u8; 4]>, usize) {
+    render(samples, false, samples)
+}
+
+/// One sample's colour after `glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA)` of `src`
+/// (alpha [`BLEND_ALPHA`]) over `dst`: the unorm8 values as floats, the result rounded to
+/// unorm8 (each draw stores to the 8-bit target).
+pub fn blend(src: [u8; 4], dst: [u8; 4]) -> [u8; 4] {
+    let a = BLEND_ALPHA as f64 / 255.0;
+    let src = [src[0], src[1], src[2], BLEND_ALPHA];
+    std::array::from_fn(|k| {
+        let v = src[k] as f64 / 255.0 * a + dst[k] as f64 / 255.0 * (1.0 - a);
+        (v * 255.0).round() as u8
+    })
+}
+
+/// [`reference`] of the blended variant: each sample blends every triangle covering it in
+/// draw order over its own colour.
+pub fn reference_blended(samples: u32) -> (Vec<[u8; 4]>, usize) {
+    render(samples, true, samples)
+}
+
+/// [`reference_blended`] with GL_SAMPLE_ALPHA_TO_COVERAGE on: alpha [`BLEND_ALPHA`] keeps
+/// floor(alpha x samples) samples, the lowest-numbered ones (the mask (1 << n) - 1: the M4
+/// driver's rule, Mesa asahi agx_nir_lower_alpha.c), and only those blend; the coverage
+/// uses the fragment's alpha, not the blended one.
+pub fn reference_blended_a2c(samples: u32) -> (Vec<[u8; 4]>, usize) {
+    let keep = (BLEND_ALPHA as f32 / 255.0 * samples as f32) as u32;
+    render(samples, true, keep)
+}
+
+/// Samples `keep..` are never written.
+fn render(samples: u32, blended: bool, keep: u32) -> (Vec<[u8; 4]>, usize) {
     let pos = positions(samples);
     let mut out = Vec::new();
     let mut partial = 0;
@@ -127,13 +167,23 @@ pub fn reference(samples: u32) -> (Vec<[u8; 4]>, usize) {
         for x in 0..SIZE as i64 {
             let cols: Vec<[u8; 4]> = pos
                 .iter()
-                .map(|&(sx, sy)| {
+                .enumerate()
+                .map(|(s, &(sx, sy))| {
                     let p = [x * 256 + 16 * sx, y * 256 + 16 * sy];
-                    TRIANGLES
-                        .iter()
-                        .rev()
-                        .find(|(t, _)| covers(t, p))
-                        .map_or(CLEAR, |(_, c)| *c)
+                    if s as u32 >= keep {
+                        CLEAR
+                    } else if blended {
+                        TRIANGLES
+                            .iter()
+                            .filter(|(t, _)| covers(t, p))
+                            .fold(CLEAR, |d, (_, c)| blend(*c, d))
+                    } else {
+                        TRIANGLES
+                            .iter()
+                            .rev()
+                            .find(|(t, _)| covers(t, p))
+                            .map_or(CLEAR, |(_, c)| *c)
+                    }
                 })
                 .collect();
             if cols.iter().any(|c| *c != cols[0]) {

@@ -283,11 +283,14 @@ const NEUTRAL: u32 = sys::PIPE_BIND_LINEAR;
 /// Whether `format` may be used with every bind in `usage`, for `target` with `samples`
 /// samples. Multisampled (2x, 4x: agx-re EXP-0126, measured on M4; the T8132 driver supports
 /// no more, GravityLinux/mesa README.apple9-es3.md): 2D render targets and depth/stencil only
-/// (GL ES 3.0 has no multisampled textures, so no sampler views), no blending (the
-/// destination read is per sample, not built: agx16-compiler refuses it), and colour formats
+/// (GL ES 3.0 has no multisampled textures, so no sampler views), blending where the format
+/// blends single-sampled (the program blends each sample: agx16-compiler's per-sample
+/// sections), and colour formats
 /// whose sample group (bytes x samples) is at most 16 bytes, the widest texel the background
-/// reload fetches (agx16-draw `reload_body`); that covers every ES 3.0 colour-renderable
-/// format of 4 bytes or less at 4x and of 8 at 2x.
+/// reload fetches (agx16-draw `reload_body`), or 4 samples of 16 bytes (64 bytes, read as a
+/// 16-byte view of twice the size, agx16-draw `sample_view`; the tilebuffer holds 64 bytes per
+/// sample under MSAA, GravityLinux/mesa README.apple9-es3.md); that covers every ES 3.0
+/// colour-renderable format of 4 bytes or less at 4x, of 8 at 2x and RGBA32F at 4x.
 pub fn is_supported(
     format: sys::pipe_format,
     target: sys::pipe_texture_target,
@@ -295,13 +298,14 @@ pub fn is_supported(
     usage: u32,
 ) -> bool {
     if samples > 1 {
-        let binds = sys::PIPE_BIND_RENDER_TARGET | sys::PIPE_BIND_DEPTH_STENCIL;
+        let binds =
+            sys::PIPE_BIND_RENDER_TARGET | sys::PIPE_BIND_DEPTH_STENCIL | sys::PIPE_BIND_BLENDABLE;
         let bytes = unsafe { sys::util_format_get_blocksize(format) };
         let colour = usage & sys::PIPE_BIND_RENDER_TARGET != 0;
         if !matches!(samples, 2 | 4)
             || target != sys::PIPE_TEXTURE_2D
             || usage & !(binds | NEUTRAL) != 0
-            || (colour && bytes * samples > 16)
+            || (colour && bytes * samples > 16 && !(bytes == 16 && samples == 4))
         {
             return false;
         }
@@ -434,6 +438,12 @@ mod tests {
             (
                 sys::PIPE_FORMAT_R8G8B8A8_UNORM,
                 4,
+                sys::PIPE_BIND_RENDER_TARGET | sys::PIPE_BIND_BLENDABLE,
+                true,
+            ),
+            (
+                sys::PIPE_FORMAT_R8G8B8A8_UINT,
+                4,
                 sys::PIPE_BIND_BLENDABLE,
                 false,
             ),
@@ -448,6 +458,19 @@ mod tests {
                 2,
                 sys::PIPE_BIND_RENDER_TARGET,
                 true,
+            ),
+            // 4 samples of 16 bytes: the reload's doubled 16-byte view; 2 of 16 has none.
+            (
+                sys::PIPE_FORMAT_R32G32B32A32_FLOAT,
+                4,
+                sys::PIPE_BIND_RENDER_TARGET | sys::PIPE_BIND_BLENDABLE,
+                true,
+            ),
+            (
+                sys::PIPE_FORMAT_R32G32B32A32_FLOAT,
+                2,
+                sys::PIPE_BIND_RENDER_TARGET,
+                false,
             ),
         ] {
             assert_eq!(

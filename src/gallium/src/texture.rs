@@ -9,7 +9,9 @@
 
 use crate::context::Context;
 use crate::resource::Resource;
-use agx16_cmdstream::descriptors::{BorderColour, MipFilter, Sampler, Swizzle, Texture, Wrap};
+use agx16_cmdstream::descriptors::{
+    BorderColour, Channels, MipFilter, Sampler, Swizzle, Texture, Wrap,
+};
 use agx16_cmdstream::layout::{ImageDesc, ImageLayout, Kind, Tiling};
 use agx16_cmdstream::texture_layout::{texture_for, TextureFormat};
 use agx16_draw::StageTextures;
@@ -70,6 +72,25 @@ unsafe fn swizzle(view: &sys::pipe_sampler_view) -> [Swizzle; 4] {
             sys::PIPE_SWIZZLE_1 => Swizzle::One,
             _ => Swizzle::Zero,
         }
+    })
+}
+
+/// `sw` with each selection of a component the descriptor's arrangement lacks replaced by
+/// GL's value for a missing component (G, B: 0; A: 1; GL ES 3.0 table 3.24): a view can ask
+/// for one, e.g. the stencil channel (Y) of a packed depth/stencil format whose depth plane
+/// (R32) is sampled, and what the M4 returns for an absent component is not established.
+fn present_components(sw: [Swizzle; 4], channels: Channels) -> [Swizzle; 4] {
+    use agx16_cmdstream::descriptors::ComponentLayout;
+    let n = match channels.components() {
+        Some(ComponentLayout::Fields(f)) => f.len(),
+        Some(ComponentLayout::SharedExponent) => 3,
+        None => return sw,
+    };
+    sw.map(|s| match s {
+        Swizzle::G if n < 2 => Swizzle::Zero,
+        Swizzle::B if n < 3 => Swizzle::Zero,
+        Swizzle::A if n < 4 => Swizzle::One,
+        s => s,
     })
 }
 
@@ -161,7 +182,7 @@ pub unsafe fn texture_descriptor(view: &sys::pipe_sampler_view) -> Result<(Textu
     let f = TextureFormat {
         channels,
         numeric_type,
-        swizzle: swizzle(view),
+        swizzle: present_components(swizzle(view), channels),
         srgb,
     };
     if kind == Kind::D3 && first > 0 || planes > 1 && chain.layer_stride != layout.layer_stride {
@@ -567,4 +588,32 @@ unsafe fn read_level(
     }
     crate::transfer::unmap_any(ctx, t)?;
     Ok(out)
+}
+
+#[cfg(test)]
+mod present_component_tests {
+    use super::*;
+
+    /// A packed depth/stencil view's stencil channel (Y) over the sampled depth plane (R32)
+    /// reads 0, a missing alpha 1; components the arrangement has are kept.
+    #[test]
+    fn absent_components_read_gl_defaults() {
+        use Swizzle::*;
+        assert_eq!(
+            present_components([R, G, B, A], Channels::R32),
+            [R, Zero, Zero, One]
+        );
+        assert_eq!(
+            present_components([R, G, B, A], Channels::R8G8),
+            [R, G, Zero, One]
+        );
+        assert_eq!(
+            present_components([B, G, R, A], Channels::R8G8B8A8),
+            [B, G, R, A]
+        );
+        assert_eq!(
+            present_components([R, G, B, A], Channels::R11G11B10),
+            [R, G, B, One]
+        );
+    }
 }

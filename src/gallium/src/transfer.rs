@@ -839,18 +839,16 @@ pub unsafe fn resolve_blit(
         ));
     }
     let (sb, db) = (&s.box_, &d.box_);
-    if (sb.width, sb.height, sb.depth) != (db.width, db.height, db.depth)
-        || sb.width <= 0
-        || sb.height <= 0
-        || sb.depth != 1
-    {
-        return Err(BlitError::Unsupported("scaled, flipped or layered resolve"));
+    if sb.width == 0 || sb.height == 0 || db.width == 0 || db.height == 0 {
+        return Ok(true);
     }
-    if info.scissor_enable || info.alpha_blend || info.num_window_rectangles > 0 {
-        return Err(BlitError::Unsupported(
-            "scissored, blended or windowed resolve",
-        ));
+    if sb.depth != 1 || db.depth != 1 {
+        return Err(BlitError::Unsupported("layered resolve"));
     }
+    if info.alpha_blend || info.num_window_rectangles > 0 {
+        return Err(BlitError::Unsupported("blended or windowed resolve"));
+    }
+    let map = ResolveMap::new(info);
     let zs = sys::PIPE_MASK_Z | sys::PIPE_MASK_S;
     if info.mask & zs != 0 {
         if info.mask & !zs != 0 || s.format != d.format {
@@ -883,7 +881,7 @@ pub unsafe fn resolve_blit(
                     "depth/stencil resolve between plane formats",
                 ));
             }
-            resolve_plane(sr, s.level, sb, sf, dr, d.level, db, df, false)?;
+            resolve_plane(sr, s.level, sf, dr, d.level, df, &map, false)?;
         }
         return Ok(true);
     }
@@ -899,24 +897,160 @@ pub unsafe fn resolve_blit(
         ));
     }
     resolve_plane(
-        s.resource, s.level, sb, s.format, d.resource, d.level, db, d.format, average,
+        s.resource, s.level, s.format, d.resource, d.level, d.format, &map, average,
     )?;
     let _ = ctx;
     Ok(true)
 }
 
-/// Resolves one plane: each destination pixel from the source pixel's samples (their mean in
+/// A NEAREST depth and/or stencil blit the draw path cannot do (scaled, flipped or one plane
+/// of a split depth/stencil resource: u_blitter needs a stencil export and sampled depth
+/// formats for those) on the CPU: each destination pixel takes its source pixel's stored
+/// value (GL ES 3.0 §4.3.3: depth/stencil blits copy values with NEAREST), plane by plane in
+/// each plane's stored format, through the resolve's pixel mapping ([`ResolveMap`]: flips,
+/// scaling, scissor). `Ok(false)` when the blit is not one.
+///
+/// # Safety
+/// The blit's resources must be live agx16 resources with no GPU work pending on them.
+pub(crate) unsafe fn zs_nearest_blit(info: &sys::pipe_blit_info) -> Result<bool, BlitError> {
+    let (s, d) = (&info.src, &info.dst);
+    let zs = sys::PIPE_MASK_Z | sys::PIPE_MASK_S;
+    if info.mask & zs == 0
+        || info.mask & !zs != 0
+        || info.filter != sys::PIPE_TEX_FILTER_NEAREST
+        || s.format != d.format
+        || samples_of(s.resource) != 1
+        || samples_of(d.resource) != 1
+        || s.box_.depth != 1
+        || d.box_.depth != 1
+        || info.alpha_blend
+        || info.num_window_rectangles > 0
+    {
+        return Ok(false);
+    }
+    let map = ResolveMap::new(info);
+    // (source plane, destination plane) per channel the mask names.
+    let mut planes = Vec::new();
+    let has = |m: u32| info.mask & m != 0;
+    let (sr, dr) = (s.resource, d.resource);
+    let (ssplit, dsplit) = (split(sr), split(dr));
+    if ssplit != dsplit {
+        return Err(BlitError::Unsupported("depth/stencil blit between layouts"));
+    }
+    if ssplit {
+        if has(sys::PIPE_MASK_Z) {
+            planes.push((sr, dr));
+        }
+        if has(sys::PIPE_MASK_S) {
+            let (ss, ds) = (Resource::get(sr).stencil, Resource::get(dr).stencil);
+            if ss.is_null() || ds.is_null() {
+                return Err(BlitError::Unsupported(
+                    "a split resource without a stencil plane",
+                ));
+            }
+            planes.push((ss, ds));
+        }
+    } else if info.mask == sys::util_format_get_mask(s.format) {
+        planes.push((sr, dr));
+    } else {
+        return Ok(false);
+    }
+    for (sp, dp) in planes {
+        let (sf, df) = (
+            Resource::get(sp).internal_format,
+            Resource::get(dp).internal_format,
+        );
+        if sf != df {
+            return Err(BlitError::Unsupported(
+                "depth/stencil blit between plane formats",
+            ));
+        }
+        resolve_plane(sp, s.level, sf, dp, d.level, df, &map, false)?;
+    }
+    Ok(true)
+}
+
+/// Which source pixel each destination pixel of a resolve reads: the boxes' corners map onto
+/// each other (a negative width or height flips, as `pipe_blit_info` boxes do; GL ES forbids
+/// scaling a multisampled read framebuffer, but the window-system surface's flipped y arrives
+/// as a flipped box), the pixel centre's image in the source taken to its pixel (a nearest
+/// lookup, clamped to the source box), and the destination limited to the scissor.
+struct ResolveMap {
+    /// Destination pixels, half-open, sorted.
+    dx: (i32, i32),
+    dy: (i32, i32),
+    /// (source start, source extent, destination start, destination extent) per axis.
+    ax: (f64, f64, f64, f64),
+    ay: (f64, f64, f64, f64),
+    /// Source and destination layers.
+    z: i32,
+    dz: i32,
+}
+
+impl ResolveMap {
+    fn new(info: &sys::pipe_blit_info) -> Self {
+        let (sb, db) = (&info.src.box_, &info.dst.box_);
+        let sorted = |x: i32, w: i32| if w < 0 { (x + w, x) } else { (x, x + w) };
+        let mut dx = sorted(db.x, db.width);
+        let mut dy = sorted(db.y, db.height);
+        if info.scissor_enable {
+            let sc = &info.scissor;
+            dx = (dx.0.max(sc.minx() as i32), dx.1.min(sc.maxx() as i32));
+            dy = (dy.0.max(sc.miny() as i32), dy.1.min(sc.maxy() as i32));
+        }
+        ResolveMap {
+            dx,
+            dy,
+            ax: (sb.x as f64, sb.width as f64, db.x as f64, db.width as f64),
+            ay: (sb.y as f64, sb.height as f64, db.y as f64, db.height as f64),
+            z: sb.z as i32,
+            dz: db.z as i32,
+        }
+    }
+
+    fn empty(&self) -> bool {
+        self.dx.0 >= self.dx.1 || self.dy.0 >= self.dy.1
+    }
+
+    /// The destination rectangle as a box (for the map of the destination).
+    fn dst_box(&self) -> sys::pipe_box {
+        sys::pipe_box {
+            x: self.dx.0,
+            y: self.dy.0,
+            z: self.dz as _,
+            width: self.dx.1 - self.dx.0,
+            height: (self.dy.1 - self.dy.0) as _,
+            depth: 1,
+        }
+    }
+
+    /// The source pixel of destination pixel (x, y).
+    fn source(&self, x: i32, y: i32) -> (u32, u32) {
+        let axis = |p: i32, (s0, sw, d0, dw): (f64, f64, f64, f64)| {
+            let t = (p as f64 + 0.5 - d0) / dw;
+            let v = (s0 + t * sw).floor();
+            let (lo, hi) = if sw < 0.0 {
+                (s0 + sw, s0 - 1.0)
+            } else {
+                (s0, s0 + sw - 1.0)
+            };
+            v.clamp(lo, hi) as u32
+        };
+        (axis(x, self.ax), axis(y, self.ay))
+    }
+}
+
+/// Resolves one plane: each destination pixel from its source pixel's samples (their mean in
 /// `sformat`'s float values when `average`, else sample 0's), converted to `dformat`.
 #[allow(clippy::too_many_arguments)]
 unsafe fn resolve_plane(
     src: *mut sys::pipe_resource,
     slevel: u32,
-    sb: &sys::pipe_box,
     sformat: sys::pipe_format,
     dst: *mut sys::pipe_resource,
     dlevel: u32,
-    db: &sys::pipe_box,
     dformat: sys::pipe_format,
+    map: &ResolveMap,
     average: bool,
 ) -> Result<(), BlitError> {
     let r = Resource::get(src);
@@ -924,7 +1058,21 @@ unsafe fn resolve_plane(
     let Some(l) = r.layout.as_ref() else {
         return Err(BlitError::Unsupported("resolve from a buffer"));
     };
-    region(r, slevel, sb)?;
+    if map.empty() {
+        return Ok(());
+    }
+    // Every source pixel the map can read lies in the source box.
+    let (sx, sw) = (map.ax.0 as i32, map.ax.1 as i32);
+    let (sy, sh) = (map.ay.0 as i32, map.ay.1 as i32);
+    let sbox = sys::pipe_box {
+        x: if sw < 0 { sx + sw } else { sx },
+        y: if sh < 0 { sy + sh } else { sy },
+        z: map.z as _,
+        width: sw.abs(),
+        height: sh.abs() as _,
+        depth: 1,
+    };
+    region(r, slevel, &sbox)?;
     let sbytes = sys::util_format_get_blocksize(sformat) as usize;
     if sbytes != l.desc.element_bytes as usize {
         return Err(BlitError::Unsupported(
@@ -932,15 +1080,16 @@ unsafe fn resolve_plane(
         ));
     }
     let dbytes = sys::util_format_get_blocksize(dformat) as usize;
-    let (w, h) = (sb.width as usize, sb.height as usize);
+    let db = map.dst_box();
+    let (w, h) = (db.width as usize, db.height as usize);
     let mem = r.bo().bytes();
-    // The resolved source row in `dformat`, then written through a map of the destination.
+    // The resolved rows in `dformat`, then written through a map of the destination.
     let mut rows = vec![0u8; w * h * dbytes];
     let mut rgba = vec![[0u32; 4]; n as usize];
     for y in 0..h {
         for x in 0..w {
-            let (px, py) = (sb.x as u32 + x as u32, sb.y as u32 + y as u32);
-            let at = |smp: u32| l.element_offset(slevel, sb.z as u32, px, py, smp) as usize;
+            let (px, py) = map.source(db.x + x as i32, db.y + y as i32);
+            let at = |smp: u32| l.element_offset(slevel, map.z as u32, px, py, smp) as usize;
             let out = &mut rows[(y * w + x) * dbytes..][..dbytes];
             if !average {
                 let s0 = &mem[at(0)..at(0) + sbytes];
@@ -990,7 +1139,7 @@ unsafe fn resolve_plane(
         dst,
         dlevel,
         sys::PIPE_MAP_WRITE | sys::PIPE_MAP_DISCARD_RANGE,
-        db,
+        &db,
     )?;
     for y in 0..h {
         std::ptr::copy_nonoverlapping(
@@ -1023,6 +1172,18 @@ pub unsafe extern "C" fn blit(ctx: *mut sys::pipe_context, info: *const sys::pip
         let Err(cpu) = cpu_blit(ctx, &*info) else {
             return;
         };
+        // Depth/stencil NEAREST blits the CPU copy does not take (scaled, flipped, one plane).
+        match zs_nearest_blit(&*info) {
+            Ok(true) => return,
+            Ok(false) => {}
+            Err(e) => {
+                eprintln!(
+                    "agx16: depth/stencil blit of format {} not done: {e}",
+                    (*info).src.format
+                );
+                return;
+            }
+        }
         if let Err(gpu) = crate::blit::gpu_blit(ctx, &*info) {
             eprintln!(
                 "agx16: blit of format {} to {} not done: {cpu}; {gpu}",

@@ -243,10 +243,10 @@ pub unsafe fn blend_key(ctx: &Context) -> Result<BlendKey, String> {
         {
             return Err("dual-source blending on a target past 0".into());
         }
-        // A colour mask without blending on a multisampled target is the fragment key's
-        // (`keep_channels`: the program merges each sample), not nir_lower_blend's single
-        // destination read.
-        let colormask = if colour_mask_per_sample(ctx, rgb, alpha) {
+        // A colour mask without blending on a multisampled RGBA8/BGRA8 target is the fragment
+        // key's (`keep_channels`: the program merges each sample's bytes); elsewhere
+        // nir_lower_blend's destination read, which the compiler runs per sample.
+        let colormask = if colour_mask_per_sample(ctx, rgb, alpha, (*fb.cbufs[i]).format()) {
             0xf
         } else {
             rt.colormask() & 0xf
@@ -261,13 +261,20 @@ pub unsafe fn blend_key(ctx: &Context) -> Result<BlendKey, String> {
     Ok(key)
 }
 
-/// Whether a target's colour mask is merged per sample by the program (multisampled
-/// framebuffer, no blending or logic op on the target).
+/// Whether a target's colour mask is merged per sample by the program's byte merge
+/// (multisampled framebuffer, a compiler-packed 8-bit RGBA target, no blending or logic op
+/// on the target).
 ///
 /// # Safety
 /// The bound blend CSO and surfaces must be live.
-unsafe fn colour_mask_per_sample(ctx: &Context, rgb: [u32; 3], alpha: [u32; 3]) -> bool {
+unsafe fn colour_mask_per_sample(
+    ctx: &Context,
+    rgb: [u32; 3],
+    alpha: [u32; 3],
+    format: sys::pipe_format,
+) -> bool {
     crate::draw::framebuffer_samples(&ctx.state.framebuffer) > 1
+        && !crate::rt_format::is_raw(format)
         && rgb == REPLACE
         && alpha == REPLACE
         && ctx
@@ -319,7 +326,7 @@ unsafe fn keep_channels(ctx: &Context) -> u32 {
         }
         let rt = target_blend(b, i);
         let (rgb, alpha) = equations(rt);
-        if colour_mask_per_sample(ctx, rgb, alpha) {
+        if colour_mask_per_sample(ctx, rgb, alpha, (*fb.cbufs[i]).format()) {
             keep |= (!rt.colormask() & 0xf) << (4 * i);
         }
     }
@@ -595,6 +602,57 @@ unsafe extern "C" fn fragcolor_to_data0(
     true
 }
 
+/// Before target 0's colour store (`FRAG_RESULT_DATA0`, index 0), a gl_SampleMask store of
+/// alpha to coverage's mask: floor(clamp(alpha, 0, 1) x samples) samples survive (the
+/// compiler's `alpha_to_coverage` rule, Mesa asahi agx_nir_lower_alpha.c's; an unwritten alpha
+/// is 1). `data`: the sample count (u32).
+unsafe extern "C" fn alpha_to_sample_mask(
+    b: *mut sys::nir_builder,
+    x: *mut sys::nir_intrinsic_instr,
+    data: *mut std::ffi::c_void,
+) -> bool {
+    if (*x).intrinsic != sys::nir_intrinsic_store_output {
+        return false;
+    }
+    let sem = sys::nir_intrinsic_io_semantics(x);
+    if sem.location() != sys::FRAG_RESULT_DATA0 || sem.dual_source_blend_index() != 0 {
+        return false;
+    }
+    let samples = *(data as *const u32);
+    (*b).cursor = sys::nir_before_instr(&mut (*x).instr);
+    let v = (*x).src.as_slice(2)[0].ssa;
+    let comp = sys::nir_intrinsic_component(x);
+    let written = sys::nir_intrinsic_write_mask(x);
+    let alpha =
+        if comp <= 3 && 3 - comp < (*v).num_components as u32 && written >> (3 - comp) & 1 == 1 {
+            sys::nir_channel(b, v, 3 - comp)
+        } else {
+            sys::nir_imm_float(b, 1.0)
+        };
+    let a = sys::nir_fmin(
+        b,
+        sys::nir_fmax(b, alpha, sys::nir_imm_float(b, 0.0)),
+        sys::nir_imm_float(b, 1.0),
+    );
+    let n = sys::nir_f2u32(b, sys::nir_fmul_imm(b, a, samples as f64));
+    let mask = sys::nir_iadd_imm(b, sys::nir_ishl(b, sys::nir_imm_int(b, 1), n), u64::MAX);
+    let st = sys::nir_intrinsic_instr_create((*b).shader, sys::nir_intrinsic_store_output);
+    (*st).num_components = 1;
+    (*st).src.as_mut_slice(2)[0] = sys::nir_src_for_ssa(mask);
+    (*st).src.as_mut_slice(2)[1] = sys::nir_src_for_ssa(sys::nir_imm_int(b, 0));
+    sys::nir_intrinsic_set_base(st, 0);
+    sys::nir_intrinsic_set_component(st, 0);
+    sys::nir_intrinsic_set_write_mask(st, 1);
+    sys::nir_intrinsic_set_src_type(st, sys::nir_type_uint32);
+    let mut ms = sem;
+    ms.set_location(sys::FRAG_RESULT_SAMPLE_MASK);
+    ms.set_num_slots(1);
+    ms.set_dual_source_blend_index(0);
+    sys::nir_intrinsic_set_io_semantics(st, ms);
+    sys::nir_builder_instr_insert(b, &mut (*st).instr);
+    true
+}
+
 /// Removes a fragment colour store of `dual_source_blend_index` 1 (see `compile`).
 unsafe extern "C" fn drop_dual_source_store(
     _b: *mut sys::nir_builder,
@@ -824,6 +882,22 @@ unsafe fn compile(
             sys::nir_metadata_control_flow,
             std::ptr::null_mut(),
         );
+        // Alpha to coverage reads the fragment's alpha, not the blended one: on a multisampled
+        // target with a destination read it becomes a gl_SampleMask store before the blend
+        // (the compiler's rule otherwise applies it at the colour store, which nir_lower_blend
+        // turns into the blended colour).
+        if let GraphicsKey::Fragment(k) = key {
+            if k.alpha_to_coverage && k.samples > 1 {
+                let mut samples = k.samples as u32;
+                sys::nir_shader_intrinsics_pass(
+                    clone,
+                    Some(alpha_to_sample_mask),
+                    sys::nir_metadata_control_flow,
+                    &mut samples as *mut u32 as *mut std::ffi::c_void,
+                );
+                k.alpha_to_coverage = false;
+            }
+        }
         sys::nir_lower_blend(clone, &b.options());
         // nir_lower_blend loads the blend colour for every target whether a factor uses it
         // or not: only live loads get words.

@@ -9,7 +9,9 @@ use crate::bo::testing::{device, KernelUapi};
 use crate::resource::Resource;
 use crate::screen::Screen;
 use crate::transfer::write_texture;
-use crate::transfer::{copy_region, cpu_blit, map_any, map_resource, unmap_any, unmap_transfer};
+use crate::transfer::{
+    copy_region, cpu_blit, map_any, map_resource, unmap_any, unmap_transfer, zs_nearest_blit,
+};
 use agx16_mesa_sys as sys;
 use std::ptr::null_mut;
 use std::sync::atomic::Ordering;
@@ -415,6 +417,35 @@ fn copies_and_blits_of_split_resources_move_both_planes() {
     info.dst.box_ = bx(2, 9, 10, 5);
     info.mask = sys::PIPE_MASK_ZS;
     unsafe { cpu_blit(&mut *ctx, &info) }.unwrap();
+    check_planes(p, c, 0, w, h, &want);
+
+    // A flipped, scaled NEAREST stencil-only blit (what u_blitter cannot do without a
+    // stencil export) on the CPU: the destination box (2, 1)..(22, 15) flipped in y reads
+    // the source box (4, 2)..(14, 9): each destination pixel's centre mapped onto the source,
+    // floor; depth keeps c's values.
+    let mut info: sys::pipe_blit_info = unsafe { std::mem::zeroed() };
+    info.src.resource = a;
+    info.src.format = p.format;
+    info.src.box_ = bx(4, 2, 10, 7);
+    info.dst.resource = c;
+    info.dst.format = p.format;
+    info.dst.box_ = sys::pipe_box {
+        y: 15,
+        height: -14,
+        ..bx(2, 0, 20, 0)
+    };
+    info.mask = sys::PIPE_MASK_S;
+    info.filter = sys::PIPE_TEX_FILTER_NEAREST;
+    assert!(unsafe { zs_nearest_blit(&info) }.unwrap());
+    let before = want.clone();
+    for dy in 1..15usize {
+        for dx in 2..22usize {
+            let sx = 4 + ((dx as f64 + 0.5 - 2.0) / 20.0 * 10.0).floor() as usize;
+            let sy = 2 + ((dy as f64 + 0.5 - 15.0) / -14.0 * 7.0).floor() as usize;
+            want[dy * w as usize + dx].stencil = texels[sy * w as usize + sx].stencil;
+        }
+    }
+    assert_ne!(before, want, "the blit changes some stencil values");
     check_planes(p, c, 0, w, h, &want);
 
     // A copy between a split and a plain Z32F resource is refused, not half done.

@@ -34,11 +34,15 @@ pub(super) struct GfxImport {
     writes_mask: bool,
     /// Fragment: the gl_SampleMask kill has been emitted (the test may follow).
     mask_done: bool,
-    /// Fragment: colour stores waiting for the depth store (rule 1: test before colour).
-    deferred: Vec<(u8, Value, u32)>,
+    /// Fragment: colour stores waiting for the depth store (rule 1: test before colour):
+    /// (word, value, bits, the one sample of a per-sample store).
+    deferred: Vec<(u8, Value, u32, Option<u32>)>,
     /// Fragment, multisampled targets: the samples colour stores write (the coverage word's
     /// low bits, read once at the start).
     store_mask: Option<Value>,
+    /// Fragment, multisampled targets: the sample a per-sample section is being imported for
+    /// (`per_sample_section`): destination reads read it, colour stores write it if covered.
+    pub sample: Option<u32>,
 }
 
 unsafe fn io_location(x: *const m::nir_intrinsic_instr) -> u32 {
@@ -268,17 +272,19 @@ fn colour_store(im: &mut Importer, word: u8, v: Value) {
 
 /// [`colour_store`] of the bits `bits` of the word (the rest keeps each sample's value).
 fn colour_store_bits(im: &mut Importer, word: u8, v: Value, bits: u32) {
+    let sample = im.gfx.as_ref().and_then(|g| g.sample);
     match im.gfx.as_mut() {
         Some(g) if (g.writes_depth || g.writes_mask) && !g.tested => {
-            g.deferred.push((word, v, bits))
+            g.deferred.push((word, v, bits, sample))
         }
-        _ => store_word(im, word, v, bits),
+        _ => store_word(im, word, v, bits, sample),
     }
 }
 
 /// One tile word store: sample 0, or the covered samples of a multisampled target; with
 /// `bits` not all ones, per sample: that sample's word read, merged, stored to it if covered.
-fn store_word(im: &mut Importer, word: u8, v: Value, bits: u32) {
+/// `sample`: only that sample (if covered), as a per-sample section stores.
+fn store_word(im: &mut Importer, word: u8, v: Value, bits: u32, sample: Option<u32>) {
     let (m, samples) = match im.gfx.as_ref() {
         Some(g) => (
             g.store_mask,
@@ -292,7 +298,11 @@ fn store_word(im: &mut Importer, word: u8, v: Value, bits: u32) {
     match m {
         Some(m) if bits != !0 => {
             let keep = im.b.alu(Op::And, Type::I32, [Src::val(v), Src::imm(bits)]);
-            for s in 0..samples {
+            let which = match sample {
+                Some(s) => s..s + 1,
+                None => 0..samples,
+            };
+            for s in which {
                 let one = im.b.alu(Op::Copy, Type::I32, [Src::imm(1 << s)]);
                 let d = im.b.load_tile_masked(word, Src::val(one));
                 let old = im.b.alu(Op::And, Type::I32, [Src::val(d), Src::imm(!bits)]);
@@ -302,8 +312,113 @@ fn store_word(im: &mut Importer, word: u8, v: Value, bits: u32) {
                 im.b.store_tile_masked(word, nv, Src::val(ms));
             }
         }
-        Some(m) => im.b.store_tile_masked(word, v, Src::val(m)),
+        Some(m) => {
+            let m = match sample {
+                Some(s) => Src::val(im.b.alu(Op::And, Type::I32, [Src::val(m), Src::imm(1 << s)])),
+                None => Src::val(m),
+            };
+            im.b.store_tile_masked(word, v, m)
+        }
         None => im.b.store_tile(word, v),
+    }
+}
+
+/// The destination's tile word `word` (what `load_output` reads): the pixel's, or on a
+/// multisampled target the word of the sample a per-sample section is imported for (a masked
+/// tile read of that one sample, as the T8132 compiler reads each sample's destination in its
+/// blending loop: GravityLinux/mesa agx_compile_apple9.c, validated by its dEQP pass on M4).
+fn destination_word(im: &mut Importer, word: u8) -> Result<Value, CompileError> {
+    let g = im.gfx.as_ref().unwrap();
+    match (g.store_mask, g.sample) {
+        (None, _) => Ok(im.b.load_tile(word)),
+        (Some(_), Some(s)) => {
+            let one = im.b.alu(Op::Copy, Type::I32, [Src::imm(1 << s)]);
+            Ok(im.b.load_tile_masked(word, Src::val(one)))
+        }
+        (Some(_), None) => Err(CompileError::Internal(
+            "a multisampled destination read outside a per-sample section".into(),
+        )),
+    }
+}
+
+/// Whether instruction `k` of a block starts a per-sample section, and if so its last
+/// instruction and the sample count: on a multisampled target each sample has its own
+/// destination, so the code from the first destination read (`load_output`: blending, logic
+/// ops, colour masks through `nir_lower_blend`) to the block's last colour store is imported
+/// once per sample, reading and storing that sample (the T8132 compiler loops over the samples
+/// with per-sample masks when blending reads the destination, agx_compile_apple9.c; otherwise
+/// one store with the coverage). The section must be straight-line code without discards,
+/// depth or sample-mask outputs or side effects other than colour stores.
+pub(super) unsafe fn per_sample_section(
+    im: &Importer,
+    instrs: &[*const m::nir_instr],
+    k: usize,
+) -> Result<Option<(usize, u32)>, CompileError> {
+    unsafe {
+        let Some(g) = im.gfx.as_ref() else {
+            return Ok(None);
+        };
+        let GraphicsKey::Fragment(fk) = &g.key else {
+            return Ok(None);
+        };
+        if g.store_mask.is_none() || g.sample.is_some() {
+            return Ok(None);
+        }
+        let intrinsic = |i: *const m::nir_instr| {
+            ((*i).type_ == m::nir_instr_type_intrinsic).then(|| m::nir_instr_as_intrinsic(i))
+        };
+        match intrinsic(instrs[k]) {
+            Some(x) if name_of(x) == "load_output" => {}
+            _ => return Ok(None),
+        }
+        let mut end = None;
+        for (j, &i) in instrs.iter().enumerate().skip(k) {
+            match (*i).type_ {
+                m::nir_instr_type_alu
+                | m::nir_instr_type_load_const
+                | m::nir_instr_type_undef
+                | m::nir_instr_type_tex => continue,
+                m::nir_instr_type_intrinsic => {}
+                _ => {
+                    return Err(CompileError::Unsupported(format!(
+                        "{} after a multisampled destination read (per-sample blending takes \
+                         straight-line code)",
+                        super::import::instr_name(i)
+                    )))
+                }
+            }
+            let x = intrinsic(i).unwrap();
+            match name_of(x).as_str() {
+                "store_output" => {
+                    let loc = io_loc(x, 1, "store_output")?;
+                    if loc == m::FRAG_RESULT_DEPTH || loc == m::FRAG_RESULT_SAMPLE_MASK {
+                        return Err(CompileError::Unsupported(
+                            "gl_FragDepth or gl_SampleMask written after a multisampled \
+                             destination read"
+                                .into(),
+                        ));
+                    }
+                    end = Some(j);
+                }
+                "terminate" | "terminate_if" | "demote" | "demote_if" => {
+                    return Err(CompileError::Unsupported(
+                        "a discard after a multisampled destination read".into(),
+                    ))
+                }
+                n if n.starts_with("store_") || n.contains("atomic") => {
+                    return Err(CompileError::Unsupported(format!(
+                        "`{n}` after a multisampled destination read (it would run per sample)"
+                    )))
+                }
+                _ => {}
+            }
+        }
+        match end {
+            Some(e) => Ok(Some((e, fk.samples as u32))),
+            None => Err(CompileError::Unsupported(
+                "a multisampled destination read with no colour store after it in its block".into(),
+            )),
+        }
     }
 }
 
@@ -337,8 +452,8 @@ fn depth_store(im: &mut Importer, z: Src) -> Result<(), CompileError> {
     im.b.depth_store(Src::val(w), Src::val(z));
     let g = im.gfx.as_mut().unwrap();
     g.tested = true;
-    for (word, v, bits) in std::mem::take(&mut g.deferred) {
-        store_word(im, word, v, bits);
+    for (word, v, bits, sample) in std::mem::take(&mut g.deferred) {
+        store_word(im, word, v, bits, sample);
     }
     Ok(())
 }
@@ -386,8 +501,8 @@ fn sample_mask_output(im: &mut Importer, mask: Src) -> Result<(), CompileError> 
     im.gfx.as_mut().unwrap().mask_done = true;
     coverage_test(im)?;
     let g = im.gfx.as_mut().unwrap();
-    for (word, v, bits) in std::mem::take(&mut g.deferred) {
-        store_word(im, word, v, bits);
+    for (word, v, bits, sample) in std::mem::take(&mut g.deferred) {
+        store_word(im, word, v, bits, sample);
     }
     Ok(())
 }
@@ -471,6 +586,7 @@ impl GfxImport {
             mask_done: false,
             deferred: Vec::new(),
             store_mask: None,
+            sample: None,
         }
     }
 }
@@ -780,15 +896,6 @@ pub(super) unsafe fn import_intrinsic(
                 // blending, logic ops and partial colour masks): the target's tile word as the
                 // earlier fragments left it, unpacked to the logical RGBA order.
                 let (fmt, word) = colour_target(g, io_loc(x, 0, "load_output")?)?;
-                if g.store_mask.is_some() {
-                    // Each sample has its own destination: the T8132 compiler loops over the
-                    // samples with per-sample masks there (agx_compile_apple9.c); not built.
-                    return Err(CompileError::Unsupported(
-                        "blending, logic ops or colour masks on a multisampled target (the \
-                         destination read is per sample)"
-                            .into(),
-                    ));
-                }
                 let comp = m::nir_intrinsic_component(x) as usize;
                 if (*x).def.bit_size != 32 || comp + comps > 4 {
                     return Err(CompileError::Unsupported(format!(
@@ -804,8 +911,8 @@ pub(super) unsafe fn import_intrinsic(
                         )));
                     }
                     let parts: Vec<Src> = (comp..comp + comps)
-                        .map(|k| Src::val(im.b.load_tile(word + k as u8)))
-                        .collect();
+                        .map(|k| destination_word(im, word + k as u8).map(Src::val))
+                        .collect::<Result<_, _>>()?;
                     define_srcs(im, &(*x).def, Type::I32, &parts);
                     return Ok(true);
                 }
@@ -814,7 +921,7 @@ pub(super) unsafe fn import_intrinsic(
                         "load_output from a render target with no attachment".into(),
                     ));
                 }
-                let w = Src::val(im.b.load_tile(word));
+                let w = Src::val(destination_word(im, word)?);
                 let c: [Src; 4] = match fmt {
                     RenderTarget::Rgba8Unorm => abi::unpack_unorm_4x8(&mut im.b, w),
                     RenderTarget::Bgra8Unorm => {

@@ -76,48 +76,69 @@ impl Importer {
             let id = self.b.current_block();
             self.blocks.insert(blk as usize, id);
             let list = &(*blk).instr_list as *const m::exec_list;
-            for i in exec_list_iter::<m::nir_instr>(list, offset_of!(m::nir_instr, node)) {
-                let i = i as *const m::nir_instr;
-                match (*i).type_ {
-                    m::nir_instr_type_alu => alu::import(self, m::nir_instr_as_alu(i))?,
-                    m::nir_instr_type_intrinsic => {
-                        intrinsic::import(self, m::nir_instr_as_intrinsic(i))?
-                    }
-                    m::nir_instr_type_tex => super::texture::import(self, m::nir_instr_as_tex(i))?,
-                    m::nir_instr_type_load_const => {
-                        self.load_const(m::nir_instr_as_load_const(i))?
-                    }
-                    m::nir_instr_type_undef => {
-                        let u = m::nir_instr_as_undef(i);
-                        let shape =
-                            Shape::vec(int_type((*u).def.bit_size)?, (*u).def.num_components);
-                        let v = self.b.op(Op::Undef, shape, []);
-                        self.define(&(*u).def, v);
-                    }
-                    m::nir_instr_type_phi => {
-                        let p = m::nir_instr_as_phi(i);
-                        let shape =
-                            Shape::vec(int_type((*p).def.bit_size)?, (*p).def.num_components);
-                        let v = self.b.phi(shape, &[]);
-                        self.define(&(*p).def, v);
-                        self.phis.push((v, p));
-                    }
-                    m::nir_instr_type_jump => {
-                        let j = m::nir_instr_as_jump(i);
-                        match (*j).type_ {
-                            m::nir_jump_break => self.b.break_(),
-                            m::nir_jump_continue => self.b.continue_(),
-                            m::nir_jump_return => self.b.return_(),
-                            m::nir_jump_halt => super::gfx::kill(self, None)?,
-                            t => {
-                                return Err(CompileError::Unsupported(format!(
-                                    "NIR jump type {t} (unstructured control flow)"
-                                )))
-                            }
+            let instrs: Vec<*const m::nir_instr> =
+                exec_list_iter::<m::nir_instr>(list, offset_of!(m::nir_instr, node))
+                    .map(|i| i as *const m::nir_instr)
+                    .collect();
+            let mut k = 0;
+            while k < instrs.len() {
+                // A multisampled destination read: the section up to the last colour store
+                // runs once per sample (super::gfx::per_sample_section).
+                if let Some((end, samples)) = super::gfx::per_sample_section(self, &instrs, k)? {
+                    for s in 0..samples {
+                        self.gfx.as_mut().unwrap().sample = Some(s);
+                        for &i in &instrs[k..=end] {
+                            self.instr(i)?;
                         }
                     }
-                    _ => return Err(CompileError::Unsupported(format!("NIR {}", instr_name(i)))),
+                    self.gfx.as_mut().unwrap().sample = None;
+                    k = end + 1;
+                    continue;
                 }
+                self.instr(instrs[k])?;
+                k += 1;
+            }
+            Ok(())
+        }
+    }
+
+    unsafe fn instr(&mut self, i: *const m::nir_instr) -> Result<(), CompileError> {
+        unsafe {
+            match (*i).type_ {
+                m::nir_instr_type_alu => alu::import(self, m::nir_instr_as_alu(i))?,
+                m::nir_instr_type_intrinsic => {
+                    intrinsic::import(self, m::nir_instr_as_intrinsic(i))?
+                }
+                m::nir_instr_type_tex => super::texture::import(self, m::nir_instr_as_tex(i))?,
+                m::nir_instr_type_load_const => self.load_const(m::nir_instr_as_load_const(i))?,
+                m::nir_instr_type_undef => {
+                    let u = m::nir_instr_as_undef(i);
+                    let shape = Shape::vec(int_type((*u).def.bit_size)?, (*u).def.num_components);
+                    let v = self.b.op(Op::Undef, shape, []);
+                    self.define(&(*u).def, v);
+                }
+                m::nir_instr_type_phi => {
+                    let p = m::nir_instr_as_phi(i);
+                    let shape = Shape::vec(int_type((*p).def.bit_size)?, (*p).def.num_components);
+                    let v = self.b.phi(shape, &[]);
+                    self.define(&(*p).def, v);
+                    self.phis.push((v, p));
+                }
+                m::nir_instr_type_jump => {
+                    let j = m::nir_instr_as_jump(i);
+                    match (*j).type_ {
+                        m::nir_jump_break => self.b.break_(),
+                        m::nir_jump_continue => self.b.continue_(),
+                        m::nir_jump_return => self.b.return_(),
+                        m::nir_jump_halt => super::gfx::kill(self, None)?,
+                        t => {
+                            return Err(CompileError::Unsupported(format!(
+                                "NIR jump type {t} (unstructured control flow)"
+                            )))
+                        }
+                    }
+                }
+                _ => return Err(CompileError::Unsupported(format!("NIR {}", instr_name(i)))),
             }
             Ok(())
         }
