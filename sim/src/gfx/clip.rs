@@ -64,7 +64,7 @@ impl ClipVolume {
     pub fn guard_band(scale: [f32; 2], translate: [f32; 2], depth_clip: bool) -> ClipVolume {
         let axis = |s: f32, t: f32| {
             // A zero (or non-finite) scale maps every x to one column: nothing to clip there.
-            if !(s.abs() >= 1e-12 && t.is_finite()) || !s.is_finite() {
+            if !(s.abs() >= 1e-12 && s.is_finite() && t.is_finite()) {
                 return [-1e18, 1e18];
             }
             let (a, b) = ((-GUARD_BAND - t) / s, (GUARD_BAND - t) / s);
