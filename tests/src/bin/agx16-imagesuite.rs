@@ -185,6 +185,7 @@ const SCENES: &[Scene] = &[
     s("depth_lequal_no_write", 2, 0, 0, depth_lequal_no_write),
     s("depth_always_notequal", 2, 0, 0, depth_always_notequal),
     s("polygon_offset", 2, 1, 0, polygon_offset),
+    s("depth_odd_sizes", 3, 1, 4, depth_odd_sizes),
     s("stencil_replace_equal", 2, 1, 0, stencil_replace_equal),
     s("stencil_incr_decr", 2, 0, 0, stencil_incr_decr),
     s("stencil_two_sided", 2, 0, 0, stencil_two_sided),

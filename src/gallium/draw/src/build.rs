@@ -668,39 +668,54 @@ fn sub_batch(batch: &Batch, origin: (u32, u32), utile: (u32, u32)) -> Result<Bat
     let samples = fb.samples;
     if let Some(zs) = &mut sub.fb.zs {
         // Multisampled planes: a pixel's samples together (agx16-sim `gfx::tiles` ZLS).
-        let moved = |va: u64, bytes: u32| -> Result<u64, DrawError> {
-            let bytes = bytes * samples;
-            let key = (zs.width, zs.height, bytes, utile, origin, (w, h));
-            let base = match SPLIT_BASES.with(|m| m.borrow().get(&key).copied()) {
-                Some(base) => base,
-                None => {
-                    let base = split_base(key);
-                    SPLIT_BASES.with(|m| {
-                        let mut m = m.borrow_mut();
-                        if m.len() >= SPLIT_BASES_MAX {
-                            m.clear();
-                        }
-                        m.insert(key, base);
-                    });
-                    base
+        let bytes: Vec<u32> = [
+            zs.depth
+                .as_ref()
+                .map(|(_, f)| if *f == ZlsFormat::Unorm16 { 2 } else { 4 }),
+            zs.stencil.as_ref().map(|_| 1),
+        ]
+        .into_iter()
+        .flatten()
+        .map(|b| b * samples)
+        .collect();
+        let base_of = |part: (u32, u32), bytes: u32| -> Option<u64> {
+            let key = (zs.width, zs.height, bytes, part, origin, (w, h));
+            if let Some(base) = SPLIT_BASES.with(|m| m.borrow().get(&key).copied()) {
+                return base;
+            }
+            let base = split_base(key);
+            SPLIT_BASES.with(|m| {
+                let mut m = m.borrow_mut();
+                if m.len() >= SPLIT_BASES_MAX {
+                    m.clear();
                 }
-            };
-            base.map(|base| va + base).ok_or_else(|| {
+                m.insert(key, base);
+            });
+            base
+        };
+        // The rectangle as a utile-sized plane of its own, else (narrow or short planes, whose
+        // tiles are smaller than a utile) as a plane of the rendered size.
+        let (part, bases) = [utile, (w, h)]
+            .into_iter()
+            .find_map(|part| {
+                let bases: Option<Vec<u64>> = bytes.iter().map(|&b| base_of(part, b)).collect();
+                bases.map(|v| (part, v))
+            })
+            .ok_or_else(|| {
                 DrawError::Unsupported(format!(
                     "a {}x{} depth/stencil plane split into {}x{} renders",
                     zs.width, zs.height, utile.0, utile.1
                 ))
-            })
-        };
-        if let Some((s, f)) = &mut zs.depth {
-            let bytes = if *f == ZlsFormat::Unorm16 { 2 } else { 4 };
-            s.va = moved(s.va, bytes)?;
+            })?;
+        let mut bases = bases.into_iter();
+        if let Some((s, _)) = &mut zs.depth {
+            s.va += bases.next().unwrap_or(0);
         }
         if let Some(s) = &mut zs.stencil {
-            s.va = moved(s.va, 1)?;
+            s.va += bases.next().unwrap_or(0);
         }
-        zs.width = utile.0;
-        zs.height = utile.1;
+        zs.width = part.0;
+        zs.height = part.1;
     }
     Ok(sub)
 }

@@ -109,6 +109,101 @@ pub(crate) fn polygon_offset(gl: &Gl, _: &Ctx) -> Frame {
     }
 }
 
+/// Depth-tested draws into 15x150 and 150x15 framebuffers (planes narrower or shorter than a
+/// depth tile and than the renders the driver splits a framebuffer into), with packed
+/// depth/stencil and with 16-bit depth; their colour is copied into the 64x64 frame in strips.
+/// Slack 4: pixels on the sloped triangle's intersection with the red one tie in depth, and
+/// softpipe's 24-bit fixed-point depth breaks those ties differently from agx16's f32 plane.
+pub(crate) fn depth_odd_sizes(gl: &Gl, _: &Ctx) -> Frame {
+    unsafe {
+        let frame = framebuffer(gl, 1, false, false)?;
+        gl.clear_color(0.0, 0.0, 0.0, 1.0);
+        gl.clear(glow::COLOR_BUFFER_BIT);
+        program(gl, VS_COLOUR, FS_COLOUR, &["a_pos", "a_col"])?;
+        let sizes = [
+            (15, 150, glow::DEPTH24_STENCIL8),
+            (150, 15, glow::DEPTH_COMPONENT16),
+        ];
+        for (n, &(w, h, depth)) in sizes.iter().enumerate() {
+            let fbo = gl.create_framebuffer()?;
+            gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
+            let colour = gl.create_renderbuffer()?;
+            gl.bind_renderbuffer(glow::RENDERBUFFER, Some(colour));
+            gl.renderbuffer_storage(glow::RENDERBUFFER, glow::RGBA8, w, h);
+            let z = gl.create_renderbuffer()?;
+            gl.bind_renderbuffer(glow::RENDERBUFFER, Some(z));
+            gl.renderbuffer_storage(glow::RENDERBUFFER, depth, w, h);
+            let at = glow::RENDERBUFFER;
+            gl.framebuffer_renderbuffer(
+                glow::FRAMEBUFFER,
+                glow::COLOR_ATTACHMENT0,
+                at,
+                Some(colour),
+            );
+            gl.framebuffer_renderbuffer(glow::FRAMEBUFFER, glow::DEPTH_ATTACHMENT, at, Some(z));
+            check(gl, "odd-size framebuffer")?;
+            gl.viewport(0, 0, w, h);
+            gl.clear_color(0.1, 0.2, 0.3, 1.0);
+            gl.clear_depth_f32(1.0);
+            gl.clear(glow::COLOR_BUFFER_BIT | glow::DEPTH_BUFFER_BIT);
+            gl.enable(glow::DEPTH_TEST);
+            gl.depth_func(glow::LESS);
+            // Two triangles crossing in depth over the whole target (VS_COLOUR maps 0..64).
+            let mut v = tri(
+                [[0.0, 0.0], [64.0, 0.0], [0.0, 64.0]],
+                -0.5,
+                solid(k(255, 0, 0, 255)),
+            );
+            v.extend(tri(
+                [[64.0, 64.0], [0.0, 64.0], [64.0, 0.0]],
+                0.25,
+                solid(k(0, 255, 0, 255)),
+            ));
+            vertices(gl, &v, &[3, 4])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 6);
+            let s: Vec<f32> = [(0.0, 20.0, -1.0f32), (64.0, 24.0, 1.0), (32.0, 64.0, 0.0)]
+                .iter()
+                .flat_map(|&(x, y, z)| [x, y, z, 1.0, 1.0, 0.0, 1.0])
+                .collect();
+            vertices(gl, &s, &[3, 4])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            gl.disable(glow::DEPTH_TEST);
+            // Strips of at most 64 pixels into the frame: the tall target in four columns,
+            // the wide one in three rows below them.
+            gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(fbo));
+            gl.bind_framebuffer(glow::DRAW_FRAMEBUFFER, Some(frame));
+            for part in 0..3 {
+                let (sx, sy, dx, dy) = if n == 0 {
+                    (0, part * 64, part * 16, 0)
+                } else {
+                    (part * 64, 0, 0, 48 + part * 5)
+                };
+                let (cw, ch) = if n == 0 {
+                    (15, 64.min(h - sy))
+                } else {
+                    (64.min(w - sx), 5)
+                };
+                gl.blit_framebuffer(
+                    sx,
+                    sy,
+                    sx + cw,
+                    sy + ch,
+                    dx,
+                    dy,
+                    dx + cw,
+                    dy + ch,
+                    glow::COLOR_BUFFER_BIT,
+                    glow::NEAREST,
+                );
+            }
+            check(gl, "odd-size depth draws")?;
+        }
+        gl.bind_framebuffer(glow::FRAMEBUFFER, Some(frame));
+        gl.viewport(0, 0, SIZE, SIZE);
+        Ok(read(gl, 1)?)
+    }
+}
+
 pub(crate) fn depth_always_notequal(gl: &Gl, _: &Ctx) -> Frame {
     // ALWAYS lays the depth down; a second pass with NOTEQUAL at z of the rectangle draws
     // everywhere except where the rectangle's depth was stored.
