@@ -1346,70 +1346,90 @@ fn instanced_attributes_advance_per_divisor_instances() {
     // Three instances, each shifted by 0.5 i w in x by the vertex program (as
     // instance_id_offsets_each_instance); the colour comes from an unorm8 attribute with
     // divisor `d`: instance i reads element i / d.
-    let small = [
-        [-0.9f32, -0.9, 0.5, 1.0],
-        [-0.3, -0.9, 0.5, 1.0],
-        [-0.6, 0.6, 0.5, 1.0],
-    ];
-    let colours: [[u8; 4]; 3] = [[255, 0, 0, 255], [0, 200, 40, 255], [30, 60, 250, 128]];
     for d in [1u32, 2, 3] {
-        let mut s = Shader::new(m::MESA_SHADER_VERTEX);
-        let pos = s.load_input(GENERIC0, 0, 4);
-        let col = s.load_input(GENERIC0 + 1, 1, 4);
-        let i = s.intrinsic(m::nir_intrinsic_load_instance_id, 1, &[], true);
-        let id = s.insert(i);
-        let out = unsafe {
-            let f = m::nir_u2f32(s.b(), id);
-            let w = s.ch(pos, 3);
-            let dx = m::nir_fmul(s.b(), m::nir_fmul_imm(s.b(), f, 0.5), w);
-            let x = m::nir_fadd(s.b(), s.ch(pos, 0), dx);
-            let (y, z) = (s.ch(pos, 1), s.ch(pos, 2));
-            m::nir_vec4(s.b(), x, y, z, w)
-        };
-        s.store_output(out, m::VARYING_SLOT_POS, 0);
-        s.store_output(col, VAR0, 1);
-        let key = VertexKey {
-            attribs: vec![
-                vertex_key().attribs[0],
-                VertexAttrib {
-                    location: (GENERIC0 + 1) as u8,
-                    buffer: 1,
-                    offset: 8,
-                    stride: 4,
-                    format: AttribFormat::unorm8(4),
-                    divisor: d,
-                },
-            ],
-            ..vertex_key()
-        };
+        let (mut s, key) = instanced_colour_shader(d);
         let mut vs = s.compile(&GraphicsKey::Vertex(key)).unwrap();
         vs.roots = vec![0, 0, 0, 0, 0, 0, VB, ATTRIB_BUFFER];
-        let fs = fragment_shader(&fragment_key(&vs), ShadeModel::Linear, |_, v| v).unwrap();
-        let mut buf = vec![0u8; 8];
-        buf.extend(colours.iter().flatten());
-        let three = DrawSpec {
-            instances: 3,
-            ..DrawSpec::tris(
-                small.iter().map(|p| rgba(*p, [0.0; 4])).collect(),
+        check_three_instances(&vs, |i| (i / d) as usize);
+    }
+}
+
+/// The small triangle of the instanced-attribute tests and its colours (one unorm8 element
+/// each).
+const INSTANCED_TRIANGLE: [[f32; 4]; 3] = [
+    [-0.9, -0.9, 0.5, 1.0],
+    [-0.3, -0.9, 0.5, 1.0],
+    [-0.6, 0.6, 0.5, 1.0],
+];
+const INSTANCE_COLOURS: [[u8; 4]; 3] = [[255, 0, 0, 255], [0, 200, 40, 255], [30, 60, 250, 128]];
+
+/// The instanced-attribute tests' vertex program and key: the position moved by 0.5·i·w in x
+/// for instance i, the colour an unorm8 attribute of buffer 1 (offset 8, stride 4) advancing
+/// every `divisor` instances.
+fn instanced_colour_shader(divisor: u32) -> (Shader, VertexKey) {
+    let mut s = Shader::new(m::MESA_SHADER_VERTEX);
+    let pos = s.load_input(GENERIC0, 0, 4);
+    let col = s.load_input(GENERIC0 + 1, 1, 4);
+    let i = s.intrinsic(m::nir_intrinsic_load_instance_id, 1, &[], true);
+    let id = s.insert(i);
+    let out = unsafe {
+        let f = m::nir_u2f32(s.b(), id);
+        let w = s.ch(pos, 3);
+        let dx = m::nir_fmul(s.b(), m::nir_fmul_imm(s.b(), f, 0.5), w);
+        let x = m::nir_fadd(s.b(), s.ch(pos, 0), dx);
+        let (y, z) = (s.ch(pos, 1), s.ch(pos, 2));
+        m::nir_vec4(s.b(), x, y, z, w)
+    };
+    s.store_output(out, m::VARYING_SLOT_POS, 0);
+    s.store_output(col, VAR0, 1);
+    let key = VertexKey {
+        attribs: vec![
+            vertex_key().attribs[0],
+            VertexAttrib {
+                location: (GENERIC0 + 1) as u8,
+                buffer: 1,
+                offset: 8,
+                stride: 4,
+                format: AttribFormat::unorm8(4),
+                divisor,
+            },
+        ],
+        ..vertex_key()
+    };
+    (s, key)
+}
+
+/// Draws three instances of [`INSTANCED_TRIANGLE`] with `vs` (roots set) over the colour
+/// buffer and compares with one GL draw per instance, instance i moved by 0.5·i·w and
+/// coloured `INSTANCE_COLOURS[colour_of(i)]`.
+fn check_three_instances(vs: &StageCode, colour_of: impl Fn(u32) -> usize) {
+    let fs = fragment_shader(&fragment_key(vs), ShadeModel::Linear, |_, v| v).unwrap();
+    let mut buf = vec![0u8; 8];
+    buf.extend(INSTANCE_COLOURS.iter().flatten());
+    let three = DrawSpec {
+        instances: 3,
+        ..DrawSpec::tris(
+            INSTANCED_TRIANGLE
+                .iter()
+                .map(|p| rgba(*p, [0.0; 4]))
+                .collect(),
+            ShadeModel::Linear,
+        )
+    };
+    let (img, _) = draw_with_memory(&three, vs, &fs, &[(ATTRIB_BUFFER, buf)]).unwrap();
+    let per_instance: Vec<DrawSpec> = (0..3u32)
+        .map(|i| {
+            let c = INSTANCE_COLOURS[colour_of(i)].map(|x| x as f32 / 255.0);
+            DrawSpec::tris(
+                INSTANCED_TRIANGLE
+                    .iter()
+                    .map(|p| rgba([p[0] + 0.5 * i as f32 * p[3], p[1], p[2], p[3]], c))
+                    .collect(),
                 ShadeModel::Linear,
             )
-        };
-        let (img, _) = draw_with_memory(&three, &vs, &fs, &[(ATTRIB_BUFFER, buf)]).unwrap();
-        // The reference: one draw per instance, moved and coloured as GL says.
-        let per_instance: Vec<DrawSpec> = (0..3)
-            .map(|i| {
-                let c = colours[(i / d) as usize].map(|x| x as f32 / 255.0);
-                DrawSpec::tris(
-                    small
-                        .iter()
-                        .map(|p| rgba([p[0] + 0.5 * i as f32 * p[3], p[1], p[2], p[3]], c))
-                        .collect(),
-                    ShadeModel::Linear,
-                )
-            })
-            .collect();
-        compare(&img, &reference(&per_instance));
-    }
+        })
+        .collect();
+    compare(&img, &reference(&per_instance));
 }
 
 #[test]
@@ -1689,41 +1709,10 @@ fn robust_fetch_clamps_each_attribute_to_its_limit_word() {
     // buffer is declared to end after two colours (limit words through
     // `VertexKey::fetch_limits`): instance 2's element starts at word 4, past the last
     // whole colour (word 3), and reads word 3 (instance 1's colour) instead of the third.
-    let small = [
-        [-0.9f32, -0.9, 0.5, 1.0],
-        [-0.3, -0.9, 0.5, 1.0],
-        [-0.6, 0.6, 0.5, 1.0],
-    ];
-    let colours: [[u8; 4]; 3] = [[255, 0, 0, 255], [0, 200, 40, 255], [30, 60, 250, 128]];
-    let mut s = Shader::new(m::MESA_SHADER_VERTEX);
-    let pos = s.load_input(GENERIC0, 0, 4);
-    let col = s.load_input(GENERIC0 + 1, 1, 4);
-    let i = s.intrinsic(m::nir_intrinsic_load_instance_id, 1, &[], true);
-    let id = s.insert(i);
-    let out = unsafe {
-        let f = m::nir_u2f32(s.b(), id);
-        let w = s.ch(pos, 3);
-        let dx = m::nir_fmul(s.b(), m::nir_fmul_imm(s.b(), f, 0.5), w);
-        let x = m::nir_fadd(s.b(), s.ch(pos, 0), dx);
-        let (y, z) = (s.ch(pos, 1), s.ch(pos, 2));
-        m::nir_vec4(s.b(), x, y, z, w)
-    };
-    s.store_output(out, m::VARYING_SLOT_POS, 0);
-    s.store_output(col, VAR0, 1);
+    let (mut s, key) = instanced_colour_shader(1);
     let key = VertexKey {
-        attribs: vec![
-            vertex_key().attribs[0],
-            VertexAttrib {
-                location: (GENERIC0 + 1) as u8,
-                buffer: 1,
-                offset: 8,
-                stride: 4,
-                format: AttribFormat::unorm8(4),
-                divisor: 1,
-            },
-        ],
         fetch_limits: Some(0),
-        ..vertex_key()
+        ..key
     };
     let mut vs = s.compile(&GraphicsKey::Vertex(key)).unwrap();
     // Limit words at GL uniform words 0 and 1 (root word 16 after two buffer qwords):
@@ -1741,28 +1730,5 @@ fn robust_fetch_clamps_each_attribute_to_its_limit_word() {
         ATTRIB_BUFFER,
         u32::MAX as u64 | 3 << 32,
     ];
-    let fs = fragment_shader(&fragment_key(&vs), ShadeModel::Linear, |_, v| v).unwrap();
-    let mut buf = vec![0u8; 8];
-    buf.extend(colours.iter().flatten());
-    let three = DrawSpec {
-        instances: 3,
-        ..DrawSpec::tris(
-            small.iter().map(|p| rgba(*p, [0.0; 4])).collect(),
-            ShadeModel::Linear,
-        )
-    };
-    let (img, _) = draw_with_memory(&three, &vs, &fs, &[(ATTRIB_BUFFER, buf)]).unwrap();
-    let per_instance: Vec<DrawSpec> = (0..3)
-        .map(|i| {
-            let c = colours[i.min(1)].map(|x| x as f32 / 255.0);
-            DrawSpec::tris(
-                small
-                    .iter()
-                    .map(|p| rgba([p[0] + 0.5 * i as f32 * p[3], p[1], p[2], p[3]], c))
-                    .collect(),
-                ShadeModel::Linear,
-            )
-        })
-        .collect();
-    compare(&img, &reference(&per_instance));
+    check_three_instances(&vs, |i| (i as usize).min(1));
 }

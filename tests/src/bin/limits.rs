@@ -9,7 +9,7 @@
 //! `seconds: <total>` and `chunks: <seconds per 10,000>`, checks a sample of them reads back
 //! (glCopyBufferSubData into a probe buffer, glMapBufferRange), and that a file still opens.
 
-use agx16_tests::gles::{fullscreen_triangle, gl_error, read_rgba8};
+use agx16_tests::gles::{fullscreen_triangle, gl_error, read_rgba8, rgba8_target};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -75,18 +75,7 @@ fn run_loop(n: u32) -> Result<(), String> {
     unsafe {
         let gl = &g.gl;
         println!("GL_RENDERER: {}", g.renderer);
-        let target = gl.create_texture()?;
-        gl.bind_texture(glow::TEXTURE_2D, Some(target));
-        gl.tex_storage_2d(glow::TEXTURE_2D, 1, glow::RGBA8, 1, 1);
-        let fbo = gl.create_framebuffer()?;
-        gl.bind_framebuffer(glow::FRAMEBUFFER, Some(fbo));
-        gl.framebuffer_texture_2d(
-            glow::FRAMEBUFFER,
-            glow::COLOR_ATTACHMENT0,
-            glow::TEXTURE_2D,
-            Some(target),
-            0,
-        );
+        rgba8_target(gl, 1)?;
         gl.viewport(0, 0, 1, 1);
         gl.clear_color(0.0, 0.0, 0.0, 0.0);
         gl.clear(glow::COLOR_BUFFER_BIT);

@@ -296,6 +296,15 @@ struct SizeWords {
     units: u32,
 }
 
+impl SizeWords {
+    /// A load of word `k` of texture unit `unit`'s information words at the cursor of `b`
+    /// (counting the unit as read).
+    unsafe fn load(&mut self, b: *mut m::nir_builder, unit: u32, k: u32) -> *mut m::nir_def {
+        self.units = self.units.max(unit + 1);
+        unsafe { load_uniform_words(b, self.word + INFO_WORDS * unit + k, 1, m::nir_type_int32) }
+    }
+}
+
 /// A `load_uniform` of `n` 32-bit words of type `ty` at GL uniform word `word`, at the cursor of
 /// `b` (the driver's per-draw words: texture sizes here, blend colours and capture counts in
 /// agx16-gallium).
@@ -366,9 +375,7 @@ unsafe extern "C" fn shadow_compare(
         m::nir_builder_instr_insert(b, &mut (*q).instr);
         let depth = m::nir_channel(b, &mut (*q).def, 0);
         let st = &mut *(data as *mut SizeWords);
-        let unit = (*t).texture_index;
-        st.units = st.units.max(unit + 1);
-        let word = load_uniform_words(b, st.word + INFO_WORDS * unit + 4, 1, m::nir_type_int32);
+        let word = st.load(b, (*t).texture_index, 4);
         let bit = |k: u64| m::nir_ine_imm(b, m::nir_iand_imm(b, word, k), 0);
         let r = m::nir_bcsel(b, bit(8), m::nir_fsat(b, reference), reference);
         let less = m::nir_iand(b, bit(1), m::nir_flt(b, r, depth));
@@ -409,15 +416,8 @@ unsafe extern "C" fn explicit_lod_base(
             return false;
         }
         let st = &mut *(data as *mut SizeWords);
-        let unit = (*t).texture_index;
-        st.units = st.units.max(unit + 1);
         (*b).cursor = m::nir_before_instr(&mut (*t).instr);
-        let base = load_uniform_words(
-            b,
-            st.word + INFO_WORDS * unit + LOD_BASE_WORD,
-            1,
-            m::nir_type_int32,
-        );
+        let base = st.load(b, (*t).texture_index, LOD_BASE_WORD);
         let src = &mut (*(*t).src.add(k as usize)).src;
         let lod = if (*t).op == m::nir_texop_txf {
             m::nir_iadd(b, src.ssa, base)
@@ -444,15 +444,11 @@ unsafe extern "C" fn size_words(
             _ => return false,
         };
         let st = &mut *(data as *mut SizeWords);
-        let unit = (*t).texture_index;
-        st.units = st.units.max(unit + 1);
         (*b).cursor = m::nir_before_instr(&mut (*t).instr);
         // One load per word, so a word no component reads is dead (the words a program
         // reads are placed densely: nir::uniforms::lower_textures).
-        let base = st.word + INFO_WORDS * unit + first;
-        let mut words: Vec<*mut m::nir_def> = (0..n)
-            .map(|k| load_uniform_words(b, base + k, 1, m::nir_type_int32))
-            .collect();
+        let unit = (*t).texture_index;
+        let mut words: Vec<*mut m::nir_def> = (0..n).map(|k| st.load(b, unit, first + k)).collect();
         let load = m::nir_vec(b, words.as_mut_ptr(), n);
         m::nir_def_replace(&mut (*t).def, load);
         true

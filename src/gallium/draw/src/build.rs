@@ -581,11 +581,7 @@ fn depth_bias_array(
                     b.factor.to_bits(),
                     b.clamp.to_bits(),
                 ];
-                let i = entries.iter().position(|x| *x == e).unwrap_or_else(|| {
-                    entries.push(e);
-                    entries.len() - 1
-                });
-                Some(i as u16)
+                Some(intern(&mut entries, e) as u16)
             }
             None => None,
         });
@@ -604,6 +600,14 @@ fn depth_bias_array(
         bytes.extend(e.pack()?);
     }
     Ok((of, mem.upload(Heap::General, &bytes, 64)?))
+}
+
+/// The index of `x` in `v`, appended when absent (render-level arrays the draws index).
+fn intern<T: PartialEq>(v: &mut Vec<T>, x: T) -> usize {
+    v.iter().position(|y| *y == x).unwrap_or_else(|| {
+        v.push(x);
+        v.len() - 1
+    })
 }
 
 /// A draw's scissor entry: its viewport's rectangle, intersected with its GL scissor when
@@ -830,14 +834,7 @@ fn build_one(
     let mut scissor_of = Vec::with_capacity(batch.draws.len());
     for d in &batch.draws {
         let s = draw_scissor(d, full);
-        let i = match scissors.iter().position(|x| *x == s) {
-            Some(i) => i,
-            None => {
-                scissors.push(s);
-                scissors.len() - 1
-            }
-        };
-        scissor_of.push(i as u16);
+        scissor_of.push(intern(&mut scissors, s) as u16);
     }
     let mut scissor_bytes = Vec::new();
     for [x0, y0, x1, y1] in &scissors {

@@ -1951,14 +1951,12 @@ fn removed_bodies_give_their_entry_blocks_back() {
 mod msaa {
     use super::*;
     use agx16_compiler::abi;
-    use agx16_compiler::ir::{Builder, Interp as CInterp, Op, Src, Stage, Type};
+    use agx16_compiler::ir::{Builder, Interp as CInterp, Op, Src, Stage, Type, Value};
     use agx16_compiler::pipeline::Options;
 
-    /// `gl_FragColor = vec4(red, 0, 0, 0)` into the covered samples of a multisampled RGBA8
-    /// target: the coverage word's low bits as the store mask (agx16-compiler's
-    /// multisample colour store).
-    fn fragment_ms(mem: &mut Mem, progs: &mut Programs, samples: u32) -> Arc<FragmentProgram> {
-        let mut b = Builder::new(Stage::Fragment);
+    /// The covered samples of the first `samples` as a store mask (the coverage word's low
+    /// bits) and the fragment's colour `vec4(red, 0, 0, 0)` packed as RGBA8.
+    fn coverage_and_red(b: &mut Builder, samples: u32) -> (Value, Value) {
         let cov = b.coverage();
         let mask = b.alu(
             Op::And,
@@ -1967,7 +1965,7 @@ mod msaa {
         );
         let r = b.load_varying(1, CInterp::Perspective);
         let word = abi::pack_unorm_4x8(
-            &mut b,
+            b,
             [
                 Src::val(r),
                 Src::imm_f32(0.0),
@@ -1975,7 +1973,16 @@ mod msaa {
                 Src::imm_f32(0.0),
             ],
         );
-        b.store_tile_masked(0, word, Src::val(mask));
+        (mask, word)
+    }
+
+    /// `b`'s program with one perspective varying (the red channel) as a fragment program.
+    fn red_program(
+        mem: &mut Mem,
+        progs: &mut Programs,
+        b: Builder,
+        reads_tilebuffer: bool,
+    ) -> Arc<FragmentProgram> {
         let (c, info) = abi::compile_ir_graphics(&b.finish(), 0, Options::default()).unwrap();
         Arc::new(FragmentProgram {
             body: progs.arena.add_body(mem, &c.code).unwrap(),
@@ -1988,11 +1995,21 @@ mod msaa {
             reads_frag_z: false,
             point_coord: None,
             discards: false,
-            reads_tilebuffer: false,
+            reads_tilebuffer,
             publications: info.publications,
             scratch: 0,
             origin_word: None,
         })
+    }
+
+    /// `gl_FragColor = vec4(red, 0, 0, 0)` into the covered samples of a multisampled RGBA8
+    /// target: the coverage word's low bits as the store mask (agx16-compiler's
+    /// multisample colour store).
+    fn fragment_ms(mem: &mut Mem, progs: &mut Programs, samples: u32) -> Arc<FragmentProgram> {
+        let mut b = Builder::new(Stage::Fragment);
+        let (mask, word) = coverage_and_red(&mut b, samples);
+        b.store_tile_masked(0, word, Src::val(mask));
+        red_program(mem, progs, b, false)
     }
 
     /// As [`fragment_ms`] but writing only red: each sample's word is read (`tile_read_mask`
@@ -2004,22 +2021,7 @@ mod msaa {
         samples: u32,
     ) -> Arc<FragmentProgram> {
         let mut b = Builder::new(Stage::Fragment);
-        let cov = b.coverage();
-        let mask = b.alu(
-            Op::And,
-            Type::I32,
-            [Src::val(cov), Src::imm((1 << samples) - 1)],
-        );
-        let r = b.load_varying(1, CInterp::Perspective);
-        let word = abi::pack_unorm_4x8(
-            &mut b,
-            [
-                Src::val(r),
-                Src::imm_f32(0.0),
-                Src::imm_f32(0.0),
-                Src::imm_f32(0.0),
-            ],
-        );
+        let (mask, word) = coverage_and_red(&mut b, samples);
         let red = b.alu(Op::And, Type::I32, [Src::val(word), Src::imm(0xff)]);
         for s in 0..samples {
             let one = b.alu(Op::Copy, Type::I32, [Src::imm(1 << s)]);
@@ -2029,23 +2031,7 @@ mod msaa {
             let ms = b.alu(Op::And, Type::I32, [Src::val(mask), Src::imm(1 << s)]);
             b.store_tile_masked(0, v, Src::val(ms));
         }
-        let (c, info) = abi::compile_ir_graphics(&b.finish(), 0, Options::default()).unwrap();
-        Arc::new(FragmentProgram {
-            body: progs.arena.add_body(mem, &c.code).unwrap(),
-            varyings: vec![Varying {
-                slot: 0,
-                components: 1,
-                interp: Interp::Perspective,
-                coefficient: 1,
-            }],
-            reads_frag_z: false,
-            point_coord: None,
-            discards: false,
-            reads_tilebuffer: true,
-            publications: info.publications,
-            scratch: 0,
-            origin_word: None,
-        })
+        red_program(mem, progs, b, true)
     }
 
     fn framebuffer_ms(samples: u32, depth: bool) -> Framebuffer {
