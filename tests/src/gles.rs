@@ -40,16 +40,32 @@ pub fn gles(major: i32) -> Result<Gles, String> {
 
 /// As [`gles`], with more eglCreateContext attributes (pairs, without the terminating NONE).
 pub fn gles_with(major: i32, attribs: &[egl::Int]) -> Result<Gles, String> {
-    gles_on(major, attribs, None)
+    gles_on(major, attribs, None, 0)
 }
 
 /// As [`gles`], current on a `width` x `height` EGL pbuffer of an RGBA8888 config (the
 /// window-system framebuffer, framebuffer 0, is the pbuffer's).
 pub fn gles_pbuffer(major: i32, width: i32, height: i32) -> Result<Gles, String> {
-    gles_on(major, &[], Some((width, height)))
+    gles_on(major, &[], Some((width, height)), 0)
 }
 
-fn gles_on(major: i32, attribs: &[egl::Int], pbuffer: Option<(i32, i32)>) -> Result<Gles, String> {
+/// As [`gles_pbuffer`], with an EGL config of `samples` samples (a multisampled window-system
+/// framebuffer).
+pub fn gles_pbuffer_samples(
+    major: i32,
+    width: i32,
+    height: i32,
+    samples: i32,
+) -> Result<Gles, String> {
+    gles_on(major, &[], Some((width, height)), samples)
+}
+
+fn gles_on(
+    major: i32,
+    attribs: &[egl::Int],
+    pbuffer: Option<(i32, i32)>,
+    samples: i32,
+) -> Result<Gles, String> {
     // SAFETY: loading the system's libEGL.
     let egl = unsafe { egl::DynamicInstance::<egl::EGL1_5>::load_required() }
         .map_err(|e| format!("cannot load libEGL.so.1: {e}"))?;
@@ -81,7 +97,7 @@ fn gles_on(major: i32, attribs: &[egl::Int], pbuffer: Option<(i32, i32)>) -> Res
         ] {
             want.extend([size, 8]);
         }
-        want.extend([egl::SAMPLES, 0]);
+        want.extend([egl::SAMPLES, samples]);
     }
     want.push(egl::NONE);
     let config = egl

@@ -128,7 +128,16 @@ fn covers(t: &[[i64; 2]; 3], p: [i64; 2]) -> bool {
 
 /// The resolved image (row-major, row 0 first) and the number of pixels whose samples differ.
 pub fn reference(samples: u32) -> (Vec<[u8; 4]>, usize) {
-    render(samples, false, samples)
+    render(samples, false, samples, false)
+}
+
+/// [`reference`] of a framebuffer stored upside down (Mesa's window-system framebuffers): the
+/// rasteriser's sample positions and fill rule apply to the stored rows, so the scene is
+/// rendered flipped (y -> SIZE - y) and its rows read back in GL order.
+pub fn reference_flipped(samples: u32) -> (Vec<[u8; 4]>, usize) {
+    let (img, partial) = render(samples, false, samples, true);
+    let rows: Vec<&[[u8; 4]]> = img.chunks(SIZE as usize).rev().collect();
+    (rows.concat(), partial)
 }
 
 /// One sample's colour after `glBlendFunc(GL_SRC_ALPHA, GL_ONE_MINUS_SRC_ALPHA)` of `src`
@@ -146,7 +155,7 @@ pub fn blend(src: [u8; 4], dst: [u8; 4]) -> [u8; 4] {
 /// [`reference`] of the blended variant: each sample blends every triangle covering it in
 /// draw order over its own colour.
 pub fn reference_blended(samples: u32) -> (Vec<[u8; 4]>, usize) {
-    render(samples, true, samples)
+    render(samples, true, samples, false)
 }
 
 /// [`reference_blended`] with GL_SAMPLE_ALPHA_TO_COVERAGE on: alpha [`BLEND_ALPHA`] keeps
@@ -155,12 +164,20 @@ pub fn reference_blended(samples: u32) -> (Vec<[u8; 4]>, usize) {
 /// uses the fragment's alpha, not the blended one.
 pub fn reference_blended_a2c(samples: u32) -> (Vec<[u8; 4]>, usize) {
     let keep = (BLEND_ALPHA as f32 / 255.0 * samples as f32) as u32;
-    render(samples, true, keep)
+    render(samples, true, keep, false)
 }
 
-/// Samples `keep..` are never written.
-fn render(samples: u32, blended: bool, keep: u32) -> (Vec<[u8; 4]>, usize) {
+/// Samples `keep..` are never written; `flip` mirrors the scene vertically (y -> SIZE - y).
+fn render(samples: u32, blended: bool, keep: u32, flip: bool) -> (Vec<[u8; 4]>, usize) {
     let pos = positions(samples);
+    let flipped: Vec<([[i64; 2]; 3], [u8; 4])> = TRIANGLES
+        .iter()
+        .map(|(t, c)| {
+            let t = t.map(|[x, y]| [x, if flip { SIZE as i64 * 256 - y } else { y }]);
+            (t, *c)
+        })
+        .collect();
+    let triangles = &flipped;
     let mut out = Vec::new();
     let mut partial = 0;
     for y in 0..SIZE as i64 {
@@ -173,12 +190,12 @@ fn render(samples: u32, blended: bool, keep: u32) -> (Vec<[u8; 4]>, usize) {
                     if s as u32 >= keep {
                         CLEAR
                     } else if blended {
-                        TRIANGLES
+                        triangles
                             .iter()
                             .filter(|(t, _)| covers(t, p))
                             .fold(CLEAR, |d, (_, c)| blend(*c, d))
                     } else {
-                        TRIANGLES
+                        triangles
                             .iter()
                             .rev()
                             .find(|(t, _)| covers(t, p))

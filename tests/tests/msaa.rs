@@ -6,7 +6,9 @@
 //! render, a resolve of sample 0 or wrong sample positions fail. softpipe has no multisampling
 //! on this Mesa build, so it cannot be the oracle here.
 
-use agx16_tests::msaa_scene::{reference, reference_blended, reference_blended_a2c, SCISSOR, SIZE};
+use agx16_tests::msaa_scene::{
+    reference, reference_blended, reference_blended_a2c, reference_flipped, SCISSOR, SIZE,
+};
 use agx16_tests::{field, run, Stack};
 
 const MSAA: &str = env!("CARGO_BIN_EXE_agx16-msaatest");
@@ -142,4 +144,14 @@ fn two_samples_reload_between_renders() {
 #[test]
 fn four_samples_alpha_to_coverage_with_blending() {
     check(4, &["blend", "a2c"], reference_blended_a2c(4), 2);
+}
+
+/// A 4-sample EGL pbuffer drawn into directly (a multisampled window-system framebuffer, as a
+/// 4-sample EGL config gives dEQP's `multisample.default_framebuffer` cases): glReadPixels maps
+/// its colour buffer, and the map hands back each pixel's resolved value (GL ES 3.0 §4.3.1), so
+/// the read must equal the reference of the upside-down stored image. A map that refuses fails
+/// the read (GL_OUT_OF_MEMORY), one that returns sample 0 misses the partly covered pixels.
+#[test]
+fn four_samples_read_back_from_a_multisampled_window_surface() {
+    check(4, &["surface"], reference_flipped(4), 1);
 }

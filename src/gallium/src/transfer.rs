@@ -27,6 +27,9 @@ pub struct Transfer {
     pub base: sys::pipe_transfer,
     /// Linear copy of the box for twiddled images (`stride` and `layer_stride` describe it).
     staging: Option<Vec<u8>>,
+    /// Samples per pixel of a multisampled image's resolving map (1 otherwise): its staging copy
+    /// holds one resolved value per pixel, and a write goes back to every sample.
+    samples: u32,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -54,10 +57,10 @@ pub enum MapError {
     #[error("u_transfer_helper could not map the depth/stencil planes")]
     Helper,
     #[error(
-        "a {0}-sample image is not mapped (no resolving map: glBlitFramebuffer resolves, \
-         Mesa's fallback glReadPixels of a multisampled window surface does not)"
+        "a {0}-sample image of {1} bytes per sample is not mapped through a {2}-byte format \
+         (the resolving map reads and writes whole samples)"
     )]
-    Multisampled(u32),
+    Multisampled(u32, u32, u32),
 }
 
 /// The box in elements (blocks for compressed formats): x, y, z, w, h, d.
@@ -211,6 +214,103 @@ fn tile(
     Ok(())
 }
 
+/// Whether a resolve averages the samples of `format` (float, normalised and sRGB colour) or
+/// takes sample 0 (integer colour, depth, stencil): the rule of [`resolve_blit`].
+unsafe fn averages(format: sys::pipe_format) -> bool {
+    !sys::util_format_is_pure_integer(format) && !sys::util_format_is_depth_or_stencil(format)
+}
+
+/// The mean of one pixel's samples as float RGBA values of `format`.
+unsafe fn sample_mean(
+    l: &ImageLayout,
+    mem: &[u8],
+    level: u32,
+    z: u32,
+    (x, y): (u32, u32),
+    format: sys::pipe_format,
+) -> [f32; 4] {
+    let mut sum = [0f32; 4];
+    for smp in 0..l.desc.samples {
+        let at = l.element_offset(level, z, x, y, smp) as usize;
+        let mut v = [0f32; 4];
+        sys::util_format_unpack_rgba(
+            format,
+            v.as_mut_ptr() as *mut c_void,
+            mem[at..].as_ptr() as *const c_void,
+            1,
+        );
+        for k in 0..4 {
+            sum[k] += v[k];
+        }
+    }
+    sum.map(|v| v / l.desc.samples as f32)
+}
+
+/// The staging copy of a multisampled image's map: one value per pixel of the box, resolved by
+/// the rule of [`averages`] in the resource's own format unless the map discards the range. This is
+/// how the frontend reads a multisampled window surface (glReadPixels of a 4-sample EGL
+/// config maps its colour buffer; GL ES 3.0 §4.3.1 reads the resolved value).
+unsafe fn resolved_box(
+    r: &Resource,
+    l: &ImageLayout,
+    level: u32,
+    usage: u32,
+    reg: Region,
+) -> Result<Vec<u8>, MapError> {
+    let e = l.desc.element_bytes;
+    let format = r.base.format();
+    let fbytes = sys::util_format_get_blocksize(format);
+    if fbytes != e {
+        return Err(MapError::Multisampled(l.desc.samples, e, fbytes));
+    }
+    let e = e as usize;
+    let mut staging = vec![0u8; (e * (reg.3 * reg.4 * reg.5) as usize).max(1)];
+    let discard = usage & (sys::PIPE_MAP_DISCARD_RANGE | sys::PIPE_MAP_DISCARD_WHOLE_RESOURCE) != 0;
+    if usage & sys::PIPE_MAP_READ == 0 && discard {
+        return Ok(staging);
+    }
+    let (mem, average) = (r.bo().bytes(), averages(format));
+    let mut out = staging.chunks_exact_mut(e);
+    for z in reg.2..reg.2 + reg.5 {
+        for y in reg.1..reg.1 + reg.4 {
+            for x in reg.0..reg.0 + reg.3 {
+                let px = out.next().expect("staging holds the box");
+                if average {
+                    let mean = sample_mean(l, mem, level, z, (x, y), format);
+                    sys::util_format_pack_rgba(
+                        format,
+                        px.as_mut_ptr() as *mut c_void,
+                        mean.as_ptr() as *const c_void,
+                        1,
+                    );
+                } else {
+                    let at = l.element_offset(level, z, x, y, 0) as usize;
+                    px.copy_from_slice(&mem[at..at + e]);
+                }
+            }
+        }
+    }
+    Ok(staging)
+}
+
+/// Unmap of a written multisampled map: each pixel's value goes to all its samples (a CPU write
+/// covers the whole pixel).
+fn write_every_sample(l: &ImageLayout, mem: &mut [u8], level: u32, reg: Region, staging: &[u8]) {
+    let e = l.desc.element_bytes as usize;
+    let mut src = staging.chunks_exact(e);
+    for z in reg.2..reg.2 + reg.5 {
+        for y in reg.1..reg.1 + reg.4 {
+            for x in reg.0..reg.0 + reg.3 {
+                let px = src.next().expect("staging holds the box");
+                for smp in 0..l.desc.samples {
+                    let at = l.element_offset(level, z, x, y, smp) as usize;
+                    mem[at..at + e].copy_from_slice(px);
+                }
+            }
+        }
+    }
+}
+
 /// Maps `level`/`box` of a resource; returns the transfer and the CPU pointer.
 ///
 /// # Safety
@@ -223,12 +323,10 @@ pub unsafe fn map_resource(
 ) -> Result<(Box<Transfer>, *mut u8), MapError> {
     let r = Resource::get(res);
     let reg = region(r, level, b)?;
-    if let Some(l) = r.layout.as_ref().filter(|l| l.desc.samples > 1) {
-        return Err(MapError::Multisampled(l.desc.samples));
-    }
     let mut t = Box::new(Transfer {
         base: std::mem::zeroed(),
         staging: None,
+        samples: 1,
     });
     sys::pipe_resource_reference(&mut t.base.resource, res);
     t.base.set_level(level);
@@ -247,6 +345,22 @@ pub unsafe fn map_resource(
         Some(_) if usage & sys::PIPE_MAP_DIRECTLY != 0 => {
             sys::pipe_resource_reference(&mut t.base.resource, null_mut());
             return Err(MapError::NotDirect);
+        }
+        Some(l) if l.desc.samples > 1 => {
+            let staging = match resolved_box(r, l, level, usage, reg) {
+                Ok(s) => s,
+                Err(e) => {
+                    sys::pipe_resource_reference(&mut t.base.resource, null_mut());
+                    return Err(e);
+                }
+            };
+            t.base.stride = reg.3 * l.desc.element_bytes;
+            t.base.layer_stride = t.base.stride as usize * reg.4 as usize;
+            t.samples = l.desc.samples;
+            let mut staging = staging;
+            let p = staging.as_mut_ptr();
+            t.staging = Some(staging);
+            p
         }
         Some(l) => {
             let e = l.desc.element_bytes as usize;
@@ -285,6 +399,10 @@ pub unsafe fn unmap_transfer(mut t: Box<Transfer>) -> Result<(), MapError> {
         let l = r.layout.as_ref().expect("staging exists only for images");
         let level = t.base.level();
         let reg = region(r, level, &t.base.box_)?;
+        if t.samples > 1 {
+            write_every_sample(l, r.bo().bytes(), level, reg, staging);
+            return Ok(());
+        }
         tile(
             l,
             r.bo().bytes(),
@@ -1112,21 +1230,7 @@ unsafe fn resolve_plane(
                 }
                 continue;
             }
-            let mut sum = [0f32; 4];
-            for smp in 0..n {
-                let mut v = [0f32; 4];
-                let b = &mem[at(smp)..at(smp) + sbytes];
-                sys::util_format_unpack_rgba(
-                    sformat,
-                    v.as_mut_ptr() as *mut c_void,
-                    b.as_ptr() as *const c_void,
-                    1,
-                );
-                for k in 0..4 {
-                    sum[k] += v[k];
-                }
-            }
-            let mean = sum.map(|v| v / n as f32);
+            let mean = sample_mean(l, mem, slevel, map.z as u32, (px, py), sformat);
             sys::util_format_pack_rgba(
                 dformat,
                 out.as_mut_ptr() as *mut c_void,

@@ -11,7 +11,9 @@
 //! renderbuffer and the resolved texture are RGBA32F (EXT_color_buffer_float; read back as
 //! floats and printed as x 255 rounded to 8 bits); with `finish`, glFinish after each triangle
 //! ends the render, so every later triangle's render reloads the samples from memory. With
-//! `a2c`, GL_SAMPLE_ALPHA_TO_COVERAGE is on during the draws.
+//! `a2c`, GL_SAMPLE_ALPHA_TO_COVERAGE is on during the draws. With `surface`, the scene is drawn
+//! straight into a SAMPLES-sample EGL pbuffer (a multisampled window-system framebuffer) and read
+//! back with glReadPixels, which resolves it; `GL_SAMPLES` is then the framebuffer's.
 
 use agx16_tests::gles::{gl_error, hex, read_rgba8, shader};
 use agx16_tests::msaa_scene::{BLEND_ALPHA, CLEAR, SCISSOR, SIZE, TRIANGLES};
@@ -44,6 +46,7 @@ fn main() -> ExitCode {
         float: opt("rgba32f"),
         finish: opt("finish"),
         a2c: opt("a2c"),
+        surface: opt("surface"),
     };
     match run(samples, o) {
         Ok(()) => ExitCode::SUCCESS,
@@ -61,6 +64,7 @@ struct Opts {
     float: bool,
     finish: bool,
     a2c: bool,
+    surface: bool,
 }
 
 fn run(samples: i32, o: Opts) -> Result<(), String> {
@@ -71,10 +75,13 @@ fn run(samples: i32, o: Opts) -> Result<(), String> {
         float,
         finish,
         a2c,
+        surface,
     } = o;
     let format = if float { glow::RGBA32F } else { glow::RGBA8 };
     let n = SIZE as i32;
-    let g = if window {
+    let g = if surface {
+        agx16_tests::gles::gles_pbuffer_samples(3, n, n, samples)?
+    } else if window {
         agx16_tests::gles::gles_pbuffer(3, n, n)?
     } else {
         agx16_tests::gles::gles(3)?
@@ -99,24 +106,14 @@ fn run(samples: i32, o: Opts) -> Result<(), String> {
         gl.use_program(Some(p));
         let col = gl.get_uniform_location(p, "u_col");
 
-        let rb = gl.create_renderbuffer()?;
-        gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
-        gl.renderbuffer_storage_multisample(glow::RENDERBUFFER, samples, format, n, n);
-        gl_error(gl, "glRenderbufferStorageMultisample")?;
-        let got = gl.get_renderbuffer_parameter_i32(glow::RENDERBUFFER, glow::RENDERBUFFER_SAMPLES);
-        println!("GL_SAMPLES: {got}");
-        let ms = gl.create_framebuffer()?;
-        gl.bind_framebuffer(glow::FRAMEBUFFER, Some(ms));
-        gl.framebuffer_renderbuffer(
-            glow::FRAMEBUFFER,
-            glow::COLOR_ATTACHMENT0,
-            glow::RENDERBUFFER,
-            Some(rb),
-        );
-        let status = gl.check_framebuffer_status(glow::FRAMEBUFFER);
-        if status != glow::FRAMEBUFFER_COMPLETE {
-            return Err(format!("multisampled framebuffer status {status:#x}"));
-        }
+        // The draws' framebuffer: a multisampled renderbuffer's, or the multisampled pbuffer.
+        let ms = if surface {
+            let got = gl.get_parameter_i32(glow::SAMPLES);
+            println!("GL_SAMPLES: {got}");
+            None
+        } else {
+            Some(ms_framebuffer(gl, samples, format, n)?)
+        };
         gl.viewport(0, 0, n, n);
         let c = CLEAR.map(|v| v as f32 / 255.0);
         gl.clear_color(c[0], c[1], c[2], c[3]);
@@ -153,8 +150,9 @@ fn run(samples: i32, o: Opts) -> Result<(), String> {
         gl.disable(glow::BLEND);
         gl.disable(glow::SAMPLE_ALPHA_TO_COVERAGE);
 
-        // The resolve's destination: a single-sampled texture, or the pbuffer (framebuffer 0).
-        let resolved = if window {
+        // The resolve's destination: a single-sampled texture, or the pbuffer (framebuffer 0); a
+        // multisampled pbuffer is read as it is (glReadPixels resolves).
+        let resolved = if window || surface {
             None
         } else {
             let tex = gl.create_texture()?;
@@ -178,20 +176,10 @@ fn run(samples: i32, o: Opts) -> Result<(), String> {
             gl.enable(glow::SCISSOR_TEST);
             gl.scissor(SCISSOR[0], SCISSOR[1], SCISSOR[2], SCISSOR[3]);
         }
-        gl.bind_framebuffer(glow::READ_FRAMEBUFFER, Some(ms));
-        gl.blit_framebuffer(
-            0,
-            0,
-            n,
-            n,
-            0,
-            0,
-            n,
-            n,
-            glow::COLOR_BUFFER_BIT,
-            glow::NEAREST,
-        );
-        gl_error(gl, "glBlitFramebuffer")?;
+        gl.bind_framebuffer(glow::READ_FRAMEBUFFER, ms);
+        if !surface {
+            resolve(gl, n)?;
+        }
         gl.disable(glow::SCISSOR_TEST);
         gl.bind_framebuffer(glow::READ_FRAMEBUFFER, resolved);
         let px = if float {
@@ -218,5 +206,57 @@ fn run(samples: i32, o: Opts) -> Result<(), String> {
         let hex = hex(&px);
         println!("pixels: {hex}");
     }
+    Ok(())
+}
+
+/// A complete framebuffer with a `samples`-sample `format` renderbuffer, bound.
+///
+/// # Safety
+/// A current context.
+unsafe fn ms_framebuffer(
+    gl: &glow::Context,
+    samples: i32,
+    format: u32,
+    n: i32,
+) -> Result<glow::Framebuffer, String> {
+    let rb = gl.create_renderbuffer()?;
+    gl.bind_renderbuffer(glow::RENDERBUFFER, Some(rb));
+    gl.renderbuffer_storage_multisample(glow::RENDERBUFFER, samples, format, n, n);
+    gl_error(gl, "glRenderbufferStorageMultisample")?;
+    let got = gl.get_renderbuffer_parameter_i32(glow::RENDERBUFFER, glow::RENDERBUFFER_SAMPLES);
+    println!("GL_SAMPLES: {got}");
+    let ms = gl.create_framebuffer()?;
+    gl.bind_framebuffer(glow::FRAMEBUFFER, Some(ms));
+    gl.framebuffer_renderbuffer(
+        glow::FRAMEBUFFER,
+        glow::COLOR_ATTACHMENT0,
+        glow::RENDERBUFFER,
+        Some(rb),
+    );
+    let status = gl.check_framebuffer_status(glow::FRAMEBUFFER);
+    if status != glow::FRAMEBUFFER_COMPLETE {
+        return Err(format!("multisampled framebuffer status {status:#x}"));
+    }
+    Ok(ms)
+}
+
+/// The resolve: glBlitFramebuffer of the whole image from the read to the draw framebuffer.
+///
+/// # Safety
+/// A current context.
+unsafe fn resolve(gl: &glow::Context, n: i32) -> Result<(), String> {
+    gl.blit_framebuffer(
+        0,
+        0,
+        n,
+        n,
+        0,
+        0,
+        n,
+        n,
+        glow::COLOR_BUFFER_BIT,
+        glow::NEAREST,
+    );
+    gl_error(gl, "glBlitFramebuffer")?;
     Ok(())
 }
