@@ -415,7 +415,16 @@ fn coverage_write(
                 ),
             ));
         }
-        pubs.read.insert(p);
+        // A coverage write (discard, gl_SampleMask) consumes its publication before the
+        // next instruction, so an export may write it again: the T8132 driver keeps
+        // discards inside loops (GravityLinux/mesa runs agx_nir_lower_sample_mask, which
+        // lowers each discard in place) and emits each as export + coverage op with one
+        // fixed publication, so a loop rewrites it every iteration, and dEQP-GLES3
+        // shaders.discard.*_loop_* pass on M4 (README.apple9-es3.md; validated by a
+        // CTS-passing M4 driver). The depth store stays single-use (zs_emit runs once).
+        if depth {
+            pubs.read.insert(p);
+        }
     }
     let vals = pubs.value[&src];
     let zvals = depth.then(|| pubs.value[&(src + 1)]);

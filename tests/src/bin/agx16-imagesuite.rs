@@ -221,6 +221,7 @@ const SCENES: &[Scene] = &[
     s("varyings_8", 2, 1, 0, varyings_8),
     s("varyings_16", 3, 1, 0, varyings_16),
     s("discard", 2, 1, 0, discard),
+    s("discard_loop", 2, 1, 0, discard_loop),
     s("discard_depth", 2, 0, 0, discard_depth),
     s("discard_blend", 2, 1, 0, discard_blend),
     s("frag_depth", 3, 1, 0, frag_depth),

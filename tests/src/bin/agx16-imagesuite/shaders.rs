@@ -415,6 +415,33 @@ void main() {
     }
 }
 
+/// `discard` inside a loop whose trip count varies per fragment: the kill runs once per
+/// iteration that takes it (the same coverage write executed again), and fragments the loop
+/// never kills keep their colour.
+pub(crate) fn discard_loop(gl: &Gl, _: &Ctx) -> Frame {
+    const FS: &str = "precision mediump float;
+varying vec4 v_col;
+void main() {
+    int n = int(v_col.b * 6.0);
+    for (int i = 0; i < 6; i++) {
+        if (i >= n) break;
+        if (float(i) * 0.15 > v_col.r)
+            discard;
+    }
+    gl_FragColor = v_col;
+}
+";
+    let v = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, RGB3);
+    unsafe {
+        simple(gl, || {
+            program(gl, VS_COLOUR, FS, &["a_pos", "a_col"])?;
+            vertices(gl, &v, &[3, 4])?;
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
 pub(crate) fn frag_coord(gl: &Gl, _: &Ctx) -> Frame {
     const FS: &str = "precision highp float;
 void main() { gl_FragColor = vec4(gl_FragCoord.x / 64.0, gl_FragCoord.y / 64.0, gl_FragCoord.z, 1.0); }
