@@ -879,6 +879,8 @@ fn encode_program_with(
     let mut gfx = super::gfx::GfxSelect::new(tuples);
     // Scope depths (indices into `scopes`) of continue wrappers.
     let mut wrappers: Vec<usize> = Vec::new();
+    // The innermost loop's body ended in an unconditional break: its end has no back-jump.
+    let mut once_through = false;
     let mut k = 0;
     while k < items.len() {
         if wrap_at.contains(&k) {
@@ -961,8 +963,10 @@ fn encode_program_with(
                 let Some(Some(start)) = scopes.pop() else {
                     return Err(CompileError::Internal("unbalanced loop".into()));
                 };
-                let here = out.code.len() as i64;
-                emit(control::jump(start as i64 - here)?, &mut out);
+                if !std::mem::take(&mut once_through) {
+                    let here = out.code.len() as i64;
+                    emit(control::jump(start as i64 - here)?, &mut out);
+                }
                 emit(control::loop_pop()?, &mut out);
             }
             MItem::Continue
@@ -985,6 +989,21 @@ fn encode_program_with(
             MItem::Break if scopes.iter().any(|s| s.is_some()) => {
                 let level = scopes.iter().filter(|s| s.is_some()).count() as u8;
                 let ifs = scopes.iter().rev().take_while(|s| s.is_none()).count() as u8;
+                let loop_depth = scopes.len() - 1;
+                if ifs == 0
+                    && matches!(items.get(k + 1), Some(MItem::EndLoop))
+                    && wrappers.last() != Some(&loop_depth)
+                {
+                    // The body's last act is an unconditional break (GLSL's loop around a
+                    // `switch` with fall-through, which Mesa's wrapper unroll keeps when a
+                    // case breaks early): the loop never iterates, so its end falls into the
+                    // loop pop with no back-jump. The pop restores the lanes from before the
+                    // loop, those an earlier break parked included (sim exec_mask), so only
+                    // the measured loop push/pop and break-unwind forms run.
+                    once_through = true;
+                    k += 1;
+                    continue;
+                }
                 if ifs == 0 {
                     return Err(CompileError::NoForm {
                         instr: "break".into(),

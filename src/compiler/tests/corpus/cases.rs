@@ -2244,6 +2244,31 @@ pub fn hand_written() -> Vec<Case> {
             }),
         ),
         hand(
+            "switch_conditional_fallthrough",
+            vec![a(sc(I))],
+            sc(I),
+            cw(1, |x| {
+                let v = i(x[0]);
+                let (k, mut t) = (v & 7, v >> 3);
+                let s = match k {
+                    0 => t,
+                    1 => t.wrapping_mul(2),
+                    _ => {
+                        if k == 2 {
+                            t = t.wrapping_add(100);
+                        }
+                        let s = if k == 2 || k == 3 { t } else { 0 };
+                        if k == 2 {
+                            s
+                        } else {
+                            s.wrapping_sub(t.wrapping_mul(7))
+                        }
+                    }
+                };
+                exact(s as u32)
+            }),
+        ),
+        hand(
             "switch_cases",
             vec![a(sc(I))],
             sc(I),
