@@ -415,7 +415,8 @@ fn run_setup_inner(
         instructions: 0,
         lane_instructions: 0,
     };
-    let mut sg = SimdGroup::new(u32::MAX, ThreadIds::default());
+    // every draw runs two launchers: a recycled group spares allocating and zeroing one
+    let mut sg = crate::core::state::Recycled::new(u32::MAX, ThreadIds::default());
     match run(&mut sg, &mut ctx).map_err(|e| located(e, place))? {
         Yield::Stop => {}
         Yield::Barrier => {
