@@ -176,11 +176,12 @@ fn simdgroups_of(launch: &ComputeLaunch, tgid: [u32; 3], pool: &mut Vec<SimdGrou
             simd_index: s,
         };
         let mut live = 0u32;
+        let locals = ids.locals();
         for l in 0..LANES as u32 {
             if s * LANES as u32 + l >= n {
                 break;
             }
-            let p = ids.local(l);
+            let p = locals[l as usize];
             let inside =
                 |d: usize| tgid[d] as u64 * tg[d] as u64 + (p[d] as u64) < launch.grid[d] as u64;
             if (0..3).all(inside) {
