@@ -176,11 +176,12 @@ fn simdgroups_of(launch: &ComputeLaunch, tgid: [u32; 3], pool: &mut Vec<SimdGrou
             simd_index: s,
         };
         let mut live = 0u32;
+        let locals = ids.locals();
         for l in 0..LANES as u32 {
             if s * LANES as u32 + l >= n {
                 break;
             }
-            let p = ids.local(l);
+            let p = locals[l as usize];
             let inside =
                 |d: usize| tgid[d] as u64 * tg[d] as u64 + (p[d] as u64) < launch.grid[d] as u64;
             if (0..3).all(inside) {
@@ -415,7 +416,8 @@ fn run_setup_inner(
         instructions: 0,
         lane_instructions: 0,
     };
-    let mut sg = SimdGroup::new(u32::MAX, ThreadIds::default());
+    // every draw runs two launchers: a recycled group spares allocating and zeroing one
+    let mut sg = crate::core::state::Recycled::new(u32::MAX, ThreadIds::default());
     match run(&mut sg, &mut ctx).map_err(|e| located(e, place))? {
         Yield::Stop => {}
         Yield::Barrier => {

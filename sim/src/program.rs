@@ -66,7 +66,7 @@ impl Program {
                         len: 0,
                         kind: Kind::Refuse(e),
                         hazard: Hazard::default(),
-                        releases: vec![],
+                        releases: Default::default(),
                     });
                     break;
                 }

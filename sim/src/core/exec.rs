@@ -99,7 +99,12 @@ fn run_inner<const TRAP: bool>(
         if !sg.scratch.stores.is_empty() {
             scratch_hazards(sg, op)?;
         }
-        let zeroed = resolve_pending(sg, op)?;
+        // nothing in flight (the common case): no operand reads zero
+        let zeroed = if sg.pending.count == 0 {
+            HalfSet::default()
+        } else {
+            resolve_pending(sg, op)?
+        };
         if TRAP && matches!(op.kind, Kind::Refuse(_)) {
             // what `step` does first for a refusal, minus the error clone
             return Ok(None);
@@ -107,7 +112,10 @@ fn run_inner<const TRAP: bool>(
         // The result lanes are written into `out` in place (returning them by value
         // copied 128 bytes through the `Result` per instruction).
         let mut out = [0u32; LANES];
-        let dst = step(sg, ctx, op, mask, zeroed, &mut out)?;
+        let dst = match zeroed.is_empty().then(|| fp32_fast(sg, op, &mut out)) {
+            Some(Some(d)) => Some(d),
+            _ => step(sg, ctx, op, mask, zeroed, &mut out)?,
+        };
         // Released sources read zero from now on; the destination write comes
         // after, so a destination that reuses a released source keeps the result
         // (EXP-0003 `fadd r0, r2, r0` releasing both sources, measured).
@@ -135,6 +143,48 @@ fn run_inner<const TRAP: bool>(
             Kind::Barrier => return Ok(Some(Yield::Barrier)),
             _ => {}
         }
+    }
+}
+
+/// The fp32 FMA, add and multiply with full-register operands and nothing read as zero:
+/// most of the ALU work of a shader, run here without [`step`]'s general operand and type
+/// handling (the same lane functions [`step`] calls for these forms, so the same bits).
+/// `None` for every other op.
+#[inline(always)]
+fn fp32_fast(sg: &SimdGroup, op: &Op, out: &mut Lanes) -> Option<super::ops::Dst> {
+    let regs = &sg.regs;
+    match op.kind {
+        Kind::FFma {
+            ty: FType::F32,
+            dst,
+            a: Src::Gpr(a, Part::Full),
+            b: Src::Gpr(b, Part::Full),
+            c: Src::Gpr(c, Part::Full),
+            neg_product,
+            cm,
+        } if cm == FMod::default() => {
+            let neg = if neg_product { 0x8000_0000 } else { 0 };
+            let (a, b, c) = (&regs[a as usize], &regs[b as usize], &regs[c as usize]);
+            super::lanes::f32_fma(out, a, b, c, neg);
+            Some(dst)
+        }
+        Kind::FBin {
+            op: fop,
+            ty: FType::F32,
+            dst,
+            a: Src::Gpr(a, Part::Full),
+            am,
+            b: Src::Gpr(b, Part::Full),
+            bm,
+        } if am == FMod::default() => {
+            // a full-register B is fp32 whatever its bf16 flag says (as in `step`)
+            let neg = if bm.neg { 0x8000_0000 } else { 0 };
+            let abs = if bm.abs { 0x7fff_ffff } else { u32::MAX };
+            let (a, b) = (&regs[a as usize], &regs[b as usize]);
+            super::lanes::f32_bin(out, a, b, fop == FBinOp::Mul, abs, neg);
+            Some(dst)
+        }
+        _ => None,
     }
 }
 

@@ -66,6 +66,7 @@ fn has_avx2_fma() -> bool {
 
 /// `out = a + b'` or `a * b'` on fp32 bits, b' = (b & abs) ^ neg; fp32
 /// denormals flush on input and output, NaNs become 0x7fc00000.
+#[inline(always)]
 pub fn f32_bin(out: &mut Lanes, a: &Lanes, b: &Lanes, mul: bool, abs: u32, neg: u32) {
     #[cfg(target_arch = "x86_64")]
     if has_avx2_fma() {
@@ -77,6 +78,7 @@ pub fn f32_bin(out: &mut Lanes, a: &Lanes, b: &Lanes, mul: bool, abs: u32, neg: 
 }
 
 /// `out = (a ^ neg) * b + c` with one rounding, flushing and canonical NaNs.
+#[inline(always)]
 pub fn f32_fma(out: &mut Lanes, a: &Lanes, b: &Lanes, c: &Lanes, neg: u32) {
     #[cfg(target_arch = "x86_64")]
     if has_avx2_fma() {

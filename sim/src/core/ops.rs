@@ -368,7 +368,54 @@ pub struct Op {
     pub kind: Kind,
     pub hazard: Hazard,
     /// Registers (with part) released by this instruction: later reads see zero.
-    pub releases: Vec<(u8, Part)>,
+    pub releases: Releases,
+}
+
+/// The at most four source registers an instruction releases (one per source role), kept
+/// inline: ops are cloned out of the lowering memo on every decode of a launcher (every
+/// draw), and a `Vec` here cost an allocation per op.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Releases {
+    len: u8,
+    regs: [(u8, Part); 4],
+}
+
+impl Default for Releases {
+    fn default() -> Self {
+        Releases {
+            len: 0,
+            regs: [(0, Part::Full); 4],
+        }
+    }
+}
+
+impl Releases {
+    /// Adds a release; an instruction has four source roles, so a fifth is a lowering bug.
+    pub fn push(&mut self, r: (u8, Part)) {
+        self.regs[self.len as usize] = r;
+        self.len += 1;
+    }
+}
+
+impl std::ops::Deref for Releases {
+    type Target = [(u8, Part)];
+    fn deref(&self) -> &[(u8, Part)] {
+        &self.regs[..self.len as usize]
+    }
+}
+
+impl std::ops::DerefMut for Releases {
+    fn deref_mut(&mut self) -> &mut [(u8, Part)] {
+        &mut self.regs[..self.len as usize]
+    }
+}
+
+impl<'a> IntoIterator for &'a Releases {
+    type Item = &'a (u8, Part);
+    type IntoIter = std::slice::Iter<'a, (u8, Part)>;
+    fn into_iter(self) -> Self::IntoIter {
+        self.iter()
+    }
 }
 
 impl Kind {

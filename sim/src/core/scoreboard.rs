@@ -140,10 +140,12 @@ impl Pending {
             self.seq[h] = self.next_seq;
             self.lanes[h] |= lanes;
             let shift = if part == Part::Full { 16 * k } else { 0 };
-            // a select per lane rather than a branch, so the loop vectorises
-            for (l, (dst, v)) in self.vals[h].iter_mut().zip(vals).enumerate() {
-                let new = (v >> shift) as u16;
-                *dst = if lanes >> l & 1 != 0 { new } else { *dst };
+            // a select per lane rather than a branch, indexed over the fixed lane count, so
+            // the loop vectorises (also with overflow checks, as in the shim's build)
+            let dst = &mut self.vals[h];
+            for l in 0..LANES {
+                let new = (vals[l] >> shift) as u16;
+                dst[l] = if lanes >> l & 1 != 0 { new } else { dst[l] };
             }
         }
         self.next_seq

@@ -213,6 +213,55 @@ pub enum PrimShape {
     },
 }
 
+/// Coefficient registers a raster triangle keeps inline (more go on the heap).
+const PLANES_INLINE: usize = 8;
+
+/// A raster triangle's coefficient registers: inline up to [`PLANES_INLINE`] (W, Z and a few
+/// varyings), else on the heap. Every triangle has a set, and a `Vec` each cost an allocation
+/// and a free per triangle, a visible share of draws with many small triangles.
+#[derive(Debug, Clone, Default)]
+pub struct Planes {
+    len: usize,
+    inline: [Plane; PLANES_INLINE],
+    heap: Vec<Plane>,
+}
+
+impl Planes {
+    /// `n` default (zero) registers.
+    fn zeroed(n: usize) -> Planes {
+        Planes {
+            len: n,
+            inline: [Plane::default(); PLANES_INLINE],
+            heap: if n > PLANES_INLINE {
+                vec![Plane::default(); n]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+}
+
+impl std::ops::Deref for Planes {
+    type Target = [Plane];
+    fn deref(&self) -> &[Plane] {
+        if self.len > PLANES_INLINE {
+            &self.heap
+        } else {
+            &self.inline[..self.len]
+        }
+    }
+}
+
+impl std::ops::DerefMut for Planes {
+    fn deref_mut(&mut self) -> &mut [Plane] {
+        if self.len > PLANES_INLINE {
+            &mut self.heap
+        } else {
+            &mut self.inline[..self.len]
+        }
+    }
+}
+
 /// Builds the coefficient registers of a raster triangle. `flat` are the outputs of the
 /// primitive's vertices 0, 1, 2 before clipping (for flat shading).
 pub fn build(
@@ -222,8 +271,8 @@ pub fn build(
     tri: &[SetupVertex; 3],
     flat: &[SetupVertex; 3],
     shape: PrimShape,
-) -> Result<Vec<Plane>, SimError> {
-    let mut regs = vec![Plane::default(); table.header.coefficient_registers as usize];
+) -> Result<Planes, SimError> {
+    let mut regs = Planes::zeroed(table.header.coefficient_registers as usize);
     let bad = |what: String| unestablished(at, "CF binding", what);
     for (i, b) in table.bindings.iter().enumerate() {
         for c in 0..b.components as usize {

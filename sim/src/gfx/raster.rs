@@ -57,7 +57,7 @@ mod tests {
             draw: 0,
             v,
             front_facing: true,
-            coefficients: vec![],
+            coefficients: Default::default(),
             depth: DepthPlane::default(),
             bounds: [0, 0, 8, 8],
         }

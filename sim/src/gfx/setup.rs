@@ -16,7 +16,7 @@
 
 use super::assemble::{assemble, Prim};
 use super::clip::{clip_line, clip_polygon, ClipVertex, ClipVolume};
-use super::coeff::{self, CfTable, DepthPlane, Plane, PrimShape, SetupVertex, SlotMap};
+use super::coeff::{self, CfTable, DepthPlane, PrimShape, SetupVertex, SlotMap};
 use super::command::RenderCommand;
 use super::depth_bias;
 use super::indices::vertex_runs;
@@ -52,7 +52,7 @@ pub struct RasterTri {
     /// Vertices in 1/256-pixel fixed point, ordered so the signed area is positive.
     pub v: [[i64; 2]; 3],
     pub front_facing: bool,
-    pub coefficients: Vec<Plane>,
+    pub coefficients: coeff::Planes,
     /// Window depth plane.
     pub depth: DepthPlane,
     /// Pixel bounds [x0, x1) x [y0, y1), inside the framebuffer.

@@ -65,10 +65,17 @@ pub fn run_limit() -> Duration {
 }
 
 /// The poll a body run gives the core (every `CANCEL_POLL` instructions).
+///
+/// Its CPU-time window opens at the first clock read, [`READ_INTERVAL`] of wall time into
+/// the run, not when the run starts: a render starts a run per vertex batch and fragment
+/// group, nearly all of which end long before that, and reading the process CPU clock (a
+/// system call summing every thread) for each of them was a visible part of a small draw.
+/// The limit is thus counted from at most one interval later.
 pub(crate) struct RunWatch {
-    start: Duration,
-    /// The next wall time the CPU clock (a system call) is read.
-    next_read: Cell<Instant>,
+    /// Process CPU time at the first clock read.
+    start: Cell<Option<Duration>>,
+    /// The next wall time the CPU clock is read (set at the first poll).
+    next_read: Cell<Option<Instant>>,
 }
 
 /// How often (wall time) a run reads the CPU clock.
@@ -77,8 +84,8 @@ const READ_INTERVAL: Duration = Duration::from_millis(5);
 impl RunWatch {
     pub(crate) fn start() -> RunWatch {
         RunWatch {
-            start: process_cpu_time(),
-            next_read: Cell::new(Instant::now() + READ_INTERVAL),
+            start: Cell::new(None),
+            next_read: Cell::new(None),
         }
     }
 
@@ -87,10 +94,22 @@ impl RunWatch {
             return true;
         }
         let now = Instant::now();
-        if now < self.next_read.get() {
-            return false;
+        match self.next_read.get() {
+            Some(t) if now >= t => {}
+            Some(_) => return false,
+            None => {
+                self.next_read.set(Some(now + READ_INTERVAL));
+                return false;
+            }
         }
-        self.next_read.set(now + READ_INTERVAL);
-        process_cpu_time().saturating_sub(self.start) >= run_limit()
+        self.next_read.set(Some(now + READ_INTERVAL));
+        let cpu = process_cpu_time();
+        match self.start.get() {
+            Some(start) => cpu.saturating_sub(start) >= run_limit(),
+            None => {
+                self.start.set(Some(cpu));
+                false
+            }
+        }
     }
 }

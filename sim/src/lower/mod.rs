@@ -35,7 +35,7 @@ pub fn lower_at(code: &[u8], off: usize) -> Result<Op, SimError> {
         len,
         kind: Kind::Nop,
         hazard: Hazard::default(),
-        releases: vec![],
+        releases: Default::default(),
     };
     op.kind = match lower(&instr, &mut op) {
         Ok(k) => {

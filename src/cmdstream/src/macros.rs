@@ -79,6 +79,8 @@ macro_rules! record {
         }
 
         impl $name {
+            /// Per-word masks of the bits some field covers (fixed fields included).
+            const KNOWN: [u32; $size / 4] = $crate::record::known_words(Self::FIELD_TABLE);
             const FIELD_TABLE: &'static [$crate::record::FieldSpec] = &[
                 $( $crate::record::FieldSpec {
                     name: stringify!($fname),
@@ -149,7 +151,7 @@ macro_rules! record {
                         });
                     }
                 }
-                let known = $crate::record::known_mask(Self::FIELD_TABLE, $size / 4);
+                let known = &Self::KNOWN;
                 let mut unknown = [0u32; $size / 4];
                 for (w, u) in unknown.iter_mut().enumerate() {
                     let word = u32::from_le_bytes(bytes[w * 4..w * 4 + 4].try_into().unwrap());
@@ -163,7 +165,7 @@ macro_rules! record {
                 #[allow(unused_imports)]
                 use $crate::record::{encode_field, set_bits, FieldType};
                 let out = &mut out[..$size];
-                let known = $crate::record::known_mask(Self::FIELD_TABLE, $size / 4);
+                let known = &Self::KNOWN;
                 for (w, u) in self.unknown.iter().enumerate() {
                     out[w * 4..w * 4 + 4].copy_from_slice(&(u & !known[w]).to_le_bytes());
                 }

@@ -169,16 +169,19 @@ pub fn get_bits(bytes: &[u8], start: u32, width: u32) -> u64 {
 }
 
 /// Writes `width` bits of `value` at absolute bit `start`, leaving other bits alone.
+/// A byte's share of the field at a time (every record of every draw is packed through
+/// this; bit by bit it was a visible part of the per-draw cost).
 pub fn set_bits(bytes: &mut [u8], start: u32, width: u32, value: u64) {
-    for i in 0..width {
-        let bit = start + i;
+    let (mut bit, end) = (start, start + width);
+    let mut v = value;
+    while bit < end {
+        let lo = bit % 8;
+        let n = (end - bit).min(8 - lo);
+        let mask = ((((1u16 << n) - 1) << lo) & 0xff) as u8;
         let byte = &mut bytes[(bit / 8) as usize];
-        let mask = 1u8 << (bit % 8);
-        if (value >> i) & 1 != 0 {
-            *byte |= mask;
-        } else {
-            *byte &= !mask;
-        }
+        *byte = (*byte & !mask) | (((v as u8) << lo) & mask);
+        v >>= n;
+        bit += n;
     }
 }
 
@@ -221,6 +224,31 @@ pub fn decode_field(spec: &FieldSpec, raw: u64) -> u64 {
         Codec::MinusOne => raw + 1,
         Codec::Shr(n) => raw << n,
     }
+}
+
+/// [`known_mask`] for a record of `W` words, evaluated at compile time (records are packed
+/// and unpacked on every draw, in the driver and in the model).
+pub const fn known_words<const W: usize>(fields: &[FieldSpec]) -> [u32; W] {
+    let mut mask = [0u32; W];
+    let mut i = 0;
+    while i < fields.len() {
+        let f = &fields[i];
+        let (mut bit, end) = (f.start as usize, f.start as usize + f.width as usize);
+        while bit < end {
+            let (word, lo) = (bit / 32, bit % 32);
+            let left = end - bit;
+            let n = if left < 32 - lo { left } else { 32 - lo };
+            let ones = if n == 32 {
+                u32::MAX
+            } else {
+                ((1u32 << n) - 1) << lo
+            };
+            mask[word] |= ones;
+            bit += n;
+        }
+        i += 1;
+    }
+    mask
 }
 
 /// Per-word masks of the bits some field of `fields` covers.
@@ -271,5 +299,63 @@ pub trait Record: Sized {
     /// True when every bit and value is documented by some source.
     fn fully_known(&self) -> bool {
         self.unknown_bits().iter().all(|w| *w == 0) && self.unknown_values().is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn same<R: Record, const W: usize>() {
+        assert_eq!(
+            known_words::<W>(R::fields()).to_vec(),
+            known_mask(R::fields(), W),
+            "{}",
+            R::NAME
+        );
+    }
+
+    /// The bit-by-bit definition `set_bits` must equal.
+    fn set_bits_reference(bytes: &mut [u8], start: u32, width: u32, value: u64) {
+        for i in 0..width {
+            let bit = start + i;
+            let byte = &mut bytes[(bit / 8) as usize];
+            let mask = 1u8 << (bit % 8);
+            if (value >> i) & 1 != 0 {
+                *byte |= mask;
+            } else {
+                *byte &= !mask;
+            }
+        }
+    }
+
+    #[test]
+    fn set_bits_matches_the_bitwise_definition() {
+        let mut seed = 0x9e37_79b9_7f4a_7c15u64;
+        let mut next = || {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            seed
+        };
+        for _ in 0..20_000 {
+            let width = (next() % 65) as u32;
+            let start = (next() % 64) as u32;
+            let value = next();
+            let init: Vec<u8> = (0..17).map(|_| next() as u8).collect();
+            let (mut a, mut b) = (init.clone(), init);
+            set_bits(&mut a, start, width, value);
+            set_bits_reference(&mut b, start, width, value);
+            assert_eq!(a, b, "start {start} width {width} value {value:#x}");
+        }
+    }
+
+    #[test]
+    fn compile_time_known_words_match_known_mask() {
+        same::<crate::descriptors::Texture, 8>();
+        same::<crate::descriptors::CfBindingHeader, 1>();
+        same::<crate::ppp::PppVaryingCounts, 5>();
+        same::<crate::ppp::PppOutputSelect, 5>();
+        same::<crate::ppp::PppWClampCull2, 3>();
     }
 }

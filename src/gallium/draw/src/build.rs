@@ -244,6 +244,66 @@ fn launcher_tail(
     Ok(bytes)
 }
 
+/// What a launcher is built from: allocation (kind and its two values), entry offset,
+/// publications, scratch and argument words.
+type SharedLauncherKey = ((u8, u32, u32), u64, u32, u16, Vec<u32>);
+
+/// One render's immutable uploads by content, and its launchers by what they are built from.
+#[derive(Default)]
+struct SharedUploads {
+    launchers: std::collections::HashMap<SharedLauncherKey, u32>,
+    uploads: std::collections::HashMap<(Heap, u64, Vec<u8>), u64>,
+}
+
+impl SharedUploads {
+    /// [`launcher`], or the offset of the equal launcher this render already has.
+    fn launcher(
+        &mut self,
+        mem: &mut dyn GpuWriter,
+        allocation: StageAllocation,
+        entry_offset: u64,
+        publications: u32,
+        scratch: u16,
+        args: &[u32],
+    ) -> Result<u32, DrawError> {
+        let alloc_key = match allocation {
+            StageAllocation::Empty => (0, 0, 0),
+            StageAllocation::Threadgroup { bytes } => (1, bytes, 0),
+            StageAllocation::Tile { samples, units } => (2, samples as u32, units as u32),
+        };
+        let key = (
+            alloc_key,
+            entry_offset,
+            publications,
+            scratch,
+            args.to_vec(),
+        );
+        if let Some(&off) = self.launchers.get(&key) {
+            return Ok(off);
+        }
+        let off = launcher(mem, allocation, entry_offset, publications, scratch, args)?;
+        self.launchers.insert(key, off);
+        Ok(off)
+    }
+
+    /// `mem.upload`, or the VA of the same bytes already uploaded to `heap` at `align`.
+    fn upload(
+        &mut self,
+        mem: &mut dyn GpuWriter,
+        heap: Heap,
+        data: Vec<u8>,
+        align: u64,
+    ) -> Result<u64, DrawError> {
+        let key = (heap, align, data);
+        if let Some(&va) = self.uploads.get(&key) {
+            return Ok(va);
+        }
+        let va = mem.upload(heap, &key.2, align)?;
+        self.uploads.insert(key, va);
+        Ok(va)
+    }
+}
+
 /// Uploads a stage's root record (its argument words) and launcher; returns the launcher's
 /// USC offset.
 fn launcher(
@@ -867,7 +927,11 @@ fn build_one(
         units: layout.sample_bytes.div_ceil(8) as u8,
     };
 
-    // Per-draw blocks.
+    // Per-draw blocks. Launchers, CF tables and PPP pages are immutable render memory, so
+    // draws whose inputs are equal share one copy (a run of draws that changes only a
+    // fragment uniform shares its vertex launcher; the model also sets up each launcher once
+    // per render): fewer uploads here and fewer setup invocations in the GPU.
+    let mut shared = SharedUploads::default();
     let mut blocks = Vec::new();
     for (i, d) in batch.draws.iter().enumerate() {
         if d.vs.outputs < 4 {
@@ -879,7 +943,7 @@ fn build_one(
         if d.instances == 0 || d.indices.count() == 0 {
             continue;
         }
-        let vs_launch = launcher(
+        let vs_launch = shared.launcher(
             mem,
             StageAllocation::Empty,
             d.vs.body.entry_offset,
@@ -888,7 +952,7 @@ fn build_one(
             &d.vs_args,
         )?;
         let fs_args = with_origin(d, origin)?;
-        let fs_launch = launcher(
+        let fs_launch = shared.launcher(
             mem,
             fragment_allocation,
             d.fs.body.entry_offset,
@@ -897,7 +961,7 @@ fn build_one(
             &fs_args,
         )?;
         let (cf, cf_count) = cf_table(d)?;
-        let cf_va = mem.upload(Heap::Usc, &cf, 16)?;
+        let cf_va = shared.upload(mem, Heap::Usc, cf, 16)?;
         let page = ppp_page(
             d,
             &PageInputs {
@@ -910,7 +974,7 @@ fn build_one(
                 has_stencil,
             },
         )?;
-        let page_va = mem.upload(Heap::RenderContext, &page.pack()?, 256)?;
+        let page_va = shared.upload(mem, Heap::RenderContext, page.pack()?, 256)?;
         let page_off = rc_offset(page_va, "PPP page")?;
         let n = d.vs.outputs;
         blocks.push(VdmBlock::State(VdmState {

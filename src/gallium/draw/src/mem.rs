@@ -3,7 +3,7 @@
 use thiserror::Error;
 
 /// The address windows a render's pieces must live in (G16).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Heap {
     /// The 4 GiB render context at 0x10_0000_0000: VDM links and PPP pointers are 32-bit
     /// offsets from its base (agx16-cmdstream `vdm::RENDER_CONTEXT_BASE`).
