@@ -132,7 +132,8 @@ pub enum ReloadSource {
 ///
 /// Multisampled targets (`samples` > 1): the target is fetched as one wide texel per pixel
 /// (all its samples' bytes, at most 16: the plane's element, [`reload_view`] of the sample
-/// group's width) and sample s's words go to that sample alone (`tile_store_mask` with 1 << s
+/// group's width; groups of 32 or 64 bytes as four quarter-group texels, [`sample_view`]) and
+/// sample s's words go to that sample alone (`tile_store_mask` with 1 << s
 /// in a register: the T8132 driver's reload "loops over samples with a per-sample mask",
 /// GravityLinux/mesa agx_blit.c / README.apple9-es3.md); clears store to every sample.
 pub fn reload_body(
