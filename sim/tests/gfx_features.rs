@@ -245,6 +245,49 @@ fn depth_loaded_from_memory_masks_a_draw() {
     }
 }
 
+/// A 16-bit depth plane compares at its own precision (GL ES 3.0 §2.13.1): a draw at z = 0.5
+/// over a plane holding 0.5 as a previous render stored it (32768 = round(0.5 · 65535)) is
+/// equal to it: LESS passes nothing, LEQUAL everything.
+#[test]
+fn unorm16_depth_compares_at_the_planes_precision() {
+    let layout = PlaneLayout::twiddled(W, H, 2);
+    for (func, passes) in [(ZsFunc::Less, false), (ZsFunc::Lequal, true)] {
+        let pt = new_memory();
+        for y in 0..H {
+            for x in 0..W {
+                pt.host_write(DEPTH + layout.offset(x, y), &32768u16.to_le_bytes())
+                    .unwrap();
+            }
+        }
+        let d = DrawSpec {
+            depth: func,
+            ..DrawSpec::tris(
+                vec![
+                    rgba(at(0.0, 0.0, 0.5), [1.0; 4]),
+                    rgba(at(128.0, 0.0, 0.5), [1.0; 4]),
+                    rgba(at(0.0, 128.0, 0.5), [1.0; 4]),
+                ],
+                ShadeModel::Linear,
+            )
+        };
+        let zls = ZlsControl {
+            z_load: true,
+            z_load_twiddled: true,
+            z_format: ZlsFormat::Unorm16,
+            ..Default::default()
+        };
+        let blocks = vdm_blocks(&[d.clone()], &pt);
+        let scene = build_blocks(pt, &blocks, zls);
+        run_scene(&scene, &[d.clone()]);
+        let img = image(&scene.pt);
+        let full = reference(&[d]);
+        for (i, px) in img.iter().enumerate() {
+            let want = if passes { full.color[i] } else { CLEAR };
+            assert_eq!(*px, want, "{func:?} pixel {i}");
+        }
+    }
+}
+
 #[test]
 fn empty_tiles_are_skipped_without_process_empty_tiles() {
     let d = DrawSpec::tris(

@@ -132,6 +132,15 @@ fn four_samples_of_rgba32f_reload_and_resolve() {
     check(4, &["rgba32f", "finish"], reference(4), 1);
 }
 
+/// RGBA32F at 2x and RGBA16F at 4x (32-byte sample groups, reloaded through an 8-byte view of
+/// twice the size: two texels per RGBA32F sample, one per RGBA16F sample), every render after
+/// the first reloading all samples: the float resolve is the reference within one 8-bit step.
+#[test]
+fn thirty_two_byte_sample_groups_reload_and_resolve() {
+    check(2, &["rgba32f", "finish"], reference(2), 1);
+    check(4, &["rgba16f", "finish"], reference(4), 1);
+}
+
 /// The same reload path for RGBA8 at 2x (a 8-byte sample group fetched as one texel).
 #[test]
 fn two_samples_reload_between_renders() {

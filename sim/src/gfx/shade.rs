@@ -97,6 +97,7 @@ fn evaluate(
             // The scissor entry's depth range bounds the fragment depth (G13 genxml).
             z = z.max(s.min_z).min(s.max_z);
         }
+        let z = zs.depth_of(z);
         let i = base + k;
         let out = test(face, z, zs.z[i], zs.s[i], d.at)?;
         passed |= (out.pass as u8) << k;
@@ -302,7 +303,7 @@ fn shade_group(
                 let with_z;
                 let lane = match r.depth_bits {
                     Some(bits) => {
-                        let z = f32::from_bits(bits);
+                        let z = zs.depth_of(f32::from_bits(bits));
                         let mut outs = lane.outs;
                         let mut passed = 0;
                         for (s, o) in outs.iter_mut().enumerate() {

@@ -529,7 +529,7 @@ pub fn execute(
                 return Ok(f32::NAN);
             };
             if is_cube {
-                return cube::implicit_lod(&img, [p0, p1, p2]);
+                return cube::implicit_lod(&img, [p0, p1, p2], at(1, 1));
             }
             let len = |a: [f32; 3], b: [f32; 3]| {
                 (0..3)

@@ -96,6 +96,25 @@ fn draw_frag(
 pub(super) struct ZsTile {
     pub z: Vec<f32>,
     pub s: Vec<u8>,
+    /// The render's depth plane is 16-bit unorm.
+    pub unorm16: bool,
+}
+
+impl ZsTile {
+    /// A fragment's depth as the depth plane holds it: a 16-bit unorm plane's depth tests and
+    /// stores the fixed-point value (GL ES 3.0 §2.13.1: window z is converted to the depth
+    /// buffer's fixed-point representation; Z32F keeps the float). The tile keeps that value,
+    /// so a depth stored and loaded again between renders compares as it did within one
+    /// (dEQP-GLES3 fbo.blit.depth_stencil.depth_component16_scale draws at the depth an earlier
+    /// render stored and expects LESS to fail). The M4's own Z16 arithmetic is not measured; the
+    /// M4 driver passes that case on M4 (GravityLinux/mesa README.apple9-es3.md), inferred.
+    pub fn depth_of(&self, z: f32) -> f32 {
+        if self.unorm16 {
+            (z.clamp(0.0, 1.0) * 65535.0).round() / 65535.0
+        } else {
+            z
+        }
+    }
 }
 
 /// Depth and stencil planes: with N samples a pixel's samples are contiguous and the tiling's
@@ -157,6 +176,7 @@ fn zs_load(
     let mut t = ZsTile {
         z: vec![clear_z; n],
         s: vec![cmd.bg_vals.stencil_clear; n],
+        unorm16: cmd.zls.z_format == ZlsFormat::Unorm16,
     };
     let (zl, sl, zb) = zs_layouts(cmd);
     for y in 0..h {

@@ -267,6 +267,8 @@ unsafe extern "C" fn create_sampler_view(
             base,
             desc,
             lod_base,
+            base_copy: None,
+            base_copy_active: false,
         }));
         view as *mut sys::pipe_sampler_view
     })
@@ -278,7 +280,10 @@ unsafe extern "C" fn sampler_view_destroy(
 ) {
     guard("sampler_view_destroy", (), || {
         sys::pipe_resource_reference(&mut (*view).texture, null_mut());
-        drop(Box::from_raw(view as *mut crate::texture::SamplerView));
+        let mut view = Box::from_raw(view as *mut crate::texture::SamplerView);
+        if let Some(mut copy) = view.base_copy.take() {
+            sys::pipe_resource_reference(&mut copy.res, null_mut());
+        }
     })
 }
 

@@ -340,6 +340,8 @@ unsafe fn record_draw(
     if index_overrun.is_some() {
         ctx.render.sync_for_cpu(screen, info.index.resource, false);
     }
+    // Copies of views' levels from their base level (texture.rs), before the batch opens.
+    crate::texture::prepare_base_copies(ctx, screen)?;
     open_batch(ctx, screen)?;
     if let Some(o) = ctx.blit_overwrites {
         start_overwritten(ctx, o);

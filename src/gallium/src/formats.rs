@@ -287,10 +287,11 @@ const NEUTRAL: u32 = sys::PIPE_BIND_LINEAR;
 /// blends single-sampled (the program blends each sample: agx16-compiler's per-sample
 /// sections), and colour formats
 /// whose sample group (bytes x samples) is at most 16 bytes, the widest texel the background
-/// reload fetches (agx16-draw `reload_body`), or 4 samples of 16 bytes (64 bytes, read as a
-/// 16-byte view of twice the size, agx16-draw `sample_view`; the tilebuffer holds 64 bytes per
-/// sample under MSAA, GravityLinux/mesa README.apple9-es3.md); that covers every ES 3.0
-/// colour-renderable format of 4 bytes or less at 4x, of 8 at 2x and RGBA32F at 4x.
+/// reload fetches (agx16-draw `reload_body`), or 32 or 64 bytes of samples of 8 or 16 bytes
+/// (read as a view of quarter-group texels of twice the size, agx16-draw `sample_view`; the
+/// tilebuffer holds 64 bytes per sample under MSAA, GravityLinux/mesa README.apple9-es3.md);
+/// that covers every ES 3.0 colour-renderable format and the float formats of
+/// EXT_color_buffer_float at 2x and 4x.
 pub fn is_supported(
     format: sys::pipe_format,
     target: sys::pipe_texture_target,
@@ -305,7 +306,9 @@ pub fn is_supported(
         if !matches!(samples, 2 | 4)
             || target != sys::PIPE_TEXTURE_2D
             || usage & !(binds | NEUTRAL) != 0
-            || (colour && bytes * samples > 16 && !(bytes == 16 && samples == 4))
+            || (colour
+                && bytes * samples > 16
+                && !(bytes >= 8 && matches!(bytes * samples, 32 | 64)))
         {
             return false;
         }
@@ -451,7 +454,7 @@ mod tests {
                 sys::PIPE_FORMAT_R16G16B16A16_FLOAT,
                 4,
                 sys::PIPE_BIND_RENDER_TARGET,
-                false,
+                true,
             ),
             (
                 sys::PIPE_FORMAT_R16G16B16A16_FLOAT,
@@ -459,7 +462,8 @@ mod tests {
                 sys::PIPE_BIND_RENDER_TARGET,
                 true,
             ),
-            // 4 samples of 16 bytes: the reload's doubled 16-byte view; 2 of 16 has none.
+            // 4 samples of 16 bytes, 2 of 16 and 4 of 8: the reload's doubled quarter-group
+            // view.
             (
                 sys::PIPE_FORMAT_R32G32B32A32_FLOAT,
                 4,
@@ -470,7 +474,13 @@ mod tests {
                 sys::PIPE_FORMAT_R32G32B32A32_FLOAT,
                 2,
                 sys::PIPE_BIND_RENDER_TARGET,
-                false,
+                true,
+            ),
+            (
+                sys::PIPE_FORMAT_R32G32_FLOAT,
+                4,
+                sys::PIPE_BIND_RENDER_TARGET,
+                true,
             ),
         ] {
             assert_eq!(

@@ -26,6 +26,46 @@ pub struct SamplerView {
     /// The view's first level when `desc` describes the image's whole chain from level 0
     /// (see [`texture_descriptor`]); 0 when it starts at the view's first level.
     pub lod_base: u8,
+    /// A copy of the view's levels as an image of their own (see [`prepare_base_copies`]).
+    pub base_copy: Option<BaseCopy>,
+    /// Whether this draw samples `base_copy` instead of the resource.
+    pub base_copy_active: bool,
+}
+
+/// Levels `base..=last` of a view's resource copied into an image whose level 0 is the base
+/// level, and its descriptor (which starts at the view's base, as no G16 descriptor field for
+/// a first level is established).
+pub struct BaseCopy {
+    pub res: *mut sys::pipe_resource,
+    pub desc: Texture,
+}
+
+impl SamplerView {
+    /// How many levels the sampled descriptor's chain starts below the view's base level
+    /// (agx16-compiler `LOD_BASE_WORD`).
+    pub fn lod_base_word(&self) -> u32 {
+        if self.base_copy_active {
+            0
+        } else {
+            self.lod_base as u32
+        }
+    }
+
+    /// Whether the descriptor describes more levels than the view's `first..=last`: the
+    /// whole chain from level 0 (see [`texture_descriptor`]), also for a view that starts at
+    /// level 0 and ends before the image's last level (a cube map's or array's GL
+    /// TEXTURE_MAX_LEVEL), so the sampler's LOD range must bound the levels sampled.
+    pub fn whole_chain(&self) -> bool {
+        if self.base_copy_active {
+            return false;
+        }
+        self.lod_base > 0
+            || self.desc.as_ref().is_ok_and(|t| {
+                // SAFETY: a descriptor exists only for texture views, whose `u` is `tex`.
+                let tex = unsafe { self.base.u.tex };
+                u32::from(t.levels) > tex.last_level() - tex.first_level() + 1
+            })
+    }
 }
 
 /// A sampler CSO with its G16 sampler (or why it cannot be expressed).
@@ -362,7 +402,7 @@ pub unsafe fn stage_tables(
         let view = view
             .as_ref()
             .ok_or_else(|| format!("texture unit {t} is sampled but has no texture bound"))?;
-        let desc = view
+        let mut desc = view
             .desc
             .clone()
             .map_err(|e| format!("texture unit {t}: {e}"))?;
@@ -377,6 +417,10 @@ pub unsafe fn stage_tables(
             ));
         }
         ctx.render.use_resource(res, false);
+        if let Some(copy) = view.base_copy.as_ref().filter(|_| view.base_copy_active) {
+            desc = copy.desc.clone();
+            ctx.render.use_resource(copy.res, false);
+        }
         tables.textures.resize(t + 1, None);
         tables.textures[t] = Some(desc);
     }
@@ -389,23 +433,171 @@ pub unsafe fn stage_tables(
             .clone()
             .map_err(|e| format!("sampler unit {s}: {e}"))?;
         let view = ctx.state.sampler_views[stage][s] as *const SamplerView;
-        if let Some(v) = view.as_ref().filter(|v| v.lod_base > 0) {
-            // The descriptor starts at level 0: GL's LOD range is relative to the base level,
-            // and the view's last level bounds it (GL ES 3.0 §3.8.10); without mipmapping GL
-            // samples the base level.
-            let (b, last) = (v.lod_base as f32, v.base.u.tex.last_level() as f32);
-            if desc.mip_filter == MipFilter::None {
-                desc.mip_filter = MipFilter::Nearest;
-                desc.set_lod_range(b, b);
-            } else {
-                let (min, max) = cso.lod_range;
-                desc.set_lod_range(b + min.max(0.0), (b + max).min(last));
-            }
+        if let Some(v) = view.as_ref().filter(|v| v.whole_chain()) {
+            let levels = (v.lod_base, v.base.u.tex.last_level() as u8);
+            let (mip, min, max) = whole_chain_lod(desc.mip_filter, cso.lod_range, levels);
+            desc.mip_filter = mip;
+            desc.set_lod_range(min, max);
         }
         tables.samplers.resize(s + 1, None);
         tables.samplers[s] = Some(desc);
     }
     Ok(tables)
+}
+
+/// Views that start past level 0 and are described from level 0 (cube maps, arrays and 3D
+/// images: [`texture_descriptor`]) sample GL's levels through the sampler's LOD range, but the
+/// unit then tells magnification from minification by λ of level 0, which is never at or below
+/// 0 there: where the sampler's magnification and minification filters differ (NEAREST against
+/// LINEAR_MIPMAP_*, say), the pixels GL magnifies would be minified. For those views this
+/// draw samples a copy of the view's levels as an image of their own (made or refreshed here,
+/// before the draw's batch opens: the copy waits for GPU work that writes the resource, and
+/// work that still samples an earlier copy), whose descriptor starts at the base level.
+/// Views whose copy cannot be made keep the whole-chain description.
+///
+/// # Safety
+/// The bound sampler views and sampler CSOs must be live.
+pub unsafe fn prepare_base_copies(
+    ctx: &mut Context,
+    screen: &crate::screen::Screen,
+) -> Result<(), String> {
+    let stages = [sys::PIPE_SHADER_VERTEX, sys::PIPE_SHADER_FRAGMENT].map(|s| s as usize);
+    for &st in &stages {
+        for &v in &ctx.state.sampler_views[st] {
+            if let Some(v) = (v as *mut SamplerView).as_mut() {
+                v.base_copy_active = false;
+            }
+        }
+    }
+    for &st in &stages {
+        for u in 0..ctx.state.sampler_views[st].len() {
+            let Some(v) = (ctx.state.sampler_views[st][u] as *mut SamplerView).as_mut() else {
+                continue;
+            };
+            let Some(Ok(smp)) = ctx.state.samplers[st]
+                .get(u)
+                .and_then(|c| c.as_ref())
+                .map(|c| &c.desc)
+            else {
+                continue;
+            };
+            if v.lod_base == 0 || v.desc.is_err() || smp.mag_linear == smp.min_linear {
+                continue;
+            }
+            if v.base_copy.is_none() {
+                match make_base_copy(&v.base) {
+                    Ok(c) => v.base_copy = Some(c),
+                    Err(e) => {
+                        eprintln!("agx16: a copy of a view's levels from its base: {e}");
+                        continue;
+                    }
+                }
+            }
+            let copy = v.base_copy.as_ref().unwrap();
+            if !v.base_copy_active {
+                refresh_base_copy(ctx, screen, &v.base, copy.res)?;
+            }
+            v.base_copy_active = true;
+        }
+    }
+    Ok(())
+}
+
+/// A resource holding `view`'s levels from its base (its level 0), and the descriptor of a
+/// view of all of it with `view`'s format, swizzle and layers.
+unsafe fn make_base_copy(view: &sys::pipe_sampler_view) -> Result<BaseCopy, String> {
+    let src = &*view.texture;
+    let (b, last) = (view.u.tex.first_level(), view.u.tex.last_level());
+    if sys::util_format_is_depth_or_stencil(src.format()) {
+        return Err("depth/stencil images are not copied".into());
+    }
+    let mut templ = *src;
+    templ.next = std::ptr::null_mut();
+    templ.width0 = (src.width0 >> b).max(1);
+    templ.height0 = ((src.height0 as u32 >> b).max(1)) as u16;
+    if src.target() == sys::PIPE_TEXTURE_3D {
+        templ.depth0 = ((src.depth0 as u32 >> b).max(1)) as u16;
+    }
+    templ.last_level = (last - b) as u8;
+    templ.bind = sys::PIPE_BIND_SAMPLER_VIEW;
+    let res = crate::resource::resource_create(src.screen, &templ);
+    if res.is_null() {
+        return Err("the copy's image was not made".into());
+    }
+    let mut tmp = *view;
+    tmp.texture = res;
+    tmp.u.tex.set_first_level(0);
+    tmp.u.tex.set_last_level(last - b);
+    match texture_descriptor(&tmp) {
+        Ok((desc, 0)) => Ok(BaseCopy { res, desc }),
+        other => {
+            let mut r = res;
+            sys::pipe_resource_reference(&mut r, std::ptr::null_mut());
+            Err(match other {
+                Err(e) => e,
+                _ => "the copy is not described from its level 0".into(),
+            })
+        }
+    }
+}
+
+/// Copies `view`'s levels (every layer / face / slice) into `copy`'s levels from 0.
+unsafe fn refresh_base_copy(
+    ctx: &mut Context,
+    screen: &crate::screen::Screen,
+    view: &sys::pipe_sampler_view,
+    copy: *mut sys::pipe_resource,
+) -> Result<(), String> {
+    let src = view.texture;
+    ctx.render.sync_for_cpu(screen, src, false);
+    ctx.render.sync_for_cpu(screen, copy, true);
+    let (b, last) = (view.u.tex.first_level(), view.u.tex.last_level());
+    for level in b..=last {
+        let at = |d: u32| (d >> level).max(1) as i32;
+        let depth = if (*src).target() == sys::PIPE_TEXTURE_3D {
+            at((*src).depth0 as u32)
+        } else {
+            (*src).array_size as i32
+        };
+        let sbox = sys::pipe_box {
+            x: 0,
+            width: at((*src).width0),
+            y: 0,
+            height: at((*src).height0 as u32),
+            z: 0,
+            depth: depth as _,
+        };
+        crate::transfer::copy_region(copy, level - b, 0, 0, 0, src, level, &sbox)
+            .map_err(|e| format!("copying level {level} from the view's base: {e}"))?;
+    }
+    Ok(())
+}
+
+/// The mip filter and LOD range (in levels of the descriptor's chain, which starts at level 0)
+/// that sample a view of levels `base..=last` as GL does (ES 3.0 §3.8.10), from the sampler's
+/// mip filter and GL LOD range `gl` (relative to the base level): λ of level 0 is λ(base) +
+/// base, clamped to the GL range moved by `base` and to the view's levels. A single-level
+/// view (no mipmapping, or `base == last`) keeps λ up to 3/8 above the base (the largest
+/// bound below half a level the 8ths of the sampler's maximum hold), so nearest-mip
+/// selection stays on the base level while the unit still tells minification (λ > 0) from
+/// magnification, which a range pinned at 0 would turn into magnification everywhere.
+pub fn whole_chain_lod(
+    mip: MipFilter,
+    gl: (f32, f32),
+    (base, last): (u8, u8),
+) -> (MipFilter, f32, f32) {
+    let (b, last) = (base as f32, last as f32);
+    let (min, max) = gl;
+    let lo = b + min.max(0.0);
+    if mip == MipFilter::None || last <= b {
+        (
+            MipFilter::Nearest,
+            lo.min(b + 0.375),
+            (b + max).min(b + 0.375),
+        )
+    } else {
+        (mip, lo, (b + max).min(last))
+    }
 }
 
 /// glGenerateMipmap on the CPU for 2D images (each layer / face of 2D arrays and cube maps as one)

@@ -361,3 +361,52 @@ fn base_level_views_of_layered_images_describe_the_whole_chain() {
         destroy_resource(&s, unsafe { Box::from_raw(r as *mut Resource) });
     }
 }
+
+/// Views described from level 0 (cube maps, arrays, 3D) sample the levels GL selects (ES 3.0
+/// §3.8.10, with nearest-mip level ⌈λ + ½⌉ - 1 from the base, clamped to the view's last) through
+/// the sampler range `whole_chain_lod` gives, as the texture unit applies it (λ of level 0
+/// clamped to the range; minified when λ > 0; nearest mip: level ⌊λ + ½⌋; the maximum held in
+/// 8ths): for a view starting at level 0 also GL's magnification switch, for single-level views
+/// (GL TEXTURE_MAX_LEVEL 0 of a cube map) too.
+#[test]
+fn whole_chain_views_sample_the_levels_gl_selects() {
+    use crate::texture::whole_chain_lod;
+    let gl_ranges = [(-1000.0, 1000.0), (0.625, 2.0), (-1.0, 0.0), (1.25, 1.25)];
+    for (base, last) in [(0u8, 0u8), (0, 2), (1, 1), (2, 4), (3, 5)] {
+        for mip in [MipFilter::None, MipFilter::Nearest] {
+            for gl in gl_ranges {
+                let (m, lo, hi) = whole_chain_lod(mip, gl, (base, last));
+                let mut smp = Sampler {
+                    mip_filter: m,
+                    ..Default::default()
+                };
+                smp.set_lod_range(lo, hi);
+                let (lo, hi) = smp.lod_range();
+                for i in -40..80 {
+                    let lambda_base = i as f32 / 8.0 + 1.0 / 32.0;
+                    // GL: λ clamped to the sampler's range, relative to the base level.
+                    let l = lambda_base.clamp(gl.0, gl.1);
+                    let gl_minified = l > 0.0;
+                    let gl_level = if mip == MipFilter::None || !gl_minified {
+                        base
+                    } else {
+                        let d = ((l + 0.5).ceil() - 1.0).max(0.0) as u8;
+                        (base + d).min(last)
+                    };
+                    // The unit: λ of level 0.
+                    let unit = (lambda_base + base as f32).clamp(lo, hi);
+                    let unit_level = if m == MipFilter::None || unit <= 0.0 {
+                        0
+                    } else {
+                        (unit + 0.5).floor() as u8
+                    };
+                    let what = format!("{mip:?} {gl:?} levels {base}..={last} λ {lambda_base}");
+                    assert_eq!(unit_level, gl_level, "{what}");
+                    if base == 0 {
+                        assert_eq!(unit > 0.0, gl_minified, "{what}");
+                    }
+                }
+            }
+        }
+    }
+}

@@ -815,7 +815,7 @@ unsafe fn unit_words(ctx: &Context, stage: sys::pipe_shader_type, units: usize) 
                 v.u.tex.last_level() - first + 1,
             ]);
             let own = &*(v as *const sys::pipe_sampler_view as *const crate::texture::SamplerView);
-            w[agx16_compiler::nir::texture::LOD_BASE_WORD as usize] = own.lod_base as u32;
+            w[agx16_compiler::nir::texture::LOD_BASE_WORD as usize] = own.lod_base_word();
         }
         out.extend(w);
     }

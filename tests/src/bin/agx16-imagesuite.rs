@@ -376,6 +376,13 @@ const SCENES: &[Scene] = &[
         texture_targets::texture_cube_mipmap,
     ),
     s(
+        "texture_cube_base_level",
+        3,
+        1,
+        0,
+        texture_targets::texture_cube_base_level,
+    ),
+    s(
         "texel_fetch_targets",
         3,
         0,

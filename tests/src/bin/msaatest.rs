@@ -8,7 +8,7 @@
 //! window-system framebuffers upside down, so the blit reaches the driver flipped) and the
 //! pixels are read from there. With `scissor`, the destination is first cleared to 0 and the
 //! resolve runs with the scissor test on `SCISSOR` (x, y, width, height). With `rgba32f`, the
-//! renderbuffer and the resolved texture are RGBA32F (EXT_color_buffer_float; read back as
+//! renderbuffer and the resolved texture are RGBA32F (with `rgba16f`: RGBA16F) (EXT_color_buffer_float; read back as
 //! floats and printed as x 255 rounded to 8 bits); with `finish`, glFinish after each triangle
 //! ends the render, so every later triangle's render reloads the samples from memory. With
 //! `a2c`, GL_SAMPLE_ALPHA_TO_COVERAGE is on during the draws. With `surface`, the scene is drawn
@@ -43,7 +43,8 @@ fn main() -> ExitCode {
         blended: opt("blend"),
         window: opt("window"),
         scissor: opt("scissor"),
-        float: opt("rgba32f"),
+        float: opt("rgba32f") || opt("rgba16f"),
+        half: opt("rgba16f"),
         finish: opt("finish"),
         a2c: opt("a2c"),
         surface: opt("surface"),
@@ -62,6 +63,8 @@ struct Opts {
     window: bool,
     scissor: bool,
     float: bool,
+    /// RGBA16F instead of RGBA32F (with `float`).
+    half: bool,
     finish: bool,
     a2c: bool,
     surface: bool,
@@ -73,11 +76,16 @@ fn run(samples: i32, o: Opts) -> Result<(), String> {
         window,
         scissor,
         float,
+        half,
         finish,
         a2c,
         surface,
     } = o;
-    let format = if float { glow::RGBA32F } else { glow::RGBA8 };
+    let format = match (float, half) {
+        (true, true) => glow::RGBA16F,
+        (true, false) => glow::RGBA32F,
+        _ => glow::RGBA8,
+    };
     let n = SIZE as i32;
     let g = if surface {
         agx16_tests::gles::gles_pbuffer_samples(3, n, n, samples)?

@@ -14,8 +14,9 @@
 //! cube maps), found by turning the tap's texel centre back into a direction; a tap outside
 //! the face on both axes (a corner) is the average of the three texels that meet there (the
 //! method the GL specification recommends); wrap modes do not apply. The implicit LOD of a
-//! quad takes every pixel's direction projected onto the face of pixel (0,0), so the
-//! derivatives stay continuous where the quad straddles an edge.
+//! quad takes its pixels' directions projected onto one face, the one of its pixels' faces
+//! where the quad's footprint is smallest (see [`implicit_lod`]), so the derivatives stay
+//! continuous where the quad straddles an edge.
 
 use super::{blend, level_size, texel, At, Image, LaneInput, TexError, Texel};
 use crate::mem::GpuMemory;
@@ -162,29 +163,62 @@ pub(super) fn filter(
 }
 
 /// log2 of the quad's scale factor at level 0 (one per quad, as the 2D forms): pixels (1,0)
-/// and (0,1) against (0,0), each direction projected onto pixel (0,0)'s face.
-pub(super) fn implicit_lod(img: &Image, quad: [LaneInput; 3]) -> Result<f32, TexError> {
+/// and (0,1) against (0,0), their directions projected onto one face. Where the quad lies on
+/// one face that is its face (the plain differences of (s, t)). Where it straddles an edge
+/// (a quad at the edge of a face-filling primitive has helper pixels beyond it) each face
+/// that one of its four pixels selects is tried, and the smallest footprint is taken:
+/// projecting a direction that lies beyond a face's edge onto that face stretches its
+/// coordinates like a tangent, so the face the pixels lie on gives the derivative GL means
+/// (the derivatives of the face coordinates of the face the sampled pixel selects; dEQP's
+/// reference, tcuTexLookupVerifier, takes each pixel's own face), while pixel (0,0)'s face
+/// alone overstated λ by up to a level at corners (dEQP-GLES3 mipmap.cube.generate.*_fastest
+/// selected the next level at one corner pixel).
+pub(super) fn implicit_lod(
+    img: &Image,
+    quad: [LaneInput; 3],
+    fourth: Option<LaneInput>,
+) -> Result<f32, TexError> {
     let n = level_size(img, 0)[0] as f64;
-    let mut st = [[0f64; 2]; 3];
-    let f0 = face(&quad[0])?;
-    for (k, inp) in quad.iter().enumerate() {
+    let mut d = [[0f64; 3]; 3];
+    let mut faces = Vec::with_capacity(4);
+    for (k, inp) in quad.iter().chain(fourth.as_ref()).enumerate() {
         let f = face(inp)?;
-        let (s, t) = (
-            f32::from_bits(inp.words[0]) as f64,
-            f32::from_bits(inp.words[1]) as f64,
-        );
-        let d = direction(f, 2.0 * s - 1.0, 2.0 * t - 1.0);
-        let (sc, tc, ma) = axes(f0, d);
-        // A direction on the far side of the first pixel's face cannot be projected onto it:
-        // its own face coordinates stand in.
-        st[k] = if ma > 0.0 {
-            [(sc / ma + 1.0) / 2.0, (tc / ma + 1.0) / 2.0]
-        } else {
-            [s, t]
-        };
+        if k < 3 {
+            let (s, t) = (
+                f32::from_bits(inp.words[0]) as f64,
+                f32::from_bits(inp.words[1]) as f64,
+            );
+            d[k] = direction(f, 2.0 * s - 1.0, 2.0 * t - 1.0);
+        }
+        if !faces.contains(&f) {
+            faces.push(f);
+        }
     }
     let len = |a: [f64; 2], b: [f64; 2]| ((b[0] - a[0]) * n).hypot((b[1] - a[1]) * n);
-    Ok(len(st[0], st[1]).max(len(st[0], st[2])).log2() as f32)
+    // The quad's (s, t) on `face`, if every direction points at that face's side.
+    let on = |face: u32| -> Option<[[f64; 2]; 3]> {
+        let mut st = [[0f64; 2]; 3];
+        for k in 0..3 {
+            let (sc, tc, ma) = axes(face, d[k]);
+            if ma <= 0.0 {
+                return None;
+            }
+            st[k] = [(sc / ma + 1.0) / 2.0, (tc / ma + 1.0) / 2.0];
+        }
+        Some(st)
+    };
+    let scale = faces
+        .iter()
+        .filter_map(|&f| on(f))
+        .map(|st| len(st[0], st[1]).max(len(st[0], st[2])))
+        .fold(f64::INFINITY, f64::min);
+    if scale.is_finite() {
+        return Ok(scale.log2() as f32);
+    }
+    // No face sees all three directions (a quad spanning more than a face, e.g. a pixel whose
+    // quad neighbours lie on opposite sides): each pixel's own face coordinates stand in.
+    let own = |k: usize| [0, 1].map(|c| f32::from_bits(quad[k].words[c]) as f64);
+    Ok(len(own(0), own(1)).max(len(own(0), own(2))).log2() as f32)
 }
 
 /// [`select`] for the sampling tests of the parent module.

@@ -423,6 +423,39 @@ fn cube_implicit_lod_is_continuous_across_an_edge() {
     assert!(close(got, want), "{got:?} vs {want:?} (level 2)");
 }
 
+/// The corner quad of a 4x4-pixel draw that fills -Y of a 16x16 cube (λ = 2 everywhere): its
+/// pixel (1,1) is the draw's corner pixel, the other three are helpers beyond -Y's edges, on
+/// -X and +Z, and pixel (0,0) among them. Projected onto pixel (0,0)'s face (-X) the quad
+/// looks 6.8 texels wide (λ 2.77: level 3); on -Y, the face its drawn pixel selects, it is 4
+/// (GL's λ for every pixel of the draw, dEQP-GLES3 mipmap.cube.generate.*).
+#[test]
+fn cube_implicit_lod_of_a_corner_quad_takes_the_least_stretched_face() {
+    let f = fixture(Kind::Cube, 16, 16, 1, 5, smp(false, Wrap::Repeat));
+    let t = cube_op(TextureAccess::Bias);
+    let on = |d: [f64; 3]| {
+        let (f, s, t) = super::cube::tests_select(d);
+        cube_lane(s as f32, t as f32, f, 0.0)
+    };
+    // -Y at face coordinates (a, b) is the direction (a, -1, -b); pixels are 0.5 apart.
+    let px = |x: f64, y: f64| [-1.0 + 0.5 * (x + 0.5), -1.0, 1.0 - 0.5 * (y + 0.5)];
+    let quad = [px(-1.0, 4.0), px(0.0, 4.0), px(-1.0, 3.0), px(0.0, 3.0)];
+    let faces: Vec<u32> = quad
+        .iter()
+        .map(|&d| super::cube::tests_select(d).0)
+        .collect();
+    assert_eq!(faces, [1, 5, 1, 3], "-X, +Z, -X helpers around a -Y pixel");
+    let lanes: Vec<Option<LaneInput>> = quad
+        .iter()
+        .map(|&d| Some(LaneInput { words: on(d) }))
+        .collect();
+    let publications: Vec<LaneInput> = lanes.iter().map(|l| l.unwrap()).collect();
+    let rows = execute(&f.pt, &f.roots, &t, &lanes, Some(&publications)).unwrap();
+    let got: [f32; 4] = std::array::from_fn(|c| f32::from_bits(rows[c][3]));
+    // Level 2 is 4x4: the drawn pixel (s, t) = (0.125, 0.875) is texel (0, 3) of -Y.
+    let want = unorm(colour(2, 3, 0, 3));
+    assert!(close(got, want), "{got:?} vs {want:?} (level 2)");
+}
+
 /// Non-finite coordinates and a NaN implicit LOD sample something defined: NaN is coordinate
 /// 0, ±inf is ±2^24 texels (the clamp modes take the edge, repeat takes texel 0), a NaN LOD
 /// is level 0 (value_rules NonFiniteCoordinate / NanLod, inferred: counted).

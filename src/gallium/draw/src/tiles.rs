@@ -132,7 +132,8 @@ pub enum ReloadSource {
 ///
 /// Multisampled targets (`samples` > 1): the target is fetched as one wide texel per pixel
 /// (all its samples' bytes, at most 16: the plane's element, [`reload_view`] of the sample
-/// group's width) and sample s's words go to that sample alone (`tile_store_mask` with 1 << s
+/// group's width; groups of 32 or 64 bytes as four quarter-group texels, [`sample_view`]) and
+/// sample s's words go to that sample alone (`tile_store_mask` with 1 << s
 /// in a register: the T8132 driver's reload "loops over samples with a per-sample mask",
 /// GravityLinux/mesa agx_blit.c / README.apple9-es3.md); clears store to every sample.
 pub fn reload_body(
@@ -176,43 +177,53 @@ pub fn reload_body(
                         ));
                     };
                     let bytes = bytes as u32;
-                    // A group wider than one texel (4 samples of 16 bytes): each sample is a
-                    // texel of the doubled view (`reload_texture`), (2x + (s & 1), 2y + (s >> 1)).
-                    let wide = bytes * samples > 16;
-                    let group = (!wide).then(|| {
-                        b.texture(
-                            texture,
-                            0,
-                            TexKind::Fetch,
-                            agx16_compiler::ir::TexDim::D2,
-                            [Src::val(cx), Src::val(cy), Src::imm(0)],
-                        )
-                    });
-                    // The group's bytes as little-endian 32-bit components; sample s's
-                    // bytes start at s * bytes.
+                    // A group wider than one texel (32 or 64 bytes) is read through a view of
+                    // texels a quarter of the group wide (`reload_texture`): piece q of pixel
+                    // (x, y)'s group is texel (2x + (q & 1), 2y + (q >> 1)).
+                    let group = bytes * samples;
+                    let piece = if group > 16 { group / 4 } else { group };
+                    let mut pieces = [None; 4];
                     for smp in 0..samples {
                         let mask = b.alu(Op::Copy, Type::I32, [Src::imm(1 << smp)]);
-                        let (t, first) = match group {
-                            Some(t) => (t, smp * bytes),
-                            None => {
-                                let vx = b.alu(Op::Shl, Type::I32, [Src::val(cx), Src::imm(1)]);
-                                let vx =
-                                    b.alu(Op::IAdd, Type::I32, [Src::val(vx), Src::imm(smp & 1)]);
-                                let vy = b.alu(Op::Shl, Type::I32, [Src::val(cy), Src::imm(1)]);
-                                let vy =
-                                    b.alu(Op::IAdd, Type::I32, [Src::val(vy), Src::imm(smp >> 1)]);
-                                let t = b.texture(
-                                    texture,
-                                    0,
-                                    TexKind::Fetch,
-                                    agx16_compiler::ir::TexDim::D2,
-                                    [Src::val(vx), Src::val(vy), Src::imm(0)],
-                                );
-                                (t, 0)
-                            }
-                        };
+                        // The group's bytes as little-endian 32-bit components; sample s's
+                        // bytes start at s * bytes.
                         for k in 0..raw_words.max(1) as u32 {
-                            let at = first + 4 * k;
+                            let at = smp * bytes + 4 * k;
+                            let q = (at / piece) as usize;
+                            let t = match pieces[q] {
+                                Some(t) => t,
+                                None => {
+                                    let (vx, vy) = if group > 16 {
+                                        let vx =
+                                            b.alu(Op::Shl, Type::I32, [Src::val(cx), Src::imm(1)]);
+                                        let vx = b.alu(
+                                            Op::IAdd,
+                                            Type::I32,
+                                            [Src::val(vx), Src::imm(q as u32 & 1)],
+                                        );
+                                        let vy =
+                                            b.alu(Op::Shl, Type::I32, [Src::val(cy), Src::imm(1)]);
+                                        let vy = b.alu(
+                                            Op::IAdd,
+                                            Type::I32,
+                                            [Src::val(vy), Src::imm(q as u32 >> 1)],
+                                        );
+                                        (vx, vy)
+                                    } else {
+                                        (cx, cy)
+                                    };
+                                    let t = b.texture(
+                                        texture,
+                                        0,
+                                        TexKind::Fetch,
+                                        agx16_compiler::ir::TexDim::D2,
+                                        [Src::val(vx), Src::val(vy), Src::imm(0)],
+                                    );
+                                    pieces[q] = Some(t);
+                                    t
+                                }
+                            };
+                            let at = at % piece;
                             let comp = Src::comp(t, (at / 4) as u8);
                             let v = if bytes >= 4 {
                                 b.alu(Op::Copy, Type::I32, [comp])
@@ -426,31 +437,34 @@ const FIRST_RELOAD_SLOT: u8 = 6;
 /// (sim/GFX.md "Textures": integer formats sample as raw integers; texelFetch, no filtering),
 /// with the components it has (missing ones selected as 0/1, never a missing channel).
 /// Returns the channels and how many components carry the bytes.
-/// A twiddled plane of 64-byte sample groups (4 samples of 16 bytes) as a one-level image of
-/// 16-byte texels, twice as wide and high, over the same bytes: its tiles have twice the
-/// edge (tile edge T with T*T*bytes <= 16 KiB: 16 for 64 bytes, 32 for 16, agx16-cmdstream
-/// `tile_edge`) and the same bytes, and within a tile the Morton index of
-/// (2x + a, 2y + b) is 4 * Morton(x, y) + a + 2b, so texel (2x + (s & 1), 2y + (s >> 1)) is
-/// byte offset(x, y) + 16 s, sample s's bytes in the sample-minor layout. Checked here on the
-/// planes' geometry (and by the `sample_view_addresses_each_sample` test byte for byte).
+/// A twiddled plane of 32- or 64-byte sample groups (2 or 4 samples of 16 bytes, 4 of 8) as
+/// a one-level image of texels a quarter of the group wide (8 or 16 bytes), twice as wide and
+/// high, over the same bytes: its tiles have twice the edge (tile edge T with T*T*bytes <= 16
+/// KiB: 16 for 32 and 64 bytes, 32 for 8 and 16, agx16-cmdstream `tile_edge`) and the same
+/// bytes, and within a tile the Morton index of (2x + a, 2y + b) is 4 * Morton(x, y) + a + 2b,
+/// so texel (2x + (q & 1), 2y + (q >> 1)) is byte offset(x, y) + q * piece: quarter q of the
+/// pixel's group in the sample-minor layout. Checked here on the planes' geometry (and by the
+/// `sample_view_addresses_each_sample` test byte for byte).
 fn sample_view(plane: &PlaneLayout) -> Result<ImageLayout, DrawError> {
+    let piece = plane.element_bytes / 4;
     let view = ImageLayout::new(ImageDesc::simple_2d(
         2 * plane.width,
         2 * plane.height,
-        16,
+        piece,
         Tiling::Twiddled,
     ))
     .map_err(|e| DrawError::Framebuffer(format!("reload texture layout: {e}")))?;
     let v = &view.levels[0].plane;
-    if plane.element_bytes != 64
+    if !matches!(plane.element_bytes, 32 | 64)
         || v.size != plane.size
         || v.tile_w != 2 * plane.tile_w
         || v.tile_h != 2 * plane.tile_h
         || v.cols != plane.cols
     {
-        return Err(DrawError::Framebuffer(
-            "a 64-byte sample group plane without a 16-byte view of the same bytes".into(),
-        ));
+        return Err(DrawError::Framebuffer(format!(
+            "a {}-byte sample group plane without a {piece}-byte view of the same bytes",
+            plane.element_bytes
+        )));
     }
     Ok(view)
 }
@@ -492,18 +506,18 @@ fn reload_texture(t: &crate::fb::ColorTarget, samples: u32) -> Result<Texture, D
     // Multisampled: one texel is a pixel's sample group (the plane's element).
     let mut bytes = t.format.memory_bytes() * samples;
     let raw = samples > 1 || matches!(t.format, TileFormat::Raw { .. });
-    // No texel is 64 bytes wide: 4 samples of 16 bytes are read as a 16-byte image of twice
-    // the width and height ([`sample_view`]), where sample s of pixel (x, y) is texel
-    // (2x + (s & 1), 2y + (s >> 1)).
-    let wide = bytes == 64 && samples == 4;
+    // No texel is 32 or 64 bytes wide: such groups are read as an image of quarter-group
+    // texels of twice the width and height ([`sample_view`]), where quarter q of pixel
+    // (x, y)'s group is texel (2x + (q & 1), 2y + (q >> 1)).
+    let wide = samples > 1 && bytes > 16;
     let mut desc = ImageDesc::simple_2d(
         t.plane.width,
         t.plane.height,
-        if wide { 16 } else { bytes },
+        if wide { bytes / samples } else { bytes },
         Tiling::Twiddled,
     );
     if wide {
-        desc.samples = 4;
+        desc.samples = samples;
     }
     let mut layout = ImageLayout::new(desc)
         .map_err(|e| DrawError::Framebuffer(format!("reload texture layout: {e}")))?;
@@ -514,7 +528,7 @@ fn reload_texture(t: &crate::fb::ColorTarget, samples: u32) -> Result<Texture, D
     }
     if wide {
         layout = sample_view(&t.plane)?;
-        bytes = 16;
+        bytes /= 4;
     }
     let format = match raw {
         false => TextureFormat {
@@ -757,32 +771,38 @@ impl TilePrograms for G16Tiles<'_> {
 mod sample_view_tests {
     use super::*;
 
-    /// Every sample of every pixel of 4x 16-byte images of assorted sizes (below, at and past
-    /// the 16-element tile edge, odd and padded) is the 16-byte view's texel
-    /// (2x + (s & 1), 2y + (s >> 1)), byte for byte.
+    /// Every sample of every pixel of 4x 16-byte, 2x 16-byte and 4x 8-byte images of assorted
+    /// sizes (below, at and past the 16-element tile edge, odd and padded) is the quarter-group
+    /// view's texels (2x + (q & 1), 2y + (q >> 1)) for the quarters q it spans, byte for byte.
     #[test]
     fn sample_view_addresses_each_sample() {
-        for (w, h) in [
-            (1, 1),
-            (3, 5),
-            (16, 16),
-            (17, 9),
-            (40, 33),
-            (64, 7),
-            (100, 70),
-        ] {
-            let mut d = ImageDesc::simple_2d(w, h, 16, Tiling::Twiddled);
-            d.samples = 4;
-            let ms = ImageLayout::new(d).unwrap();
-            let view = sample_view(&ms.levels[0].plane).unwrap();
-            for y in 0..h {
-                for x in 0..w {
-                    for s in 0..4 {
-                        assert_eq!(
-                            ms.element_offset(0, 0, x, y, s),
-                            view.element_offset(0, 0, 2 * x + (s & 1), 2 * y + (s >> 1), 0),
-                            "{w}x{h} pixel ({x}, {y}) sample {s}"
-                        );
+        for (bytes, samples) in [(16u32, 4u32), (16, 2), (8, 4)] {
+            let piece = bytes * samples / 4;
+            for (w, h) in [
+                (1, 1),
+                (3, 5),
+                (16, 16),
+                (17, 9),
+                (40, 33),
+                (64, 7),
+                (100, 70),
+            ] {
+                let mut d = ImageDesc::simple_2d(w, h, bytes, Tiling::Twiddled);
+                d.samples = samples;
+                let ms = ImageLayout::new(d).unwrap();
+                let view = sample_view(&ms.levels[0].plane).unwrap();
+                for y in 0..h {
+                    for x in 0..w {
+                        for s in 0..samples {
+                            for at in (s * bytes..(s + 1) * bytes).step_by(piece as usize) {
+                                let q = at / piece;
+                                assert_eq!(
+                                    ms.element_offset(0, 0, x, y, s) + (at - s * bytes) as u64,
+                                    view.element_offset(0, 0, 2 * x + (q & 1), 2 * y + (q >> 1), 0),
+                                    "{samples}x{bytes} {w}x{h} pixel ({x}, {y}) sample {s}"
+                                );
+                            }
+                        }
                     }
                 }
             }

@@ -826,6 +826,57 @@ void main() { o = textureLod(u_tex, v_tc, gl_FragCoord.y > 32.0 ? 2.0 : 1.0); }
     }
 }
 
+/// A 128x128 cube map with its own texels at every level, sampled with TEXTURE_BASE_LEVEL 4
+/// and MAX_LEVEL 5 (a view from level 4 of 8x8 texels; at this size the chain from level 4 has
+/// another face stride than the whole chain, so the driver cannot describe the view from its
+/// base), LINEAR_MIPMAP_NEAREST minification and NEAREST magnification: the top row of faces
+/// is magnified (4.8 texels of level 4 over 20 pixels: NEAREST), the bottom row minified by a
+/// bias of 3 (λ 0.94 from the base: LINEAR on level 5), coordinates within [-0.6, 0.6] so that
+/// no bilinear tap leaves its face.
+pub fn texture_cube_base_level(gl: &Gl, _: &super::Ctx) -> Frame {
+    const FS: &str = "#version 300 es
+precision highp float;
+uniform highp samplerCube u_tex;
+in vec3 v_tc;
+out vec4 o;
+void main() { o = texture(u_tex, v_tc, gl_FragCoord.y > 32.0 ? 3.0 : 0.0); }
+";
+    unsafe {
+        draw_quads(gl, VS3, FS, &cube_quads(0.6), || {
+            let tex = gl.create_texture()?;
+            gl.bind_texture(glow::TEXTURE_CUBE_MAP, Some(tex));
+            for level in 0..8 {
+                let n = 128 >> level;
+                for f in 0..6u32 {
+                    let seed = (level as u8).wrapping_mul(50).wrapping_add(9);
+                    let data = texels(n, (30 * f as u8).wrapping_add(seed));
+                    gl.tex_image_2d(
+                        glow::TEXTURE_CUBE_MAP_POSITIVE_X + f,
+                        level,
+                        glow::RGBA as i32,
+                        n as i32,
+                        n as i32,
+                        0,
+                        glow::RGBA,
+                        glow::UNSIGNED_BYTE,
+                        glow::PixelUnpackData::Slice(Some(&data)),
+                    );
+                }
+            }
+            params(
+                gl,
+                glow::TEXTURE_CUBE_MAP,
+                glow::LINEAR_MIPMAP_NEAREST,
+                glow::NEAREST,
+                glow::CLAMP_TO_EDGE,
+            );
+            gl.tex_parameter_i32(glow::TEXTURE_CUBE_MAP, glow::TEXTURE_BASE_LEVEL, 4);
+            gl.tex_parameter_i32(glow::TEXTURE_CUBE_MAP, glow::TEXTURE_MAX_LEVEL, 5);
+            check(gl, "cube map levels")
+        })
+    }
+}
+
 /// texelFetch on a 2D array (layers 2 and 0, levels 0 and 1) and a 3D texture (slice 3 of
 /// level 0, slice 1 of level 1): one program per lookup, 8x8 texels over 16x24 pixels.
 pub fn texel_fetch_targets(gl: &Gl, _: &super::Ctx) -> Frame {
