@@ -76,6 +76,8 @@ pub enum Rule {
     IntegerLinearFilter,
     NonFinitePosition,
     DepthBiasUnit,
+    DepthUnorm16,
+    CubeLodAcrossFaces,
 }
 
 /// One row of the table.
@@ -113,7 +115,7 @@ macro_rules! rule {
 }
 
 /// The table, in [`Rule`] order.
-pub const RULES: [RuleInfo; 24] = [
+pub const RULES: [RuleInfo; 26] = [
     rule!(
         FMinMaxNan,
         "fminmax_nan",
@@ -305,6 +307,22 @@ pub const RULES: [RuleInfo; 24] = [
         "2^-16 on unorm16 depth, 2^(e - 23) on f32 depth (e: exponent of the triangle's largest |z|)",
         GlesRule,
         "GLES 3.0 section 3.6.5 (r is implementation-defined; the D3D/Metal floating-point rule)"
+    ),
+    rule!(
+        DepthUnorm16,
+        "depth_unorm16",
+        "a fragment's depth tested against and stored to a 16-bit unorm depth plane",
+        "round(z * 65535) / 65535, the plane's fixed-point value, in the test and the store",
+        M4Driver,
+        "GravityLinux/mesa:src/asahi/README.apple9-es3.md (fbo.blit.depth_stencil.depth_component16_scale passes on M4; GLES 3.0 section 2.13.1)"
+    ),
+    rule!(
+        CubeLodAcrossFaces,
+        "cube_lod_across_faces",
+        "implicit LOD of a cube-map quad whose pixels select different faces",
+        "the smallest footprint among the quad's faces (its differences projected onto each)",
+        GlesRule,
+        "GLES 3.0 section 3.8.10 (the derivatives of the selected face's coordinates); dEQP tcuTexLookupVerifier takes each pixel's own face"
     ),
 ];
 

@@ -97,7 +97,9 @@ fn evaluate(
             // The scissor entry's depth range bounds the fragment depth (G13 genxml).
             z = z.max(s.min_z).min(s.max_z);
         }
-        let z = zs.depth_of(z);
+        let z = zs
+            .depth_of(z)
+            .map_err(|w| super::unestablished(d.at, "depth test", w))?;
         let i = base + k;
         let out = test(face, z, zs.z[i], zs.s[i], d.at)?;
         passed |= (out.pass as u8) << k;
@@ -303,7 +305,9 @@ fn shade_group(
                 let with_z;
                 let lane = match r.depth_bits {
                     Some(bits) => {
-                        let z = zs.depth_of(f32::from_bits(bits));
+                        let z = zs
+                            .depth_of(f32::from_bits(bits))
+                            .map_err(|w| super::unestablished(d.at, "depth store", w))?;
                         let mut outs = lane.outs;
                         let mut passed = 0;
                         for (s, o) in outs.iter_mut().enumerate() {

@@ -108,11 +108,13 @@ impl ZsTile {
     /// (dEQP-GLES3 fbo.blit.depth_stencil.depth_component16_scale draws at the depth an earlier
     /// render stored and expects LESS to fail). The M4's own Z16 arithmetic is not measured; the
     /// M4 driver passes that case on M4 (GravityLinux/mesa README.apple9-es3.md), inferred.
-    pub fn depth_of(&self, z: f32) -> f32 {
+    /// Value rule `depth_unorm16` (counted per fragment).
+    pub fn depth_of(&self, z: f32) -> Result<f32, String> {
         if self.unorm16 {
-            (z.clamp(0.0, 1.0) * 65535.0).round() / 65535.0
+            crate::value_rules::apply(crate::value_rules::Rule::DepthUnorm16, 1, None)?;
+            Ok((z.clamp(0.0, 1.0) * 65535.0).round() / 65535.0)
         } else {
-            z
+            Ok(z)
         }
     }
 }

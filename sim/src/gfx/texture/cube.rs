@@ -207,6 +207,10 @@ pub(super) fn implicit_lod(
         }
         Some(st)
     };
+    if faces.len() > 1 {
+        crate::value_rules::apply(crate::value_rules::Rule::CubeLodAcrossFaces, 1, None)
+            .map_err(TexError::Refused)?;
+    }
     let scale = faces
         .iter()
         .filter_map(|&f| on(f))
