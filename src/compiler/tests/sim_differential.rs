@@ -102,7 +102,7 @@ fn fadd_immediate_matches_reference() {
 }
 
 #[test]
-#[ignore = "agx16-sim refuses the ffma ctrl/a_aux values of the hardware-run EXP-M4-55 k_sin template (request filed with sim)"]
+#[ignore = "agx16-sim refuses the raw bits of the only ffma bytes known (EXP-M4-55 k_sin template; request filed with sim); NIR ffma is split into fmul + fadd (lower_ffma32), so only IR built by hand reaches this form"]
 fn fused_multiply_add_with_negation_matches_reference() {
     let f = kernel(3, |b, i| {
         let n = Src {

@@ -70,7 +70,11 @@ pub fn options() -> &'static nir_shader_compiler_options {
                 // f2f16/u2u16 would need 16-bit registers).
                 lower_pack_half_2x16: true,
                 lower_unpack_half_2x16: true,
-                fuse_ffma32: true,
+                // No fused multiply-add: the only ffma bytes known (EXP-M4-55 k_sin, M4) carry
+                // raw bits whose behaviour no hardware run the model reproduces establishes
+                // (agx16-sim refuses them), so ffma becomes fmul + fadd, both measured forms.
+                // GLSL ES 3.00 has no fma() and lets a*b+c round either way.
+                lower_ffma32: true,
                 // The global invocation id is a special register (get_sr, isel/encode.rs);
                 // without this nir_lower_system_values rebuilds it from the workgroup id.
                 has_cs_global_id: true,
