@@ -15,7 +15,7 @@ pub unsafe fn run(s: *mut m::nir_shader) {
         // agx_compile.c orders vars_to_ssa before lowering the remaining indirect derefs.
         m::nir_lower_vars_to_ssa(s);
         m::nir_remove_dead_variables(s, m::nir_var_function_temp, std::ptr::null());
-        m::nir_lower_indirect_derefs(s, m::nir_var_function_temp, 64);
+        m::nir_lower_indirect_derefs(s, m::nir_var_function_temp, 256);
         m::nir_lower_vars_to_ssa(s);
         // Integer division and modulo as a reciprocal estimate refined with multiplies and
         // compares (no divide instruction).

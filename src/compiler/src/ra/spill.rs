@@ -36,12 +36,34 @@ fn set_cond(ns: &mut [CfNode], from: Value, to: Value, after_block: usize) {
     }
 }
 
+/// Whether a spilled phi of block `b` can live in memory only: every predecessor of `b` has `b`
+/// as its only successor, so a store at a predecessor's end is seen by `b` alone (structured
+/// NIR-shaped control flow: a loop's preheader and latch, the two arms of an `if`).
+fn memory_phi_block(cfg: &Cfg, b: usize) -> bool {
+    let preds = cfg.preds(crate::ir::BlockId(b as u32));
+    !preds.is_empty() && preds.iter().all(|p| cfg.succs(*p).len() == 1)
+}
+
 /// Spill each value of `slot_of` (value -> its slot) everywhere, all in one pass over the
-/// program: a store after the definition (after the whole phi group for a phi), a reload into
-/// a fresh value before each instruction reading it (one per instruction), and one reload at
-/// the end of a predecessor block for its phi sources and its branch condition.
-fn spill_values(f: &mut Function, lv: &Liveness, slot_of: &[Option<u32>], stats: &mut SpillStats) {
+/// program: a store after the definition, a reload into a fresh value before each instruction
+/// reading it (one per instruction), and one reload at the end of a predecessor block for its
+/// phi sources and its branch condition.
+///
+/// A spilled phi becomes a *memory phi* where its block allows it (`memory_phi_block`): the phi
+/// is removed and each predecessor stores its source into the phi's slot at its end (after the
+/// reloads there, so every source is read before any slot is overwritten), so the phi never
+/// occupies a register — a loop header with more live phis than registers (large local arrays
+/// lowered to SSA values) fits. Elsewhere the phi stays and is stored after the phi group.
+fn spill_values(
+    f: &mut Function,
+    cfg: &Cfg,
+    lv: &Liveness,
+    slot_of: &[Option<u32>],
+    stats: &mut SpillStats,
+) {
     let slot = |v: Value| slot_of.get(v.0 as usize).copied().flatten();
+    // Memory phis: (block, phi value, its sources with their predecessors).
+    let mut mem_phis: Vec<(usize, Value, Vec<(Src, crate::ir::BlockId)>)> = Vec::new();
     let mut fill = |f: &mut Function, v: Value, s: u32| {
         stats.fills += 1;
         let n = f.new_value(f.shape(v));
@@ -53,9 +75,19 @@ fn spill_values(f: &mut Function, lv: &Liveness, slot_of: &[Option<u32>], stats:
         let mut out = Vec::with_capacity(old.len() + 2);
         let n_phis = old.iter().take_while(|i| i.op == Op::Phi).count();
         let mut phi_spills = Vec::new();
+        let mem_block = memory_phi_block(cfg, bi);
         for (ii, mut i) in old.into_iter().enumerate() {
             if ii == n_phis {
                 out.append(&mut phi_spills);
+            }
+            if let (Op::Phi, true, Some(d)) = (i.op, mem_block, i.dst) {
+                if slot(d).is_some() && i.srcs.iter().all(|s| !s.neg && !s.abs) {
+                    stats.spills += 1;
+                    spilled.push(d);
+                    let srcs = i.srcs.iter().copied().zip(i.phi_preds.iter().copied());
+                    mem_phis.push((bi, d, srcs.collect()));
+                    continue;
+                }
             }
             if i.op != Op::Phi {
                 // One reload per spilled value the instruction reads, in source order.
@@ -134,6 +166,131 @@ fn spill_values(f: &mut Function, lv: &Liveness, slot_of: &[Option<u32>], stats:
                 set_cond(&mut f.body, v, n, bi);
             }
         }
+    }
+    store_memory_phis(f, lv, &slot, &mem_phis, stats);
+}
+
+/// The predecessor-end stores of the memory phis (`spill_values`), after every reload already
+/// placed at those ends. A source that is itself a memory phi of the same block is reloaded
+/// before any store of that predecessor (phis read their sources simultaneously: a rotation of
+/// array elements through a loop must not see a slot already overwritten); a source still
+/// needed after the store (live into the block, or read by another phi there), an immediate, a
+/// uniform or one component of a tuple is copied first, because the store releases the register
+/// it reads. A phi whose source is itself keeps its slot unchanged on that edge.
+fn store_memory_phis(
+    f: &mut Function,
+    lv: &Liveness,
+    slot: &dyn Fn(Value) -> Option<u32>,
+    mem_phis: &[(usize, Value, Vec<(Src, crate::ir::BlockId)>)],
+    stats: &mut SpillStats,
+) {
+    let mut preds: Vec<usize> = mem_phis
+        .iter()
+        .flat_map(|(_, _, srcs)| srcs.iter().map(|(_, p)| p.0 as usize))
+        .collect();
+    preds.sort_unstable();
+    preds.dedup();
+    for p in preds {
+        let here: Vec<(usize, Value, Src)> = mem_phis
+            .iter()
+            .filter_map(|(b, d, srcs)| {
+                let (s, _) = srcs.iter().find(|(_, q)| q.0 as usize == p)?;
+                Some((*b, *d, *s))
+            })
+            .collect();
+        let succ = here[0].0;
+        // How often each value is read on this edge: by the memory phis and the phis left.
+        let mut reads: std::collections::HashMap<Value, u32> = Default::default();
+        for (_, _, s) in &here {
+            if let Some(v) = s.value() {
+                *reads.entry(v).or_default() += 1;
+            }
+        }
+        for i in f.blocks[succ].instrs.iter().take_while(|i| i.op == Op::Phi) {
+            for (s, q) in i.srcs.iter().zip(&i.phi_preds) {
+                if let Some(v) = s.value().filter(|_| q.0 as usize == p) {
+                    *reads.entry(v).or_default() += 1;
+                }
+            }
+        }
+        let is_mem_phi_here = |v: Value| here.iter().any(|(_, d, _)| *d == v);
+        let mut seq: Vec<Instr> = Vec::new();
+        // Sources that are memory phis of this block: reloaded before any store.
+        let mut reloaded: std::collections::HashMap<Value, Value> = Default::default();
+        for (_, d, s) in &here {
+            let Some(v) = s.value() else { continue };
+            if v != *d && is_mem_phi_here(v) && !reloaded.contains_key(&v) {
+                let n = f.new_value(f.shape(v));
+                stats.fills += 1;
+                seq.push(Instr::new(
+                    Op::Fill {
+                        slot: slot(v).unwrap(),
+                    },
+                    Some(n),
+                    [],
+                ));
+                reloaded.insert(v, n);
+            }
+        }
+        for (_, d, s) in &here {
+            let ps = slot(*d).unwrap();
+            let shape = f.shape(*d);
+            let whole = |f: &Function, v: Value, comp: u8| comp == 0 && f.shape(v) == shape;
+            let stored = match s.op {
+                Operand::Value { v, .. } if v == *d => continue,
+                Operand::Value { v, comp } if reloaded.contains_key(&v) => {
+                    let n = reloaded[&v];
+                    if whole(f, v, comp) {
+                        // Read by another store too: copy (the store releases its source).
+                        let c = f.new_value(shape);
+                        seq.push(Instr::new(Op::Copy, Some(c), [Src::val(n)]));
+                        c
+                    } else {
+                        let c = f.new_value(shape);
+                        let mut src = *s;
+                        src.op = Operand::Value { v: n, comp };
+                        seq.push(Instr::new(Op::Copy, Some(c), [src]));
+                        c
+                    }
+                }
+                Operand::Value { v, comp } if slot(v).is_some() => {
+                    let n = f.new_value(f.shape(v));
+                    stats.fills += 1;
+                    seq.push(Instr::new(
+                        Op::Fill {
+                            slot: slot(v).unwrap(),
+                        },
+                        Some(n),
+                        [],
+                    ));
+                    if whole(f, v, comp) {
+                        n
+                    } else {
+                        let c = f.new_value(shape);
+                        let mut src = *s;
+                        src.op = Operand::Value { v: n, comp };
+                        seq.push(Instr::new(Op::Copy, Some(c), [src]));
+                        c
+                    }
+                }
+                Operand::Value { v, comp }
+                    if whole(f, v, comp)
+                        && reads.get(&v) == Some(&1)
+                        && !lv.live_in[succ].contains(v) =>
+                {
+                    v
+                }
+                _ => {
+                    let c = f.new_value(shape);
+                    seq.push(Instr::new(Op::Copy, Some(c), [*s]));
+                    c
+                }
+            };
+            seq.push(Instr::new(Op::Spill { slot: ps }, None, [Src::val(stored)]));
+        }
+        let blk = &mut f.blocks[p].instrs;
+        let at = blk.len() - blk.last().is_some_and(|i| i.op.is_terminator()) as usize;
+        blk.splice(at..at, seq);
     }
 }
 
@@ -382,7 +539,7 @@ pub fn spill_to_fit(
         if chosen == 0 {
             return Ok(stats);
         }
-        spill_values(f, &lv, &slot_of, &mut stats);
+        spill_values(f, &cfg, &lv, &slot_of, &mut stats);
         for (v, s) in slot_of.iter().enumerate() {
             if s.is_some() {
                 unspillable[v] = true;

@@ -2365,6 +2365,43 @@ pub fn hand_written() -> Vec<Case> {
             }),
         ),
         hand(
+            "local_array_100",
+            vec![a(sc(I))],
+            sc(I),
+            cw(1, |x| {
+                let x = i(x[0]);
+                let ux = x as u32;
+                let mut t: Vec<i32> = (0..100)
+                    .map(|k| x.wrapping_mul(k).wrapping_add(3))
+                    .collect();
+                for k in 0..(ux & 15) {
+                    let d = (ux.wrapping_add(k.wrapping_mul(7)) % 100) as usize;
+                    let s = ((ux >> 4).wrapping_add(k.wrapping_mul(13)) % 100) as usize;
+                    t[d] = t[d].wrapping_add(t[s]);
+                }
+                exact(t[(ux % 100) as usize].wrapping_sub(t[((ux >> 8) % 100) as usize]) as u32)
+            }),
+        ),
+        hand(
+            "local_array_100_rotate",
+            vec![a(sc(I))],
+            sc(I),
+            cw(1, |x| {
+                let x = i(x[0]);
+                let ux = x as u32;
+                let mut t: Vec<i32> = (0..100)
+                    .map(|k| x.wrapping_mul(k).wrapping_add(3))
+                    .collect();
+                t[((ux >> 3) % 100) as usize] ^= 5;
+                for k in 0..(ux & 7) as i32 {
+                    t.rotate_left(1);
+                    t[99] = t[99].wrapping_add(k);
+                }
+                let (p, q) = (t[(ux % 100) as usize], t[((ux >> 8) % 100) as usize]);
+                exact(p.wrapping_add(q.wrapping_mul(3)) as u32)
+            }),
+        ),
+        hand(
             "nested_loops",
             vec![ad(sc(I), Dom::Int(0, 6)), ad(sc(I), Dom::Int(0, 6))],
             sc(I),
