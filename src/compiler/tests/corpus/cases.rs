@@ -2393,10 +2393,7 @@ pub fn hand_written() -> Vec<Case> {
                     .map(|k| x.wrapping_mul(k).wrapping_add(3))
                     .collect();
                 t[((ux >> 3) % 100) as usize] ^= 5;
-                for k in 0..(ux & 7) as i32 {
-                    t.rotate_left(1);
-                    t[99] = t[99].wrapping_add(k);
-                }
+                t.rotate_left((ux & 7) as usize);
                 let (p, q) = (t[(ux % 100) as usize], t[((ux >> 8) % 100) as usize]);
                 exact(p.wrapping_add(q.wrapping_mul(3)) as u32)
             }),

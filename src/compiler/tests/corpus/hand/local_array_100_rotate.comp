@@ -1,8 +1,9 @@
 #version 310 es
 // agx16 GLSL corpus (hand-written): a 100-element local array rotated by one element per loop
 // iteration (direct accesses: at the loop header each element's phi reads the next element's
-// phi, so phis kept in scratch read slots that other phis of the same header overwrite on the
-// same edge), after a data-dependent write, then two data-dependent reads; reference in
+// phi, a cycle through all of them, so phis kept in scratch read slots that other phis of the
+// same header overwrite on the same edge), after a data-dependent write, then two
+// data-dependent reads; reference in
 // tests/corpus/cases.rs.
 layout(local_size_x = 64) in;
 layout(std430, binding = 0) readonly buffer In0 { int a0[]; };
@@ -117,7 +118,7 @@ void main() {
         t[96] = t[97];
         t[97] = t[98];
         t[98] = t[99];
-        t[99] = first + k;
+        t[99] = first;
     }
     r[i] = t[int(ux % 100u)] + 3 * t[int((ux >> 8) % 100u)];
 }
