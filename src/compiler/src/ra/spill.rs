@@ -633,15 +633,28 @@ pub fn spill_to_fit(
         slots: first_slot,
         ..Default::default()
     };
+    // Values already spilled: reloads, and values stored right after their definition (after
+    // the phi group for a phi). A memory phi's store at a predecessor's end reads an ordinary
+    // value, which stays spillable (spilling it turns that store's source into a reload).
     let mut unspillable = vec![false; f.shapes.len()];
     for b in &f.blocks {
+        let mut recent: Vec<Value> = Vec::new();
         for i in &b.instrs {
             match i.op {
-                Op::Fill { .. } => i.dst.iter().for_each(|d| unspillable[d.0 as usize] = true),
+                Op::Fill { .. } => {
+                    i.dst.iter().for_each(|d| unspillable[d.0 as usize] = true);
+                    recent.clear();
+                    recent.extend(i.dst);
+                }
                 Op::Spill { .. } => i
                     .src_values()
+                    .filter(|v| recent.contains(v))
                     .for_each(|v| unspillable[v.0 as usize] = true),
-                _ => {}
+                Op::Phi => recent.extend(i.dst),
+                _ => {
+                    recent.clear();
+                    recent.extend(i.dst);
+                }
             }
         }
     }
