@@ -198,7 +198,11 @@ fn coalesce_memory_phis(
             if is_memory_phi(cfg, bi, i, slot_of) {
                 let d = i.dst.unwrap();
                 block_of.insert(d, bi);
-                edges.extend(i.src_values().map(|v| (d, v)));
+                // Only a whole value of the phi's own shape can share its slot.
+                edges.extend(i.srcs.iter().filter_map(|s| match s.op {
+                    Operand::Value { v, comp: 0 } if f.shape(v) == f.shape(d) => Some((d, v)),
+                    _ => None,
+                }));
             }
         }
     }
@@ -573,6 +577,7 @@ fn choose(
 fn spill_phis_of_spilled(
     f: &Function,
     cfg: &Cfg,
+    whole_gprs_only: bool,
     unspillable: &[bool],
     slot_of: &mut [Option<u32>],
     next_slot: &mut u32,
@@ -596,7 +601,10 @@ fn spill_phis_of_spilled(
         changed = false;
         for i in &phis {
             let d = i.dst.unwrap();
-            if slot_of[d.0 as usize].is_some() || unspillable[d.0 as usize] {
+            if slot_of[d.0 as usize].is_some()
+                || unspillable[d.0 as usize]
+                || (whole_gprs_only && !f.shape(d).halves().is_multiple_of(2))
+            {
                 continue;
             }
             if i.src_values()
@@ -677,7 +685,14 @@ pub fn spill_to_fit(
         if chosen == 0 {
             return Ok(stats);
         }
-        spill_phis_of_spilled(f, &cfg, &unspillable, &mut slot_of, &mut stats.slots);
+        spill_phis_of_spilled(
+            f,
+            &cfg,
+            whole_gprs_only,
+            &unspillable,
+            &mut slot_of,
+            &mut stats.slots,
+        );
         spill_values(f, &cfg, &lv, &slot_of, &mut stats);
         for (v, s) in slot_of.iter().enumerate() {
             if s.is_some() {
