@@ -37,6 +37,9 @@ fn set_cond(ns: &mut [CfNode], from: Value, to: Value, after_block: usize) {
     }
 }
 
+/// A phi kept in memory: its block, its value, its sources with their predecessors.
+type MemoryPhi = (usize, Value, Vec<(Src, crate::ir::BlockId)>);
+
 /// Whether a spilled phi of block `b` can live in memory only: every predecessor of `b` has `b`
 /// as its only successor, so a store at a predecessor's end is seen by `b` alone (structured
 /// NIR-shaped control flow: a loop's preheader and latch, the two arms of an `if`).
@@ -64,8 +67,7 @@ fn spill_values(
 ) {
     let slots = coalesce_memory_phis(f, cfg, lv, slot_of);
     let slot = |v: Value| slots.get(v.0 as usize).copied().flatten();
-    // Memory phis: (block, phi value, its sources with their predecessors).
-    let mut mem_phis: Vec<(usize, Value, Vec<(Src, crate::ir::BlockId)>)> = Vec::new();
+    let mut mem_phis: Vec<MemoryPhi> = Vec::new();
     let mut fill = |f: &mut Function, v: Value, s: u32| {
         stats.fills += 1;
         let n = f.new_value(f.shape(v));
@@ -251,7 +253,7 @@ fn store_memory_phis(
     f: &mut Function,
     lv: &Liveness,
     slot: &dyn Fn(Value) -> Option<u32>,
-    mem_phis: &[(usize, Value, Vec<(Src, crate::ir::BlockId)>)],
+    mem_phis: &[MemoryPhi],
     stats: &mut SpillStats,
 ) {
     let mut preds: Vec<usize> = mem_phis
