@@ -2414,6 +2414,27 @@ pub fn hand_written() -> Vec<Case> {
             }),
         ),
         hand(
+            "local_array_100_break",
+            vec![a(sc(I))],
+            sc(I),
+            cw(1, |x| {
+                let x = i(x[0]);
+                let ux = x as u32;
+                let mut t: Vec<i32> = (0..100).map(|k| x.wrapping_sub(5 * k)).collect();
+                for k in 0..12u32 {
+                    let d = (ux.wrapping_add(k * 11) % 100) as usize;
+                    t[d] = t[d].wrapping_add(k as i32 + 1);
+                    if (ux >> k) & 3 == 3 {
+                        break;
+                    }
+                    let e = ((ux >> 5).wrapping_add(k * 17) % 100) as usize;
+                    t[e] ^= t[k as usize];
+                }
+                let (p, q) = (t[(ux % 100) as usize], t[((ux >> 9) % 100) as usize]);
+                exact(p.wrapping_sub(q.wrapping_mul(7)) as u32)
+            }),
+        ),
+        hand(
             "local_array_100_rotate",
             vec![a(sc(I))],
             sc(I),
