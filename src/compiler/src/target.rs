@@ -55,7 +55,8 @@ pub trait RegTarget {
     fn gprs(&self) -> u32;
     /// Exclusive upper bound of the GPR the destination of `i` can name.
     fn dst_reach(&self, i: &Instr, ty: Type) -> u32;
-    /// Exclusive upper bound of the GPR source `src` of `i` can name.
+    /// Exclusive upper bound of the GPR source `src` of `i` can name; `ty` is the instruction's
+    /// type (its result's, `I32` without one), which selects the form.
     fn src_reach(&self, i: &Instr, ty: Type, src: usize) -> u32;
     /// Scratch accesses move whole 32-bit registers: 16-bit values are never spilled (their
     /// store and reload would read and overwrite the other half of the register).

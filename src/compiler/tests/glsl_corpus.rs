@@ -28,9 +28,10 @@ fn bless() -> bool {
     std::env::var("AGX16_CORPUS_BLESS").is_ok_and(|v| v == "1")
 }
 
-/// Run `code` with `buffers[k]` at buffer slot k; returns the buffers afterwards.
-fn run_on_model(code: &[u8], buffers: &[Vec<u32>]) -> Result<Vec<Vec<u32>>, String> {
-    agx16_sim::harness::run_with_buffers(code, buffers, &[], THREADS, 0)
+/// Run `code` with `buffers[k]` at buffer slot k and `scratch` bytes of scratch per invocation
+/// (frame extent A); returns the buffers afterwards.
+fn run_on_model(code: &[u8], buffers: &[Vec<u32>], scratch: u32) -> Result<Vec<Vec<u32>>, String> {
+    agx16_sim::harness::run_with_buffers(code, buffers, &[], THREADS, scratch)
 }
 
 /// Pass, or the reason it failed (one line).
@@ -43,7 +44,7 @@ fn run_case(case: &Case) -> Result<(), String> {
         let args = bufs.clone();
         // The output starts as a pattern no kernel writes by accident.
         bufs.push(vec![0xdead_beef; case.out.comps() * THREADS as usize]);
-        let got = run_on_model(&compiled.code, &bufs)
+        let got = run_on_model(&compiled.code, &bufs, 4 * compiled.mir.scratch_words)
             .map_err(|e| format!("model: {}", first_line(&e)))?;
         let out = &got[case.args.len()];
         for t in 0..THREADS as usize {
@@ -206,6 +207,22 @@ fn glsl_corpus_runs_on_the_model_against_the_reference() {
         problems.len(),
         problems.join("\n")
     );
+}
+
+/// Local arrays larger than the register file, indexed by variables inside a loop (issue #14):
+/// every element a loop-carried phi, more phis than registers at the loop header. They compile
+/// (the allocator keeps spilled phis in scratch, `ra::spill` memory phis) and match the CPU
+/// reference on the model. The whole corpus runs them too; this runs them alone.
+#[test]
+fn large_local_arrays_run_on_the_model() {
+    let cases: Vec<Case> = cases::hand_written()
+        .into_iter()
+        .filter(|c| c.path.starts_with("hand/local_array_1"))
+        .collect();
+    assert!(!cases.is_empty());
+    for c in &cases {
+        run_case(c).unwrap_or_else(|e| panic!("{}: {e}", c.path));
+    }
 }
 
 /// The kind of failure (compile / model / mismatch), which must not change silently.

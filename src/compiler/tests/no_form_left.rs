@@ -112,6 +112,51 @@ fn special_function_sources_beyond_r63() {
     );
 }
 
+/// 88 live integers and `float()` of each (then `int()` of a product): most sources are in r64
+/// and above, where `i2f` and `f2i` cannot read them (agx16-isa reach r0-r63). The allocator
+/// looks the reach up by the instruction's type; by the source's type a conversion named no
+/// form, so those sources reached the encoder unsplit ("r72 is outside the reach r0..r63 of
+/// i2f operand SrcA", a 100-element local array).
+#[test]
+fn conversion_sources_beyond_r63() {
+    let live = 88u32;
+    let mut b = Builder::new(Stage::Compute);
+    let x = b.sysval(SysVal::GlobalId(0));
+    let loads: Vec<Value> = (0..8)
+        .map(|k| {
+            let i = b.iadd(x, Src::imm(THREADS * k));
+            b.load_global(0, i, Type::I32, 1)
+        })
+        .collect();
+    let vals: Vec<Value> = (0..live)
+        .map(|k| b.iadd(loads[k as usize % 8], Src::imm(k * 3)))
+        .collect();
+    let mut acc = b.alu(Op::I2F { signed: true }, Type::F32, [Src::val(vals[0])]);
+    let mut iacc = b.iadd(vals[0], Src::imm(0));
+    for v in &vals[1..] {
+        let y = b.alu(Op::I2F { signed: true }, Type::F32, [Src::val(*v)]);
+        acc = b.fadd(acc, y);
+        let h = b.fmul(y, Src::imm_f32(0.5));
+        let z = b.alu(Op::F2I { signed: true }, Type::I32, [Src::val(h)]);
+        iacc = b.iadd(iacc, z);
+    }
+    b.store_global(1, x, acc);
+    let x2 = b.iadd(x, Src::imm(THREADS));
+    b.store_global(1, x2, iacc);
+    let f = b.finish();
+    // Small integers: every conversion and sum exact, no float->int out of range.
+    let small: Vec<u32> = inputs(6, 8 * THREADS as usize)
+        .iter()
+        .map(|w| w & 0xffff)
+        .collect();
+    let c = check(&f, &[small, vec![0; 2 * THREADS as usize]], &[]);
+    assert!(
+        top_gpr(&c) > 64,
+        "the kernel no longer reaches r64: {}",
+        c.mir
+    );
+}
+
 /// A loop carrying 80 values that start as distinct wide immediates, four of them as components
 /// of a uniform vec4: the phis above r63 cannot take a `mov_imm32` (reach r0–r63), those above
 /// r15 no `uniform_mov` (reach r0–r15); each gets its value through a low register.

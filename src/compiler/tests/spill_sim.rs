@@ -304,6 +304,74 @@ fn many_live_vec4s_spill_at_the_whole_file_and_match() {
     }
 }
 
+/// A loop carrying `n` values through its header (more phis than registers): each iteration
+/// rotates them by one (every header phi reads the next one: a cycle through all of them) and,
+/// for lanes whose input is odd, adds the counter to one of them under an `if` (phis where
+/// the `if` rejoins). out[x] = sum of value k * (k + 1), out[x + T] = the value at index 0.
+fn carried_kernel(n: u32) -> Function {
+    let mut b = Builder::new(Stage::Compute);
+    let x = b.sysval(SysVal::GlobalId(0));
+    let v = b.load_global(0, x, Type::I32, 1);
+    let trip = b.load_global(1, x, Type::I32, 1);
+    let trip = b.alu(Op::And, Type::I32, [Src::val(trip), Src::imm(7)]);
+    let odd = b.alu(Op::And, Type::I32, [Src::val(v), Src::imm(1)]);
+    let init: Vec<Value> = (0..n).map(|k| b.iadd(v, Src::imm(k * 3 + 1))).collect();
+    let pre = b.current_block();
+    b.loop_();
+    let i = b.phi(Shape::scalar(Type::I32), &[(pre, Src::imm(0))]);
+    let vals: Vec<Value> = init
+        .iter()
+        .map(|iv| b.phi(Shape::scalar(Type::I32), &[(pre, Src::val(*iv))]))
+        .collect();
+    let done = b.icmp(Cmp::Ge, true, i, trip);
+    b.if_(done);
+    b.break_();
+    b.end_if();
+    let i2 = b.iadd(i, Src::imm(1));
+    // Rotation: next[k] = vals[k + 1], next[n - 1] = vals[0]; then next[n / 2] += i if odd.
+    let mut next: Vec<Value> = (0..n as usize)
+        .map(|k| vals[(k + 1) % n as usize])
+        .collect();
+    let h = n as usize / 2;
+    let is_odd = b.icmp(Cmp::Ne, false, odd, Src::imm(0));
+    b.if_(is_odd);
+    let added = b.iadd(next[h], Src::val(i));
+    let (t, e, _) = b.end_if();
+    let joined = b.phi(
+        Shape::scalar(Type::I32),
+        &[(t, Src::val(added)), (e, Src::val(next[h]))],
+    );
+    next[h] = joined;
+    let latch = b.current_block();
+    b.add_phi_src(i, latch, Src::val(i2));
+    for (p, nx) in vals.iter().zip(&next) {
+        b.add_phi_src(*p, latch, Src::val(*nx));
+    }
+    b.end_loop();
+    let mut acc = b.alu(Op::IMul, Type::I32, [Src::val(vals[0]), Src::imm(1)]);
+    for (k, p) in vals.iter().enumerate().skip(1) {
+        let m = b.alu(Op::IMul, Type::I32, [Src::val(*p), Src::imm(k as u32 + 1)]);
+        acc = b.iadd(acc, m);
+    }
+    b.store_global(2, x, acc);
+    let x2 = b.iadd(x, Src::imm(THREADS));
+    b.store_global(2, x2, vals[0]);
+    b.finish()
+}
+
+/// Loop headers with more phis than registers compile (spilled phis live in scratch as memory
+/// phis, stored as a parallel copy between slots, cycles broken through a register) and match
+/// the reference and the unrestricted compile.
+#[test]
+fn loop_headers_with_more_phis_than_registers_spill_and_match() {
+    for (n, gprs) in [(24, 12), (40, 16), (120, 96)] {
+        let f = carried_kernel(n);
+        let bufs = inputs(n as u64, 2);
+        let spills = check(&f, &bufs, gprs, &format!("carried({n})"));
+        assert!(spills > 0, "carried({n}) at {gprs} GPRs did not spill");
+    }
+}
+
 #[test]
 fn spilling_kernels_run_through_a_real_launcher_with_extent_a() {
     for (n, gprs) in [(12, 8), (20, 12)] {

@@ -34,7 +34,7 @@ pub(super) unsafe fn instr_name(i: *const m::nir_instr) -> String {
             // Derefs reach the importer only when a variable stays in memory: a local array
             // indexed by a variable that is too large for nir/prepare.rs's ladders.
             m::nir_instr_type_deref => {
-                "deref (a dynamically indexed local array larger than 64 elements)".into()
+                "deref (a dynamically indexed local array larger than 256 elements)".into()
             }
             t => format!("instruction type {t}"),
         }

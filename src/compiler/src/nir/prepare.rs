@@ -9,13 +9,19 @@ use agx16_mesa_sys as m;
 /// `s` must be a valid NIR shader.
 pub unsafe fn run(s: *mut m::nir_shader) {
     unsafe {
-        // Local arrays indexed by a variable (up to 64 elements) become if-ladders of direct
-        // accesses, which vars_to_ssa then turns into SSA values (agx16 has no scratch memory
-        // addressing yet; larger arrays stay unsupported, named at import). Arrays whose every access is direct go to SSA first, as asahi's
-        // agx_compile.c orders vars_to_ssa before lowering the remaining indirect derefs.
+        // Local arrays indexed by a variable (up to 256 elements; the length counts array
+        // elements, so vec4[256] too) become if-ladders of direct accesses, which vars_to_ssa
+        // then turns into SSA values: scratch is addressed only by the instruction's word field
+        // (agx16-sim core/scratch.rs), so no dynamically addressed memory holds them. Elements
+        // beyond the registers are loop-carried in scratch by the allocator (`ra::spill`
+        // memory phis, coalesced along each element's phis); the ladders cost code linear in
+        // the length per access (a 256-element array read and written in a loop: ~94 KB),
+        // which is what bounds the length. Larger arrays stay unsupported, named at import.
+        // Arrays whose every access is direct go to SSA first, as asahi's agx_compile.c orders
+        // vars_to_ssa before lowering the remaining indirect derefs.
         m::nir_lower_vars_to_ssa(s);
         m::nir_remove_dead_variables(s, m::nir_var_function_temp, std::ptr::null());
-        m::nir_lower_indirect_derefs(s, m::nir_var_function_temp, 64);
+        m::nir_lower_indirect_derefs(s, m::nir_var_function_temp, 256);
         m::nir_lower_vars_to_ssa(s);
         // Integer division and modulo as a reciprocal estimate refined with multiplies and
         // compares (no divide instruction).

@@ -182,7 +182,9 @@ impl Assigner<'_> {
             let mut temps = Vec::new();
             for (n, s) in srcs.iter_mut().enumerate() {
                 let MOperand::Reg(r) = s.op else { continue };
-                let reach = self.target.src_reach(i, s.ty, n) * 2;
+                // The form is picked by the instruction's type, as selection does (a conversion's
+                // source type names no form).
+                let reach = self.target.src_reach(i, dty, n) * 2;
                 if r.end() <= reach as u16 {
                     continue;
                 }

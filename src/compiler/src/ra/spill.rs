@@ -7,6 +7,7 @@ use super::liveness::Liveness;
 use crate::error::CompileError;
 use crate::ir::print::instr_to_string;
 use crate::ir::{CfNode, Cfg, Function, Instr, Op, Operand, Src, Value};
+use std::collections::HashMap;
 
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct SpillStats {
@@ -36,12 +37,37 @@ fn set_cond(ns: &mut [CfNode], from: Value, to: Value, after_block: usize) {
     }
 }
 
+/// A phi kept in memory: its block, its value, its sources with their predecessors.
+type MemoryPhi = (usize, Value, Vec<(Src, crate::ir::BlockId)>);
+
+/// Whether a spilled phi of block `b` can live in memory only: every predecessor of `b` has `b`
+/// as its only successor, so a store at a predecessor's end is seen by `b` alone (structured
+/// NIR-shaped control flow: a loop's preheader and latch, the two arms of an `if`).
+fn memory_phi_block(cfg: &Cfg, b: usize) -> bool {
+    let preds = cfg.preds(crate::ir::BlockId(b as u32));
+    !preds.is_empty() && preds.iter().all(|p| cfg.succs(*p).len() == 1)
+}
+
 /// Spill each value of `slot_of` (value -> its slot) everywhere, all in one pass over the
-/// program: a store after the definition (after the whole phi group for a phi), a reload into
-/// a fresh value before each instruction reading it (one per instruction), and one reload at
-/// the end of a predecessor block for its phi sources and its branch condition.
-fn spill_values(f: &mut Function, lv: &Liveness, slot_of: &[Option<u32>], stats: &mut SpillStats) {
-    let slot = |v: Value| slot_of.get(v.0 as usize).copied().flatten();
+/// program: a store after the definition, a reload into a fresh value before each instruction
+/// reading it (one per instruction), and one reload at the end of a predecessor block for its
+/// phi sources and its branch condition.
+///
+/// A spilled phi becomes a *memory phi* where its block allows it (`memory_phi_block`): the phi
+/// is removed and each predecessor stores its source into the phi's slot at its end (after the
+/// reloads there, so every source is read before any slot is overwritten), so the phi never
+/// occupies a register — a loop header with more live phis than registers (large local arrays
+/// lowered to SSA values) fits. Elsewhere the phi stays and is stored after the phi group.
+fn spill_values(
+    f: &mut Function,
+    cfg: &Cfg,
+    lv: &Liveness,
+    slot_of: &[Option<u32>],
+    stats: &mut SpillStats,
+) {
+    let slots = coalesce_memory_phis(f, cfg, lv, slot_of);
+    let slot = |v: Value| slots.get(v.0 as usize).copied().flatten();
+    let mut mem_phis: Vec<MemoryPhi> = Vec::new();
     let mut fill = |f: &mut Function, v: Value, s: u32| {
         stats.fills += 1;
         let n = f.new_value(f.shape(v));
@@ -56,6 +82,13 @@ fn spill_values(f: &mut Function, lv: &Liveness, slot_of: &[Option<u32>], stats:
         for (ii, mut i) in old.into_iter().enumerate() {
             if ii == n_phis {
                 out.append(&mut phi_spills);
+            }
+            if let (true, Some(d)) = (is_memory_phi(cfg, bi, &i, slot_of), i.dst) {
+                stats.spills += 1;
+                spilled.push(d);
+                let srcs = i.srcs.iter().copied().zip(i.phi_preds.iter().copied());
+                mem_phis.push((bi, d, srcs.collect()));
+                continue;
             }
             if i.op != Op::Phi {
                 // One reload per spilled value the instruction reads, in source order.
@@ -134,6 +167,214 @@ fn spill_values(f: &mut Function, lv: &Liveness, slot_of: &[Option<u32>], stats:
                 set_cond(&mut f.body, v, n, bi);
             }
         }
+    }
+    store_memory_phis(f, lv, &slot, &mem_phis, stats);
+}
+
+/// Whether the phi `i` of block `bi` is kept in memory by this round (`spill_values`).
+fn is_memory_phi(cfg: &Cfg, bi: usize, i: &Instr, slot_of: &[Option<u32>]) -> bool {
+    i.op == Op::Phi
+        && memory_phi_block(cfg, bi)
+        && i.dst.is_some_and(|d| slot_of[d.0 as usize].is_some())
+        && i.srcs.iter().all(|s| !s.neg && !s.abs)
+}
+
+/// Slots of this round with memory phis coalesced: a memory phi shares its slot with a memory
+/// phi it reads when no member of one's class is live where a member of the other is defined
+/// (phis are defined at their block's entry, so: not live into the other's block, and never two
+/// phis of one block). The store on such an edge then disappears: a loop-carried array element
+/// (the header's phi, the phis where the body's `if` ladders rejoin) stays in one slot and only
+/// the edge that changes it stores. Classes stay small (`MAX_CLASS`) to bound the checks.
+fn coalesce_memory_phis(
+    f: &Function,
+    cfg: &Cfg,
+    lv: &Liveness,
+    slot_of: &[Option<u32>],
+) -> Vec<Option<u32>> {
+    const MAX_CLASS: usize = 64;
+    let mut slots = slot_of.to_vec();
+    let mut block_of: HashMap<Value, usize> = HashMap::new();
+    let mut edges: Vec<(Value, Value)> = Vec::new();
+    for (bi, b) in f.blocks.iter().enumerate() {
+        for i in b.instrs.iter().take_while(|i| i.op == Op::Phi) {
+            if is_memory_phi(cfg, bi, i, slot_of) {
+                let d = i.dst.unwrap();
+                block_of.insert(d, bi);
+                // Only a whole value of the phi's own shape can share its slot.
+                edges.extend(i.srcs.iter().filter_map(|s| match s.op {
+                    Operand::Value { v, comp: 0 } if f.shape(v) == f.shape(d) => Some((d, v)),
+                    _ => None,
+                }));
+            }
+        }
+    }
+    let mut root: HashMap<Value, Value> = block_of.keys().map(|v| (*v, *v)).collect();
+    let mut members: HashMap<Value, Vec<Value>> = block_of.keys().map(|v| (*v, vec![*v])).collect();
+    for (d, v) in edges {
+        if !block_of.contains_key(&v) {
+            continue;
+        }
+        let (rd, rv) = (root[&d], root[&v]);
+        if rd == rv || members[&rd].len() + members[&rv].len() > MAX_CLASS {
+            continue;
+        }
+        let interfere = members[&rd].iter().any(|a| {
+            members[&rv].iter().any(|b| {
+                let (ba, bb) = (block_of[a], block_of[b]);
+                ba == bb || lv.live_in[bb].contains(*a) || lv.live_in[ba].contains(*b)
+            })
+        });
+        if interfere {
+            continue;
+        }
+        let moved = members.remove(&rv).unwrap();
+        for m in &moved {
+            root.insert(*m, rd);
+        }
+        members.get_mut(&rd).unwrap().extend(moved);
+    }
+    for (r, ms) in &members {
+        for m in ms {
+            slots[m.0 as usize] = slot_of[r.0 as usize];
+        }
+    }
+    slots
+}
+
+/// The predecessor-end stores of the memory phis (`spill_values`), after every reload already
+/// placed at those ends. They form a parallel copy between slots: a store whose source lives
+/// in a slot another store of the edge writes goes after it has been read (a rotation of array
+/// elements through a loop must not see a slot already overwritten); a cycle is broken by
+/// reloading one slot into a register first. A source still needed after the store (live into
+/// the block, or read by another phi there), an immediate, a uniform or one component of a
+/// tuple is copied first, because the store releases the register it reads. A store whose
+/// source is in the phi's own slot (the phi itself, or a coalesced phi) disappears.
+fn store_memory_phis(
+    f: &mut Function,
+    lv: &Liveness,
+    slot: &dyn Fn(Value) -> Option<u32>,
+    mem_phis: &[MemoryPhi],
+    stats: &mut SpillStats,
+) {
+    let mut preds: Vec<usize> = mem_phis
+        .iter()
+        .flat_map(|(_, _, srcs)| srcs.iter().map(|(_, p)| p.0 as usize))
+        .collect();
+    preds.sort_unstable();
+    preds.dedup();
+    for p in preds {
+        // (phi, its source on this edge, the slot it writes, the slot its source is in)
+        let here: Vec<(Value, Src, u32, Option<u32>)> = mem_phis
+            .iter()
+            .filter_map(|(_, d, srcs)| {
+                let (s, _) = srcs.iter().find(|(_, q)| q.0 as usize == p)?;
+                let from = s.value().and_then(slot);
+                let to = slot(*d).unwrap();
+                (from != Some(to)).then_some((*d, *s, to, from))
+            })
+            .collect();
+        if here.is_empty() {
+            continue;
+        }
+        let succ = mem_phis
+            .iter()
+            .find(|(_, _, srcs)| srcs.iter().any(|(_, q)| q.0 as usize == p))
+            .unwrap()
+            .0;
+        // How often each value is read on this edge: by the memory phis and the phis left.
+        let mut reads: HashMap<Value, u32> = HashMap::new();
+        for (_, s, _, _) in &here {
+            if let Some(v) = s.value() {
+                *reads.entry(v).or_default() += 1;
+            }
+        }
+        for i in f.blocks[succ].instrs.iter().take_while(|i| i.op == Op::Phi) {
+            for (s, q) in i.srcs.iter().zip(&i.phi_preds) {
+                if let Some(v) = s.value().filter(|_| q.0 as usize == p) {
+                    *reads.entry(v).or_default() += 1;
+                }
+            }
+        }
+        // Order: stores reading registers first, then slot-to-slot stores, each once no
+        // pending store reads the slot it writes.
+        let written: Vec<u32> = here.iter().map(|e| e.2).collect();
+        let (mut pending, mut order): (Vec<usize>, Vec<usize>) =
+            (0..here.len()).partition(|&k| here[k].3.is_some_and(|s| written.contains(&s)));
+        let mut reloaded: HashMap<u32, Value> = HashMap::new();
+        let mut reload_before: Vec<(usize, u32)> = Vec::new();
+        while !pending.is_empty() {
+            let blocked = |k: usize| {
+                let to = here[k].2;
+                !reloaded.contains_key(&to)
+                    && pending.iter().any(|&o| o != k && here[o].3 == Some(to))
+            };
+            let at = match pending.iter().position(|&k| !blocked(k)) {
+                Some(at) => at,
+                None => {
+                    // A cycle: hold the first store's target slot in a register.
+                    let to = here[pending[0]].2;
+                    let n = f.new_value(f.shape(here[pending[0]].0));
+                    reloaded.insert(to, n);
+                    reload_before.push((order.len(), to));
+                    0
+                }
+            };
+            order.push(pending.remove(at));
+        }
+        let mut seq: Vec<Instr> = Vec::new();
+        let mut reload_before = reload_before.into_iter().peekable();
+        for (pos, &k) in order.iter().enumerate() {
+            while let Some((_, to)) = reload_before.next_if(|(at, _)| *at == pos) {
+                stats.fills += 1;
+                seq.push(Instr::new(Op::Fill { slot: to }, Some(reloaded[&to]), []));
+            }
+            let (d, s, to, from) = here[k];
+            let shape = f.shape(d);
+            // A component or a value of another shape, an immediate, a uniform: copied.
+            let copy = |f: &mut Function, seq: &mut Vec<Instr>, src: Src| {
+                let c = f.new_value(shape);
+                seq.push(Instr::new(Op::Copy, Some(c), [src]));
+                c
+            };
+            let stored = match (s.op, from) {
+                (Operand::Value { comp, .. }, Some(from)) => {
+                    let n = match reloaded.get(&from) {
+                        // The reload may feed several stores: always copied.
+                        Some(&n) => {
+                            let mut src = s;
+                            src.op = Operand::Value { v: n, comp };
+                            copy(f, &mut seq, src)
+                        }
+                        None => {
+                            let v = s.value().unwrap();
+                            let n = f.new_value(f.shape(v));
+                            stats.fills += 1;
+                            seq.push(Instr::new(Op::Fill { slot: from }, Some(n), []));
+                            if comp == 0 && f.shape(v) == shape {
+                                n
+                            } else {
+                                let mut src = s;
+                                src.op = Operand::Value { v: n, comp };
+                                copy(f, &mut seq, src)
+                            }
+                        }
+                    };
+                    n
+                }
+                (Operand::Value { v, comp: 0 }, None)
+                    if f.shape(v) == shape
+                        && reads.get(&v) == Some(&1)
+                        && !lv.live_in[succ].contains(v) =>
+                {
+                    v
+                }
+                _ => copy(f, &mut seq, s),
+            };
+            seq.push(Instr::new(Op::Spill { slot: to }, None, [Src::val(stored)]));
+        }
+        let blk = &mut f.blocks[p].instrs;
+        let at = blk.len() - blk.last().is_some_and(|i| i.op.is_terminator()) as usize;
+        blk.splice(at..at, seq);
     }
 }
 
@@ -328,6 +569,57 @@ fn choose(
     Ok(chosen)
 }
 
+/// A phi that could live in memory (`memory_phi_block`) and reads another phi spilled this
+/// round is spilled too, to a fixed point (a loop-carried array element: the header's phi, the
+/// phis where the body's `if` ladders rejoin). Kept in a register it would need each such
+/// source reloaded at its predecessor's end, all at once: a loop header with more phis than
+/// registers, whose sources are phis of the loop body spilled in the same round, would then run
+/// out of registers at the latch with nothing but reloads live there. As a memory phi its
+/// source is stored into the phi's slot with one reload live at a time.
+fn spill_phis_of_spilled(
+    f: &Function,
+    cfg: &Cfg,
+    whole_gprs_only: bool,
+    unspillable: &[bool],
+    slot_of: &mut [Option<u32>],
+    next_slot: &mut u32,
+) {
+    let mut is_phi = vec![false; f.shapes.len()];
+    for b in &f.blocks {
+        for i in b.instrs.iter().take_while(|i| i.op == Op::Phi) {
+            is_phi[i.dst.unwrap().0 as usize] = true;
+        }
+    }
+    let phis: Vec<&Instr> = f
+        .blocks
+        .iter()
+        .enumerate()
+        .filter(|(bi, _)| memory_phi_block(cfg, *bi))
+        .flat_map(|(_, b)| b.instrs.iter().take_while(|i| i.op == Op::Phi))
+        .filter(|i| i.srcs.iter().all(|s| !s.neg && !s.abs))
+        .collect();
+    let mut changed = true;
+    while changed {
+        changed = false;
+        for i in &phis {
+            let d = i.dst.unwrap();
+            if slot_of[d.0 as usize].is_some()
+                || unspillable[d.0 as usize]
+                || (whole_gprs_only && !f.shape(d).halves().is_multiple_of(2))
+            {
+                continue;
+            }
+            if i.src_values()
+                .any(|v| is_phi[v.0 as usize] && slot_of[v.0 as usize].is_some())
+            {
+                slot_of[d.0 as usize] = Some(*next_slot);
+                *next_slot += 1;
+                changed = true;
+            }
+        }
+    }
+}
+
 /// Spill until every point's pressure fits `budget_halves`.
 /// With `whole_gprs_only`, values with an odd number of halves (16-bit scalars and tuples)
 /// are never chosen (the target's scratch accesses move whole 32-bit registers).
@@ -351,15 +643,28 @@ pub fn spill_to_fit(
         slots: first_slot,
         ..Default::default()
     };
+    // Values already spilled: reloads, and values stored right after their definition (after
+    // the phi group for a phi). A memory phi's store at a predecessor's end reads an ordinary
+    // value, which stays spillable (spilling it turns that store's source into a reload).
     let mut unspillable = vec![false; f.shapes.len()];
     for b in &f.blocks {
+        let mut recent: Vec<Value> = Vec::new();
         for i in &b.instrs {
             match i.op {
-                Op::Fill { .. } => i.dst.iter().for_each(|d| unspillable[d.0 as usize] = true),
+                Op::Fill { .. } => {
+                    i.dst.iter().for_each(|d| unspillable[d.0 as usize] = true);
+                    recent.clear();
+                    recent.extend(i.dst);
+                }
                 Op::Spill { .. } => i
                     .src_values()
+                    .filter(|v| recent.contains(v))
                     .for_each(|v| unspillable[v.0 as usize] = true),
-                _ => {}
+                Op::Phi => recent.extend(i.dst),
+                _ => {
+                    recent.clear();
+                    recent.extend(i.dst);
+                }
             }
         }
     }
@@ -382,7 +687,15 @@ pub fn spill_to_fit(
         if chosen == 0 {
             return Ok(stats);
         }
-        spill_values(f, &lv, &slot_of, &mut stats);
+        spill_phis_of_spilled(
+            f,
+            &cfg,
+            whole_gprs_only,
+            &unspillable,
+            &mut slot_of,
+            &mut stats.slots,
+        );
+        spill_values(f, &cfg, &lv, &slot_of, &mut stats);
         for (v, s) in slot_of.iter().enumerate() {
             if s.is_some() {
                 unspillable[v] = true;

@@ -1,0 +1,124 @@
+#version 310 es
+// agx16 GLSL corpus (hand-written): a 100-element local array rotated by one element per loop
+// iteration (direct accesses: at the loop header each element's phi reads the next element's
+// phi, a cycle through all of them, so phis kept in scratch read slots that other phis of the
+// same header overwrite on the same edge), after a data-dependent write, then two
+// data-dependent reads; reference in
+// tests/corpus/cases.rs.
+layout(local_size_x = 64) in;
+layout(std430, binding = 0) readonly buffer In0 { int a0[]; };
+layout(std430, binding = 1) writeonly buffer Out { int r[]; };
+void main() {
+    uint i = gl_GlobalInvocationID.x;
+    int x = a0[i];
+    uint ux = uint(x);
+    int t[100];
+    for (int k = 0; k < 100; k++)
+        t[k] = x * k + 3;
+    t[int((ux >> 3) % 100u)] ^= 5;
+    int n = int(ux & 7u);
+    for (int k = 0; k < n; k++) {
+        int first = t[0];
+        t[0] = t[1];
+        t[1] = t[2];
+        t[2] = t[3];
+        t[3] = t[4];
+        t[4] = t[5];
+        t[5] = t[6];
+        t[6] = t[7];
+        t[7] = t[8];
+        t[8] = t[9];
+        t[9] = t[10];
+        t[10] = t[11];
+        t[11] = t[12];
+        t[12] = t[13];
+        t[13] = t[14];
+        t[14] = t[15];
+        t[15] = t[16];
+        t[16] = t[17];
+        t[17] = t[18];
+        t[18] = t[19];
+        t[19] = t[20];
+        t[20] = t[21];
+        t[21] = t[22];
+        t[22] = t[23];
+        t[23] = t[24];
+        t[24] = t[25];
+        t[25] = t[26];
+        t[26] = t[27];
+        t[27] = t[28];
+        t[28] = t[29];
+        t[29] = t[30];
+        t[30] = t[31];
+        t[31] = t[32];
+        t[32] = t[33];
+        t[33] = t[34];
+        t[34] = t[35];
+        t[35] = t[36];
+        t[36] = t[37];
+        t[37] = t[38];
+        t[38] = t[39];
+        t[39] = t[40];
+        t[40] = t[41];
+        t[41] = t[42];
+        t[42] = t[43];
+        t[43] = t[44];
+        t[44] = t[45];
+        t[45] = t[46];
+        t[46] = t[47];
+        t[47] = t[48];
+        t[48] = t[49];
+        t[49] = t[50];
+        t[50] = t[51];
+        t[51] = t[52];
+        t[52] = t[53];
+        t[53] = t[54];
+        t[54] = t[55];
+        t[55] = t[56];
+        t[56] = t[57];
+        t[57] = t[58];
+        t[58] = t[59];
+        t[59] = t[60];
+        t[60] = t[61];
+        t[61] = t[62];
+        t[62] = t[63];
+        t[63] = t[64];
+        t[64] = t[65];
+        t[65] = t[66];
+        t[66] = t[67];
+        t[67] = t[68];
+        t[68] = t[69];
+        t[69] = t[70];
+        t[70] = t[71];
+        t[71] = t[72];
+        t[72] = t[73];
+        t[73] = t[74];
+        t[74] = t[75];
+        t[75] = t[76];
+        t[76] = t[77];
+        t[77] = t[78];
+        t[78] = t[79];
+        t[79] = t[80];
+        t[80] = t[81];
+        t[81] = t[82];
+        t[82] = t[83];
+        t[83] = t[84];
+        t[84] = t[85];
+        t[85] = t[86];
+        t[86] = t[87];
+        t[87] = t[88];
+        t[88] = t[89];
+        t[89] = t[90];
+        t[90] = t[91];
+        t[91] = t[92];
+        t[92] = t[93];
+        t[93] = t[94];
+        t[94] = t[95];
+        t[95] = t[96];
+        t[96] = t[97];
+        t[97] = t[98];
+        t[98] = t[99];
+        t[99] = first;
+    }
+    r[i] = t[int(ux % 100u)] + 3 * t[int((ux >> 8) % 100u)];
+}
