@@ -5,11 +5,9 @@
 #   chromium (default): Debian's chromium-headless-shell; prints the page's DOM after load
 #                       (--dump-dom), or writes a PNG screenshot with --out FILE.
 #   firefox:            Debian's firefox-esr; writes a PNG screenshot (--out, default ./firefox.png)
-#                       and prints the page's console messages. Headless Firefox renders WebGL with
-#                       Mesa's software device, not agx16: its start-up GPU probe (glxtest) needs an
-#                       X or Wayland display, and without a probed GPU Firefox takes the EGL device
-#                       without a render node (GLLibraryEGL.cpp CreateDisplayLocked, gfxVars
-#                       WebglUseHardware). The page's renderer string says which one ran.
+#                       and prints the page's console messages. WebGL runs on agx16 through Mesa's
+#                       surfaceless EGL platform; docs/browsers.md says how Firefox chooses its
+#                       device and why this profile records the blocklist's answers for WebGL.
 #   --softpipe:         the same Mesa build's softpipe instead of agx16 (no shim), for comparison.
 # The browser package is installed with apt-get if its command is missing.
 # AGX16_GALLIUM_DIR (ci/dev-gallium.sh) puts a worktree's relinked libgallium first, as in the tests.
@@ -130,12 +128,19 @@ firefox)
     mkdir -p "$profile/lib"
     ln -s "$AGX16_MESA_BUILD/src/mapi/es2api/libGLESv2.so.2" "$profile/lib/libGL.so"
     export LD_LIBRARY_PATH="$profile/lib:$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    # Headless Firefox has no display for its start-up GPU probe (glxtest), so its blocklist knows no
-    # GPU: WebGL needs webgl.force-enabled, and its EGL path (the one headless can use) needs
-    # MOZ_WEBGL_FORCE_EGL. Console messages go to stdout; the unmasked renderer is shown as is.
+    # Headless, Firefox's GPU probe (glxtest) has no X or Wayland display to run on, so nothing sets
+    # gfxVars UseEGL (WebGL would try GLX, which needs a display): MOZ_WEBGL_FORCE_EGL makes WebGL use
+    # EGL. Without a probe the blocklist has no answer for any GPU and blocks the WebGL features; the
+    # profile records, as the downloadable blocklist does (gfx.blacklist.<feature>, 1 = status OK),
+    # that WebGL 2 and native GL are allowed and that WebGL may use the hardware device. With the
+    # last one Firefox asks Mesa's surfaceless platform for its display, which is agx16 under the
+    # shim (softpipe with --softpipe), instead of the EGL device without a render node (Mesa's
+    # software device). Console messages go to stdout; the unmasked renderer is shown as is.
     export MOZ_WEBGL_FORCE_EGL=1
     cat >"$profile/user.js" <<'EOF'
-user_pref("webgl.force-enabled", true);
+user_pref("gfx.blacklist.webgl-use-hardware", 1);
+user_pref("gfx.blacklist.webgl2", 1);
+user_pref("gfx.blacklist.webgl.opengl", 1);
 user_pref("webgl.sanitize-unmasked-renderer", false);
 user_pref("devtools.console.stdout.content", true);
 user_pref("browser.shell.checkDefaultBrowser", false);
