@@ -5,11 +5,9 @@
 #   chromium (default): Debian's chromium-headless-shell; prints the page's DOM after load
 #                       (--dump-dom), or writes a PNG screenshot with --out FILE.
 #   firefox:            Debian's firefox-esr; writes a PNG screenshot (--out, default ./firefox.png)
-#                       and prints the page's console messages. Headless Firefox renders WebGL with
-#                       Mesa's software device, not agx16: its start-up GPU probe (glxtest) needs an
-#                       X or Wayland display, and without a probed GPU Firefox takes the EGL device
-#                       without a render node (GLLibraryEGL.cpp CreateDisplayLocked, gfxVars
-#                       WebglUseHardware). The page's renderer string says which one ran.
+#                       and prints the page's console messages. WebGL runs on agx16 through Mesa's
+#                       surfaceless EGL platform, chosen by Firefox itself after its start-up GPU
+#                       probe ran on a private Xvfb (docs/browsers.md).
 #   --softpipe:         the same Mesa build's softpipe instead of agx16 (no shim), for comparison.
 # The browser package is installed with apt-get if its command is missing.
 # AGX16_GALLIUM_DIR (ci/dev-gallium.sh) puts a worktree's relinked libgallium first, as in the tests.
@@ -53,23 +51,29 @@ if [[ "$url" != *://* ]]; then
     url="file://$(cd "$(dirname "$url")" && pwd -P)/$(basename "$url")"
 fi
 
-# The browser from the distribution, installed on first use (as ci/setup.sh installs packages).
+# The browser from the distribution, installed on first use (as ci/setup.sh installs packages);
+# Firefox's start-up GPU probe also needs an X server, Xvfb.
 case "$browser" in
 chromium)
-    package=chromium-headless-shell
-    command=chromium-headless-shell
+    packages=(chromium-headless-shell)
+    commands=(chromium-headless-shell)
     ;;
 firefox)
-    package=firefox-esr
-    command=firefox-esr
+    packages=(firefox-esr xvfb)
+    commands=(firefox-esr Xvfb)
     ;;
 esac
-if ! command -v "$command" >/dev/null 2>&1; then
+command=${commands[0]}
+missing=()
+for i in "${!commands[@]}"; do
+    command -v "${commands[$i]}" >/dev/null 2>&1 || missing+=("${packages[$i]}")
+done
+if [[ ${#missing[@]} -gt 0 ]]; then
     sudo=()
     if [[ $(id -u) -ne 0 ]]; then sudo=(sudo); fi
-    echo "browser: installing $package" >&2
+    echo "browser: installing ${missing[*]}" >&2
     "${sudo[@]}" apt-get update >&2
-    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "$package" >&2
+    DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${missing[@]}" >&2
 fi
 
 if [[ $softpipe -eq 0 && ! -f "$AGX16_SHIM" ]]; then
@@ -91,7 +95,8 @@ fi
 
 # A profile of this run only, removed afterwards.
 profile=$(mktemp -d "${TMPDIR:-/tmp}/agx16-browser.XXXXXX")
-trap 'rm -rf "$profile"' EXIT
+xvfb=""
+trap '[[ -z "$xvfb" ]] || kill "$xvfb" 2>/dev/null; rm -rf "$profile"' EXIT
 
 case "$browser" in
 chromium)
@@ -123,19 +128,40 @@ chromium)
     "$command" "${flags[@]}" "${exec_out[@]}" "$url"
     ;;
 firefox)
-    # Firefox's EGL loader takes GL entry points from the first of libGL.so, libGL.so.1, libGLESv2.so
-    # it can open (GLLibraryEGL::Init). On Debian libGL.so is libglvnd's, which dispatches to GLX
-    # vendors and never to a Mesa build without glvnd, so this run's library directory names the
-    # Mesa build's GLES library libGL.so.
-    mkdir -p "$profile/lib"
-    ln -s "$AGX16_MESA_BUILD/src/mapi/es2api/libGLESv2.so.2" "$profile/lib/libGL.so"
-    export LD_LIBRARY_PATH="$profile/lib:$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
-    # Headless Firefox has no display for its start-up GPU probe (glxtest), so its blocklist knows no
-    # GPU: WebGL needs webgl.force-enabled, and its EGL path (the one headless can use) needs
-    # MOZ_WEBGL_FORCE_EGL. Console messages go to stdout; the unmasked renderer is shown as is.
-    export MOZ_WEBGL_FORCE_EGL=1
+    # Firefox decides at start-up, from a GPU probe (glxtest, a child process) on an X display,
+    # whether WebGL may use EGL, WebGL 2 and the hardware device; without a display the probe fails
+    # and its blocklist allows none of them. The probe gets an X server of its own, a private Xvfb;
+    # the page still renders headless. Xvfb has no DRI3, so the probe's EGL test runs on Mesa's X11
+    # platform in software (softpipe); that is enough for Firefox to choose EGL and the hardware
+    # device, and headless it then asks Mesa's surfaceless platform for its display, which is agx16
+    # under the shim (softpipe with --softpipe). Firefox takes GL entry points from libGL.so first;
+    # the Mesa build's own libGL (its GLX library) shares the EGL contexts' dispatch.
+    if [[ ! -e "$AGX16_MESA_BUILD/src/glx/libGL.so.1" ]]; then
+        echo "browser: $AGX16_MESA_BUILD has no X11 platform and libGL (an older configuration);" \
+            "./x build reconfigures it" >&2
+        exit 1
+    fi
+    export LD_LIBRARY_PATH="$AGX16_MESA_BUILD/src/glx:$libs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+    # The probe opens the X display's EGL platform (Mesa's default); Firefox's WebGL names the
+    # surfaceless platform itself.
+    unset EGL_PLATFORM
+    # The X server itself runs without the shim and the Mesa build.
+    env -u LD_PRELOAD -u LD_LIBRARY_PATH Xvfb -displayfd 3 -screen 0 800x600x24 -nolisten tcp \
+        3>"$profile/display" 2>"$profile/xvfb.log" &
+    xvfb=$!
+    for _ in $(seq 100); do
+        [[ -s "$profile/display" ]] && break
+        kill -0 "$xvfb" 2>/dev/null || break
+        sleep 0.1
+    done
+    if [[ ! -s "$profile/display" ]]; then
+        echo "browser: Xvfb did not start:" >&2
+        tail -n 5 "$profile/xvfb.log" >&2
+        exit 1
+    fi
+    export DISPLAY=":$(head -n 1 "$profile/display")"
+    # Console messages go to stdout; the unmasked renderer is shown as is.
     cat >"$profile/user.js" <<'EOF'
-user_pref("webgl.force-enabled", true);
 user_pref("webgl.sanitize-unmasked-renderer", false);
 user_pref("devtools.console.stdout.content", true);
 user_pref("browser.shell.checkDefaultBrowser", false);

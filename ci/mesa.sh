@@ -55,8 +55,10 @@ if [[ "$(cat "$tree/.agx16-key" 2>/dev/null)" != "$tree_key" ]]; then
 fi
 
 # 3. Configure: EGL surfaceless, GLES 2/3 and desktop GL, no LLVM, softpipe as the reference renderer.
+#    The X11 platform and GLX (libGL) only serve Firefox's start-up GPU probe, which ci/browser.sh runs
+#    on a private Xvfb; everything else names the surfaceless platform (docs/browsers.md).
 options=(
-    -Dbuildtype=debugoptimized -Dplatforms= -Degl=enabled -Dglx=disabled -Dgbm=disabled
+    -Dbuildtype=debugoptimized -Dplatforms=x11 -Degl=enabled -Dglx=dri -Dgbm=disabled
     -Dopengl=true -Dgles1=disabled -Dgles2=enabled -Dglvnd=disabled -Dllvm=disabled
     -Dgallium-drivers=softpipe,agx16 -Dvulkan-drivers= -Dgallium-va=disabled
     -Dgallium-vdpau=disabled -Dgallium-xa=disabled -Dgallium-nine=false -Dgallium-opencl=disabled

@@ -53,6 +53,10 @@ packages=(
     libdrm-dev libexpat1-dev zlib1g-dev libzstd-dev flex bison
     libclang-dev
     python3 python3-venv
+    # Mesa's X11 EGL platform and GLX (ci/mesa.sh), for Firefox's GPU probe on Xvfb.
+    libx11-dev libx11-xcb-dev libxext-dev libxfixes-dev libxrandr-dev libxxf86vm-dev libxshmfence-dev
+    libxcb1-dev libxcb-dri2-0-dev libxcb-dri3-dev libxcb-glx0-dev libxcb-present-dev libxcb-randr0-dev
+    libxcb-shm0-dev libxcb-sync-dev libxcb-xfixes0-dev
 )
 "${sudo[@]}" apt-get update
 DEBIAN_FRONTEND=noninteractive "${sudo[@]}" apt-get install -y --no-install-recommends "${packages[@]}"
