@@ -202,18 +202,32 @@ fn scissor_rectangle_limits_coverage() {
     assert_eq!(occlusion(&scene.pt, 0), want.passed[0]);
 }
 
-#[test]
-fn depth_loaded_from_memory_masks_a_draw() {
-    // Unorm16 depth: left half 0 (nothing passes LESS), right half 0xffff.
+/// Runs draw `d` over a loaded, twiddled unorm16 depth plane holding `depth(x, y)`; returns
+/// the image and the CPU reference of `d` drawn alone.
+fn over_unorm16_depth(depth: impl Fn(u32, u32) -> u16, d: &DrawSpec) -> (Vec<[u8; 4]>, RefFrame) {
     let layout = PlaneLayout::twiddled(W, H, 2);
     let pt = new_memory();
     for y in 0..H {
         for x in 0..W {
-            let v: u16 = if x < 32 { 0 } else { 0xffff };
-            pt.host_write(DEPTH + layout.offset(x, y), &v.to_le_bytes())
+            pt.host_write(DEPTH + layout.offset(x, y), &depth(x, y).to_le_bytes())
                 .unwrap();
         }
     }
+    let zls = ZlsControl {
+        z_load: true,
+        z_load_twiddled: true,
+        z_format: ZlsFormat::Unorm16,
+        ..Default::default()
+    };
+    let blocks = vdm_blocks(std::slice::from_ref(d), &pt);
+    let scene = build_blocks(pt, &blocks, zls);
+    run_scene(&scene, std::slice::from_ref(d));
+    (image(&scene.pt), reference(std::slice::from_ref(d)))
+}
+
+#[test]
+fn depth_loaded_from_memory_masks_a_draw() {
+    // Unorm16 depth: left half 0 (nothing passes LESS), right half 0xffff.
     let d = DrawSpec {
         depth: ZsFunc::Less,
         ..DrawSpec::tris(
@@ -225,17 +239,7 @@ fn depth_loaded_from_memory_masks_a_draw() {
             ShadeModel::Linear,
         )
     };
-    let zls = ZlsControl {
-        z_load: true,
-        z_load_twiddled: true,
-        z_format: ZlsFormat::Unorm16,
-        ..Default::default()
-    };
-    let blocks = vdm_blocks(&[d.clone()], &pt);
-    let scene = build_blocks(pt, &blocks, zls);
-    run_scene(&scene, &[d.clone()]);
-    let img = image(&scene.pt);
-    let full = reference(&[d]);
+    let (img, full) = over_unorm16_depth(|x, _| if x < 32 { 0 } else { 0xffff }, &d);
     for y in 0..H {
         for x in 0..W {
             let i = (y * W + x) as usize;
@@ -250,15 +254,7 @@ fn depth_loaded_from_memory_masks_a_draw() {
 /// equal to it: LESS passes nothing, LEQUAL everything.
 #[test]
 fn unorm16_depth_compares_at_the_planes_precision() {
-    let layout = PlaneLayout::twiddled(W, H, 2);
     for (func, passes) in [(ZsFunc::Less, false), (ZsFunc::Lequal, true)] {
-        let pt = new_memory();
-        for y in 0..H {
-            for x in 0..W {
-                pt.host_write(DEPTH + layout.offset(x, y), &32768u16.to_le_bytes())
-                    .unwrap();
-            }
-        }
         let d = DrawSpec {
             depth: func,
             ..DrawSpec::tris(
@@ -270,17 +266,7 @@ fn unorm16_depth_compares_at_the_planes_precision() {
                 ShadeModel::Linear,
             )
         };
-        let zls = ZlsControl {
-            z_load: true,
-            z_load_twiddled: true,
-            z_format: ZlsFormat::Unorm16,
-            ..Default::default()
-        };
-        let blocks = vdm_blocks(&[d.clone()], &pt);
-        let scene = build_blocks(pt, &blocks, zls);
-        run_scene(&scene, &[d.clone()]);
-        let img = image(&scene.pt);
-        let full = reference(&[d]);
+        let (img, full) = over_unorm16_depth(|_, _| 32768, &d);
         for (i, px) in img.iter().enumerate() {
             let want = if passes { full.color[i] } else { CLEAR };
             assert_eq!(*px, want, "{func:?} pixel {i}");

@@ -160,6 +160,29 @@ pub unsafe fn shader(gl: &glow::Context, kind: u32, src: &str) -> Result<glow::S
     Ok(s)
 }
 
+/// A program of the vertex and fragment sources `vs` and `fs`, attribute 0 bound to `a_pos`,
+/// linked and in use.
+///
+/// # Safety
+/// A current context.
+pub unsafe fn position_program(
+    gl: &glow::Context,
+    vs: &str,
+    fs: &str,
+) -> Result<glow::Program, String> {
+    let program = gl.create_program()?;
+    for (kind, src) in [(glow::VERTEX_SHADER, vs), (glow::FRAGMENT_SHADER, fs)] {
+        gl.attach_shader(program, shader(gl, kind, src)?);
+    }
+    gl.bind_attrib_location(program, 0, "a_pos");
+    gl.link_program(program);
+    if !gl.get_program_link_status(program) {
+        return Err(format!("link: {}", gl.get_program_info_log(program)));
+    }
+    gl.use_program(Some(program));
+    Ok(program)
+}
+
 /// `Err` naming `what` when the current context has a GL error pending.
 pub fn gl_error(gl: &glow::Context, what: &str) -> Result<(), String> {
     // SAFETY: a query on the current context.

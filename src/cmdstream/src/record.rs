@@ -226,26 +226,30 @@ pub fn decode_field(spec: &FieldSpec, raw: u64) -> u64 {
     }
 }
 
+/// ORs the bits field `f` covers into `mask`, a word's share at a time (records are packed
+/// and unpacked on every draw; a bit-by-bit loop here was a visible part of the per-draw cost).
+const fn cover(mask: &mut [u32], f: &FieldSpec) {
+    let (mut bit, end) = (f.start as usize, f.start as usize + f.width as usize);
+    while bit < end {
+        let (word, lo) = (bit / 32, bit % 32);
+        let left = end - bit;
+        let n = if left < 32 - lo { left } else { 32 - lo };
+        mask[word] |= if n == 32 {
+            u32::MAX
+        } else {
+            ((1u32 << n) - 1) << lo
+        };
+        bit += n;
+    }
+}
+
 /// [`known_mask`] for a record of `W` words, evaluated at compile time (records are packed
 /// and unpacked on every draw, in the driver and in the model).
 pub const fn known_words<const W: usize>(fields: &[FieldSpec]) -> [u32; W] {
     let mut mask = [0u32; W];
     let mut i = 0;
     while i < fields.len() {
-        let f = &fields[i];
-        let (mut bit, end) = (f.start as usize, f.start as usize + f.width as usize);
-        while bit < end {
-            let (word, lo) = (bit / 32, bit % 32);
-            let left = end - bit;
-            let n = if left < 32 - lo { left } else { 32 - lo };
-            let ones = if n == 32 {
-                u32::MAX
-            } else {
-                ((1u32 << n) - 1) << lo
-            };
-            mask[word] |= ones;
-            bit += n;
-        }
+        cover(&mut mask, &fields[i]);
         i += 1;
     }
     mask
@@ -254,21 +258,8 @@ pub const fn known_words<const W: usize>(fields: &[FieldSpec]) -> [u32; W] {
 /// Per-word masks of the bits some field of `fields` covers.
 pub fn known_mask(fields: &[FieldSpec], words: usize) -> Vec<u32> {
     let mut mask = vec![0u32; words];
-    // A word's share of each field at a time (records are packed and unpacked on every
-    // draw; a bit-by-bit loop here was a visible part of the per-draw cost).
     for f in fields {
-        let (mut bit, end) = (f.start as usize, f.start as usize + f.width as usize);
-        while bit < end {
-            let (word, lo) = (bit / 32, bit % 32);
-            let n = (end - bit).min(32 - lo);
-            let ones = if n == 32 {
-                u32::MAX
-            } else {
-                ((1u32 << n) - 1) << lo
-            };
-            mask[word] |= ones;
-            bit += n;
-        }
+        cover(&mut mask, f);
     }
     mask
 }

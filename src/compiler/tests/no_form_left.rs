@@ -72,6 +72,18 @@ fn top_gpr(c: &Compiled) -> u16 {
     top
 }
 
+/// The thread's global id and eight loads of `ty` from buffer 0 at it, THREADS apart.
+fn eight_loads(b: &mut Builder, ty: Type) -> (Value, Vec<Value>) {
+    let x = b.sysval(SysVal::GlobalId(0));
+    let loads = (0..8)
+        .map(|k| {
+            let i = b.iadd(x, Src::imm(THREADS * k));
+            b.load_global(0, i, ty, 1)
+        })
+        .collect();
+    (x, loads)
+}
+
 /// 24 live vec4s (96 scalars less the few the kernel needs) and `floor` of each:
 /// most sources are in r64 and above, where the SFU cannot read them (agx16-isa `sfu` SrcA
 /// reach r0–r63); the allocator moves each into a low temporary.
@@ -79,13 +91,7 @@ fn top_gpr(c: &Compiled) -> u16 {
 fn special_function_sources_beyond_r63() {
     let live = 88u32;
     let mut b = Builder::new(Stage::Compute);
-    let x = b.sysval(SysVal::GlobalId(0));
-    let loads: Vec<Value> = (0..8)
-        .map(|k| {
-            let i = b.iadd(x, Src::imm(THREADS * k));
-            b.load_global(0, i, Type::F32, 1)
-        })
-        .collect();
+    let (x, loads) = eight_loads(&mut b, Type::F32);
     let vals: Vec<Value> = (0..live)
         .map(|k| {
             let step = f32::from(k as u8) * 0.25 + 0.5;
@@ -121,13 +127,7 @@ fn special_function_sources_beyond_r63() {
 fn conversion_sources_beyond_r63() {
     let live = 88u32;
     let mut b = Builder::new(Stage::Compute);
-    let x = b.sysval(SysVal::GlobalId(0));
-    let loads: Vec<Value> = (0..8)
-        .map(|k| {
-            let i = b.iadd(x, Src::imm(THREADS * k));
-            b.load_global(0, i, Type::I32, 1)
-        })
-        .collect();
+    let (x, loads) = eight_loads(&mut b, Type::I32);
     let vals: Vec<Value> = (0..live)
         .map(|k| b.iadd(loads[k as usize % 8], Src::imm(k * 3)))
         .collect();

@@ -14,7 +14,9 @@
 //! x = u_big (a uniform, `--big X`, default 1e30); r = isinf(asinh(x)), g = asinh(x) / 100,
 //! b = isinf(acosh(x)), a = acosh(x) / 100 (saturated by the unorm8 target).
 
-use agx16_tests::gles::{fullscreen_triangle, gl_error, hex, read_rgba8, rgba8_target, shader};
+use agx16_tests::gles::{
+    fullscreen_triangle, gl_error, hex, position_program, read_rgba8, rgba8_target,
+};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -89,17 +91,7 @@ fn run() -> Result<(), String> {
         gl.clear_color(0.1, 0.2, 0.3, 1.0);
         gl.clear(glow::COLOR_BUFFER_BIT);
         gl_error(gl, "glClear")?;
-        let program = gl.create_program()?;
-        let vs = shader(gl, glow::VERTEX_SHADER, VS)?;
-        let fs = shader(gl, glow::FRAGMENT_SHADER, fs)?;
-        gl.attach_shader(program, vs);
-        gl.attach_shader(program, fs);
-        gl.bind_attrib_location(program, 0, "a_pos");
-        gl.link_program(program);
-        if !gl.get_program_link_status(program) {
-            return Err(format!("link: {}", gl.get_program_info_log(program)));
-        }
-        gl.use_program(Some(program));
+        let program = position_program(gl, VS, fs)?;
         let loc = |n: &str| gl.get_uniform_location(program, n);
         gl.uniform_1_i32(loc("u_n").as_ref(), arg(&args, "--n").unwrap_or(50));
         gl.uniform_1_f32(

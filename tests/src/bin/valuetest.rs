@@ -8,7 +8,9 @@
 //! g = min(0/0, 0.25) (NaN undefined; minNum gives 0.25), b = (-7 / 2 + 8) / 16 (defined:
 //! 5/16), a = uint(-7.5) == 0u ? 1 : 0.5 (undefined; the M4 saturates to 0, measured).
 
-use agx16_tests::gles::{fullscreen_triangle, gl_error, hex, read_rgba8, rgba8_target, shader};
+use agx16_tests::gles::{
+    fullscreen_triangle, gl_error, hex, position_program, read_rgba8, rgba8_target,
+};
 use glow::HasContext;
 use std::process::ExitCode;
 
@@ -82,17 +84,7 @@ fn run() -> Result<(), String> {
         gl.clear_color(0.1, 0.2, 0.3, 1.0);
         gl.clear(glow::COLOR_BUFFER_BIT);
         gl_error(gl, "glClear")?;
-        let program = gl.create_program()?;
-        let vs = shader(gl, glow::VERTEX_SHADER, VS)?;
-        let fs = shader(gl, glow::FRAGMENT_SHADER, FS)?;
-        gl.attach_shader(program, vs);
-        gl.attach_shader(program, fs);
-        gl.bind_attrib_location(program, 0, "a_pos");
-        gl.link_program(program);
-        if !gl.get_program_link_status(program) {
-            return Err(format!("link: {}", gl.get_program_info_log(program)));
-        }
-        gl.use_program(Some(program));
+        let program = position_program(gl, VS, FS)?;
         gl.uniform_1_i32(gl.get_uniform_location(program, "u_tex").as_ref(), 0);
         gl.uniform_1_f32(gl.get_uniform_location(program, "u_zero").as_ref(), 0.0);
         gl.uniform_1_i32(gl.get_uniform_location(program, "u_neg").as_ref(), -7);

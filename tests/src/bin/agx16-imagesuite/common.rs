@@ -275,3 +275,36 @@ pub(crate) unsafe fn simple(gl: &Gl, body: impl FnOnce() -> Res<()>) -> Frame {
     body()?;
     Ok(read(gl, 1)?)
 }
+
+/// glTexImage2D of level `level` of `target` (a 2D target or a cube face): `n` x `n` RGBA8
+/// texels `data`.
+///
+/// # Safety
+/// A current context with the texture bound.
+pub(crate) unsafe fn rgba8_level(gl: &Gl, target: u32, level: i32, n: i32, data: &[u8]) {
+    gl.tex_image_2d(
+        target,
+        level,
+        glow::RGBA as i32,
+        n,
+        n,
+        0,
+        glow::RGBA,
+        glow::UNSIGNED_BYTE,
+        glow::PixelUnpackData::Slice(Some(data)),
+    );
+}
+
+/// A [`simple`] frame of `count` vertices of `v` (position 3, colour 4 floats each) drawn as
+/// triangles with [`VS_COLOUR`] and the fragment shader `fs`.
+///
+/// # Safety
+/// A current context.
+pub(crate) unsafe fn colour_triangles(gl: &Gl, fs: &str, v: &[f32], count: i32) -> Frame {
+    simple(gl, || {
+        program(gl, VS_COLOUR, fs, &["a_pos", "a_col"])?;
+        vertices(gl, v, &[3, 4])?;
+        gl.draw_arrays(glow::TRIANGLES, 0, count);
+        check(gl, "glDrawArrays")
+    })
+}

@@ -62,12 +62,6 @@ void main() { gl_FragColor = gl_FrontFacing ? vec4(1.0, 0.0, 0.0, 1.0) : vec4(0.
     let mut v = tri([[2.2, 2.3], [60.1, 4.4], [4.6, 59.7]], 0.0, RGB3); // ccw
     v.extend(tri([[62.2, 8.3], [12.6, 61.7], [61.1, 60.4]], 0.0, RGB3)); // ccw
     v.extend(tri([[40.2, 40.3], [20.6, 61.7], [62.1, 61.4]], 0.0, RGB3)); // cw
-    unsafe {
-        simple(gl, || {
-            program(gl, VS_COLOUR, FS, &["a_pos", "a_col"])?;
-            vertices(gl, &v, &[3, 4])?;
-            gl.draw_arrays(glow::TRIANGLES, 0, 9);
-            check(gl, "glDrawArrays")
-        })
-    }
+                                                                          // SAFETY: the scene's context is current.
+    unsafe { colour_triangles(gl, FS, &v, 9) }
 }

@@ -405,14 +405,8 @@ void main() {
 }
 ";
     let v = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, RGB3);
-    unsafe {
-        simple(gl, || {
-            program(gl, VS_COLOUR, FS, &["a_pos", "a_col"])?;
-            vertices(gl, &v, &[3, 4])?;
-            gl.draw_arrays(glow::TRIANGLES, 0, 3);
-            check(gl, "glDrawArrays")
-        })
-    }
+    // SAFETY: the scene's context is current.
+    unsafe { colour_triangles(gl, FS, &v, 3) }
 }
 
 /// `discard` inside a loop whose trip count varies per fragment: the kill runs once per
@@ -432,14 +426,8 @@ void main() {
 }
 ";
     let v = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, RGB3);
-    unsafe {
-        simple(gl, || {
-            program(gl, VS_COLOUR, FS, &["a_pos", "a_col"])?;
-            vertices(gl, &v, &[3, 4])?;
-            gl.draw_arrays(glow::TRIANGLES, 0, 3);
-            check(gl, "glDrawArrays")
-        })
-    }
+    // SAFETY: the scene's context is current.
+    unsafe { colour_triangles(gl, FS, &v, 3) }
 }
 
 pub(crate) fn frag_coord(gl: &Gl, _: &Ctx) -> Frame {
@@ -451,14 +439,8 @@ void main() { gl_FragColor = vec4(gl_FragCoord.x / 64.0, gl_FragCoord.y / 64.0, 
     for (i, z) in [-0.9f32, 0.3, 0.8].iter().enumerate() {
         v[i * 7 + 2] = *z;
     }
-    unsafe {
-        simple(gl, || {
-            program(gl, VS_COLOUR, FS, &["a_pos", "a_col"])?;
-            vertices(gl, &v, &[3, 4])?;
-            gl.draw_arrays(glow::TRIANGLES, 0, 3);
-            check(gl, "glDrawArrays")
-        })
-    }
+    // SAFETY: the scene's context is current.
+    unsafe { colour_triangles(gl, FS, &v, 3) }
 }
 
 /// `centroid` varyings (ES 3.0) next to plain ones: single-sampled, both interpolate at the
@@ -537,14 +519,8 @@ void main() {
 }
 ";
     let v = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, RGB3);
-    unsafe {
-        simple(gl, || {
-            program(gl, VS_COLOUR, FS, &["a_pos", "a_col"])?;
-            vertices(gl, &v, &[3, 4])?;
-            gl.draw_arrays(glow::TRIANGLES, 0, 3);
-            check(gl, "glDrawArrays")
-        })
-    }
+    // SAFETY: the scene's context is current.
+    unsafe { colour_triangles(gl, FS, &v, 3) }
 }
 
 /// dFdx, dFdy and fwidth (GLSL ES 1.00 with OES_standard_derivatives, the derivative hint

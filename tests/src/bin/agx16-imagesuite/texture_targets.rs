@@ -11,7 +11,7 @@
 //! filtering, §3.8.9.1) but keeps half a texel away from the cube's corners, where softpipe's
 //! filter takes other texels than the three the GL specification recommends averaging.
 
-use super::{check, program, simple, texels, Frame, Gl, Res};
+use super::{check, program, rgba8_level, simple, texels, Frame, Gl, Res};
 use glow::HasContext;
 
 const VS2: &str = "attribute vec2 a_pos;
@@ -116,17 +116,7 @@ unsafe fn cube(gl: &Gl, seed: u8, filter: u32) -> Res<()> {
     gl.bind_texture(glow::TEXTURE_CUBE_MAP, Some(tex));
     for f in 0..6u32 {
         let data = texels(4, (40 * f as u8).wrapping_add(seed));
-        gl.tex_image_2d(
-            glow::TEXTURE_CUBE_MAP_POSITIVE_X + f,
-            0,
-            glow::RGBA as i32,
-            4,
-            4,
-            0,
-            glow::RGBA,
-            glow::UNSIGNED_BYTE,
-            glow::PixelUnpackData::Slice(Some(&data)),
-        );
+        rgba8_level(gl, glow::TEXTURE_CUBE_MAP_POSITIVE_X + f, 0, 4, &data);
     }
     params(
         gl,
@@ -432,17 +422,7 @@ unsafe fn tex2d(gl: &Gl, filter: (u32, u32)) -> Res<()> {
                 .flat_map(|_| [(level * 100) as u8, 40, 200 - (level * 60) as u8, 255])
                 .collect()
         };
-        gl.tex_image_2d(
-            glow::TEXTURE_2D,
-            level,
-            glow::RGBA as i32,
-            size,
-            size,
-            0,
-            glow::RGBA,
-            glow::UNSIGNED_BYTE,
-            glow::PixelUnpackData::Slice(Some(&data)),
-        );
+        rgba8_level(gl, glow::TEXTURE_2D, level, size, &data);
     }
     gl.tex_parameter_i32(glow::TEXTURE_2D, glow::TEXTURE_MAX_LEVEL, 2);
     params(gl, glow::TEXTURE_2D, filter.0, filter.1, glow::REPEAT);
@@ -801,17 +781,7 @@ void main() { o = textureLod(u_tex, v_tc, gl_FragCoord.y > 32.0 ? 2.0 : 1.0); }
             gl.bind_texture(glow::TEXTURE_CUBE_MAP, Some(tex));
             for f in 0..6u32 {
                 let data = texels(8, (30 * f as u8).wrapping_add(9));
-                gl.tex_image_2d(
-                    glow::TEXTURE_CUBE_MAP_POSITIVE_X + f,
-                    0,
-                    glow::RGBA as i32,
-                    8,
-                    8,
-                    0,
-                    glow::RGBA,
-                    glow::UNSIGNED_BYTE,
-                    glow::PixelUnpackData::Slice(Some(&data)),
-                );
+                rgba8_level(gl, glow::TEXTURE_CUBE_MAP_POSITIVE_X + f, 0, 8, &data);
             }
             gl.generate_mipmap(glow::TEXTURE_CUBE_MAP);
             params(
@@ -850,16 +820,12 @@ void main() { o = texture(u_tex, v_tc, gl_FragCoord.y > 32.0 ? 3.0 : 0.0); }
                 for f in 0..6u32 {
                     let seed = (level as u8).wrapping_mul(50).wrapping_add(9);
                     let data = texels(n, (30 * f as u8).wrapping_add(seed));
-                    gl.tex_image_2d(
+                    rgba8_level(
+                        gl,
                         glow::TEXTURE_CUBE_MAP_POSITIVE_X + f,
                         level,
-                        glow::RGBA as i32,
                         n as i32,
-                        n as i32,
-                        0,
-                        glow::RGBA,
-                        glow::UNSIGNED_BYTE,
-                        glow::PixelUnpackData::Slice(Some(&data)),
+                        &data,
                     );
                 }
             }

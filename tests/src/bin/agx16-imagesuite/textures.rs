@@ -127,17 +127,7 @@ pub(crate) fn texture_mipmap(gl: &Gl, _: &Ctx) -> Frame {
                     255,
                 ];
                 let data: Vec<u8> = (0..n * n).flat_map(|_| c).collect();
-                gl.tex_image_2d(
-                    glow::TEXTURE_2D,
-                    level,
-                    glow::RGBA as i32,
-                    n as i32,
-                    n as i32,
-                    0,
-                    glow::RGBA,
-                    glow::UNSIGNED_BYTE,
-                    glow::PixelUnpackData::Slice(Some(&data)),
-                );
+                rgba8_level(gl, glow::TEXTURE_2D, level, n as i32, &data);
             }
             gl.tex_parameter_i32(
                 glow::TEXTURE_2D,
