@@ -27,7 +27,7 @@ fn shaders_the_backend_refuses_fail_the_link_with_the_reason() {
     let log = field(&out, "link log").unwrap_or_default();
     assert!(
         log.contains("agx16 cannot compile the fragment shader")
-            && log.contains("dynamically indexed local array larger than 64 elements"),
+            && log.contains("dynamically indexed local array larger than 256 elements"),
         "{log}"
     );
     assert_eq!(field(&out, "link 32"), Some("ok"), "{out}\n{err}");

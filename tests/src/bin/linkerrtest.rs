@@ -1,8 +1,8 @@
 //! agx16-linkerrtest: errors the application sees (issue #17). On a GLES 3.0 context:
 //!
 //! 1. Links a GLSL ES 3.00 program that Mesa's front end accepts but whose fragment shader
-//!    indexes a 100-element local array with a uniform (more than the 64 elements agx16-compiler
-//!    turns into registers; it has no scratch memory). Prints `link: ok|failed` and
+//!    indexes a 300-element local array with a uniform (more than the 256 elements agx16-compiler
+//!    lowers to if-ladders over registers and spill slots). Prints `link: ok|failed` and
 //!    `link log: <info log on one line>`, then `link 32: ok|failed` for the same program with
 //!    a 32-element array.
 //!
@@ -28,14 +28,14 @@ in vec2 a_pos;
 void main() { gl_Position = vec4(a_pos, 0.0, 1.0); }
 ";
 
-/// A local array of 100 floats indexed by a uniform.
+/// A local array of 300 floats indexed by a uniform (past the 256 elements the compiler lowers).
 const FS_BIG_ARRAY: &str = "#version 300 es
 precision highp float;
 uniform int u_index;
 out vec4 o;
 void main() {
-    float a[100];
-    for (int i = 0; i < 100; i++) a[i] = float(i) * 0.01;
+    float a[300];
+    for (int i = 0; i < 300; i++) a[i] = float(i) * 0.01;
     o = vec4(a[u_index], 0.0, 0.0, 1.0);
 }
 ";
@@ -85,7 +85,12 @@ fn run() -> Result<(), String> {
         g.gl.delete_program(p);
         gl_error(&g.gl, "linking the big-array program")?;
         // The same program with a 32-element array (registers): links everywhere.
-        let (p, linked) = program(&g.gl, &FS_BIG_ARRAY.replace("100", "32"))?;
+        let (p, linked) = program(
+            &g.gl,
+            &FS_BIG_ARRAY
+                .replace("[300]", "[32]")
+                .replace("< 300", "< 32"),
+        )?;
         println!("link 32: {}", if linked { "ok" } else { "failed" });
         g.gl.delete_program(p);
         program_binary(&g.gl)?;
