@@ -222,6 +222,13 @@ const SCENES: &[Scene] = &[
     s("varyings_16", 3, 1, 0, varyings_16),
     s("discard", 2, 1, 0, discard),
     s("discard_loop", 2, 1, 0, discard_loop),
+    s(
+        "uniform_negated_components",
+        2,
+        1,
+        0,
+        uniform_negated_components,
+    ),
     s("discard_depth", 2, 0, 0, discard_depth),
     s("discard_blend", 2, 1, 0, discard_blend),
     s("frag_depth", 3, 1, 0, frag_depth),

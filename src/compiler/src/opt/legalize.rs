@@ -11,6 +11,7 @@ use crate::target::Target;
 
 pub fn run(f: &mut Function, target: &dyn Target) {
     phi_sources(f);
+    let collects = collect_parts(f);
     for bi in 0..f.blocks.len() {
         let old = std::mem::take(&mut f.blocks[bi].instrs);
         let mut out = Vec::with_capacity(old.len());
@@ -19,6 +20,7 @@ pub fn run(f: &mut Function, target: &dyn Target) {
                 out.push(i);
                 continue;
             }
+            modified_collect_parts(f, &collects, &mut i, &mut out);
             if i.op == Op::Copy {
                 // A copy of an immediate is a move-immediate; a copy with modifiers may need a
                 // sign operation.
@@ -69,6 +71,57 @@ pub fn run(f: &mut Function, target: &dyn Target) {
             out.push(i);
         }
         f.blocks[bi].instrs = out;
+    }
+}
+
+/// The sources of every `collect` without modifiers, by destination value.
+fn collect_parts(f: &Function) -> Vec<Option<Vec<Src>>> {
+    let mut collects: Vec<Option<Vec<Src>>> = vec![None; f.shapes.len()];
+    for b in &f.blocks {
+        for i in b.instrs.iter().filter(|i| i.op == Op::Collect) {
+            if i.srcs.iter().all(|s| !s.has_modifiers()) {
+                collects[i.dst.unwrap().0 as usize] = Some(i.srcs.to_vec());
+            }
+        }
+    }
+    collects
+}
+
+/// A modified scalar source (`-a.x`) that names a component of a `collect` whose part is a
+/// uniform or an immediate: copy propagation leaves it (a copy carries no float modifiers, and
+/// the uniform cannot carry them), and the collect would then have to build the whole vector in
+/// registers for one component, which has no form. The part is copied into a value of its own
+/// and the source reads that, keeping its modifiers (which `sign_ops` then moves out).
+fn modified_collect_parts(
+    f: &mut Function,
+    collects: &[Option<Vec<Src>>],
+    i: &mut Instr,
+    out: &mut Vec<Instr>,
+) {
+    let dst_vec = i.dst.is_some_and(|d| f.shape(d).comps > 1);
+    for k in 0..i.srcs.len() {
+        let s = i.srcs[k];
+        let Operand::Value { v, comp } = s.op else {
+            continue;
+        };
+        let whole = matches!(i.op, Op::Spill { .. })
+            || (matches!(i.op, Op::StoreGlobal { .. }) && k == 1)
+            || (i.op == Op::Copy && dst_vec);
+        if !s.has_modifiers() || whole {
+            continue;
+        }
+        let Some(part) = collects[v.0 as usize].as_ref().map(|p| p[comp as usize]) else {
+            continue;
+        };
+        if matches!(part.op, Operand::Value { .. }) {
+            continue;
+        }
+        let t = f.new_value(Shape::scalar(f.src_ty(i, k)));
+        out.push(Instr::new(Op::Copy, Some(t), [part]));
+        i.srcs[k] = Src {
+            op: Operand::Value { v: t, comp: 0 },
+            ..s
+        };
     }
 }
 

@@ -61,6 +61,29 @@ void main() { gl_Position = u_m * vec4(a_pos.xy / 32.0 - 1.0, 0.0, 1.0); }
     }
 }
 
+/// Components of a uniform vector read with sign modifiers (`-u.x`, `abs(u.y)`, `-abs(u.z)`):
+/// each is one uniform word under a float modifier (dEQP shaders.random had 17 programs whose
+/// vector uniform this way failed to compile), mixed with the interpolated colour.
+pub(crate) fn uniform_negated_components(gl: &Gl, _: &Ctx) -> Frame {
+    const FS: &str = "precision mediump float;
+uniform vec4 u_v;
+varying vec4 v_col;
+void main() {
+    gl_FragColor = vec4(-u_v.x, abs(u_v.y), 1.0 - abs(u_v.z), u_v.w) * 0.5 + v_col * 0.5;
+}
+";
+    let v = tri([[2.3, 3.4], [62.2, 10.1], [20.7, 61.8]], 0.0, RGB3);
+    unsafe {
+        simple(gl, || {
+            let p = program(gl, VS_COLOUR, FS, &["a_pos", "a_col"])?;
+            vertices(gl, &v, &[3, 4])?;
+            uniform4(gl, p, "u_v", [-0.75, -0.5, -0.25, 1.0]);
+            gl.draw_arrays(glow::TRIANGLES, 0, 3);
+            check(gl, "glDrawArrays")
+        })
+    }
+}
+
 /// A vec4 array uniform and a float uniform combined in the fragment shader.
 pub(crate) fn uniform_array(gl: &Gl, _: &Ctx) -> Frame {
     const FS: &str = "precision mediump float;
