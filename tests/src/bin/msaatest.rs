@@ -15,7 +15,7 @@
 //! straight into a SAMPLES-sample EGL pbuffer (a multisampled window-system framebuffer) and read
 //! back with glReadPixels, which resolves it; `GL_SAMPLES` is then the framebuffer's.
 
-use agx16_tests::gles::{gl_error, hex, read_rgba8, shader};
+use agx16_tests::gles::{gl_error, hex, position_program, read_rgba8};
 use agx16_tests::msaa_scene::{BLEND_ALPHA, CLEAR, SCISSOR, SIZE, TRIANGLES};
 use glow::HasContext;
 use std::process::ExitCode;
@@ -102,16 +102,7 @@ fn run(samples: i32, o: Opts) -> Result<(), String> {
             "GL_MAX_SAMPLES: {}",
             gl.get_parameter_i32(glow::MAX_SAMPLES)
         );
-        let p = gl.create_program()?;
-        for (kind, src) in [(glow::VERTEX_SHADER, VS), (glow::FRAGMENT_SHADER, FS)] {
-            gl.attach_shader(p, shader(gl, kind, src)?);
-        }
-        gl.bind_attrib_location(p, 0, "a_pos");
-        gl.link_program(p);
-        if !gl.get_program_link_status(p) {
-            return Err(format!("link: {}", gl.get_program_info_log(p)));
-        }
-        gl.use_program(Some(p));
+        let p = position_program(gl, VS, FS)?;
         let col = gl.get_uniform_location(p, "u_col");
 
         // The draws' framebuffer: a multisampled renderbuffer's, or the multisampled pbuffer.
