@@ -653,21 +653,7 @@ fn instance_id_offsets_each_instance() {
     // gl_Position = pos + vec4(0.5 * float(gl_InstanceID) * pos.w, 0, 0, 0), drawn with two
     // instances: the reference rasteriser draws instance i shifted by 0.5 i w in x (its
     // model of an instanced draw), so the image matches only if get_sr 0xd8 reads 0, 1.
-    let mut s = Shader::new(m::MESA_SHADER_VERTEX);
-    let pos = s.load_input(GENERIC0, 0, 4);
-    let col = s.load_input(GENERIC0 + 1, 1, 4);
-    let i = s.intrinsic(m::nir_intrinsic_load_instance_id, 1, &[], true);
-    let id = s.insert(i);
-    let out = unsafe {
-        let f = m::nir_u2f32(s.b(), id);
-        let w = s.ch(pos, 3);
-        let dx = m::nir_fmul(s.b(), m::nir_fmul_imm(s.b(), f, 0.5), w);
-        let x = m::nir_fadd(s.b(), s.ch(pos, 0), dx);
-        let (y, z) = (s.ch(pos, 1), s.ch(pos, 2));
-        m::nir_vec4(s.b(), x, y, z, w)
-    };
-    s.store_output(out, m::VARYING_SLOT_POS, 0);
-    s.store_output(col, VAR0, 1);
+    let mut s = instance_shifted_shader();
     let mut vs = s.compile(&GraphicsKey::Vertex(vertex_key())).unwrap();
     vs.roots = vec![0, 0, 0, 0, 0, 0, VB];
     let fs = fragment_shader(&fragment_key(&vs), ShadeModel::Linear, |_, v| v).unwrap();
@@ -1363,10 +1349,9 @@ const INSTANCED_TRIANGLE: [[f32; 4]; 3] = [
 ];
 const INSTANCE_COLOURS: [[u8; 4]; 3] = [[255, 0, 0, 255], [0, 200, 40, 255], [30, 60, 250, 128]];
 
-/// The instanced-attribute tests' vertex program and key: the position moved by 0.5·i·w in x
-/// for instance i, the colour an unorm8 attribute of buffer 1 (offset 8, stride 4) advancing
-/// every `divisor` instances.
-fn instanced_colour_shader(divisor: u32) -> (Shader, VertexKey) {
+/// gl_Position = pos + vec4(0.5 * float(gl_InstanceID) * pos.w, 0, 0, 0), the colour (input 1)
+/// passed through to VAR0.
+fn instance_shifted_shader() -> Shader {
     let mut s = Shader::new(m::MESA_SHADER_VERTEX);
     let pos = s.load_input(GENERIC0, 0, 4);
     let col = s.load_input(GENERIC0 + 1, 1, 4);
@@ -1382,6 +1367,14 @@ fn instanced_colour_shader(divisor: u32) -> (Shader, VertexKey) {
     };
     s.store_output(out, m::VARYING_SLOT_POS, 0);
     s.store_output(col, VAR0, 1);
+    s
+}
+
+/// The instanced-attribute tests' vertex program and key: the position moved by 0.5·i·w in x
+/// for instance i, the colour an unorm8 attribute of buffer 1 (offset 8, stride 4) advancing
+/// every `divisor` instances.
+fn instanced_colour_shader(divisor: u32) -> (Shader, VertexKey) {
+    let mut s = instance_shifted_shader();
     let key = VertexKey {
         attribs: vec![
             vertex_key().attribs[0],

@@ -180,7 +180,8 @@ pub(super) fn implicit_lod(
 ) -> Result<f32, TexError> {
     let n = level_size(img, 0)[0] as f64;
     let mut d = [[0f64; 3]; 3];
-    let mut faces = Vec::with_capacity(4);
+    // The distinct faces of the quad's pixels (at most four; no allocation per quad).
+    let (mut face_list, mut nfaces) = ([0u32; 4], 0);
     for (k, inp) in quad.iter().chain(fourth.as_ref()).enumerate() {
         let f = face(inp)?;
         if k < 3 {
@@ -190,8 +191,9 @@ pub(super) fn implicit_lod(
             );
             d[k] = direction(f, 2.0 * s - 1.0, 2.0 * t - 1.0);
         }
-        if !faces.contains(&f) {
-            faces.push(f);
+        if !face_list[..nfaces].contains(&f) {
+            face_list[nfaces] = f;
+            nfaces += 1;
         }
     }
     let len = |a: [f64; 2], b: [f64; 2]| ((b[0] - a[0]) * n).hypot((b[1] - a[1]) * n);
@@ -207,6 +209,7 @@ pub(super) fn implicit_lod(
         }
         Some(st)
     };
+    let faces = &face_list[..nfaces];
     if faces.len() > 1 {
         crate::value_rules::apply(crate::value_rules::Rule::CubeLodAcrossFaces, 1, None)
             .map_err(TexError::Refused)?;
