@@ -721,9 +721,14 @@ pub unsafe fn copy_region(
         (None, None) => copy_plane(dst, dst_level, dx, dy, dz, src, src_level, sbox),
         // Split depth/stencil: the depth planes (the resources themselves, same internal
         // format for the same packed format), then the stencil planes.
+        // Depth-only split formats (Z24X8: stored as Z32_FLOAT) have no stencil plane.
         (Some(ds), Some(ss)) if (*dst).format() == (*src).format() => {
             copy_plane(dst, dst_level, dx, dy, dz, src, src_level, sbox)?;
-            copy_plane(ds, dst_level, dx, dy, dz, ss, src_level, sbox)
+            match (ds.is_null(), ss.is_null()) {
+                (false, false) => copy_plane(ds, dst_level, dx, dy, dz, ss, src_level, sbox),
+                (true, true) => Ok(()),
+                _ => Err(MapError::TexelSize),
+            }
         }
         _ => Err(MapError::TexelSize),
     }

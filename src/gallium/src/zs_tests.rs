@@ -460,6 +460,52 @@ fn copies_and_blits_of_split_resources_move_both_planes() {
     assert_eq!(s.bo.stats.live.load(Ordering::Relaxed), 0);
 }
 
+/// resource_copy_region (what st_finalize_texture uses to move levels between textures) for
+/// every split format, Z24X8 among them: it is split but has no stencil plane
+/// (dEQP-GLES3.functional.texture.specification.texsubimage2d_depth.depth_component24 aborted on
+/// the missing plane).
+#[test]
+fn copy_region_moves_every_split_format_including_depth_only_z24x8() {
+    let (_k, mut s) = screen();
+    let mut ctx = context(&mut s);
+    let (w, h) = (12u32, 10u32);
+    for (n, p) in FORMATS.iter().enumerate() {
+        let a = create(&mut s, &template(p.format, w, h as u16, 0));
+        let b = create(&mut s, &template(p.format, w, h as u16, 0));
+        let texels = random_texels(p, (w * h) as usize, 7 + n as u64);
+        let old = random_texels(p, (w * h) as usize, 70 + n as u64);
+        for (r, t) in [(a, &texels), (b, &old)] {
+            let bytes = packed_bytes(p, t);
+            // SAFETY: live resources; `bytes` covers the box.
+            unsafe {
+                write_texture(
+                    &mut *ctx,
+                    r,
+                    0,
+                    &bx(0, 0, w, h),
+                    bytes.as_ptr(),
+                    w as usize * p.bytes,
+                    0,
+                )
+            }
+            .unwrap();
+        }
+        // A 6x4 box from a at (1, 2) to b at (5, 6).
+        unsafe { copy_region(b, 0, 5, 6, 0, a, 0, &bx(1, 2, 6, 4)) }.unwrap();
+        let mut want = old.clone();
+        for y in 0..4 {
+            for x in 0..6 {
+                want[(6 + y) * w as usize + 5 + x] = texels[(2 + y) * w as usize + 1 + x];
+            }
+        }
+        check_planes(p, b, 0, w, h, &want);
+        for r in [a, b] {
+            destroy(&mut s, r);
+        }
+    }
+    assert_eq!(s.bo.stats.live.load(Ordering::Relaxed), 0);
+}
+
 #[test]
 fn a_split_depth_stencil_surface_binds_the_depth_and_stencil_planes() {
     let (_k, mut s) = screen();
