@@ -336,7 +336,7 @@ fn snap(x: f64) -> f64 {
 /// NaN included (`round_matches_std` checks).
 fn round(x: f64) -> f64 {
     // 2^52: from here on every f64 is an integer (and NaN and infinities fail the test).
-    if !(x.abs() < 4_503_599_627_370_496.0) {
+    if x.is_nan() || x.abs() >= 4_503_599_627_370_496.0 {
         return x;
     }
     let t = x as i64 as f64; // truncated: exact below 2^52
