@@ -3,7 +3,7 @@
 
 use crate::errno::{Errno, KResult};
 use crate::g16_ranges::{firmware_ranges, overlaps};
-use crate::gem::Bo;
+use crate::gem::{Bo, SmallReads};
 use crate::params::{PAGE_MASK, PAGE_SIZE, VM_END, VM_START};
 use crate::uapi::asahi::{GemBindOp, BIND_READ, BIND_SINGLE_PAGE, BIND_UNBIND, BIND_WRITE};
 use std::collections::BTreeMap;
@@ -333,23 +333,29 @@ impl VmView {
         out: &mut [u32; 32],
     ) -> Result<(), Fault> {
         let size = size.min(4);
-        let mut run: Option<&Mapping> = None;
+        let mut run: Option<(&Mapping, SmallReads)> = None;
         for (l, (&va, o)) in addrs.iter().zip(out.iter_mut()).enumerate() {
             if mask >> l & 1 == 0 {
                 continue;
             }
-            let mut b = [0u8; 4];
-            match run {
-                Some(m) if va >= m.va.start && va.saturating_add(size as u64) <= m.va.end => {
-                    m.bo.read(m.bo_offset(va), &mut b[..size])
-                        .expect("mapping bounds validated at bind time");
+            *o = match &run {
+                Some((m, bytes))
+                    if va >= m.va.start && va.saturating_add(size as u64) <= m.va.end =>
+                {
+                    bytes
+                        .read(m.bo_offset(va), size)
+                        .expect("mapping bounds validated at bind time")
                 }
                 _ => {
+                    let mut b = [0u8; 4];
                     self.read(va, &mut b[..size])?;
-                    run = self.find(va).filter(|m| m.read && !m.single);
+                    run = self
+                        .find(va)
+                        .filter(|m| m.read && !m.single)
+                        .map(|m| (m, m.bo.small_reads()));
+                    u32::from_le_bytes(b)
                 }
-            }
-            *o = u32::from_le_bytes(b);
+            };
         }
         Ok(())
     }

@@ -660,10 +660,12 @@ pub(super) struct Publications {
 
 impl Publications {
     pub(super) fn new() -> Self {
+        // Sized for a typical stage's publications: growing a map rehashes it, and a map
+        // is made per SIMD-group run.
         Publications {
-            value: HashMap::default(),
-            pending: HashMap::default(),
-            read: Default::default(),
+            value: HashMap::with_capacity_and_hasher(16, Default::default()),
+            pending: HashMap::with_capacity_and_hasher(16, Default::default()),
+            read: rustc_hash::FxHashSet::with_capacity_and_hasher(16, Default::default()),
         }
     }
 }

@@ -59,8 +59,8 @@ pub struct RasterTri {
     /// does (the triangle then shades nothing, and its registers are left empty).
     pub covered: bool,
     /// Its coefficient registers in [`RasterTris`] (none when not covered).
-    pub coefficients: std::ops::Range<usize>,
-    /// Window depth plane.
+    pub coefficients: std::ops::Range<u32>,
+    /// Window depth plane (not computed when not covered).
     pub depth: DepthPlane,
     /// Pixel bounds [x0, x1) x [y0, y1), inside the framebuffer.
     pub bounds: [u32; 4],
@@ -78,7 +78,7 @@ pub struct RasterTris {
 impl RasterTris {
     /// The coefficient registers of `t` (one of these triangles).
     pub fn coefficients(&self, t: &RasterTri) -> &[Plane] {
-        &self.planes[t.coefficients.clone()]
+        &self.planes[t.coefficients.start as usize..t.coefficients.end as usize]
     }
 }
 
@@ -209,6 +209,15 @@ pub fn process_draw(
         // Distinct vertex ids in first-use order (shaded in SIMD-group-sized batches) and,
         // per run position, its id's index among them: the same for every instance.
         let (ids, pos) = distinct_ids(&run);
+        // The primitives over those distinct vertices.
+        let prims: Vec<Prim> = prims
+            .iter()
+            .map(|p| match *p {
+                Prim::Point(i) => Prim::Point(pos[i]),
+                Prim::Line(l) => Prim::Line(l.map(|i| pos[i])),
+                Prim::Triangle(t) => Prim::Triangle(t.map(|i| pos[i])),
+            })
+            .collect();
         for instance in 0..instances {
             let mut shaded: Vec<ClipVertex> = Vec::with_capacity(ids.len());
             for batch in ids.chunks(VERTEX_BATCH) {
@@ -251,10 +260,9 @@ pub fn process_draw(
                 .iter()
                 .map(|v| Prepared::of(page, &setup.vol, v))
                 .collect();
-            let verts: Vec<&Prepared> = pos.iter().map(|&k| &prepared[k]).collect();
             out.tris.reserve(prims.len());
             for p in &prims {
-                setup_prim(cmd, &mut setup, p, &verts, out, stats)?;
+                setup_prim(cmd, &mut setup, p, &prepared, out, stats)?;
             }
         }
     }
@@ -368,7 +376,7 @@ fn setup_prim(
     cmd: &RenderCommand,
     s: &mut DrawSetup,
     p: &Prim,
-    verts: &[&Prepared],
+    verts: &[Prepared],
     out: &mut RasterTris,
     stats: &mut RenderStats,
 ) -> Result<(), SimError> {
@@ -388,7 +396,7 @@ fn setup_prim(
     }
     match *p {
         Prim::Triangle(idx) => {
-            let tri = idx.map(|i| verts[i]);
+            let tri = idx.map(|i| &verts[i]);
             let flat = tri.map(|v| v.window);
             if tri.iter().all(|v| v.inside) {
                 // Unclipped: the raster triangle is the primitive's own window vertices.
@@ -445,7 +453,7 @@ fn setup_prim(
             emit(cmd, s, &[q[0], q[2], q[3]], &flat, PrimShape::Line, out)?;
         }
         Prim::Point(i) => {
-            let v = verts[i];
+            let v = &verts[i];
             if !v.inside {
                 stats.primitives_culled += 1;
                 return Ok(());
@@ -541,14 +549,6 @@ fn emit(
         Some(plan) => plan,
         empty => empty.insert(CoeffPlan::new(&s.cf, s.at, s.map, s.outputs, shape)?),
     };
-    let g = Geometry::of(t.each_ref().map(|p| (p.x, p.y)));
-    let mut depth = DepthPlane::of(&g, t.each_ref().map(|p| p.z));
-    // GLES offsets filled polygons only; lines and points drawn as triangles keep their depth.
-    if let (Some(b), true) = (&s.depth_bias, is_triangle) {
-        let z = [t[0].z, t[1].z, t[2].z];
-        depth.z0 += depth_bias::bias(b, &depth, z, cmd.zls.z_format)
-            .map_err(|w| unestablished(s.at, "depth bias", w))?;
-    }
     let min = |k: usize| v.iter().map(|p| p[k]).min().unwrap_or(0);
     let max = |k: usize| v.iter().map(|p| p[k]).max().unwrap_or(0);
     let lim = |c: i64, hi: u32| (c.div_euclid(256)).clamp(0, hi as i64) as u32;
@@ -564,24 +564,36 @@ fn emit(
         front_facing: front,
         covered: true,
         coefficients: 0..0,
-        depth,
+        depth: DepthPlane::default(),
         bounds,
     };
     let [x0, y0, x1, y1] = bounds;
     if (x1 - x0) as u64 * (y1 - y0) as u64 <= COVERAGE_CHECK_PIXELS {
         tri.covered = covers_any(&tri, cmd.samples, &cmd.sample_positions);
     }
+    // GLES offsets filled polygons only; lines and points drawn as triangles keep their depth.
+    let bias = s.depth_bias.as_ref().filter(|_| is_triangle);
+    if !tri.covered && bias.is_none() {
+        // Nothing of it is shaded: no depth plane or registers to build.
+        out.tris.push(tri);
+        return Ok(true);
+    }
+    let g = Geometry::of(t.each_ref().map(|p| (p.x, p.y)));
+    tri.depth = DepthPlane::of(&g, t.each_ref().map(|p| p.z));
+    if let Some(b) = bias {
+        let z = [t[0].z, t[1].z, t[2].z];
+        tri.depth.z0 += depth_bias::bias(b, &tri.depth, z, cmd.zls.z_format)
+            .map_err(|w| unestablished(s.at, "depth bias", w))?;
+    }
     if tri.covered {
-        let start = out.planes.len();
-        tri.coefficients = start..start + plan.registers();
-        out.planes.resize(tri.coefficients.end, Plane::default());
-        plan.build(
-            &mut out.planes[tri.coefficients.clone()],
-            t,
-            &g,
-            flat,
-            shape,
-        );
+        let (start, end) = (out.planes.len(), out.planes.len() + plan.registers());
+        let index = |i: usize| {
+            u32::try_from(i)
+                .map_err(|_| render_error("over 2^32 coefficient registers in a render"))
+        };
+        tri.coefficients = index(start)?..index(end)?;
+        out.planes.resize(end, Plane::default());
+        plan.build(&mut out.planes[start..], t, &g, flat, shape);
     }
     out.tris.push(tri);
     Ok(true)
