@@ -660,12 +660,10 @@ pub(super) struct Publications {
 
 impl Publications {
     pub(super) fn new() -> Self {
-        // Sized for a typical stage's publications: growing a map rehashes it, and a map
-        // is made per SIMD-group run.
         Publications {
-            value: HashMap::with_capacity_and_hasher(16, Default::default()),
-            pending: HashMap::with_capacity_and_hasher(16, Default::default()),
-            read: rustc_hash::FxHashSet::with_capacity_and_hasher(16, Default::default()),
+            value: HashMap::default(),
+            pending: HashMap::default(),
+            read: Default::default(),
         }
     }
 }
@@ -761,6 +759,11 @@ pub fn run_vertex_batch(
     }
     let mut outs: Vec<Vec<Option<f32>>> = vec![vec![None; n]; invs.len()];
     let mut pubs = Publications::new();
+    // Every vertex body exports its outputs: sized up front, the maps do not rehash as
+    // they fill (one set per SIMD-group of vertices).
+    pubs.value.reserve(n);
+    pubs.pending.reserve(n);
+    pubs.read.reserve(n);
     let mut borrowed = super::texture::Borrowed::default();
     run_trapping(
         mem,
