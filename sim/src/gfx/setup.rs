@@ -25,11 +25,12 @@ use super::indices::vertex_runs;
 use super::raster::covers_any;
 use super::stages::{Stages, VertexInvocation};
 use super::stream::DrawState;
+use super::tiles::TILE;
 use super::{render_error, unestablished, RenderStats};
 use crate::error::SimError;
 use crate::mem::GpuMemory;
 use crate::value_rules::{self, Rule};
-use agx16_cmdstream::ppp::{DepthBias, ObjectType, PolygonMode, PppPage};
+use agx16_cmdstream::ppp::{DepthBias, ObjectType, PolygonMode, PppPage, VisibilityMode};
 use agx16_cmdstream::vdm::{ProvokingVertex, USC_BASE};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -68,14 +69,62 @@ pub struct RasterTri {
 
 /// A render's raster triangles in submission order, their coefficient registers kept
 /// together in one list (a triangle's own registers would cost an allocation or a large
-/// inline array each, and most triangles of a dense mesh cover no sample).
-#[derive(Debug, Default)]
+/// inline array each, and most triangles of a dense mesh cover no sample), and the 32x32
+/// tiles any emitted triangle touches.
+///
+/// A triangle that covers no sample of a draw without occlusion counting is not kept: in a
+/// tile it would shade nothing and count nothing, and the tiles it touches are marked here.
+#[derive(Debug)]
 pub struct RasterTris {
     pub tris: Vec<RasterTri>,
     planes: Vec<Plane>,
+    /// Per tile (row-major, `cols` a row): whether an emitted triangle touches it.
+    touched: Vec<bool>,
+    cols: u32,
+}
+
+/// Whether pixel bounds `[x0, y0, x1, y1)` touch the `w` x `h` rectangle at (x, y) (the
+/// test the tile walk selects tiles and utiles' triangles with).
+pub fn bounds_touch(b: [u32; 4], x: u32, y: u32, w: u32, h: u32) -> bool {
+    b[0] < x + w && b[2] > x && b[1] < y + h && b[3] > y
 }
 
 impl RasterTris {
+    /// No triangles yet, for a `width` x `height` render.
+    pub fn new(width: u32, height: u32) -> Self {
+        let cols = width.div_ceil(TILE);
+        RasterTris {
+            tris: Vec::new(),
+            planes: Vec::new(),
+            touched: vec![false; (cols * height.div_ceil(TILE)) as usize],
+            cols,
+        }
+    }
+
+    /// Whether an emitted triangle touches the tile with origin (x, y) (a multiple of 32).
+    pub fn tile_touched(&self, x: u32, y: u32) -> bool {
+        self.touched[((y / TILE) * self.cols + x / TILE) as usize]
+    }
+
+    /// Marks the tiles an emitted triangle with pixel bounds `b` touches.
+    fn touch(&mut self, b: [u32; 4]) {
+        let rows = self.touched.len() as u32 / self.cols.max(1);
+        // Candidates around the bounds; the exact test decides (empty bounds on a tile's
+        // interior still touch it).
+        let (tx0, tx1) = (
+            (b[0] / TILE).saturating_sub(1),
+            (b[2] / TILE + 1).min(self.cols),
+        );
+        let (ty0, ty1) = ((b[1] / TILE).saturating_sub(1), (b[3] / TILE + 1).min(rows));
+        for ty in ty0..ty1 {
+            for tx in tx0..tx1 {
+                if bounds_touch(b, tx * TILE, ty * TILE, TILE, TILE) {
+                    self.touched[(ty * self.cols + tx) as usize] = true;
+                }
+            }
+        }
+    }
+
     /// The coefficient registers of `t` (one of these triangles).
     pub fn coefficients(&self, t: &RasterTri) -> &[Plane] {
         &self.planes[t.coefficients.start as usize..t.coefficients.end as usize]
@@ -99,6 +148,9 @@ struct DrawSetup<'a> {
     vol: ClipVolume,
     /// The draw's polygon offset, when its faces record enables one.
     depth_bias: Option<DepthBias>,
+    /// The draw counts samples for an occlusion query (its visibility mode is not None):
+    /// its triangles that cover no sample still take part (they create the query's entry).
+    counts_visibility: bool,
 }
 
 /// Checks a draw's state for features the model does not establish.
@@ -188,6 +240,7 @@ pub fn process_draw(
             )?),
             false => None,
         },
+        counts_visibility: page.fragment_faces.visibility_mode != VisibilityMode::None,
     };
     let topology = draw.index_list.header.primitive;
     let instances = draw.index_list.instances.unwrap_or(1);
@@ -571,11 +624,14 @@ fn emit(
     if (x1 - x0) as u64 * (y1 - y0) as u64 <= COVERAGE_CHECK_PIXELS {
         tri.covered = covers_any(&tri, cmd.samples, &cmd.sample_positions);
     }
+    out.touch(bounds);
     // GLES offsets filled polygons only; lines and points drawn as triangles keep their depth.
     let bias = s.depth_bias.as_ref().filter(|_| is_triangle);
     if !tri.covered && bias.is_none() {
         // Nothing of it is shaded: no depth plane or registers to build.
-        out.tris.push(tri);
+        if s.counts_visibility {
+            out.tris.push(tri);
+        }
         return Ok(true);
     }
     let g = Geometry::of(t.each_ref().map(|p| (p.x, p.y)));
@@ -595,13 +651,45 @@ fn emit(
         out.planes.resize(end, Plane::default());
         plan.build(&mut out.planes[start..], t, &g, flat, shape);
     }
-    out.tris.push(tri);
+    if tri.covered || s.counts_visibility {
+        out.tris.push(tri);
+    }
     Ok(true)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{distinct_ids, round};
+    use super::{bounds_touch, distinct_ids, round, RasterTris, TILE};
+
+    /// The tile map marks exactly the tiles the tile walk's own test selects, empty bounds
+    /// (a triangle clamped onto the framebuffer's edge) included.
+    #[test]
+    fn touched_tiles_are_those_the_walk_selects() {
+        let (w, h) = (100, 70);
+        let mut seed = 0x9e37_79b9u32;
+        let mut next = |m: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed % m
+        };
+        for _ in 0..2000 {
+            let (x0, y0) = (next(w + 1), next(h + 1));
+            let b = [x0, y0, (x0 + next(40)).min(w), (y0 + next(40)).min(h)];
+            let mut map = RasterTris::new(w, h);
+            map.touch(b);
+            for ty in 0..h.div_ceil(TILE) {
+                for tx in 0..w.div_ceil(TILE) {
+                    let (x, y) = (tx * TILE, ty * TILE);
+                    assert_eq!(
+                        map.tile_touched(x, y),
+                        bounds_touch(b, x, y, TILE, TILE),
+                        "{b:?} tile ({x}, {y})"
+                    );
+                }
+            }
+        }
+    }
 
     #[test]
     fn round_matches_std() {

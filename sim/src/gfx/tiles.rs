@@ -11,7 +11,7 @@
 //! (UAPI flag name; Mesa sets it for clears; inferred).
 
 use super::command::RenderCommand;
-use super::setup::{RasterTri, RasterTris};
+use super::setup::{bounds_touch, RasterTri, RasterTris};
 use super::stages::{Stages, TileBuffer};
 use super::stream::DrawState;
 use super::{render_error, unestablished, RenderStats};
@@ -294,13 +294,7 @@ impl<'a> TileJob<'a> {
         for ty in 0..cmd.height.div_ceil(TILE) {
             for tx in 0..cmd.width.div_ceil(TILE) {
                 let (x0, y0) = (tx * TILE, ty * TILE);
-                if process_empty
-                    || self
-                        .prims
-                        .tris
-                        .iter()
-                        .any(|t| touches(t, x0, y0, TILE, TILE))
-                {
+                if process_empty || self.prims.tile_touched(x0, y0) {
                     out.push((x0, y0));
                 }
             }
@@ -388,7 +382,7 @@ impl<'a> TileJob<'a> {
 }
 
 fn touches(t: &RasterTri, x0: u32, y0: u32, w: u32, h: u32) -> bool {
-    t.bounds[0] < x0 + w && t.bounds[2] > x0 && t.bounds[1] < y0 + h && t.bounds[3] > y0
+    bounds_touch(t.bounds, x0, y0, w, h)
 }
 
 /// Runs every tile of the render, one after another.
