@@ -81,12 +81,56 @@ impl Bo {
         Ok(())
     }
 
+    /// Reads of one to four bytes with the backing's address and size looked up once (a
+    /// shader's per-lane loads from one buffer).
+    pub fn small_reads(&self) -> SmallReads<'_> {
+        SmallReads {
+            ptr: self.backing.ptr(),
+            len: self.size.min(self.backing.len() as u64),
+            _bo: std::marker::PhantomData,
+        }
+    }
+
     fn check(&self, offset: u64, len: usize) -> KResult<()> {
         let end = offset.checked_add(len as u64).ok_or(Errno::EFAULT)?;
         if end > self.size || end > self.backing.len() as u64 {
             return Err(Errno::EFAULT);
         }
         Ok(())
+    }
+}
+
+/// See [`Bo::small_reads`].
+pub struct SmallReads<'a> {
+    ptr: *const u8,
+    /// Bytes readable from `ptr` (the object's size within its backing).
+    len: u64,
+    _bo: std::marker::PhantomData<&'a Bo>,
+}
+
+impl SmallReads<'_> {
+    /// The `size` (at most 4) bytes at `offset`, little-endian, zero-extended; the range
+    /// must be in bounds, as for [`Bo::read`].
+    pub fn read(&self, offset: u64, size: usize) -> KResult<u32> {
+        let end = offset.checked_add(size as u64).ok_or(Errno::EFAULT)?;
+        if size > 4 || end > self.len {
+            return Err(Errno::EFAULT);
+        }
+        // SAFETY: in bounds (checked above); the backing lives as long as the object, which
+        // the borrow keeps. Fixed-size loads: no library call per lane.
+        unsafe {
+            let p = self.ptr.add(offset as usize);
+            Ok(match size {
+                1 => p.read() as u32,
+                2 => u16::from_le(p.cast::<u16>().read_unaligned()) as u32,
+                4 => u32::from_le(p.cast::<u32>().read_unaligned()),
+                _ => {
+                    let mut b = [0u8; 4];
+                    std::ptr::copy_nonoverlapping(p, b.as_mut_ptr(), size);
+                    u32::from_le_bytes(b)
+                }
+            })
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 use crate::errno::{Errno, KResult};
 use crate::g16_ranges::{firmware_ranges, overlaps};
-use crate::gem::Bo;
+use crate::gem::{Bo, SmallReads};
 use crate::params::{PAGE_MASK, PAGE_SIZE, VM_END, VM_START};
 use crate::uapi::asahi::{GemBindOp, BIND_READ, BIND_SINGLE_PAGE, BIND_UNBIND, BIND_WRITE};
 use std::collections::BTreeMap;
@@ -320,6 +320,46 @@ impl VmView {
         })
     }
 
+    /// Reads `size` (at most 4) bytes at `addrs[l]` for every lane `l` in `mask` into
+    /// `out[l]` (little-endian, zero-extended), lowest lane first, stopping at the first fault:
+    /// what one [`Self::read`] per lane gives. A lane inside the contiguous mapping the lane
+    /// before it read from skips the lookup (a shader's per-lane loads mostly walk one
+    /// buffer).
+    pub fn read_lanes(
+        &self,
+        addrs: &[u64; 32],
+        mask: u32,
+        size: usize,
+        out: &mut [u32; 32],
+    ) -> Result<(), Fault> {
+        let size = size.min(4);
+        let mut run: Option<(&Mapping, SmallReads)> = None;
+        for (l, (&va, o)) in addrs.iter().zip(out.iter_mut()).enumerate() {
+            if mask >> l & 1 == 0 {
+                continue;
+            }
+            *o = match &run {
+                Some((m, bytes))
+                    if va >= m.va.start && va.saturating_add(size as u64) <= m.va.end =>
+                {
+                    bytes
+                        .read(m.bo_offset(va), size)
+                        .expect("mapping bounds validated at bind time")
+                }
+                _ => {
+                    let mut b = [0u8; 4];
+                    self.read(va, &mut b[..size])?;
+                    run = self
+                        .find(va)
+                        .filter(|m| m.read && !m.single)
+                        .map(|m| (m, m.bo.small_reads()));
+                    u32::from_le_bytes(b)
+                }
+            };
+        }
+        Ok(())
+    }
+
     pub fn write(&self, va: u64, data: &[u8]) -> Result<(), Fault> {
         if let Some((m, off)) = self.single_run(va, data.len(), true) {
             m.bo.write(off, data)
@@ -347,5 +387,93 @@ impl VmView {
     /// Whether [va, va+len) is mapped with the given access (g16 `cover`).
     pub fn covers(&self, va: u64, len: u64, write: bool) -> bool {
         len != 0 && usize::try_from(len).is_ok_and(|l| self.check(va, l, write).is_ok())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::backing::{BackingAllocator, HeapAllocator};
+    use std::sync::atomic::AtomicU64;
+
+    fn bo(size: u64, fill: impl Fn(usize) -> u8) -> Arc<Bo> {
+        let bo = Bo::new(
+            size,
+            0,
+            None,
+            HeapAllocator.allocate(size).unwrap(),
+            Arc::new(AtomicU64::new(size)),
+        );
+        let bytes: Vec<u8> = (0..size as usize).map(fill).collect();
+        bo.write(0, &bytes).unwrap();
+        Arc::new(bo)
+    }
+
+    /// Per-lane reads over two mappings (one single-page), an unreadable one and a hole:
+    /// `read_lanes` gives what one `read` per lane gives, the same fault included.
+    #[test]
+    fn read_lanes_equal_one_read_per_lane() {
+        let base = VM_START;
+        let map = |va: Range<u64>, bo: Arc<Bo>, read: bool, single: bool| Mapping {
+            va,
+            bo,
+            offset: 0,
+            read,
+            write: true,
+            single,
+        };
+        let view = VmView {
+            mappings: vec![
+                map(
+                    base..base + 2 * PAGE_SIZE,
+                    bo(2 * PAGE_SIZE, |i| i as u8),
+                    true,
+                    false,
+                ),
+                map(
+                    base + 2 * PAGE_SIZE..base + 4 * PAGE_SIZE,
+                    bo(PAGE_SIZE, |i| (i * 7) as u8),
+                    true,
+                    true,
+                ),
+                map(
+                    base + 4 * PAGE_SIZE..base + 5 * PAGE_SIZE,
+                    bo(PAGE_SIZE, |_| 9),
+                    false,
+                    false,
+                ),
+            ],
+            last: [AtomicUsize::new(0), AtomicUsize::new(0)],
+        };
+        let mut seed = 0x2545_f491_4f6c_dd1du64;
+        for round in 0..400 {
+            let mut addrs = [0u64; 32];
+            for a in addrs.iter_mut() {
+                seed ^= seed << 13;
+                seed ^= seed >> 7;
+                seed ^= seed << 17;
+                // Mostly runs within one buffer, sometimes anywhere in (or past) the mappings.
+                *a = if round % 4 == 0 {
+                    base + seed % (6 * PAGE_SIZE)
+                } else {
+                    base + (round as u64 * 97) % (4 * PAGE_SIZE) + (seed % 64)
+                };
+            }
+            let mask = (seed >> 7) as u32 | 1;
+            for size in [1, 2, 4] {
+                let mut want = [0u32; 32];
+                let expected = (0..32).try_for_each(|l| {
+                    if mask >> l & 1 != 0 {
+                        let mut b = [0u8; 4];
+                        view.read(addrs[l], &mut b[..size])?;
+                        want[l] = u32::from_le_bytes(b);
+                    }
+                    Ok(())
+                });
+                let mut got = [0u32; 32];
+                assert_eq!(view.read_lanes(&addrs, mask, size, &mut got), expected);
+                assert_eq!(got, want, "round {round} size {size}");
+            }
+        }
     }
 }

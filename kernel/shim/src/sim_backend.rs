@@ -35,6 +35,17 @@ impl GpuMemory for SimMemory<'_> {
     fn write(&self, va: u64, data: &[u8]) -> Result<(), SimFault> {
         self.0.write(va, data).map_err(|f| to_sim(f, data.len()))
     }
+    fn read_lanes(
+        &self,
+        addrs: &[u64; 32],
+        mask: u32,
+        size: usize,
+        out: &mut [u32; 32],
+    ) -> Result<(), SimFault> {
+        self.0
+            .read_lanes(addrs, mask, size, out)
+            .map_err(|f| to_sim(f, size))
+    }
 }
 
 /// Model errors become job failures that name what and where.
@@ -96,7 +107,14 @@ impl GpuBackend for SimBackend {
             .map_err(to_gpu_error)?;
         // Tiles run on the model's worker threads (AGX16_SIM_THREADS), same result as serial.
         agx16_sim::gfx::run_render_isa_parallel(&SimMemory(vm), &cmd, &|| ctl.expired())
-            .map(|_| ())
+            .map(|s| {
+                if std::env::var_os("TMP_STATS").is_some() {
+                    eprintln!(
+                        "TMPSTATS {} {}x{} {s:?}",
+                        cmd.raw.flags.0, cmd.width, cmd.height
+                    )
+                }
+            })
             .map_err(to_gpu_error)
     }
 

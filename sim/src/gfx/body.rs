@@ -759,6 +759,11 @@ pub fn run_vertex_batch(
     }
     let mut outs: Vec<Vec<Option<f32>>> = vec![vec![None; n]; invs.len()];
     let mut pubs = Publications::new();
+    // Every vertex body exports its outputs: sized up front, the maps do not rehash as
+    // they fill (one set per SIMD-group of vertices).
+    pubs.value.reserve(n);
+    pubs.pending.reserve(n);
+    pubs.read.reserve(n);
     let mut borrowed = super::texture::Borrowed::default();
     run_trapping(
         mem,

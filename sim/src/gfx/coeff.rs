@@ -68,13 +68,55 @@ impl Plane {
     /// The plane through three (x, y, value) points; `None` for collinear points.
     pub fn through(p: [(f64, f64, f64); 3]) -> Option<Self> {
         let [(x0, y0, v0), (x1, y1, v1), (x2, y2, v2)] = p;
-        let det = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0);
-        if det == 0.0 {
+        Geometry::of([(x0, y0), (x1, y1), (x2, y2)]).plane([v0, v1, v2])
+    }
+}
+
+/// The differences and determinant of a triangle's three (x, y) points that every plane
+/// through them shares: computed once per raster triangle, not once per register (the same
+/// operations in the same order, so each plane is the one its own computation gives).
+#[derive(Debug, Clone, Copy)]
+pub struct Geometry {
+    x0: f64,
+    y0: f64,
+    dx1: f64,
+    dy1: f64,
+    dx2: f64,
+    dy2: f64,
+    det: f64,
+}
+
+impl Geometry {
+    pub fn of(p: [(f64, f64); 3]) -> Self {
+        let [(x0, y0), (x1, y1), (x2, y2)] = p;
+        let (dx1, dy1, dx2, dy2) = (x1 - x0, y1 - y0, x2 - x0, y2 - y0);
+        Geometry {
+            x0,
+            y0,
+            dx1,
+            dy1,
+            dx2,
+            dy2,
+            det: dx1 * dy2 - dx2 * dy1,
+        }
+    }
+
+    /// The value's gradient (d/dx, d/dy); `None` for collinear points.
+    fn gradient(&self, [v0, v1, v2]: [f64; 3]) -> Option<(f64, f64)> {
+        if self.det == 0.0 {
             return None;
         }
-        let a = ((v1 - v0) * (y2 - y0) - (v2 - v0) * (y1 - y0)) / det;
-        let b = ((x1 - x0) * (v2 - v0) - (x2 - x0) * (v1 - v0)) / det;
-        let c = v0 - a * x0 - b * y0;
+        let (dv1, dv2) = (v1 - v0, v2 - v0);
+        Some((
+            (dv1 * self.dy2 - dv2 * self.dy1) / self.det,
+            (self.dx1 * dv2 - self.dx2 * dv1) / self.det,
+        ))
+    }
+
+    /// The plane through the points with these values; `None` for collinear points.
+    pub fn plane(&self, v: [f64; 3]) -> Option<Plane> {
+        let (a, b) = self.gradient(v)?;
+        let c = v[0] - a * self.x0 - b * self.y0;
         Some(Plane {
             a: a as f32,
             b: b as f32,
@@ -100,19 +142,16 @@ pub struct DepthPlane {
 impl DepthPlane {
     pub fn through(p: [(f64, f64, f64); 3]) -> Self {
         let [(x0, y0, z0), (x1, y1, z1), (x2, y2, z2)] = p;
-        let det = (x1 - x0) * (y2 - y0) - (x2 - x0) * (y1 - y0);
-        let (dzdx, dzdy) = if det == 0.0 {
-            (0.0, 0.0)
-        } else {
-            (
-                ((z1 - z0) * (y2 - y0) - (z2 - z0) * (y1 - y0)) / det,
-                ((x1 - x0) * (z2 - z0) - (x2 - x0) * (z1 - z0)) / det,
-            )
-        };
+        Self::of(&Geometry::of([(x0, y0), (x1, y1), (x2, y2)]), [z0, z1, z2])
+    }
+
+    /// The plane of depths `z` at the triangle's points.
+    pub fn of(g: &Geometry, z: [f64; 3]) -> Self {
+        let (dzdx, dzdy) = g.gradient(z).unwrap_or((0.0, 0.0));
         DepthPlane {
-            x0,
-            y0,
-            z0,
+            x0: g.x0,
+            y0: g.y0,
+            z0: z[0],
             dzdx,
             dzdy,
         }
@@ -174,25 +213,58 @@ pub struct SlotMap {
 }
 
 impl SlotMap {
-    fn value(&self, v: &SetupVertex, slot: usize) -> Option<f64> {
+    /// Where `slot` comes from on vertices of `outputs` scalars; `None` when the vertex
+    /// stage does not produce it.
+    fn source(&self, slot: usize, outputs: usize) -> Option<Source> {
         let user0 = if self.has_z { 2 } else { 1 };
         match slot {
-            0 => Some(v.inv_w),
-            1 if self.has_z => Some(v.z),
+            0 => Some(Source::InvW),
+            1 if self.has_z => Some(Source::Z),
             s if s >= user0 && s - user0 < self.user_scalars => {
-                v.out.get(4 + s - user0).map(|x| *x as f64)
+                let k = 4 + s - user0;
+                (k < outputs).then_some(Source::Output(k))
             }
             _ => None,
         }
     }
 
-    /// A slot's 32 bits as the vertex stage wrote them (flat shading copies them; going
-    /// through f64 would quiet signalling-NaN patterns that integer varyings can hold).
+    #[cfg(test)]
+    fn value(&self, v: &SetupVertex, slot: usize) -> Option<f64> {
+        self.source(slot, v.out.len()).map(|s| s.value(v))
+    }
+
+    #[cfg(test)]
     fn bits(&self, v: &SetupVertex, slot: usize) -> Option<f32> {
-        let user0 = if self.has_z { 2 } else { 1 };
-        match slot {
-            s if s >= user0 && s - user0 < self.user_scalars => v.out.get(4 + s - user0).copied(),
-            s => self.value(v, s).map(|x| x as f32),
+        self.source(slot, v.out.len()).map(|s| s.bits(v))
+    }
+}
+
+/// A fragment slot resolved against the vertex layout.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Source {
+    /// Slot 0: 1/W.
+    InvW,
+    /// The window depth (slot 1 with frag_coord_z).
+    Z,
+    /// A user scalar: this vertex output.
+    Output(usize),
+}
+
+impl Source {
+    fn value(self, v: &SetupVertex) -> f64 {
+        match self {
+            Source::InvW => v.inv_w,
+            Source::Z => v.z,
+            Source::Output(k) => v.out[k] as f64,
+        }
+    }
+
+    /// The slot's 32 bits as the vertex stage wrote them (flat shading copies them; going
+    /// through f64 would quiet signalling-NaN patterns that integer varyings can hold).
+    fn bits(self, v: &SetupVertex) -> f32 {
+        match self {
+            Source::Output(k) => v.out[k],
+            s => s.value(v) as f32,
         }
     }
 }
@@ -213,152 +285,176 @@ pub enum PrimShape {
     },
 }
 
-/// Coefficient registers a raster triangle keeps inline (more go on the heap).
-const PLANES_INLINE: usize = 8;
-
-/// A raster triangle's coefficient registers: inline up to [`PLANES_INLINE`] (W, Z and a few
-/// varyings), else on the heap. Every triangle has a set, and a `Vec` each cost an allocation
-/// and a free per triangle, a visible share of draws with many small triangles.
-#[derive(Debug, Clone, Default)]
-pub struct Planes {
-    len: usize,
-    inline: [Plane; PLANES_INLINE],
-    heap: Vec<Plane>,
+/// How one coefficient register is computed from a raster triangle.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Rule {
+    /// Plane of the value in screen space.
+    Linear(Source),
+    /// Plane of value/W.
+    Perspective(Source),
+    /// The bits of the value at vertex k of the primitive (before clipping).
+    Flat(usize, Source),
+    /// Plane of the window depth.
+    FragcoordZ,
+    /// Point-sprite s, left to right across the point's square.
+    PointS,
+    /// Point-sprite t, bottom to top (`up`) or top to bottom.
+    PointT { up: bool },
 }
 
-impl Planes {
-    /// `n` default (zero) registers.
-    fn zeroed(n: usize) -> Planes {
-        Planes {
-            len: n,
-            inline: [Plane::default(); PLANES_INLINE],
-            heap: if n > PLANES_INLINE {
-                vec![Plane::default(); n]
-            } else {
-                Vec::new()
-            },
-        }
-    }
+/// A draw's CF-binding table resolved for one kind of primitive: which register each
+/// binding component writes and how, checked once. The checks, their order and their
+/// messages are those a triangle's registers were built with; the bindings depend only on
+/// the draw and the primitive kind, so every triangle of that kind would meet the same.
+#[derive(Debug, Clone)]
+pub struct CoeffPlan {
+    registers: usize,
+    /// In binding order: a later binding writing the same register wins.
+    rules: Vec<(usize, Rule)>,
 }
 
-impl std::ops::Deref for Planes {
-    type Target = [Plane];
-    fn deref(&self) -> &[Plane] {
-        if self.len > PLANES_INLINE {
-            &self.heap
-        } else {
-            &self.inline[..self.len]
-        }
-    }
-}
-
-impl std::ops::DerefMut for Planes {
-    fn deref_mut(&mut self) -> &mut [Plane] {
-        if self.len > PLANES_INLINE {
-            &mut self.heap
-        } else {
-            &mut self.inline[..self.len]
-        }
-    }
-}
-
-/// Builds the coefficient registers of a raster triangle. `flat` are the outputs of the
-/// primitive's vertices 0, 1, 2 before clipping (for flat shading).
-pub fn build(
-    table: &CfTable,
-    at: u64,
-    map: SlotMap,
-    tri: &[SetupVertex; 3],
-    flat: &[SetupVertex; 3],
-    shape: PrimShape,
-) -> Result<Planes, SimError> {
-    let mut regs = Planes::zeroed(table.header.coefficient_registers as usize);
-    let bad = |what: String| unestablished(at, "CF binding", what);
-    for (i, b) in table.bindings.iter().enumerate() {
-        for c in 0..b.components as usize {
-            let reg = b.base_coefficient as usize + c;
-            let slot = b.base_slot as usize + c;
-            let missing = || {
-                bad(format!(
-                    "binding {i} reads slot {slot}, which the vertex stage does not produce"
-                ))
-            };
-            let plane_of = |p: Option<[(f64, f64, f64); 3]>| -> Result<Plane, SimError> {
-                let p = p.ok_or_else(missing)?;
-                // Degenerate triangles never reach setup (culled), so this only guards.
-                Ok(Plane::through(p).unwrap_or_else(|| Plane::constant(p[0].2 as f32)))
-            };
-            let plane = match b.source {
-                CoefficientSource::Varying => match b.shade_model {
-                    ShadeModel::Linear => plane_of(points(tri, |v| map.value(v, slot)))?,
-                    ShadeModel::Perspective => Plane {
-                        perspective: true,
-                        ..plane_of(points(tri, |v| map.value(v, slot).map(|x| x * v.inv_w)))?
+impl CoeffPlan {
+    /// Resolves `table` for primitives shaped like `shape` from vertices of `outputs`
+    /// scalars; the error is the first binding component the model cannot build.
+    pub fn new(
+        table: &CfTable,
+        at: u64,
+        map: SlotMap,
+        outputs: usize,
+        shape: PrimShape,
+    ) -> Result<Self, SimError> {
+        let registers = table.header.coefficient_registers as usize;
+        let mut rules = Vec::new();
+        let bad = |what: String| unestablished(at, "CF binding", what);
+        for (i, b) in table.bindings.iter().enumerate() {
+            for c in 0..b.components as usize {
+                let reg = b.base_coefficient as usize + c;
+                let slot = b.base_slot as usize + c;
+                let source = || {
+                    map.source(slot, outputs).ok_or_else(|| {
+                        bad(format!(
+                            "binding {i} reads slot {slot}, which the vertex stage does not produce"
+                        ))
+                    })
+                };
+                let rule = match b.source {
+                    CoefficientSource::Varying => match b.shade_model {
+                        ShadeModel::Linear => Rule::Linear(source()?),
+                        ShadeModel::Perspective => Rule::Perspective(source()?),
+                        ShadeModel::FlatVertex0 => Rule::Flat(0, source()?),
+                        ShadeModel::FlatVertex1 => Rule::Flat(1, source()?),
+                        ShadeModel::FlatVertex2 => Rule::Flat(2, source()?),
+                        ShadeModel::Unknown(s) => {
+                            return Err(bad(format!("binding {i}: shade model {s}")))
+                        }
                     },
-                    ShadeModel::FlatVertex0 | ShadeModel::FlatVertex1 | ShadeModel::FlatVertex2 => {
-                        let k = match b.shade_model {
-                            ShadeModel::FlatVertex0 => 0,
-                            ShadeModel::FlatVertex1 => 1,
-                            _ => 2,
-                        };
-                        let v = map.bits(&flat[k], slot).ok_or_else(missing)?;
-                        Plane::flat(v)
+                    CoefficientSource::FragcoordZ => Rule::FragcoordZ,
+                    // Point-sprite coordinates across the point's square: s left to right, t
+                    // top to bottom for the upper-left origin (object type "UV=01", which Mesa
+                    // selects for an upper-left sprite origin: agx_state.c
+                    // `agx_point_object_type`, hk_cmd_draw.c for Vulkan points; G13, inferred
+                    // for G16), bottom to top for "UV=10".
+                    CoefficientSource::PointCoord => match (shape, c) {
+                        (PrimShape::Point { .. }, 0) => Rule::PointS,
+                        (PrimShape::Point { t_up: Some(up), .. }, 1) => Rule::PointT { up },
+                        _ => {
+                            return Err(bad(format!(
+                                "binding {i}: point coordinate component {c} on a {shape:?} (only the two components of a point sprite are established)"
+                            )))
+                        }
+                    },
+                    other => {
+                        return Err(bad(format!(
+                            "binding {i}: source {other:?} is not modelled (primitive id and barycentric layouts are not established)"
+                        )))
                     }
-                    ShadeModel::Unknown(s) => return Err(bad(format!("binding {i}: shade model {s}"))),
+                };
+                if reg >= registers {
+                    return Err(bad(format!(
+                        "binding {i} writes coefficient {reg} past the {} declared",
+                        table.header.coefficient_registers
+                    )));
+                }
+                rules.push((reg, rule));
+            }
+        }
+        Ok(CoeffPlan { registers, rules })
+    }
+
+    /// Coefficient registers the bindings declare.
+    pub fn registers(&self) -> usize {
+        self.registers
+    }
+
+    /// Writes the coefficient registers of a raster triangle (`g` its [`Geometry`]) of the
+    /// kind the plan was made for into `regs` ([`Self::registers`] of them, zeroed: a
+    /// register no binding writes stays zero). `flat` are the outputs of the primitive's
+    /// vertices 0, 1, 2 before clipping (for flat shading).
+    pub fn build(
+        &self,
+        regs: &mut [Plane],
+        tri: &[SetupVertex; 3],
+        g: &Geometry,
+        flat: &[SetupVertex; 3],
+        shape: PrimShape,
+    ) {
+        let plane = |v: [f64; 3]| {
+            // Degenerate triangles never reach setup (culled), so this only guards.
+            g.plane(v).unwrap_or_else(|| Plane::constant(v[0] as f32))
+        };
+        for &(reg, rule) in &self.rules {
+            regs[reg] = match rule {
+                Rule::Linear(s) => plane(tri.each_ref().map(|v| s.value(v))),
+                Rule::Perspective(s) => Plane {
+                    perspective: true,
+                    ..plane(tri.each_ref().map(|v| s.value(v) * v.inv_w))
                 },
-                CoefficientSource::FragcoordZ => plane_of(points(tri, |v| Some(v.z)))?,
-                // Point-sprite coordinates across the point's square: s left to right, t
-                // top to bottom for the upper-left origin (object type "UV=01", which Mesa
-                // selects for an upper-left sprite origin: agx_state.c
-                // `agx_point_object_type`, hk_cmd_draw.c for Vulkan points; G13, inferred
-                // for G16), bottom to top for "UV=10".
-                CoefficientSource::PointCoord => match (shape, c) {
-                    (PrimShape::Point { left, size, .. }, 0) => Plane {
+                Rule::Flat(k, s) => Plane::flat(s.bits(&flat[k])),
+                Rule::FragcoordZ => plane(tri.each_ref().map(|v| v.z)),
+                Rule::PointS => {
+                    let (left, _, size) = square(shape);
+                    Plane {
                         a: (1.0 / size) as f32,
                         b: 0.0,
                         c: (-left / size) as f32,
                         perspective: false,
                         flat: false,
-                    },
-                    (PrimShape::Point { top, size, t_up: Some(up), .. }, 1) => {
-                        let (b, c) = ((1.0 / size) as f32, (-top / size) as f32);
-                        if up {
-                            Plane { a: 0.0, b: -b, c: 1.0 - c, perspective: false, flat: false }
-                        } else {
-                            Plane { a: 0.0, b, c, perspective: false, flat: false }
+                    }
+                }
+                Rule::PointT { up } => {
+                    let (_, top, size) = square(shape);
+                    let (b, c) = ((1.0 / size) as f32, (-top / size) as f32);
+                    if up {
+                        Plane {
+                            a: 0.0,
+                            b: -b,
+                            c: 1.0 - c,
+                            perspective: false,
+                            flat: false,
+                        }
+                    } else {
+                        Plane {
+                            a: 0.0,
+                            b,
+                            c,
+                            perspective: false,
+                            flat: false,
                         }
                     }
-                    _ => {
-                        return Err(bad(format!(
-                            "binding {i}: point coordinate component {c} on a {shape:?} (only the two components of a point sprite are established)"
-                        )))
-                    }
-                },
-                other => {
-                    return Err(bad(format!(
-                        "binding {i}: source {other:?} is not modelled (primitive id and barycentric layouts are not established)"
-                    )))
                 }
             };
-            let r = regs.get_mut(reg).ok_or_else(|| {
-                bad(format!(
-                    "binding {i} writes coefficient {reg} past the {} declared",
-                    table.header.coefficient_registers
-                ))
-            })?;
-            *r = plane;
         }
     }
-    Ok(regs)
 }
 
-/// The (x, y, value) points of a triangle's vertices; `None` when a vertex has no value.
-fn points(
-    tri: &[SetupVertex<'_>; 3],
-    f: impl Fn(&SetupVertex<'_>) -> Option<f64>,
-) -> Option<[(f64, f64, f64); 3]> {
-    let [a, b, c] = tri;
-    Some([(a.x, a.y, f(a)?), (b.x, b.y, f(b)?), (c.x, c.y, f(c)?)])
+/// A point's square (left, top, edge); point-sprite rules are planned for points only.
+fn square(shape: PrimShape) -> (f64, f64, f64) {
+    match shape {
+        PrimShape::Point {
+            left, top, size, ..
+        } => (left, top, size),
+        _ => (0.0, 0.0, 1.0),
+    }
 }
 
 #[cfg(test)]

@@ -59,18 +59,22 @@ pub fn vertex_runs(mem: &dyn GpuMemory, draw: &DrawState) -> Result<Vec<Vec<u32>
     } else {
         None
     };
-    let mut runs = vec![Vec::new()];
-    for chunk in bytes.chunks_exact(size as usize) {
-        let mut v = [0u8; 4];
-        v[..chunk.len()].copy_from_slice(chunk);
-        let index = u32::from_le_bytes(v);
+    let mut runs = vec![Vec::with_capacity(count as usize)];
+    let mut push = |index: u32| {
         if Some(index) == restart {
             runs.push(Vec::new());
-            continue;
-        }
-        if let Some(run) = runs.last_mut() {
+        } else if let Some(run) = runs.last_mut() {
             run.push(index.wrapping_add(start));
         }
+    };
+    match size {
+        1 => bytes.iter().for_each(|&b| push(b as u32)),
+        2 => bytes
+            .chunks_exact(2)
+            .for_each(|c| push(u16::from_le_bytes([c[0], c[1]]) as u32)),
+        _ => bytes
+            .chunks_exact(4)
+            .for_each(|c| push(u32::from_le_bytes([c[0], c[1], c[2], c[3]]))),
     }
     runs.retain(|r| !r.is_empty());
     Ok(runs)

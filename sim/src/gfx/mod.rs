@@ -101,7 +101,7 @@ fn run_render_serial(
 ) -> Result<RenderStats, SimError> {
     let mut stats = RenderStats::default();
     let draws = stream::read_draws(mem, cmd)?;
-    let mut prims = Vec::new();
+    let mut prims = setup::RasterTris::new(cmd.width, cmd.height);
     for (index, draw) in draws.iter().enumerate() {
         if cancelled() {
             return Err(cancel_error(&stats));
@@ -195,7 +195,7 @@ fn run_render_threads(
     let stages = &mut *stages;
     let mut stats = RenderStats::default();
     let draws = stream::read_draws(mem, cmd)?;
-    let mut prims = Vec::new();
+    let mut prims = setup::RasterTris::new(cmd.width, cmd.height);
     for (index, draw) in draws.iter().enumerate() {
         if cancelled() {
             return Err(cancel_error(&stats));

@@ -39,6 +39,27 @@ pub fn covers_sample(t: &RasterTri, x: u32, y: u32, offset: (u32, u32)) -> bool 
     )
 }
 
+/// The samples of pixel (x, y) the triangle covers, bit k for `positions[k]`: the pixel
+/// centre for a single-sampled render (`samples` 1), else each position.
+pub fn coverage(t: &RasterTri, x: u32, y: u32, samples: u32, positions: &[(u32, u32)]) -> u8 {
+    let mut covered = 0u8;
+    for (k, pos) in positions.iter().enumerate() {
+        let hit = if samples == 1 {
+            covers(t, x, y)
+        } else {
+            covers_sample(t, x, y, *pos)
+        };
+        covered |= (hit as u8) << k;
+    }
+    covered
+}
+
+/// Whether the triangle covers any sample of any pixel inside its bounds.
+pub fn covers_any(t: &RasterTri, samples: u32, positions: &[(u32, u32)]) -> bool {
+    let [x0, y0, x1, y1] = t.bounds;
+    (y0..y1).any(|y| (x0..x1).any(|x| coverage(t, x, y, samples, positions) != 0))
+}
+
 fn covers_at(t: &RasterTri, p: [i64; 2]) -> bool {
     (0..3).all(|i| {
         let (a, b) = (t.v[i], t.v[(i + 1) % 3]);
@@ -57,7 +78,8 @@ mod tests {
             draw: 0,
             v,
             front_facing: true,
-            coefficients: Default::default(),
+            covered: true,
+            coefficients: 0..0,
             depth: DepthPlane::default(),
             bounds: [0, 0, 8, 8],
         }

@@ -16,17 +16,21 @@
 
 use super::assemble::{assemble, Prim};
 use super::clip::{clip_line, clip_polygon, ClipVertex, ClipVolume};
-use super::coeff::{self, CfTable, DepthPlane, PrimShape, SetupVertex, SlotMap};
+use super::coeff::{
+    CfTable, CoeffPlan, DepthPlane, Geometry, Plane, PrimShape, SetupVertex, SlotMap,
+};
 use super::command::RenderCommand;
 use super::depth_bias;
 use super::indices::vertex_runs;
+use super::raster::covers_any;
 use super::stages::{Stages, VertexInvocation};
 use super::stream::DrawState;
+use super::tiles::TILE;
 use super::{render_error, unestablished, RenderStats};
 use crate::error::SimError;
 use crate::mem::GpuMemory;
 use crate::value_rules::{self, Rule};
-use agx16_cmdstream::ppp::{DepthBias, ObjectType, PolygonMode, PppPage};
+use agx16_cmdstream::ppp::{DepthBias, ObjectType, PolygonMode, PppPage, VisibilityMode};
 use agx16_cmdstream::vdm::{ProvokingVertex, USC_BASE};
 use rustc_hash::FxHashMap as HashMap;
 
@@ -52,11 +56,79 @@ pub struct RasterTri {
     /// Vertices in 1/256-pixel fixed point, ordered so the signed area is positive.
     pub v: [[i64; 2]; 3],
     pub front_facing: bool,
-    pub coefficients: coeff::Planes,
-    /// Window depth plane.
+    /// Whether some sample of the render may lie inside: false when setup found that none
+    /// does (the triangle then shades nothing, and its registers are left empty).
+    pub covered: bool,
+    /// Its coefficient registers in [`RasterTris`] (none when not covered).
+    pub coefficients: std::ops::Range<u32>,
+    /// Window depth plane (not computed when not covered).
     pub depth: DepthPlane,
     /// Pixel bounds [x0, x1) x [y0, y1), inside the framebuffer.
     pub bounds: [u32; 4],
+}
+
+/// A render's raster triangles in submission order, their coefficient registers kept
+/// together in one list (a triangle's own registers would cost an allocation or a large
+/// inline array each, and most triangles of a dense mesh cover no sample), and the 32x32
+/// tiles any emitted triangle touches.
+///
+/// A triangle that covers no sample of a draw without occlusion counting is not kept: in a
+/// tile it would shade nothing and count nothing, and the tiles it touches are marked here.
+#[derive(Debug)]
+pub struct RasterTris {
+    pub tris: Vec<RasterTri>,
+    planes: Vec<Plane>,
+    /// Per tile (row-major, `cols` a row): whether an emitted triangle touches it.
+    touched: Vec<bool>,
+    cols: u32,
+}
+
+/// Whether pixel bounds `[x0, y0, x1, y1)` touch the `w` x `h` rectangle at (x, y) (the
+/// test the tile walk selects tiles and utiles' triangles with).
+pub fn bounds_touch(b: [u32; 4], x: u32, y: u32, w: u32, h: u32) -> bool {
+    b[0] < x + w && b[2] > x && b[1] < y + h && b[3] > y
+}
+
+impl RasterTris {
+    /// No triangles yet, for a `width` x `height` render.
+    pub fn new(width: u32, height: u32) -> Self {
+        let cols = width.div_ceil(TILE);
+        RasterTris {
+            tris: Vec::new(),
+            planes: Vec::new(),
+            touched: vec![false; (cols * height.div_ceil(TILE)) as usize],
+            cols,
+        }
+    }
+
+    /// Whether an emitted triangle touches the tile with origin (x, y) (a multiple of 32).
+    pub fn tile_touched(&self, x: u32, y: u32) -> bool {
+        self.touched[((y / TILE) * self.cols + x / TILE) as usize]
+    }
+
+    /// Marks the tiles an emitted triangle with pixel bounds `b` touches.
+    fn touch(&mut self, b: [u32; 4]) {
+        let rows = self.touched.len() as u32 / self.cols.max(1);
+        // Candidates around the bounds; the exact test decides (empty bounds on a tile's
+        // interior still touch it).
+        let (tx0, tx1) = (
+            (b[0] / TILE).saturating_sub(1),
+            (b[2] / TILE + 1).min(self.cols),
+        );
+        let (ty0, ty1) = ((b[1] / TILE).saturating_sub(1), (b[3] / TILE + 1).min(rows));
+        for ty in ty0..ty1 {
+            for tx in tx0..tx1 {
+                if bounds_touch(b, tx * TILE, ty * TILE, TILE, TILE) {
+                    self.touched[(ty * self.cols + tx) as usize] = true;
+                }
+            }
+        }
+    }
+
+    /// The coefficient registers of `t` (one of these triangles).
+    pub fn coefficients(&self, t: &RasterTri) -> &[Plane] {
+        &self.planes[t.coefficients.start as usize..t.coefficients.end as usize]
+    }
 }
 
 /// The draw-level state setup needs.
@@ -64,6 +136,10 @@ struct DrawSetup<'a> {
     page: &'a PppPage,
     cf: CfTable,
     map: SlotMap,
+    /// Scalar outputs per vertex.
+    outputs: usize,
+    /// The CF bindings resolved for triangles, lines and points, each when first needed.
+    plans: [Option<CoeffPlan>; 3],
     at: u64,
     index: usize,
     point_size_slot: Option<usize>,
@@ -72,6 +148,9 @@ struct DrawSetup<'a> {
     vol: ClipVolume,
     /// The draw's polygon offset, when its faces record enables one.
     depth_bias: Option<DepthBias>,
+    /// The draw counts samples for an occlusion query (its visibility mode is not None):
+    /// its triangles that cover no sample still take part (they create the query's entry).
+    counts_visibility: bool,
 }
 
 /// Checks a draw's state for features the model does not establish.
@@ -95,7 +174,7 @@ pub fn process_draw(
     index: usize,
     draw: &DrawState,
     stages: &mut dyn Stages,
-    out: &mut Vec<RasterTri>,
+    out: &mut RasterTris,
     stats: &mut RenderStats,
 ) -> Result<(), SimError> {
     let at = draw.at;
@@ -135,13 +214,15 @@ pub fn process_draw(
         ));
     }
     let fs = &page.fragment_shader;
-    let setup = DrawSetup {
+    let mut setup = DrawSetup {
         page,
         cf: CfTable::read(mem, fs.cf_bindings, fs.cf_binding_count)?,
         map: SlotMap {
             has_z: page.output_select.frag_coord_z,
             user_scalars,
         },
+        outputs,
+        plans: [None, None, None],
         at,
         index,
         point_size_slot,
@@ -159,6 +240,7 @@ pub fn process_draw(
             )?),
             false => None,
         },
+        counts_visibility: page.fragment_faces.visibility_mode != VisibilityMode::None,
     };
     let topology = draw.index_list.header.primitive;
     let instances = draw.index_list.instances.unwrap_or(1);
@@ -180,6 +262,15 @@ pub fn process_draw(
         // Distinct vertex ids in first-use order (shaded in SIMD-group-sized batches) and,
         // per run position, its id's index among them: the same for every instance.
         let (ids, pos) = distinct_ids(&run);
+        // The primitives over those distinct vertices.
+        let prims: Vec<Prim> = prims
+            .iter()
+            .map(|p| match *p {
+                Prim::Point(i) => Prim::Point(pos[i]),
+                Prim::Line(l) => Prim::Line(l.map(|i| pos[i])),
+                Prim::Triangle(t) => Prim::Triangle(t.map(|i| pos[i])),
+            })
+            .collect();
         for instance in 0..instances {
             let mut shaded: Vec<ClipVertex> = Vec::with_capacity(ids.len());
             for batch in ids.chunks(VERTEX_BATCH) {
@@ -214,13 +305,17 @@ pub fn process_draw(
                     shaded.push(v);
                 }
             }
-            let verts: Vec<&ClipVertex> = pos.iter().map(|&k| &shaded[k]).collect();
             stats.primitives += prims.len() as u64;
             if discard {
                 continue;
             }
+            let prepared: Vec<Prepared> = shaded
+                .iter()
+                .map(|v| Prepared::of(page, &setup.vol, v))
+                .collect();
+            out.tris.reserve(prims.len());
             for p in &prims {
-                setup_prim(cmd, &setup, p, &verts, out, stats)?;
+                setup_prim(cmd, &mut setup, p, &prepared, out, stats)?;
             }
         }
     }
@@ -269,12 +364,58 @@ fn apply_w_clamp(cmd: &RenderCommand, page: &PppPage, v: &mut ClipVertex) {
     }
 }
 
-fn to_window<'a>(cmd: &RenderCommand, page: &PppPage, v: &'a ClipVertex) -> SetupVertex<'a> {
+/// A shaded vertex as every primitive using it sees it (computed once per vertex, not once
+/// per primitive).
+struct Prepared<'a> {
+    clip: &'a ClipVertex,
+    /// Every clip-space position component is finite.
+    finite: bool,
+    /// Inside the clip volume.
+    inside: bool,
+    /// Its window position (for the primitives drawn unclipped).
+    window: SetupVertex<'a>,
+}
+
+impl<'a> Prepared<'a> {
+    fn of(page: &PppPage, vol: &ClipVolume, v: &'a ClipVertex) -> Self {
+        Prepared {
+            clip: v,
+            finite: v.pos().iter().all(|c| c.is_finite()),
+            inside: vol.inside(v),
+            window: to_window(page, v),
+        }
+    }
+}
+
+/// `x` rounded to the nearest 1/256 pixel (halfway away from zero).
+fn snap(x: f64) -> f64 {
+    round(x * SUBPIXEL) / SUBPIXEL
+}
+
+/// `f64::round` (halfway cases away from zero), without the library call it makes on
+/// targets without a rounding instruction: the same value for every input, signed zeros and
+/// NaN included (`round_matches_std` checks).
+fn round(x: f64) -> f64 {
+    // 2^52: from here on every f64 is an integer (and NaN and infinities fail the test).
+    if x.is_nan() || x.abs() >= 4_503_599_627_370_496.0 {
+        return x;
+    }
+    let t = x as i64 as f64; // truncated: exact below 2^52
+    let frac = x - t; // exact
+    let r = if frac >= 0.5 {
+        t + 1.0
+    } else if frac <= -0.5 {
+        t - 1.0
+    } else {
+        t
+    };
+    r.copysign(x)
+}
+
+fn to_window<'a>(page: &PppPage, v: &'a ClipVertex) -> SetupVertex<'a> {
     let vp = &page.viewport;
     let [x, y, z, w] = v.pos().map(|c| c as f64);
     let inv_w = 1.0 / w;
-    let snap = |c: f64| (c * SUBPIXEL).round() / SUBPIXEL;
-    let _ = cmd;
     SetupVertex {
         x: snap(vp.translate_x as f64 + vp.scale_x as f64 * x * inv_w),
         y: snap(vp.translate_y as f64 + vp.scale_y as f64 * y * inv_w),
@@ -286,10 +427,10 @@ fn to_window<'a>(cmd: &RenderCommand, page: &PppPage, v: &'a ClipVertex) -> Setu
 
 fn setup_prim(
     cmd: &RenderCommand,
-    s: &DrawSetup,
+    s: &mut DrawSetup,
     p: &Prim,
-    verts: &[&ClipVertex],
-    out: &mut Vec<RasterTri>,
+    verts: &[Prepared],
+    out: &mut RasterTris,
     stats: &mut RenderStats,
 ) -> Result<(), SimError> {
     let vol = s.vol;
@@ -300,10 +441,7 @@ fn setup_prim(
         Prim::Line(i) => i,
         Prim::Triangle(i) => i,
     };
-    if idx
-        .iter()
-        .any(|&i| verts[i].pos().iter().any(|c| !c.is_finite()))
-    {
+    if idx.iter().any(|&i| !verts[i].finite) {
         value_rules::apply(Rule::NonFinitePosition, 1, None)
             .map_err(|w| unestablished(s.at, "vertex output", w))?;
         stats.primitives_culled += 1;
@@ -311,13 +449,9 @@ fn setup_prim(
     }
     match *p {
         Prim::Triangle(idx) => {
-            let tri = [verts[idx[0]], verts[idx[1]], verts[idx[2]]];
-            let flat = [
-                to_window(cmd, s.page, tri[0]),
-                to_window(cmd, s.page, tri[1]),
-                to_window(cmd, s.page, tri[2]),
-            ];
-            if tri.iter().all(|v| vol.inside(v)) {
+            let tri = idx.map(|i| &verts[i]);
+            let flat = tri.map(|v| v.window);
+            if tri.iter().all(|v| v.inside) {
                 // Unclipped: the raster triangle is the primitive's own window vertices.
                 if !emit(cmd, s, &flat, &flat, PrimShape::Triangle, out)? {
                     stats.primitives_culled += 1;
@@ -325,12 +459,12 @@ fn setup_prim(
                 return Ok(());
             }
             stats.primitives_clipped += 1;
-            let poly = clip_polygon(tri.map(ClipVertex::clone).to_vec(), &vol);
+            let poly = clip_polygon(tri.map(|v| v.clip.clone()).to_vec(), &vol);
             if poly.len() < 3 {
                 stats.primitives_culled += 1;
                 return Ok(());
             }
-            let w: Vec<SetupVertex> = poly.iter().map(|v| to_window(cmd, s.page, v)).collect();
+            let w: Vec<SetupVertex> = poly.iter().map(|v| to_window(s.page, v)).collect();
             for k in 1..w.len() - 1 {
                 let t = [w[0], w[k], w[k + 1]];
                 if !emit(cmd, s, &t, &flat, PrimShape::Triangle, out)? {
@@ -339,11 +473,11 @@ fn setup_prim(
             }
         }
         Prim::Line([a, b]) => {
-            let Some([a, b]) = clip_line(verts[a], verts[b], &vol) else {
+            let Some([a, b]) = clip_line(verts[a].clip, verts[b].clip, &vol) else {
                 stats.primitives_culled += 1;
                 return Ok(());
             };
-            let (wa, wb) = (to_window(cmd, s.page, &a), to_window(cmd, s.page, &b));
+            let (wa, wb) = (to_window(s.page, &a), to_window(s.page, &b));
             let flat = [wa, wb, wb];
             let (dx, dy) = (wb.x - wa.x, wb.y - wa.y);
             let h = s.line_width / 2.0;
@@ -358,8 +492,8 @@ fn setup_prim(
                 sign: f64,
                 (ox, oy): (f64, f64),
             ) -> SetupVertex<'a> {
-                v.x = ((v.x + sign * ox) * SUBPIXEL).round() / SUBPIXEL;
-                v.y = ((v.y + sign * oy) * SUBPIXEL).round() / SUBPIXEL;
+                v.x = snap(v.x + sign * ox);
+                v.y = snap(v.y + sign * oy);
                 v
             }
             let q = [
@@ -372,18 +506,18 @@ fn setup_prim(
             emit(cmd, s, &[q[0], q[2], q[3]], &flat, PrimShape::Line, out)?;
         }
         Prim::Point(i) => {
-            let v = verts[i];
-            if !vol.inside(v) {
+            let v = &verts[i];
+            if !v.inside {
                 stats.primitives_culled += 1;
                 return Ok(());
             }
-            let size = s.point_size_slot.map_or(1.0, |k| v.out[k] as f64);
-            let c = to_window(cmd, s.page, v);
+            let size = s.point_size_slot.map_or(1.0, |k| v.clip.out[k] as f64);
+            let c = v.window;
             let h = size / 2.0;
             let corner = |sx: f64, sy: f64| {
                 let mut q = c;
-                q.x = ((c.x + sx * h) * SUBPIXEL).round() / SUBPIXEL;
-                q.y = ((c.y + sy * h) * SUBPIXEL).round() / SUBPIXEL;
+                q.x = snap(c.x + sx * h);
+                q.y = snap(c.y + sy * h);
                 q
             };
             let q = [
@@ -411,14 +545,18 @@ fn setup_prim(
     Ok(())
 }
 
+/// Triangles whose bounds span at most this many pixels are checked for covering a sample
+/// at setup (larger ones nearly always do, and are built without looking).
+const COVERAGE_CHECK_PIXELS: u64 = 16;
+
 /// Culls or emits one raster triangle; false when culled.
 fn emit(
     cmd: &RenderCommand,
-    s: &DrawSetup,
+    s: &mut DrawSetup,
     t: &[SetupVertex<'_>; 3],
     flat: &[SetupVertex<'_>; 3],
     shape: PrimShape,
-    out: &mut Vec<RasterTri>,
+    out: &mut RasterTris,
 ) -> Result<bool, SimError> {
     let is_triangle = shape == PrimShape::Triangle;
     // Clipping keeps window coordinates near the viewport; a hostile viewport scale or a
@@ -455,18 +593,15 @@ fn emit(
     if area < 0 {
         v.swap(1, 2);
     }
-    let coefficients = coeff::build(&s.cf, s.at, s.map, t, flat, shape)?;
-    let mut depth = DepthPlane::through([
-        (t[0].x, t[0].y, t[0].z),
-        (t[1].x, t[1].y, t[1].z),
-        (t[2].x, t[2].y, t[2].z),
-    ]);
-    // GLES offsets filled polygons only; lines and points drawn as triangles keep their depth.
-    if let (Some(b), true) = (&s.depth_bias, is_triangle) {
-        let z = [t[0].z, t[1].z, t[2].z];
-        depth.z0 += depth_bias::bias(b, &depth, z, cmd.zls.z_format)
-            .map_err(|w| unestablished(s.at, "depth bias", w))?;
-    }
+    let kind = match shape {
+        PrimShape::Triangle => 0,
+        PrimShape::Line => 1,
+        PrimShape::Point { .. } => 2,
+    };
+    let plan = match &mut s.plans[kind] {
+        Some(plan) => plan,
+        empty => empty.insert(CoeffPlan::new(&s.cf, s.at, s.map, s.outputs, shape)?),
+    };
     let min = |k: usize| v.iter().map(|p| p[k]).min().unwrap_or(0);
     let max = |k: usize| v.iter().map(|p| p[k]).max().unwrap_or(0);
     let lim = |c: i64, hi: u32| (c.div_euclid(256)).clamp(0, hi as i64) as u32;
@@ -476,20 +611,136 @@ fn emit(
         lim(max(0) + 256, cmd.width),
         lim(max(1) + 256, cmd.height),
     ];
-    out.push(RasterTri {
+    let mut tri = RasterTri {
         draw: s.index,
         v,
         front_facing: front,
-        coefficients,
-        depth,
+        covered: true,
+        coefficients: 0..0,
+        depth: DepthPlane::default(),
         bounds,
-    });
+    };
+    let [x0, y0, x1, y1] = bounds;
+    if (x1 - x0) as u64 * (y1 - y0) as u64 <= COVERAGE_CHECK_PIXELS {
+        tri.covered = covers_any(&tri, cmd.samples, &cmd.sample_positions);
+    }
+    out.touch(bounds);
+    // GLES offsets filled polygons only; lines and points drawn as triangles keep their depth.
+    let bias = s.depth_bias.as_ref().filter(|_| is_triangle);
+    if !tri.covered && bias.is_none() {
+        // Nothing of it is shaded: no depth plane or registers to build.
+        if s.counts_visibility {
+            out.tris.push(tri);
+        }
+        return Ok(true);
+    }
+    let g = Geometry::of(t.each_ref().map(|p| (p.x, p.y)));
+    tri.depth = DepthPlane::of(&g, t.each_ref().map(|p| p.z));
+    if let Some(b) = bias {
+        let z = [t[0].z, t[1].z, t[2].z];
+        tri.depth.z0 += depth_bias::bias(b, &tri.depth, z, cmd.zls.z_format)
+            .map_err(|w| unestablished(s.at, "depth bias", w))?;
+    }
+    if tri.covered {
+        let (start, end) = (out.planes.len(), out.planes.len() + plan.registers());
+        let index = |i: usize| {
+            u32::try_from(i)
+                .map_err(|_| render_error("over 2^32 coefficient registers in a render"))
+        };
+        tri.coefficients = index(start)?..index(end)?;
+        out.planes.resize(end, Plane::default());
+        plan.build(&mut out.planes[start..], t, &g, flat, shape);
+    }
+    if tri.covered || s.counts_visibility {
+        out.tris.push(tri);
+    }
     Ok(true)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::distinct_ids;
+    use super::{bounds_touch, distinct_ids, round, RasterTris, TILE};
+
+    /// The tile map marks exactly the tiles the tile walk's own test selects, empty bounds
+    /// (a triangle clamped onto the framebuffer's edge) included.
+    #[test]
+    fn touched_tiles_are_those_the_walk_selects() {
+        let (w, h) = (100, 70);
+        let mut seed = 0x9e37_79b9u32;
+        let mut next = |m: u32| {
+            seed ^= seed << 13;
+            seed ^= seed >> 17;
+            seed ^= seed << 5;
+            seed % m
+        };
+        for _ in 0..2000 {
+            let (x0, y0) = (next(w + 1), next(h + 1));
+            let b = [x0, y0, (x0 + next(40)).min(w), (y0 + next(40)).min(h)];
+            let mut map = RasterTris::new(w, h);
+            map.touch(b);
+            for ty in 0..h.div_ceil(TILE) {
+                for tx in 0..w.div_ceil(TILE) {
+                    let (x, y) = (tx * TILE, ty * TILE);
+                    assert_eq!(
+                        map.tile_touched(x, y),
+                        bounds_touch(b, x, y, TILE, TILE),
+                        "{b:?} tile ({x}, {y})"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn round_matches_std() {
+        let mut xs = vec![
+            0.0,
+            -0.0,
+            0.5,
+            -0.5,
+            1.5,
+            -1.5,
+            2.5,
+            0.49999999999999994,
+            -0.49999999999999994,
+            4503599627370495.5,
+            -4503599627370495.5,
+            4503599627370496.0,
+            9007199254740993.0,
+            f64::MAX,
+            f64::MIN,
+            f64::MIN_POSITIVE,
+            -f64::MIN_POSITIVE,
+            5e-324,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+            -f64::NAN,
+        ];
+        // Halfway points, their neighbours and scattered values across the exponent range.
+        let mut bits = 0x9e37_79b9_7f4a_7c15u64;
+        for k in -2000i64..2000 {
+            let h = k as f64 + 0.5;
+            xs.extend([
+                h,
+                f64::from_bits(h.to_bits() + 1),
+                f64::from_bits(h.to_bits() - 1),
+            ]);
+            bits ^= bits << 13;
+            bits ^= bits >> 7;
+            bits ^= bits << 17;
+            xs.push(f64::from_bits(bits));
+            xs.push(f64::from_bits(bits >> 2 | 0x3ff0_0000_0000_0000) * k as f64 * 256.0);
+        }
+        for x in xs {
+            assert_eq!(
+                round(x).to_bits(),
+                x.round().to_bits(),
+                "{x:e} ({:#x})",
+                x.to_bits()
+            );
+        }
+    }
 
     /// First-use order and positions, as a linear search computes them.
     fn naive(run: &[u32]) -> (Vec<u32>, Vec<usize>) {

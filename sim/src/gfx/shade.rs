@@ -12,8 +12,9 @@
 //! discarded fragment, a helper lane, or a sample failing its late test keeps no
 //! tilebuffer writes.
 
+use super::coeff::Plane;
 use super::command::RenderCommand;
-use super::raster::{covers, covers_sample};
+use super::raster::coverage;
 use super::setup::RasterTri;
 use super::stages::{Fragment, FragmentResult, Stages, TileBuffer};
 use super::stream::DrawState;
@@ -61,15 +62,7 @@ fn evaluate(
         }
     }
     let ns = cmd.samples;
-    let mut covered = 0u8;
-    for (k, pos) in cmd.sample_positions.iter().enumerate() {
-        let hit = if ns == 1 {
-            covers(t, x, y)
-        } else {
-            covers_sample(t, x, y, *pos)
-        };
-        covered |= (hit as u8) << k;
-    }
+    let covered = coverage(t, x, y, ns, &cmd.sample_positions);
     if covered == 0 {
         return Ok(None);
     }
@@ -153,11 +146,16 @@ pub(super) fn shade_prim(
     d: &DrawState,
     f: &DrawFrag,
     t: &RasterTri,
+    coefficients: &[Plane],
     tb: &mut TileBuffer,
     zs: &mut ZsTile,
     stages: &mut dyn Stages,
     stats: &mut RenderStats,
 ) -> Result<u64, SimError> {
+    if !t.covered {
+        // Setup found no sample inside: every pixel would evaluate to nothing.
+        return Ok(0);
+    }
     let face = FaceState::of(
         &d.page.fragment_faces,
         !t.front_facing,
@@ -207,7 +205,18 @@ pub(super) fn shade_prim(
             });
             if batch.len() == QUADS_PER_GROUP {
                 passed += shade_group(
-                    mem, d, f, t, &face, tb, zs, stages, stats, &batch, &mut saved,
+                    mem,
+                    d,
+                    f,
+                    t,
+                    coefficients,
+                    &face,
+                    tb,
+                    zs,
+                    stages,
+                    stats,
+                    &batch,
+                    &mut saved,
                 )?;
                 batch.clear();
             }
@@ -215,7 +224,18 @@ pub(super) fn shade_prim(
     }
     if !batch.is_empty() {
         passed += shade_group(
-            mem, d, f, t, &face, tb, zs, stages, stats, &batch, &mut saved,
+            mem,
+            d,
+            f,
+            t,
+            coefficients,
+            &face,
+            tb,
+            zs,
+            stages,
+            stats,
+            &batch,
+            &mut saved,
         )?;
     }
     stats.samples_passed += passed;
@@ -230,6 +250,7 @@ fn shade_group(
     d: &DrawState,
     f: &DrawFrag,
     t: &RasterTri,
+    coefficients: &[Plane],
     face: &FaceState,
     tb: &mut TileBuffer,
     zs: &mut ZsTile,
@@ -251,7 +272,7 @@ fn shade_group(
                 sample_mask: q.work[k],
                 pending_tests: if f.late_zs { q.work[k] } else { 0 },
                 helper: q.work[k] == 0,
-                coefficients: &t.coefficients,
+                coefficients,
             });
         }
         stats.fragments_shaded += q.work.iter().filter(|m| **m != 0).count() as u64;

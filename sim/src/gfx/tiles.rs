@@ -11,7 +11,7 @@
 //! (UAPI flag name; Mesa sets it for clears; inferred).
 
 use super::command::RenderCommand;
-use super::setup::RasterTri;
+use super::setup::{bounds_touch, RasterTri, RasterTris};
 use super::stages::{Stages, TileBuffer};
 use super::stream::DrawState;
 use super::{render_error, unestablished, RenderStats};
@@ -262,7 +262,7 @@ pub(super) struct TileJob<'a> {
     pub cmd: &'a RenderCommand,
     pub draws: &'a [DrawState],
     pub frag: Vec<DrawFrag>,
-    pub prims: &'a [RasterTri],
+    pub prims: &'a RasterTris,
 }
 
 impl<'a> TileJob<'a> {
@@ -270,7 +270,7 @@ impl<'a> TileJob<'a> {
         mem: &'a dyn GpuMemory,
         cmd: &'a RenderCommand,
         draws: &'a [DrawState],
-        prims: &'a [RasterTri],
+        prims: &'a RasterTris,
     ) -> Result<Self, SimError> {
         check_zls(cmd)?;
         let frag: Vec<DrawFrag> = draws
@@ -294,7 +294,7 @@ impl<'a> TileJob<'a> {
         for ty in 0..cmd.height.div_ceil(TILE) {
             for tx in 0..cmd.width.div_ceil(TILE) {
                 let (x0, y0) = (tx * TILE, ty * TILE);
-                if process_empty || self.prims.iter().any(|t| touches(t, x0, y0, TILE, TILE)) {
+                if process_empty || self.prims.tile_touched(x0, y0) {
                     out.push((x0, y0));
                 }
             }
@@ -342,13 +342,24 @@ impl<'a> TileJob<'a> {
                 let mut zs = zs_load(mem, cmd, org, uw, uh)?;
                 for t in self
                     .prims
+                    .tris
                     .iter()
                     .filter(|t| touches(t, org.0, org.1, uw, uh))
                 {
                     let d = &self.draws[t.draw];
                     let f = &self.frag[t.draw];
+                    let coefficients = self.prims.coefficients(t);
                     let passed = super::shade::shade_prim(
-                        mem, cmd, d, f, t, &mut tb, &mut zs, stages, stats,
+                        mem,
+                        cmd,
+                        d,
+                        f,
+                        t,
+                        coefficients,
+                        &mut tb,
+                        &mut zs,
+                        stages,
+                        stats,
                     )?;
                     if f.visibility != VisibilityMode::None {
                         occlusion
@@ -371,7 +382,7 @@ impl<'a> TileJob<'a> {
 }
 
 fn touches(t: &RasterTri, x0: u32, y0: u32, w: u32, h: u32) -> bool {
-    t.bounds[0] < x0 + w && t.bounds[2] > x0 && t.bounds[1] < y0 + h && t.bounds[3] > y0
+    bounds_touch(t.bounds, x0, y0, w, h)
 }
 
 /// Runs every tile of the render, one after another.
@@ -379,7 +390,7 @@ pub fn render_tiles(
     mem: &dyn GpuMemory,
     cmd: &RenderCommand,
     draws: &[DrawState],
-    prims: &[RasterTri],
+    prims: &RasterTris,
     stages: &mut dyn Stages,
     stats: &mut RenderStats,
     cancelled: &dyn Fn() -> bool,

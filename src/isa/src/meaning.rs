@@ -154,6 +154,7 @@ pub struct LogicFn {
 
 impl LogicFn {
     /// Apply bitwise to two 32-bit words: f(x, y).
+    #[inline]
     pub fn apply(self, x: u32, y: u32) -> u32 {
         let t = |i: u8| {
             if self.truth >> i & 1 == 1 {
@@ -170,6 +171,7 @@ impl LogicFn {
     /// encoding-tables.md `ilogic` DEF-0154-5 (G17P, measured: 16/16 only with this reading, the
     /// 8 asymmetric functions fail otherwise); EXP-M4-13 `andnot_u32` (a & ~b with a in byte1)
     /// uses the selector of `not_a_and_b`, consistent with it.
+    #[inline]
     pub fn apply_ilogic(self, src_a: u32, src_b: u32) -> u32 {
         self.apply(src_b, src_a)
     }

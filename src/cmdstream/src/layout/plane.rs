@@ -120,6 +120,7 @@ impl PlaneLayout {
     }
 
     /// Byte offset of element (x, y).
+    #[inline]
     pub fn offset(&self, x: u32, y: u32) -> u64 {
         let b = self.element_bytes as u64;
         if !self.is_twiddled() {
