@@ -70,5 +70,8 @@ fn a_repeated_render_reuses_equal_results_and_rereads_a_rewritten_vertex_buffer(
     .join()
     .unwrap();
     assert_eq!(moved_stats, fresh_stats);
-    assert!(moved == fresh, "reused vertex results differ from a fresh run");
+    assert!(
+        moved == fresh,
+        "reused vertex results differ from a fresh run"
+    );
 }
