@@ -10,11 +10,12 @@
 //! decoded body (the same `Rc` from [`super::body::Body::load_shared`] means the same VA and
 //! code bytes), the launcher's argument words, the scratch base, the publication words, the
 //! invocations' ids and output count, strict mode, and the bytes it reads from memory. The
-//! memo keeps every read's address and bytes; a later batch with equal inputs re-reads those
-//! addresses (in the same order, through the same [`GpuMemory`]) and reuses the outputs only
-//! when every read gives the same bytes, so a vertex buffer or uniform block rewritten
-//! between renders is shaded again. The first read that differs is the first point where the
-//! two runs could diverge; before it they are the same computation.
+//! memo keeps every byte the run read (as runs of adjacent bytes); a later batch with equal
+//! inputs re-reads those bytes and reuses the outputs only when they are all the same, so a
+//! vertex buffer or uniform block rewritten between renders is shaded again. (With the same
+//! inputs and the same bytes at every address the kept run read, a new run would make the
+//! same reads, in the same order, and compute the same outputs.) A run that made no write
+//! reads the same bytes wherever it reads an address twice; one that did not is not kept.
 //! Not kept: runs that failed, wrote memory (stores, scratch), sampled textures (their
 //! descriptor and texel paths have per-thread caches of their own) or ran with the
 //! instruction trace on (the trace prints every instruction). The value rules a kept run
@@ -33,21 +34,6 @@ use std::rc::Rc;
 /// render to reuse them all.
 const MEMO_MAX: usize = 1 << 15;
 
-/// One memory read of a kept run: a byte read or one lane load.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum Read {
-    Bytes {
-        va: u64,
-        bytes: Box<[u8]>,
-    },
-    /// `read_lanes` of `size` bytes: (address, value) of each lane of `mask`, lowest first.
-    Lanes {
-        mask: u32,
-        size: u8,
-        lanes: Box<[(u64, u32)]>,
-    },
-}
-
 /// The inputs of a vertex batch other than memory.
 pub(super) struct Inputs<'a> {
     pub body: &'a Rc<Body>,
@@ -65,7 +51,8 @@ struct Entry {
     strict: bool,
     /// (vertex id, instance id, outputs) per invocation.
     ids: Box<[(u32, u32, usize)]>,
-    reads: Vec<Read>,
+    /// The bytes the run read, as maximal runs of adjacent bytes: (VA, bytes), by VA.
+    reads: Vec<(u64, Box<[u8]>)>,
     rules: Counts,
     outputs: Vec<Vec<f32>>,
 }
@@ -85,32 +72,32 @@ impl Entry {
                 .all(|(&(v, inst, n), x)| (v, inst, n) == (x.vertex_id, x.instance_id, x.outputs))
     }
 
-    /// Whether every read of the kept run gives the same bytes from `mem` now.
+    /// Whether every byte the kept run read is the same in `mem` now.
     fn reads_match(&self, mem: &dyn GpuMemory) -> bool {
-        self.reads.iter().all(|r| match r {
-            Read::Bytes { va, bytes } => {
-                let mut now = vec![0u8; bytes.len()];
-                mem.read(*va, &mut now).is_ok() && now[..] == bytes[..]
-            }
-            Read::Lanes { mask, size, lanes } => {
-                let mut addrs = [0u64; 32];
-                let mut want = [0u32; 32];
-                let mut it = lanes.iter();
-                for l in 0..32 {
-                    if mask >> l & 1 != 0 {
-                        let Some(&(a, v)) = it.next() else {
-                            return false;
-                        };
-                        (addrs[l], want[l]) = (a, v);
-                    }
-                }
-                let mut now = [0u32; 32];
-                mem.read_lanes(&addrs, *mask, *size as usize, &mut now)
-                    .is_ok()
-                    && (0..32).all(|l| mask >> l & 1 == 0 || now[l] == want[l])
-            }
+        let mut now = Vec::new();
+        self.reads.iter().all(|(va, bytes)| {
+            now.resize(bytes.len(), 0);
+            mem.read(*va, &mut now).is_ok() && now[..] == bytes[..]
         })
     }
+}
+
+/// The bytes read, (VA, value) in read order, as maximal runs of adjacent bytes by VA; `None`
+/// when two reads of one byte gave different values (the memory changed during the run).
+fn spans(mut bytes: Vec<(u64, u8)>) -> Option<Vec<(u64, Box<[u8]>)>> {
+    bytes.sort_unstable();
+    bytes.dedup();
+    let mut out: Vec<(u64, Vec<u8>)> = Vec::new();
+    for (k, &(va, x)) in bytes.iter().enumerate() {
+        if k > 0 && bytes[k - 1].0 == va {
+            return None;
+        }
+        match out.last_mut() {
+            Some((start, run)) if start.wrapping_add(run.len() as u64) == va => run.push(x),
+            _ => out.push((va, vec![x])),
+        }
+    }
+    Some(out.into_iter().map(|(va, b)| (va, b.into())).collect())
 }
 
 #[derive(Default)]
@@ -164,6 +151,9 @@ pub(super) fn keep(i: &Inputs, rec: Recording, rules: Counts, outputs: &[Vec<f32
     if rec.wrote.get() || rec.other.get() {
         return;
     }
+    let Some(reads) = spans(rec.bytes.into_inner()) else {
+        return;
+    };
     let strict = value_rules::strict();
     let entry = Entry {
         body: i.body.clone(),
@@ -176,7 +166,7 @@ pub(super) fn keep(i: &Inputs, rec: Recording, rules: Counts, outputs: &[Vec<f32
             .iter()
             .map(|x| (x.vertex_id, x.instance_id, x.outputs))
             .collect(),
-        reads: rec.reads.into_inner(),
+        reads,
         rules,
         outputs: outputs.to_vec(),
     };
@@ -197,7 +187,8 @@ pub(super) fn keep(i: &Inputs, rec: Recording, rules: Counts, outputs: &[Vec<f32
 /// Memory as a vertex batch sees it, with every read kept (see the module doc).
 pub(super) struct Recording<'a> {
     mem: &'a dyn GpuMemory,
-    reads: RefCell<Vec<Read>>,
+    /// Every byte read: (VA, value).
+    bytes: RefCell<Vec<(u64, u8)>>,
     wrote: Cell<bool>,
     /// The run did something the memo does not keep (a texture sample).
     pub(super) other: Cell<bool>,
@@ -207,7 +198,7 @@ impl<'a> Recording<'a> {
     pub(super) fn new(mem: &'a dyn GpuMemory) -> Self {
         Recording {
             mem,
-            reads: RefCell::new(Vec::new()),
+            bytes: RefCell::new(Vec::new()),
             wrote: Cell::new(false),
             other: Cell::new(false),
         }
@@ -217,10 +208,12 @@ impl<'a> Recording<'a> {
 impl GpuMemory for Recording<'_> {
     fn read(&self, va: u64, out: &mut [u8]) -> Result<(), Fault> {
         self.mem.read(va, out)?;
-        self.reads.borrow_mut().push(Read::Bytes {
-            va,
-            bytes: out.into(),
-        });
+        let mut b = self.bytes.borrow_mut();
+        b.extend(
+            out.iter()
+                .enumerate()
+                .map(|(k, &x)| (va.wrapping_add(k as u64), x)),
+        );
         Ok(())
     }
     fn write(&self, va: u64, data: &[u8]) -> Result<(), Fault> {
@@ -235,15 +228,11 @@ impl GpuMemory for Recording<'_> {
         out: &mut [u32; 32],
     ) -> Result<(), Fault> {
         self.mem.read_lanes(addrs, mask, size, out)?;
-        let lanes = (0..32)
-            .filter(|l| mask >> l & 1 != 0)
-            .map(|l| (addrs[l], out[l]))
-            .collect();
-        self.reads.borrow_mut().push(Read::Lanes {
-            mask,
-            size: size as u8,
-            lanes,
-        });
+        let mut b = self.bytes.borrow_mut();
+        for l in (0..32).filter(|l| mask >> l & 1 != 0) {
+            let v = out[l].to_le_bytes();
+            b.extend((0..size.min(4)).map(|k| (addrs[l].wrapping_add(k as u64), v[k])));
+        }
         Ok(())
     }
     fn write_lanes(
