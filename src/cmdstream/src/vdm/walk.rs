@@ -13,6 +13,9 @@ pub struct VdmItem {
 
 /// Longest VDM block in bytes (state with every supported payload).
 const MAX_BLOCK: usize = 64;
+/// Bytes a [`Walker`] reads ahead at once (a draw is a dozen blocks); where that much is
+/// not mapped it reads block by block.
+const READ_AHEAD: usize = 1024;
 
 /// Follows a VDM stream from render-context VA `start` until its terminate, taking links
 /// (32-bit context offsets), calls and returns (a barrier with `returns`).
@@ -33,6 +36,13 @@ pub struct Walker<'m, M: GpuRead> {
     limits: WalkLimits,
     blocks: usize,
     done: bool,
+    /// `READ_AHEAD` bytes read at `ahead_va` (`ahead_len` 0: none).
+    ahead: Box<[u8; READ_AHEAD]>,
+    ahead_va: u64,
+    ahead_len: usize,
+    /// Where the last read-ahead failed: none is tried again within `READ_AHEAD` bytes after
+    /// it (it would reach the same unmapped bytes).
+    ahead_failed: Option<u64>,
 }
 
 impl<'m, M: GpuRead> Walker<'m, M> {
@@ -44,19 +54,46 @@ impl<'m, M: GpuRead> Walker<'m, M> {
             limits,
             blocks: 0,
             done: false,
+            ahead: Box::new([0; READ_AHEAD]),
+            ahead_va: 0,
+            ahead_len: 0,
+            ahead_failed: None,
         }
+    }
+
+    /// The `MAX_BLOCK` bytes at `va` from the read-ahead, when it holds them.
+    fn from_ahead(&self, va: u64) -> Option<&[u8]> {
+        let at = usize::try_from(va.checked_sub(self.ahead_va)?).ok()?;
+        self.ahead
+            .get(at..at.checked_add(MAX_BLOCK)?.min(self.ahead_len))
+            .filter(|b| b.len() == MAX_BLOCK)
     }
 
     fn next_block(&mut self) -> Result<VdmItem, StreamError> {
         let (mem, va) = (self.mem, self.va);
         let mut buf = [0u8; MAX_BLOCK];
-        // Read as much as is mapped, up to the longest block.
         let mut have = MAX_BLOCK;
-        while mem.read(va, &mut buf[..have]).is_err() {
-            have -= 4;
-            if have == 0 {
-                let e = mem.read(va, &mut buf[..4]).unwrap_err();
-                return Err(StreamError::new(va, StreamErrorKind::Memory(e)));
+        let failed_near = self
+            .ahead_failed
+            .is_some_and(|f| va >= f && va - f < READ_AHEAD as u64);
+        if self.from_ahead(va).is_none() && !failed_near {
+            self.ahead_len = 0;
+            if mem.read(va, &mut self.ahead[..]).is_ok() {
+                (self.ahead_va, self.ahead_len) = (va, READ_AHEAD);
+            } else {
+                self.ahead_failed = Some(va);
+            }
+        }
+        if let Some(b) = self.from_ahead(va) {
+            buf.copy_from_slice(b);
+        } else {
+            // Read as much as is mapped, up to the longest block.
+            while mem.read(va, &mut buf[..have]).is_err() {
+                have -= 4;
+                if have == 0 {
+                    let e = mem.read(va, &mut buf[..4]).unwrap_err();
+                    return Err(StreamError::new(va, StreamErrorKind::Memory(e)));
+                }
             }
         }
         let (block, size) = VdmBlock::decode(&buf[..have]).map_err(|k| StreamError::new(va, k))?;

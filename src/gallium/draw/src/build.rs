@@ -637,10 +637,11 @@ pub fn build_renders(
     // Launchers, CF tables and PPP pages equal in several renders of the batch are one copy
     // (immutable memory of the batch, as within a render).
     let mut shared = SharedUploads::default();
+    let mut sub = None;
     for oy in (0..fb.height).step_by(uh as usize) {
         for ox in (0..fb.width).step_by(uw as usize) {
-            let sub = sub_batch(batch, (ox, oy), (uw, uh))?;
-            out.push(build_one(&sub, (ox, oy), tiles, mem, &mut shared)?);
+            let sub = sub_batch(batch, &mut sub, (ox, oy), (uw, uh))?;
+            out.push(build_one(sub, (ox, oy), tiles, mem, &mut shared)?);
         }
     }
     Ok(out)
@@ -727,21 +728,33 @@ fn draw_scissor(d: &Draw, full: [u16; 4]) -> [u16; 4] {
 /// The part of `batch` in the utile-sized rectangle at `origin`: the same draws with the
 /// viewport and scissors moved by −origin, the depth/stencil planes offset to the rectangle
 /// (twiddled planes keep an aligned power-of-two block contiguous, checked pixel by pixel).
-fn sub_batch(batch: &Batch, origin: (u32, u32), utile: (u32, u32)) -> Result<Batch, DrawError> {
+/// `copy` is where it is made: one copy of the batch for all its renders, set from the
+/// batch's own values on every call (a flush copies its draws once, not once per render).
+fn sub_batch<'a>(
+    batch: &Batch,
+    copy: &'a mut Option<Batch>,
+    origin: (u32, u32),
+    utile: (u32, u32),
+) -> Result<&'a Batch, DrawError> {
     let fb = &batch.fb;
     let (ox, oy) = origin;
     let (w, h) = (utile.0.min(fb.width - ox), utile.1.min(fb.height - oy));
     edge_clears(batch, origin, (w, h), utile)?;
+    let sub = copy.get_or_insert_with(|| batch.clone());
+    sub.fb = batch.fb.clone();
     if origin == (0, 0) && (w, h) == (fb.width, fb.height) {
-        return Ok(batch.clone());
+        for (d, b) in sub.draws.iter_mut().zip(&batch.draws) {
+            d.viewport.translate = b.viewport.translate;
+            d.raster.scissor = b.raster.scissor;
+        }
+        return Ok(sub);
     }
-    let mut sub = batch.clone();
     sub.fb.width = w;
     sub.fb.height = h;
-    for d in &mut sub.draws {
-        d.viewport.translate[0] -= ox as f32;
-        d.viewport.translate[1] -= oy as f32;
-        let [x0, y0, x1, y1] = d
+    for (d, b) in sub.draws.iter_mut().zip(&batch.draws) {
+        d.viewport.translate[0] = b.viewport.translate[0] - ox as f32;
+        d.viewport.translate[1] = b.viewport.translate[1] - oy as f32;
+        let [x0, y0, x1, y1] = b
             .raster
             .scissor
             .unwrap_or([0, 0, fb.width as u16, fb.height as u16])
