@@ -14,9 +14,9 @@
 //! inputs re-reads those bytes and reuses the outputs only when they are all the same, so a
 //! vertex buffer or uniform block rewritten between renders is shaded again. (With the same
 //! inputs and the same bytes at every address the kept run read, a new run would make the
-//! same reads, in the same order, and compute the same outputs.) A run that made no write
-//! reads the same bytes wherever it reads an address twice; one that did not is not kept.
-//! Not kept: runs that failed, wrote memory (stores, scratch), sampled textures (their
+//! same reads, in the same order, and compute the same outputs.)
+//! Not kept: runs that failed, wrote memory (stores, scratch), read two values of one byte
+//! (the memory changed under them), sampled textures (their
 //! descriptor and texel paths have per-thread caches of their own) or ran with the
 //! instruction trace on (the trace prints every instruction). The value rules a kept run
 //! counted are counted again on each reuse, so job reports stay the same.
