@@ -62,7 +62,7 @@ impl<'m, M: GpuRead> Walker<'m, M> {
     }
 
     /// The `MAX_BLOCK` bytes at `va` from the read-ahead, when it holds them.
-    fn from_ahead(&self, va: u64) -> Option<&[u8]> {
+    fn ahead_block(&self, va: u64) -> Option<&[u8]> {
         let at = usize::try_from(va.checked_sub(self.ahead_va)?).ok()?;
         self.ahead
             .get(at..at.checked_add(MAX_BLOCK)?.min(self.ahead_len))
@@ -76,7 +76,7 @@ impl<'m, M: GpuRead> Walker<'m, M> {
         let failed_near = self
             .ahead_failed
             .is_some_and(|f| va >= f && va - f < READ_AHEAD as u64);
-        if self.from_ahead(va).is_none() && !failed_near {
+        if self.ahead_block(va).is_none() && !failed_near {
             self.ahead_len = 0;
             if mem.read(va, &mut self.ahead[..]).is_ok() {
                 (self.ahead_va, self.ahead_len) = (va, READ_AHEAD);
@@ -84,7 +84,7 @@ impl<'m, M: GpuRead> Walker<'m, M> {
                 self.ahead_failed = Some(va);
             }
         }
-        if let Some(b) = self.from_ahead(va) {
+        if let Some(b) = self.ahead_block(va) {
             buf.copy_from_slice(b);
         } else {
             // Read as much as is mapped, up to the longest block.
