@@ -469,6 +469,12 @@ pub fn take() -> Counts {
     COUNTS.with(|c| std::mem::take(&mut *c.borrow_mut()))
 }
 
+/// Counts `used` on this thread as if its uses had happened again (a reused vertex batch,
+/// `gfx::vertex_memo`).
+pub fn count(used: &Counts) {
+    COUNTS.with(|c| c.borrow_mut().add(used));
+}
+
 /// Runs `f` and returns the rules it used; they stay counted for any enclosing scope too.
 pub fn scoped<R>(f: impl FnOnce() -> R) -> (R, Counts) {
     let before = take();

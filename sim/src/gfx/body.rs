@@ -744,7 +744,7 @@ pub(super) fn export(
 /// come from `vary_store`s of publications the export forms wrote.
 pub fn run_vertex_batch(
     mem: &dyn GpuMemory,
-    body: &Body,
+    body: &std::rc::Rc<Body>,
     uniforms: &[u32],
     scratch: u32,
     publications: u32,
@@ -757,6 +757,51 @@ pub fn run_vertex_batch(
             "render: one vertex batch with different output counts".into(),
         ));
     }
+    if !super::vertex_memo::enabled() {
+        return shade_vertices(mem, body, uniforms, scratch, publications, invs, n, &|| ());
+    }
+    // The same batch in an earlier render of the job (one render per utile rectangle).
+    let inputs = super::vertex_memo::Inputs {
+        body,
+        uniforms,
+        scratch,
+        publications,
+        invs,
+    };
+    if let Some(outs) = super::vertex_memo::reuse(mem, &inputs) {
+        return Ok(outs);
+    }
+    let rec = super::vertex_memo::Recording::new(mem);
+    let sampled = || rec.other.set(true);
+    let (outs, rules) = crate::value_rules::scoped(|| {
+        shade_vertices(
+            &rec,
+            body,
+            uniforms,
+            scratch,
+            publications,
+            invs,
+            n,
+            &sampled,
+        )
+    });
+    let outs = outs?;
+    super::vertex_memo::keep(&inputs, rec, rules, &outs);
+    Ok(outs)
+}
+
+/// [`run_vertex_batch`]'s run of the body; `sampled` is told of each texture operation.
+#[allow(clippy::too_many_arguments)]
+fn shade_vertices(
+    mem: &dyn GpuMemory,
+    body: &Body,
+    uniforms: &[u32],
+    scratch: u32,
+    publications: u32,
+    invs: &[VertexInvocation],
+    n: usize,
+    sampled: &dyn Fn(),
+) -> Result<Vec<Vec<f32>>, SimError> {
     let mut outs: Vec<Vec<Option<f32>>> = vec![vec![None; n]; invs.len()];
     let mut pubs = Publications::new();
     // Every vertex body exports its outputs: sized up front, the maps do not rehash as
@@ -805,18 +850,21 @@ pub fn run_vertex_batch(
             // The vertex stage samples through its own roots 0 and 1, as the fragment stage
             // does (sim/GFX.md "Render-stage uniform ABI"). A vertex batch has no 2x2 quads,
             // so only the explicit-LOD and fetch forms have a defined LOD.
-            GfxOp::Texture(t) => super::texture::run_lanes(
-                mem,
-                uniforms,
-                body,
-                op,
-                sg,
-                invs.len(),
-                false,
-                &mut pubs,
-                &mut borrowed,
-                t,
-            ),
+            GfxOp::Texture(t) => {
+                sampled();
+                super::texture::run_lanes(
+                    mem,
+                    uniforms,
+                    body,
+                    op,
+                    sg,
+                    invs.len(),
+                    false,
+                    &mut pubs,
+                    &mut borrowed,
+                    t,
+                )
+            }
             GfxOp::VaryingStore { slot, src, wait } => {
                 // The wait retires every export completing on a named slot.
                 pubs.pending

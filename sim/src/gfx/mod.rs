@@ -37,6 +37,7 @@ pub mod texel;
 pub mod texture;
 pub mod tile_programs;
 pub mod tiles;
+mod vertex_memo;
 pub mod watchdog;
 pub mod zs;
 

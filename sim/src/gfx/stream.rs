@@ -33,53 +33,71 @@ pub fn read_draws(mem: &dyn GpuMemory, cmd: &RenderCommand) -> Result<Vec<DrawSt
         max_blocks: MAX_BLOCKS,
         ..WalkLimits::default()
     };
-    let items = vdm::walk(&reader, cmd.raw.vdm_ctrl_stream_base.0, limits)
-        .map_err(|e| render_error(format!("VDM stream: {e}")))?;
-    for it in &items {
-        if !it.block.fully_known() {
-            let (text, _) = it.block.format(2, PrintOptions::default());
-            return Err(unestablished(
-                it.at,
-                "VDM block",
-                format!("undocumented bits or values:\n{text}"),
-            ));
+    // One pass over the blocks, grouped into draws as they come (no list of every block).
+    // The stream's own errors come first: a refused block is reported once the walk is
+    // complete.
+    let mut grouper = vdm::DrawGrouper::default();
+    let mut draws = Vec::new();
+    let mut refused = None;
+    for it in vdm::Walker::new(&reader, cmd.raw.vdm_ctrl_stream_base.0, limits) {
+        let it = it.map_err(|e| render_error(format!("VDM stream: {e}")))?;
+        if refused.is_none() {
+            refused = refusal(&it);
         }
-        if let VdmBlock::IndexList(d) = &it.block {
-            if d.indirect.is_some() {
-                return Err(unestablished(
-                    it.at,
-                    "VDM index list",
-                    "indirect draw argument layout on G16",
-                ));
-            }
-        }
+        draws.extend(grouper.push(&it));
     }
-    let mut page: Option<PppPage> = None;
-    let mut out = Vec::new();
-    for d in vdm::draws(&items) {
+    if let Some(e) = refused {
+        return Err(e);
+    }
+    let mut out: Vec<DrawState> = Vec::with_capacity(draws.len());
+    for d in draws {
         // PPP state is latched: a draw without updates keeps the previous draw's page.
-        if !d.ppp_updates.is_empty() {
+        let page = if !d.ppp_updates.is_empty() {
             let p = PppPage::from_updates(&reader, &d.ppp_updates)
                 .map_err(|e| render_error(format!("PPP state of the draw at {:#x}: {e}", d.at)))?;
             if let Some(what) = unknown_records(&p) {
                 return Err(unestablished(d.at, "PPP page", what));
             }
-            page = Some(p);
-        }
-        let Some(p) = page.clone() else {
-            return Err(render_error(format!(
-                "draw at {:#x} has no PPP state",
-                d.at
-            )));
+            p
+        } else {
+            match out.last() {
+                Some(prev) => prev.page.clone(),
+                None => {
+                    return Err(render_error(format!(
+                        "draw at {:#x} has no PPP state",
+                        d.at
+                    )))
+                }
+            }
         };
         out.push(DrawState {
             at: d.at,
             state: d.state,
-            page: p,
+            page,
             index_list: d.index_list,
         });
     }
     Ok(out)
+}
+
+/// Why the model refuses a walked block: undocumented bits or values, or an indirect draw.
+fn refusal(it: &vdm::VdmItem) -> Option<SimError> {
+    if !it.block.fully_known() {
+        let (text, _) = it.block.format(2, PrintOptions::default());
+        return Some(unestablished(
+            it.at,
+            "VDM block",
+            format!("undocumented bits or values:\n{text}"),
+        ));
+    }
+    match &it.block {
+        VdmBlock::IndexList(d) if d.indirect.is_some() => Some(unestablished(
+            it.at,
+            "VDM index list",
+            "indirect draw argument layout on G16",
+        )),
+        _ => None,
+    }
 }
 
 /// Names the PPP records holding undocumented bits or enum values, with their dumps.

@@ -387,7 +387,25 @@ impl PppPage {
         if updates.len() != PPP_RECORDS.len() {
             return Err(PppAssembleError::Count(updates.len()));
         }
-        let mut page = vec![0u8; PPP_PAGE_SIZE];
+        let mut page = [0u8; PPP_PAGE_SIZE];
+        // The usual layout, the records at their page offsets from one base: one read of the
+        // page, its records copied out (the bytes between them stay zero, as below).
+        let base = updates[0].pointer.wrapping_sub(PPP_RECORDS[0].0 as u32);
+        let one_page = updates.iter().zip(PPP_RECORDS).all(|(u, (off, words, _))| {
+            u.size_words == words && u.pointer == base.wrapping_add(off as u32)
+        });
+        let mut whole = [0u8; PPP_PAGE_SIZE];
+        if one_page
+            && mem
+                .read(crate::vdm::RENDER_CONTEXT_BASE + base as u64, &mut whole)
+                .is_ok()
+        {
+            for (off, words, _) in PPP_RECORDS {
+                let r = off..off + words as usize * 4;
+                page[r.clone()].copy_from_slice(&whole[r]);
+            }
+            return Ok(PppPage::unpack(&page)?);
+        }
         for (index, (u, (off, words, _))) in updates.iter().zip(PPP_RECORDS).enumerate() {
             if u.size_words != words {
                 return Err(PppAssembleError::Layout {

@@ -48,8 +48,9 @@ impl Reader<'_> {
 }
 
 fn put<R: Record>(out: &mut Vec<u8>, r: &R) -> Result<(), PackError> {
-    out.extend(r.pack()?);
-    Ok(())
+    let at = out.len();
+    out.resize(at + R::SIZE, 0);
+    r.pack_into(&mut out[at..])
 }
 
 fn unsupported(header: u32, what: &'static str) -> StreamErrorKind {
@@ -280,15 +281,20 @@ impl VdmBlock {
     /// Encodes the block.
     pub fn pack(&self) -> Result<Vec<u8>, PackError> {
         let mut out = Vec::new();
-        match self {
-            VdmBlock::PppUpdate(r) => put(&mut out, r)?,
-            VdmBlock::Barrier(r) => put(&mut out, r)?,
-            VdmBlock::State(s) => s.encode(&mut out)?,
-            VdmBlock::IndexList(d) => d.encode(&mut out)?,
-            VdmBlock::Link(r) => put(&mut out, r)?,
-            VdmBlock::Terminate(r) => put(&mut out, r)?,
-        }
+        self.pack_onto(&mut out)?;
         Ok(out)
+    }
+
+    /// [`VdmBlock::pack`] appended to `out` (a stream's blocks into one buffer).
+    pub fn pack_onto(&self, out: &mut Vec<u8>) -> Result<(), PackError> {
+        match self {
+            VdmBlock::PppUpdate(r) => put(out, r),
+            VdmBlock::Barrier(r) => put(out, r),
+            VdmBlock::State(s) => s.encode(out),
+            VdmBlock::IndexList(d) => d.encode(out),
+            VdmBlock::Link(r) => put(out, r),
+            VdmBlock::Terminate(r) => put(out, r),
+        }
     }
 
     /// Human-readable dump; the flag says whether anything unknown was found.

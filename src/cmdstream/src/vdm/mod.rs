@@ -13,7 +13,7 @@ use crate::record::Unexplained;
 mod block;
 mod walk;
 pub use block::VdmBlock;
-pub use walk::{draws, walk, Draw, VdmItem};
+pub use walk::{draws, walk, Draw, DrawGrouper, VdmItem, Walker};
 
 /// Base of the render-context aperture; VDM links and PPP pointers are 32-bit offsets from it.
 /// (GravityLinux/mesa cmdbuf.xml "G16 uses a 32-bit render-context offset"; g16_render.rs.)

@@ -203,7 +203,7 @@ thread_local! {
     /// and only its root record's address (the two literals in front) changes from draw to
     /// draw, so the encoding (and its decode-back check) of the rest is done once per shape.
     static LAUNCHER_TAILS: std::cell::RefCell<
-        std::collections::HashMap<LauncherKey, std::rc::Rc<Vec<u8>>>,
+        rustc_hash::FxHashMap<LauncherKey, std::rc::Rc<Vec<u8>>>,
     > = Default::default();
 }
 
@@ -248,14 +248,29 @@ fn launcher_tail(
 /// publications, scratch and argument words.
 type SharedLauncherKey = ((u8, u32, u32), u64, u32, u16, Vec<u32>);
 
-/// One render's immutable uploads by content, and its launchers by what they are built from.
+/// A batch's immutable uploads by content, and its launchers by what they are built from.
 #[derive(Default)]
 struct SharedUploads {
-    launchers: std::collections::HashMap<SharedLauncherKey, u32>,
-    uploads: std::collections::HashMap<(Heap, u64, Vec<u8>), u64>,
+    launchers: rustc_hash::FxHashMap<SharedLauncherKey, u32>,
+    uploads: rustc_hash::FxHashMap<(Heap, u64, Vec<u8>), u64>,
+    /// Per draw of the batch (by index), what every render of it gives that draw: the vertex
+    /// launcher's USC offset and the CF table's VA and binding count (neither depends on the
+    /// render's origin).
+    per_draw: Vec<Option<(u32, u64, u8)>>,
 }
 
 impl SharedUploads {
+    fn per_draw(&self, index: usize) -> Option<(u32, u64, u8)> {
+        self.per_draw.get(index).copied().flatten()
+    }
+
+    fn remember(&mut self, index: usize, v: (u32, u64, u8)) {
+        if self.per_draw.len() <= index {
+            self.per_draw.resize(index + 1, None);
+        }
+        self.per_draw[index] = Some(v);
+    }
+
     /// [`launcher`], or the offset of the equal launcher this render already has.
     fn launcher(
         &mut self,
@@ -435,9 +450,16 @@ struct PageInputs {
     has_stencil: bool,
 }
 
+/// The PPP page of all-zero bytes, unpacked once.
+fn zero_page() -> Result<PppPage, DrawError> {
+    static ZERO: std::sync::OnceLock<Result<PppPage, String>> = std::sync::OnceLock::new();
+    ZERO.get_or_init(|| PppPage::unpack(&[0u8; PPP_PAGE_SIZE]).map_err(|e| e.to_string()))
+        .clone()
+        .map_err(DrawError::Encode)
+}
+
 fn ppp_page(d: &Draw, p: &PageInputs) -> Result<PppPage, DrawError> {
-    let mut page =
-        PppPage::unpack(&[0u8; PPP_PAGE_SIZE]).map_err(|e| DrawError::Encode(e.to_string()))?;
+    let mut page = zero_page()?;
     let fs = &mut page.fragment_shader;
     fs.cf_binding_count = p.cf_count;
     fs.cf_bindings = p.cf_bindings;
@@ -612,10 +634,14 @@ pub fn build_renders(
     })?;
     let (uw, uh) = (uw as u32, uh as u32);
     let mut out = Vec::new();
+    // Launchers, CF tables and PPP pages equal in several renders of the batch are one copy
+    // (immutable memory of the batch, as within a render).
+    let mut shared = SharedUploads::default();
+    let mut sub = None;
     for oy in (0..fb.height).step_by(uh as usize) {
         for ox in (0..fb.width).step_by(uw as usize) {
-            let sub = sub_batch(batch, (ox, oy), (uw, uh))?;
-            out.push(build_one(&sub, (ox, oy), tiles, mem)?);
+            let sub = sub_batch(batch, &mut sub, (ox, oy), (uw, uh))?;
+            out.push(build_one(sub, (ox, oy), tiles, mem, &mut shared)?);
         }
     }
     Ok(out)
@@ -702,21 +728,33 @@ fn draw_scissor(d: &Draw, full: [u16; 4]) -> [u16; 4] {
 /// The part of `batch` in the utile-sized rectangle at `origin`: the same draws with the
 /// viewport and scissors moved by −origin, the depth/stencil planes offset to the rectangle
 /// (twiddled planes keep an aligned power-of-two block contiguous, checked pixel by pixel).
-fn sub_batch(batch: &Batch, origin: (u32, u32), utile: (u32, u32)) -> Result<Batch, DrawError> {
+/// `copy` is where it is made: one copy of the batch for all its renders, set from the
+/// batch's own values on every call (a flush copies its draws once, not once per render).
+fn sub_batch<'a>(
+    batch: &Batch,
+    copy: &'a mut Option<Batch>,
+    origin: (u32, u32),
+    utile: (u32, u32),
+) -> Result<&'a Batch, DrawError> {
     let fb = &batch.fb;
     let (ox, oy) = origin;
     let (w, h) = (utile.0.min(fb.width - ox), utile.1.min(fb.height - oy));
     edge_clears(batch, origin, (w, h), utile)?;
+    let sub = copy.get_or_insert_with(|| batch.clone());
+    sub.fb = batch.fb.clone();
     if origin == (0, 0) && (w, h) == (fb.width, fb.height) {
-        return Ok(batch.clone());
+        for (d, b) in sub.draws.iter_mut().zip(&batch.draws) {
+            d.viewport.translate = b.viewport.translate;
+            d.raster.scissor = b.raster.scissor;
+        }
+        return Ok(sub);
     }
-    let mut sub = batch.clone();
     sub.fb.width = w;
     sub.fb.height = h;
-    for d in &mut sub.draws {
-        d.viewport.translate[0] -= ox as f32;
-        d.viewport.translate[1] -= oy as f32;
-        let [x0, y0, x1, y1] = d
+    for (d, b) in sub.draws.iter_mut().zip(&batch.draws) {
+        d.viewport.translate[0] = b.viewport.translate[0] - ox as f32;
+        d.viewport.translate[1] = b.viewport.translate[1] - oy as f32;
+        let [x0, y0, x1, y1] = b
             .raster
             .scissor
             .unwrap_or([0, 0, fb.width as u16, fb.height as u16])
@@ -875,6 +913,7 @@ fn build_one(
     origin: (u32, u32),
     tiles: &mut dyn TilePrograms,
     mem: &mut dyn GpuWriter,
+    shared: &mut SharedUploads,
 ) -> Result<BuiltRender, DrawError> {
     let fb = &batch.fb;
     fb.validate()?;
@@ -931,8 +970,15 @@ fn build_one(
     // draws whose inputs are equal share one copy (a run of draws that changes only a
     // fragment uniform shares its vertex launcher; the model also sets up each launcher once
     // per render): fewer uploads here and fewer setup invocations in the GPU.
-    let mut shared = SharedUploads::default();
-    let mut blocks = Vec::new();
+    // The blocks are packed as they are made: `packed` holds them back to back, `ends` where
+    // each one ends.
+    let mut packed = Vec::new();
+    let mut ends = Vec::new();
+    let mut emit = |b: VdmBlock| -> Result<(), DrawError> {
+        b.pack_onto(&mut packed)?;
+        ends.push(packed.len());
+        Ok(())
+    };
     for (i, d) in batch.draws.iter().enumerate() {
         if d.vs.outputs < 4 {
             return Err(DrawError::Program(format!(
@@ -943,14 +989,18 @@ fn build_one(
         if d.instances == 0 || d.indices.count() == 0 {
             continue;
         }
-        let vs_launch = shared.launcher(
-            mem,
-            StageAllocation::Empty,
-            d.vs.body.entry_offset,
-            d.vs.publications,
-            d.vs.scratch,
-            &d.vs_args,
-        )?;
+        let earlier = shared.per_draw(i);
+        let vs_launch = match earlier {
+            Some((vs, _, _)) => vs,
+            None => shared.launcher(
+                mem,
+                StageAllocation::Empty,
+                d.vs.body.entry_offset,
+                d.vs.publications,
+                d.vs.scratch,
+                &d.vs_args,
+            )?,
+        };
         let fs_args = with_origin(d, origin)?;
         let fs_launch = shared.launcher(
             mem,
@@ -960,8 +1010,14 @@ fn build_one(
             d.fs.scratch,
             &fs_args,
         )?;
-        let (cf, cf_count) = cf_table(d)?;
-        let cf_va = shared.upload(mem, Heap::Usc, cf, 16)?;
+        let (cf_va, cf_count) = match earlier {
+            Some((_, va, count)) => (va, count),
+            None => {
+                let (cf, count) = cf_table(d)?;
+                (shared.upload(mem, Heap::Usc, cf, 16)?, count)
+            }
+        };
+        shared.remember(i, (vs_launch, cf_va, cf_count));
         let page = ppp_page(
             d,
             &PageInputs {
@@ -977,7 +1033,7 @@ fn build_one(
         let page_va = shared.upload(mem, Heap::RenderContext, page.pack()?, 256)?;
         let page_off = rc_offset(page_va, "PPP page")?;
         let n = d.vs.outputs;
-        blocks.push(VdmBlock::State(VdmState {
+        emit(VdmBlock::State(VdmState {
             restart_index: restart_value(d).map(|value| VdmRestartIndex {
                 value,
                 ..Default::default()
@@ -1002,30 +1058,28 @@ fn build_one(
                 },
                 ..Default::default()
             }),
-        }));
+        }))?;
         for (off, words, _) in PPP_RECORDS {
-            blocks.push(VdmBlock::PppUpdate(VdmPppUpdate {
+            emit(VdmBlock::PppUpdate(VdmPppUpdate {
                 size_words: words,
                 pointer: page_off + off as u32,
                 ..Default::default()
-            }));
+            }))?;
         }
-        blocks.push(VdmBlock::IndexList(index_list(d)?));
+        emit(VdmBlock::IndexList(index_list(d)?))?;
     }
 
     // The VDM stream, in chunks of one render-context allocation.
-    let packed = blocks
-        .iter()
-        .map(|b| b.pack())
-        .collect::<Result<Vec<_>, _>>()?;
-    let sizes: usize = packed.iter().map(Vec::len).sum();
+    let sizes = packed.len();
     const CHUNK: usize = 0x1000;
     let chunks = sizes / (CHUNK - 64) + 2;
     let pool_bytes = (chunks * CHUNK) as u64;
     let pool = mem.alloc(Heap::RenderContext, pool_bytes, CHUNK as u64)?;
     let mut sb = StreamBuilder::vdm(ChunkPool::new(pool, pool_bytes, CHUNK));
-    for b in &packed {
-        sb.push_bytes(b)?;
+    let mut start = 0;
+    for &end in &ends {
+        sb.push_bytes(&packed[start..end])?;
+        start = end;
     }
     let stream = sb.finish()?;
     for c in &stream.chunks {
