@@ -88,6 +88,9 @@ pub struct AttribFormat {
     pub ty: AttribType,
     pub comps: u8,
     pub bits: [u8; 4],
+    /// GL_BGRA order (4 components): the shader's x is stored component 2 and its z component
+    /// 0 (`B10G10R10A2_*`, what glVertexAttribPointer with size GL_BGRA selects).
+    pub bgra: bool,
 }
 
 impl AttribFormat {
@@ -97,6 +100,7 @@ impl AttribFormat {
             ty,
             comps,
             bits: [size; 4],
+            bgra: false,
         }
     }
     /// `comps` (1..4) little-endian f32.
@@ -117,7 +121,12 @@ impl AttribFormat {
             ty,
             comps: 4,
             bits: [10, 10, 10, 2],
+            bgra: false,
         }
+    }
+    /// The same stored layout read in GL_BGRA order.
+    pub const fn bgra(self) -> AttribFormat {
+        AttribFormat { bgra: true, ..self }
     }
     pub fn comps(self) -> u8 {
         self.comps
@@ -151,6 +160,11 @@ impl AttribFormat {
             return Err(format!(
                 "vertex attribute format {self:?}: 1..4 components of 8, 16 or 32 bits, or \
                  2_10_10_10"
+            ));
+        }
+        if self.bgra && n != 4 {
+            return Err(format!(
+                "vertex attribute format {self:?}: GL_BGRA order needs 4 components"
             ));
         }
         match (self.ty, bits[0]) {
@@ -392,6 +406,7 @@ pub fn fetch_attribute(
     let f = a.format;
     let unorm8 = f == AttribFormat::unorm8(n);
     let words32 = f.bits[0] == 32
+        && !f.bgra
         && f.check().is_ok()
         && matches!(
             f.ty,

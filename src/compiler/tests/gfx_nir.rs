@@ -1244,6 +1244,17 @@ fn nir_vertex_fetch_reads_every_attribute_format() {
             elems: packed_s,
             k: 1.0 / 1024.0,
         },
+        // GL_BGRA order: the shader's x is the stored third field.
+        Case {
+            format: AttribFormat::packed_2_10_10_10(Unorm).bgra(),
+            elems: packed_u,
+            k: 0.5,
+        },
+        Case {
+            format: AttribFormat::packed_2_10_10_10(Sscaled).bgra(),
+            elems: packed_s,
+            k: 1.0 / 1024.0,
+        },
     ];
     for (n, c) in cases.iter().enumerate() {
         let f = c.format;
@@ -1268,9 +1279,10 @@ fn nir_vertex_fetch_reads_every_attribute_format() {
                         0.0
                     }
                 } else {
-                    let bits = f.bits[k] as u32;
+                    let s = if f.bgra && k != 1 && k != 3 { 2 - k } else { k };
+                    let bits = f.bits[s] as u32;
                     // The stored field, sign-extended for signed types.
-                    let field = e[k] & ((1i64 << bits) - 1);
+                    let field = e[s] & ((1i64 << bits) - 1);
                     let signed = (field << (64 - bits)) >> (64 - bits);
                     match f.ty {
                         Unorm => unorm_value(field as u64, bits),

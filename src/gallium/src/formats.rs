@@ -538,6 +538,8 @@ mod tests {
             sys::PIPE_FORMAT_R32G32_UNORM,
             sys::PIPE_FORMAT_R10G10B10A2_SNORM,
             sys::PIPE_FORMAT_R10G10B10A2_USCALED,
+            sys::PIPE_FORMAT_B10G10R10A2_UNORM,
+            sys::PIPE_FORMAT_B10G10R10A2_SSCALED,
             sys::PIPE_FORMAT_R10G10B10A2_UINT,
             sys::PIPE_FORMAT_R16G16B16A16_FLOAT,
             sys::PIPE_FORMAT_R16_FLOAT,
@@ -545,12 +547,11 @@ mod tests {
         ] {
             assert!(vertex(f), "format {f}");
         }
-        // u_vbuf translates these on the CPU: BGRA order, 64-bit floats.
-        for f in [
-            sys::PIPE_FORMAT_B8G8R8A8_UNORM,
-            sys::PIPE_FORMAT_B10G10R10A2_UNORM,
-            sys::PIPE_FORMAT_R64_FLOAT,
-        ] {
+        // GL_BGRA order is read by the fetch too (ARB_vertex_type_2_10_10_10_rev needs the
+        // B10G10R10A2 formats, or GL's size checks for the packed types are skipped).
+        assert!(vertex(sys::PIPE_FORMAT_B8G8R8A8_UNORM));
+        // u_vbuf translates these on the CPU: other channel orders, 64-bit floats.
+        for f in [sys::PIPE_FORMAT_A8B8G8R8_UNORM, sys::PIPE_FORMAT_R64_FLOAT] {
             assert!(!vertex(f), "format {f}");
         }
         // Vertex formats are buffer formats only.

@@ -376,23 +376,27 @@ pub fn attrib_format(f: sys::pipe_format) -> Result<AttribFormat, String> {
         bits[k] = c.size() as u8;
         shift += c.size();
     }
-    // Component k of the element feeds shader component k (no BGRA reordering).
-    for (k, &sw) in d.swizzle.iter().enumerate() {
-        let expect = if k < n {
+    // Component k of the element feeds shader component k, or (B*G*R*A* formats, GL_BGRA)
+    // x and z swap.
+    let order = |k: usize| {
+        if k < n {
             sys::PIPE_SWIZZLE_X + k as u32
         } else if k == 3 {
             sys::PIPE_SWIZZLE_1
         } else {
             sys::PIPE_SWIZZLE_0
-        };
-        if sw as u32 != expect {
-            return refuse("a swizzled channel order");
         }
+    };
+    let swizzle = d.swizzle.map(u32::from);
+    let bgra = n == 4 && swizzle == [order(2), order(1), order(0), order(3)];
+    if !bgra && (0..4).any(|k| swizzle[k] != order(k)) {
+        return refuse("a swizzled channel order");
     }
     let a = AttribFormat {
         ty,
         comps: n as u8,
         bits,
+        bgra,
     };
     a.check()?;
     Ok(a)

@@ -196,7 +196,9 @@ unsafe fn fetch(
         };
         let mut c: [*mut m::nir_def; 4] = [zero, zero, zero, one];
         for (k, ck) in c.iter_mut().enumerate().take(n as usize) {
-            *ck = m::nir_channel(b, value, k as u32);
+            // GL_BGRA: x is the third stored component and z the first.
+            let stored = if f.bgra && k != 1 && k != 3 { 2 - k } else { k };
+            *ck = m::nir_channel(b, value, stored as u32);
         }
         Ok(m::nir_vec(b, c.as_mut_ptr(), 4))
     }

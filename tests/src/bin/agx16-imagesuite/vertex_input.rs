@@ -535,6 +535,17 @@ void main() { o = v_col; }
                 gl.draw_arrays(glow::TRIANGLES, 0, 6);
                 check(gl, &format!("format case {i}"))?;
             }
+            // A packed type with a size other than 4 is GL_INVALID_OPERATION (GLES 3.0
+            // §2.8). Mesa checks it only when the driver reads both channel orders of the
+            // packed formats; without them it asserted (dEQP negative_api.vertex_array).
+            gl.vertex_attrib_pointer_f32(1, 2, glow::INT_2_10_10_10_REV, false, 0, 0);
+            let e = gl.get_error();
+            if e != glow::INVALID_OPERATION {
+                return Err(format!(
+                    "glVertexAttribPointer(size 2, GL_INT_2_10_10_10_REV) gave error {e:#x}, \
+                     not GL_INVALID_OPERATION"
+                ));
+            }
             Ok(())
         })
     }
