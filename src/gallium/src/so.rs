@@ -174,8 +174,9 @@ pub unsafe fn add_capture(
     }
     let w = |i: u32| load_uniform_words(b, word + i, 1, sys::nir_type_uint32);
     let (first, per_instance, limit) = (w(0), w(1), w(2));
-    let (pmul, plimit, jmin, jmax, swap) = (w(3), w(4), w(5), w(6), w(7));
-    let (qstart, qend, qcorner) = (w(8), w(9), w(10));
+    let (plimit, qstart, qend, small) = (w(3), w(4), w(5), w(6));
+    let field = |k: u32| sys::nir_iand_imm(b, sys::nir_ushr_imm(b, small, 4 * k), 0xf);
+    let (pmul, jmin, jmax, swap, qcorner) = (field(0), field(1), field(2), field(3), field(4));
     let vid = system_value(b, sys::nir_intrinsic_load_vertex_id);
     let iid = system_value(b, sys::nir_intrinsic_load_instance_id);
     let k = sys::nir_isub(b, vid, first);
@@ -285,8 +286,10 @@ pub struct Plan {
     advance: Vec<(usize, u32)>,
 }
 
-/// Number of capture uniform words (`Decomposition::words`).
-pub const WORDS: usize = 11;
+/// Number of capture uniform words (`Decomposition::words`). Few, because a capturing vertex
+/// stage also passes every vertex-buffer and capture-buffer address in the launcher's 46
+/// argument words (8 bindings and 4 capture buffers leave 8 for the capture).
+pub const WORDS: usize = 7;
 
 /// How a draw mode's `n` vertices become the captured primitives of one instance, in the form
 /// the capture NIR evaluates: vertex k is corner c of primitive k − j for each j in
@@ -379,18 +382,27 @@ fn decompose(mode: sys::mesa_prim, n: u32) -> Result<Decomposition, String> {
 impl Decomposition {
     /// The capture's uniform words (see `add_capture`).
     fn words(&self, first: u32, limit: u32) -> [u32; WORDS] {
+        // The small fields share one word, 4 bits each (all are at most 3).
+        let small = [
+            self.pmul,
+            self.jmin,
+            self.jmax,
+            self.swap as u32,
+            self.qcorner,
+        ];
+        debug_assert!(small.iter().all(|&f| f < 16), "{self:?}");
+        let packed = small
+            .iter()
+            .enumerate()
+            .fold(0, |acc, (k, &f)| acc | (f & 0xf) << (4 * k));
         [
             first,
             self.prims * self.verts,
             limit,
-            self.pmul,
             self.plimit,
-            self.jmin,
-            self.jmax,
-            self.swap as u32,
             self.qstart,
             self.qend,
-            self.qcorner,
+            packed,
         ]
     }
 }

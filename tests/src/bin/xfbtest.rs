@@ -26,6 +26,9 @@
 //!   buffer (a vec4 array filling it, at least the 16 of a mat4) plus a mat2x4 in a second one,
 //!   GL_POINTS: every component of every vertex where the cap says it may go.
 //!
+//! - `many_buffers_triangles`: eight attributes in eight buffer objects captured into four
+//!   separate buffers from GL_TRIANGLES (the most addresses a capturing vertex stage passes).
+//!
 //! Needs an OpenGL ES 3.0 context. Exits non-zero when a case fails.
 
 use agx16_tests::gles;
@@ -246,6 +249,97 @@ unsafe fn separate_points_instanced(gl: &glow::Context) -> Res<()> {
     compare("buffer 0 (v_b)", &read_words(gl, bufs[0], 6)?, &b)?;
     compare("buffer 1 (v_c)", &read_words(gl, bufs[1], 6)?, &c)?;
     compare("buffer 2 (v_a)", &read_words(gl, bufs[2], 18)?, &a)?;
+    Ok(())
+}
+
+/// Attribute k of vertex i in `many_buffers_triangles` (buffer object k holds attribute k).
+fn attr(k: usize, i: usize) -> [f32; 2] {
+    [k as f32 * 8.0 + i as f32, k as f32 * -0.5 - i as f32 * 0.25]
+}
+
+/// Eight vertex attributes, each in a buffer object of its own (eight vertex-buffer bindings),
+/// captured into four separate buffers from GL_TRIANGLES: the most addresses a capturing
+/// vertex stage passes (dEQP transform_feedback.random_full_array_capture lost such draws).
+unsafe fn many_buffers_triangles(gl: &glow::Context) -> Res<()> {
+    let inputs: String = (0..8)
+        .map(|k| format!("layout(location = {k}) in vec2 a_{k};\n"))
+        .collect();
+    let vs = format!(
+        "#version 300 es
+{inputs}out vec2 v_0;
+out vec2 v_1;
+out vec4 v_2;
+out vec4 v_3;
+void main() {{
+    gl_Position = vec4(a_0 * 0.01, 0.0, 1.0);
+    v_0 = a_1 * 2.0 + 1.0;
+    v_1 = a_2 + a_3;
+    v_2 = vec4(a_4, a_5);
+    v_3 = vec4(a_6, a_7 - a_0);
+}}
+"
+    );
+    program_with(
+        gl,
+        &vs,
+        FS_PLAIN,
+        &["v_3", "v_0", "v_2", "v_1"],
+        glow::SEPARATE_ATTRIBS,
+    )?;
+    const V: usize = 6;
+    for k in 0..8 {
+        let b = gl.create_buffer()?;
+        gl.bind_buffer(glow::ARRAY_BUFFER, Some(b));
+        let bytes: Vec<u8> = (0..V)
+            .flat_map(|i| attr(k, i))
+            .flat_map(f32::to_le_bytes)
+            .collect();
+        gl.buffer_data_u8_slice(glow::ARRAY_BUFFER, &bytes, glow::STATIC_DRAW);
+        gl.enable_vertex_attrib_array(k as u32);
+        gl.vertex_attrib_pointer_f32(k as u32, 2, glow::FLOAT, false, 8, 0);
+    }
+    let sizes = [4, 2, 4, 2];
+    let bufs: Vec<glow::Buffer> = sizes
+        .iter()
+        .map(|&n| capture_buffer(gl, V * n))
+        .collect::<Res<_>>()?;
+    for (i, b) in bufs.iter().enumerate() {
+        gl.bind_buffer_base(glow::TRANSFORM_FEEDBACK_BUFFER, i as u32, Some(*b));
+    }
+    gl.begin_transform_feedback(glow::TRIANGLES);
+    gl.draw_arrays(glow::TRIANGLES, 0, V as i32);
+    gl.end_transform_feedback();
+    check(gl, "capture")?;
+    let a = |k: usize, i: usize| attr(k, i);
+    let v3: Vec<Word> = (0..V)
+        .flat_map(|i| {
+            let (x, y) = (a(7, i)[0] - a(0, i)[0], a(7, i)[1] - a(0, i)[1]);
+            [a(6, i)[0], a(6, i)[1], x, y]
+        })
+        .map(Word::F)
+        .collect();
+    let v0: Vec<Word> = (0..V)
+        .flat_map(|i| a(1, i).map(|c| c * 2.0 + 1.0))
+        .map(Word::F)
+        .collect();
+    let v2: Vec<Word> = (0..V)
+        .flat_map(|i| [a(4, i)[0], a(4, i)[1], a(5, i)[0], a(5, i)[1]])
+        .map(Word::F)
+        .collect();
+    let v1: Vec<Word> = (0..V)
+        .flat_map(|i| [a(2, i)[0] + a(3, i)[0], a(2, i)[1] + a(3, i)[1]])
+        .map(Word::F)
+        .collect();
+    for (n, (b, want)) in bufs.iter().zip([v3, v0, v2, v1]).enumerate() {
+        compare(
+            &format!("capture buffer {n}"),
+            &read_words(gl, *b, want.len())?,
+            &want,
+        )?;
+    }
+    for k in 0..8 {
+        gl.disable_vertex_attrib_array(k);
+    }
     Ok(())
 }
 
@@ -550,7 +644,7 @@ unsafe fn run() -> Res<bool> {
     check(gl, "set-up")?;
     let mut all = true;
     type Case = unsafe fn(&glow::Context) -> Res<()>;
-    let cases: [(&str, Case); 8] = [
+    let cases: [(&str, Case); 9] = [
         ("separate_wide", separate_wide),
         ("interleaved_triangles", interleaved_triangles),
         ("separate_points_instanced", separate_points_instanced),
@@ -559,6 +653,7 @@ unsafe fn run() -> Res<bool> {
         ("triangle_strip_instanced", triangle_strip_instanced),
         ("triangle_fan", triangle_fan),
         ("line_loop_and_strip", line_loop_and_strip),
+        ("many_buffers_triangles", many_buffers_triangles),
     ];
     for (name, case) in cases {
         match case(gl) {
