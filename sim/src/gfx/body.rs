@@ -989,6 +989,7 @@ pub(super) fn fragment_io(
         }
         GfxOp::VertexId { .. }
         | GfxOp::InstanceId { .. }
+        | GfxOp::WorkgroupId { .. }
         | GfxOp::VaryingStore { .. }
         | GfxOp::Export { .. }
         | GfxOp::BlockStore { .. } => {
