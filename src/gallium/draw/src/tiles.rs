@@ -74,7 +74,7 @@ pub enum TileInit {
     Clear(u32),
     /// Reload the target's memory: read pixel (min(ox + x, w-1), min(oy + y, h-1)) from
     /// `source` and store it into the word; (ox, oy) = `origin`, the image pixel of this
-    /// render's (0, 0) (a batch is one render per utile rectangle,
+    /// render's (0, 0) ((0, 0) unless the batch is one render per utile rectangle,
     /// [`TilePass::origin`](crate::build::TilePass)).
     Load {
         source: ReloadSource,

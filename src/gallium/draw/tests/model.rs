@@ -1481,7 +1481,7 @@ fn two_colour_targets_get_their_own_clears_and_the_same_fragments() {
     }
 }
 
-/// `FragmentProgram::origin_word`: each per-utile render's fragment root record carries that
+/// `FragmentProgram::origin_word`: each render's fragment root record carries that
 /// render's origin (x, y as f32) at the named words, which a program adds to gl_FragCoord.xy
 /// (the M4 reports render pixels). The body stores root word 12 (origin x) raw as the tile
 /// word, so every pixel of the 64x64 target holds the f32 bits of its render's x origin:
