@@ -16,8 +16,9 @@
 //!   A background that keeps an attachment's earlier contents reads them with a texture fetch
 //!   at the pixel coordinate from the attachment's memory and stores the result as the tile
 //!   word (Mesa src/asahi/lib/agx_bg_eot.c `build_background_op`, AGX_BG_LOAD: `txf` at
-//!   `load_pixel_coord`, G13; GravityLinux README.apple9-es3.md: the T8132 background helpers
-//!   are ordinary compiled shaders; inferred for G16): the model runs `tex_sample` and the
+//!   `load_pixel_coord`, G13; the T8132 reload does the same: GravityLinux/mesa
+//!   src/gallium/drivers/asahi/agx_blit.c `asahi_reload_fs`, `txf` at `load_pixel_coord`
+//!   packed into raw tile words, a CTS-passing M4 driver): the model runs `tex_sample` and the
 //!   exports feeding it as in fragment bodies (`super::texture`).
 //!   No primitive exists: coefficient iteration is refused. The grouping is the model's
 //!   choice (the program sees no lane identity the model supplies).
