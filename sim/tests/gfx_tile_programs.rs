@@ -419,6 +419,32 @@ fn the_programs_are_the_packer_shapes() {
         hex(&block_store_sequence(4, 0, 1, 2, 1, TileFormat::Packed8).unwrap()),
         hex(&manual)
     );
+    // agx16-isa's tile origin: the full-word get_sr of the workgroup id, then the packer's
+    // immediate left shift (pack_shift shape, as sim/tests/int_shift_pack.rs runs it).
+    let shl = |r: u64, k: u64| {
+        b(
+            "ishl_imm",
+            &[
+                ("mode", 0x15),
+                ("dst", r),
+                ("src_class", 2),
+                ("src", r),
+                ("amount", k),
+                ("b8", 0xf0),
+                ("b9_hi", 4),
+            ],
+        )
+    };
+    let manual = [
+        b("get_sr", &[("form", 1), ("dst", 0), ("sr_sel", 0x9c)]),
+        shl(0, 5),
+        b("get_sr", &[("form", 1), ("dst", 1), ("sr_sel", 0x9d)]),
+        shl(1, 4),
+    ];
+    assert_eq!(
+        hex(&agx16_isa::meaning::tile_origin_instrs(0, 1, (32, 16)).unwrap()),
+        hex(&manual)
+    );
     // The publisher decodes back to the export form it was built as.
     let p = publish(5, 2).encode();
     assert_eq!(agx16_isa::decode(&p).unwrap().form.name, "logic_export");
