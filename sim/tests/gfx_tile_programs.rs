@@ -260,6 +260,9 @@ struct Setup {
     /// Further memory the render reads (texture descriptors, source texels), written after the
     /// images are poisoned.
     extra: Vec<(u64, Vec<u8>)>,
+    /// Render width = height, and its utile.
+    size: u32,
+    utile: (u8, u8),
 }
 
 impl Default for Setup {
@@ -273,14 +276,20 @@ impl Default for Setup {
             eot_samples: 1,
             sample_bytes: 4,
             extra: Vec::new(),
+            size: SIZE,
+            utile: (32, 32),
         }
     }
 }
 
 fn render(draw: &DrawSpec, s: &Setup) -> Result<(Scene, gfx::RenderStats), SimError> {
     let mut scene = build(&[draw.clone()], ZlsControl::default());
-    scene.cmd.width_px = SIZE as u16;
-    scene.cmd.height_px = SIZE as u16;
+    scene.cmd.width_px = s.size as u16;
+    scene.cmd.height_px = s.size as u16;
+    (scene.cmd.utile_width_px, scene.cmd.utile_height_px) = s.utile;
+    if scene.pt.host_read(WHOLE_TWIDDLED, &mut [0]).is_err() {
+        scene.pt.map(WHOLE_TWIDDLED, 0x4000, true, true).unwrap();
+    }
     scene.cmd.sample_size_b = s.sample_bytes as u8;
     let t = s.sample_bytes;
     install_with(&scene, FRAG_LAUNCHER, 1, FRAG_BODY, &s.frag, 1, t);
@@ -319,7 +328,7 @@ fn render(draw: &DrawSpec, s: &Setup) -> Result<(Scene, gfx::RenderStats), SimEr
 /// Independent Morton addressing of a 32x32 RGBA8 image: below the 64-texel tile edge the
 /// whole image is one Morton block, x on the even bits (agx-re docs/tiling 1.1-1.3).
 fn morton(x: u32, y: u32) -> u64 {
-    (0..5).fold(0u64, |m, i| {
+    (0..6).fold(0u64, |m, i| {
         m | (((x >> i) & 1) as u64) << (2 * i) | (((y >> i) & 1) as u64) << (2 * i + 1)
     })
 }
@@ -408,6 +417,32 @@ fn the_programs_are_the_packer_shapes() {
     manual.extend(block_store(4, 1, 7, 1, 0x5a8));
     assert_eq!(
         hex(&block_store_sequence(4, 0, 1, 2, 1, TileFormat::Packed8).unwrap()),
+        hex(&manual)
+    );
+    // agx16-isa's tile origin: the full-word get_sr of the workgroup id, then the packer's
+    // immediate left shift (pack_shift shape, as sim/tests/int_shift_pack.rs runs it).
+    let shl = |r: u64, k: u64| {
+        b(
+            "ishl_imm",
+            &[
+                ("mode", 0x15),
+                ("dst", r),
+                ("src_class", 2),
+                ("src", r),
+                ("amount", k),
+                ("b8", 0xf0),
+                ("b9_hi", 4),
+            ],
+        )
+    };
+    let manual = [
+        b("get_sr", &[("form", 1), ("dst", 0), ("sr_sel", 0x9c)]),
+        shl(0, 5),
+        b("get_sr", &[("form", 1), ("dst", 1), ("sr_sel", 0x9d)]),
+        shl(1, 4),
+    ];
+    assert_eq!(
+        hex(&agx16_isa::meaning::tile_origin_instrs(0, 1, (32, 16)).unwrap()),
         hex(&manual)
     );
     // The publisher decodes back to the export form it was built as.
@@ -707,9 +742,9 @@ fn pixel_coordinates_reach_background_and_fragment_bodies() {
 
 #[test]
 fn special_registers_without_a_render_meaning_are_refused() {
-    // threadgroup_position_in_grid.x: a compute meaning, none in a render stage.
+    // threads_per_threadgroup.x: a compute meaning, none in a render stage.
     let s = Setup {
-        bg: sr_body(0x9c),
+        bg: sr_body(0x98),
         ..Default::default()
     };
     let (form, what) = refusal(render_err(&s));
@@ -718,6 +753,19 @@ fn special_registers_without_a_render_meaning_are_refused() {
         what.contains("no established value in a render-stage body"),
         "{what}"
     );
+    // The workgroup id has a value only in an end-of-tile program (the tile it exports).
+    for (bg, frag) in [
+        (sr_body(0x9c), Setup::default().frag),
+        (Setup::default().bg, sr_body(0x9d)),
+    ] {
+        let s = Setup {
+            bg,
+            frag,
+            ..Default::default()
+        };
+        let (_, what) = refusal(render_err(&s));
+        assert!(what.contains("WorkgroupId"), "{what}");
+    }
     // Pixel coordinates in the end-of-tile program: which position it reports is unknown.
     let mut p = vec![b("get_sr", &[("form", 1), ("dst", 0), ("sr_sel", 0xa0)])];
     p.extend([mov32(1, 0), mov32(2, 0)]);
@@ -739,6 +787,132 @@ fn special_registers_without_a_render_meaning_are_refused() {
         what.contains("BackFacing") && what.contains("background"),
         "{what}"
     );
+}
+
+/// A twiddled 64x64 RGBA8 image for the whole-framebuffer render (its own mapping).
+const WHOLE_TWIDDLED: u64 = 0x3_1000_0000;
+
+/// End of tile locating its tile by its workgroup id (agx16-isa `tile_origin_instrs`: get_sr
+/// 0x9c / 0x9d shifted by the tile size into r0 / r1), exporting to images 0 and 1.
+fn located_eot(tile: (u32, u32)) -> Vec<u8> {
+    let mut p = agx16_isa::meaning::tile_origin_instrs(0, 1, tile).unwrap();
+    p.extend([mov32(2, 0)]);
+    p.extend(block_store_sequence(0, 0, 1, 2, 0, TileFormat::Packed8).unwrap());
+    p.extend(block_store_sequence(4, 0, 1, 2, 1, TileFormat::Packed8).unwrap());
+    p.push(b("stop", &[]));
+    encode_program(&p)
+}
+
+fn whole_setup(eot: Vec<u8>) -> Setup {
+    let pbe = |va, linear: bool| {
+        Pbe::render_target_2d(
+            va,
+            W,
+            H,
+            Channels::R8G8B8A8,
+            NumericType::Unorm,
+            linear.then_some(4 * W),
+        )
+    };
+    Setup {
+        eot,
+        pbes: vec![pbe(LINEAR, true), pbe(WHOLE_TWIDDLED, false)],
+        size: W,
+        ..Default::default()
+    }
+}
+
+/// The whole 64x64 image of the reference: `COLOR` where the triangle covers, else `CLEAR`.
+fn whole_expected(d: &DrawSpec) -> Vec<[u8; 4]> {
+    reference(&[d.clone()])
+        .color
+        .iter()
+        .map(|c| if *c == CLEAR { CLEAR } else { COLOR })
+        .collect()
+}
+
+fn whole_images(scene: &Scene) -> [Vec<[u8; 4]>; 2] {
+    let mut lin = vec![0u8; (4 * W * H) as usize];
+    scene.pt.host_read(LINEAR, &mut lin).unwrap();
+    let mut tw = vec![0u8; (4 * W * H) as usize];
+    scene.pt.host_read(WHOLE_TWIDDLED, &mut tw).unwrap();
+    let px = |b: &[u8], o: usize| -> [u8; 4] { b[o..o + 4].try_into().unwrap() };
+    [
+        (0..W * H).map(|i| px(&lin, 4 * i as usize)).collect(),
+        (0..W * H)
+            .map(|i| px(&tw, 4 * morton(i % W, i / W) as usize))
+            .collect(),
+    ]
+}
+
+/// A triangle over all four 32x32 tiles of the 64x64 framebuffer.
+fn big_triangle() -> DrawSpec {
+    DrawSpec::tris(
+        vec![
+            rgba([-0.9, -0.8, 0.5, 1.0], [1.0; 4]),
+            rgba([0.85, -0.3, 0.5, 1.0], [1.0; 4]),
+            rgba([-0.2, 0.9, 0.5, 1.0], [1.0; 4]),
+        ],
+        ShadeModel::Linear,
+    )
+}
+
+#[test]
+fn the_workgroup_id_locates_each_tile_of_a_whole_framebuffer_render() {
+    // One render of the 64x64 framebuffer (four 32x32 tiles): one end-of-tile program whose
+    // block-store coordinates are its workgroup id times 32 exports every tile where it
+    // belongs, in the linear and the twiddled image.
+    let d = big_triangle();
+    let want = whole_expected(&d);
+    // The triangle covers pixels of at least three of the four tiles and leaves others clear.
+    let mut tiles = std::collections::BTreeSet::new();
+    for (i, c) in want.iter().enumerate() {
+        if *c == COLOR {
+            tiles.insert((i as u32 % W / 32, i as u32 / W / 32));
+        }
+    }
+    assert!(tiles.len() >= 3 && want.contains(&CLEAR), "{tiles:?}");
+    let (scene, stats) = render(&d, &whole_setup(located_eot((32, 32)))).unwrap();
+    assert_eq!(stats.utiles, 4);
+    let [lin, tw] = whole_images(&scene);
+    let same64 = |got: &[[u8; 4]], what: &str| {
+        if let Some(i) = (0..want.len()).find(|&i| got[i] != want[i]) {
+            panic!(
+                "{what}: pixel {},{} is {:?}, the reference says {:?}",
+                i as u32 % W,
+                i as u32 / W,
+                got[i],
+                want[i]
+            );
+        }
+    };
+    same64(&lin, "linear image");
+    same64(&tw, "twiddled image");
+    // Control: the coordinates baked to (0, 0), as a one-utile render's program has them: every
+    // tile lands on the top-left one, the rest of the image stays unwritten.
+    let (scene, _) = render(&d, &whole_setup(eot_body(&[0, 1], 7, 1))).unwrap();
+    let [lin, _] = whole_images(&scene);
+    assert_eq!(lin[(40 * W + 40) as usize], [0xee; 4]);
+    assert_ne!(lin, want);
+}
+
+#[test]
+fn the_workgroup_id_is_refused_where_no_tile_size_is_established() {
+    // 16x16 utiles: which grid the workgroup id counts then is not stated.
+    let s = Setup {
+        utile: (16, 16),
+        ..whole_setup(located_eot((16, 16)))
+    };
+    let (form, what) = refusal(render_err(&s));
+    assert!(form.starts_with("get_sr"), "{form}");
+    assert!(what.contains("16x16 utiles"), "{what}");
+    // z: layers are not modelled.
+    let mut p = vec![b("get_sr", &[("form", 1), ("dst", 0), ("sr_sel", 0x9e)])];
+    p.extend([mov32(1, 0), mov32(2, 0)]);
+    p.extend(block_store_sequence(0, 0, 1, 2, 0, TileFormat::Packed8).unwrap());
+    p.push(b("stop", &[]));
+    let (_, what) = refusal(render_err(&whole_setup(encode_program(&p))));
+    assert!(what.contains("no established value"), "{what}");
 }
 
 #[test]

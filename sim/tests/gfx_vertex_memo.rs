@@ -1,6 +1,6 @@
 //! The model keeps vertex batches' results per thread and reuses them in a later render with
-//! the same inputs (agx16 draws a batch as one render per utile rectangle, every render with
-//! every draw). A reused result must be the one a fresh run gives: rendering the same scene
+//! the same inputs (agx16 draws a batch with a large tilebuffer as one render per utile
+//! rectangle, every render with every draw). A reused result must be the one a fresh run gives: rendering the same scene
 //! again gives the same frame and counts, and a vertex buffer rewritten between two renders
 //! is read again (the second render equals a fresh render of the new buffer on a thread that
 //! never saw the old one, and differs from the first).

@@ -760,7 +760,8 @@ pub fn run_vertex_batch(
     if !super::vertex_memo::enabled() {
         return shade_vertices(mem, body, uniforms, scratch, publications, invs, n, &|| ());
     }
-    // The same batch in an earlier render of the job (one render per utile rectangle).
+    // The same batch in an earlier render of the job (agx16-draw renders a batch with a large
+    // tilebuffer as one render per utile rectangle).
     let inputs = super::vertex_memo::Inputs {
         body,
         uniforms,
@@ -989,6 +990,7 @@ pub(super) fn fragment_io(
         }
         GfxOp::VertexId { .. }
         | GfxOp::InstanceId { .. }
+        | GfxOp::WorkgroupId { .. }
         | GfxOp::VaryingStore { .. }
         | GfxOp::Export { .. }
         | GfxOp::BlockStore { .. } => {

@@ -16,8 +16,9 @@
 //!   A background that keeps an attachment's earlier contents reads them with a texture fetch
 //!   at the pixel coordinate from the attachment's memory and stores the result as the tile
 //!   word (Mesa src/asahi/lib/agx_bg_eot.c `build_background_op`, AGX_BG_LOAD: `txf` at
-//!   `load_pixel_coord`, G13; GravityLinux README.apple9-es3.md: the T8132 background helpers
-//!   are ordinary compiled shaders; inferred for G16): the model runs `tex_sample` and the
+//!   `load_pixel_coord`, G13; the T8132 reload does the same: GravityLinux/mesa
+//!   src/gallium/drivers/asahi/agx_blit.c `asahi_reload_fs`, `txf` at `load_pixel_coord`
+//!   packed into raw tile words, a CTS-passing M4 driver): the model runs `tex_sample` and the
 //!   exports feeding it as in fragment bodies (`super::texture`).
 //!   No primitive exists: coefficient iteration is refused. The grouping is the model's
 //!   choice (the program sees no lane identity the model supplies).
@@ -305,10 +306,19 @@ pub fn run_end_of_tile(
                     StoreError::Sim(e) => e,
                 })
             }
+            GfxOp::WorkgroupId { dst, axis } => {
+                let v = tile_index(tile, axis).map_err(|w| p.body.error(op, w))?;
+                let mut vals = [0u32; crate::core::LANES];
+                vals[0] = v;
+                sg.pending.cancel(dst.reg, dst.part);
+                sg.write(dst, sg.exec.active, &vals);
+                Ok(())
+            }
             GfxOp::PixelCoord { .. } => Err(p.body.error(
                 op,
                 "pixel coordinates in an end-of-tile program: which position an end-of-tile \
-             invocation reports (the tile's?) is not established"
+             invocation reports (the tile's?) is not established (its workgroup id, get_sr \
+             0x9c/0x9d, locates the tile)"
                     .into(),
             )),
             other => Err(p
@@ -316,6 +326,36 @@ pub fn run_end_of_tile(
                 .error(op, format!("{other:?} in an end-of-tile program"))),
         },
     )
+}
+
+/// The workgroup id an end-of-tile invocation reads along `axis` (`get_sr` 0x9c / 0x9d): the
+/// index of the tile it exports, in tiles of 32x32 pixels at one or two samples and 32x16 at
+/// four. Evidence: GravityLinux/mesa src/gallium/drivers/asahi/agx_blit.c `asahi_reload_fs`
+/// (the end-of-tile "color store" helper: block-store coordinates = workgroup id x * 32,
+/// y * (4 samples ? 16 : 32)), agx_state.c (the render's tile: 32x16 at four samples, else
+/// 32x32), README.apple9-render-seed.md "Tile helpers" ("Workgroup IDs locate the tile"; one
+/// export invocation per 32x32 tile at 1x/2x, 32x16 at 4x; full-framebuffer scans and 65x33
+/// edge probes on T8132), agx_compile_apple9.c `apple9_system_source` (load_workgroup_id =
+/// get_sr 0x9c + component, direct 32-bit values, EXP-M4-29); validated by that CTS-passing
+/// M4 driver. A render whose utile is another size has no established tile index (which grid
+/// the id counts is not stated), so it is refused, as is z (0x9e: layers are not modelled).
+fn tile_index(tile: &TileBuffer, axis: u8) -> Result<u32, String> {
+    let evidenced = match tile.samples {
+        1 | 2 => (32, 32),
+        _ => (32, 16),
+    };
+    if (tile.width, tile.height) != evidenced {
+        return Err(format!(
+            "the workgroup id of an end-of-tile program in a {}-sample render with {}x{} \
+             utiles: only {}x{} tiles at this sample count are established",
+            tile.samples, tile.width, tile.height, evidenced.0, evidenced.1
+        ));
+    }
+    Ok(if axis == 0 {
+        tile.origin.0 / tile.width
+    } else {
+        tile.origin.1 / tile.height
+    })
 }
 
 /// One block store's operands (the publication tuple and the instruction's immediates).

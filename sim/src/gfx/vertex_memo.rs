@@ -1,9 +1,10 @@
 //! Results of vertex batches, kept per thread so that the same batch in the next render of a
 //! job is not interpreted again.
 //!
-//! Why: agx16 draws a framebuffer larger than one utile as one render per utile rectangle,
-//! each with every draw of the batch (agx16-draw `build_renders`), so the model shades each
-//! draw's vertices once per render (four times for a 64x64 RGBA8 target). The vertex stage of
+//! Why: agx16 draws a framebuffer larger than one utile whose tilebuffer is too large for the
+//! utiles with an established tile index as one render per utile rectangle, each with every
+//! draw of the batch (agx16-draw `build_renders`), so the model shades each draw's vertices
+//! once per render (and a job may submit the same batch more than once). The vertex stage of
 //! one draw is the same computation in every one of those renders.
 //!
 //! When a result may be reused: a vertex body is deterministic in its inputs, which are the

@@ -44,6 +44,9 @@ pub enum GfxOp {
     /// r[dst] = the invocation's facing word: 0 for a front-facing primitive, nonzero for a
     /// back-facing one (`get_sr` 0xc5 in a fragment body).
     BackFacing { dst: Dst },
+    /// r[dst] = the invocation's workgroup id along `axis` (0 x, 1 y; `get_sr` 0x9c / 0x9d).
+    /// Only end-of-tile bodies give it a value: the index of the tile they export.
+    WorkgroupId { dst: Dst, axis: u8 },
     /// Vertex output `slot` (0..3 position, then user scalars) := publication register
     /// `src`, after the publication completes (wait mask, slots 1..6 as bits 0..5).
     VaryingStore { slot: u8, src: u8, wait: u8 },
@@ -133,6 +136,14 @@ pub fn lower(i: &Instr) -> Option<Result<GfxOp, String>> {
         // asynchronous producer on slot 1 (README.apple9-ir.md); its GLES suites (discard,
         // sample masks) ran on T8132. Only that shape: r0..r15, form bit 1.
         (F::GetSr, "get_sr") if i.field("sr_sel") == Some(0xc2) => coverage_read(i),
+        // The T8132 compiler reads NIR `load_workgroup_id` x / y as get_sr 0x9c / 0x9d, "direct
+        // 32-bit values" through the same full-word encoding (agx_compile_apple9.c
+        // `apple9_system_source`, EXP-M4-29 on M4); its end-of-tile helper locates its tile
+        // with them (agx_blit.c `asahi_reload_fs`). The stage decides whether it has a value.
+        (F::GetSr, "get_sr") if matches!(i.field("sr_sel"), Some(0x9c | 0x9d)) => {
+            let axis = (i.field("sr_sel").unwrap_or(0) - 0x9c) as u8;
+            vertex_sr(i).map(|dst| GfxOp::WorkgroupId { dst, axis })
+        }
         // Any other special register in a render-stage body: the compute meanings (thread
         // and threadgroup positions, SIMD indices) have no established value there.
         (F::GetSr, _) => Err(format!(

@@ -690,8 +690,8 @@ unsafe extern "C" fn blend_const_uniform(
     true
 }
 
-/// gl_FragCoord.xy + the render's origin: agx16-draw draws a batch as one render per utile
-/// rectangle and the pixel the M4 reports is the render's (compiler README "gl_FragCoord"), so
+/// gl_FragCoord.xy + the render's origin: agx16-draw draws a batch with a large tilebuffer as
+/// one render per utile rectangle (else one render, origin 0) and the pixel the M4 reports is the render's (compiler README "gl_FragCoord"), so
 /// x and y of `load_frag_coord` (or the VARYING_SLOT_POS input, plain or interpolated) get the two f32 uniform
 /// words at GL word `*data`, which agx16-draw fills per render (`FragmentProgram::origin_word`).
 unsafe extern "C" fn frag_coord_origin(

@@ -37,6 +37,9 @@ pub static SPECIAL_REGS: &[SpecialReg] = &[
     sr(0x98, "threads_per_threadgroup.x", Evidence::CorpusOnly),
     sr(0x99, "threads_per_threadgroup.y", Evidence::CorpusOnly),
     sr(0x9a, "threads_per_threadgroup.z", Evidence::CorpusOnly),
+    // The T8132 compiler reads NIR load_workgroup_id as 0x9c + component, direct 32-bit values
+    // (GravityLinux/mesa agx_compile_apple9.c `apple9_system_source`, EXP-M4-29 on M4); its
+    // end-of-tile helper locates its tile with x and y (agx_blit.c `asahi_reload_fs`).
     sr(0x9c, "threadgroup_position_in_grid.x", Evidence::CorpusOnly),
     sr(0x9d, "threadgroup_position_in_grid.y", Evidence::CorpusOnly),
     sr(0x9e, "threadgroup_position_in_grid.z", Evidence::CorpusOnly),

@@ -45,10 +45,14 @@ pub struct TilePass<'a> {
     pub layout: &'a TileLayout,
     /// Utile size in pixels.
     pub utile: (u8, u8),
-    /// Framebuffer pixel this render's (0, 0) is: a batch larger than one utile is rendered
-    /// as one render per utile-sized rectangle, because the end-of-tile program exports to
-    /// image pixels it names itself (sim/GFX.md: no tile-position source is established).
+    /// Framebuffer pixel this render's (0, 0) is: (0, 0) for a render of the whole
+    /// framebuffer; with utiles of no established tile index, a batch larger than one utile
+    /// is rendered as one render per utile-sized rectangle whose end-of-tile program exports
+    /// to image pixels it names itself.
     pub origin: (u32, u32),
+    /// The tile size the end-of-tile program's workgroup id counts (it exports each tile at id
+    /// times this, [`located_tile`]), or `None` for the per-rectangle renders.
+    pub located: Option<(u32, u32)>,
     /// Per colour slot: the clear value as tile words, or `None` to load the target.
     pub clear: Vec<Option<Vec<u32>>>,
 }
@@ -615,7 +619,23 @@ fn restart_value(d: &Draw) -> Option<u32> {
     }
 }
 
-/// Builds the renders for `batch`: one per utile-sized rectangle of the framebuffer (see
+/// The tile an end-of-tile program locates by its workgroup id (get_sr 0x9c / 0x9d) in a
+/// render of `samples` samples with `utile`-sized utiles: 32x32 at one or two samples, 32x16
+/// at four, the T8132 driver's tiles (GravityLinux/mesa agx_blit.c `asahi_reload_fs`: export
+/// coordinates = workgroup id x * 32, y * (4 samples ? 16 : 32); agx_state.c: the render's
+/// tile 32x16 at four samples, else 32x32; README.apple9-render-seed.md "Workgroup IDs locate
+/// the tile", full-framebuffer renders on T8132; validated by that CTS-passing M4 driver).
+/// `None` for other utiles (a large tilebuffer): no source says which grid the id counts there,
+/// and agx16-sim refuses the read.
+pub fn located_tile(utile: (u32, u32), samples: u32) -> Option<(u32, u32)> {
+    match (samples, utile) {
+        (1 | 2, (32, 32)) | (4, (32, 16)) => Some(utile),
+        _ => None,
+    }
+}
+
+/// Builds the renders for `batch`: one render of the whole framebuffer when the end-of-tile
+/// program can locate its tile ([`located_tile`]), else one per utile-sized rectangle (see
 /// [`TilePass::origin`]), in row order. Everything they point at is allocated and written
 /// through `mem`; the bg/eot programs come from `tiles`.
 pub fn build_renders(
@@ -637,11 +657,25 @@ pub fn build_renders(
     // Launchers, CF tables and PPP pages equal in several renders of the batch are one copy
     // (immutable memory of the batch, as within a render).
     let mut shared = SharedUploads::default();
+    if let Some(tile) = located_tile((uw, uh), fb.samples) {
+        // The last column and row of utiles may end past the render area.
+        let (ox, oy) = ((fb.width - 1) / uw * uw, (fb.height - 1) / uh * uh);
+        edge_clears(batch, (ox, oy), (fb.width - ox, fb.height - oy), (uw, uh))?;
+        out.push(build_one(
+            batch,
+            (0, 0),
+            Some(tile),
+            tiles,
+            mem,
+            &mut shared,
+        )?);
+        return Ok(out);
+    }
     let mut sub = None;
     for oy in (0..fb.height).step_by(uh as usize) {
         for ox in (0..fb.width).step_by(uw as usize) {
             let sub = sub_batch(batch, &mut sub, (ox, oy), (uw, uh))?;
-            out.push(build_one(sub, (ox, oy), tiles, mem, &mut shared)?);
+            out.push(build_one(sub, (ox, oy), None, tiles, mem, &mut shared)?);
         }
     }
     Ok(out)
@@ -907,10 +941,12 @@ fn with_origin(d: &Draw, origin: (u32, u32)) -> Result<std::borrow::Cow<'_, [u32
     Ok(std::borrow::Cow::Owned(args))
 }
 
-/// Builds one render of `batch` whose pixel (0, 0) is framebuffer pixel `origin`.
+/// Builds one render of `batch` whose pixel (0, 0) is framebuffer pixel `origin`; `located`
+/// as [`TilePass::located`].
 fn build_one(
     batch: &Batch,
     origin: (u32, u32),
+    located: Option<(u32, u32)>,
     tiles: &mut dyn TilePrograms,
     mem: &mut dyn GpuWriter,
     shared: &mut SharedUploads,
@@ -1101,6 +1137,7 @@ fn build_one(
         layout: &layout,
         utile,
         origin,
+        located,
         clear,
     };
     let (bg_usc, bg_rsrc) = tiles.background(mem, &pass)?;

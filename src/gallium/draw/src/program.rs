@@ -71,7 +71,8 @@ pub struct FragmentProgram {
     pub scratch: u16,
     /// Root-record word of two f32 words the builder sets to each render's origin (framebuffer
     /// pixel of the render's (0, 0)): the program adds them to gl_FragCoord.xy, because a batch
-    /// is drawn as one render per utile rectangle and the M4 reports render pixels.
+    /// with a large tilebuffer is drawn as one render per utile rectangle and the M4 reports
+    /// render pixels (0, 0 for the usual whole-framebuffer render).
     pub origin_word: Option<usize>,
 }
 

@@ -18,7 +18,7 @@ use agx16_cmdstream::layout::{ImageDesc, ImageLayout, PlaneLayout, Tiling};
 use agx16_cmdstream::texture_layout::{texture_for, TextureFormat};
 use agx16_cmdstream::Record;
 use agx16_isa::meaning::{
-    block_store_ms_sequence, block_store_sequence, tile_word_stores, tile_word_stores_masked,
+    self, block_store_ms_sequence, block_store_sequence, tile_word_stores, tile_word_stores_masked,
     TileFormat as BlockFormat,
 };
 use agx16_isa::{encode_program, Instr, Part, Role};
@@ -74,7 +74,7 @@ pub enum TileInit {
     Clear(u32),
     /// Reload the target's memory: read pixel (min(ox + x, w-1), min(oy + y, h-1)) from
     /// `source` and store it into the word; (ox, oy) = `origin`, the image pixel of this
-    /// render's (0, 0) (a batch is one render per utile rectangle,
+    /// render's (0, 0) ((0, 0) unless the batch is one render per utile rectangle,
     /// [`TilePass::origin`](crate::build::TilePass)).
     Load {
         source: ReloadSource,
@@ -371,20 +371,35 @@ fn memory_pixel(
     Ok(vec![Src::val(v)])
 }
 
+/// Where an end-of-tile program exports its tile to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ExportOrigin {
+    /// Image pixel (x, y), the same for every tile: renders of one utile.
+    Fixed(u32, u32),
+    /// The tile's own position: its workgroup id times this tile size (agx16-isa
+    /// `tile_origin_instrs`; the T8132 end-of-tile helper's form), so one program exports
+    /// every tile of a render.
+    Located((u32, u32)),
+}
+
 /// End-of-tile body: for each `(image, tile byte offset, block-store format)`, the utile to image pixel
 /// (`x`, `y`) through image-table entry `image`: agx16-isa's block-store sequence (publish x,
 /// y and offset << 16 into publication tuple 4 (k mod 4), store, join) for target k. The store
 /// takes tuples 0, 4, 8 and 12 only; targets 4..7 reuse them, which the join after each store
-/// allows (it releases the tuple: agx16-isa `block_store_sequence`).
+/// allows (it releases the tuple: agx16-isa `block_store_sequence`). (`x`, `y`) come from
+/// `origin`: constants, or computed once into r0, r1 from the tile's workgroup id.
 ///
 /// Multisampled (`multisample`): the multisample store (mode 0x228) with the four-word tuple
 /// (x, y, 0, offset << 16) (agx16-isa `block_store_ms_sequence`).
 pub fn export_body(
-    x: u32,
-    y: u32,
+    origin: ExportOrigin,
     targets: &[(u32, u32, BlockFormat)],
     multisample: bool,
 ) -> Result<Vec<u8>, DrawError> {
+    let (x, y) = match origin {
+        ExportOrigin::Fixed(x, y) => (x, y),
+        ExportOrigin::Located(tile) => return located_export_body(tile, targets, multisample),
+    };
     let mut p = Vec::new();
     for (k, &(image, offset, format)) in targets.iter().enumerate() {
         let tuple = 4 * (k as u32 % 4);
@@ -401,6 +416,34 @@ pub fn export_body(
             let r = 3 * (k as u32 % 4);
             p.extend([mov32(r, x)?, mov32(r + 1, y)?, mov32(r + 2, offset << 16)?]);
             block_store_sequence(tuple, r, r + 1, r + 2, image, format)
+        }
+        .map_err(|e| DrawError::Program(format!("block store of target {k}: {e}")))?;
+        p.extend(store);
+    }
+    p.push(isa("stop", &[])?);
+    Ok(encode_program(&p))
+}
+
+/// [`export_body`] for [`ExportOrigin::Located`]: x, y in r0, r1 (the workgroup id times the
+/// tile size), zero in r2 for the multisample tuple, each target's offset word in r3..r6.
+fn located_export_body(
+    tile: (u32, u32),
+    targets: &[(u32, u32, BlockFormat)],
+    multisample: bool,
+) -> Result<Vec<u8>, DrawError> {
+    let err = |e: agx16_isa::EncodeError| DrawError::Program(format!("tile origin: {e}"));
+    let mut p = meaning::tile_origin_instrs(0, 1, tile).map_err(err)?;
+    if multisample {
+        p.push(mov32(2, 0)?);
+    }
+    for (k, &(image, offset, format)) in targets.iter().enumerate() {
+        let tuple = 4 * (k as u32 % 4);
+        let r = 3 + k as u32 % 4;
+        p.push(mov32(r, offset << 16)?);
+        let store = if multisample {
+            block_store_ms_sequence(tuple, [0, 1, 2, r], image, format)
+        } else {
+            block_store_sequence(tuple, 0, 1, r, image, format)
         }
         .map_err(|e| DrawError::Program(format!("block store of target {k}: {e}")))?;
         p.extend(store);
@@ -748,13 +791,13 @@ impl TilePrograms for G16Tiles<'_> {
             table.extend(d);
             stores.push((k as u32, offset, block));
         }
-        // The body exports to fixed image pixels: this render's origin.
-        let body = self.body(export_body(
-            pass.origin.0,
-            pass.origin.1,
-            &stores,
-            samples > 1,
-        )?)?;
+        // The body exports each tile where its workgroup id puts it, or (renders of one
+        // utile) to fixed image pixels: this render's origin.
+        let origin = match pass.located {
+            Some(tile) => ExportOrigin::Located(tile),
+            None => ExportOrigin::Fixed(pass.origin.0, pass.origin.1),
+        };
+        let body = self.body(export_body(origin, &stores, samples > 1)?)?;
         let mut args = Vec::new();
         if !table.is_empty() {
             let t = mem.upload(Heap::General, &table, 64)?;

@@ -622,8 +622,9 @@ fn clear_and_triangle_match_the_reference() {
     want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], false);
     assert!(want.color.iter().filter(|c| **c != CLEAR_BYTES).count() > 300);
     compare(&px, &want);
-    // One draw in each of the four 32x32 renders.
-    assert_eq!(stats.draws, 4);
+    // One render of the whole 64x64 framebuffer (its end-of-tile program locates each of the
+    // four 32x32 tiles by its workgroup id): the draw runs once.
+    assert_eq!((stats.draws, stats.utiles), (1, 4));
 }
 
 /// Vertex ids an index list names (restart splits runs), as GL defines them.
@@ -1209,8 +1210,8 @@ mod compiled {
         }
         assert!(want.color.iter().filter(|c| **c != CLEAR_BYTES).count() > 500);
         compare(&px, &want);
-        // Five distinct vertices, shaded once in each of the four 32x32 renders.
-        assert_eq!(stats.vertices_shaded, 5 * 4);
+        // Five distinct vertices, shaded once: one render of the whole framebuffer.
+        assert_eq!(stats.vertices_shaded, 5);
 
         // Control: without the buffer's address in root qword 6 the program fetches from
         // address 0, which faults: the image above depends on the root record.
@@ -1480,7 +1481,7 @@ fn two_colour_targets_get_their_own_clears_and_the_same_fragments() {
     }
 }
 
-/// `FragmentProgram::origin_word`: each per-utile render's fragment root record carries that
+/// `FragmentProgram::origin_word`: each render's fragment root record carries that
 /// render's origin (x, y as f32) at the named words, which a program adds to gl_FragCoord.xy
 /// (the M4 reports render pixels). The body stores root word 12 (origin x) raw as the tile
 /// word, so every pixel of the 64x64 target holds the f32 bits of its render's x origin:
@@ -1504,49 +1505,76 @@ fn each_render_gets_its_origin_in_the_fragment_root_record() {
         b("tile_fence", &[("access", 0x20c)]),
         b("stop", &[]),
     ]);
-    // A full-screen pair of triangles through the id-based vertex body is not available, so
-    // the clear colour marks what the triangle does not cover; covered pixels are checked.
-    for origin_word in [Some(12), None] {
-        let fs = Arc::new(FragmentProgram {
-            body: progs.arena.add_body(&mut mem, &body).unwrap(),
-            origin_word,
-            ..(*fs).clone()
-        });
-        let mut d = draw(
-            &vs,
-            &fs,
-            Primitive::Triangles,
-            Indices::Direct { first: 0, count: 3 },
-        );
-        d.fs_args = vec![0; 14];
-        let mut batch = Batch::new(framebuffer(false));
-        clear_all(&mut batch);
-        batch.draws.push(d);
-        let (px, stats) = render(&mem, &mut progs, &batch);
-        assert_eq!(stats.utiles, 4);
-        let mut want = RefFrame::new(CLEAR_BYTES);
-        want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], false);
-        let mut right = 0;
-        for (i, p) in px.iter().enumerate() {
-            if want.color[i] == CLEAR_BYTES {
-                assert_eq!(*p, CLEAR_BYTES, "uncovered pixel {i}");
-                continue;
-            }
-            let x = i as u32 % W;
-            let ox = if x >= 32 && origin_word.is_some() {
-                32.0f32
-            } else {
-                0.0
-            };
-            assert_eq!(
-                *p,
-                ox.to_bits().to_le_bytes(),
-                "pixel ({x}, {})",
-                i as u32 / W
-            );
-            right += (x >= 32) as usize;
+    // The RGBA8 target alone (32x32 utiles): one render of the whole framebuffer, origin
+    // (0, 0). With four more 16-byte targets (68 tilebuffer bytes a pixel: 32x16 utiles, whose
+    // tile index no source establishes) one render per 32x16 rectangle, each with its origin.
+    let wide = |mut fb: Framebuffer| {
+        for k in 1..5u64 {
+            fb.colors.push(Some(ColorTarget {
+                va: IMG + 0x1_0000 * k,
+                plane: PlaneLayout::linear(W, H, 16),
+                format: TileFormat::Raw { bytes: 16 },
+            }));
         }
-        assert!(right > 50, "the triangle reaches the right renders");
+        fb
+    };
+    for (fb, renders) in [(framebuffer(false), 1), (wide(framebuffer(false)), 8)] {
+        // A full-screen pair of triangles through the id-based vertex body is not available,
+        // so the clear colour marks what the triangle does not cover; covered pixels are
+        // checked.
+        for origin_word in [Some(12), None] {
+            let fs = Arc::new(FragmentProgram {
+                body: progs.arena.add_body(&mut mem, &body).unwrap(),
+                origin_word,
+                ..(*fs).clone()
+            });
+            let mut d = draw(
+                &vs,
+                &fs,
+                Primitive::Triangles,
+                Indices::Direct { first: 0, count: 3 },
+            );
+            d.fs_args = vec![0; 14];
+            let split = renders > 1;
+            let mut batch = Batch::new(fb.clone());
+            let mut words = vec![Some(vec![u32::from_le_bytes(CLEAR_BYTES)])];
+            words.resize(fb.colors.len(), Some(vec![0; 4]));
+            let mask = ClearMask {
+                color: (1 << fb.colors.len()) - 1,
+                depth: false,
+                stencil: false,
+            };
+            assert!(batch.clear_words(mask, &words, 1.0, 0));
+            batch.draws.push(d);
+            let (px, stats) = render(&mem, &mut progs, &batch);
+            assert_eq!(
+                (stats.draws, stats.utiles),
+                (renders, 4 * (1 + split as u64))
+            );
+            let mut want = RefFrame::new(CLEAR_BYTES);
+            want.draw(TRI, Primitive::Triangles, &[vec![0, 1, 2]], false);
+            let mut right = 0;
+            for (i, p) in px.iter().enumerate() {
+                if want.color[i] == CLEAR_BYTES {
+                    assert_eq!(*p, CLEAR_BYTES, "uncovered pixel {i}");
+                    continue;
+                }
+                let x = i as u32 % W;
+                let ox = if x >= 32 && origin_word.is_some() && split {
+                    32.0f32
+                } else {
+                    0.0
+                };
+                assert_eq!(
+                    *p,
+                    ox.to_bits().to_le_bytes(),
+                    "pixel ({x}, {}), {renders} renders",
+                    i as u32 / W
+                );
+                right += (x >= 32) as usize;
+            }
+            assert!(right > 50, "the triangle reaches the right utiles");
+        }
     }
 }
 

@@ -113,6 +113,44 @@ fn block_image_store_mode(
     Ok(i)
 }
 
+/// The image pixel of the tile an end-of-tile invocation exports, into r`rx`, r`ry` (r0..r15):
+/// its workgroup id (`get_sr` 0x9c / 0x9d, the full-word form) times the tile size `tile`
+/// (powers of two), with in-place `ishl_imm`s. Evidence: the T8132 end-of-tile helper computes
+/// its block-store coordinates as workgroup id x * 32, y * (4 samples ? 16 : 32)
+/// (GravityLinux/mesa src/gallium/drivers/asahi/agx_blit.c `asahi_reload_fs`; README.apple9-
+/// render-seed.md "Workgroup IDs locate the tile"), and its compiler reads load_workgroup_id
+/// as get_sr 0x9c + component, direct 32-bit values (agx_compile_apple9.c
+/// `apple9_system_source`, EXP-M4-29); the shift is the packer's `pack_shift` shape
+/// (agx_apple9_ir.c, as agx16-compiler emits it). Validated by that CTS-passing M4 driver.
+pub fn tile_origin_instrs(rx: u32, ry: u32, tile: (u32, u32)) -> Result<Vec<Instr>, EncodeError> {
+    let mut out = Vec::new();
+    for (r, sel, size) in [(rx, 0x9c, tile.0), (ry, 0x9d, tile.1)] {
+        if r > 15 || !size.is_power_of_two() {
+            return Err(EncodeError::Other(format!(
+                "tile origin into r{r} with tile size {size}: get_sr writes r0..r15, sizes are \
+                 powers of two"
+            )));
+        }
+        let mut sr = Instr::build("get_sr", &[("form", 1), ("sr_sel", sel)])?;
+        sr.set_gpr(Role::Dst, r, Part::Full)?;
+        out.push(sr);
+        let mut sh = Instr::build(
+            "ishl_imm",
+            &[
+                ("mode", 0x15),
+                ("src_class", 2),
+                ("b8", 0xf0),
+                ("b9_hi", 4),
+                ("amount", size.trailing_zeros() as u64),
+            ],
+        )?;
+        sh.set_gpr(Role::Dst, r, Part::Full)?
+            .set_gpr(Role::SrcA, r, Part::Full)?;
+        out.push(sh);
+    }
+    Ok(out)
+}
+
 /// `tile_fence` 0x300 waiting on slot 1: joins the block store.
 pub fn block_store_join_instr() -> Result<Instr, EncodeError> {
     let mut i = Instr::new(form("tile_fence")?);
