@@ -335,38 +335,6 @@ fn units(bits: &[u32]) -> impl Iterator<Item = usize> + '_ {
     (0..bits.len() * 32).filter(|i| bits[i / 32] >> (i % 32) & 1 == 1)
 }
 
-/// Whether the bound framebuffer renders into memory the view samples: an attachment of the
-/// view's resource at a level and layer the view covers, or (conservatively) a resource the
-/// open batch writes that no attachment explains. Other levels of the same image are disjoint
-/// memory (agx16-cmdstream `ImageLayout`), so sampling level N while rendering level N+1
-/// (util_gen_mipmap's blits) is no feedback loop.
-///
-/// # Safety
-/// The framebuffer's surfaces must be live.
-pub(crate) unsafe fn renders_into_view(
-    fb: &sys::pipe_framebuffer_state,
-    view: &sys::pipe_sampler_view,
-) -> bool {
-    let surfaces = fb.cbufs[..fb.nr_cbufs as usize]
-        .iter()
-        .chain([&fb.zsbuf])
-        .filter_map(|&s| s.as_ref())
-        .filter(|s| s.texture == view.texture);
-    let (levels, layers) = (
-        view.u.tex.first_level()..=view.u.tex.last_level(),
-        view.u.tex.first_layer()..=view.u.tex.last_layer(),
-    );
-    let mut explained = false;
-    for s in surfaces {
-        explained = true;
-        let (level, first, last) = (s.u.tex.level, s.u.tex.first_layer(), s.u.tex.last_layer());
-        if levels.contains(&level) && first <= *layers.end() && *layers.start() <= last {
-            return true;
-        }
-    }
-    !explained
-}
-
 /// Stage `stage`'s (PIPE_SHADER_VERTEX or PIPE_SHADER_FRAGMENT) texture and sampler tables for
 /// this draw, from the units its program uses; marks each sampled resource as read by the open
 /// batch (a CPU write flushes the batch first; renders run in submission order, so a texture
@@ -407,15 +375,10 @@ pub unsafe fn stage_tables(
             .clone()
             .map_err(|e| format!("texture unit {t}: {e}"))?;
         let res = view.base.texture;
-        let handle = Resource::get(res).bo().handle;
-        if ctx.render.batch_uses(handle, false)
-            && renders_into_view(&ctx.state.framebuffer, &view.base)
-        {
-            return Err(format!(
-                "texture unit {t} samples an image the bound framebuffer renders to (a \
-                 feedback loop)"
-            ));
-        }
+        // A view of an image the open batch renders to (a feedback loop, GLES 3.0 §4.4.3:
+        // undefined values, not a lost draw) samples what memory holds, as asahi does (Mesa
+        // src/gallium/drivers/asahi/agx_batch.c `agx_batch_reads` flushes only another
+        // batch that writes the resource; GravityLinux/mesa's M4 driver is that driver).
         ctx.render.use_resource(res, false);
         if let Some(copy) = view.base_copy.as_ref().filter(|_| view.base_copy_active) {
             desc = copy.desc.clone();

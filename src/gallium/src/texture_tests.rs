@@ -6,7 +6,7 @@
 use crate::bo::testing::{device, KernelUapi};
 use crate::resource::{create_resource, destroy_resource, Resource};
 use crate::screen::Screen;
-use crate::texture::{renders_into_view, sampler_descriptor, texture_descriptor};
+use crate::texture::{sampler_descriptor, texture_descriptor};
 use agx16_cmdstream::descriptors::{BorderColour, MipFilter, Sampler, Swizzle, Texture, Wrap};
 use agx16_cmdstream::texture_layout::layout_for;
 use agx16_cmdstream::Record;
@@ -200,33 +200,6 @@ fn samplers_carry_the_gl_state_and_refuse_what_g16_cannot_hold() {
     assert!(sampler_descriptor(&clamp)
         .unwrap_err()
         .contains("wrap mode"));
-}
-
-/// A view conflicts with the bound framebuffer only where an attachment is a level (and layer)
-/// of the same image the view covers; a written image no attachment explains stays a conflict.
-#[test]
-fn feedback_loops_are_attachments_of_viewed_levels() {
-    let (_k, mut s) = screen();
-    let r = image(&mut s, 16, 3, sys::PIPE_BIND_SAMPLER_VIEW);
-    let other = image(&mut s, 16, 0, sys::PIPE_BIND_SAMPLER_VIEW);
-    // SAFETY: plain C data.
-    let mut surf: sys::pipe_surface = unsafe { std::mem::zeroed() };
-    surf.texture = r;
-    surf.u.tex.level = 1;
-    let mut fb: sys::pipe_framebuffer_state = unsafe { std::mem::zeroed() };
-    fb.nr_cbufs = 1;
-    fb.cbufs[0] = &mut surf;
-    let conflict = |levels: (u32, u32), res| unsafe {
-        renders_into_view(&fb, &view(res, sys::PIPE_FORMAT_R8G8B8A8_UNORM, levels))
-    };
-    assert!(!conflict((0, 0), r), "level 0 read, level 1 rendered");
-    assert!(!conflict((2, 3), r));
-    assert!(conflict((1, 1), r));
-    assert!(conflict((0, 3), r));
-    assert!(conflict((0, 0), other), "no attachment explains the write");
-    for r in [r, other] {
-        destroy_resource(&s, unsafe { Box::from_raw(r as *mut Resource) });
-    }
 }
 
 /// A `target` resource of `size`² texels, `array_size` layers (faces for cubes) or `depth`.

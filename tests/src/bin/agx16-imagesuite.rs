@@ -257,6 +257,7 @@ const SCENES: &[Scene] = &[
         texture_generate_mipmap_formats,
     ),
     s("texture_render_target", 2, 1, 0, texture_render_target),
+    s("feedback_loop_draw", 2, 1, 0, feedback_loop_draw),
     s("draw_after_flush", 2, 1, 0, draw_after_flush),
     s(
         "restart_range_client_arrays",

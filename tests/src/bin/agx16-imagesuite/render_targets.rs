@@ -71,6 +71,45 @@ pub(crate) fn texture_render_target(gl: &Gl, _: &Ctx) -> Frame {
     }
 }
 
+/// A draw that samples the texture it renders into (a feedback loop: GLES 3.0 §4.4.3 leaves
+/// the sampled values undefined, not the draw). The texture is the scene's colour target,
+/// bound to unit 0; the shader's colour does not depend on the sampled value
+/// (`step(2.0, t)` is 0 for any unorm texel), so the image is defined: two red triangles over
+/// the clear colour. agx16 refused the second draw; the M4 driver samples what memory holds.
+pub(crate) fn feedback_loop_draw(gl: &Gl, _: &Ctx) -> Frame {
+    const FS: &str = "precision highp float;
+uniform sampler2D u_tex;
+varying vec2 v_tc;
+void main() { gl_FragColor = vec4(0.9, 0.1, 0.2, 1.0) + step(2.0, texture2D(u_tex, v_tc)); }
+";
+    unsafe {
+        framebuffer(gl, 1, false, false)?;
+        let p = program(gl, VS_TEXTURED, FS, &["a_pos", "a_tc"])?;
+        let v = [
+            10.3f32, 40.1, 0.0, 0.0, 55.2, 20.7, 1.0, 0.0, 35.9, 58.4, 0.5, 1.0, 3.2, 5.1, 0.0,
+            0.0, 60.7, 9.3, 1.0, 0.0, 30.2, 61.6, 0.5, 1.0,
+        ];
+        vertices(gl, &v, &[2, 2])?;
+        gl.active_texture(glow::TEXTURE0);
+        let name = gl.get_framebuffer_attachment_parameter_i32(
+            glow::FRAMEBUFFER,
+            glow::COLOR_ATTACHMENT0,
+            glow::FRAMEBUFFER_ATTACHMENT_OBJECT_NAME,
+        );
+        let target = std::num::NonZeroU32::new(name as u32)
+            .map(glow::NativeTexture)
+            .ok_or_else(|| String::from("the colour attachment has no texture name"))?;
+        gl.bind_texture(glow::TEXTURE_2D, Some(target));
+        let loc = gl.get_uniform_location(p, "u_tex");
+        gl.uniform_1_i32(loc.as_ref(), 0);
+        // Two draws in one render: the second samples what the first rendered.
+        gl.draw_arrays(glow::TRIANGLES, 0, 3);
+        gl.draw_arrays(glow::TRIANGLES, 3, 3);
+        check(gl, "the draws sampling their own target")?;
+        Ok(read(gl, 1)?)
+    }
+}
+
 /// Multiple render targets (ES 3.0): three colour outputs of one fragment shader.
 pub(crate) fn mrt(gl: &Gl, _: &Ctx) -> Frame {
     const VS: &str = "#version 300 es
