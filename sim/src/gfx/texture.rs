@@ -254,17 +254,26 @@ fn texel(
 ) -> Result<Texel, TexError> {
     let va = img.base + img.layout.element_offset(level, plane, x, y, 0);
     let mut b = [0u8; 16];
-    let b = &mut b[..img.format.bytes()];
-    mem.read(va, b).map_err(SimError::from)?;
-    Ok(img.format.decode(b))
+    mem.read(va, &mut b[..img.format.bytes()])
+        .map_err(SimError::from)?;
+    Ok(img.format.decode_padded(&b))
 }
 
 /// Wraps an integer texel coordinate into [0, size), or `None` for the border.
 fn wrap_index(i: i64, size: i64, w: Wrap) -> Option<i64> {
+    // `rem_euclid` by a mask for power-of-two sizes (most textures): the same value without
+    // a 64-bit divide per tap and axis
+    let rem = |i: i64, n: i64| {
+        if n > 0 && n & (n - 1) == 0 {
+            i & (n - 1)
+        } else {
+            i.rem_euclid(n)
+        }
+    };
     Some(match w {
-        Wrap::Repeat => i.rem_euclid(size),
+        Wrap::Repeat => rem(i, size),
         Wrap::MirroredRepeat => {
-            let m = i.rem_euclid(2 * size);
+            let m = rem(i, 2 * size);
             if m < size {
                 m
             } else {
@@ -359,8 +368,9 @@ fn filter(
         return incomplete(img);
     }
     let count = if linear { 1usize << dims } else { 1 };
-    let mut taps = Vec::with_capacity(count);
-    for tap in 0..count {
+    // on the stack: this runs per lane and mip level of every sample
+    let mut taps = [(0f32, [None; 4]); 8];
+    for (tap, slot) in taps.iter_mut().enumerate().take(count) {
         let mut idx = [0u32; 3];
         let mut w = 1.0f32;
         let mut outside = false;
@@ -387,10 +397,14 @@ fn filter(
             let plane = if dims == 3 { idx[2] } else { at.layer };
             texel(mem, img, level, plane, idx[0], idx[1])?
         };
-        taps.push((w, t));
+        *slot = (w, t);
     }
     // Nearest returns the texel's words unchanged (raw integers stay integers).
-    Ok(if linear { blend(&taps) } else { taps[0].1 })
+    Ok(if linear {
+        blend(&taps[..count])
+    } else {
+        taps[0].1
+    })
 }
 
 /// What GL returns for an incomplete texture, (0, 0, 0, 1): linear filtering of an integer
