@@ -52,6 +52,12 @@ fn fma_avx2(out: &mut Lanes, a: &Lanes, b: &Lanes, c: &Lanes, neg: u32) {
     fma_body::<true>(out, a, b, c, neg)
 }
 
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn copy_avx2(dst: &mut Lanes, src: &Lanes) {
+    *dst = *src
+}
+
 #[inline(always)]
 fn has_avx2_fma() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -75,6 +81,20 @@ pub fn f32_bin(out: &mut Lanes, a: &Lanes, b: &Lanes, mul: bool, abs: u32, neg: 
         return;
     }
     bin_body(out, a, b, mul, abs, neg)
+}
+
+/// `dst = src` with the vector width the AVX2 loops load with: a result stored in 16-byte
+/// halves and read back by the next op's 32-byte loads stalled the store forwarding of
+/// every dependent instruction.
+#[inline(always)]
+pub fn copy(dst: &mut Lanes, src: &Lanes) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2_fma() {
+        // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+        unsafe { copy_avx2(dst, src) };
+        return;
+    }
+    *dst = *src
 }
 
 /// `out = (a ^ neg) * b + c` with one rounding, flushing and canonical NaNs.

@@ -120,7 +120,7 @@ impl SimdGroup {
         self.dirty |= 1 << dst.reg;
         let r = &mut self.regs[dst.reg as usize];
         match dst.part {
-            Part::Full if mask == u32::MAX => *r = *v,
+            Part::Full if mask == u32::MAX => super::lanes::copy(r, v),
             // selects per lane rather than branches, so the loops vectorise
             Part::Full => {
                 for l in 0..LANES {
