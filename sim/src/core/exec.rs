@@ -71,6 +71,9 @@ fn run_inner<const TRAP: bool>(
     ctx: &mut Ctx,
 ) -> Result<Option<Yield>, SimError> {
     let ops = &ctx.prog.ops;
+    // the active-lane count of the last mask seen (a popcount per op is a dozen
+    // instructions on the baseline target, and masks rarely change)
+    let (mut last_mask, mut last_count) = (0u32, 0u64);
     loop {
         let Some(op) = ops.get(sg.next) else {
             let pc = ops.last().map(|o| o.pc + o.len as u32).unwrap_or(0);
@@ -94,7 +97,10 @@ fn run_inner<const TRAP: bool>(
         ctx.budget -= 1;
         ctx.instructions += 1;
         let mask = sg.exec.active;
-        ctx.lane_instructions += mask.count_ones() as u64;
+        if mask != last_mask {
+            (last_mask, last_count) = (mask, mask.count_ones() as u64);
+        }
+        ctx.lane_instructions += last_count;
         sg.next += 1;
         if !sg.scratch.stores.is_empty() {
             scratch_hazards(sg, op)?;

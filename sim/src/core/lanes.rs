@@ -52,6 +52,45 @@ fn fma_avx2(out: &mut Lanes, a: &Lanes, b: &Lanes, c: &Lanes, neg: u32) {
     fma_body::<true>(out, a, b, c, neg)
 }
 
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn copy_avx2(dst: &mut Lanes, src: &Lanes) {
+    *dst = *src
+}
+
+/// The lanes of `mask` of `r` replaced by `new(r, v)` (selects per lane rather than
+/// branches, so the loop vectorises).
+#[inline(always)]
+fn merge_body(r: &mut Lanes, v: &Lanes, mask: u32, new: impl Fn(u32, u32) -> u32) {
+    for l in 0..r.len() {
+        let n = new(r[l], v[l]);
+        r[l] = if mask >> l & 1 != 0 { n } else { r[l] };
+    }
+}
+
+/// Which part of a register a masked write replaces.
+#[derive(Clone, Copy)]
+pub enum Merge {
+    Full,
+    Lo,
+    Hi,
+}
+
+#[inline(always)]
+fn merge_any(r: &mut Lanes, v: &Lanes, mask: u32, part: Merge) {
+    match part {
+        Merge::Full => merge_body(r, v, mask, |_, v| v),
+        Merge::Lo => merge_body(r, v, mask, |r, v| (r & 0xffff_0000) | (v & 0xffff)),
+        Merge::Hi => merge_body(r, v, mask, |r, v| (r & 0xffff) | (v << 16)),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+fn merge_avx2(r: &mut Lanes, v: &Lanes, mask: u32, part: Merge) {
+    merge_any(r, v, mask, part)
+}
+
 #[inline(always)]
 fn has_avx2_fma() -> bool {
     #[cfg(target_arch = "x86_64")]
@@ -75,6 +114,33 @@ pub fn f32_bin(out: &mut Lanes, a: &Lanes, b: &Lanes, mul: bool, abs: u32, neg: 
         return;
     }
     bin_body(out, a, b, mul, abs, neg)
+}
+
+/// `dst = src` with the vector width the AVX2 loops load with: a result stored in 16-byte
+/// halves and read back by the next op's 32-byte loads stalled the store forwarding of
+/// every dependent instruction.
+#[inline(always)]
+pub fn copy(dst: &mut Lanes, src: &Lanes) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2_fma() {
+        // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+        unsafe { copy_avx2(dst, src) };
+        return;
+    }
+    *dst = *src
+}
+
+/// A masked register write: `part` of the lanes in `mask` from `v` (the 16-bit parts from
+/// `v`'s low halves), at the AVX2 loops' vector width where the CPU has it (see [`copy`]).
+#[inline(always)]
+pub fn merge(r: &mut Lanes, v: &Lanes, mask: u32, part: Merge) {
+    #[cfg(target_arch = "x86_64")]
+    if has_avx2_fma() {
+        // SAFETY: the CPU supports AVX2 and FMA (checked just above).
+        unsafe { merge_avx2(r, v, mask, part) };
+        return;
+    }
+    merge_any(r, v, mask, part)
 }
 
 /// `out = (a ^ neg) * b + c` with one rounding, flushing and canonical NaNs.
@@ -105,6 +171,12 @@ mod tests {
             f32_bin(&mut x, &a, &b, true, u32::MAX, 0x8000_0000);
             bin_body(&mut y, &a, &b, true, u32::MAX, 0x8000_0000);
             proptest::prop_assert_eq!(x, y);
+            for part in [Merge::Full, Merge::Lo, Merge::Hi] {
+                let (mut x, mut y) = (a, a);
+                merge(&mut x, &b, c[0], part);
+                merge_any(&mut y, &b, c[0], part);
+                proptest::prop_assert_eq!(x, y);
+            }
         }
     }
 }

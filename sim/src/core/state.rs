@@ -1,6 +1,7 @@
 //! Architectural state of one SIMD-group.
 
 use super::exec_mask::ExecStack;
+use super::lanes::Merge;
 use super::ops::{Dst, Part, SpecialReg};
 use super::scoreboard::Pending;
 use super::scratch::Scratch;
@@ -120,25 +121,10 @@ impl SimdGroup {
         self.dirty |= 1 << dst.reg;
         let r = &mut self.regs[dst.reg as usize];
         match dst.part {
-            Part::Full if mask == u32::MAX => *r = *v,
-            // selects per lane rather than branches, so the loops vectorise
-            Part::Full => {
-                for l in 0..LANES {
-                    r[l] = if mask >> l & 1 != 0 { v[l] } else { r[l] };
-                }
-            }
-            Part::Lo => {
-                for l in 0..LANES {
-                    let new = (r[l] & 0xffff_0000) | (v[l] & 0xffff);
-                    r[l] = if mask >> l & 1 != 0 { new } else { r[l] };
-                }
-            }
-            Part::Hi => {
-                for l in 0..LANES {
-                    let new = (r[l] & 0xffff) | (v[l] << 16);
-                    r[l] = if mask >> l & 1 != 0 { new } else { r[l] };
-                }
-            }
+            Part::Full if mask == u32::MAX => super::lanes::copy(r, v),
+            Part::Full => super::lanes::merge(r, v, mask, Merge::Full),
+            Part::Lo => super::lanes::merge(r, v, mask, Merge::Lo),
+            Part::Hi => super::lanes::merge(r, v, mask, Merge::Hi),
         }
     }
 

@@ -91,7 +91,14 @@ impl Format {
     pub fn decode(&self, b: &[u8]) -> [Option<u32>; 4] {
         let mut raw = [0u8; 16];
         raw[..self.bytes].copy_from_slice(&b[..self.bytes]);
-        let word = u128::from_le_bytes(raw);
+        self.decode_padded(&raw)
+    }
+
+    /// [`Format::decode`] of an element already zero-padded to 16 bytes (what the sampler
+    /// reads into; spares the per-texel copy).
+    #[inline]
+    pub fn decode_padded(&self, raw: &[u8; 16]) -> [Option<u32>; 4] {
+        let word = u128::from_le_bytes(*raw);
         let mut out = [None; 4];
         match self.layout {
             ComponentLayout::SharedExponent => {
@@ -103,9 +110,16 @@ impl Format {
                 }
             }
             ComponentLayout::Fields(fields) => {
+                // 8-bit unorm (and sRGB) components, most of what shaders sample, come from
+                // a table of `convert`'s own results (the division and the EOTF per texel
+                // were a fifth of a textured draw's model time).
+                let tables = (self.numeric == NumericType::Unorm).then(|| &*UNORM8);
                 for (c, &(shift, bits)) in fields.iter().enumerate() {
                     let v = (word >> shift) as u64 & ((1u64 << bits) - 1);
-                    out[c] = Some(self.convert(c, v as u32, bits as u32));
+                    out[c] = Some(match tables {
+                        Some(t) if bits == 8 => t[(self.srgb && c < 3) as usize][v as usize],
+                        _ => self.convert(c, v as u32, bits as u32),
+                    });
                 }
             }
         }
@@ -140,6 +154,21 @@ impl Format {
         }
     }
 }
+
+/// [`Format::convert`] of every 8-bit unorm value: `[linear, sRGB colour]`.
+static UNORM8: std::sync::LazyLock<[[u32; 256]; 2]> = std::sync::LazyLock::new(|| {
+    let of = |srgb: bool| {
+        let f = Format {
+            channels: Channels::R8,
+            numeric: NumericType::Unorm,
+            srgb,
+            layout: ComponentLayout::SharedExponent,
+            bytes: 1,
+        };
+        std::array::from_fn(|v| f.convert(0, v as u32, 8))
+    };
+    [of(false), of(true)]
+});
 
 /// An unsigned float with a 5-bit exponent (bias 15) above `m` mantissa bits (ES 3.0 §2.1.3-4).
 fn unsigned_float(v: u32, m: u32) -> f32 {
@@ -281,6 +310,24 @@ mod tests {
         // The low segment is linear: 10/255 / 12.92.
         let r = decode(R8, Unorm, true, &[10]);
         assert_eq!(f(r[0]), 10.0 / 255.0 / 12.92);
+    }
+
+    #[test]
+    fn unorm8_table_is_the_conversion() {
+        // The decode's table against the division and EOTF it replaces, every byte value.
+        for srgb in [false, true] {
+            let fmt = Format::new(R8G8B8A8, Unorm, srgb).unwrap();
+            for v in 0..=255u8 {
+                let want: [Option<u32>; 4] =
+                    std::array::from_fn(|c| Some(fmt.convert(c, v as u32, 8)));
+                assert_eq!(fmt.decode(&[v; 4]), want, "srgb {srgb} value {v}");
+                let lin = (v as f32 / 255.0).to_bits();
+                assert_eq!(want[3], Some(lin));
+                if !srgb {
+                    assert_eq!(want[0], Some(lin));
+                }
+            }
+        }
     }
 
     #[test]

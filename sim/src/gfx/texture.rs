@@ -95,6 +95,37 @@ struct Image {
     format: Format,
     layout: ImageLayout,
     base: u64,
+    cache: std::cell::RefCell<TexelCache>,
+}
+
+/// Texels one sample operation already read, by (level, plane, x, y): the filter footprints
+/// of neighbouring lanes overlap, and memory does not change during one operation, so a
+/// repeated read gives the same words (only reads that succeeded are kept, so a fault still
+/// comes from the first read that faults). Direct-mapped over an 8x8 texel window.
+struct TexelCache {
+    key: [u64; TEXEL_CACHE],
+    val: [Texel; TEXEL_CACHE],
+}
+
+const TEXEL_CACHE: usize = 64;
+
+impl TexelCache {
+    fn new() -> Self {
+        TexelCache {
+            key: [u64::MAX; TEXEL_CACHE],
+            val: [[None; 4]; TEXEL_CACHE],
+        }
+    }
+
+    /// The key and slot of a texel; `None` where the fields do not fit the key (never
+    /// equal to the empty key: levels stay below 255).
+    fn slot(level: u32, plane: u32, x: u32, y: u32) -> Option<(u64, usize)> {
+        (level < 255 && plane < 1 << 16 && x < 1 << 20 && y < 1 << 20).then(|| {
+            let key = (level as u64) << 56 | (plane as u64) << 40 | (y as u64) << 20 | x as u64;
+            let at = (x & 7 | (y & 7) << 3) as usize ^ (level as usize * 5 + plane as usize * 3);
+            (key, at % TEXEL_CACHE)
+        })
+    }
 }
 
 fn table_address(uniforms: &[u32], root: usize, what: &str) -> Result<u64, TexError> {
@@ -199,6 +230,7 @@ fn texture(
         desc: d,
         format,
         layout,
+        cache: std::cell::RefCell::new(TexelCache::new()),
     })
 }
 
@@ -252,19 +284,41 @@ fn texel(
     x: u32,
     y: u32,
 ) -> Result<Texel, TexError> {
+    let slot = TexelCache::slot(level, plane, x, y);
+    if let Some((key, at)) = slot {
+        let c = img.cache.borrow();
+        if c.key[at] == key {
+            return Ok(c.val[at]);
+        }
+    }
     let va = img.base + img.layout.element_offset(level, plane, x, y, 0);
     let mut b = [0u8; 16];
-    let b = &mut b[..img.format.bytes()];
-    mem.read(va, b).map_err(SimError::from)?;
-    Ok(img.format.decode(b))
+    mem.read(va, &mut b[..img.format.bytes()])
+        .map_err(SimError::from)?;
+    let t = img.format.decode_padded(&b);
+    if let Some((key, at)) = slot {
+        let mut c = img.cache.borrow_mut();
+        c.key[at] = key;
+        c.val[at] = t;
+    }
+    Ok(t)
 }
 
 /// Wraps an integer texel coordinate into [0, size), or `None` for the border.
 fn wrap_index(i: i64, size: i64, w: Wrap) -> Option<i64> {
+    // `rem_euclid` by a mask for power-of-two sizes (most textures): the same value without
+    // a 64-bit divide per tap and axis
+    let rem = |i: i64, n: i64| {
+        if n > 0 && n & (n - 1) == 0 {
+            i & (n - 1)
+        } else {
+            i.rem_euclid(n)
+        }
+    };
     Some(match w {
-        Wrap::Repeat => i.rem_euclid(size),
+        Wrap::Repeat => rem(i, size),
         Wrap::MirroredRepeat => {
-            let m = i.rem_euclid(2 * size);
+            let m = rem(i, 2 * size);
             if m < size {
                 m
             } else {
@@ -359,8 +413,9 @@ fn filter(
         return incomplete(img);
     }
     let count = if linear { 1usize << dims } else { 1 };
-    let mut taps = Vec::with_capacity(count);
-    for tap in 0..count {
+    // on the stack: this runs per lane and mip level of every sample
+    let mut taps = [(0f32, [None; 4]); 8];
+    for (tap, slot) in taps.iter_mut().enumerate().take(count) {
         let mut idx = [0u32; 3];
         let mut w = 1.0f32;
         let mut outside = false;
@@ -387,10 +442,14 @@ fn filter(
             let plane = if dims == 3 { idx[2] } else { at.layer };
             texel(mem, img, level, plane, idx[0], idx[1])?
         };
-        taps.push((w, t));
+        *slot = (w, t);
     }
     // Nearest returns the texel's words unchanged (raw integers stay integers).
-    Ok(if linear { blend(&taps) } else { taps[0].1 })
+    Ok(if linear {
+        blend(&taps[..count])
+    } else {
+        taps[0].1
+    })
 }
 
 /// What GL returns for an incomplete texture, (0, 0, 0, 1): linear filtering of an integer

@@ -523,3 +523,16 @@ fn cube_non_finite_coordinates_sample_the_face() {
     assert!(close(got[0], unorm(colour(0, 3, 0, 7))), "{:?}", got[0]);
     assert_eq!(used.get(Rule::NonFiniteCoordinate), 2);
 }
+
+#[test]
+fn wraps_equal_the_euclidean_remainder() {
+    // the power-of-two mask in `wrap_index` against the division it replaces
+    for size in [1i64, 2, 3, 4, 7, 8, 64, 100, 1 << 20] {
+        for i in (-300..300).chain([-(1 << 24), (1 << 24) - 1, 1 << 24]) {
+            assert_eq!(wrap_index(i, size, Wrap::Repeat), Some(i.rem_euclid(size)));
+            let m = i.rem_euclid(2 * size);
+            let want = if m < size { m } else { 2 * size - 1 - m };
+            assert_eq!(wrap_index(i, size, Wrap::MirroredRepeat), Some(want));
+        }
+    }
+}

@@ -220,6 +220,7 @@ impl ImageLayout {
 
     /// Byte offset of sample `s` of element (x, y) (in elements: blocks for compressed
     /// formats) of `level` in plane `plane` (layer, or layer*6+face for cubes, or z for 3D).
+    #[inline]
     pub fn element_offset(&self, level: u32, plane: u32, x: u32, y: u32, s: u32) -> u64 {
         let l = &self.levels[level as usize];
         plane as u64 * self.layer_stride
