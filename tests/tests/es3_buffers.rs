@@ -45,7 +45,7 @@ fn transform_feedback_captures_what_the_cpu_computes() {
         let (ok, out, err) = run_es3(XFBTEST, &[], softpipe);
         let passed = out.lines().filter(|l| l.starts_with("ok ")).count();
         assert!(
-            ok && passed == 8 && !out.contains("fail "),
+            ok && passed == 9 && !out.contains("fail "),
             "agx16-xfbtest (softpipe: {softpipe}):\n{out}\n{err}"
         );
         if !softpipe {
