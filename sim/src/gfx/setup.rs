@@ -69,8 +69,8 @@ pub struct RasterTri {
 
 /// A render's raster triangles in submission order, their coefficient registers kept
 /// together in one list (a triangle's own registers would cost an allocation or a large
-/// inline array each, and most triangles of a dense mesh cover no sample), and the 32x32
-/// tiles any emitted triangle touches.
+/// inline array each, and most triangles of a dense mesh cover no sample), the 32x32 tiles
+/// any emitted triangle touches, and per tile the kept triangles that touch it.
 ///
 /// A triangle that covers no sample of a draw without occlusion counting is not kept: in a
 /// tile it would shade nothing and count nothing, and the tiles it touches are marked here.
@@ -80,6 +80,9 @@ pub struct RasterTris {
     planes: Vec<Plane>,
     /// Per tile (row-major, `cols` a row): whether an emitted triangle touches it.
     touched: Vec<bool>,
+    /// Per tile: the kept triangles whose bounds touch it, in primitive order (utiles walk
+    /// their tile's list instead of every triangle of the render).
+    bins: Vec<Vec<u32>>,
     cols: u32,
 }
 
@@ -93,36 +96,60 @@ impl RasterTris {
     /// No triangles yet, for a `width` x `height` render.
     pub fn new(width: u32, height: u32) -> Self {
         let cols = width.div_ceil(TILE);
+        let tiles = (cols * height.div_ceil(TILE)) as usize;
         RasterTris {
             tris: Vec::new(),
             planes: Vec::new(),
-            touched: vec![false; (cols * height.div_ceil(TILE)) as usize],
+            touched: vec![false; tiles],
+            bins: vec![Vec::new(); tiles],
             cols,
         }
     }
 
     /// Whether an emitted triangle touches the tile with origin (x, y) (a multiple of 32).
     pub fn tile_touched(&self, x: u32, y: u32) -> bool {
-        self.touched[((y / TILE) * self.cols + x / TILE) as usize]
+        self.touched[self.tile_index(x, y)]
+    }
+
+    /// The indices of the kept triangles touching the tile with origin (x, y) (a multiple of
+    /// 32 inside the render), in primitive order.
+    pub fn tile_bin(&self, x: u32, y: u32) -> &[u32] {
+        &self.bins[self.tile_index(x, y)]
+    }
+
+    fn tile_index(&self, x: u32, y: u32) -> usize {
+        ((y / TILE) * self.cols + x / TILE) as usize
+    }
+
+    /// The tiles pixel bounds `b` touch (row-major indices).
+    fn tiles_of(&self, b: [u32; 4]) -> impl Iterator<Item = usize> + use<> {
+        let cols = self.cols;
+        let rows = self.touched.len() as u32 / cols.max(1);
+        // Candidates around the bounds; the exact test decides (empty bounds on a tile's
+        // interior still touch it).
+        let (tx0, tx1) = ((b[0] / TILE).saturating_sub(1), (b[2] / TILE + 1).min(cols));
+        let (ty0, ty1) = ((b[1] / TILE).saturating_sub(1), (b[3] / TILE + 1).min(rows));
+        (ty0..ty1).flat_map(move |ty| {
+            (tx0..tx1)
+                .filter(move |&tx| bounds_touch(b, tx * TILE, ty * TILE, TILE, TILE))
+                .map(move |tx| (ty * cols + tx) as usize)
+        })
     }
 
     /// Marks the tiles an emitted triangle with pixel bounds `b` touches.
     fn touch(&mut self, b: [u32; 4]) {
-        let rows = self.touched.len() as u32 / self.cols.max(1);
-        // Candidates around the bounds; the exact test decides (empty bounds on a tile's
-        // interior still touch it).
-        let (tx0, tx1) = (
-            (b[0] / TILE).saturating_sub(1),
-            (b[2] / TILE + 1).min(self.cols),
-        );
-        let (ty0, ty1) = ((b[1] / TILE).saturating_sub(1), (b[3] / TILE + 1).min(rows));
-        for ty in ty0..ty1 {
-            for tx in tx0..tx1 {
-                if bounds_touch(b, tx * TILE, ty * TILE, TILE, TILE) {
-                    self.touched[(ty * self.cols + tx) as usize] = true;
-                }
-            }
+        for i in self.tiles_of(b) {
+            self.touched[i] = true;
         }
+    }
+
+    /// Keeps `t`, listed in the bins of the tiles it touches.
+    fn push(&mut self, t: RasterTri) {
+        let index = self.tris.len() as u32;
+        for i in self.tiles_of(t.bounds) {
+            self.bins[i].push(index);
+        }
+        self.tris.push(t);
     }
 
     /// The coefficient registers of `t` (one of these triangles).
@@ -630,7 +657,7 @@ fn emit(
     if !tri.covered && bias.is_none() {
         // Nothing of it is shaded: no depth plane or registers to build.
         if s.counts_visibility {
-            out.tris.push(tri);
+            out.push(tri);
         }
         return Ok(true);
     }
@@ -652,7 +679,7 @@ fn emit(
         plan.build(&mut out.planes[start..], t, &g, flat, shape);
     }
     if tri.covered || s.counts_visibility {
-        out.tris.push(tri);
+        out.push(tri);
     }
     Ok(true)
 }

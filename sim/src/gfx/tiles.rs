@@ -263,31 +263,6 @@ pub(super) struct TileJob<'a> {
     pub draws: &'a [DrawState],
     pub frag: Vec<DrawFrag>,
     pub prims: &'a RasterTris,
-    /// Per tile (row-major, `TILE`-pixel tiles over the render area): the triangles whose
-    /// bounds touch it, in primitive order. Utiles walk their tile's list instead of every
-    /// triangle of the render (a dEQP grid of many small triangles spent a tenth of its time
-    /// in that walk); the per-utile test and the order are unchanged.
-    bins: Vec<Vec<u32>>,
-    cols: u32,
-}
-
-/// [`TileJob::bins`] of `prims` over a `cols` x `rows` tile grid.
-fn bin_triangles(prims: &RasterTris, cols: u32, rows: u32) -> Vec<Vec<u32>> {
-    let mut bins = vec![Vec::new(); (cols * rows) as usize];
-    for (i, t) in prims.tris.iter().enumerate() {
-        let b = t.bounds;
-        // candidates around the bounds (as `RasterTris::touch`); the exact test decides
-        let (tx0, tx1) = ((b[0] / TILE).saturating_sub(1), (b[2] / TILE + 1).min(cols));
-        let (ty0, ty1) = ((b[1] / TILE).saturating_sub(1), (b[3] / TILE + 1).min(rows));
-        for ty in ty0..ty1 {
-            for tx in tx0..tx1 {
-                if bounds_touch(b, tx * TILE, ty * TILE, TILE, TILE) {
-                    bins[(ty * cols + tx) as usize].push(i as u32);
-                }
-            }
-        }
-    }
-    bins
 }
 
 impl<'a> TileJob<'a> {
@@ -302,14 +277,11 @@ impl<'a> TileJob<'a> {
             .iter()
             .map(|d| draw_frag(mem, cmd, d))
             .collect::<Result<_, _>>()?;
-        let (cols, rows) = (cmd.width.div_ceil(TILE), cmd.height.div_ceil(TILE));
         Ok(TileJob {
             cmd,
             draws,
             frag,
             prims,
-            bins: bin_triangles(prims, cols, rows),
-            cols,
         })
     }
 
@@ -355,10 +327,9 @@ impl<'a> TileJob<'a> {
         // The tile's triangles when its utiles lie inside it (every utile size divides
         // the tile), else all of them.
         let all: Vec<u32>;
-        let bin = match (x0 % TILE, y0 % TILE, TILE % uw.max(1), TILE % uh.max(1)) {
-            (0, 0, 0, 0) if x0 / TILE < self.cols => self
-                .bins
-                .get(((y0 / TILE) * self.cols + x0 / TILE) as usize),
+        let inside = x0 % TILE == 0 && y0 % TILE == 0 && x0 < cmd.width && y0 < cmd.height;
+        let bin = match (inside, TILE % uw.max(1), TILE % uh.max(1)) {
+            (true, 0, 0) => Some(self.prims.tile_bin(x0, y0)),
             _ => None,
         };
         let bin = match bin {
