@@ -11,7 +11,7 @@
 //! (UAPI flag name; Mesa sets it for clears; inferred).
 
 use super::command::RenderCommand;
-use super::setup::{bounds_touch, RasterTri, RasterTris};
+use super::setup::{bounds_touch, RasterTris};
 use super::stages::{Stages, TileBuffer};
 use super::stream::DrawState;
 use super::{render_error, unestablished, RenderStats};
@@ -358,7 +358,7 @@ impl<'a> TileJob<'a> {
                 for t in bin
                     .iter()
                     .map(|&i| &self.prims.tris[i as usize])
-                    .filter(|t| touches(t, org.0, org.1, uw, uh))
+                    .filter(|t| bounds_touch(t.bounds, org.0, org.1, uw, uh))
                 {
                     let d = &self.draws[t.draw];
                     let f = &self.frag[t.draw];
@@ -393,10 +393,6 @@ impl<'a> TileJob<'a> {
     pub fn finish(&self, mem: &dyn GpuMemory, occlusion: &Occlusion) -> Result<(), SimError> {
         write_occlusion(mem, self.cmd, occlusion)
     }
-}
-
-fn touches(t: &RasterTri, x0: u32, y0: u32, w: u32, h: u32) -> bool {
-    bounds_touch(t.bounds, x0, y0, w, h)
 }
 
 /// Runs every tile of the render, one after another.

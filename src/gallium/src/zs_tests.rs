@@ -398,11 +398,7 @@ fn copies_and_blits_of_split_resources_move_both_planes() {
     // resource_copy_region of a 10x5 box from a (5, 3) to b at (2, 9).
     unsafe { copy_region(b, 0, 2, 9, 0, a, 0, &bx(5, 3, 10, 5)) }.unwrap();
     let mut want = texels.clone();
-    for y in 0..5 {
-        for x in 0..10 {
-            want[(9 + y) * w as usize + 2 + x] = texels[(3 + y) * w as usize + 5 + x];
-        }
-    }
+    copy_box(&mut want, &texels, w as usize, (5, 3), (2, 9), (10, 5));
     check_planes(p, b, 0, w, h, &want);
     assert_eq!(read_packed(&mut ctx, p, b, 0, &bx(0, 0, w, h)), want);
 
@@ -493,11 +489,7 @@ fn copy_region_moves_every_split_format_including_depth_only_z24x8() {
         // A 6x4 box from a at (1, 2) to b at (5, 6).
         unsafe { copy_region(b, 0, 5, 6, 0, a, 0, &bx(1, 2, 6, 4)) }.unwrap();
         let mut want = old.clone();
-        for y in 0..4 {
-            for x in 0..6 {
-                want[(6 + y) * w as usize + 5 + x] = texels[(2 + y) * w as usize + 1 + x];
-            }
-        }
+        copy_box(&mut want, &texels, w as usize, (1, 2), (5, 6), (6, 4));
         check_planes(p, b, 0, w, h, &want);
         for r in [a, b] {
             destroy(&mut s, r);
@@ -558,4 +550,21 @@ fn plain_depth_formats_are_not_split_and_map_without_a_context() {
         unmap_any(null_mut(), t).unwrap();
     }
     destroy(&mut s, r);
+}
+
+/// The CPU reference of a box copy between two row-major images `w` texels wide: the
+/// `size` box at `from` in `src` lands at `to` in `dst`.
+fn copy_box<T: Copy>(
+    dst: &mut [T],
+    src: &[T],
+    w: usize,
+    from: (usize, usize),
+    to: (usize, usize),
+    size: (usize, usize),
+) {
+    for y in 0..size.1 {
+        for x in 0..size.0 {
+            dst[(to.1 + y) * w + to.0 + x] = src[(from.1 + y) * w + from.0 + x];
+        }
+    }
 }
